@@ -1,0 +1,409 @@
+//! The block-level IR: what a traced kernel is.
+//!
+//! # Launch model
+//! A kernel runs as a grid of *programs* (Triton's program instances, CUDA's CTAs). Each
+//! program executes the kernel body once; `program_id(axis)` tells it which one it is.
+//! There are no threads or warps at this level: every value is a *block tensor* whose
+//! elements the program computes together. The PTX back end decides how the elements are
+//! spread over threads; the interpreter computes them one after another.
+//!
+//! # Values
+//! The IR is in SSA form. Every [`Value`] has a [`TensorType`] (element [`DType`] and
+//! compile-time [`Shape`], `[]` for scalars) and is defined exactly once, by an op result
+//! or as an argument of a [`Block`]. Ops that combine values require equal shapes and
+//! equal dtypes: broadcasting and integer promotion are made explicit by the front end
+//! (`lang::semantic`) with [`OpKind::Splat`], [`OpKind::Broadcast`] and [`OpKind::Cast`]
+//! ops, so the verifier, interpreter and back end never guess.
+//!
+//! # Blocks and control flow
+//! The kernel body is one [`Block`] of ops in program order. The only control flow is the
+//! structured [`OpKind::For`] loop over a runtime range; its body block takes the
+//! induction variable and the loop-carried values as arguments and ends with
+//! [`OpKind::Yield`]. Compile-time loops are plain Rust loops while tracing and leave no
+//! trace in the IR.
+//!
+//! # Memory effects
+//! Only [`OpKind::Load`] reads and [`OpKind::Store`] writes global memory, element by
+//! element, for the lanes whose mask is true; masked-off lanes do not touch memory (a load
+//! gives `other`). Effects happen in program order within a program; the order between
+//! programs is unspecified, as on the GPU.
+//!
+//! # Locations
+//! Every op records the [`SourceLoc`] of the DSL call that created it, so every
+//! diagnostic (verifier, interpreter, back end, lint) can name the author's file:line.
+
+mod entities;
+mod location;
+pub mod printer;
+mod types;
+
+pub use entities::{OpId, Value};
+pub use location::SourceLoc;
+pub use types::{DType, ScalarType, Shape, TensorType};
+
+use crate::spec::SpecKey;
+
+/// A compile-time constant element; splat to the result's shape.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Constant {
+    Bool(bool),
+    /// An integer of the result's int type (i32 values are kept sign-extended).
+    Int(i64),
+    F32(f32),
+}
+
+impl Constant {
+    pub fn as_int(self) -> Option<i64> {
+        match self {
+            Constant::Int(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// NaN rule of `maximum`/`minimum` and of the `max`/`min` reductions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum PropagateNan {
+    /// NaN is ignored: `max(NaN, x) = x` (Triton's default, CUDA `fmaxf`, PTX `max.f32`).
+    #[default]
+    None,
+    /// Any NaN operand gives NaN (Triton's `PropagateNan.ALL`, PTX `max.NaN.f32`).
+    All,
+}
+
+/// Element-wise binary operations. Operands and result have one dtype and shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// Integers wrap on overflow (two's complement), floats follow IEEE.
+    Add,
+    Sub,
+    Mul,
+    /// Integer division truncates toward zero (C and Triton semantics); division by zero
+    /// is an error in the interpreter and undefined on the GPU.
+    Div,
+    /// Remainder with the sign of the dividend (C semantics).
+    Rem,
+    Max(PropagateNan),
+    Min(PropagateNan),
+    /// Bitwise on integers, logical on `i1`.
+    And,
+    Or,
+    Xor,
+}
+
+impl BinaryOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::Div => "div",
+            BinaryOp::Rem => "rem",
+            BinaryOp::Max(PropagateNan::None) => "maximum",
+            BinaryOp::Max(PropagateNan::All) => "maximum.nan",
+            BinaryOp::Min(PropagateNan::None) => "minimum",
+            BinaryOp::Min(PropagateNan::All) => "minimum.nan",
+            BinaryOp::And => "and",
+            BinaryOp::Or => "or",
+            BinaryOp::Xor => "xor",
+        }
+    }
+}
+
+/// Comparison predicates; the result is `i1` of the operands' shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpPred {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl CmpPred {
+    pub fn name(self) -> &'static str {
+        match self {
+            CmpPred::Lt => "lt",
+            CmpPred::Le => "le",
+            CmpPred::Gt => "gt",
+            CmpPred::Ge => "ge",
+            CmpPred::Eq => "eq",
+            CmpPred::Ne => "ne",
+        }
+    }
+}
+
+/// Reductions along one axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    /// Identity `-inf` (floats) or the type's minimum (ints).
+    Max(PropagateNan),
+    /// Identity `+inf` or the type's maximum.
+    Min(PropagateNan),
+    /// Identity 0; float sums are not bit-exact across back ends (reduction order).
+    Sum,
+    /// Index (`i32`) of the first maximum; NaN is ignored like `Max(None)`; ties give the
+    /// smallest index; an all-`-inf` row gives 0.
+    Argmax,
+}
+
+impl ReduceOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Max(PropagateNan::None) => "max",
+            ReduceOp::Max(PropagateNan::All) => "max.nan",
+            ReduceOp::Min(PropagateNan::None) => "min",
+            ReduceOp::Min(PropagateNan::All) => "min.nan",
+            ReduceOp::Sum => "sum",
+            ReduceOp::Argmax => "argmax",
+        }
+    }
+}
+
+/// What an op does. The typing rule of each op is on its variant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OpKind {
+    /// The runtime kernel argument `index` (a scalar of the parameter's dtype). Arguments
+    /// folded by specialization never appear as `Param`: they are `Constant`s.
+    Param { index: usize },
+    /// A constant splat to the result's shape and dtype.
+    Constant(Constant),
+    /// Scalar `i32`: this program's index along `axis` (0..3).
+    ProgramId { axis: u32 },
+    /// Scalar `i32`: the grid size along `axis`.
+    NumPrograms { axis: u32 },
+    /// `tensor<Nxi32>` with `N = end - start` (a power of two): `start, start + 1, ...`.
+    Arange { start: i64, end: i64 },
+    /// Scalar to block: every element equals the operand.
+    Splat(Value),
+    /// Dims of size 1 in the operand are repeated to the result's shape (same rank).
+    Broadcast(Value),
+    /// Inserts a dim of size 1 at `axis` (Triton's `x[:, None]` / `x[None, :]`).
+    ExpandDims { value: Value, axis: usize },
+    /// Element-wise `lhs op rhs`; same dtype and shape on both sides and the result.
+    Binary { op: BinaryOp, lhs: Value, rhs: Value },
+    /// Element-wise comparison into `i1`.
+    Compare { pred: CmpPred, lhs: Value, rhs: Value },
+    /// Element-wise conversion to the result's dtype: int widening sign-extends, int
+    /// narrowing wraps, int to float rounds to nearest, float to int truncates.
+    Cast(Value),
+    /// `cond ? on_true : on_false` element-wise (Triton's `where`).
+    Select { cond: Value, on_true: Value, on_false: Value },
+    /// Pointer arithmetic: `ptr + offset` elements (the offset is an int tensor of the
+    /// same shape; the byte offset is `offset * sizeof(pointee)` in 64 bits).
+    AddPtr { ptr: Value, offset: Value },
+    /// Reads the pointee of every element of `ptr` whose `mask` is true; the others give
+    /// `other` (a value of the result's type) or an unspecified value when there is none.
+    Load { ptr: Value, mask: Option<Value>, other: Option<Value> },
+    /// Writes `value` to every element of `ptr` whose `mask` is true. No results.
+    Store { ptr: Value, value: Value, mask: Option<Value> },
+    /// Reduces `value` along `axis`; the result drops that dim.
+    Reduce { op: ReduceOp, value: Value, axis: usize },
+    /// `for iv in (lower..upper).step_by(step)` with loop-carried values: the body's
+    /// arguments are `[iv, carried...]`, it ends with `Yield(next carried...)`, and the
+    /// op's results are the carried values after the last iteration (`init` when the range
+    /// is empty). Bounds and step are scalars of one int type; `step` must be positive.
+    For { lower: Value, upper: Value, step: Value, init: Vec<Value>, body: Block },
+    /// Ends a loop body with the next values of the loop-carried variables.
+    Yield(Vec<Value>),
+}
+
+impl OpKind {
+    /// The values this op reads (not those of nested blocks).
+    pub fn operands(&self) -> Vec<Value> {
+        match self {
+            OpKind::Param { .. }
+            | OpKind::Constant(_)
+            | OpKind::ProgramId { .. }
+            | OpKind::NumPrograms { .. }
+            | OpKind::Arange { .. } => vec![],
+            OpKind::Splat(v) | OpKind::Broadcast(v) | OpKind::Cast(v) => vec![*v],
+            OpKind::ExpandDims { value, .. } => vec![*value],
+            OpKind::Binary { lhs, rhs, .. } | OpKind::Compare { lhs, rhs, .. } => vec![*lhs, *rhs],
+            OpKind::Select { cond, on_true, on_false } => vec![*cond, *on_true, *on_false],
+            OpKind::AddPtr { ptr, offset } => vec![*ptr, *offset],
+            OpKind::Load { ptr, mask, other } => {
+                let mut v = vec![*ptr];
+                v.extend(mask.iter().chain(other.iter()));
+                v
+            }
+            OpKind::Store { ptr, value, mask } => {
+                let mut v = vec![*ptr, *value];
+                v.extend(mask.iter());
+                v
+            }
+            OpKind::Reduce { value, .. } => vec![*value],
+            OpKind::For { lower, upper, step, init, .. } => {
+                let mut v = vec![*lower, *upper, *step];
+                v.extend(init.iter().copied());
+                v
+            }
+            OpKind::Yield(values) => values.clone(),
+        }
+    }
+
+    /// The op's name in IR text.
+    pub fn name(&self) -> &'static str {
+        match self {
+            OpKind::Param { .. } => "param",
+            OpKind::Constant(_) => "constant",
+            OpKind::ProgramId { .. } => "program_id",
+            OpKind::NumPrograms { .. } => "num_programs",
+            OpKind::Arange { .. } => "arange",
+            OpKind::Splat(_) => "splat",
+            OpKind::Broadcast(_) => "broadcast",
+            OpKind::ExpandDims { .. } => "expand_dims",
+            OpKind::Binary { op, .. } => op.name(),
+            OpKind::Compare { .. } => "cmp",
+            OpKind::Cast(_) => "cast",
+            OpKind::Select { .. } => "where",
+            OpKind::AddPtr { .. } => "addptr",
+            OpKind::Load { .. } => "load",
+            OpKind::Store { .. } => "store",
+            OpKind::Reduce { .. } => "reduce",
+            OpKind::For { .. } => "for",
+            OpKind::Yield(_) => "yield",
+        }
+    }
+}
+
+/// One operation: what it does, the values it defines and where the author wrote it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Op {
+    pub kind: OpKind,
+    pub results: Vec<Value>,
+    pub loc: SourceLoc,
+}
+
+/// A straight-line list of ops with block arguments (loop bodies take `[iv, carried...]`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Block {
+    pub args: Vec<Value>,
+    pub ops: Vec<OpId>,
+}
+
+/// How a value is defined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueDef {
+    /// Result number `index` of `op`.
+    Result { op: OpId, index: usize },
+    /// A block argument (loop induction variable or carried value).
+    BlockArg,
+}
+
+/// Per-value data in the kernel's value arena.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValueData {
+    pub ty: TensorType,
+    pub def: ValueDef,
+}
+
+/// What kind of runtime argument a kernel parameter takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamKind {
+    /// A pointer to global memory holding elements of this type.
+    Ptr(ScalarType),
+    /// A scalar integer (`i32` or `i64`) or float (`f32`).
+    Scalar(ScalarType),
+}
+
+impl ParamKind {
+    pub fn dtype(self) -> DType {
+        match self {
+            ParamKind::Ptr(s) => DType::Ptr(s),
+            ParamKind::Scalar(s) => DType::Scalar(s),
+        }
+    }
+}
+
+impl std::fmt::Display for ParamKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParamKind::Ptr(s) => write!(f, "*{s}"),
+            ParamKind::Scalar(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+/// A runtime parameter as the kernel declares it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ParamDecl {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    /// Triton's `do_not_specialize`: no folding of 1 and no divisibility hint.
+    pub do_not_specialize: bool,
+    /// Triton's `do_not_specialize_on_alignment`: folding of 1 kept, hints dropped.
+    pub do_not_specialize_on_alignment: bool,
+}
+
+/// A traced kernel: one specialization of a kernel definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    pub name: String,
+    pub params: Vec<ParamDecl>,
+    /// The constexpr values this kernel was traced with, in declaration order.
+    pub constexprs: Vec<(String, i64)>,
+    /// The specialization the kernel was traced under.
+    pub spec: SpecKey,
+    /// Where the kernel function was defined.
+    pub loc: SourceLoc,
+    pub values: Vec<ValueData>,
+    pub ops: Vec<Op>,
+    pub body: Block,
+}
+
+impl Kernel {
+    pub fn op(&self, id: OpId) -> &Op {
+        &self.ops[id.index()]
+    }
+
+    pub fn ty(&self, v: Value) -> &TensorType {
+        &self.values[v.index()].ty
+    }
+
+    pub fn dtype(&self, v: Value) -> DType {
+        self.values[v.index()].ty.dtype
+    }
+
+    pub fn shape(&self, v: Value) -> &Shape {
+        &self.values[v.index()].ty.shape
+    }
+
+    /// The op defining `v`, `None` for block arguments.
+    pub fn def_op(&self, v: Value) -> Option<&Op> {
+        match self.values[v.index()].def {
+            ValueDef::Result { op, .. } => Some(self.op(op)),
+            ValueDef::BlockArg => None,
+        }
+    }
+
+    /// The constant `v` is defined as, if any.
+    pub fn constant(&self, v: Value) -> Option<Constant> {
+        match self.def_op(v)?.kind {
+            OpKind::Constant(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Every op of the kernel, nested loop bodies included, in program order.
+    pub fn walk(&self) -> Vec<OpId> {
+        let mut out = Vec::new();
+        self.walk_block(&self.body, &mut out);
+        out
+    }
+
+    fn walk_block(&self, block: &Block, out: &mut Vec<OpId>) {
+        for &id in &block.ops {
+            out.push(id);
+            if let OpKind::For { body, .. } = &self.op(id).kind {
+                self.walk_block(body, out);
+            }
+        }
+    }
+
+    /// The value of a constexpr by name.
+    pub fn constexpr(&self, name: &str) -> Option<i64> {
+        self.constexprs.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+}

@@ -1,0 +1,113 @@
+//! IR text: one op per line, `%id = name operands : type  loc(file:line)`.
+//!
+//! The format is what golden tests compare; it prints without context because values and
+//! ops are typed ids.
+
+use std::fmt::{self, Write};
+
+use super::{Block, Constant, Kernel, OpKind};
+
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&print(self))
+    }
+}
+
+/// The kernel as IR text.
+pub fn print(k: &Kernel) -> String {
+    let mut out = String::new();
+    let params: Vec<String> = k
+        .params
+        .iter()
+        .zip(&k.spec.args)
+        .map(|(p, (_, _, spec))| format!("{}: {} [{spec}]", p.name, p.kind))
+        .collect();
+    let _ = write!(out, "kernel @{}({})", k.name, params.join(", "));
+    if !k.constexprs.is_empty() {
+        let cs: Vec<String> = k.constexprs.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+        let _ = write!(out, " constexprs({})", cs.join(", "));
+    }
+    out.push_str(" {\n");
+    print_block(k, &k.body, 1, &mut out);
+    out.push_str("}\n");
+    out
+}
+
+fn list(vs: &[super::Value]) -> String {
+    vs.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
+    let pad = "  ".repeat(depth);
+    for &id in &block.ops {
+        let op = k.op(id);
+        let mut line = pad.clone();
+        if !op.results.is_empty() && !matches!(op.kind, OpKind::For { .. }) {
+            let _ = write!(line, "{} = ", list(&op.results));
+        }
+        let body = match &op.kind {
+            OpKind::Param { index } => format!("param {index} ({})", k.params[*index].name),
+            OpKind::Constant(c) => match c {
+                Constant::Bool(b) => format!("constant {b}"),
+                Constant::Int(i) => format!("constant {i}"),
+                Constant::F32(x) => format!("constant {x:?} (0x{:08X})", x.to_bits()),
+            },
+            OpKind::ProgramId { axis } => format!("program_id {axis}"),
+            OpKind::NumPrograms { axis } => format!("num_programs {axis}"),
+            OpKind::Arange { start, end } => format!("arange {start}..{end}"),
+            OpKind::Splat(v) => format!("splat {v}"),
+            OpKind::Broadcast(v) => format!("broadcast {v}"),
+            OpKind::ExpandDims { value, axis } => format!("expand_dims {value}, axis {axis}"),
+            OpKind::Binary { op, lhs, rhs } => format!("{} {lhs}, {rhs}", op.name()),
+            OpKind::Compare { pred, lhs, rhs } => format!("cmp {} {lhs}, {rhs}", pred.name()),
+            OpKind::Cast(v) => format!("cast {v}"),
+            OpKind::Select { cond, on_true, on_false } => format!("where {cond}, {on_true}, {on_false}"),
+            OpKind::AddPtr { ptr, offset } => format!("addptr {ptr}, {offset}"),
+            OpKind::Load { ptr, mask, other } => {
+                let mut s = format!("load {ptr}");
+                if let Some(m) = mask {
+                    let _ = write!(s, ", mask {m}");
+                }
+                if let Some(o) = other {
+                    let _ = write!(s, ", other {o}");
+                }
+                s
+            }
+            OpKind::Store { ptr, value, mask } => {
+                let mut s = format!("store {ptr}, {value}");
+                if let Some(m) = mask {
+                    let _ = write!(s, ", mask {m}");
+                }
+                s
+            }
+            OpKind::Reduce { op, value, axis } => format!("reduce {} {value}, axis {axis}", op.name()),
+            OpKind::For { lower, upper, step, init, body } => {
+                let iters: Vec<String> =
+                    body.args[1..].iter().zip(init).map(|(a, i)| format!("{a} = {i}")).collect();
+                let results = if op.results.is_empty() { String::new() } else { format!("{} = ", list(&op.results)) };
+                format!(
+                    "{results}for {} = {lower} to {upper} step {step} iter_args({})",
+                    body.args[0],
+                    iters.join(", ")
+                )
+            }
+            OpKind::Yield(vs) => format!("yield {}", list(vs)),
+        };
+        line.push_str(&body);
+        let types: Vec<String> = op.results.iter().map(|r| k.ty(*r).to_string()).collect();
+        if !types.is_empty() {
+            let _ = write!(line, " : {}", types.join(", "));
+        }
+        let _ = writeln!(line, "  loc({})", op.loc.short());
+        if let OpKind::For { body, .. } = &op.kind {
+            // Open the body on the same line as the `for`.
+            line.truncate(line.trim_end().len());
+            line.push_str(" {\n");
+            out.push_str(&line);
+            print_block(k, body, depth + 1, out);
+            let _ = writeln!(out, "{pad}}}");
+        } else {
+            out.push_str(&line);
+        }
+    }
+}

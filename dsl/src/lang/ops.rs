@@ -1,0 +1,282 @@
+//! Free-function DSL ops, named as in `triton.language`.
+
+use crate::ir::{BinaryOp, DType, OpKind, PropagateNan, ReduceOp, SourceLoc, TensorType, Value};
+use crate::trace::with_builder;
+
+use super::dtype::{DTypeMarker, IntMarker, NumericMarker, Promote, Ptr, ScalarMarker};
+use super::tensor::{Operand, Tensor};
+
+/// This program's index along `axis` (0, 1 or 2), an `i32` scalar.
+#[track_caller]
+pub fn program_id(axis: u32) -> Tensor<i32> {
+    let loc = SourceLoc::caller();
+    Tensor::from_value(with_builder(|b| {
+        if axis > 2 {
+            b.error(loc, format!("program_id axis {axis} does not exist"), "use axis 0, 1 or 2");
+        }
+        b.push1(OpKind::ProgramId { axis: axis.min(2) }, TensorType::scalar(DType::I32), loc)
+    }))
+}
+
+/// The number of programs along `axis`, an `i32` scalar.
+#[track_caller]
+pub fn num_programs(axis: u32) -> Tensor<i32> {
+    let loc = SourceLoc::caller();
+    Tensor::from_value(with_builder(|b| {
+        if axis > 2 {
+            b.error(loc, format!("num_programs axis {axis} does not exist"), "use axis 0, 1 or 2");
+        }
+        b.push1(OpKind::NumPrograms { axis: axis.min(2) }, TensorType::scalar(DType::I32), loc)
+    }))
+}
+
+/// `[start, start + 1, ..., end - 1]` as `i32`; `end - start` must be a power of two.
+#[track_caller]
+pub fn arange(start: usize, end: usize) -> Tensor<i32> {
+    let loc = SourceLoc::caller();
+    Tensor::from_value(with_builder(|b| b.arange(start as i64, end as i64, loc)))
+}
+
+/// A block of `shape` filled with `value`.
+#[track_caller]
+pub fn full<T: ScalarMarker>(shape: &[usize], value: T::Native) -> Tensor<T> {
+    let loc = SourceLoc::caller();
+    Tensor::from_value(with_builder(|b| b.full(shape, T::constant(value), T::DTYPE, loc)))
+}
+
+/// A block of `shape` filled with zeros.
+#[track_caller]
+pub fn zeros<T: ScalarMarker>(shape: &[usize]) -> Tensor<T> {
+    let loc = SourceLoc::caller();
+    let zero = match T::DTYPE {
+        DType::F32 => crate::ir::Constant::F32(0.0),
+        DType::BOOL => crate::ir::Constant::Bool(false),
+        _ => crate::ir::Constant::Int(0),
+    };
+    Tensor::from_value(with_builder(|b| b.full(shape, zero, T::DTYPE, loc)))
+}
+
+/// Reads `*ptr` element-wise; where `mask` is false the result is `other` and memory is
+/// not touched.
+#[track_caller]
+pub fn load<E: ScalarMarker>(ptr: Tensor<Ptr<E>>, mask: Option<Tensor<bool>>, other: Option<E::Native>) -> Tensor<E> {
+    let loc = SourceLoc::caller();
+    Tensor::from_value(with_builder(|b| b.load(ptr.id(), mask.map(Tensor::id), other.map(E::constant), loc)))
+}
+
+/// Writes `value` to `*ptr` element-wise where `mask` is true.
+#[track_caller]
+pub fn store<E: ScalarMarker>(ptr: Tensor<Ptr<E>>, value: Tensor<E>, mask: Option<Tensor<bool>>) {
+    let loc = SourceLoc::caller();
+    with_builder(|b| b.store(ptr.id(), value.id(), mask.map(Tensor::id), loc));
+}
+
+/// Triton's `where(cond, a, b)` (`where` is a Rust keyword).
+#[track_caller]
+pub fn where_<T: DTypeMarker, R: Operand>(cond: Tensor<bool>, a: Tensor<T>, b: R) -> Tensor<<T as Promote<R::DType>>::Output>
+where
+    T: Promote<R::DType>,
+{
+    let loc = SourceLoc::caller();
+    let bv = b.value(loc);
+    Tensor::from_value(with_builder(|bl| bl.select(cond.id(), a.id(), bv, loc)))
+}
+
+fn binary<T, R: Operand>(op: BinaryOp, a: Tensor<T>, b: R, loc: SourceLoc) -> Tensor<<T as Promote<R::DType>>::Output>
+where
+    T: Promote<R::DType>,
+{
+    let bv = b.value(loc);
+    Tensor::from_value(with_builder(|bl| bl.binary(op, a.id(), bv, loc)))
+}
+
+/// Element-wise maximum; NaN is ignored (`tl.maximum` with `propagate_nan=NONE`).
+#[track_caller]
+pub fn maximum<T: NumericMarker, R: Operand>(a: Tensor<T>, b: R) -> Tensor<<T as Promote<R::DType>>::Output>
+where
+    T: Promote<R::DType>,
+{
+    binary(BinaryOp::Max(PropagateNan::None), a, b, SourceLoc::caller())
+}
+
+/// Element-wise maximum with an explicit NaN rule.
+#[track_caller]
+pub fn maximum_with<T: NumericMarker, R: Operand>(
+    a: Tensor<T>,
+    b: R,
+    propagate_nan: PropagateNan,
+) -> Tensor<<T as Promote<R::DType>>::Output>
+where
+    T: Promote<R::DType>,
+{
+    binary(BinaryOp::Max(propagate_nan), a, b, SourceLoc::caller())
+}
+
+/// Element-wise minimum; NaN is ignored.
+#[track_caller]
+pub fn minimum<T: NumericMarker, R: Operand>(a: Tensor<T>, b: R) -> Tensor<<T as Promote<R::DType>>::Output>
+where
+    T: Promote<R::DType>,
+{
+    binary(BinaryOp::Min(PropagateNan::None), a, b, SourceLoc::caller())
+}
+
+/// Element-wise minimum with an explicit NaN rule.
+#[track_caller]
+pub fn minimum_with<T: NumericMarker, R: Operand>(
+    a: Tensor<T>,
+    b: R,
+    propagate_nan: PropagateNan,
+) -> Tensor<<T as Promote<R::DType>>::Output>
+where
+    T: Promote<R::DType>,
+{
+    binary(BinaryOp::Min(propagate_nan), a, b, SourceLoc::caller())
+}
+
+/// `tl.max(x, axis)`: NaN ignored.
+#[track_caller]
+pub fn max<T: NumericMarker>(x: Tensor<T>, axis: usize) -> Tensor<T> {
+    x.reduce(ReduceOp::Max(PropagateNan::None), axis)
+}
+
+/// `tl.max` with an explicit NaN rule.
+#[track_caller]
+pub fn max_with<T: NumericMarker>(x: Tensor<T>, axis: usize, propagate_nan: PropagateNan) -> Tensor<T> {
+    x.reduce(ReduceOp::Max(propagate_nan), axis)
+}
+
+/// `tl.min(x, axis)`: NaN ignored.
+#[track_caller]
+pub fn min<T: NumericMarker>(x: Tensor<T>, axis: usize) -> Tensor<T> {
+    x.reduce(ReduceOp::Min(PropagateNan::None), axis)
+}
+
+/// `tl.min` with an explicit NaN rule.
+#[track_caller]
+pub fn min_with<T: NumericMarker>(x: Tensor<T>, axis: usize, propagate_nan: PropagateNan) -> Tensor<T> {
+    x.reduce(ReduceOp::Min(propagate_nan), axis)
+}
+
+/// `tl.sum(x, axis)`.
+#[track_caller]
+pub fn sum<T: NumericMarker>(x: Tensor<T>, axis: usize) -> Tensor<T> {
+    x.reduce(ReduceOp::Sum, axis)
+}
+
+/// `tl.argmax(x, axis)`: the first index of the maximum, as `i32`.
+#[track_caller]
+pub fn argmax<T: NumericMarker>(x: Tensor<T>, axis: usize) -> Tensor<i32> {
+    x.argmax(axis)
+}
+
+/// `ceil(a / b)` for non-negative integers (`tl.cdiv`).
+#[track_caller]
+pub fn cdiv<T: IntMarker, R: Operand>(a: Tensor<T>, b: R) -> Tensor<<T as Promote<R::DType>>::Output>
+where
+    T: Promote<R::DType>,
+{
+    let loc = SourceLoc::caller();
+    let bv = b.value(loc);
+    Tensor::from_value(with_builder(|bl| {
+        let one = bl.constant_value(crate::ir::Constant::Int(1), DType::I32, Default::default(), loc);
+        let sum = bl.binary(BinaryOp::Add, a.id(), bv, loc);
+        let num = bl.binary(BinaryOp::Sub, sum, one, loc);
+        bl.binary(BinaryOp::Div, num, bv, loc)
+    }))
+}
+
+/// Values carried around a [`for_range`] loop: a tensor or a tuple of tensors.
+pub trait Carry: Sized {
+    fn values(&self) -> Vec<Value>;
+    fn rebuild(values: &mut dyn Iterator<Item = Value>) -> Self;
+}
+
+impl<T> Carry for Tensor<T> {
+    fn values(&self) -> Vec<Value> {
+        vec![self.id()]
+    }
+    fn rebuild(values: &mut dyn Iterator<Item = Value>) -> Self {
+        Tensor::from_value(values.next().expect("one value per carried tensor"))
+    }
+}
+
+impl Carry for () {
+    fn values(&self) -> Vec<Value> {
+        Vec::new()
+    }
+    fn rebuild(_: &mut dyn Iterator<Item = Value>) -> Self {}
+}
+
+macro_rules! carry_tuple {
+    ($($name:ident),*) => {
+        impl<$($name: Carry),*> Carry for ($($name,)*) {
+            fn values(&self) -> Vec<Value> {
+                #[allow(non_snake_case)]
+                let ($($name,)*) = self;
+                let mut v = Vec::new();
+                $(v.extend($name.values());)*
+                v
+            }
+            fn rebuild(values: &mut dyn Iterator<Item = Value>) -> Self {
+                ($($name::rebuild(values),)*)
+            }
+        }
+    };
+}
+carry_tuple!(A);
+carry_tuple!(A, B);
+carry_tuple!(A, B, C);
+carry_tuple!(A, B, C, D);
+
+/// A loop over the runtime range `lower..upper` by `step` (positive) with loop-carried
+/// values: `body(iv, carried) -> next carried`; returns the carried values after the last
+/// iteration (Triton's `for i in range(lower, upper, step)` with values reassigned in the
+/// loop). The induction variable has `upper`'s integer type.
+#[track_caller]
+pub fn for_range<I, L, S, C>(lower: L, upper: Tensor<I>, step: S, init: C, body: impl FnOnce(Tensor<I>, C) -> C) -> C
+where
+    I: IntMarker + Promote<L::DType, Output = I> + Promote<S::DType, Output = I>,
+    L: Operand,
+    S: Operand,
+    C: Carry,
+{
+    let loc = SourceLoc::caller();
+    let lower = lower.value(loc);
+    let step = step.value(loc);
+    let (lower, step, init_values, arg_types) = with_builder(|b| {
+        let lower = b.cast(lower, I::DTYPE, loc, false);
+        let step = b.cast(step, I::DTYPE, loc, false);
+        b.check_loop_scalar(lower, "lower bound", loc);
+        b.check_loop_scalar(upper.id(), "upper bound", loc);
+        b.check_loop_scalar(step, "step", loc);
+        let init_values = init.values();
+        let mut arg_types = vec![TensorType::scalar(I::DTYPE)];
+        arg_types.extend(init_values.iter().map(|v| b.ty(*v).clone()));
+        (lower, step, init_values, arg_types)
+    });
+    let args = with_builder(|b| b.open_block(arg_types.clone()));
+    let iv = Tensor::<I>::from_value(args[0]);
+    let carried = C::rebuild(&mut args[1..].iter().copied());
+    let next = body(iv, carried).values();
+    let results = with_builder(|b| {
+        for (i, (n, t)) in next.iter().zip(&arg_types[1..]).enumerate() {
+            if b.ty(*n) != t {
+                let got = b.ty(*n).clone();
+                b.error(
+                    loc,
+                    format!("loop-carried value {i} starts as {t} but the body yields {got}"),
+                    "keep each carried value's shape and type the same across iterations (broadcast the initial value)",
+                );
+            }
+        }
+        b.push(OpKind::Yield(next.clone()), vec![], loc);
+        let body_block = b.close_block();
+        b.push(
+            OpKind::For { lower, upper: upper.id(), step, init: init_values, body: body_block },
+            arg_types[1..].to_vec(),
+            loc,
+        )
+    });
+    C::rebuild(&mut results.into_iter())
+}

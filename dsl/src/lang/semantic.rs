@@ -1,0 +1,418 @@
+//! Every typing, promotion, broadcasting and folding rule of the language, in one place
+//! (Triton's `semantic.py`). The user-facing API in `tensor.rs` and `ops.rs` is thin and
+//! calls these; they make every implicit conversion an explicit IR op, so later stages
+//! see equal shapes and dtypes on both sides of every element-wise op.
+
+use crate::ir::{
+    BinaryOp, CmpPred, Constant, DType, OpKind, PropagateNan, ReduceOp, ScalarType, Shape, SourceLoc,
+    TensorType, Value,
+};
+use crate::trace::{Builder, Semantics};
+
+/// Triton's limit on the number of elements of a block (`TRITON_MAX_TENSOR_NUMEL`).
+pub const MAX_BLOCK_NUMEL: usize = 1 << 20;
+
+/// Wraps an integer to the width of `ty` (two's complement), as the GPU computes.
+pub fn wrap_int(v: i64, ty: ScalarType) -> i64 {
+    match ty {
+        ScalarType::I32 => i64::from(v as i32),
+        ScalarType::Bool => v & 1,
+        _ => v,
+    }
+}
+
+impl Builder {
+    /// A constant of `dtype` splat to `shape`.
+    pub fn constant_value(&mut self, c: Constant, dtype: DType, shape: Shape, loc: SourceLoc) -> Value {
+        self.push1(OpKind::Constant(c), TensorType::new(dtype, shape), loc)
+    }
+
+    /// `v` broadcast to `shape` (scalars are splat; dims of size 1 repeat; missing leading
+    /// dims are added). Reports an error and returns `v` when the shapes are incompatible.
+    pub fn broadcast_to(&mut self, v: Value, shape: &Shape, loc: SourceLoc) -> Value {
+        let from = self.ty(v).shape.clone();
+        if &from == shape {
+            return v;
+        }
+        let dtype = self.ty(v).dtype;
+        if let Some(c) = self.constant(v) {
+            if broadcast_shapes(&from, shape).as_ref() == Some(shape) {
+                return self.constant_value(c, dtype, shape.clone(), loc);
+            }
+        }
+        if from.is_scalar() {
+            return self.push1(OpKind::Splat(v), TensorType::new(dtype, shape.clone()), loc);
+        }
+        if broadcast_shapes(&from, shape).as_ref() != Some(shape) {
+            self.error(
+                loc,
+                format!("cannot broadcast a block of shape {from} to shape {shape}"),
+                "make the shapes equal, or give the smaller one dims of size 1 with expand_dims",
+            );
+            return v;
+        }
+        let mut v = v;
+        let mut cur = from;
+        while cur.rank() < shape.rank() {
+            v = self.expand_dims(v, 0, loc);
+            cur = self.ty(v).shape.clone();
+        }
+        if &cur == shape {
+            return v;
+        }
+        self.push1(OpKind::Broadcast(v), TensorType::new(dtype, shape.clone()), loc)
+    }
+
+    /// Broadcasts two values to their common shape (numpy / Triton rules).
+    pub fn broadcast_pair(&mut self, a: Value, b: Value, loc: SourceLoc) -> (Value, Value) {
+        let (sa, sb) = (self.ty(a).shape.clone(), self.ty(b).shape.clone());
+        if sa == sb {
+            return (a, b);
+        }
+        match broadcast_shapes(&sa, &sb) {
+            Some(shape) => (self.broadcast_to(a, &shape, loc), self.broadcast_to(b, &shape, loc)),
+            None => {
+                self.error(
+                    loc,
+                    format!("shape mismatch: {sa} and {sb} cannot be broadcast together"),
+                    "make the shapes equal, or use expand_dims so that one has size 1 where they differ",
+                );
+                (a, b)
+            }
+        }
+    }
+
+    /// Inserts a dim of size 1 at `axis`.
+    pub fn expand_dims(&mut self, v: Value, axis: usize, loc: SourceLoc) -> Value {
+        let ty = self.ty(v).clone();
+        if axis > ty.shape.rank() {
+            self.error(
+                loc,
+                format!("expand_dims axis {axis} is out of range for a block of rank {}", ty.shape.rank()),
+                format!("use an axis in 0..={}", ty.shape.rank()),
+            );
+            return v;
+        }
+        let mut dims = ty.shape.0.clone();
+        dims.insert(axis, 1);
+        let shape = Shape(dims);
+        if let Some(c) = self.constant(v) {
+            return self.constant_value(c, ty.dtype, shape, loc);
+        }
+        self.push1(OpKind::ExpandDims { value: v, axis }, TensorType::new(ty.dtype, shape), loc)
+    }
+
+    /// Converts `v` to `to`. Folds constants. In Triton-semantics mode, `.to()` on an
+    /// argument folded to 1 is Triton's AttributeError.
+    pub fn cast(&mut self, v: Value, to: DType, loc: SourceLoc, explicit: bool) -> Value {
+        if explicit && self.semantics() == Semantics::Triton {
+            if let Some(&index) = self.folded_params.get(&v) {
+                let name = self.kernel.params[index].name;
+                self.error(
+                    loc,
+                    format!(
+                        "AttributeError: 'int' object has no attribute 'to' (Triton specialized argument `{name}` = 1 into a constexpr int, which has no .to())"
+                    ),
+                    format!(
+                        "promote the index tensor instead of the scalar argument: write `offs.to::<i64>() * {name}` (or `program_id(0).to::<i64>()`) and let `{name}` widen by promotion; this fails in Triton for every input where `{name}` == 1"
+                    ),
+                );
+                return v;
+            }
+        }
+        let ty = self.ty(v).clone();
+        if ty.dtype == to {
+            return v;
+        }
+        if ty.dtype.is_ptr() || to.is_ptr() {
+            self.error(
+                loc,
+                format!("cannot cast {} to {to}", ty.dtype),
+                "pointers only change by adding integer offsets",
+            );
+            return v;
+        }
+        if let (Some(c), Some(to_s)) = (self.constant(v), to.scalar()) {
+            if let Some(folded) = fold_cast(c, to_s) {
+                return self.constant_value(folded, to, ty.shape, loc);
+            }
+        }
+        self.push1(OpKind::Cast(v), TensorType::new(to, ty.shape), loc)
+    }
+
+    /// Applies the integer promotion rule (sign-extend i32 to i64) to a pair.
+    fn promote_pair(&mut self, a: Value, b: Value, loc: SourceLoc) -> (Value, Value) {
+        let (da, db) = (self.dtype(a), self.dtype(b));
+        if da == db {
+            return (a, b);
+        }
+        match (da, db) {
+            (DType::I32, DType::I64) => (self.cast(a, DType::I64, loc, false), b),
+            (DType::I64, DType::I32) => (a, self.cast(b, DType::I64, loc, false)),
+            _ => {
+                self.error(
+                    loc,
+                    format!("operands of types {da} and {db} cannot be combined"),
+                    "convert one operand with .to::<T>() so both have the same type",
+                );
+                (a, b)
+            }
+        }
+    }
+
+    /// `lhs op rhs` with promotion, broadcasting and constant folding.
+    pub fn binary(&mut self, op: BinaryOp, lhs: Value, rhs: Value, loc: SourceLoc) -> Value {
+        let (lhs, rhs) = self.promote_pair(lhs, rhs, loc);
+        let (lhs, rhs) = self.broadcast_pair(lhs, rhs, loc);
+        let ty = self.ty(lhs).clone();
+        if ty.dtype.is_ptr() {
+            self.error(loc, format!("`{}` is not defined on pointers", op.name()), "add integer offsets to pointers");
+            return lhs;
+        }
+        if matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor) && ty.dtype.is_float() {
+            self.error(loc, format!("`{}` is not defined on floats", op.name()), "use it on ints or masks");
+            return lhs;
+        }
+        let scalar = ty.dtype.scalar().unwrap_or(ScalarType::I32);
+        let (cl, cr) = (self.constant(lhs), self.constant(rhs));
+        if matches!(op, BinaryOp::Div | BinaryOp::Rem) && scalar.is_int() && cr == Some(Constant::Int(0)) {
+            self.error(loc, "integer division by the constant zero", "divide by a non-zero value");
+            return lhs;
+        }
+        if let (Some(a), Some(b)) = (cl, cr) {
+            if let Some(c) = fold_binary(op, a, b, scalar) {
+                return self.constant_value(c, ty.dtype, ty.shape, loc);
+            }
+        }
+        // Integer identities: this is what makes `cols * stride_col` with stride_col folded
+        // to 1 plain `cols`, and so contiguous for the vectorizer.
+        if scalar.is_int() {
+            let one = Some(Constant::Int(1));
+            let zero = Some(Constant::Int(0));
+            match op {
+                BinaryOp::Mul if cr == one => return lhs,
+                BinaryOp::Mul if cl == one => return rhs,
+                BinaryOp::Add if cr == zero => return lhs,
+                BinaryOp::Add if cl == zero => return rhs,
+                BinaryOp::Sub if cr == zero => return lhs,
+                BinaryOp::Div if cr == one => return lhs,
+                _ => {}
+            }
+        }
+        self.push1(OpKind::Binary { op, lhs, rhs }, ty, loc)
+    }
+
+    /// Element-wise comparison into `i1`.
+    pub fn compare(&mut self, pred: CmpPred, lhs: Value, rhs: Value, loc: SourceLoc) -> Value {
+        let (lhs, rhs) = self.promote_pair(lhs, rhs, loc);
+        let (lhs, rhs) = self.broadcast_pair(lhs, rhs, loc);
+        let shape = self.ty(lhs).shape.clone();
+        self.push1(OpKind::Compare { pred, lhs, rhs }, TensorType::new(DType::BOOL, shape), loc)
+    }
+
+    /// Triton's `where(cond, a, b)`.
+    pub fn select(&mut self, cond: Value, a: Value, b: Value, loc: SourceLoc) -> Value {
+        let (a, b) = self.promote_pair(a, b, loc);
+        let (a, b) = self.broadcast_pair(a, b, loc);
+        let (cond, a) = self.broadcast_pair(cond, a, loc);
+        let (cond, b) = self.broadcast_pair(cond, b, loc);
+        if let Some(Constant::Bool(c)) = self.constant(cond) {
+            return if c { a } else { b };
+        }
+        let ty = self.ty(a).clone();
+        self.push1(OpKind::Select { cond, on_true: a, on_false: b }, ty, loc)
+    }
+
+    /// `ptr + offset` (offset in elements).
+    pub fn add_ptr(&mut self, ptr: Value, offset: Value, loc: SourceLoc) -> Value {
+        if !self.is_int(offset) {
+            self.error(loc, "pointer offsets must be integers", "convert the offset with .to::<i32>() or .to::<i64>()");
+            return ptr;
+        }
+        let (ptr, offset) = self.broadcast_pair(ptr, offset, loc);
+        if self.constant(offset) == Some(Constant::Int(0)) {
+            return ptr;
+        }
+        let ty = self.ty(ptr).clone();
+        self.push1(OpKind::AddPtr { ptr, offset }, ty, loc)
+    }
+
+    /// `load(ptr, mask, other)`.
+    pub fn load(&mut self, ptr: Value, mask: Option<Value>, other: Option<Constant>, loc: SourceLoc) -> Value {
+        let ty = self.ty(ptr).clone();
+        let Some(elem) = ty.dtype.pointee() else {
+            self.error(loc, format!("load expects pointers, got {}", ty.dtype), "load from a pointer block");
+            return ptr;
+        };
+        let result_ty = TensorType::new(DType::Scalar(elem), ty.shape.clone());
+        let mask = mask.map(|m| self.broadcast_to(m, &ty.shape, loc));
+        if other.is_some() && mask.is_none() {
+            self.error(loc, "load has `other` but no mask", "pass a mask, or drop `other`");
+        }
+        let other = other.map(|c| self.constant_value(c, DType::Scalar(elem), ty.shape.clone(), loc));
+        self.push1(OpKind::Load { ptr, mask, other }, result_ty, loc)
+    }
+
+    /// `store(ptr, value, mask)`.
+    pub fn store(&mut self, ptr: Value, value: Value, mask: Option<Value>, loc: SourceLoc) {
+        let ty = self.ty(ptr).clone();
+        let Some(elem) = ty.dtype.pointee() else {
+            self.error(loc, format!("store expects pointers, got {}", ty.dtype), "store through a pointer block");
+            return;
+        };
+        if self.dtype(value) != DType::Scalar(elem) {
+            let got = self.dtype(value);
+            self.error(
+                loc,
+                format!("store of {got} values through pointers to {elem}"),
+                format!("convert the value with .to::<{elem}>() or store through a pointer to {got}"),
+            );
+            return;
+        }
+        let (ptr, value) = self.broadcast_pair(ptr, value, loc);
+        let shape = self.ty(ptr).shape.clone();
+        let mask = mask.map(|m| self.broadcast_to(m, &shape, loc));
+        self.push(OpKind::Store { ptr, value, mask }, vec![], loc);
+    }
+
+    /// `tl.arange(start, end)`.
+    pub fn arange(&mut self, start: i64, end: i64, loc: SourceLoc) -> Value {
+        let n = end - start;
+        if n <= 0 || (n as u64).count_ones() != 1 || n as usize > MAX_BLOCK_NUMEL {
+            self.error(
+                loc,
+                format!("arange({start}, {end}) has {n} elements; block sizes must be a power of two between 1 and {MAX_BLOCK_NUMEL}"),
+                "choose a power-of-two BLOCK (for example 128, 256, 1024) and mask the tail",
+            );
+            let size = if n > 0 { (n as u64).next_power_of_two().min(MAX_BLOCK_NUMEL as u64) as usize } else { 1 };
+            return self.push1(OpKind::Arange { start, end: start + size as i64 }, TensorType::new(DType::I32, Shape(vec![size])), loc);
+        }
+        if end > i64::from(i32::MAX) || start < i64::from(i32::MIN) {
+            self.error(loc, format!("arange({start}, {end}) does not fit i32"), "keep arange bounds in i32 and add a scalar offset");
+        }
+        self.push1(OpKind::Arange { start, end }, TensorType::new(DType::I32, Shape(vec![n as usize])), loc)
+    }
+
+    /// A block of `value` with `shape`.
+    pub fn full(&mut self, shape: &[usize], c: Constant, dtype: DType, loc: SourceLoc) -> Value {
+        self.check_block_shape(shape, loc);
+        self.constant_value(c, dtype, Shape(shape.to_vec()), loc)
+    }
+
+    /// Block shapes must be powers of two (Triton's rule, which the layouts rely on).
+    pub fn check_block_shape(&mut self, shape: &[usize], loc: SourceLoc) {
+        let numel: usize = shape.iter().product();
+        if shape.iter().any(|d| !d.is_power_of_two()) || numel > MAX_BLOCK_NUMEL {
+            self.error(
+                loc,
+                format!("block shape {} is not made of powers of two or has more than {MAX_BLOCK_NUMEL} elements", Shape(shape.to_vec())),
+                "use power-of-two block dims and mask the tail",
+            );
+        }
+    }
+
+    /// Reduces `v` along `axis`.
+    pub fn reduce(&mut self, op: ReduceOp, v: Value, axis: usize, loc: SourceLoc) -> Value {
+        let ty = self.ty(v).clone();
+        if axis >= ty.shape.rank() {
+            self.error(
+                loc,
+                format!("reduction along axis {axis} of a block of shape {} (rank {})", ty.shape, ty.shape.rank()),
+                if ty.shape.rank() == 0 {
+                    "a scalar has nothing to reduce; drop the reduction".to_string()
+                } else {
+                    format!("use an axis in 0..{}", ty.shape.rank())
+                },
+            );
+            return v;
+        }
+        if ty.dtype.is_ptr() || ty.dtype.is_bool() {
+            self.error(loc, format!("cannot reduce a block of {}", ty.dtype), "reduce numeric blocks");
+            return v;
+        }
+        let mut dims = ty.shape.0.clone();
+        dims.remove(axis);
+        let dtype = if op == ReduceOp::Argmax { DType::I32 } else { ty.dtype };
+        self.push1(OpKind::Reduce { op, value: v, axis }, TensorType::new(dtype, Shape(dims)), loc)
+    }
+
+    /// Checks a loop bound or step: a scalar integer.
+    pub fn check_loop_scalar(&mut self, v: Value, what: &str, loc: SourceLoc) {
+        let ty = self.ty(v).clone();
+        if !ty.shape.is_scalar() || !ty.dtype.is_int() {
+            self.error(loc, format!("loop {what} must be a scalar integer, got {ty}"), "pass a scalar i32 or i64");
+        }
+        if what == "step" {
+            if let Some(Constant::Int(s)) = self.constant(v) {
+                if s <= 0 {
+                    self.error(loc, format!("loop step {s} is not positive"), "use a positive step");
+                }
+            }
+        }
+    }
+}
+
+/// The common shape of two broadcast operands, `None` if incompatible.
+pub fn broadcast_shapes(a: &Shape, b: &Shape) -> Option<Shape> {
+    let rank = a.rank().max(b.rank());
+    let pad = |s: &Shape| {
+        let mut d = vec![1; rank - s.rank()];
+        d.extend_from_slice(&s.0);
+        d
+    };
+    let (da, db) = (pad(a), pad(b));
+    let mut out = Vec::with_capacity(rank);
+    for (x, y) in da.iter().zip(&db) {
+        out.push(match (x, y) {
+            (x, y) if x == y => *x,
+            (1, y) => *y,
+            (x, 1) => *x,
+            _ => return None,
+        });
+    }
+    Some(Shape(out))
+}
+
+fn fold_cast(c: Constant, to: ScalarType) -> Option<Constant> {
+    Some(match (c, to) {
+        (Constant::Int(v), t) if t.is_int() => Constant::Int(wrap_int(v, t)),
+        (Constant::Int(v), ScalarType::F32) => Constant::F32(v as f32),
+        (Constant::Bool(b), t) if t.is_int() => Constant::Int(i64::from(b)),
+        (Constant::F32(f), ScalarType::F32) => Constant::F32(f),
+        _ => return None,
+    })
+}
+
+/// Folds `a op b` on constants with the GPU's semantics, `None` where it would not be exact
+/// (float ops other than max/min are left to run time so results match bit for bit).
+fn fold_binary(op: BinaryOp, a: Constant, b: Constant, ty: ScalarType) -> Option<Constant> {
+    match (a, b) {
+        (Constant::Int(x), Constant::Int(y)) => {
+            let v = match op {
+                BinaryOp::Add => x.wrapping_add(y),
+                BinaryOp::Sub => x.wrapping_sub(y),
+                BinaryOp::Mul => x.wrapping_mul(y),
+                BinaryOp::Div => x.checked_div(y)?,
+                BinaryOp::Rem => x.checked_rem(y)?,
+                BinaryOp::Max(_) => x.max(y),
+                BinaryOp::Min(_) => x.min(y),
+                BinaryOp::And => x & y,
+                BinaryOp::Or => x | y,
+                BinaryOp::Xor => x ^ y,
+            };
+            Some(Constant::Int(wrap_int(v, ty)))
+        }
+        (Constant::Bool(x), Constant::Bool(y)) => match op {
+            BinaryOp::And => Some(Constant::Bool(x & y)),
+            BinaryOp::Or => Some(Constant::Bool(x | y)),
+            BinaryOp::Xor => Some(Constant::Bool(x ^ y)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The NaN rule a `maximum`/`minimum` op uses.
+pub fn nan_rule(propagate: bool) -> PropagateNan {
+    if propagate { PropagateNan::All } else { PropagateNan::None }
+}

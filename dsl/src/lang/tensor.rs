@@ -1,0 +1,256 @@
+//! `Tensor<T>`: the handle a kernel body computes with, and its operators.
+
+use std::marker::PhantomData;
+use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Not, Rem, Sub};
+
+use crate::ir::{BinaryOp, CmpPred, Constant, DType, ReduceOp, Shape, SourceLoc, Value};
+use crate::trace::with_builder;
+
+use super::dtype::{AddOutput, DTypeMarker, IntMarker, NumericMarker, Promote, ScalarMarker};
+
+/// A block tensor of `T` elements (a scalar when its shape is `[]`), being traced.
+///
+/// Handles are cheap `Copy` ids; all data lives in the IR being built.
+pub struct Tensor<T> {
+    value: Value,
+    _dtype: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Tensor<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Tensor<T> {}
+
+impl<T> std::fmt::Debug for Tensor<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tensor({})", self.value)
+    }
+}
+
+/// Anything that can stand on the right of an op with a `Tensor`: another tensor or a
+/// Rust literal (integer literals are `i32`, float literals `f32`).
+pub trait Operand: Copy {
+    type DType: DTypeMarker;
+    fn value(self, loc: SourceLoc) -> Value;
+}
+
+impl<T: DTypeMarker> Operand for Tensor<T> {
+    type DType = T;
+    fn value(self, _loc: SourceLoc) -> Value {
+        self.value
+    }
+}
+
+fn literal(c: Constant, dtype: DType, loc: SourceLoc) -> Value {
+    with_builder(|b| b.constant_value(c, dtype, Shape::scalar(), loc))
+}
+
+impl Operand for i32 {
+    type DType = i32;
+    fn value(self, loc: SourceLoc) -> Value {
+        literal(Constant::Int(self.into()), DType::I32, loc)
+    }
+}
+impl Operand for i64 {
+    type DType = i64;
+    fn value(self, loc: SourceLoc) -> Value {
+        literal(Constant::Int(self), DType::I64, loc)
+    }
+}
+impl Operand for f32 {
+    type DType = f32;
+    fn value(self, loc: SourceLoc) -> Value {
+        literal(Constant::F32(self), DType::F32, loc)
+    }
+}
+/// Unsuffixed float literals default to `f64` in Rust; they are `f32` constants here.
+impl Operand for f64 {
+    type DType = f32;
+    fn value(self, loc: SourceLoc) -> Value {
+        literal(Constant::F32(self as f32), DType::F32, loc)
+    }
+}
+impl Operand for bool {
+    type DType = bool;
+    fn value(self, loc: SourceLoc) -> Value {
+        literal(Constant::Bool(self), DType::BOOL, loc)
+    }
+}
+
+impl<T> Tensor<T> {
+    /// Wraps an IR value (the caller guarantees its dtype is `T`).
+    pub(crate) fn from_value(value: Value) -> Self {
+        Tensor { value, _dtype: PhantomData }
+    }
+
+    /// The IR value this handle refers to.
+    pub fn id(self) -> Value {
+        self.value
+    }
+
+    /// The block shape (`[]` for scalars).
+    pub fn shape(self) -> Vec<usize> {
+        with_builder(|b| b.ty(self.value).shape.0.clone())
+    }
+
+    /// Inserts a dim of size 1 at `axis`: `x.expand_dims(1)` is Triton's `x[:, None]`.
+    #[track_caller]
+    pub fn expand_dims(self, axis: usize) -> Tensor<T> {
+        let loc = SourceLoc::caller();
+        Tensor::from_value(with_builder(|b| b.expand_dims(self.value, axis, loc)))
+    }
+
+    /// Broadcasts to `shape`.
+    #[track_caller]
+    pub fn broadcast_to(self, shape: &[usize]) -> Tensor<T> {
+        let loc = SourceLoc::caller();
+        Tensor::from_value(with_builder(|b| b.broadcast_to(self.value, &Shape(shape.to_vec()), loc)))
+    }
+}
+
+impl<T: ScalarMarker> Tensor<T> {
+    /// Converts to `U`: int widening sign-extends, narrowing wraps, int to float rounds.
+    #[track_caller]
+    pub fn to<U: ScalarMarker>(self) -> Tensor<U> {
+        let loc = SourceLoc::caller();
+        Tensor::from_value(with_builder(|b| b.cast(self.value, U::DTYPE, loc, true)))
+    }
+}
+
+macro_rules! comparisons {
+    ($($name:ident => $pred:ident, $doc:literal;)*) => {
+        impl<T: ScalarMarker> Tensor<T> {
+            $(
+                #[doc = $doc]
+                #[track_caller]
+                pub fn $name<R: Operand>(self, rhs: R) -> Tensor<bool>
+                where
+                    T: Promote<R::DType>,
+                {
+                    let loc = SourceLoc::caller();
+                    let rhs = rhs.value(loc);
+                    Tensor::from_value(with_builder(|b| b.compare(CmpPred::$pred, self.value, rhs, loc)))
+                }
+            )*
+        }
+    };
+}
+comparisons! {
+    lt => Lt, "`self < rhs` element-wise.";
+    le => Le, "`self <= rhs` element-wise.";
+    gt => Gt, "`self > rhs` element-wise.";
+    ge => Ge, "`self >= rhs` element-wise.";
+    eq => Eq, "`self == rhs` element-wise.";
+    ne => Ne, "`self != rhs` element-wise.";
+}
+
+impl<T: NumericMarker> Tensor<T> {
+    /// Maximum along `axis` (NaN ignored, like `tl.max`).
+    #[track_caller]
+    pub fn max(self, axis: usize) -> Tensor<T> {
+        self.reduce(ReduceOp::Max(Default::default()), axis)
+    }
+
+    /// Minimum along `axis` (NaN ignored).
+    #[track_caller]
+    pub fn min(self, axis: usize) -> Tensor<T> {
+        self.reduce(ReduceOp::Min(Default::default()), axis)
+    }
+
+    /// Sum along `axis`.
+    #[track_caller]
+    pub fn sum(self, axis: usize) -> Tensor<T> {
+        self.reduce(ReduceOp::Sum, axis)
+    }
+
+    /// Index of the first maximum along `axis`.
+    #[track_caller]
+    pub fn argmax(self, axis: usize) -> Tensor<i32> {
+        Tensor::from_value(self.reduce(ReduceOp::Argmax, axis).value)
+    }
+
+    #[track_caller]
+    pub(crate) fn reduce(self, op: ReduceOp, axis: usize) -> Tensor<T> {
+        let loc = SourceLoc::caller();
+        Tensor::from_value(with_builder(|b| b.reduce(op, self.value, axis, loc)))
+    }
+}
+
+impl<T: IntMarker> Tensor<T> {
+    /// `ceil(self / rhs)` for non-negative operands (Triton's `cdiv`).
+    #[track_caller]
+    pub fn cdiv<R: Operand>(self, rhs: R) -> Tensor<<T as Promote<R::DType>>::Output>
+    where
+        T: Promote<R::DType>,
+    {
+        super::ops::cdiv(self, rhs)
+    }
+}
+
+macro_rules! arith {
+    ($($trait:ident :: $method:ident => $op:expr, $out:ident;)*) => {$(
+        impl<L: DTypeMarker, R: Operand> $trait<R> for Tensor<L>
+        where
+            L: $out<R::DType>,
+        {
+            type Output = Tensor<<L as $out<R::DType>>::Output>;
+            #[track_caller]
+            fn $method(self, rhs: R) -> Self::Output {
+                let loc = SourceLoc::caller();
+                let rhs = rhs.value(loc);
+                Tensor::from_value(with_builder(|b| {
+                    if b.dtype(self.value).is_ptr() {
+                        b.add_ptr(self.value, rhs, loc)
+                    } else {
+                        b.binary($op, self.value, rhs, loc)
+                    }
+                }))
+            }
+        }
+    )*};
+}
+arith! {
+    Add::add => BinaryOp::Add, AddOutput;
+    Sub::sub => BinaryOp::Sub, Promote;
+    Mul::mul => BinaryOp::Mul, Promote;
+    Div::div => BinaryOp::Div, Promote;
+    Rem::rem => BinaryOp::Rem, Promote;
+    BitAnd::bitand => BinaryOp::And, Promote;
+    BitOr::bitor => BinaryOp::Or, Promote;
+    BitXor::bitxor => BinaryOp::Xor, Promote;
+}
+
+/// Literals on the left: `2 * x`, `1.0 - x`.
+macro_rules! arith_literal_lhs {
+    ($($lit:ty => $($trait:ident :: $method:ident => $op:expr),*;)*) => {$($(
+        impl<R: DTypeMarker> $trait<Tensor<R>> for $lit
+        where
+            <$lit as Operand>::DType: Promote<R>,
+        {
+            type Output = Tensor<<<$lit as Operand>::DType as Promote<R>>::Output>;
+            #[track_caller]
+            fn $method(self, rhs: Tensor<R>) -> Self::Output {
+                let loc = SourceLoc::caller();
+                let lhs = self.value(loc);
+                Tensor::from_value(with_builder(|b| b.binary($op, lhs, rhs.value, loc)))
+            }
+        }
+    )*)*};
+}
+arith_literal_lhs! {
+    i32 => Add::add => BinaryOp::Add, Sub::sub => BinaryOp::Sub, Mul::mul => BinaryOp::Mul;
+    i64 => Add::add => BinaryOp::Add, Sub::sub => BinaryOp::Sub, Mul::mul => BinaryOp::Mul;
+    f32 => Add::add => BinaryOp::Add, Sub::sub => BinaryOp::Sub, Mul::mul => BinaryOp::Mul;
+}
+
+impl Not for Tensor<bool> {
+    type Output = Tensor<bool>;
+    #[track_caller]
+    fn not(self) -> Tensor<bool> {
+        let loc = SourceLoc::caller();
+        let t = true.value(loc);
+        Tensor::from_value(with_builder(|b| b.binary(BinaryOp::Xor, self.value, t, loc)))
+    }
+}

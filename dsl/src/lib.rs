@@ -1,0 +1,25 @@
+//! rtriton: a block-level GPU kernel language in Rust that mirrors Triton.
+//!
+//! The pipeline shows in the types:
+//! 1. [`trace::trace`]`(def, constexprs, spec, options) -> ir::Kernel` runs a kernel body;
+//! 2. [`verify::verify`]`(&Kernel) -> KernelInfo` checks the IR;
+//! 3. back ends and the interpreter consume a verified kernel.
+//!
+//! This crate has no CUDA dependency (an architecture invariant): it builds and tests on
+//! machines without a GPU.
+
+pub mod diag;
+pub mod ir;
+pub mod lang;
+pub mod spec;
+pub mod trace;
+pub mod verify;
+
+/// Everything a kernel body needs: `use rtriton::prelude::*;`.
+pub mod prelude {
+    pub use crate::ir::PropagateNan;
+    pub use crate::lang::*;
+}
+
+/// Triton-style alias: `use rtriton::tl;` then `tl::program_id(0)`.
+pub use lang as tl;

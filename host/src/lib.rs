@@ -1,0 +1,1 @@
+//! The driver side of rtriton.

@@ -1,0 +1,10 @@
+//! Kernels written in the rtriton DSL.
+//!
+//! The row-max family computes `y[r] = max_c x[r, c]` over a 2-D `f32` tensor given by
+//! pointer, shape and both strides (so strided and transposed views work). NaN is ignored
+//! (`tl.max`, CUDA `fmaxf`), the identity is `-inf`.
+
+pub mod cases;
+pub mod row_max;
+
+pub use row_max::{RowMaxVariant, cpu_row_max, row_max, row_max_2d, row_max_fixed_port, row_max_loop, row_max_skill_port};

@@ -1,0 +1,220 @@
+//! The row-max family: `y[r] = max_c x[r, c]` for a 2-D `f32` tensor with any strides.
+//!
+//! Every variant takes the same runtime arguments, so tools treat them alike:
+//! `x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col` (strides in elements; `y` is
+//! contiguous). They differ in how a program covers a row and in how index math is typed.
+
+use rtriton::kernel;
+use rtriton::prelude::*;
+use rtriton::trace::KernelDef;
+
+const NEG_INF: f32 = f32::NEG_INFINITY;
+
+kernel! {
+    /// One program per row; one block covers the whole row (`BLOCK >= n_cols`, masked).
+    /// Index tensors are widened to i64 first, so offsets never overflow.
+    pub fn row_max(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                   const BLOCK: usize) {
+        let row = program_id(0).to::<i64>();
+        let cols = arange(0, BLOCK);
+        let mask = cols.lt(n_cols);
+        let x = load(x_ptr + row * stride_row + cols.to::<i64>() * stride_col, Some(mask), Some(NEG_INF));
+        store(y_ptr + row, max(x, 0), None);
+    }
+}
+
+kernel! {
+    /// One program per row, looping over the columns in blocks of `BLOCK` (any width);
+    /// a block-wide running maximum is reduced once after the loop.
+    pub fn row_max_loop(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                        const BLOCK: usize) {
+        let row = program_id(0).to::<i64>();
+        let row_ptr = x_ptr + row * stride_row;
+        let cols = arange(0, BLOCK);
+        let acc = full::<f32>(&[BLOCK], NEG_INF);
+        let acc = for_range(0, n_cols, BLOCK as i32, acc, |start, acc| {
+            let c = start + cols;
+            let x = load(row_ptr + c.to::<i64>() * stride_col, Some(c.lt(n_cols)), Some(NEG_INF));
+            maximum(acc, x)
+        });
+        store(y_ptr + row, max(acc, 0), None);
+    }
+}
+
+kernel! {
+    /// `BLOCK_M` rows per program as a 2-D `[BLOCK_M, BLOCK_N]` block, looping over the
+    /// columns: for narrow rows, where one row per program would leave threads idle.
+    pub fn row_max_2d(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                      const BLOCK_M: usize, const BLOCK_N: usize) {
+        let rows = program_id(0).to::<i64>() * BLOCK_M as i64 + arange(0, BLOCK_M).to::<i64>();
+        let row_mask = rows.lt(n_rows);
+        let row_ptrs = x_ptr + rows.expand_dims(1) * stride_row;
+        let cols = arange(0, BLOCK_N);
+        let acc = full::<f32>(&[BLOCK_M, BLOCK_N], NEG_INF);
+        let acc = for_range(0, n_cols, BLOCK_N as i32, acc, |start, acc| {
+            let c = start + cols;
+            let mask = row_mask.expand_dims(1) & c.lt(n_cols).expand_dims(0);
+            let x = load(row_ptrs + (c.to::<i64>() * stride_col).expand_dims(0), Some(mask), Some(NEG_INF));
+            maximum(acc, x)
+        });
+        store(y_ptr + rows, max(acc, 1), Some(row_mask));
+    }
+}
+
+kernel! {
+    /// The port a skill-guided author wrote from the CUDA reference: it follows a guide's
+    /// rule "call `.to(tl.int64)` on the stride arguments". Correct in rtriton; in Triton
+    /// the stride argument equal to 1 is a constexpr and `.to` raises AttributeError.
+    pub fn row_max_skill_port(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                              const BLOCK: usize) {
+        let row = program_id(0);
+        let row_start = row.to::<i64>() * stride_row.to::<i64>();
+        let stride = stride_col.to::<i64>();
+        let cols = arange(0, BLOCK);
+        let acc = full::<f32>(&[BLOCK], NEG_INF);
+        let acc = for_range(0, n_cols, BLOCK as i32, acc, |start, acc| {
+            let c = start + cols;
+            let x = load(x_ptr + row_start + c * stride, Some(c.lt(n_cols)), Some(NEG_INF));
+            maximum(acc, x)
+        });
+        store(y_ptr + row, max(acc, 0), None);
+    }
+}
+
+kernel! {
+    /// The corrected port: the index tensors are widened (`program_id(0).to::<i64>()`,
+    /// the column offsets `.to::<i64>()`) and the scalar strides follow by promotion, so
+    /// it works in Triton too, for contiguous and strided inputs alike.
+    pub fn row_max_fixed_port(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                              const BLOCK: usize) {
+        let row = program_id(0).to::<i64>();
+        let row_start = row * stride_row;
+        let cols = arange(0, BLOCK);
+        let acc = full::<f32>(&[BLOCK], NEG_INF);
+        let acc = for_range(0, n_cols, BLOCK as i32, acc, |start, acc| {
+            let c = start + cols;
+            let x = load(x_ptr + row_start + c.to::<i64>() * stride_col, Some(c.lt(n_cols)), Some(NEG_INF));
+            maximum(acc, x)
+        });
+        store(y_ptr + row, max(acc, 0), None);
+    }
+}
+
+kernel! {
+    /// `row_max` with all index math left in i32, as a first port often is: correct until
+    /// `row * stride_row` passes 2^31 - 1, then it wraps and reads the wrong memory. Kept
+    /// to teach the overflow (the lint flags it; the launch guard refuses large tensors).
+    pub fn row_max_i32(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                       const BLOCK: usize) {
+        let row = program_id(0);
+        let cols = arange(0, BLOCK);
+        let x = load(x_ptr + row * stride_row + cols * stride_col, Some(cols.lt(n_cols)), Some(NEG_INF));
+        store(y_ptr + row, max(x, 0), None);
+    }
+}
+
+/// The members of the family, for tools and test tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RowMaxVariant {
+    RowMax,
+    RowMaxLoop,
+    RowMax2d,
+    SkillPort,
+    FixedPort,
+    RowMaxI32,
+}
+
+impl RowMaxVariant {
+    pub const ALL: [RowMaxVariant; 6] = [
+        RowMaxVariant::RowMax,
+        RowMaxVariant::RowMaxLoop,
+        RowMaxVariant::RowMax2d,
+        RowMaxVariant::SkillPort,
+        RowMaxVariant::FixedPort,
+        RowMaxVariant::RowMaxI32,
+    ];
+
+    pub fn def(self) -> KernelDef {
+        match self {
+            RowMaxVariant::RowMax => row_max(),
+            RowMaxVariant::RowMaxLoop => row_max_loop(),
+            RowMaxVariant::RowMax2d => row_max_2d(),
+            RowMaxVariant::SkillPort => row_max_skill_port(),
+            RowMaxVariant::FixedPort => row_max_fixed_port(),
+            RowMaxVariant::RowMaxI32 => row_max_i32(),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RowMaxVariant::RowMax => "row_max",
+            RowMaxVariant::RowMaxLoop => "row_max_loop",
+            RowMaxVariant::RowMax2d => "row_max_2d",
+            RowMaxVariant::SkillPort => "row_max_skill_port",
+            RowMaxVariant::FixedPort => "row_max_fixed_port",
+            RowMaxVariant::RowMaxI32 => "row_max_i32",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<RowMaxVariant> {
+        Self::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// Whether every pointer offset is computed in i64 (safe past 2^31 elements).
+    pub fn promotes_to_i64(self) -> bool {
+        self != RowMaxVariant::RowMaxI32
+    }
+
+    /// The constexprs a launch uses for an `n_rows x n_cols` input: single-block variants
+    /// cover the row with the next power of two; looping ones use a fixed block.
+    pub fn constexprs_for(self, _n_rows: usize, n_cols: usize) -> Vec<(&'static str, i64)> {
+        match self {
+            RowMaxVariant::RowMax | RowMaxVariant::RowMaxI32 => {
+                vec![("BLOCK", n_cols.max(1).next_power_of_two() as i64)]
+            }
+            RowMaxVariant::RowMaxLoop | RowMaxVariant::SkillPort | RowMaxVariant::FixedPort => vec![("BLOCK", 1024)],
+            RowMaxVariant::RowMax2d => vec![("BLOCK_M", 16), ("BLOCK_N", 64)],
+        }
+    }
+
+    /// The constexprs of the ahead-of-time build (one specialization per variant).
+    pub fn default_constexprs(self) -> Vec<(&'static str, i64)> {
+        self.constexprs_for(1, 1024)
+    }
+
+    /// Programs along axis 0 for an `n_rows`-row input.
+    pub fn grid(self, n_rows: usize, constexprs: &[(&str, i64)]) -> usize {
+        match self {
+            RowMaxVariant::RowMax2d => {
+                let m = constexprs.iter().find(|(n, _)| *n == "BLOCK_M").map_or(1, |(_, v)| (*v).max(1) as usize);
+                n_rows.div_ceil(m)
+            }
+            _ => n_rows,
+        }
+    }
+}
+
+/// The plain-Rust reference: `y[r] = max over c of x[offset + r*stride_row + c*stride_col]`
+/// starting from `-inf`, with NaN ignored (`f32::max`, like CUDA `fmaxf`), or propagated
+/// when `propagate_nan` is set. Between `-0.0` and `+0.0` the first one met in column
+/// order wins, as `max.f32` on the GPU leaves equal operands' sign to the order (see
+/// `docs/semantics.md`).
+pub fn cpu_row_max(
+    x: &[f32],
+    offset: usize,
+    n_rows: usize,
+    n_cols: usize,
+    stride_row: isize,
+    stride_col: isize,
+    propagate_nan: bool,
+) -> Vec<f32> {
+    (0..n_rows)
+        .map(|r| {
+            (0..n_cols).fold(f32::NEG_INFINITY, |acc, c| {
+                let idx = offset as isize + r as isize * stride_row + c as isize * stride_col;
+                let v = x[idx as usize];
+                if propagate_nan && (acc.is_nan() || v.is_nan()) { f32::NAN } else { acc.max(v) }
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,1 @@
+//! Shared helpers of the integration suites in `tests/tests/`.
