@@ -16,12 +16,8 @@ impl fmt::Display for Kernel {
 /// The kernel as IR text.
 pub fn print(k: &Kernel) -> String {
     let mut out = String::new();
-    let params: Vec<String> = k
-        .params
-        .iter()
-        .zip(&k.spec.args)
-        .map(|(p, (_, _, spec))| format!("{}: {} [{spec}]", p.name, p.kind))
-        .collect();
+    let params: Vec<String> =
+        k.params.iter().zip(&k.spec.args).map(|(p, (_, _, spec))| format!("{}: {} [{spec}]", p.name, p.kind)).collect();
     let _ = write!(out, "kernel @{}({})", k.name, params.join(", "));
     if !k.constexprs.is_empty() {
         let cs: Vec<String> = k.constexprs.iter().map(|(n, v)| format!("{n} = {v}")).collect();
@@ -82,8 +78,7 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
             }
             OpKind::Reduce { op, value, axis } => format!("reduce {} {value}, axis {axis}", op.name()),
             OpKind::For { lower, upper, step, init, body } => {
-                let iters: Vec<String> =
-                    body.args[1..].iter().zip(init).map(|(a, i)| format!("{a} = {i}")).collect();
+                let iters: Vec<String> = body.args[1..].iter().zip(init).map(|(a, i)| format!("{a} = {i}")).collect();
                 let results = if op.results.is_empty() { String::new() } else { format!("{} = ", list(&op.results)) };
                 format!(
                     "{results}for {} = {lower} to {upper} step {step} iter_args({})",

@@ -11,7 +11,7 @@ mod tensor;
 
 pub use dtype::{AddOutput, DTypeMarker, IntMarker, NumericMarker, Promote, Ptr, ScalarMarker};
 pub use ops::{
-    Carry, arange, argmax, cdiv, for_range, full, load, max, max_with, maximum, maximum_with, min, min_with,
-    minimum, minimum_with, num_programs, program_id, store, sum, where_, zeros,
+    Carry, arange, argmax, cdiv, for_range, full, load, max, max_with, maximum, maximum_with, min, min_with, minimum,
+    minimum_with, num_programs, program_id, store, sum, where_, zeros,
 };
 pub use tensor::{Operand, Tensor};

@@ -73,7 +73,11 @@ pub fn store<E: ScalarMarker>(ptr: Tensor<Ptr<E>>, value: Tensor<E>, mask: Optio
 
 /// Triton's `where(cond, a, b)` (`where` is a Rust keyword).
 #[track_caller]
-pub fn where_<T: DTypeMarker, R: Operand>(cond: Tensor<bool>, a: Tensor<T>, b: R) -> Tensor<<T as Promote<R::DType>>::Output>
+pub fn where_<T: DTypeMarker, R: Operand>(
+    cond: Tensor<bool>,
+    a: Tensor<T>,
+    b: R,
+) -> Tensor<<T as Promote<R::DType>>::Output>
 where
     T: Promote<R::DType>,
 {

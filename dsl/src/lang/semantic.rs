@@ -4,8 +4,7 @@
 //! see equal shapes and dtypes on both sides of every element-wise op.
 
 use crate::ir::{
-    BinaryOp, CmpPred, Constant, DType, OpKind, PropagateNan, ReduceOp, ScalarType, Shape, SourceLoc,
-    TensorType, Value,
+    BinaryOp, CmpPred, Constant, DType, OpKind, PropagateNan, ReduceOp, ScalarType, Shape, SourceLoc, TensorType, Value,
 };
 use crate::trace::{Builder, Semantics};
 
@@ -35,10 +34,10 @@ impl Builder {
             return v;
         }
         let dtype = self.ty(v).dtype;
-        if let Some(c) = self.constant(v) {
-            if broadcast_shapes(&from, shape).as_ref() == Some(shape) {
-                return self.constant_value(c, dtype, shape.clone(), loc);
-            }
+        if let Some(c) = self.constant(v)
+            && broadcast_shapes(&from, shape).as_ref() == Some(shape)
+        {
+            return self.constant_value(c, dtype, shape.clone(), loc);
         }
         if from.is_scalar() {
             return self.push1(OpKind::Splat(v), TensorType::new(dtype, shape.clone()), loc);
@@ -105,10 +104,12 @@ impl Builder {
     /// Converts `v` to `to`. Folds constants. In Triton-semantics mode, `.to()` on an
     /// argument folded to 1 is Triton's AttributeError.
     pub fn cast(&mut self, v: Value, to: DType, loc: SourceLoc, explicit: bool) -> Value {
-        if explicit && self.semantics() == Semantics::Triton {
-            if let Some(&index) = self.folded_params.get(&v) {
-                let name = self.kernel.params[index].name;
-                self.error(
+        if explicit
+            && self.semantics() == Semantics::Triton
+            && let Some(&index) = self.folded_params.get(&v)
+        {
+            let name = self.kernel.params[index].name;
+            self.error(
                     loc,
                     format!(
                         "AttributeError: 'int' object has no attribute 'to' (Triton specialized argument `{name}` = 1 into a constexpr int, which has no .to())"
@@ -117,8 +118,7 @@ impl Builder {
                         "promote the index tensor instead of the scalar argument: write `offs.to::<i64>() * {name}` (or `program_id(0).to::<i64>()`) and let `{name}` widen by promotion; this fails in Triton for every input where `{name}` == 1"
                     ),
                 );
-                return v;
-            }
+            return v;
         }
         let ty = self.ty(v).clone();
         if ty.dtype == to {
@@ -132,10 +132,10 @@ impl Builder {
             );
             return v;
         }
-        if let (Some(c), Some(to_s)) = (self.constant(v), to.scalar()) {
-            if let Some(folded) = fold_cast(c, to_s) {
-                return self.constant_value(folded, to, ty.shape, loc);
-            }
+        if let (Some(c), Some(to_s)) = (self.constant(v), to.scalar())
+            && let Some(folded) = fold_cast(c, to_s)
+        {
+            return self.constant_value(folded, to, ty.shape, loc);
         }
         self.push1(OpKind::Cast(v), TensorType::new(to, ty.shape), loc)
     }
@@ -179,10 +179,10 @@ impl Builder {
             self.error(loc, "integer division by the constant zero", "divide by a non-zero value");
             return lhs;
         }
-        if let (Some(a), Some(b)) = (cl, cr) {
-            if let Some(c) = fold_binary(op, a, b, scalar) {
-                return self.constant_value(c, ty.dtype, ty.shape, loc);
-            }
+        if let (Some(a), Some(b)) = (cl, cr)
+            && let Some(c) = fold_binary(op, a, b, scalar)
+        {
+            return self.constant_value(c, ty.dtype, ty.shape, loc);
         }
         // Integer identities: this is what makes `cols * stride_col` with stride_col folded
         // to 1 plain `cols`, and so contiguous for the vectorizer.
@@ -285,10 +285,18 @@ impl Builder {
                 "choose a power-of-two BLOCK (for example 128, 256, 1024) and mask the tail",
             );
             let size = if n > 0 { (n as u64).next_power_of_two().min(MAX_BLOCK_NUMEL as u64) as usize } else { 1 };
-            return self.push1(OpKind::Arange { start, end: start + size as i64 }, TensorType::new(DType::I32, Shape(vec![size])), loc);
+            return self.push1(
+                OpKind::Arange { start, end: start + size as i64 },
+                TensorType::new(DType::I32, Shape(vec![size])),
+                loc,
+            );
         }
         if end > i64::from(i32::MAX) || start < i64::from(i32::MIN) {
-            self.error(loc, format!("arange({start}, {end}) does not fit i32"), "keep arange bounds in i32 and add a scalar offset");
+            self.error(
+                loc,
+                format!("arange({start}, {end}) does not fit i32"),
+                "keep arange bounds in i32 and add a scalar offset",
+            );
         }
         self.push1(OpKind::Arange { start, end }, TensorType::new(DType::I32, Shape(vec![n as usize])), loc)
     }
@@ -305,7 +313,10 @@ impl Builder {
         if shape.iter().any(|d| !d.is_power_of_two()) || numel > MAX_BLOCK_NUMEL {
             self.error(
                 loc,
-                format!("block shape {} is not made of powers of two or has more than {MAX_BLOCK_NUMEL} elements", Shape(shape.to_vec())),
+                format!(
+                    "block shape {} is not made of powers of two or has more than {MAX_BLOCK_NUMEL} elements",
+                    Shape(shape.to_vec())
+                ),
                 "use power-of-two block dims and mask the tail",
             );
         }
@@ -342,12 +353,11 @@ impl Builder {
         if !ty.shape.is_scalar() || !ty.dtype.is_int() {
             self.error(loc, format!("loop {what} must be a scalar integer, got {ty}"), "pass a scalar i32 or i64");
         }
-        if what == "step" {
-            if let Some(Constant::Int(s)) = self.constant(v) {
-                if s <= 0 {
-                    self.error(loc, format!("loop step {s} is not positive"), "use a positive step");
-                }
-            }
+        if what == "step"
+            && let Some(Constant::Int(s)) = self.constant(v)
+            && s <= 0
+        {
+            self.error(loc, format!("loop step {s} is not positive"), "use a positive step");
         }
     }
 }

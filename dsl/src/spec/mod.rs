@@ -119,9 +119,7 @@ impl SpecKey {
                 (ParamKind::Scalar(ScalarType::I32), ArgValue::Int(v)) if i32::try_from(v).is_err() => {
                     return Err(SpecError::IntRange { kernel: kernel.to_string(), param: p.name, value: v });
                 }
-                (ParamKind::Scalar(s), ArgValue::Int(v)) if s.is_int() => {
-                    classify_int(v, p, policy)
-                }
+                (ParamKind::Scalar(s), ArgValue::Int(v)) if s.is_int() => classify_int(v, p, policy),
                 (ParamKind::Scalar(ScalarType::F32), ArgValue::F32(_)) => ArgSpec::Plain,
                 (ParamKind::Ptr(_), ArgValue::Ptr(0)) => {
                     return Err(SpecError::NullPtr { kernel: kernel.to_string(), param: p.name });
@@ -159,7 +157,7 @@ fn classify_int(v: i64, p: &ParamDecl, policy: SpecPolicy) -> ArgSpec {
 fn classify_ptr(addr: u64, p: &ParamDecl, policy: SpecPolicy) -> ArgSpec {
     if policy == SpecPolicy::Off || p.do_not_specialize || p.do_not_specialize_on_alignment {
         ArgSpec::Plain
-    } else if addr % HINT_DIVISIBILITY == 0 {
+    } else if addr.is_multiple_of(HINT_DIVISIBILITY) {
         ArgSpec::Divisible16
     } else {
         ArgSpec::Plain

@@ -4,9 +4,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{
-    Block, Constant, DType, Kernel, Op, OpId, OpKind, SourceLoc, TensorType, Value, ValueData, ValueDef,
-};
+use crate::ir::{Block, Constant, DType, Kernel, Op, OpId, OpKind, SourceLoc, TensorType, Value, ValueData, ValueDef};
 use crate::spec::{ArgSpec, SpecKey};
 
 use super::kernel_def::{ArgBinder, ConstexprValue, KernelDef};
@@ -59,9 +57,7 @@ pub(super) fn run(builder: Builder, body: impl FnOnce(&mut ArgBinder)) -> Builde
 pub(crate) fn with_builder<R>(f: impl FnOnce(&mut Builder) -> R) -> R {
     CURRENT.with(|c| {
         let mut slot = c.borrow_mut();
-        let b = slot
-            .as_mut()
-            .expect("rtriton DSL op called outside a kernel trace: call it from a kernel! body");
+        let b = slot.as_mut().expect("rtriton DSL op called outside a kernel trace: call it from a kernel! body");
         f(b)
     })
 }
@@ -105,11 +101,7 @@ impl Builder {
     pub(super) fn finish(mut self) -> Result<Kernel, TraceError> {
         debug_assert_eq!(self.blocks.len(), 1, "loop bodies are closed before the trace ends");
         self.kernel.body = self.blocks.pop().unwrap_or_default();
-        if self.errors.is_empty() {
-            Ok(self.kernel)
-        } else {
-            Err(TraceError(Diagnostics(self.errors)))
-        }
+        if self.errors.is_empty() { Ok(self.kernel) } else { Err(TraceError(Diagnostics(self.errors))) }
     }
 
     pub fn kernel_name(&self) -> &str {

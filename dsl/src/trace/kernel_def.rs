@@ -82,12 +82,7 @@ impl<E: DTypeMarker> ParamType for Ptr<E> {
 impl ParamDecl {
     /// A parameter of Rust type `P` (used by the `kernel!` macro).
     pub fn new<P: ParamType>(name: &'static str) -> ParamDecl {
-        ParamDecl {
-            name,
-            kind: P::KIND,
-            do_not_specialize: false,
-            do_not_specialize_on_alignment: false,
-        }
+        ParamDecl { name, kind: P::KIND, do_not_specialize: false, do_not_specialize_on_alignment: false }
     }
 
     /// Triton's `do_not_specialize`: written `#[do_not_specialize]` before the parameter.

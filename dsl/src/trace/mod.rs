@@ -77,9 +77,6 @@ pub fn trace(
 }
 
 /// Convenience for tests and tools: trace with every argument plain (specialization off).
-pub fn trace_unspecialized(
-    def: &KernelDef,
-    constexprs: &[(&str, i64)],
-) -> Result<Kernel, TraceError> {
+pub fn trace_unspecialized(def: &KernelDef, constexprs: &[(&str, i64)]) -> Result<Kernel, TraceError> {
     trace(def, constexprs, &SpecKey::plain(&def.params), &TraceOptions::default())
 }

@@ -25,7 +25,11 @@ pub struct VerifyError(pub Diagnostics);
 
 /// Checks `kernel` and returns the facts later stages use.
 pub fn verify(kernel: &Kernel) -> Result<KernelInfo, VerifyError> {
-    let mut v = Verifier { k: kernel, errors: Vec::new(), info: KernelInfo { uses: vec![0; kernel.values.len()], has_loops: false } };
+    let mut v = Verifier {
+        k: kernel,
+        errors: Vec::new(),
+        info: KernelInfo { uses: vec![0; kernel.values.len()], has_loops: false },
+    };
     let mut scope = HashSet::new();
     v.block(&kernel.body, &mut scope, false);
     if v.errors.is_empty() { Ok(v.info) } else { Err(VerifyError(Diagnostics(v.errors))) }
@@ -62,10 +66,10 @@ impl Verifier<'_> {
                     self.err(op.loc, format!("{id} ({}) uses {v} outside the block that defines it", op.kind.name()));
                 }
             }
-            if let OpKind::Yield(_) = op.kind {
-                if !in_loop || pos + 1 != block.ops.len() {
-                    self.err(op.loc, format!("{id}: yield must be the last op of a loop body"));
-                }
+            if let OpKind::Yield(_) = op.kind
+                && (!in_loop || pos + 1 != block.ops.len())
+            {
+                self.err(op.loc, format!("{id}: yield must be the last op of a loop body"));
             }
             self.typing(id);
             if let OpKind::For { body, .. } = &op.kind {
@@ -128,10 +132,10 @@ impl Verifier<'_> {
                 }
             }
             OpKind::Broadcast(v) | OpKind::Cast(v) => {
-                if let (Some(r), OpKind::Broadcast(_)) = (res(0), &op.kind) {
-                    if r.shape.rank() != ty(*v).shape.rank() {
-                        problems.push("broadcast keeps the rank".into());
-                    }
+                if let (Some(r), OpKind::Broadcast(_)) = (res(0), &op.kind)
+                    && r.shape.rank() != ty(*v).shape.rank()
+                {
+                    problems.push("broadcast keeps the rank".into());
                 }
             }
             OpKind::ExpandDims { value, axis } => {
@@ -153,7 +157,10 @@ impl Verifier<'_> {
                 }
             }
             OpKind::Select { cond, on_true, on_false } => {
-                if ty(*cond).dtype != DType::BOOL || ty(*cond).shape != ty(*on_true).shape || ty(*on_true) != ty(*on_false) {
+                if ty(*cond).dtype != DType::BOOL
+                    || ty(*cond).shape != ty(*on_true).shape
+                    || ty(*on_true) != ty(*on_false)
+                {
                     problems.push("where needs an i1 condition and two operands of its shape and one type".into());
                 }
             }
@@ -167,15 +174,15 @@ impl Verifier<'_> {
                 if !p.dtype.is_ptr() {
                     problems.push("load needs pointers".into());
                 }
-                if let Some(m) = mask {
-                    if ty(*m).dtype != DType::BOOL || ty(*m).shape != p.shape {
-                        problems.push("load mask must be i1 of the pointers' shape".into());
-                    }
+                if let Some(m) = mask
+                    && (ty(*m).dtype != DType::BOOL || ty(*m).shape != p.shape)
+                {
+                    problems.push("load mask must be i1 of the pointers' shape".into());
                 }
-                if let Some(o) = other {
-                    if res(0) != Some(ty(*o)) {
-                        problems.push("load other must have the result's type".into());
-                    }
+                if let Some(o) = other
+                    && res(0) != Some(ty(*o))
+                {
+                    problems.push("load other must have the result's type".into());
                 }
             }
             OpKind::Store { ptr, value, mask } => {
@@ -183,10 +190,10 @@ impl Verifier<'_> {
                 if p.dtype.pointee().map(DType::Scalar) != Some(ty(*value).dtype) || p.shape != ty(*value).shape {
                     problems.push("store value must match the pointee type and the pointers' shape".into());
                 }
-                if let Some(m) = mask {
-                    if ty(*m).dtype != DType::BOOL || ty(*m).shape != p.shape {
-                        problems.push("store mask must be i1 of the pointers' shape".into());
-                    }
+                if let Some(m) = mask
+                    && (ty(*m).dtype != DType::BOOL || ty(*m).shape != p.shape)
+                {
+                    problems.push("store mask must be i1 of the pointers' shape".into());
                 }
             }
             OpKind::Reduce { op: rop, value, axis } => {
@@ -215,10 +222,10 @@ impl Verifier<'_> {
                             problems.push(format!("carried value {i} changes type"));
                         }
                     }
-                    if let Some(OpKind::Yield(ys)) = body.ops.last().map(|l| &k.op(*l).kind) {
-                        if ys.len() != init.len() || ys.iter().zip(init).any(|(y, i)| ty(*y) != ty(*i)) {
-                            problems.push("yield must give one value of each carried type".into());
-                        }
+                    if let Some(OpKind::Yield(ys)) = body.ops.last().map(|l| &k.op(*l).kind)
+                        && (ys.len() != init.len() || ys.iter().zip(init).any(|(y, i)| ty(*y) != ty(*i)))
+                    {
+                        problems.push("yield must give one value of each carried type".into());
                     }
                 }
             }
