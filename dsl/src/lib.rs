@@ -11,6 +11,7 @@
 pub mod diag;
 pub mod ir;
 pub mod lang;
+pub mod pipeline;
 pub mod spec;
 pub mod trace;
 pub mod verify;

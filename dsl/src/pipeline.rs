@@ -1,0 +1,42 @@
+//! The front half of the pipeline in one call: specialize from actual arguments, trace,
+//! verify. Back ends (PTX, interpreter) start from its output.
+
+use crate::ir::Kernel;
+use crate::spec::{ArgValue, SpecError, SpecKey, SpecPolicy};
+use crate::trace::{KernelDef, TraceError, TraceOptions, trace};
+use crate::verify::{KernelInfo, VerifyError, verify};
+
+/// Why a kernel could not be specialized, traced or verified.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FrontEndError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+}
+
+/// Specializes `def` for `args` under `policy`, traces it with `constexprs` and verifies it.
+pub fn specialize_and_trace(
+    def: &KernelDef,
+    constexprs: &[(&str, i64)],
+    args: &[ArgValue],
+    policy: SpecPolicy,
+    options: &TraceOptions,
+) -> Result<(Kernel, KernelInfo), FrontEndError> {
+    let spec = SpecKey::from_args(def.name, &def.params, args, policy)?;
+    trace_and_verify(def, constexprs, &spec, options)
+}
+
+/// Traces `def` under an already computed specialization and verifies it.
+pub fn trace_and_verify(
+    def: &KernelDef,
+    constexprs: &[(&str, i64)],
+    spec: &SpecKey,
+    options: &TraceOptions,
+) -> Result<(Kernel, KernelInfo), FrontEndError> {
+    let kernel = trace(def, constexprs, spec, options)?;
+    let info = verify(&kernel)?;
+    Ok((kernel, info))
+}
