@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod list;
+mod validate;
 
 /// rtriton: a block-level GPU kernel language in Rust that mirrors Triton.
 #[derive(Debug, Parser)]
@@ -18,6 +19,9 @@ pub struct Cli {
 pub enum Command {
     /// Lists the kernels the CLI knows, one per line: name, then parameters.
     List,
+    /// Runs every row-max variant x the shape matrix x specialization on/off and compares
+    /// each result bit for bit with the CUDA reference (GPU) or the CPU (interpreter).
+    Validate(validate::ValidateArgs),
 }
 
 /// Parses the command line, runs the subcommand and maps errors to a non-zero status.
@@ -25,6 +29,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List => list::run(),
+        Command::Validate(args) => validate::run_cli(args),
     };
     match result {
         Ok(code) => code,

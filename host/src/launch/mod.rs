@@ -1,0 +1,289 @@
+//! Launching DSL kernels in the spirit of Triton's `kernel[grid](args...)`:
+//!
+//! ```ignore
+//! let k = JitKernel::new(row_max())
+//!     .constexpr("BLOCK", 1024)
+//!     .num_warps(4)
+//!     .grid(move |_meta| [n_rows as u64, 1, 1]);
+//! rt.launch(&k, &[x.into(), y.into(), Arg::Int(n_rows), Arg::Int(n_cols), Arg::Int(n_cols), Arg::Int(1)])?;
+//! ```
+//!
+//! At each launch the arguments are checked ([`checks`]), specialized from their actual
+//! values (value 1 folded, divisibility by 16, alignment of the actual address including
+//! the view offset), and the kernel is looked up by the full [`CacheKey`]: in memory
+//! (loaded module), then on disk (PTX), then compiled.
+
+mod args;
+mod checks;
+mod compile;
+
+pub use args::{Arg, TensorArg};
+pub use checks::{LaunchError, check_args, check_block, check_grid};
+pub use compile::{compile_ptx, ptx_options};
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rtriton::ir::{ParamKind, ScalarType};
+use rtriton::pipeline::trace_and_verify;
+use rtriton::spec::{SpecKey, SpecPolicy};
+use rtriton::trace::{KernelDef, TraceOptions};
+
+use crate::cache::{CacheKey, CompiledPtx, DiskCache};
+use crate::driver::{Gpu, LoadedModule, RawParam};
+use crate::error::HostError;
+
+/// The constexprs of a launch, as the grid closure sees them (`meta["BLOCK_M"]`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Meta(pub Vec<(&'static str, i64)>);
+
+impl Meta {
+    pub fn get(&self, name: &str) -> Option<i64> {
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
+}
+
+type GridFn = Arc<dyn Fn(&Meta) -> Result<[u64; 3], String> + Send + Sync>;
+
+/// A kernel with its launch configuration: constexprs, `num_warps`, the grid closure,
+/// the specialization policy and trace options.
+#[derive(Clone)]
+pub struct JitKernel {
+    pub def: KernelDef,
+    pub meta: Meta,
+    pub num_warps: u32,
+    pub spec_policy: SpecPolicy,
+    pub trace_options: TraceOptions,
+    grid: GridFn,
+}
+
+impl std::fmt::Debug for JitKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitKernel")
+            .field("kernel", &self.def.name)
+            .field("meta", &self.meta)
+            .field("num_warps", &self.num_warps)
+            .field("spec_policy", &self.spec_policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JitKernel {
+    /// `def` with no constexprs, 4 warps, Triton's specialization and a 1x1x1 grid.
+    pub fn new(def: KernelDef) -> JitKernel {
+        JitKernel {
+            def,
+            meta: Meta::default(),
+            num_warps: 4,
+            spec_policy: SpecPolicy::Triton,
+            trace_options: TraceOptions::default(),
+            grid: Arc::new(|_| Ok([1, 1, 1])),
+        }
+    }
+
+    pub fn constexpr(mut self, name: &'static str, value: i64) -> JitKernel {
+        self.meta.0.retain(|(n, _)| *n != name);
+        self.meta.0.push((name, value));
+        self
+    }
+
+    pub fn constexprs(self, values: &[(&'static str, i64)]) -> JitKernel {
+        values.iter().fold(self, |k, (n, v)| k.constexpr(n, *v))
+    }
+
+    pub fn num_warps(mut self, num_warps: u32) -> JitKernel {
+        self.num_warps = num_warps;
+        self
+    }
+
+    pub fn spec_policy(mut self, policy: SpecPolicy) -> JitKernel {
+        self.spec_policy = policy;
+        self
+    }
+
+    pub fn trace_options(mut self, options: TraceOptions) -> JitKernel {
+        self.trace_options = options;
+        self
+    }
+
+    /// The grid from the constexprs (Triton's `grid = lambda meta: (...)`).
+    pub fn grid(mut self, f: impl Fn(&Meta) -> [u64; 3] + Send + Sync + 'static) -> JitKernel {
+        self.grid = Arc::new(move |m| Ok(f(m)));
+        self
+    }
+
+    /// A grid closure that reads constexprs by name and may miss one (reported as
+    /// [`LaunchError::MissingConstexpr`]); `Err(name)` names the missing constexpr.
+    pub fn try_grid(mut self, f: impl Fn(&Meta) -> Result<[u64; 3], String> + Send + Sync + 'static) -> JitKernel {
+        self.grid = Arc::new(f);
+        self
+    }
+
+    /// Evaluates the grid closure.
+    pub fn grid_for_launch(&self) -> Result<[u64; 3], LaunchError> {
+        (self.grid)(&self.meta)
+            .map_err(|name| LaunchError::MissingConstexpr { kernel: self.def.name.to_string(), name })
+    }
+}
+
+/// Where a launch's kernel came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct CacheStats {
+    pub memory_hits: u64,
+    pub disk_hits: u64,
+    pub compiles: u64,
+}
+
+/// What one launch did (for tables and tests).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchRecord {
+    pub spec: SpecKey,
+    pub key: CacheKey,
+    pub grid: [u32; 3],
+    pub threads_per_cta: u32,
+}
+
+struct Loaded {
+    ptx: CompiledPtx,
+    module: LoadedModule,
+}
+
+/// A device plus the compiled-kernel caches: what launches go through.
+pub struct Runtime {
+    pub gpu: Gpu,
+    disk: Option<DiskCache>,
+    modules: HashMap<CacheKey, Arc<Loaded>>,
+    compiler: String,
+    pub stats: CacheStats,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("gpu", &self.gpu.info)
+            .field("disk", &self.disk)
+            .field("modules", &self.modules.len())
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+impl Runtime {
+    /// Opens device 0 with the disk cache at `cache_dir()` (see [`crate::cache::cache_dir`]).
+    pub fn new() -> Result<Runtime, HostError> {
+        Ok(Runtime::with_disk_cache(Gpu::open(0)?, DiskCache::from_env()))
+    }
+
+    pub fn with_disk_cache(gpu: Gpu, disk: Option<DiskCache>) -> Runtime {
+        Runtime {
+            gpu,
+            disk,
+            modules: HashMap::new(),
+            compiler: crate::cache::compiler_identity(),
+            stats: CacheStats::default(),
+        }
+    }
+
+    /// Checks the arguments and grid, specializes, and compiles or loads the kernel for
+    /// them, without launching (so a timed launch afterwards is the kernel only).
+    pub fn prepare(&mut self, kernel: &JitKernel, args: &[Arg<'_>]) -> Result<LaunchRecord, HostError> {
+        self.prepare_loaded(kernel, args).map(|(record, _)| record)
+    }
+
+    fn prepare_loaded(
+        &mut self,
+        kernel: &JitKernel,
+        args: &[Arg<'_>],
+    ) -> Result<(LaunchRecord, Arc<Loaded>), HostError> {
+        let def = &kernel.def;
+        check_args(def.name, &def.params, args, self.gpu.id)?;
+        let values: Vec<_> = args.iter().map(Arg::value).collect();
+        let spec = SpecKey::from_args(def.name, &def.params, &values, kernel.spec_policy).map_err(LaunchError::from)?;
+        let grid = check_grid(def.name, kernel.grid_for_launch()?, self.gpu.info.max_grid)?;
+        let key = self.key(kernel, &spec);
+        let loaded = self.load(kernel, &spec, &key)?;
+        check_block(def.name, loaded.ptx.threads_per_cta, self.gpu.info.max_threads_per_block, kernel.num_warps)?;
+        Ok((LaunchRecord { spec, key, grid, threads_per_cta: loaded.ptx.threads_per_cta }, loaded))
+    }
+
+    /// Checks, specializes, compiles (or finds in a cache) and enqueues one launch.
+    /// Does not wait: call `rt.gpu.synchronize()` (or copy results back) to see faults.
+    pub fn launch(&mut self, kernel: &JitKernel, args: &[Arg<'_>]) -> Result<LaunchRecord, HostError> {
+        let (record, loaded) = self.prepare_loaded(kernel, args)?;
+        let params = raw_params(&kernel.def.params, args);
+        // SAFETY: `check_args` matched count and types to the declaration, the PTX
+        // signature has every runtime parameter in declaration order with these types
+        // (back-end invariant), every pointer is a live buffer of this device whose view
+        // lies inside it, and the buffers are borrowed by `args` for this call.
+        unsafe {
+            loaded.module.launch(
+                &self.gpu,
+                record.grid,
+                [loaded.ptx.threads_per_cta, 1, 1],
+                loaded.ptx.dynamic_shared_bytes(),
+                &params,
+            )?;
+        }
+        Ok(record)
+    }
+
+    /// The full cache key of `kernel` under `spec`.
+    pub fn key(&self, kernel: &JitKernel, spec: &SpecKey) -> CacheKey {
+        CacheKey {
+            kernel: kernel.def.name.to_string(),
+            constexprs: kernel.meta.0.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+            spec: spec.to_string(),
+            ptx_options: format!("{:?}", ptx_options(kernel.num_warps)),
+            semantics: format!("{:?}", kernel.trace_options.semantics),
+            compiler: self.compiler.clone(),
+        }
+    }
+
+    fn load(&mut self, kernel: &JitKernel, spec: &SpecKey, key: &CacheKey) -> Result<Arc<Loaded>, HostError> {
+        if let Some(l) = self.modules.get(key) {
+            self.stats.memory_hits += 1;
+            return Ok(l.clone());
+        }
+        let ptx = match self.disk.as_ref().and_then(|d| d.get(key)) {
+            Some(ptx) => {
+                self.stats.disk_hits += 1;
+                ptx
+            }
+            None => {
+                let ptx = compile_kernel(kernel, spec)?;
+                self.stats.compiles += 1;
+                if let Some(d) = &self.disk {
+                    d.put(key, &ptx)?;
+                }
+                ptx
+            }
+        };
+        let module = LoadedModule::load(&self.gpu, &ptx.text, &ptx.entry)?;
+        let loaded = Arc::new(Loaded { ptx, module });
+        self.modules.insert(key.clone(), loaded.clone());
+        Ok(loaded)
+    }
+}
+
+/// Front end then back end for one specialization (no device needed).
+pub fn compile_kernel(kernel: &JitKernel, spec: &SpecKey) -> Result<CompiledPtx, HostError> {
+    let fe = |source| HostError::FrontEnd { kernel: kernel.def.name.to_string(), source };
+    let (ir, info) = trace_and_verify(&kernel.def, &kernel.meta.0, spec, &kernel.trace_options).map_err(fe)?;
+    compile_ptx(&ir, &info, &ptx_options(kernel.num_warps))
+}
+
+/// The parameters in PTX order: every runtime parameter, folded ones included.
+fn raw_params(params: &[rtriton::ir::ParamDecl], args: &[Arg<'_>]) -> Vec<RawParam> {
+    params
+        .iter()
+        .zip(args)
+        .map(|(p, a)| match (p.kind, a) {
+            (ParamKind::Ptr(_), Arg::Tensor(t)) => RawParam::Ptr(t.address()),
+            (ParamKind::Scalar(ScalarType::I64), Arg::Int(v)) => RawParam::I64(*v),
+            // In range: SpecKey::from_args refused i32 arguments that do not fit.
+            (ParamKind::Scalar(_), Arg::Int(v)) => RawParam::I32(*v as i32),
+            (_, Arg::F32(v)) => RawParam::F32(*v),
+            _ => unreachable!("check_args matched argument kinds to parameters"),
+        })
+        .collect()
+}

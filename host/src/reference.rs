@@ -1,0 +1,85 @@
+//! The CUDA C row-max reference (`kernels-gpu/cuda/row_max_ref.cu`), compiled at run time
+//! with NVRTC for `compute_86` and loaded as PTX (the driver JIT-compiles it for the
+//! device), launched one block per row on any view.
+
+use cudarc::nvrtc::{CompileError, CompileOptions, compile_ptx_with_opts};
+use rtriton_kernels::reference::{ROW_MAX_REF_ARCH, ROW_MAX_REF_CU, ROW_MAX_REF_ENTRY, ROW_MAX_REF_THREADS};
+
+use crate::driver::{DeviceBuffer, Gpu, LoadedModule, RawParam, nvrtc_present};
+use crate::error::HostError;
+use crate::launch::{TensorArg, check_args, check_grid};
+
+/// The reference, compiled and loaded on one device.
+#[derive(Debug)]
+pub struct RowMaxReference {
+    module: LoadedModule,
+    /// The PTX NVRTC produced (for logs and inspection).
+    pub ptx: String,
+}
+
+/// The NVRTC options: `-arch=compute_86` (PTX for sm_86, JIT-compiled on newer GPUs).
+pub fn nvrtc_options() -> CompileOptions {
+    CompileOptions {
+        arch: Some(ROW_MAX_REF_ARCH),
+        name: Some("row_max_ref.cu".into()),
+        // fmaxf must stay the IEEE maxNum the validation compares against: no fast math.
+        ftz: Some(false),
+        ..Default::default()
+    }
+}
+
+impl RowMaxReference {
+    /// Compiles the reference with NVRTC and loads it on `gpu`.
+    pub fn compile(gpu: &Gpu) -> Result<RowMaxReference, HostError> {
+        nvrtc_present()?;
+        let ptx = compile_ptx_with_opts(ROW_MAX_REF_CU, nvrtc_options()).map_err(nvrtc_error)?.to_src();
+        let module = LoadedModule::load(gpu, &ptx, ROW_MAX_REF_ENTRY)?;
+        Ok(RowMaxReference { module, ptx })
+    }
+
+    /// `y[r] = max_c x[r, c]` for the 2-D view `x` (any strides and offset) into the
+    /// contiguous `y` of `x.shape[0]` elements. Enqueues; does not wait.
+    pub fn run(&self, gpu: &Gpu, x: &TensorArg<'_>, y: &mut DeviceBuffer<f32>) -> Result<(), HostError> {
+        let kernel = ROW_MAX_REF_ENTRY;
+        assert_eq!(x.shape.len(), 2, "the reference takes a 2-D view");
+        let (n_rows, n_cols) = (x.shape[0], x.shape[1]);
+        let y_view = TensorArg::contiguous(y, &[n_rows]);
+        let params = reference_params();
+        let args = [x.clone().into(), y_view.clone().into()];
+        check_args(kernel, &params, &args, gpu.id)?;
+        if n_rows == 0 {
+            return Ok(());
+        }
+        let grid = check_grid(kernel, [n_rows as u64, 1, 1], gpu.info.max_grid)?;
+        let raw = [
+            RawParam::Ptr(x.buffer.ptr),
+            RawParam::Ptr(y_view.address()),
+            RawParam::I64(x.offset_elems as i64),
+            RawParam::I64(n_rows as i64),
+            RawParam::I64(n_cols as i64),
+            RawParam::I64(x.strides[0] as i64),
+            RawParam::I64(x.strides[1] as i64),
+        ];
+        // SAFETY: the parameters follow row_max_ref's signature (two pointers, five
+        // 64-bit integers); check_args proved both views lie inside live buffers of this
+        // device, and the kernel reads exactly the view and writes y[0..n_rows].
+        unsafe { self.module.launch(gpu, grid, [ROW_MAX_REF_THREADS, 1, 1], 0, &raw) }
+    }
+}
+
+/// The reference's two tensor parameters, for the shared argument checks.
+fn reference_params() -> Vec<rtriton::ir::ParamDecl> {
+    use rtriton::ir::ParamDecl;
+    use rtriton::lang::Ptr;
+    vec![ParamDecl::new::<Ptr<f32>>("x"), ParamDecl::new::<Ptr<f32>>("y")]
+}
+
+fn nvrtc_error(e: CompileError) -> HostError {
+    let message = match e {
+        CompileError::CompileError { nvrtc, options, log } => {
+            format!("{nvrtc:?} with options {options:?}:\n{}", log.to_string_lossy())
+        }
+        other => format!("{other:?}"),
+    };
+    HostError::Nvrtc { name: "row_max_ref.cu".into(), message }
+}

@@ -1,0 +1,189 @@
+//! `validate`: every row-max variant x the shape matrix x specialization on/off, compared
+//! bit for bit with the CUDA C reference on the GPU (and with `cpu_row_max` on small
+//! shapes), or, without a GPU, with `cpu_row_max` on the interpreter.
+//!
+//! The huge case (more than 2^31 elements, 8.6 GB) runs on the GPU only, with `--huge`.
+
+mod compare;
+mod gpu;
+mod interp;
+mod report;
+
+pub use compare::{Comparison, compare_bits};
+pub use gpu::run_gpu;
+pub use interp::run_interp;
+pub use report::{Report, render_tables};
+
+use rtriton::spec::SpecPolicy;
+use rtriton_kernels::RowMaxVariant;
+use rtriton_kernels::cases::{HUGE_CASE, RowMaxCase, SHAPE_MATRIX};
+use serde::Serialize;
+
+use crate::error::HostError;
+
+/// Views at most this large are also checked against `cpu_row_max` on the GPU.
+pub const CPU_CHECK_MAX_ELEMS: usize = 1 << 24;
+
+/// Which back end runs the kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendChoice {
+    /// The GPU when a CUDA driver and device are found, else the interpreter.
+    Auto,
+    Gpu,
+    Interp,
+}
+
+/// What `validate` runs.
+#[derive(Clone, Debug)]
+pub struct ValidateOptions {
+    pub variants: Vec<RowMaxVariant>,
+    pub cases: Vec<RowMaxCase>,
+    pub policies: Vec<SpecPolicy>,
+    /// Adds [`HUGE_CASE`] on the GPU.
+    pub huge: bool,
+    pub backend: BackendChoice,
+    pub progress: bool,
+}
+
+impl Default for ValidateOptions {
+    fn default() -> Self {
+        ValidateOptions {
+            variants: RowMaxVariant::ALL.to_vec(),
+            cases: SHAPE_MATRIX.to_vec(),
+            policies: vec![SpecPolicy::Triton, SpecPolicy::Off],
+            huge: false,
+            backend: BackendChoice::Auto,
+            progress: true,
+        }
+    }
+}
+
+impl ValidateOptions {
+    /// The cases to run on the GPU (the matrix plus the huge case when asked).
+    pub fn gpu_cases(&self) -> Vec<RowMaxCase> {
+        let mut cases = self.cases.clone();
+        if self.huge {
+            cases.push(HUGE_CASE);
+        }
+        cases
+    }
+}
+
+/// How one run ended.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every row equal, bit for bit, to every reference it was compared with.
+    Match,
+    /// Some rows differ.
+    Mismatch { detail: String },
+    /// Refused at launch as expected (e.g. an overflow guard); counts as a pass.
+    RefusedAsExpected { reason: String },
+    /// Not run, with the reason (not a failure).
+    Skipped { reason: String },
+    /// Failed to compile, launch or run.
+    Error { message: String },
+}
+
+impl Outcome {
+    pub fn is_failure(&self) -> bool {
+        matches!(self, Outcome::Mismatch { .. } | Outcome::Error { .. })
+    }
+
+    pub fn label(&self) -> String {
+        match self {
+            Outcome::Match => "ok".into(),
+            Outcome::Mismatch { detail } => format!("MISMATCH: {detail}"),
+            Outcome::RefusedAsExpected { reason } => format!("refused (expected): {reason}"),
+            Outcome::Skipped { reason } => format!("skipped: {reason}"),
+            Outcome::Error { message } => format!("ERROR: {message}"),
+        }
+    }
+}
+
+/// One variant x case x specialization.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CaseResult {
+    pub case: String,
+    /// `"row_max"`, ..., or `"cuda_reference"` for the reference checked against the CPU.
+    pub variant: String,
+    pub n_rows: usize,
+    pub n_cols: usize,
+    pub stride_row: usize,
+    pub stride_col: usize,
+    pub offset: usize,
+    /// `"on"` (Triton's rules) or `"off"`.
+    pub specialization: String,
+    /// The specialization key the launch computed (empty when not launched).
+    pub spec_key: String,
+    /// Compared with the CUDA reference: `Some(true)` equal, `Some(false)` different.
+    pub vs_reference: Option<bool>,
+    /// Compared with `cpu_row_max`.
+    pub vs_cpu: Option<bool>,
+    /// Kernel time from CUDA events (GPU only).
+    pub time_ms: Option<f32>,
+    pub outcome: Outcome,
+}
+
+impl CaseResult {
+    pub(crate) fn new(case: &RowMaxCase, variant: &str, policy: Option<SpecPolicy>) -> CaseResult {
+        let l = case.layout();
+        CaseResult {
+            case: case.name.to_string(),
+            variant: variant.to_string(),
+            n_rows: case.n_rows,
+            n_cols: case.n_cols,
+            stride_row: l.stride_row,
+            stride_col: l.stride_col,
+            offset: l.offset,
+            specialization: policy.map_or("-".into(), policy_name),
+            spec_key: String::new(),
+            vs_reference: None,
+            vs_cpu: None,
+            time_ms: None,
+            outcome: Outcome::Skipped { reason: "not run".into() },
+        }
+    }
+}
+
+pub fn policy_name(p: SpecPolicy) -> String {
+    match p {
+        SpecPolicy::Triton => "on".into(),
+        SpecPolicy::Off => "off".into(),
+    }
+}
+
+/// Runs the validation on the chosen back end. `Auto` falls back to the interpreter
+/// only when there is no GPU (no driver or no device), and the report says so.
+pub fn run(options: &ValidateOptions) -> Result<Report, HostError> {
+    match options.backend {
+        BackendChoice::Interp => Ok(run_interp(options, None)),
+        BackendChoice::Gpu => run_gpu(options),
+        BackendChoice::Auto => match run_gpu(options) {
+            Err(e) if e.is_no_gpu() => Ok(run_interp(options, Some(e.to_string()))),
+            other => other,
+        },
+    }
+}
+
+/// The constexprs and grid a variant launches with on a case.
+pub(crate) fn launch_shape(variant: RowMaxVariant, case: &RowMaxCase) -> (Vec<(&'static str, i64)>, u64) {
+    let constexprs = variant.constexprs_for(case.n_rows, case.n_cols);
+    let grid = variant.grid(case.n_rows, &constexprs) as u64;
+    (constexprs, grid)
+}
+
+/// Why `row_max_i32` is not run on a case whose offsets pass `i32::MAX`, until the launch
+/// overflow guard lands; `None` when the case is safe for it.
+pub(crate) fn i32_overflow_skip(variant: RowMaxVariant, case: &RowMaxCase) -> Option<String> {
+    let l = case.layout();
+    let last = l.offset + (case.n_rows.max(1) - 1) * l.stride_row + (case.n_cols.max(1) - 1) * l.stride_col;
+    (!variant.promotes_to_i64() && last > i32::MAX as usize).then(|| {
+        format!(
+            "{} computes offsets in i32 and element {last} is past 2^31-1; the launch overflow guard that refuses \
+             it is not in this build yet, so it is not run",
+            variant.name()
+        )
+    })
+}
