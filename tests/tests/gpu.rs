@@ -1,0 +1,208 @@
+//! GPU suite: the row-max family on the device against the CUDA C reference (bit for bit)
+//! and the CPU, over the shared shape matrix, plus the launch API's checks and caches.
+//!
+//! Without a CUDA driver (CI) every test prints `skipped: no CUDA driver found: ...` and
+//! returns; on the GPU machine they all run (see docs/results/ for runs on the H200).
+
+use rstest::rstest;
+use rtriton::spec::SpecPolicy;
+use rtriton_host::HostError;
+use rtriton_host::cache::DiskCache;
+use rtriton_host::driver::{DeviceBuffer, Gpu};
+use rtriton_host::launch::{Arg, JitKernel, LaunchError, Runtime, TensorArg};
+use rtriton_host::validate::{ValidateOptions, render_tables, run_gpu};
+use rtriton_kernels::RowMaxVariant;
+use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
+
+/// The GPU, or `None` after printing why the test is skipped.
+fn gpu_or_skip() -> Option<Gpu> {
+    match Gpu::open(0) {
+        Ok(gpu) => Some(gpu),
+        Err(e) if e.is_no_gpu() => {
+            println!("skipped: {e}");
+            None
+        }
+        Err(e) => panic!("a CUDA driver is present but the GPU could not be opened: {e}"),
+    }
+}
+
+fn case(name: &str) -> RowMaxCase {
+    *SHAPE_MATRIX.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no case `{name}` in SHAPE_MATRIX"))
+}
+
+/// Runs `variants` (both specializations) on one case through `validate` and asserts
+/// every row is bit-identical to the reference and the CPU (the reference itself is
+/// always checked against the CPU).
+fn check_case(name: &str, variants: &[RowMaxVariant]) {
+    if gpu_or_skip().is_none() {
+        return;
+    }
+    let options = ValidateOptions {
+        variants: variants.to_vec(),
+        cases: vec![case(name)],
+        policies: vec![SpecPolicy::Triton, SpecPolicy::Off],
+        progress: false,
+        ..Default::default()
+    };
+    let report = run_gpu(&options).expect("the GPU run starts");
+    println!("{}\n{}", report.heading(), render_tables(&report.results));
+    assert!(report.ok(), "{}", report.summary());
+    assert!(report.passed > 0, "nothing ran: {}", report.summary());
+}
+
+#[rstest]
+fn cuda_reference_matches_the_cpu(
+    #[values(
+        "1x1",
+        "single_row",
+        "single_column",
+        "non_pow2",
+        "narrower_than_warp",
+        "wider_than_block",
+        "every_other_column",
+        "transposed",
+        "offset_base",
+        "aligned_pow2",
+        "odd_small",
+        "tall_narrow",
+        "all_negative",
+        "all_neg_inf",
+        "nan_rows",
+        "signed_zeros"
+    )]
+    name: &str,
+) {
+    check_case(name, &[]);
+}
+
+#[rstest]
+fn variant_matches_the_reference(
+    #[values(
+        RowMaxVariant::RowMax,
+        RowMaxVariant::RowMaxLoop,
+        RowMaxVariant::RowMax2d,
+        RowMaxVariant::SkillPort,
+        RowMaxVariant::FixedPort,
+        RowMaxVariant::RowMaxI32
+    )]
+    variant: RowMaxVariant,
+    #[values(
+        "1x1",
+        "single_row",
+        "single_column",
+        "non_pow2",
+        "narrower_than_warp",
+        "wider_than_block",
+        "every_other_column",
+        "transposed",
+        "offset_base",
+        "aligned_pow2",
+        "odd_small",
+        "tall_narrow",
+        "all_negative",
+        "all_neg_inf",
+        "nan_rows",
+        "signed_zeros"
+    )]
+    name: &str,
+) {
+    check_case(name, &[variant]);
+}
+
+#[test]
+fn the_value_lists_cover_the_whole_matrix() {
+    let src = include_str!("gpu.rs");
+    for c in SHAPE_MATRIX {
+        let quoted = format!("\"{}\"", c.name);
+        assert_eq!(src.matches(&quoted).count(), 2, "case `{}` is missing from a #[values] list", c.name);
+    }
+}
+
+fn row_max_kernel(n_rows: usize, n_cols: usize) -> JitKernel {
+    let v = RowMaxVariant::RowMax;
+    JitKernel::new(v.def()).constexprs(&v.constexprs_for(n_rows, n_cols)).grid(move |_| [n_rows as u64, 1, 1])
+}
+
+fn row_max_args<'a>(x: TensorArg<'a>, y: TensorArg<'a>, n_rows: usize, n_cols: usize) -> Vec<Arg<'a>> {
+    let s = x.strides.clone();
+    vec![
+        x.into(),
+        y.into(),
+        Arg::Int(n_rows as i64),
+        Arg::Int(n_cols as i64),
+        Arg::Int(s[0] as i64),
+        Arg::Int(s[1] as i64),
+    ]
+}
+
+fn launch_error<T: std::fmt::Debug>(r: Result<T, HostError>) -> LaunchError {
+    match r {
+        Err(HostError::Launch(e)) => e,
+        other => panic!("expected a launch error, got {other:?}"),
+    }
+}
+
+#[test]
+fn launch_checks_refuse_bad_arguments_before_the_driver() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let x = DeviceBuffer::from_host(&gpu, &[1.0f32; 32]).unwrap();
+    let y = DeviceBuffer::<f32>::zeros(&gpu, 4).unwrap();
+    let other = Gpu::open(0).unwrap();
+    let foreign = DeviceBuffer::from_host(&other, &[1.0f32; 32]).unwrap();
+    let mut rt = Runtime::with_disk_cache(gpu, None);
+    let k = row_max_kernel(4, 8);
+    let xv = || TensorArg::contiguous(&x, &[4, 8]);
+    let yv = || TensorArg::contiguous(&y, &[4]);
+
+    let e = launch_error(rt.launch(&k, &row_max_args(xv(), yv(), 4, 8)[..5]));
+    assert!(matches!(e, LaunchError::ArgCount { expected: 6, got: 5, .. }), "{e}");
+    let mut wrong = row_max_args(xv(), yv(), 4, 8);
+    wrong[2] = Arg::F32(4.0);
+    assert!(matches!(launch_error(rt.launch(&k, &wrong)), LaunchError::ArgType { .. }));
+    let e = launch_error(rt.launch(&k, &row_max_args(TensorArg::contiguous(&foreign, &[4, 8]), yv(), 4, 8)));
+    assert!(matches!(e, LaunchError::ForeignPointer { .. }), "{e}");
+    assert!(e.to_string().starts_with("kernel `row_max`"), "{e}");
+    let e = launch_error(rt.launch(&k, &row_max_args(xv().with_offset(3), yv(), 4, 8)));
+    assert!(matches!(e, LaunchError::ViewOutOfBounds { .. }), "{e}");
+    let zero = row_max_kernel(4, 8).grid(|_| [0, 1, 1]);
+    assert!(matches!(launch_error(rt.launch(&zero, &row_max_args(xv(), yv(), 4, 8))), LaunchError::GridZero { .. }));
+    let too_big = row_max_kernel(4, 8).grid(|_| [1, 1 << 20, 1]);
+    let e = launch_error(rt.launch(&too_big, &row_max_args(xv(), yv(), 4, 8)));
+    assert!(matches!(e, LaunchError::GridTooLarge { .. }), "{e}");
+    assert_eq!(rt.stats.compiles, 0, "nothing is compiled for refused launches");
+}
+
+#[test]
+fn kernels_are_cached_in_memory_and_on_disk() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let dir = std::env::temp_dir().join(format!("rtriton-gpu-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let x = DeviceBuffer::from_host(&gpu, &(0..64).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
+    let y = DeviceBuffer::<f32>::zeros(&gpu, 7).unwrap();
+    let mut rt = Runtime::with_disk_cache(gpu, Some(DiskCache::new(&dir)));
+    let k = row_max_kernel(7, 8);
+    let view = |offset: usize| TensorArg::new(&x, &[7, 8], &[8, 1]).with_offset(offset);
+    let yv = || TensorArg::contiguous(&y, &[7]);
+
+    let a = rt.launch(&k, &row_max_args(view(0), yv(), 7, 8)).unwrap();
+    let b = rt.launch(&k, &row_max_args(view(0), yv(), 7, 8)).unwrap();
+    assert_eq!((rt.stats.compiles, rt.stats.memory_hits), (1, 1));
+    assert_eq!(a.key, b.key);
+    // One element further in, the pointer is no longer 16-byte aligned: another key.
+    let c = rt.launch(&k, &row_max_args(view(1), yv(), 7, 8)).unwrap();
+    assert_ne!(c.key, a.key);
+    assert!(c.spec.to_string().starts_with("x_ptr:*f32:-"), "{}", c.spec);
+    assert_eq!(rt.stats.compiles, 2);
+    let got = y.to_host(&rt.gpu).unwrap();
+    assert_eq!(got, [8.0, 16.0, 24.0, 32.0, 40.0, 48.0, 56.0]);
+
+    // A fresh runtime on the same cache folder (as a second process would) loads the PTX.
+    let gpu2 = Gpu::open(0).unwrap();
+    let x2 = DeviceBuffer::from_host(&gpu2, &[0.0f32; 64]).unwrap();
+    let y2 = DeviceBuffer::<f32>::zeros(&gpu2, 7).unwrap();
+    let mut rt2 = Runtime::with_disk_cache(gpu2, Some(DiskCache::new(&dir)));
+    let args = row_max_args(TensorArg::new(&x2, &[7, 8], &[8, 1]), TensorArg::contiguous(&y2, &[7]), 7, 8);
+    rt2.launch(&k, &args).unwrap();
+    assert_eq!((rt2.stats.compiles, rt2.stats.disk_hits), (0, 1));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
