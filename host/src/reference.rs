@@ -28,11 +28,16 @@ pub fn nvrtc_options() -> CompileOptions {
     }
 }
 
+/// Compiles the reference to PTX with NVRTC (no GPU needed, only libnvrtc).
+pub fn compile_reference_ptx() -> Result<String, HostError> {
+    nvrtc_present()?;
+    Ok(compile_ptx_with_opts(ROW_MAX_REF_CU, nvrtc_options()).map_err(nvrtc_error)?.to_src())
+}
+
 impl RowMaxReference {
     /// Compiles the reference with NVRTC and loads it on `gpu`.
     pub fn compile(gpu: &Gpu) -> Result<RowMaxReference, HostError> {
-        nvrtc_present()?;
-        let ptx = compile_ptx_with_opts(ROW_MAX_REF_CU, nvrtc_options()).map_err(nvrtc_error)?.to_src();
+        let ptx = compile_reference_ptx()?;
         let module = LoadedModule::load(gpu, &ptx, ROW_MAX_REF_ENTRY)?;
         Ok(RowMaxReference { module, ptx })
     }
@@ -82,4 +87,31 @@ fn nvrtc_error(e: CompileError) -> HostError {
         other => format!("{other:?}"),
     };
     HostError::Nvrtc { name: "row_max_ref.cu".into(), message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs wherever libnvrtc loads (the GPU machine; locally with NVRTC from PyPI on
+    /// LD_LIBRARY_PATH); elsewhere prints why it is skipped.
+    #[test]
+    fn nvrtc_compiles_the_reference_for_sm_86_with_the_shuffle_ladder() {
+        let ptx = match compile_reference_ptx() {
+            Ok(ptx) => ptx,
+            Err(e @ HostError::NoNvrtc(_)) => {
+                println!("skipped: {e}");
+                return;
+            }
+            Err(e) => panic!("{e}"),
+        };
+        if let Some(path) = std::env::var_os("RTRITON_DUMP_REF_PTX") {
+            std::fs::write(path, &ptx).unwrap();
+        }
+        assert!(ptx.contains(".target sm_86"), "{ptx}");
+        assert!(ptx.contains(&format!(".entry {ROW_MAX_REF_ENTRY}(")), "{ptx}");
+        assert_eq!(ptx.matches("shfl.sync.down.b32").count(), 10, "two ladders of five shuffles:\n{ptx}");
+        assert!(ptx.contains("bar.sync"), "{ptx}");
+        assert!(ptx.contains("max.f32"), "{ptx}");
+    }
 }
