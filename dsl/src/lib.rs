@@ -8,6 +8,7 @@
 //! This crate has no CUDA dependency (an architecture invariant): it builds and tests on
 //! machines without a GPU.
 
+pub mod backend;
 pub mod diag;
 pub mod ir;
 pub mod lang;
