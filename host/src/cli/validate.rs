@@ -29,6 +29,10 @@ pub struct ValidateArgs {
     /// Only specialization on (`on`) or off (`off`); default both.
     #[arg(long, value_parser = ["on", "off"])]
     pub spec: Option<String>,
+    /// Run only the CUDA reference against the CPU (no DSL kernels): checks the driver
+    /// layer and NVRTC on a new machine.
+    #[arg(long, conflicts_with = "variants")]
+    pub reference_only: bool,
     /// Also write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -40,6 +44,11 @@ pub struct ValidateArgs {
 pub fn run_cli(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     let options = options(&args)?;
     let report = run(&options).context("validate could not start")?;
+    anyhow::ensure!(
+        !args.reference_only || report.backend == "gpu",
+        "--reference-only runs the CUDA reference, which needs a GPU: {}",
+        report.fallback_reason.as_deref().unwrap_or("the GPU was not used")
+    );
     println!("{}", report.heading());
     if options.huge && report.backend != "gpu" {
         println!("the huge case needs a GPU: not run");
@@ -73,6 +82,9 @@ fn options(args: &ValidateArgs) -> anyhow::Result<ValidateOptions> {
             SHAPE_MATRIX.iter().copied().filter(|c| args.cases.iter().any(|t| c.name.contains(t.as_str()))).collect();
         o.huge = o.huge || args.cases.iter().any(|t| "huge".contains(t.as_str()) && !t.is_empty());
         anyhow::ensure!(!o.cases.is_empty() || o.huge, "no case name contains {:?}", args.cases);
+    }
+    if args.reference_only {
+        o.variants.clear();
     }
     if let Some(s) = &args.spec {
         o.policies = vec![if s == "on" { SpecPolicy::Triton } else { SpecPolicy::Off }];

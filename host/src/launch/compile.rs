@@ -1,32 +1,22 @@
-//! The compile step of a launch: front end (specialize, trace, verify) then the PTX back
-//! end. The one place the host calls the back end.
+//! The compile step of a launch: the PTX back end on a traced, verified kernel. The one
+//! place the host calls the back end.
 
+use rtriton::backend::ptx::{self, PtxOptions};
 use rtriton::ir::Kernel;
 use rtriton::verify::KernelInfo;
 
 use crate::cache::CompiledPtx;
 use crate::error::HostError;
 
-/// The PTX options a launch compiles with (`num_warps` from the launch, the rest default:
-/// `.target sm_86`, `.version 7.8`).
-pub fn ptx_options(num_warps: u32) -> PtxOptionsStandIn {
-    PtxOptionsStandIn { num_warps }
-}
-
-/// Until the PTX back end is merged: the options it will take.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PtxOptionsStandIn {
-    pub num_warps: u32,
+/// The PTX options a launch compiles with: `num_warps` from the launch, the rest the back
+/// end's defaults (`.target sm_86`, `.version 7.8`; newer GPUs JIT-compile it).
+pub fn ptx_options(num_warps: u32) -> PtxOptions {
+    PtxOptions { num_warps, ..PtxOptions::default() }
 }
 
 /// Lowers a traced, verified kernel to PTX.
-pub fn compile_ptx(
-    kernel: &Kernel,
-    _info: &KernelInfo,
-    _options: &PtxOptionsStandIn,
-) -> Result<CompiledPtx, HostError> {
-    Err(HostError::Ptx {
-        kernel: kernel.name.clone(),
-        message: "the ptx back end is not merged into this build yet".into(),
-    })
+pub fn compile_ptx(kernel: &Kernel, info: &KernelInfo, options: &PtxOptions) -> Result<CompiledPtx, HostError> {
+    let p = ptx::compile(kernel, info, options)
+        .map_err(|e| HostError::Ptx { kernel: kernel.name.clone(), message: e.to_string() })?;
+    Ok(CompiledPtx { text: p.text, entry: p.entry, threads_per_cta: p.threads_per_cta, shared_bytes: p.shared_bytes })
 }

@@ -112,7 +112,7 @@ pub fn render_tables(results: &[CaseResult]) -> String {
                 Cell::new(format!("{}x{}", r.n_rows, r.n_cols)),
                 Cell::new(format!("({}, {})+{}", r.stride_row, r.stride_col, r.offset)),
                 Cell::new(&r.specialization),
-                Cell::new(&r.spec_key),
+                Cell::new(compact_key(&r.spec_key)),
                 Cell::new(yes_no(r.vs_reference)),
                 Cell::new(yes_no(r.vs_cpu)),
                 Cell::new(r.time_ms.map_or(String::new(), |t| format!("{t:.3}"))),
@@ -124,4 +124,17 @@ pub fn render_tables(results: &[CaseResult]) -> String {
         start = end;
     }
     out
+}
+
+/// `x_ptr:*f32:D16, n_cols:i32:-` as `x_ptr:D16 n_cols:-` (the types are the kernel's).
+fn compact_key(key: &str) -> String {
+    key.split(", ")
+        .filter_map(|part| {
+            let mut it = part.split(':');
+            let name = it.next()?;
+            let spec = it.last()?;
+            Some(format!("{name}:{spec}"))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
