@@ -114,7 +114,7 @@ fn the_value_lists_cover_the_whole_matrix() {
     let src = include_str!("gpu.rs");
     for c in SHAPE_MATRIX {
         let quoted = format!("\"{}\"", c.name);
-        assert_eq!(src.matches(&quoted).count(), 2, "case `{}` is missing from a #[values] list", c.name);
+        assert_eq!(src.matches(&quoted).count(), 3, "case `{}` is missing from a #[values] list", c.name);
     }
 }
 
@@ -204,5 +204,125 @@ fn kernels_are_cached_in_memory_and_on_disk() {
     let args = row_max_args(TensorArg::new(&x2, &[7, 8], &[8, 1]), TensorArg::contiguous(&y2, &[7]), 7, 8);
     rt2.launch(&k, &args).unwrap();
     assert_eq!((rt2.stats.compiles, rt2.stats.disk_hits), (0, 1));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A hand-written PTX `row_max` with the back end's signature (every runtime parameter in
+/// declaration order: two `.u64` pointers, four `.u32` integers): thread 0 of each CTA
+/// walks its row in column order with `max.f32`. It lets this suite drive the whole
+/// launch path (checks, specialization, cache key, disk cache, module load, raw
+/// parameters, grid) independently of the PTX back end.
+const HAND_WRITTEN_ROW_MAX: &str = r#".version 7.8
+.target sm_86
+.address_size 64
+
+.visible .entry row_max(
+    .param .u64 x_ptr,
+    .param .u64 y_ptr,
+    .param .u32 n_rows,
+    .param .u32 n_cols,
+    .param .u32 stride_row,
+    .param .u32 stride_col
+)
+.maxntid 128, 1, 1
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<10>;
+    .reg .f32 %f<3>;
+
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra DONE;
+    ld.param.u64 %rd1, [x_ptr];
+    ld.param.u64 %rd2, [y_ptr];
+    ld.param.u32 %r2, [n_cols];
+    ld.param.u32 %r3, [stride_row];
+    ld.param.u32 %r4, [stride_col];
+    cvta.to.global.u64 %rd1, %rd1;
+    cvta.to.global.u64 %rd2, %rd2;
+    mov.u32 %r5, %ctaid.x;
+    mul.wide.s32 %rd3, %r5, %r3;
+    shl.b64 %rd3, %rd3, 2;
+    add.s64 %rd4, %rd1, %rd3;
+    mul.wide.s32 %rd5, %r4, 4;
+    mov.f32 %f1, 0fFF800000;
+    mov.u32 %r6, 0;
+LOOP:
+    setp.ge.s32 %p2, %r6, %r2;
+    @%p2 bra STORE;
+    ld.global.f32 %f2, [%rd4];
+    max.f32 %f1, %f1, %f2;
+    add.s64 %rd4, %rd4, %rd5;
+    add.s32 %r6, %r6, 1;
+    bra.uni LOOP;
+STORE:
+    mul.wide.u32 %rd6, %r5, 4;
+    add.s64 %rd7, %rd2, %rd6;
+    st.global.f32 [%rd7], %f1;
+DONE:
+    ret;
+}
+"#;
+
+#[rstest]
+fn the_launch_path_runs_ptx_from_the_disk_cache_on_every_view(
+    #[values(
+        "1x1",
+        "single_row",
+        "single_column",
+        "non_pow2",
+        "narrower_than_warp",
+        "wider_than_block",
+        "every_other_column",
+        "transposed",
+        "offset_base",
+        "aligned_pow2",
+        "odd_small",
+        "tall_narrow",
+        "all_negative",
+        "all_neg_inf",
+        "nan_rows",
+        "signed_zeros"
+    )]
+    name: &str,
+) {
+    use rtriton_host::cache::CompiledPtx;
+    use rtriton_kernels::cpu_row_max;
+
+    let Some(gpu) = gpu_or_skip() else { return };
+    let c = case(name);
+    let l = c.layout();
+    let host_x = c.input();
+    let x = DeviceBuffer::from_host(&gpu, &host_x).unwrap();
+    let y = DeviceBuffer::<f32>::zeros(&gpu, c.n_rows).unwrap();
+    let dir = std::env::temp_dir().join(format!("rtriton-gpu-seeded-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let disk = DiskCache::new(&dir);
+    let mut rt = Runtime::with_disk_cache(gpu, Some(disk.clone()));
+
+    let k = row_max_kernel(c.n_rows, c.n_cols);
+    let xv = TensorArg::new(&x, &[c.n_rows, c.n_cols], &[l.stride_row as isize, l.stride_col as isize])
+        .with_offset(l.offset);
+    let args = row_max_args(xv, TensorArg::contiguous(&y, &[c.n_rows]), c.n_rows, c.n_cols);
+    let values: Vec<_> = args.iter().map(Arg::value).collect();
+    let spec = rtriton::spec::SpecKey::from_args("row_max", &k.def.params, &values, SpecPolicy::Triton).unwrap();
+    let ptx = CompiledPtx {
+        text: HAND_WRITTEN_ROW_MAX.into(),
+        entry: "row_max".into(),
+        threads_per_cta: 128,
+        shared_bytes: 0,
+    };
+    disk.put(&rt.key(&k, &spec), &ptx).unwrap();
+
+    let first = rt.launch(&k, &args).unwrap();
+    let second = rt.launch(&k, &args).unwrap();
+    assert_eq!((rt.stats.compiles, rt.stats.disk_hits, rt.stats.memory_hits), (0, 1, 1));
+    assert_eq!(first.spec, spec);
+    assert_eq!(second.grid, [c.n_rows as u32, 1, 1]);
+    let got = y.to_host(&rt.gpu).unwrap();
+    let want = cpu_row_max(&host_x, l.offset, c.n_rows, c.n_cols, l.stride_row as isize, l.stride_col as isize, false);
+    let same = got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits());
+    assert!(same, "{name}: got {got:?}\nwant {want:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
