@@ -132,7 +132,7 @@ fn compact_key(key: &str) -> String {
         .filter_map(|part| {
             let mut it = part.split(':');
             let name = it.next()?;
-            let spec = it.last()?;
+            let spec = it.next_back()?;
             Some(format!("{name}:{spec}"))
         })
         .collect::<Vec<_>>()
