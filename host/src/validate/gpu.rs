@@ -122,8 +122,13 @@ fn run_variant(
     r: &mut CaseResult,
 ) -> Result<Vec<f32>, HostError> {
     let l = case.layout();
-    let (constexprs, grid) = launch_shape(variant, case);
-    let kernel = JitKernel::new(variant.def()).constexprs(&constexprs).spec_policy(policy).grid(move |_| [grid, 1, 1]);
+    let shape = launch_shape(variant, case);
+    let grid = shape.grid;
+    let kernel = JitKernel::new(variant.def())
+        .constexprs(&shape.constexprs)
+        .num_warps(shape.num_warps)
+        .spec_policy(policy)
+        .grid(move |_| [grid, 1, 1]);
     y.fill_bytes(&rt.gpu, 0xff)?;
     let xv = TensorArg::new(x, &[case.n_rows, case.n_cols], &[l.stride_row as isize, l.stride_col as isize])
         .with_offset(l.offset);

@@ -1,12 +1,14 @@
 //! The interpreter run (no GPU): every variant x case x specialization on the CPU
 //! interpreter, compared bit for bit with `cpu_row_max`. The huge case is not run.
 
+use rtriton::interp;
 use rtriton::pipeline::specialize_and_trace;
 use rtriton::spec::{ArgValue, SpecKey, SpecPolicy};
 use rtriton::trace::TraceOptions;
 use rtriton_kernels::cases::RowMaxCase;
 use rtriton_kernels::{RowMaxVariant, cpu_row_max};
 
+use super::LaunchShape;
 use super::{CaseResult, Outcome, Report, ValidateOptions, compare_bits, i32_overflow_skip, launch_shape};
 use crate::launch::CacheStats;
 
@@ -59,8 +61,8 @@ fn run_one(
 ) -> Result<Vec<f32>, String> {
     let l = case.layout();
     let def = variant.def();
-    let (constexprs, grid) = launch_shape(variant, case);
-    let mut mem = interp_backend::Memory::new();
+    let LaunchShape { constexprs, grid, .. } = launch_shape(variant, case);
+    let mut mem = interp::Memory::new();
     let x_addr = mem.alloc_f32(x);
     let y_addr = mem.alloc_f32(&vec![f32::from_bits(u32::MAX); case.n_rows]);
     let args = [
@@ -75,32 +77,6 @@ fn run_one(
     r.spec_key = spec.to_string();
     let (kernel, _info) =
         specialize_and_trace(&def, &constexprs, &args, policy, &TraceOptions::default()).map_err(|e| e.to_string())?;
-    interp_backend::run(&kernel, [grid as u32, 1, 1], &args, &mut mem).map_err(|e| e.to_string())?;
-    Ok(mem.read_f32(y_addr, case.n_rows))
-}
-
-/// Until the interpreter branch is merged: the API it will provide, refusing to run.
-mod interp_backend {
-    use rtriton::ir::Kernel;
-    use rtriton::spec::ArgValue;
-
-    #[derive(Debug, Default)]
-    pub struct Memory(Vec<Vec<f32>>);
-
-    impl Memory {
-        pub fn new() -> Memory {
-            Memory::default()
-        }
-        pub fn alloc_f32(&mut self, data: &[f32]) -> u64 {
-            self.0.push(data.to_vec());
-            (self.0.len() as u64) << 32
-        }
-        pub fn read_f32(&self, addr: u64, n: usize) -> Vec<f32> {
-            self.0[(addr >> 32) as usize - 1][..n].to_vec()
-        }
-    }
-
-    pub fn run(_kernel: &Kernel, _grid: [u32; 3], _args: &[ArgValue], _mem: &mut Memory) -> Result<(), String> {
-        Err("the interpreter is not merged into this build yet".into())
-    }
+    interp::run(&kernel, [grid as u32, 1, 1], &args, &mut mem).map_err(|e| e.to_string())?;
+    mem.read_f32(y_addr, case.n_rows).map_err(|e| e.to_string())
 }

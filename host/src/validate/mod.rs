@@ -168,11 +168,27 @@ pub fn run(options: &ValidateOptions) -> Result<Report, HostError> {
     }
 }
 
-/// The constexprs and grid a variant launches with on a case.
-pub(crate) fn launch_shape(variant: RowMaxVariant, case: &RowMaxCase) -> (Vec<(&'static str, i64)>, u64) {
+/// How a variant is launched on a case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchShape {
+    pub constexprs: Vec<(&'static str, i64)>,
+    pub grid: u64,
+    pub num_warps: u32,
+}
+
+/// The constexprs, grid and warps a variant launches with on a case. Warps follow
+/// Triton's softmax tutorial: 4, 8 from 2048 elements per block, 16 from 4096, so a
+/// single-block row of 32768 elements keeps 64 registers per thread per block value.
+pub fn launch_shape(variant: RowMaxVariant, case: &RowMaxCase) -> LaunchShape {
     let constexprs = variant.constexprs_for(case.n_rows, case.n_cols);
     let grid = variant.grid(case.n_rows, &constexprs) as u64;
-    (constexprs, grid)
+    let block_elems: i64 = constexprs.iter().map(|(_, v)| *v).product();
+    let num_warps = match block_elems {
+        ..2048 => 4,
+        2048..4096 => 8,
+        _ => 16,
+    };
+    LaunchShape { constexprs, grid, num_warps }
 }
 
 /// Why `row_max_i32` is not run on a case whose offsets pass `i32::MAX`, until the launch
@@ -187,4 +203,60 @@ pub(crate) fn i32_overflow_skip(variant: RowMaxVariant, case: &RowMaxCase) -> Op
             variant.name()
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use rtriton::spec::{ArgValue, SpecKey};
+    use rtriton_kernels::RowMaxVariant;
+    use rtriton_kernels::cases::{HUGE_CASE, SHAPE_MATRIX};
+
+    use super::*;
+    use crate::launch::{JitKernel, compile_kernel};
+
+    /// Every launch `validate` makes (the huge case included) compiles to PTX whose entry
+    /// and CTA size the launch uses; no GPU needed.
+    #[test]
+    fn every_validate_launch_compiles_to_ptx() {
+        let mut failures = Vec::new();
+        for case in SHAPE_MATRIX.iter().chain([&HUGE_CASE]) {
+            let l = case.layout();
+            for variant in RowMaxVariant::ALL {
+                for policy in [SpecPolicy::Triton, SpecPolicy::Off] {
+                    let shape = launch_shape(variant, case);
+                    let kernel = JitKernel::new(variant.def())
+                        .constexprs(&shape.constexprs)
+                        .num_warps(shape.num_warps)
+                        .spec_policy(policy);
+                    let args = [
+                        ArgValue::Ptr(0x7f00_0000_0000 + 4 * l.offset as u64),
+                        ArgValue::Ptr(0x7f10_0000_0000),
+                        ArgValue::Int(case.n_rows as i64),
+                        ArgValue::Int(case.n_cols as i64),
+                        ArgValue::Int(l.stride_row as i64),
+                        ArgValue::Int(l.stride_col as i64),
+                    ];
+                    let spec = SpecKey::from_args(variant.name(), &kernel.def.params, &args, policy).unwrap();
+                    match compile_kernel(&kernel, &spec) {
+                        Ok(ptx) => {
+                            assert!(ptx.text.contains(&format!(".entry {}(", ptx.entry)), "{}", ptx.text);
+                            assert_eq!(ptx.threads_per_cta, shape.num_warps * 32);
+                        }
+                        Err(e) => failures.push(format!("{} {} {policy:?}: {e}", variant.name(), case.name)),
+                    }
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn warps_grow_with_the_block() {
+        let case = |n_cols| RowMaxCase { n_cols, ..SHAPE_MATRIX[0] };
+        assert_eq!(launch_shape(RowMaxVariant::RowMax, &case(1000)).num_warps, 4);
+        assert_eq!(launch_shape(RowMaxVariant::RowMax, &case(3000)).num_warps, 16);
+        assert_eq!(launch_shape(RowMaxVariant::RowMax, &case(2048)).num_warps, 8);
+        assert_eq!(launch_shape(RowMaxVariant::RowMax, &HUGE_CASE).num_warps, 16);
+        assert_eq!(launch_shape(RowMaxVariant::RowMax2d, &HUGE_CASE).num_warps, 4);
+    }
 }
