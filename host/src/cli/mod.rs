@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod list;
+mod ptx;
 mod validate;
 
 /// rtriton: a block-level GPU kernel language in Rust that mirrors Triton.
@@ -22,6 +23,8 @@ pub enum Command {
     /// Runs every row-max variant x the shape matrix x specialization on/off and compares
     /// each result bit for bit with the CUDA reference (GPU) or the CPU (interpreter).
     Validate(validate::ValidateArgs),
+    /// Prints the PTX of one specialization (arguments drive it as a launch would).
+    Ptx(ptx::PtxArgs),
 }
 
 /// Parses the command line, runs the subcommand and maps errors to a non-zero status.
@@ -30,6 +33,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::List => list::run(),
         Command::Validate(args) => validate::run_cli(args),
+        Command::Ptx(a) => ptx::run(&a),
     };
     match result {
         Ok(code) => code,
