@@ -3,7 +3,9 @@
 //! device), launched one block per row on any view.
 
 use cudarc::nvrtc::{CompileError, CompileOptions, compile_ptx_with_opts};
-use rtriton_kernels::reference::{ROW_MAX_REF_ARCH, ROW_MAX_REF_CU, ROW_MAX_REF_ENTRY, ROW_MAX_REF_THREADS};
+use rtriton_kernels::reference::{
+    ROW_MAX_REF_ARCH, ROW_MAX_REF_CU, ROW_MAX_REF_ENTRY, ROW_MAX_REF_PROPAGATE_NAN_ENTRY, ROW_MAX_REF_THREADS,
+};
 
 use crate::driver::{DeviceBuffer, Gpu, LoadedModule, RawParam, nvrtc_present};
 use crate::error::HostError;
@@ -12,7 +14,10 @@ use crate::launch::{TensorArg, check_args, check_grid};
 /// The reference, compiled and loaded on one device.
 #[derive(Debug)]
 pub struct RowMaxReference {
+    /// `row_max_ref` (NaN ignored).
     module: LoadedModule,
+    /// `row_max_ref_propagate_nan`.
+    propagate_nan: LoadedModule,
     /// The PTX NVRTC produced (for logs and inspection).
     pub ptx: String,
 }
@@ -39,13 +44,31 @@ impl RowMaxReference {
     pub fn compile(gpu: &Gpu) -> Result<RowMaxReference, HostError> {
         let ptx = compile_reference_ptx()?;
         let module = LoadedModule::load(gpu, &ptx, ROW_MAX_REF_ENTRY)?;
-        Ok(RowMaxReference { module, ptx })
+        let propagate_nan = LoadedModule::load(gpu, &ptx, ROW_MAX_REF_PROPAGATE_NAN_ENTRY)?;
+        Ok(RowMaxReference { module, propagate_nan, ptx })
     }
 
     /// `y[r] = max_c x[r, c]` for the 2-D view `x` (any strides and offset) into the
-    /// contiguous `y` of `x.shape[0]` elements. Enqueues; does not wait.
+    /// contiguous `y` of `x.shape[0]` elements, NaN ignored (`fmaxf`). Enqueues; does not
+    /// wait.
     pub fn run(&self, gpu: &Gpu, x: &TensorArg<'_>, y: &mut DeviceBuffer<f32>) -> Result<(), HostError> {
-        let kernel = ROW_MAX_REF_ENTRY;
+        self.run_with_nan_rule(gpu, x, y, false)
+    }
+
+    /// [`RowMaxReference::run`] with the NaN rule chosen: `propagate_nan` makes any NaN
+    /// in a row give the canonical NaN `0x7FFF_FFFF` (as `cpu_row_max(.., true)`).
+    pub fn run_with_nan_rule(
+        &self,
+        gpu: &Gpu,
+        x: &TensorArg<'_>,
+        y: &mut DeviceBuffer<f32>,
+        propagate_nan: bool,
+    ) -> Result<(), HostError> {
+        let (kernel, module) = if propagate_nan {
+            (ROW_MAX_REF_PROPAGATE_NAN_ENTRY, &self.propagate_nan)
+        } else {
+            (ROW_MAX_REF_ENTRY, &self.module)
+        };
         assert_eq!(x.shape.len(), 2, "the reference takes a 2-D view");
         let (n_rows, n_cols) = (x.shape[0], x.shape[1]);
         let y_view = TensorArg::contiguous(y, &[n_rows]);
@@ -68,7 +91,7 @@ impl RowMaxReference {
         // SAFETY: the parameters follow row_max_ref's signature (two pointers, five
         // 64-bit integers); check_args proved both views lie inside live buffers of this
         // device, and the kernel reads exactly the view and writes y[0..n_rows].
-        unsafe { self.module.launch(gpu, grid, [ROW_MAX_REF_THREADS, 1, 1], 0, &raw) }
+        unsafe { module.launch(gpu, grid, [ROW_MAX_REF_THREADS, 1, 1], 0, &raw) }
     }
 }
 
@@ -109,8 +132,10 @@ mod tests {
             std::fs::write(path, &ptx).unwrap();
         }
         assert!(ptx.contains(".target sm_86"), "{ptx}");
-        assert!(ptx.contains(&format!(".entry {ROW_MAX_REF_ENTRY}(")), "{ptx}");
-        assert_eq!(ptx.matches("shfl.sync.down.b32").count(), 10, "two ladders of five shuffles:\n{ptx}");
+        for entry in [ROW_MAX_REF_ENTRY, ROW_MAX_REF_PROPAGATE_NAN_ENTRY] {
+            assert!(ptx.contains(&format!(".entry {entry}(")), "{ptx}");
+        }
+        assert_eq!(ptx.matches("shfl.sync.down.b32").count(), 20, "two entries, two ladders of five:\n{ptx}");
         assert!(ptx.contains("bar.sync"), "{ptx}");
         assert!(ptx.contains("max.f32"), "{ptx}");
     }

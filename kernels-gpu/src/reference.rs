@@ -6,8 +6,12 @@
 /// The CUDA C source.
 pub const ROW_MAX_REF_CU: &str = include_str!("../cuda/row_max_ref.cu");
 
-/// The `extern "C"` entry point in [`ROW_MAX_REF_CU`].
+/// The `extern "C"` entry point in [`ROW_MAX_REF_CU`] (`fmaxf`: NaN ignored).
 pub const ROW_MAX_REF_ENTRY: &str = "row_max_ref";
+
+/// The entry point with the NaN-propagating combine (any NaN gives `0x7FFF_FFFF`, what
+/// PTX `max.NaN.f32` returns).
+pub const ROW_MAX_REF_PROPAGATE_NAN_ENTRY: &str = "row_max_ref_propagate_nan";
 
 /// The virtual architecture NVRTC compiles the reference for (`-arch=compute_86`).
 pub const ROW_MAX_REF_ARCH: &str = "compute_86";
@@ -21,7 +25,9 @@ mod tests {
 
     #[test]
     fn the_source_has_the_entry_point_and_the_shuffle_ladder() {
-        assert!(ROW_MAX_REF_CU.contains(&format!("extern \"C\" __global__ void {ROW_MAX_REF_ENTRY}(")));
+        for entry in [ROW_MAX_REF_ENTRY, ROW_MAX_REF_PROPAGATE_NAN_ENTRY] {
+            assert!(ROW_MAX_REF_CU.contains(&format!("extern \"C\" __global__ void {entry}(")), "{entry}");
+        }
         assert!(ROW_MAX_REF_CU.contains("__shfl_down_sync(0xffffffff, v, off)"));
         assert!(ROW_MAX_REF_CU.contains("fmaxf"));
         assert!(ROW_MAX_REF_CU.contains("__syncthreads()"));

@@ -5,12 +5,15 @@
 //! returns; on the GPU machine they all run (see docs/results/ for runs on the H200).
 
 use rstest::rstest;
+use rtriton::kernel;
+use rtriton::prelude::*;
 use rtriton::spec::SpecPolicy;
 use rtriton_host::HostError;
 use rtriton_host::cache::DiskCache;
 use rtriton_host::driver::{DeviceBuffer, Gpu};
 use rtriton_host::launch::{Arg, JitKernel, LaunchError, Runtime, TensorArg};
-use rtriton_host::validate::{ValidateOptions, render_tables, run_gpu};
+use rtriton_host::reference::RowMaxReference;
+use rtriton_host::validate::{ValidateOptions, compare_bits, launch_shape, render_tables, run_gpu};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
 
@@ -325,4 +328,120 @@ fn the_launch_path_runs_ptx_from_the_disk_cache_on_every_view(
     let same = got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits());
     assert!(same, "{name}: got {got:?}\nwant {want:?}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+kernel! {
+    /// `row_max` with a NaN-propagating reduction (`tl.max(.., propagate_nan=ALL)`).
+    fn row_max_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                   const BLOCK: usize) {
+        let row = program_id(0).to::<i64>();
+        let cols = arange(0, BLOCK);
+        let x = load(x_ptr + row * stride_row + cols.to::<i64>() * stride_col, Some(cols.lt(n_cols)), Some(f32::NEG_INFINITY));
+        store(y_ptr + row, max_with(x, 0, PropagateNan::All), None);
+    }
+}
+
+kernel! {
+    /// `row_max_loop` with a NaN-propagating running maximum and reduction.
+    fn row_max_loop_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                        const BLOCK: usize) {
+        let row = program_id(0).to::<i64>();
+        let cols = arange(0, BLOCK);
+        let acc = full::<f32>(&[BLOCK], f32::NEG_INFINITY);
+        let acc = for_range(0, n_cols, BLOCK as i32, acc, |start, acc| {
+            let c = start + cols;
+            let x = load(x_ptr + row * stride_row + c.to::<i64>() * stride_col, Some(c.lt(n_cols)), Some(f32::NEG_INFINITY));
+            maximum_with(acc, x, PropagateNan::All)
+        });
+        store(y_ptr + row, max_with(acc, 0, PropagateNan::All), None);
+    }
+}
+
+fn nan_kernel(
+    def: rtriton::trace::KernelDef,
+    shaped_like: RowMaxVariant,
+    c: &RowMaxCase,
+    policy: SpecPolicy,
+) -> JitKernel {
+    let shape = launch_shape(shaped_like, c);
+    let grid = shape.grid;
+    JitKernel::new(def)
+        .constexprs(&shape.constexprs)
+        .num_warps(shape.num_warps)
+        .spec_policy(policy)
+        .grid(move |_| [grid, 1, 1])
+}
+
+/// Runs without a GPU: every NaN-propagating launch below compiles to PTX.
+#[rstest]
+#[case::single_block(row_max_nan(), RowMaxVariant::RowMax)]
+#[case::looping(row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
+fn nan_propagating_kernels_compile_for_every_case(
+    #[case] def: rtriton::trace::KernelDef,
+    #[case] shaped_like: RowMaxVariant,
+    #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
+) {
+    for c in SHAPE_MATRIX {
+        let l = c.layout();
+        let k = nan_kernel(def.clone(), shaped_like, c, policy);
+        let values = [
+            rtriton::spec::ArgValue::Ptr(0x1000 + 4 * l.offset as u64),
+            rtriton::spec::ArgValue::Ptr(0x2000),
+            rtriton::spec::ArgValue::Int(c.n_rows as i64),
+            rtriton::spec::ArgValue::Int(c.n_cols as i64),
+            rtriton::spec::ArgValue::Int(l.stride_row as i64),
+            rtriton::spec::ArgValue::Int(l.stride_col as i64),
+        ];
+        let spec = rtriton::spec::SpecKey::from_args(def.name, &def.params, &values, policy).unwrap();
+        let ptx = rtriton_host::launch::compile_kernel(&k, &spec).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+        // A one-element block has nothing to combine.
+        if c.n_cols > 1 {
+            assert!(ptx.text.contains("max.NaN.f32"), "{}: no max.NaN.f32 in\n{}", c.name, ptx.text);
+        }
+    }
+}
+
+/// The NaN-propagating rule on the GPU: DSL kernels with `PropagateNan::All` against the
+/// CUDA reference's propagating entry and `cpu_row_max(.., true)`, bit for bit (any NaN
+/// gives the canonical NaN 0x7FFFFFFF), on every case of the matrix.
+#[rstest]
+#[case::single_block(row_max_nan(), RowMaxVariant::RowMax)]
+#[case::looping(row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
+fn nan_propagating_kernels_match_the_propagating_references(
+    #[case] def: rtriton::trace::KernelDef,
+    #[case] shaped_like: RowMaxVariant,
+    #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
+) {
+    use rtriton_kernels::cpu_row_max;
+
+    let Some(gpu) = gpu_or_skip() else { return };
+    let reference = RowMaxReference::compile(&gpu).unwrap();
+    let mut rt = Runtime::with_disk_cache(gpu, None);
+    let mut failures = Vec::new();
+    for c in SHAPE_MATRIX {
+        let l = c.layout();
+        let host_x = c.input();
+        let cpu =
+            cpu_row_max(&host_x, l.offset, c.n_rows, c.n_cols, l.stride_row as isize, l.stride_col as isize, true);
+        let x = DeviceBuffer::from_host(&rt.gpu, &host_x).unwrap();
+        let mut y_ref = DeviceBuffer::<f32>::zeros(&rt.gpu, c.n_rows).unwrap();
+        let mut y = DeviceBuffer::<f32>::zeros(&rt.gpu, c.n_rows).unwrap();
+        y.fill_bytes(&rt.gpu, 0xff).unwrap();
+        let view = || {
+            TensorArg::new(&x, &[c.n_rows, c.n_cols], &[l.stride_row as isize, l.stride_col as isize])
+                .with_offset(l.offset)
+        };
+        reference.run_with_nan_rule(&rt.gpu, &view(), &mut y_ref, true).unwrap();
+        let want = y_ref.to_host(&rt.gpu).unwrap();
+        let k = nan_kernel(def.clone(), shaped_like, c, policy);
+        rt.launch(&k, &row_max_args(view(), TensorArg::contiguous(&y, &[c.n_rows]), c.n_rows, c.n_cols)).unwrap();
+        let got = y.to_host(&rt.gpu).unwrap();
+        for (what, a, b) in [("reference vs cpu", &want, &cpu), ("kernel vs reference", &got, &want)] {
+            let cmp = compare_bits(a, b);
+            if !cmp.equal() {
+                failures.push(format!("{} {what}: {}", c.name, cmp.describe("the other")));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
