@@ -1,11 +1,33 @@
 //! Launching DSL kernels in the spirit of Triton's `kernel[grid](args...)`:
 //!
-//! ```ignore
-//! let k = JitKernel::new(row_max())
-//!     .constexpr("BLOCK", 1024)
+//! ```no_run
+//! use rtriton_host::driver::DeviceBuffer;
+//! use rtriton_host::launch::{Arg, JitKernel, Runtime, TensorArg};
+//!
+//! # fn main() -> Result<(), rtriton_host::HostError> {
+//! let mut rt = Runtime::new()?; // device 0, PTX cache under RTRITON_CACHE_DIR or ~/.cache/rtriton
+//! let (n_rows, n_cols) = (4usize, 8usize);
+//! let x = DeviceBuffer::from_host(&rt.gpu, &vec![1.0f32; n_rows * n_cols])?;
+//! let y = DeviceBuffer::<f32>::zeros(&rt.gpu, n_rows)?;
+//! // row_max[grid](x, y, n_rows, n_cols, stride_row, stride_col, BLOCK=8)
+//! let k = JitKernel::new(rtriton_kernels::row_max())
+//!     .constexpr("BLOCK", 8)
 //!     .num_warps(4)
 //!     .grid(move |_meta| [n_rows as u64, 1, 1]);
-//! rt.launch(&k, &[x.into(), y.into(), Arg::Int(n_rows), Arg::Int(n_cols), Arg::Int(n_cols), Arg::Int(1)])?;
+//! let args = [
+//!     TensorArg::contiguous(&x, &[n_rows, n_cols]).into(),
+//!     TensorArg::contiguous(&y, &[n_rows]).into(),
+//!     Arg::Int(n_rows as i64),
+//!     Arg::Int(n_cols as i64),
+//!     Arg::Int(n_cols as i64),
+//!     Arg::Int(1),
+//! ];
+//! let launched = rt.launch(&k, &args)?;
+//! println!("spec {}", launched.spec);
+//! let maxima = y.to_host(&rt.gpu)?;
+//! # let _ = maxima;
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! At each launch the arguments are checked ([`checks`]), specialized from their actual

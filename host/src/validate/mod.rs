@@ -251,6 +251,63 @@ mod tests {
     }
 
     #[test]
+    fn the_interpreter_runs_the_whole_matrix_bit_exact() {
+        let options = ValidateOptions { backend: BackendChoice::Interp, progress: false, ..Default::default() };
+        let report = run(&options).unwrap();
+        assert_eq!(report.backend, "interpreter");
+        assert_eq!(report.results.len(), SHAPE_MATRIX.len() * RowMaxVariant::ALL.len() * 2);
+        assert!(report.ok(), "{}\n{}", report.summary(), render_tables(&report.results));
+        assert_eq!((report.failed, report.skipped), (0, 0));
+    }
+
+    #[test]
+    fn auto_falls_back_to_the_interpreter_only_without_a_gpu_and_says_why() {
+        let options = ValidateOptions {
+            cases: vec![SHAPE_MATRIX[0]],
+            variants: vec![RowMaxVariant::RowMax],
+            progress: false,
+            ..Default::default()
+        };
+        let report = run(&options).unwrap();
+        match crate::driver::Gpu::open(0) {
+            Err(e) if e.is_no_gpu() => {
+                assert_eq!(report.backend, "interpreter");
+                let why = report.fallback_reason.as_deref().unwrap();
+                assert!(why.starts_with("no CUDA"), "{why}");
+                assert!(report.heading().starts_with("no GPU: no CUDA"), "{}", report.heading());
+            }
+            _ => assert_eq!(report.backend, "gpu"),
+        }
+        assert!(report.ok(), "{}", report.summary());
+    }
+
+    #[test]
+    fn a_mismatch_or_an_error_fails_the_report_and_skips_do_not() {
+        let case = SHAPE_MATRIX[0];
+        let with = |outcome| {
+            let mut r = CaseResult::new(&case, "row_max", Some(SpecPolicy::Triton));
+            r.outcome = outcome;
+            Report::new("gpu", "test".into(), None, vec![r], Default::default())
+        };
+        assert!(with(Outcome::Match).ok());
+        assert!(with(Outcome::Skipped { reason: "r".into() }).ok());
+        assert!(with(Outcome::RefusedAsExpected { reason: "r".into() }).ok());
+        assert!(!with(Outcome::Mismatch { detail: "d".into() }).ok());
+        assert!(!with(Outcome::Error { message: "m".into() }).ok());
+        assert!(with(Outcome::Error { message: "m".into() }).summary().starts_with("FAILED: 0 passed, 1 failed"));
+    }
+
+    #[test]
+    fn the_huge_case_is_skipped_for_row_max_i32_only() {
+        for v in RowMaxVariant::ALL {
+            assert_eq!(i32_overflow_skip(v, &HUGE_CASE).is_some(), v == RowMaxVariant::RowMaxI32, "{}", v.name());
+            for c in SHAPE_MATRIX {
+                assert_eq!(i32_overflow_skip(v, c), None);
+            }
+        }
+    }
+
+    #[test]
     fn warps_grow_with_the_block() {
         let case = |n_cols| RowMaxCase { n_cols, ..SHAPE_MATRIX[0] };
         assert_eq!(launch_shape(RowMaxVariant::RowMax, &case(1000)).num_warps, 4);
