@@ -18,8 +18,7 @@ pub fn run_gpu(options: &ValidateOptions) -> Result<Report, HostError> {
     let mut rt = Runtime::new()?;
     let reference = RowMaxReference::compile(&rt.gpu)?;
     let cases = options.gpu_cases();
-    let per_case = 1 + options.variants.len() * options.policies.len();
-    let bar = progress_bar(options.progress, (cases.len() * per_case) as u64);
+    let bar = progress_bar(options.progress, cases.len() as u64 * per_case(options));
     let mut results = Vec::new();
     for case in &cases {
         bar.set_message(case.name);
@@ -46,6 +45,11 @@ pub fn run_gpu(options: &ValidateOptions) -> Result<Report, HostError> {
     ))
 }
 
+/// Progress steps per case: the reference plus every variant x specialization.
+fn per_case(options: &ValidateOptions) -> u64 {
+    (1 + options.variants.len() * options.policies.len()) as u64
+}
+
 fn progress_bar(enabled: bool, len: u64) -> ProgressBar {
     if !enabled {
         return ProgressBar::hidden();
@@ -64,6 +68,16 @@ fn run_case(
     bar: &ProgressBar,
 ) -> Result<Vec<CaseResult>, HostError> {
     let l = case.layout();
+    let needed = (l.buffer_len + 2 * case.n_rows) * std::mem::size_of::<f32>();
+    let (free, _) = rt.gpu.mem_info()?;
+    if needed > free {
+        let mut r = CaseResult::new(case, "cuda_reference", None);
+        r.outcome = Outcome::Skipped {
+            reason: format!("needs {needed} bytes of device memory, {free} free; run on a GPU with more memory"),
+        };
+        bar.inc(per_case(options));
+        return Ok(vec![r]);
+    }
     let host_x = case.input();
     let cpu = (case.numel() <= CPU_CHECK_MAX_ELEMS).then(|| {
         cpu_row_max(&host_x, l.offset, case.n_rows, case.n_cols, l.stride_row as isize, l.stride_col as isize, false)
