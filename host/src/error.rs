@@ -15,9 +15,9 @@ pub enum HostError {
     /// NVRTC could not be loaded, so the CUDA reference cannot be compiled.
     #[error("{0}")]
     NoNvrtc(String),
-    /// The driver is there but has no device.
-    #[error("no CUDA device found: the driver reports {0} devices; run on a machine with an NVIDIA GPU")]
-    NoDevice(i32),
+    /// The driver is there but reports no usable device (or cannot initialize).
+    #[error("no CUDA device found: {0}; run on a machine with an NVIDIA GPU")]
+    NoDevice(String),
     /// A driver call failed.
     #[error("cuda driver call `{op}` failed: {message}")]
     Driver { op: &'static str, message: String },

@@ -93,9 +93,12 @@ impl Gpu {
     /// Opens device `ordinal`, or says clearly why there is none.
     pub fn open(ordinal: usize) -> Result<Gpu, HostError> {
         driver_present()?;
-        let count = CudaContext::device_count().map_err(HostError::driver("cuDeviceGetCount"))?;
+        let count = CudaContext::device_count()
+            .map_err(|e| HostError::NoDevice(format!("the driver did not initialize ({e:?})")))?;
         if count <= ordinal as i32 {
-            return Err(HostError::NoDevice(count));
+            return Err(HostError::NoDevice(format!(
+                "the driver reports {count} devices, device {ordinal} was asked for"
+            )));
         }
         let ctx = CudaContext::new(ordinal).map_err(HostError::driver("cuCtxCreate"))?;
         let stream = ctx.default_stream();
