@@ -79,6 +79,7 @@ mod tests {
     fn key(kernel: &str) -> CacheKey {
         CacheKey {
             kernel: kernel.into(),
+            source: "here".into(),
             constexprs: vec![("BLOCK".into(), 64)],
             spec: "-".into(),
             ptx_options: "o".into(),

@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CacheKey {
     pub kernel: String,
+    /// Where the kernel is defined (`file:line:col`): two kernels with the same name
+    /// defined in different places do not share entries.
+    pub source: String,
     pub constexprs: Vec<(String, i64)>,
     /// The specialization key, printed (`x_ptr:*f32:D16, n_cols:i32:-, ...`).
     pub spec: String,
@@ -37,8 +40,9 @@ impl fmt::Display for CacheKey {
         let consts: Vec<String> = self.constexprs.iter().map(|(n, v)| format!("{n}={v}")).collect();
         write!(
             f,
-            "{}[{}] spec({}) ptx({}) semantics({}) compiler({})",
+            "{}@{}[{}] spec({}) ptx({}) semantics({}) compiler({})",
             self.kernel,
+            self.source,
             consts.join(","),
             self.spec,
             self.ptx_options,
@@ -82,6 +86,7 @@ mod tests {
     fn key() -> CacheKey {
         CacheKey {
             kernel: "row_max".into(),
+            source: "kernels-gpu/src/row_max.rs:13:1".into(),
             constexprs: vec![("BLOCK".into(), 1024)],
             spec: "x_ptr:*f32:D16, stride_col:i32:=1".into(),
             ptx_options: "sm_86 w4 7.8".into(),
@@ -94,7 +99,7 @@ mod tests {
     fn the_key_prints_every_part_and_hashes_stably() {
         assert_eq!(
             key().to_string(),
-            "row_max[BLOCK=1024] spec(x_ptr:*f32:D16, stride_col:i32:=1) ptx(sm_86 w4 7.8) semantics(Rtriton) \
+            "row_max@kernels-gpu/src/row_max.rs:13:1[BLOCK=1024] spec(x_ptr:*f32:D16, stride_col:i32:=1) ptx(sm_86 w4 7.8) semantics(Rtriton) \
              compiler(test)"
         );
         assert_eq!(key().hash64(), key().hash64());
@@ -105,6 +110,7 @@ mod tests {
     fn every_part_changes_the_hash() {
         let base = key().hash64();
         let variants = [
+            CacheKey { source: "tests/tests/gpu.rs:10:1".into(), ..key() },
             CacheKey { constexprs: vec![("BLOCK".into(), 512)], ..key() },
             CacheKey { spec: "x_ptr:*f32:-, stride_col:i32:=1".into(), ..key() },
             CacheKey { ptx_options: "sm_86 w8 7.8".into(), ..key() },

@@ -236,7 +236,10 @@ impl Runtime {
         // SAFETY: `check_args` matched count and types to the declaration, the PTX
         // signature has every runtime parameter in declaration order with these types
         // (back-end invariant), every pointer is a live buffer of this device whose view
-        // lies inside it, and the buffers are borrowed by `args` for this call.
+        // lies inside it, and the buffers are borrowed by `args` for this call. What the
+        // kernel does with its scalars is its own business, as in Triton: a kernel told a
+        // wider row than its view reads outside it, which the device reports as an
+        // illegal-address error on the next synchronization (it cannot touch host memory).
         unsafe {
             loaded.module.launch(
                 &self.gpu,
@@ -249,16 +252,9 @@ impl Runtime {
         Ok(record)
     }
 
-    /// The full cache key of `kernel` under `spec`.
+    /// The full cache key of `kernel` under `spec` (see [`cache_key`]).
     pub fn key(&self, kernel: &JitKernel, spec: &SpecKey) -> CacheKey {
-        CacheKey {
-            kernel: kernel.def.name.to_string(),
-            constexprs: kernel.meta.0.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
-            spec: spec.to_string(),
-            ptx_options: format!("{:?}", ptx_options(kernel.num_warps)),
-            semantics: format!("{:?}", kernel.trace_options.semantics),
-            compiler: self.compiler.clone(),
-        }
+        cache_key(kernel, spec, &self.compiler)
     }
 
     fn load(&mut self, kernel: &JitKernel, spec: &SpecKey, key: &CacheKey) -> Result<Arc<Loaded>, HostError> {
@@ -287,6 +283,22 @@ impl Runtime {
     }
 }
 
+/// The full cache key of `kernel` under `spec` for the compiler build `compiler`: name,
+/// definition site, constexprs (sorted), specialization, PTX options and semantics.
+pub fn cache_key(kernel: &JitKernel, spec: &SpecKey, compiler: &str) -> CacheKey {
+    let mut constexprs: Vec<_> = kernel.meta.0.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    constexprs.sort();
+    CacheKey {
+        kernel: kernel.def.name.to_string(),
+        source: kernel.def.loc.to_string(),
+        constexprs,
+        spec: spec.to_string(),
+        ptx_options: format!("{:?}", ptx_options(kernel.num_warps)),
+        semantics: format!("{:?}", kernel.trace_options.semantics),
+        compiler: compiler.to_string(),
+    }
+}
+
 /// Front end then back end for one specialization (no device needed).
 pub fn compile_kernel(kernel: &JitKernel, spec: &SpecKey) -> Result<CompiledPtx, HostError> {
     let fe = |source| HostError::FrontEnd { kernel: kernel.def.name.to_string(), source };
@@ -308,4 +320,61 @@ fn raw_params(params: &[rtriton::ir::ParamDecl], args: &[Arg<'_>]) -> Vec<RawPar
             _ => unreachable!("check_args matched argument kinds to parameters"),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use rtriton::spec::ArgValue;
+    use rtriton_kernels::RowMaxVariant;
+
+    use super::*;
+
+    fn spec(kernel: &JitKernel, x_addr: u64, stride_col: i64) -> SpecKey {
+        let args = [
+            ArgValue::Ptr(x_addr),
+            ArgValue::Ptr(0x2000),
+            ArgValue::Int(4),
+            ArgValue::Int(64),
+            ArgValue::Int(64),
+            ArgValue::Int(stride_col),
+        ];
+        SpecKey::from_args(kernel.def.name, &kernel.def.params, &args, kernel.spec_policy).unwrap()
+    }
+
+    #[test]
+    fn the_key_follows_everything_that_changes_the_ptx() {
+        let k = JitKernel::new(RowMaxVariant::RowMax2d.def()).constexpr("BLOCK_M", 16).constexpr("BLOCK_N", 64);
+        let base = cache_key(&k, &spec(&k, 0x1000, 1), "c");
+        assert!(base.source.starts_with("kernels-gpu/src/row_max.rs:"), "{}", base.source);
+        assert_eq!(base.constexprs, [("BLOCK_M".to_string(), 16), ("BLOCK_N".to_string(), 64)]);
+        // Constexpr order does not matter.
+        let swapped = JitKernel::new(RowMaxVariant::RowMax2d.def()).constexpr("BLOCK_N", 64).constexpr("BLOCK_M", 16);
+        assert_eq!(cache_key(&swapped, &spec(&swapped, 0x1000, 1), "c"), base);
+        // The actual address's alignment, a stride of 1, warps, policy and the compiler do.
+        assert_ne!(cache_key(&k, &spec(&k, 0x1004, 1), "c"), base);
+        assert_ne!(cache_key(&k, &spec(&k, 0x1000, 2), "c"), base);
+        let k8 = k.clone().num_warps(8);
+        assert_ne!(cache_key(&k8, &spec(&k8, 0x1000, 1), "c"), base);
+        let off = k.clone().spec_policy(SpecPolicy::Off);
+        assert_ne!(cache_key(&off, &spec(&off, 0x1000, 1), "c"), base);
+        assert_ne!(cache_key(&k, &spec(&k, 0x1000, 1), "other build"), base);
+        // Another kernel of the same name elsewhere does not share entries.
+        let mut elsewhere = k.clone();
+        elsewhere.def.loc.line += 1;
+        assert_ne!(cache_key(&elsewhere, &spec(&elsewhere, 0x1000, 1), "c"), base);
+    }
+
+    #[test]
+    fn a_grid_closure_reads_the_constexprs() {
+        let k = JitKernel::new(RowMaxVariant::RowMax2d.def())
+            .constexpr("BLOCK_M", 16)
+            .try_grid(|m| Ok([100u64.div_ceil(m.get("BLOCK_M").ok_or("BLOCK_M")? as u64), 1, 1]));
+        assert_eq!(k.grid_for_launch(), Ok([7, 1, 1]));
+        let missing = k.try_grid(|m| Ok([m.get("BLOCK_K").ok_or("BLOCK_K")? as u64, 1, 1]));
+        let e = missing.grid_for_launch().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "kernel `row_max_2d`: the grid closure needs constexpr `BLOCK_K`, which the launch does not set; add it"
+        );
+    }
 }
