@@ -342,3 +342,17 @@ fn a_grid_with_a_zero_dimension_runs_nothing() {
     interp::run_def(&def, &launch.constexprs, &launch.args, SpecPolicy::Off, [0, 1, 1], &mut mem).unwrap();
     assert_eq!(mem.read_f32(launch.y, 1).unwrap(), vec![0.0]);
 }
+
+#[test]
+fn a_pointer_that_is_not_aligned_to_its_element_faults() {
+    let mut mem = Memory::new();
+    let x = mem.alloc_i32(&[1, 2, 3, 4, 5]);
+    let y = mem.alloc(16);
+    let args = [ArgValue::Ptr(x + 2), ArgValue::Ptr(y), ArgValue::Int(3)];
+    let err = interp::run_def(&mul_i32(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap_err();
+    let InterpRunError::Interp(InterpError::Fault { fault: Fault::Misaligned { element, addr, .. }, .. }) = &err else {
+        panic!("expected a misaligned access, got {err}");
+    };
+    assert_eq!((element.as_slice(), *addr), (&[0][..], x + 2));
+    assert!(err.to_string().contains("misaligned load in program (0, 0, 0), element [0]"), "{err}");
+}
