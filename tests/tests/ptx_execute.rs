@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use ptx_common::{Cta, Memory, lower, options};
 use rstest::rstest;
 use rtriton::backend::ptx::Arch;
+use rtriton::prelude::*;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::cases::SHAPE_MATRIX;
 use rtriton_kernels::{RowMaxVariant, cpu_row_max};
@@ -84,5 +85,53 @@ fn lowered_row_max_matches_cpu(
                 );
             }
         }
+    }
+}
+
+rtriton::kernel! {
+    /// y[i] = x[i] + 1 over n elements: vector loads and vector stores, masked tail.
+    fn add_one(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n: i32; const BLOCK: usize) {
+        let offs = program_id(0) * BLOCK as i32 + arange(0, BLOCK);
+        let mask = offs.lt(n);
+        let x = load(x_ptr + offs, Some(mask), Some(0.0));
+        store(y_ptr + offs, x + 1.0, Some(mask));
+    }
+}
+
+/// Vector stores write each element once and nothing past `n`; replicated layouts
+/// (BLOCK 16 on 128 threads) store once per element too; there, as in Triton's
+/// coalescing rule, each thread gets one element, so accesses are scalar.
+#[rstest]
+#[case::vector_4096(4096, 1024, 4)]
+#[case::tail_1000(1000, 256, 1)]
+#[case::block_smaller_than_cta(48, 16, 1)]
+fn add_one_stores_every_element_once(#[case] n: i64, #[case] block: i64, #[case] want_width: u32) {
+    let def = add_one();
+    let args = [ArgValue::Ptr(X), ArgValue::Ptr(Y), ArgValue::Int(n)];
+    let (k, info) = rtriton::pipeline::specialize_and_trace(
+        &def,
+        &[("BLOCK", block)],
+        &args,
+        SpecPolicy::Triton,
+        &rtriton::trace::TraceOptions::default(),
+    )
+    .unwrap();
+    let program = rtriton::backend::ptx::lower(&k, &info, &options(Arch::Sm86, 4)).unwrap();
+    let widths: Vec<u32> = program.decisions.accesses.iter().map(|d| d.vector_width).collect();
+    assert_eq!(widths, vec![want_width, want_width], "{:?}", program.decisions.accesses);
+    let grid = (n as u64).div_ceil(block as u64) as u32;
+    let mut mem: Memory = HashMap::new();
+    // Both buffers padded to whole blocks; y's padding must stay untouched.
+    for i in 0..u64::from(grid) * block as u64 {
+        mem.insert(X + i * 4, (i as f32).to_bits());
+        mem.insert(Y + i * 4, (-7.0f32).to_bits());
+    }
+    for cta in 0..grid {
+        Cta::run(&program, &[X, Y, n as u64], cta, grid, &mut mem);
+    }
+    for i in 0..u64::from(grid) * block as u64 {
+        let got = f32::from_bits(mem[&(Y + i * 4)]);
+        let want = if i < n as u64 { i as f32 + 1.0 } else { -7.0 };
+        assert_eq!(got, want, "element {i}");
     }
 }
