@@ -291,8 +291,6 @@ fn the_launch_path_runs_ptx_from_the_disk_cache_on_every_view(
     name: &str,
 ) {
     use rtriton_host::cache::CompiledPtx;
-    use rtriton_kernels::cpu_row_max;
-
     let Some(gpu) = gpu_or_skip() else { return };
     let c = case(name);
     let l = c.layout();
@@ -324,7 +322,7 @@ fn the_launch_path_runs_ptx_from_the_disk_cache_on_every_view(
     assert_eq!(first.spec, spec);
     assert_eq!(second.grid, [c.n_rows as u32, 1, 1]);
     let got = y.to_host(&rt.gpu).unwrap();
-    let want = cpu_row_max(&host_x, l.offset, c.n_rows, c.n_cols, l.stride_row as isize, l.stride_col as isize, false);
+    let want = rtriton_tests::reference(&c, false);
     let same = got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits());
     assert!(same, "{name}: got {got:?}\nwant {want:?}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -412,8 +410,6 @@ fn nan_propagating_kernels_match_the_propagating_references(
     #[case] shaped_like: RowMaxVariant,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
 ) {
-    use rtriton_kernels::cpu_row_max;
-
     let Some(gpu) = gpu_or_skip() else { return };
     let reference = RowMaxReference::compile(&gpu).unwrap();
     let mut rt = Runtime::with_disk_cache(gpu, None);
@@ -421,8 +417,7 @@ fn nan_propagating_kernels_match_the_propagating_references(
     for c in SHAPE_MATRIX {
         let l = c.layout();
         let host_x = c.input();
-        let cpu =
-            cpu_row_max(&host_x, l.offset, c.n_rows, c.n_cols, l.stride_row as isize, l.stride_col as isize, true);
+        let cpu = rtriton_tests::reference(c, true);
         let x = DeviceBuffer::from_host(&rt.gpu, &host_x).unwrap();
         let mut y_ref = DeviceBuffer::<f32>::zeros(&rt.gpu, c.n_rows).unwrap();
         let mut y = DeviceBuffer::<f32>::zeros(&rt.gpu, c.n_rows).unwrap();
