@@ -103,3 +103,38 @@ impl<'a> From<TensorArg<'a>> for Arg<'a> {
         Arg::Tensor(t)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rtriton::ir::ScalarType;
+
+    use super::*;
+
+    fn buffer(len: usize) -> RawBuffer {
+        RawBuffer::unowned(0x1000, len, ScalarType::F32)
+    }
+
+    #[test]
+    fn contiguous_views_are_row_major() {
+        let t = TensorArg::from_raw(buffer(24), &[2, 3, 4], &[12, 4, 1]);
+        assert_eq!(t.reach(), Some((0, 23)));
+        assert_eq!(t.address(), 0x1000);
+    }
+
+    #[test]
+    fn the_offset_moves_the_address_and_the_reach() {
+        let t = TensorArg::from_raw(buffer(64), &[7, 8], &[8, 1]).with_offset(3);
+        assert_eq!(t.address(), 0x1000 + 12);
+        assert_eq!(t.reach(), Some((3, 3 + 6 * 8 + 7)));
+        assert_eq!(Arg::Tensor(t).value(), ArgValue::Ptr(0x100c));
+    }
+
+    #[test]
+    fn transposed_strided_and_negative_views_reach_what_they_index() {
+        assert_eq!(TensorArg::from_raw(buffer(12), &[4, 3], &[1, 4]).reach(), Some((0, 11)));
+        assert_eq!(TensorArg::from_raw(buffer(40), &[5, 4], &[8, 2]).reach(), Some((0, 38)));
+        let flipped = TensorArg::from_raw(buffer(8), &[8], &[-1]).with_offset(7);
+        assert_eq!(flipped.reach(), Some((0, 7)));
+        assert_eq!(TensorArg::from_raw(buffer(8), &[3, 0], &[1, 1]).reach(), None);
+    }
+}

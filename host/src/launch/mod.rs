@@ -270,8 +270,11 @@ impl Runtime {
             None => {
                 let ptx = compile_kernel(kernel, spec)?;
                 self.stats.compiles += 1;
-                if let Some(d) = &self.disk {
-                    d.put(key, &ptx)?;
+                // A cache that cannot be written costs recompiles, not the launch: say so
+                // once and go on without it.
+                if let Some(Err(e)) = self.disk.as_ref().map(|d| d.put(key, &ptx)) {
+                    eprintln!("warning: {e}; continuing without the on-disk PTX cache");
+                    self.disk = None;
                 }
                 ptx
             }
