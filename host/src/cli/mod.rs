@@ -22,6 +22,7 @@ pub enum Command {
     List,
     /// Runs every row-max variant x the shape matrix x specialization on/off and compares
     /// each result bit for bit with the CUDA reference (GPU) or the CPU (interpreter).
+    /// Exits with status 1 on any mismatch or error.
     Validate(validate::ValidateArgs),
     /// Prints the PTX of one specialization (arguments drive it as a launch would).
     Ptx(ptx::PtxArgs),

@@ -17,7 +17,8 @@ pub struct ValidateArgs {
     /// Where to run: the GPU if one is found (else the interpreter), or force one.
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendChoice,
-    /// Also run the case with more than 2^31 elements (65537 x 32768, 8.6 GB of device memory; GPU only).
+    /// Also run the case with more than 2^31 elements (65537 x 32768): off by default, it needs
+    /// 8.6 GB of device and of host memory (GPU only).
     #[arg(long)]
     pub huge: bool,
     /// Only these variants (repeatable; default: all).

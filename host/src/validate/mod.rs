@@ -31,7 +31,9 @@ pub const CPU_CHECK_MAX_ELEMS: usize = 1 << 32;
 pub enum BackendChoice {
     /// The GPU when a CUDA driver and device are found, else the interpreter.
     Auto,
+    /// The GPU; an error when there is none.
     Gpu,
+    /// The CPU interpreter, compared with `cpu_row_max` (no huge case).
     Interp,
 }
 
