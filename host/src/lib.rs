@@ -6,7 +6,7 @@
 //! - [`launch`]: `kernel[grid](args)` for DSL kernels: argument checks, specialization,
 //!   compile, cache, launch;
 //! - [`cache`]: the in-memory module cache and the on-disk PTX cache;
-//! - [`reference`]: the CUDA C row-max reference, compiled with NVRTC;
+//! - [`reference`](mod@reference): the CUDA C row-max reference, compiled with NVRTC;
 //! - [`validate`]: every row-max variant against the reference, on the GPU or the interpreter;
 //! - [`cli`]: the `rtriton` command line.
 

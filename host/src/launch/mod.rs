@@ -30,9 +30,9 @@
 //! # }
 //! ```
 //!
-//! At each launch the arguments are checked ([`checks`]), specialized from their actual
+//! At each launch the arguments are checked ([`check_args`], [`check_grid`]), specialized from their actual
 //! values (value 1 folded, divisibility by 16, alignment of the actual address including
-//! the view offset), and the kernel is looked up by the full [`CacheKey`]: in memory
+//! the view offset), and the kernel is looked up by the full [`CacheKey`](crate::cache::CacheKey): in memory
 //! (loaded module), then on disk (PTX), then compiled.
 
 mod args;
