@@ -54,3 +54,22 @@ fn unknown_variants_and_cases_are_errors_that_list_the_choices() {
     assert_ne!(code, 0);
     assert!(stderr.contains("no case name contains [\"nope\"]"), "{stderr}");
 }
+
+#[test]
+fn the_cache_command_honours_the_environment_override() {
+    let dir = std::env::temp_dir().join(format!("rtriton-cli-cache-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("ptx")).unwrap();
+    std::fs::write(dir.join("ptx").join("row_max-0123456789abcdef.json"), "{}").unwrap();
+    let run = |args: &[&str]| {
+        let out =
+            Command::new(env!("CARGO_BIN_EXE_rtriton")).args(args).env("RTRITON_CACHE_DIR", &dir).output().unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (ok, stdout) = run(&["cache"]);
+    assert!(ok, "{stdout}");
+    assert!(stdout.starts_with(&format!("{} (set RTRITON_CACHE_DIR to move it)", dir.display())), "{stdout}");
+    assert!(stdout.contains("row_max ") && stdout.trim_end().ends_with("1 entries"), "{stdout}");
+    let (ok, stdout) = run(&["cache", "--clear"]);
+    assert!(ok && stdout.contains("removed 1 entries"), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -51,6 +51,33 @@ impl DiskCache {
         self.root.join("ptx").join(format!("{}.json", key.file_stem()))
     }
 
+    /// The entries on disk: `(file name, kernel name, bytes)`, sorted by file name.
+    pub fn entries(&self) -> Vec<(String, String, u64)> {
+        let Ok(dir) = std::fs::read_dir(self.root.join("ptx")) else { return Vec::new() };
+        let mut out: Vec<_> = dir
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+            .map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let kernel = name.rsplit_once('-').map_or(name.clone(), |(k, _)| k.to_string());
+                (name, kernel, e.metadata().map_or(0, |m| m.len()))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Removes every entry; returns how many there were.
+    pub fn clear(&self) -> Result<usize, HostError> {
+        let n = self.entries().len();
+        let dir = self.root.join("ptx");
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => Ok(n),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+            Err(e) => Err(HostError::Cache { path: dir.display().to_string(), message: e.to_string() }),
+        }
+    }
+
     /// The cached PTX for `key`, if present and written for exactly this key.
     pub fn get(&self, key: &CacheKey) -> Option<CompiledPtx> {
         let text = std::fs::read_to_string(self.path(key)).ok()?;
@@ -107,6 +134,12 @@ mod tests {
         assert_eq!(cache.get(&key("b")), None);
         // A second cache object on the same folder (another process) sees the entry.
         assert_eq!(DiskCache::new(cache.root()).get(&key("a")), Some(ptx()));
+        let entries = cache.entries();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[0].1, "a");
+        assert_eq!(cache.clear().unwrap(), 1);
+        assert_eq!((cache.entries().len(), cache.get(&key("a"))), (0, None));
+        assert_eq!(cache.clear().unwrap(), 0);
         std::fs::remove_dir_all(cache.root()).unwrap();
     }
 

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod cache;
 mod list;
 mod ptx;
 mod validate;
@@ -24,6 +25,8 @@ pub enum Command {
     /// each result bit for bit with the CUDA reference (GPU) or the CPU (interpreter).
     /// Exits with status 1 on any mismatch or error.
     Validate(validate::ValidateArgs),
+    /// Shows the on-disk PTX cache (folder, entries) or clears it.
+    Cache(cache::CacheArgs),
     /// Prints the PTX of one specialization (arguments drive it as a launch would).
     Ptx(ptx::PtxArgs),
 }
@@ -33,6 +36,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List => list::run(),
+        Command::Cache(a) => cache::run(&a),
         Command::Validate(args) => validate::run_cli(args),
         Command::Ptx(a) => ptx::run(&a),
     };
