@@ -233,3 +233,33 @@ fn one_block_in_two_roles_is_a_layout_conflict() {
     assert!(e.starts_with("error: kernel `outer_sum` at tests/ptx_decisions.rs:"), "{e}");
     assert!(e.contains("layout conflict"), "{e}");
 }
+
+rtriton::kernel! {
+    /// `offs < n` vs `offs <= n - 1`: the same mask, but only `<` against a bound divisible
+    /// by 16 is provably constant per vector (`<=` switches one element later).
+    fn copy_masked(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n: i32; const BLOCK: usize, const LE: bool) {
+        let offs = program_id(0) * BLOCK as i32 + arange(0, BLOCK);
+        let mask = if LE { offs.le(n) } else { offs.lt(n) };
+        let x = load(x_ptr + offs, Some(mask), Some(0.0));
+        store(y_ptr + offs, x, Some(mask));
+    }
+}
+
+#[rstest]
+#[case::lt(0, 4)]
+#[case::le(1, 1)]
+fn mask_constancy_follows_the_comparison(#[case] le: i64, #[case] width: u32) {
+    let def = copy_masked();
+    let args = [ArgValue::Ptr(X), ArgValue::Ptr(Y), ArgValue::Int(4096)];
+    let (k, info) = rtriton::pipeline::specialize_and_trace(
+        &def,
+        &[("BLOCK", 1024), ("LE", le)],
+        &args,
+        SpecPolicy::Triton,
+        &TraceOptions::default(),
+    )
+    .unwrap();
+    let p = ptx::compile(&k, &info, &PtxOptions::default()).unwrap();
+    let widths: Vec<u32> = p.decisions.accesses.iter().map(|d| d.vector_width).collect();
+    assert_eq!(widths, vec![width, width], "{:?}", p.decisions.accesses);
+}
