@@ -192,27 +192,6 @@ fn num_warps_without_layout_is_an_error() {
 }
 
 #[test]
-fn argmax_is_reported_unsupported() {
-    rtriton::kernel! {
-        fn row_argmax(x_ptr: Ptr<f32>, y_ptr: Ptr<i32>; const BLOCK: usize) {
-            let x = load(x_ptr + arange(0, BLOCK), None, None);
-            store(y_ptr + program_id(0), argmax(x, 0), None);
-        }
-    }
-    let def = row_argmax();
-    let (k, info) = rtriton::pipeline::trace_and_verify(
-        &def,
-        &[("BLOCK", 128)],
-        &SpecKey::plain(&def.params),
-        &TraceOptions::default(),
-    )
-    .unwrap();
-    let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
-    assert!(e.starts_with("error: kernel `row_argmax` at tests/ptx_decisions.rs:"), "{e}");
-    assert!(e.contains("argmax is not supported by the PTX back end yet"), "{e}");
-}
-
-#[test]
 fn one_block_in_two_roles_is_a_layout_conflict() {
     rtriton::kernel! {
         fn outer_sum(x_ptr: Ptr<i32>; const BLOCK: usize) {
@@ -262,4 +241,30 @@ fn mask_constancy_follows_the_comparison(#[case] le: i64, #[case] width: u32) {
     let p = ptx::compile(&k, &info, &PtxOptions::default()).unwrap();
     let widths: Vec<u32> = p.decisions.accesses.iter().map(|d| d.vector_width).collect();
     assert_eq!(widths, vec![width, width], "{:?}", p.decisions.accesses);
+}
+
+#[test]
+fn unsupported_op_is_an_error_naming_the_line() {
+    rtriton::kernel! {
+        fn sum_i64(x_ptr: Ptr<i64>, y_ptr: Ptr<i64>; const BLOCK: usize) {
+            let x = load(x_ptr + arange(0, BLOCK), None, None);
+            store(y_ptr + program_id(0), sum(x, 0), None);
+        }
+    }
+    let def = sum_i64();
+    let (k, info) = rtriton::pipeline::trace_and_verify(
+        &def,
+        &[("BLOCK", 128)],
+        &SpecKey::plain(&def.params),
+        &TraceOptions::default(),
+    )
+    .unwrap();
+    let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
+    let line = line!() - 8;
+    assert_eq!(
+        e,
+        format!(
+            "error: kernel `sum_i64` at tests/ptx_decisions.rs:{line}: reductions of i64 are not supported by the PTX back end (32-bit shuffles only)\n  help: reduce f32 or i32 values"
+        )
+    );
 }
