@@ -7,11 +7,11 @@
 //!    elements each thread holds along the contiguous axis.
 //! 3. [`layout`]: a blocked layout for the kernel and a slice of it for every value of
 //!    lower rank: which thread owns which element.
-//! 4. [`lower`]: block IR to the thread-level [`lir::Program`] (typed virtual registers,
+//! 4. [`mod@lower`]: block IR to the thread-level [`lir::Program`] (typed virtual registers,
 //!    structured loops, explicit shuffles, shared memory and barriers).
 //! 5. [`writer`]: [`lir::Program`] to PTX text.
 //!
-//! [`compile`] runs all of them; [`lower`] and [`write`] are the two halves.
+//! [`compile`] runs all of them; [`fn@lower`] and [`fn@write`] are the two halves.
 //!
 //! # Parameters and launch
 //! The entry takes every runtime parameter of the kernel in declaration order, including
@@ -193,7 +193,7 @@ pub fn write(program: &lir::Program) -> String {
     writer::write(program)
 }
 
-/// [`lower`] then [`write`].
+/// [`fn@lower`] then [`fn@write`].
 pub fn compile(kernel: &Kernel, info: &KernelInfo, options: &PtxOptions) -> Result<Ptx, PtxError> {
     let program = lower(kernel, info, options)?;
     let text = write(&program);
