@@ -7,6 +7,7 @@
 //! types it does not handle, layouts it cannot build and blocks over the register budget
 //! are [`PtxError`]s naming the kernel and the op's line.
 
+mod dce;
 mod memory;
 mod reduce;
 
@@ -114,6 +115,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
     l.block(&k.body)?;
     let mut body = std::mem::take(&mut l.prologue);
     body.append(&mut l.out);
+    dce::eliminate_dead(&mut body);
     Ok(Program {
         entry: k.name.clone(),
         params: k
