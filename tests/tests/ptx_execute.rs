@@ -135,3 +135,63 @@ fn add_one_stores_every_element_once(#[case] n: i64, #[case] block: i64, #[case]
         assert_eq!(got, want, "element {i}");
     }
 }
+
+rtriton::kernel! {
+    /// The index of the first maximum of each row (NaN ignored).
+    fn row_argmax(x_ptr: Ptr<f32>, y_ptr: Ptr<i32>, n_cols: i32; const BLOCK: usize) {
+        let row = program_id(0);
+        let cols = arange(0, BLOCK);
+        let x = load(x_ptr + row * n_cols + cols, Some(cols.lt(n_cols)), Some(f32::NEG_INFINITY));
+        store(y_ptr + row, argmax(x, 0), None);
+    }
+}
+
+/// The IR's argmax over a block: the first maximum, NaN losing to every number.
+fn cpu_argmax(block: &[f32]) -> i32 {
+    let mut best = 0;
+    for (i, &v) in block.iter().enumerate() {
+        let b = block[best];
+        if (b.is_nan() && !v.is_nan()) || v > b {
+            best = i;
+        }
+    }
+    best as i32
+}
+
+#[rstest]
+fn argmax_matches_cpu(#[values(16, 256, 1024)] block: i64, #[values(1, 4, 8)] num_warps: u32) {
+    let n_cols = (block - 3).max(1) as usize;
+    let rows: Vec<Vec<f32>> = vec![
+        (0..n_cols).map(|c| ((c * 37) % 101) as f32).collect(), // ties: first max wins
+        vec![f32::NEG_INFINITY; n_cols],
+        (0..n_cols).map(|c| if c % 2 == 0 { f32::NAN } else { -(c as f32) }).collect(),
+        vec![f32::NAN; n_cols],
+        (0..n_cols).map(|c| if c == n_cols - 1 { 5.0 } else { 1.0 }).collect(),
+    ];
+    let def = row_argmax();
+    let args = [ArgValue::Ptr(X), ArgValue::Ptr(Y), ArgValue::Int(n_cols as i64)];
+    let (k, info) = rtriton::pipeline::specialize_and_trace(
+        &def,
+        &[("BLOCK", block)],
+        &args,
+        SpecPolicy::Triton,
+        &rtriton::trace::TraceOptions::default(),
+    )
+    .unwrap();
+    let program = rtriton::backend::ptx::lower(&k, &info, &options(Arch::Sm86, num_warps)).unwrap();
+    let mut mem: Memory = HashMap::new();
+    for (r, row) in rows.iter().enumerate() {
+        for (c, x) in row.iter().enumerate() {
+            mem.insert(X + ((r * n_cols + c) * 4) as u64, x.to_bits());
+        }
+        mem.insert(Y + r as u64 * 4, 0xdead_beef);
+    }
+    for cta in 0..rows.len() as u32 {
+        Cta::run(&program, &[X, Y, n_cols as u64], cta, rows.len() as u32, &mut mem);
+    }
+    for (r, row) in rows.iter().enumerate() {
+        let mut padded = row.clone();
+        padded.resize(block as usize, f32::NEG_INFINITY);
+        assert_eq!(mem[&(Y + r as u64 * 4)] as i32, cpu_argmax(&padded), "row {r}");
+    }
+}
