@@ -1,1 +1,130 @@
-//! Shared helpers of the integration suites in `tests/tests/`.
+//! Shared helpers of the integration suites in `tests/tests/`: run a row-max variant on a
+//! case of the shape matrix, compute the reference, compare bit for bit. The interpreter,
+//! simulator and GPU suites all go through these, so they check the same thing.
+
+use rtriton::interp::{self, Memory};
+use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton_kernels::RowMaxVariant;
+use rtriton_kernels::cases::RowMaxCase;
+use rtriton_kernels::cpu_row_max;
+
+/// What a launch of a variant on a case passes besides the buffers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchShape {
+    pub constexprs: Vec<(&'static str, i64)>,
+    pub grid: [u32; 3],
+}
+
+/// The constexprs and grid `variant` uses for `case` (the same for every back end).
+pub fn launch_shape(variant: RowMaxVariant, case: &RowMaxCase) -> LaunchShape {
+    let constexprs = variant.constexprs_for(case.n_rows, case.n_cols);
+    let grid = [variant.grid(case.n_rows, &constexprs) as u32, 1, 1];
+    LaunchShape { constexprs, grid }
+}
+
+/// The runtime arguments `x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col` for
+/// `case`, given the device address of the input *buffer* (`case.input()`, whose view
+/// starts `layout().offset` elements in) and of the output (`n_rows` floats). Any back end
+/// (interpreter, simulator, GPU) passes its own addresses.
+pub fn row_max_args(case: &RowMaxCase, x_buffer: u64, y: u64) -> Vec<ArgValue> {
+    let layout = case.layout();
+    vec![
+        ArgValue::Ptr(x_buffer + layout.offset as u64 * 4),
+        ArgValue::Ptr(y),
+        ArgValue::Int(case.n_rows as i64),
+        ArgValue::Int(case.n_cols as i64),
+        ArgValue::Int(layout.stride_row as i64),
+        ArgValue::Int(layout.stride_col as i64),
+    ]
+}
+
+/// A launch prepared in the interpreter's [`Memory`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
+    pub constexprs: Vec<(&'static str, i64)>,
+    pub grid: [u32; 3],
+    /// `x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col`.
+    pub args: Vec<ArgValue>,
+    /// Base address of the output `y` (`n_rows` floats).
+    pub y: u64,
+}
+
+/// Allocates `case`'s input buffer and a zeroed output in `mem`, and returns the launch
+/// of `variant` on them.
+pub fn prepare(mem: &mut Memory, variant: RowMaxVariant, case: &RowMaxCase) -> Launch {
+    let x_buffer = mem.alloc_f32(&case.input());
+    let y = mem.alloc(case.n_rows * 4);
+    let LaunchShape { constexprs, grid } = launch_shape(variant, case);
+    Launch { constexprs, grid, args: row_max_args(case, x_buffer, y), y }
+}
+
+/// Runs `variant` on `case` on the CPU interpreter under `policy` and returns `y`.
+pub fn run_on_interpreter(variant: RowMaxVariant, case: &RowMaxCase, policy: SpecPolicy) -> Result<Vec<f32>, String> {
+    let mut mem = Memory::new();
+    let launch = prepare(&mut mem, variant, case);
+    interp::run_def(&variant.def(), &launch.constexprs, &launch.args, policy, launch.grid, &mut mem)
+        .map_err(|e| e.to_string())?;
+    mem.read_f32(launch.y, case.n_rows).map_err(|e| e.to_string())
+}
+
+/// The CPU reference for `case` (NaN ignored, or propagated).
+pub fn reference(case: &RowMaxCase, propagate_nan: bool) -> Vec<f32> {
+    let l = case.layout();
+    cpu_row_max(
+        &case.input(),
+        l.offset,
+        case.n_rows,
+        case.n_cols,
+        l.stride_row as isize,
+        l.stride_col as isize,
+        propagate_nan,
+    )
+}
+
+/// `Ok` when `got` and `want` have equal bits everywhere (so `-0.0 != +0.0` and the NaN
+/// payload counts); else a message naming the first differing rows.
+pub fn compare_bits(got: &[f32], want: &[f32]) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("{} results, expected {}", got.len(), want.len()));
+    }
+    let bad: Vec<String> = got
+        .iter()
+        .zip(want)
+        .enumerate()
+        .filter(|(_, (g, w))| g.to_bits() != w.to_bits())
+        .take(5)
+        .map(|(r, (g, w))| {
+            format!("row {r}: got {g:?} (0x{:08X}), expected {w:?} (0x{:08X})", g.to_bits(), w.to_bits())
+        })
+        .collect();
+    if bad.is_empty() { Ok(()) } else { Err(bad.join("\n")) }
+}
+
+/// Mixing dtypes in a kernel body is a Rust compile error, not a run-time diagnostic:
+/// storing `i32` values through an `f32` pointer does not type-check (`store::<E>` takes
+/// a `Tensor<Ptr<E>>` and a `Tensor<E>`), so only hand-built IR can reach the verifier
+/// with it (`tests/tests/diagnostics.rs` checks that path).
+///
+/// ```compile_fail,E0308
+/// use rtriton::prelude::*;
+/// rtriton::kernel! {
+///     fn store_i32_through_f32(y_ptr: Ptr<f32>) {
+///         let offs = arange(0, 4);
+///         store(y_ptr + offs, offs, None);
+///     }
+/// }
+/// ```
+///
+/// With the conversion the author meant, the same kernel compiles:
+///
+/// ```
+/// use rtriton::prelude::*;
+/// rtriton::kernel! {
+///     fn store_i32_through_f32(y_ptr: Ptr<f32>) {
+///         let offs = arange(0, 4);
+///         store(y_ptr + offs, offs.to::<f32>(), None);
+///     }
+/// }
+/// let _ = store_i32_through_f32();
+/// ```
+pub mod dtype_mismatch_is_a_compile_error {}
