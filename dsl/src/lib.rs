@@ -8,9 +8,13 @@
 //! This crate has no CUDA dependency (an architecture invariant): it builds and tests on
 //! machines without a GPU.
 
+pub mod analysis;
 pub mod diag;
+pub mod explain;
+pub mod guard;
 pub mod ir;
 pub mod lang;
+pub mod lint;
 pub mod pipeline;
 pub mod spec;
 pub mod trace;

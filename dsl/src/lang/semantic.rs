@@ -20,6 +20,27 @@ pub fn wrap_int(v: i64, ty: ScalarType) -> i64 {
     }
 }
 
+/// The first line of Triton's error for `.to()` on an argument specialized to 1 (Triton
+/// 3.x; older releases said `'constexpr' object` instead of `'int' object`).
+pub const TRITON_TO_ERROR: &str = "AttributeError: 'int' object has no attribute 'to'";
+
+/// Triton-semantics mode's error for `.to()` on argument `param` folded to 1: Triton's
+/// text, then why it happens (message) and the portable fix (help). Shared with the
+/// portability lint so both teach the same rule (triton-lang/triton#2939).
+pub fn triton_to_error(param: &str) -> (String, String) {
+    (
+        format!(
+            "{TRITON_TO_ERROR}\n  note: Triton specializes an integer argument equal to 1 into the constant 1 (a plain int, \
+             key (\"constexpr\", 1)), so `{param}` is not a tensor here and has no `.to()`; this fails for every input where \
+             `{param}` is 1 (a contiguous dimension's stride) and compiles only for other values"
+        ),
+        format!(
+            "promote the index tensor instead of the scalar argument: `program_id(0).to::<i64>()` or \
+             `offs.to::<i64>() * {param}`, and let `{param}` widen to i64 by promotion"
+        ),
+    )
+}
+
 impl Builder {
     /// A constant of `dtype` splat to `shape`.
     pub fn constant_value(&mut self, c: Constant, dtype: DType, shape: Shape, loc: SourceLoc) -> Value {
@@ -109,15 +130,8 @@ impl Builder {
             && let Some(&index) = self.folded_params.get(&v)
         {
             let name = self.kernel.params[index].name;
-            self.error(
-                    loc,
-                    format!(
-                        "AttributeError: 'int' object has no attribute 'to' (Triton specialized argument `{name}` = 1 into a constexpr int, which has no .to())"
-                    ),
-                    format!(
-                        "promote the index tensor instead of the scalar argument: write `offs.to::<i64>() * {name}` (or `program_id(0).to::<i64>()`) and let `{name}` widen by promotion; this fails in Triton for every input where `{name}` == 1"
-                    ),
-                );
+            let (message, help) = triton_to_error(name);
+            self.error(loc, message, help);
             return v;
         }
         let ty = self.ty(v).clone();
