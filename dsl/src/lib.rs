@@ -9,6 +9,7 @@
 //! machines without a GPU.
 
 pub mod analysis;
+pub mod backend;
 pub mod diag;
 pub mod explain;
 pub mod guard;

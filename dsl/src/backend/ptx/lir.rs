@@ -1,0 +1,328 @@
+//! `lir`: the lowered, thread-level form between the block IR and PTX text.
+//!
+//! The block IR says what a *program* computes on whole block tensors. `lir` says what
+//! each *thread* of the CTA executes: scalar instructions on typed virtual registers. The
+//! lowering ([`super::lower`]) decides which thread owns which element of every block
+//! tensor (the layouts in [`super::layout`]) and how wide every memory access is
+//! ([`super::vectorize`]); the writer ([`super::writer`]) prints a [`Program`] as PTX
+//! one instruction per line. The SIMT simulator executes a [`Program`] directly, so the
+//! semantics below are normative: PTX and the simulator must agree on them.
+//!
+//! # Execution model
+//! - A launch runs a grid of CTAs (`%ctaid.x` in `0..%nctaid.x`, `y`/`z` likewise). Every
+//!   CTA runs [`Program::threads_per_cta`] threads (`num_warps * 32`), thread `t` (the value
+//!   of [`Special::TidX`]) belongs to warp `t / 32` and is lane `t % 32` of it.
+//! - Every thread executes [`Program::body`] from the first instruction to the last, in
+//!   order. There is no early exit, no divergent branch and no recursion; the only control
+//!   flow is [`Inst::Loop`], whose trip count is the same for every thread of a CTA (its
+//!   bounds are uniform scalars), so every thread executes every [`Inst::BarSync`] and every
+//!   [`Inst::Shfl`] the same number of times. A simulator may therefore run the threads of a
+//!   CTA in lock step, instruction by instruction.
+//! - Each thread has its own register file: one slot per [`Reg`], typed by
+//!   [`Program::regs`]. Registers are *mutable* (not SSA): an instruction overwrites its
+//!   destination; loop-carried values are registers that the loop body writes. Reading a
+//!   register never written gives an unspecified value (the lowering never does it).
+//! - Memory: global memory (byte addressed, 64-bit addresses, little endian) shared by the
+//!   grid; one shared-memory buffer per CTA of [`Program::shared_bytes`] bytes (addresses
+//!   `0..shared_bytes` relative to [`Inst::SharedBase`]).
+//!
+//! # Types and values
+//! A register of type [`Ty::I32`] / [`Ty::I64`] holds a 32- / 64-bit two's complement bit
+//! pattern (pointers are `I64` byte addresses); [`Ty::F32`] an IEEE binary32; [`Ty::Pred`]
+//! a boolean. Integer arithmetic wraps. Instructions state how they interpret bits
+//! (signed comparisons, signed division...).
+//!
+//! # What a block tensor became
+//! Every block-IR value of shape `S` is, in each thread, a list of registers: the elements
+//! that thread owns under the value's layout, in the order [`super::layout`] documents
+//! (the thread's "element list"). Scalars are one register that every thread holds (all
+//! threads compute the same value). Elements may be replicated (a 16-element block on a
+//! 128-thread CTA): several threads hold copies; [`Inst::StGlobal`]s are guarded so that
+//! exactly one thread writes each element. The lowering records each value's layout in
+//! [`Program::layouts`] for readers; the instructions do not depend on it.
+
+use std::fmt;
+
+use crate::ir::PropagateNan;
+
+/// A virtual register: an index into [`Program::regs`]. Printed `%r7` (I32), `%rd7`
+/// (I64), `%f7` (F32) or `%p7` (Pred) with the same number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Reg(pub u32);
+
+impl Reg {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The type of a register and of the values an instruction works on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    /// A predicate (boolean).
+    Pred,
+    /// 32 bits, integer (signedness given by the instruction; signed unless stated).
+    I32,
+    /// 64 bits, integer or global address.
+    I64,
+    /// IEEE binary32.
+    F32,
+}
+
+impl Ty {
+    /// Size in bytes when stored to memory (`Pred` is never stored).
+    pub fn size_bytes(self) -> u32 {
+        match self {
+            Ty::Pred => 1,
+            Ty::I32 | Ty::F32 => 4,
+            Ty::I64 => 8,
+        }
+    }
+}
+
+/// An instruction input: a register or an immediate of the instruction's type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Operand {
+    Reg(Reg),
+    /// An integer immediate (wrapped to the instruction's width) or a predicate (`0`/`1`).
+    Int(i64),
+    /// A float immediate (printed as `0fXXXXXXXX`, the exact bits).
+    F32(f32),
+}
+
+impl From<Reg> for Operand {
+    fn from(r: Reg) -> Self {
+        Operand::Reg(r)
+    }
+}
+
+/// Special registers a thread can read (all `u32`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Special {
+    /// `%tid.x`: the thread's index in its CTA, `0..threads_per_cta`.
+    TidX,
+    /// `%ctaid.{x,y,z}`: the CTA's index in the grid along axis 0, 1, 2.
+    CtaId(u32),
+    /// `%nctaid.{x,y,z}`: the grid size along axis 0, 1, 2.
+    NCtaId(u32),
+}
+
+/// Two-operand arithmetic and logic. With [`Inst::Bin`]'s `ty`:
+///
+/// | op | `I32`/`I64` | `F32` | `Pred` |
+/// |----|-------------|-------|--------|
+/// | `Add`, `Sub` | wrapping | IEEE, round to nearest even | - |
+/// | `Mul` | low half of the product (wrapping) | IEEE rn | - |
+/// | `Div` | signed, truncating toward zero (division by 0: unspecified) | IEEE rn (`div.rn`) | - |
+/// | `Rem` | signed, sign of the dividend | - | - |
+/// | `Max(n)`, `Min(n)` | signed max / min (`n` ignored) | `n = None`: a NaN operand is ignored (`max.f32`, both NaN gives NaN); `n = All`: any NaN gives canonical NaN `0x7FFFFFFF` (`max.NaN.f32`) | - |
+/// | `And`, `Or`, `Xor` | bitwise | - | logical |
+/// | `Shl` | shift left by `b` bits (`b >= width` gives 0) | - | - |
+/// | `ShrU` | logical shift right by `b` bits (`b >= width` gives 0) | - | - |
+///
+/// `max.f32`/`min.f32` between `-0.0` and `+0.0`: either may be returned (PTX leaves it
+/// open; the simulator returns `a`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Max(PropagateNan),
+    Min(PropagateNan),
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrU,
+}
+
+/// Comparison predicates of [`Inst::Setp`]: signed for integers; for floats `Lt..Ge`,
+/// `Eq` are ordered (false when an operand is NaN) and `Ne` is unordered (true when an
+/// operand is NaN), like C and Triton.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+/// A guard on an instruction: it executes only when the predicate register is true
+/// (or false, with `negate`). A guarded-off load leaves its destinations unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Guard {
+    pub pred: Reg,
+    pub negate: bool,
+}
+
+/// A thread-level instruction. Each variant documents its exact semantics.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inst {
+    /// No effect. The lowering puts one above each group of instructions lowered from one
+    /// block-IR op, naming the op and its `loc.short()`; the writer prints it as `// text`.
+    Comment(String),
+    /// `dst = argument number param` of the launch (the raw bits: an address for pointer
+    /// parameters, the value for ints and floats). `dst`'s type is the parameter's.
+    LdParam { dst: Reg, param: usize },
+    /// `dst = src`: converts a generic address to a global one (`cvta.to.global.u64`);
+    /// identity on the simulator's flat address space. Both `I64`.
+    CvtaGlobal { dst: Reg, src: Reg },
+    /// `dst = ` the special register, zero-extended into the `I32` register `dst`.
+    ReadSpecial { dst: Reg, sreg: Special },
+    /// `dst = src` (type `ty`).
+    Mov { ty: Ty, dst: Reg, src: Operand },
+    /// `dst = a op b` in type `ty` (see [`BinOp`]).
+    Bin { op: BinOp, ty: Ty, dst: Reg, a: Operand, b: Operand },
+    /// `dst = !src` on predicates.
+    Not { dst: Reg, src: Reg },
+    /// `dst (I64) = sext(a) * sext(b)` of two `I32` operands: the full 64-bit product
+    /// (`mul.wide.s32`).
+    MulWide { dst: Reg, a: Operand, b: Operand },
+    /// Conversion `from -> to`: `I32 -> I64` sign-extends; `I64 -> I32` keeps the low 32
+    /// bits; `I32`/`I64 -> F32` rounds to nearest even; `F32 -> I32`/`I64` truncates toward
+    /// zero (NaN gives 0, out of range saturates). Other pairs are never emitted.
+    Cvt { dst: Reg, to: Ty, src: Reg, from: Ty },
+    /// `dst (Pred) = a cmp b` in type `ty` (see [`Cmp`]).
+    Setp { cmp: Cmp, ty: Ty, dst: Reg, a: Operand, b: Operand },
+    /// `dst = cond ? a : b` in type `ty` (`cond` a predicate register).
+    Selp { ty: Ty, dst: Reg, a: Operand, b: Operand, cond: Reg },
+    /// Global load of `dsts.len()` (1, 2 or 4) consecutive elements of type `ty` from byte
+    /// address `addr + offset`: `dsts[i] = mem[addr + offset + i * size(ty)]`. The address
+    /// is aligned to `dsts.len() * size(ty)` bytes (the lowering proves it; a simulator
+    /// should report a misaligned access as an error, the GPU may fault). When `guard`
+    /// is false nothing is read and `dsts` keep their values (the lowering sets them to the
+    /// load's `other` first). `non_coherent`: the read-only path (`ld.global.nc`), same
+    /// result.
+    LdGlobal { guard: Option<Guard>, ty: Ty, dsts: Vec<Reg>, addr: Reg, offset: i64, non_coherent: bool },
+    /// Global store of `srcs.len()` (1, 2 or 4) consecutive elements, alignment as for
+    /// [`Inst::LdGlobal`]; nothing is written when `guard` is false. Visible to other
+    /// threads after the kernel ends (no ordering with other threads during it).
+    StGlobal { guard: Option<Guard>, ty: Ty, srcs: Vec<Reg>, addr: Reg, offset: i64 },
+    /// `dst (I32) = ` the address of the CTA's shared buffer (0 on the simulator).
+    SharedBase { dst: Reg },
+    /// `dst = shared[addr + offset]` (`addr` an `I32` byte address in the shared window,
+    /// aligned to `size(ty)`).
+    LdShared { ty: Ty, dst: Reg, addr: Reg, offset: u32 },
+    /// `shared[addr + offset] = src` when `guard` holds. Other threads see it after the
+    /// next [`Inst::BarSync`].
+    StShared { guard: Option<Guard>, ty: Ty, src: Reg, addr: Reg, offset: u32 },
+    /// Butterfly shuffle within a warp (`shfl.sync.bfly.b32 dst, src, lane_mask, clamp,
+    /// member_mask`): every lane `l` of the warp gets `dst = src` *of lane*
+    /// `l ^ lane_mask`, the value that lane had before the instruction. `clamp` is `0x1f`
+    /// and `member_mask` is `0xffffffff`: all 32 lanes take part, and all 32 execute it
+    /// together. `ty` is `F32` or `I32` (32-bit payload).
+    Shfl { ty: Ty, dst: Reg, src: Reg, lane_mask: u32, clamp: u32, member_mask: u32 },
+    /// `bar.sync id`: waits until every thread of the CTA reached it; shared-memory
+    /// writes before it are visible to every thread after it.
+    BarSync { id: u32 },
+    /// A counted loop with uniform bounds (type `ty`, `I32` or `I64`, signed):
+    /// ```text
+    /// iv = lower
+    /// while iv < upper { body; iv = iv + step }   // step > 0, addition wraps
+    /// ```
+    /// `lower`, `upper`, `step` are read once, before the first iteration. Loop-carried
+    /// values are registers initialised before the loop and overwritten by `body` (the
+    /// body ends with `Mov`s of the next values); after the loop they hold the last values.
+    Loop { ty: Ty, iv: Reg, lower: Operand, upper: Operand, step: Operand, body: Vec<Inst> },
+}
+
+/// A runtime parameter of the entry, in declaration order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    pub kind: ParamTy,
+}
+
+/// How a parameter is passed (`.param` type).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamTy {
+    /// `.u64`: a global-memory address (register type `I64`).
+    Ptr,
+    /// `.s32` (register type `I32`).
+    I32,
+    /// `.s64` (register type `I64`).
+    I64,
+    /// `.f32` (register type `F32`).
+    F32,
+}
+
+impl ParamTy {
+    pub fn reg_ty(self) -> Ty {
+        match self {
+            ParamTy::Ptr | ParamTy::I64 => Ty::I64,
+            ParamTy::I32 => Ty::I32,
+            ParamTy::F32 => Ty::F32,
+        }
+    }
+}
+
+/// A human-readable record of one block value's layout (for readers and golden files).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayoutNote {
+    /// The block-IR value, `%12`.
+    pub value: String,
+    /// Its type, `tensor<1024xf32>`.
+    pub ty: String,
+    /// The layout, e.g. `blocked{spt=[4], tpw=[32], wpc=[4], order=[0]}` or
+    /// `slice{dim=1, parent=...}`, and how many registers each thread holds.
+    pub layout: String,
+    pub regs_per_thread: usize,
+}
+
+/// One lowered kernel: everything the writer prints and the simulator runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    /// The entry name (the kernel's name).
+    pub entry: String,
+    /// Every runtime parameter, folded ones included (the host passes every argument;
+    /// unlike Triton, whose compiled signature drops arguments specialized to constants).
+    pub params: Vec<Param>,
+    /// `.target` (`sm_86`...).
+    pub target: String,
+    /// `.version` (major, minor).
+    pub ptx_version: (u32, u32),
+    pub num_warps: u32,
+    /// `num_warps * 32`, printed as `.maxntid`.
+    pub threads_per_cta: u32,
+    /// Bytes of the CTA's shared buffer (0: none is declared). 16-byte aligned.
+    pub shared_bytes: u32,
+    /// The type of every register, indexed by [`Reg`].
+    pub regs: Vec<Ty>,
+    pub body: Vec<Inst>,
+    /// Where each tensor value's elements live (documentation; see [`LayoutNote`]).
+    pub layouts: Vec<LayoutNote>,
+    /// The vectorization and reduction decisions the lowering made.
+    pub decisions: super::Decisions,
+}
+
+impl Program {
+    pub fn ty(&self, r: Reg) -> Ty {
+        self.regs[r.index()]
+    }
+
+    /// Every instruction, loop bodies included, in program order (for tests and tools).
+    pub fn walk(&self) -> Vec<&Inst> {
+        fn go<'a>(insts: &'a [Inst], out: &mut Vec<&'a Inst>) {
+            for i in insts {
+                out.push(i);
+                if let Inst::Loop { body, .. } = i {
+                    go(body, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        go(&self.body, &mut out);
+        out
+    }
+}
+
+impl fmt::Display for Reg {
+    /// `v7`: the register's number only (the writer prints `%r7`, `%f7`... by type).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}", self.0)
+    }
+}

@@ -1,0 +1,191 @@
+//! The PTX back end: a verified block-level [`Kernel`] to PTX text.
+//!
+//! # Pipeline
+//! 1. [`axis_info`]: contiguity / divisibility / constancy of every value (Triton's
+//!    AxisInfo), from the specialization hints.
+//! 2. [`vectorize`]: the vector width of every load and store, and with it the
+//!    elements each thread holds along the contiguous axis.
+//! 3. [`layout`]: a blocked layout for the kernel and a slice of it for every value of
+//!    lower rank: which thread owns which element.
+//! 4. [`lower`]: block IR to the thread-level [`lir::Program`] (typed virtual registers,
+//!    structured loops, explicit shuffles, shared memory and barriers).
+//! 5. [`writer`]: [`lir::Program`] to PTX text.
+//!
+//! [`compile`] runs all of them; [`lower`] and [`write`] are the two halves.
+//!
+//! # Parameters
+//! The entry takes every runtime parameter of the kernel in declaration order, including
+//! those specialization folded to the constant 1 (they are simply not read). Triton drops
+//! folded arguments from the compiled signature; rtriton keeps them so the host passes the
+//! same argument list to every specialization.
+
+pub mod axis_info;
+pub mod layout;
+pub mod lir;
+pub mod lower;
+pub mod vectorize;
+pub mod writer;
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{Kernel, SourceLoc};
+use crate::verify::KernelInfo;
+
+/// The GPU architecture PTX is generated for (`.target`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub enum Arch {
+    Sm80,
+    /// The product's reference target.
+    #[default]
+    Sm86,
+    Sm89,
+    Sm90,
+}
+
+impl Arch {
+    pub const ALL: [Arch; 4] = [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::Sm80 => "sm_80",
+            Arch::Sm86 => "sm_86",
+            Arch::Sm89 => "sm_89",
+            Arch::Sm90 => "sm_90",
+        }
+    }
+
+    /// The lowest `.version` that accepts this target.
+    pub fn min_ptx_version(self) -> (u32, u32) {
+        match self {
+            Arch::Sm80 => (7, 0),
+            Arch::Sm86 => (7, 1),
+            Arch::Sm89 => (7, 8),
+            Arch::Sm90 => (7, 8),
+        }
+    }
+}
+
+impl fmt::Display for Arch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Arch {
+    type Err = String;
+
+    /// Accepts `sm_86`, `sm86` and `86`.
+    fn from_str(s: &str) -> Result<Arch, String> {
+        let digits = s.trim().trim_start_matches("sm").trim_start_matches('_');
+        Arch::ALL
+            .into_iter()
+            .find(|a| &a.name()[3..] == digits)
+            .ok_or_else(|| format!("unknown architecture `{s}`; use one of sm_80, sm_86, sm_89, sm_90"))
+    }
+}
+
+/// Code-generation options (part of the compiled-kernel cache key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PtxOptions {
+    pub arch: Arch,
+    /// Warps per CTA; the CTA has `num_warps * 32` threads (`.maxntid`).
+    pub num_warps: u32,
+    /// `.version` (major, minor).
+    pub ptx_version: (u32, u32),
+}
+
+impl Default for PtxOptions {
+    fn default() -> Self {
+        PtxOptions { arch: Arch::Sm86, num_warps: 4, ptx_version: (7, 8) }
+    }
+}
+
+/// A compiled kernel: PTX text and what the launch needs to know.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ptx {
+    pub text: String,
+    /// The `.entry` name to look up in the module.
+    pub entry: String,
+    /// Launch with exactly this many threads per CTA (`num_warps * 32`).
+    pub threads_per_cta: u32,
+    /// Static shared memory the entry declares (bytes).
+    pub shared_bytes: u32,
+    pub decisions: Decisions,
+}
+
+/// Whether an access reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccessKind {
+    Load,
+    Store,
+}
+
+/// The vector width chosen for one load or store, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccessDecision {
+    pub loc: SourceLoc,
+    pub kind: AccessKind,
+    /// Elements per memory instruction: 1 (scalar), 2 (`.v2`) or 4 (`.v4`).
+    pub vector_width: u32,
+    /// The facts that bound the width (contiguity, divisibility, mask constancy...).
+    pub reason: String,
+}
+
+/// How one reduction was lowered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReductionDecision {
+    pub loc: SourceLoc,
+    /// Lanes of a warp combine with `shfl.sync.bfly`.
+    pub uses_shuffles: bool,
+    /// Several warps span the reduced axis: partials go through shared memory.
+    pub uses_shared_memory: bool,
+    pub reason: String,
+}
+
+/// The decisions the lowering made, for tests, `rtriton ptx` and performance reviews.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Decisions {
+    pub accesses: Vec<AccessDecision>,
+    pub reductions: Vec<ReductionDecision>,
+}
+
+/// Why a kernel cannot be compiled to PTX: unsupported ops, no valid layout, a block too
+/// large for the register budget. Each diagnostic names the kernel and the op's line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PtxError(pub Diagnostics);
+
+impl PtxError {
+    pub fn new(kernel: &str, loc: SourceLoc, message: impl Into<String>, help: impl Into<String>) -> PtxError {
+        PtxError(Diagnostics(vec![Diagnostic::error(kernel, loc, message, help)]))
+    }
+
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.0.0
+    }
+}
+
+/// Lowers a verified kernel to the thread-level form.
+pub fn lower(kernel: &Kernel, info: &KernelInfo, options: &PtxOptions) -> Result<lir::Program, PtxError> {
+    lower::lower_kernel(kernel, info, options)
+}
+
+/// Prints a lowered program as PTX text.
+pub fn write(program: &lir::Program) -> String {
+    writer::write(program)
+}
+
+/// [`lower`] then [`write`].
+pub fn compile(kernel: &Kernel, info: &KernelInfo, options: &PtxOptions) -> Result<Ptx, PtxError> {
+    let program = lower(kernel, info, options)?;
+    let text = write(&program);
+    Ok(Ptx {
+        text,
+        entry: program.entry.clone(),
+        threads_per_cta: program.threads_per_cta,
+        shared_bytes: program.shared_bytes,
+        decisions: program.decisions,
+    })
+}
