@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod explain;
 mod list;
 
 /// rtriton: a block-level GPU kernel language in Rust that mirrors Triton.
@@ -18,6 +19,10 @@ pub struct Cli {
 pub enum Command {
     /// Lists the kernels the CLI knows, one per line: name, then parameters.
     List,
+    /// Explains what specialization does to a kernel for one launch's arguments: the key
+    /// per argument, what folding removed, index widths, vector widths, lint findings,
+    /// the overflow guard's verdict and the PTX diff.
+    Explain(explain::ExplainArgs),
 }
 
 /// Parses the command line, runs the subcommand and maps errors to a non-zero status.
@@ -25,6 +30,12 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List => list::run(),
+        Command::Explain(a) => {
+            let mut out = String::new();
+            let r = explain::run(&a, &mut out);
+            print!("{out}");
+            r.map(ExitCode::from)
+        }
     };
     match result {
         Ok(code) => code,
@@ -38,4 +49,36 @@ pub fn main() -> ExitCode {
 /// The kernels the CLI knows (the row-max family).
 pub fn known_kernels() -> Vec<rtriton::trace::KernelDef> {
     rtriton_kernels::RowMaxVariant::ALL.iter().map(|v| v.def()).collect()
+}
+
+/// Runs a command line (`["rtriton", "explain", ...]`) and returns its exit status and
+/// everything it prints, as the tutorial test does to check every command shown in
+/// `docs/tutorial/`. Errors print as `main` prints them.
+pub fn run_captured<I, T>(argv: I) -> (u8, String)
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(c) => c,
+        Err(e) => return (2, e.to_string()),
+    };
+    let mut out = String::new();
+    let result = match cli.command {
+        Command::List => {
+            for def in known_kernels() {
+                out.push_str(&def.signature());
+                out.push('\n');
+            }
+            Ok(0)
+        }
+        Command::Explain(a) => explain::run(&a, &mut out),
+    };
+    match result {
+        Ok(code) => (code, out),
+        Err(e) => {
+            out.push_str(&format!("{e:#}\n"));
+            (1, out)
+        }
+    }
 }

@@ -1,0 +1,194 @@
+//! `rtriton explain <kernel> --arg NAME=V ... [--const NAME=V]`: what specialization does
+//! to a kernel for one launch's arguments, and why. The report comes from
+//! `rtriton::explain`; this file parses the command line and adds the unified diff of the
+//! PTX with and without specialization.
+
+use std::fmt::Write;
+
+use anyhow::{Context, anyhow, bail};
+use clap::ValueEnum;
+use rtriton::backend::ptx::PtxOptions;
+use rtriton::explain::{ExplainInput, Explanation, Section, explain, render};
+use rtriton::guard::TensorExtent;
+use rtriton::ir::{ParamKind, ScalarType};
+use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton::trace::{KernelDef, Semantics};
+
+/// Which language rules the trace follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SemanticsArg {
+    /// rtriton's: a folded argument is still a typed value.
+    Rtriton,
+    /// Triton's: `.to()` on an argument specialized to 1 is an AttributeError.
+    Triton,
+}
+
+/// Specialization policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SpecArg {
+    /// Triton's rules: fold 1, hint multiples of 16 and aligned pointers.
+    Triton,
+    /// No specialization.
+    Off,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExplainArgs {
+    /// The kernel (see `rtriton list`).
+    pub kernel: String,
+    /// A runtime argument: integers in decimal or 0x hex, pointers as addresses, floats.
+    #[arg(long = "arg", value_name = "NAME=V")]
+    pub args: Vec<String>,
+    /// A constexpr (defaults: the kernel's ahead-of-time values).
+    #[arg(long = "const", value_name = "NAME=V")]
+    pub consts: Vec<String>,
+    /// Trace under rtriton's or Triton's rules.
+    #[arg(long, value_enum, default_value_t = SemanticsArg::Rtriton)]
+    pub semantics: SemanticsArg,
+    /// Specialization policy.
+    #[arg(long, value_enum, default_value_t = SpecArg::Triton)]
+    pub spec: SpecArg,
+    /// The element count of the tensor passed to a pointer parameter, for the overflow
+    /// guard (a contiguous tensor: the largest offset is ELEMENTS - 1).
+    #[arg(long = "extent", value_name = "NAME=ELEMENTS")]
+    pub extents: Vec<String>,
+    /// Only these sections, comma-separated: spec, trace, fold, index, vector, lint, guard,
+    /// ir, ptx-diff (default: all but ir).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+}
+
+/// The sections the host adds after the library's report.
+const PTX_DIFF: &str = "ptx-diff";
+
+fn split(s: &str) -> anyhow::Result<(&str, &str)> {
+    s.split_once('=').ok_or_else(|| anyhow!("`{s}` is not NAME=VALUE"))
+}
+
+fn parse_int(s: &str) -> anyhow::Result<i64> {
+    let s = s.trim();
+    let v = match s.strip_prefix("0x") {
+        Some(hex) => i64::from_str_radix(hex, 16),
+        None => s.parse(),
+    };
+    v.with_context(|| format!("`{s}` is not an integer"))
+}
+
+fn parse_args(def: &KernelDef, given: &[String]) -> anyhow::Result<Vec<ArgValue>> {
+    let mut values: Vec<Option<ArgValue>> = vec![None; def.params.len()];
+    for g in given {
+        let (name, v) = split(g)?;
+        let Some((i, p)) = def.param(name) else {
+            bail!(
+                "kernel `{}` has no parameter `{name}`; its parameters are: {}",
+                def.name,
+                def.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+            );
+        };
+        values[i] = Some(match p.kind {
+            ParamKind::Ptr(_) => ArgValue::Ptr(parse_int(v)? as u64),
+            ParamKind::Scalar(ScalarType::F32) => {
+                ArgValue::F32(v.parse().with_context(|| format!("`{v}` is not a float"))?)
+            }
+            ParamKind::Scalar(_) => ArgValue::Int(parse_int(v)?),
+        });
+    }
+    let missing: Vec<&str> =
+        def.params.iter().zip(&values).filter(|(_, v)| v.is_none()).map(|(p, _)| p.name).collect();
+    if !missing.is_empty() {
+        bail!("missing --arg for: {}", missing.join(", "));
+    }
+    Ok(values.into_iter().flatten().collect())
+}
+
+fn sections(only: &[String]) -> anyhow::Result<(Vec<Section>, bool)> {
+    if only.is_empty() {
+        return Ok((Section::DEFAULT.to_vec(), true));
+    }
+    let mut out = Vec::new();
+    let mut diff = false;
+    for name in only {
+        if name == PTX_DIFF {
+            diff = true;
+        } else {
+            out.push(Section::from_name(name).ok_or_else(|| {
+                anyhow!("unknown section `{name}`; use spec, trace, fold, index, vector, lint, guard, ir, ptx-diff")
+            })?);
+        }
+    }
+    Ok((out, diff))
+}
+
+/// Runs the command, writing the report to `out`; returns the exit status (1 when the
+/// launch would not go ahead: the trace fails or the guard refuses).
+pub fn run(a: &ExplainArgs, out: &mut String) -> anyhow::Result<u8> {
+    let def = super::known_kernels()
+        .into_iter()
+        .find(|d| d.name == a.kernel)
+        .ok_or_else(|| anyhow!("unknown kernel `{}`; `rtriton list` shows the kernels", a.kernel))?;
+    let args = parse_args(&def, &a.args)?;
+    let mut consts: Vec<(&str, i64)> = rtriton_kernels::RowMaxVariant::from_name(def.name)
+        .map(|v| v.default_constexprs())
+        .unwrap_or_default();
+    for c in &a.consts {
+        let (name, v) = split(c)?;
+        let v = parse_int(v)?;
+        match consts.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = v,
+            None => {
+                let name = def.constexprs.iter().find(|n| **n == name).copied().unwrap_or("?");
+                consts.push((name, v));
+            }
+        }
+    }
+    let mut extents = Vec::new();
+    for x in &a.extents {
+        let (name, v) = split(x)?;
+        let n = parse_int(v)? as u64;
+        extents.push(TensorExtent { param: name.to_string(), numel: n, max_offset_elems: n.saturating_sub(1) });
+    }
+    let (sections, diff) = sections(&a.only)?;
+    let input = ExplainInput {
+        def: &def,
+        constexprs: &consts,
+        args: &args,
+        policy: match a.spec {
+            SpecArg::Triton => SpecPolicy::Triton,
+            SpecArg::Off => SpecPolicy::Off,
+        },
+        semantics: match a.semantics {
+            SemanticsArg::Rtriton => Semantics::Rtriton,
+            SemanticsArg::Triton => Semantics::Triton,
+        },
+        extents: &extents,
+        ptx: PtxOptions::default(),
+    };
+    let e = explain(&input)?;
+    out.push_str(&render(&e, &sections));
+    if diff {
+        out.push('\n');
+        ptx_diff(&e, out);
+    }
+    Ok(if e.ok() { 0 } else { 1 })
+}
+
+/// The unified diff of the PTX without (`---`) and with (`+++`) specialization.
+fn ptx_diff(e: &Explanation, out: &mut String) {
+    match (&e.ptx_unspecialized, &e.ptx_specialized) {
+        (Some(Ok(plain)), Some(Ok(spec))) => {
+            let diff = similar::TextDiff::from_lines(&plain.text, &spec.text);
+            let _ = writeln!(out, "PTX diff (unspecialized -> specialized):");
+            let _ = write!(
+                out,
+                "{}",
+                diff.unified_diff().context_radius(2).header("unspecialized.ptx", "specialized.ptx")
+            );
+        }
+        (Some(Err(err)), _) | (_, Some(Err(err))) => {
+            let _ = writeln!(out, "PTX diff: the PTX back end could not compile the kernel\n{err}");
+        }
+        _ => {
+            let _ = writeln!(out, "PTX diff: not shown (the kernel does not trace)");
+        }
+    }
+}
