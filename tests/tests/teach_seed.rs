@@ -1,0 +1,153 @@
+//! The seed scenario: the skill-guided port (scalar strides promoted with `.to()`) and
+//! the corrected port (index tensors promoted), each under rtriton's default semantics
+//! and Triton-semantics mode, over every case of the shape matrix.
+//!
+//! Expected: in default mode both trace everywhere; in Triton-semantics mode the
+//! skill-guided port fails with Triton's AttributeError for every input with a stride
+//! equal to 1 (the column stride of every contiguous input, and the row stride of the
+//! transposed view and of single-column inputs) and traces for the strided view whose
+//! strides are both other than 1; the corrected port traces everywhere.
+
+use rstest::rstest;
+use rtriton::pipeline::specialize_and_trace;
+use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton::trace::{Semantics, TraceOptions};
+use rtriton_kernels::RowMaxVariant;
+use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
+
+/// Where the test pretends the buffers live (16-byte aligned; the view offset is added).
+const X_BASE: u64 = 0x7f00_0000_0000;
+const Y_BASE: u64 = 0x7f00_4000_0000;
+
+fn case(name: &str) -> RowMaxCase {
+    *SHAPE_MATRIX.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no case `{name}`"))
+}
+
+fn args(c: &RowMaxCase) -> Vec<ArgValue> {
+    let l = c.layout();
+    vec![
+        ArgValue::Ptr(X_BASE + 4 * l.offset as u64),
+        ArgValue::Ptr(Y_BASE),
+        ArgValue::Int(c.n_rows as i64),
+        ArgValue::Int(c.n_cols as i64),
+        ArgValue::Int(l.stride_row as i64),
+        ArgValue::Int(l.stride_col as i64),
+    ]
+}
+
+const STRIDE_ROW_ERROR: &str = "\
+error: kernel `row_max_skill_port` at kernels-gpu/src/row_max.rs:71: AttributeError: 'int' object has no attribute 'to'
+  note: Triton specializes an integer argument equal to 1 into the constant 1 (a plain int, key (\"constexpr\", 1)), so `stride_row` is not a tensor here and has no `.to()`; this fails for every input where `stride_row` is 1 (a contiguous dimension's stride) and compiles only for other values
+  help: promote the index tensor instead of the scalar argument: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride_row`, and let `stride_row` widen to i64 by promotion";
+
+const STRIDE_COL_ERROR: &str = "\
+error: kernel `row_max_skill_port` at kernels-gpu/src/row_max.rs:72: AttributeError: 'int' object has no attribute 'to'
+  note: Triton specializes an integer argument equal to 1 into the constant 1 (a plain int, key (\"constexpr\", 1)), so `stride_col` is not a tensor here and has no `.to()`; this fails for every input where `stride_col` is 1 (a contiguous dimension's stride) and compiles only for other values
+  help: promote the index tensor instead of the scalar argument: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride_col`, and let `stride_col` widen to i64 by promotion";
+
+/// The whole error text Triton-semantics mode gives the skill-guided port for a case,
+/// `None` when it traces.
+fn expected_skill_port_error(c: &RowMaxCase) -> Option<String> {
+    let l = c.layout();
+    let mut errors = Vec::new();
+    if l.stride_row == 1 {
+        errors.push(STRIDE_ROW_ERROR);
+    }
+    if l.stride_col == 1 {
+        errors.push(STRIDE_COL_ERROR);
+    }
+    (!errors.is_empty()).then(|| errors.join("\n"))
+}
+
+#[rstest]
+fn seed_scenario(
+    #[values(RowMaxVariant::SkillPort, RowMaxVariant::FixedPort)] variant: RowMaxVariant,
+    #[values(Semantics::Rtriton, Semantics::Triton)] semantics: Semantics,
+    #[values(
+        "1x1",
+        "single_row",
+        "single_column",
+        "non_pow2",
+        "narrower_than_warp",
+        "wider_than_block",
+        "every_other_column",
+        "transposed",
+        "offset_base",
+        "aligned_pow2",
+        "odd_small",
+        "tall_narrow",
+        "all_negative",
+        "all_neg_inf",
+        "nan_rows",
+        "signed_zeros"
+    )]
+    name: &str,
+) {
+    let c = case(name);
+    let def = variant.def();
+    let consts = variant.constexprs_for(c.n_rows, c.n_cols);
+    let result = specialize_and_trace(&def, &consts, &args(&c), SpecPolicy::Triton, &TraceOptions { semantics });
+    let expected = match (variant, semantics) {
+        (RowMaxVariant::SkillPort, Semantics::Triton) => expected_skill_port_error(&c),
+        _ => None,
+    };
+    match (result, expected) {
+        (Ok(_), None) => {}
+        (Err(e), Some(text)) => assert_eq!(e.to_string(), text, "{c}"),
+        (Ok(_), Some(text)) => panic!("{c}: expected the trace to fail with\n{text}"),
+        (Err(e), None) => panic!("{c}: expected the trace to succeed, got\n{e}"),
+    }
+}
+
+#[test]
+fn the_table_lists_every_case() {
+    // `seed_scenario`'s #[values] must name every case of the matrix.
+    let listed = [
+        "1x1",
+        "single_row",
+        "single_column",
+        "non_pow2",
+        "narrower_than_warp",
+        "wider_than_block",
+        "every_other_column",
+        "transposed",
+        "offset_base",
+        "aligned_pow2",
+        "odd_small",
+        "tall_narrow",
+        "all_negative",
+        "all_neg_inf",
+        "nan_rows",
+        "signed_zeros",
+    ];
+    let all: Vec<&str> = SHAPE_MATRIX.iter().map(|c| c.name).collect();
+    assert_eq!(all, listed);
+}
+
+#[test]
+fn in_triton_mode_the_skill_port_compiles_only_for_the_strided_view() {
+    let def = RowMaxVariant::SkillPort.def();
+    let traced: Vec<&str> = SHAPE_MATRIX
+        .iter()
+        .filter(|c| {
+            let consts = RowMaxVariant::SkillPort.constexprs_for(c.n_rows, c.n_cols);
+            let options = TraceOptions { semantics: Semantics::Triton };
+            specialize_and_trace(&def, &consts, &args(c), SpecPolicy::Triton, &options).is_ok()
+        })
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(traced, ["every_other_column"]);
+}
+
+#[test]
+fn without_specialization_triton_mode_has_nothing_to_reject() {
+    // Like Triton's interpreter (TRITON_INTERPRET=1), which does not specialize: the
+    // skill-guided port passes there and fails only when compiled.
+    let def = RowMaxVariant::SkillPort.def();
+    for c in SHAPE_MATRIX {
+        let consts = RowMaxVariant::SkillPort.constexprs_for(c.n_rows, c.n_cols);
+        let options = TraceOptions { semantics: Semantics::Triton };
+        let r = specialize_and_trace(&def, &consts, &args(c), SpecPolicy::Off, &options);
+        assert!(r.is_ok(), "{c}: {}", r.unwrap_err());
+    }
+}
