@@ -75,10 +75,9 @@ pub fn check_offsets(kernel: &Kernel, extents: &[TensorExtent]) -> Result<(), Di
         }
         let Some(offset) = widths.of_param(index).find(|o| o.computed_in_i32()) else { continue };
         let (loc, what): (SourceLoc, String) = match offset.i32_products().next() {
-            Some(p) => (
-                p.loc,
-                format!("{} times {} is computed in i32", p.index.describe(kernel), p.runtime.describe(kernel)),
-            ),
+            Some(p) => {
+                (p.loc, format!("{} times {} is computed in i32", p.index.describe(kernel), p.runtime.describe(kernel)))
+            }
             None => (offset.loc, format!("the offset ({}) is computed in i32", offset.sources.describe(kernel))),
         };
         return Err(Diagnostic::error(

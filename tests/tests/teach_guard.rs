@@ -24,7 +24,9 @@ fn traced_for_huge(variant: RowMaxVariant) -> Kernel {
         ArgValue::Int(l.stride_col as i64),
     ];
     let consts = variant.constexprs_for(c.n_rows, c.n_cols);
-    specialize_and_trace(&variant.def(), &consts, &args, SpecPolicy::Triton, &TraceOptions::default()).expect("traces").0
+    specialize_and_trace(&variant.def(), &consts, &args, SpecPolicy::Triton, &TraceOptions::default())
+        .expect("traces")
+        .0
 }
 
 fn huge_extents() -> Vec<TensorExtent> {

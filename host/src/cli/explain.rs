@@ -93,8 +93,7 @@ fn parse_args(def: &KernelDef, given: &[String]) -> anyhow::Result<Vec<ArgValue>
             ParamKind::Scalar(_) => ArgValue::Int(parse_int(v)?),
         });
     }
-    let missing: Vec<&str> =
-        def.params.iter().zip(&values).filter(|(_, v)| v.is_none()).map(|(p, _)| p.name).collect();
+    let missing: Vec<&str> = def.params.iter().zip(&values).filter(|(_, v)| v.is_none()).map(|(p, _)| p.name).collect();
     if !missing.is_empty() {
         bail!("missing --arg for: {}", missing.join(", "));
     }
@@ -127,9 +126,8 @@ pub fn run(a: &ExplainArgs, out: &mut String) -> anyhow::Result<u8> {
         .find(|d| d.name == a.kernel)
         .ok_or_else(|| anyhow!("unknown kernel `{}`; `rtriton list` shows the kernels", a.kernel))?;
     let args = parse_args(&def, &a.args)?;
-    let mut consts: Vec<(&str, i64)> = rtriton_kernels::RowMaxVariant::from_name(def.name)
-        .map(|v| v.default_constexprs())
-        .unwrap_or_default();
+    let mut consts: Vec<(&str, i64)> =
+        rtriton_kernels::RowMaxVariant::from_name(def.name).map(|v| v.default_constexprs()).unwrap_or_default();
     for c in &a.consts {
         let (name, v) = split(c)?;
         let v = parse_int(v)?;
@@ -178,11 +176,8 @@ fn ptx_diff(e: &Explanation, out: &mut String) {
         (Some(Ok(plain)), Some(Ok(spec))) => {
             let diff = similar::TextDiff::from_lines(&plain.text, &spec.text);
             let _ = writeln!(out, "PTX diff (unspecialized -> specialized):");
-            let _ = write!(
-                out,
-                "{}",
-                diff.unified_diff().context_radius(2).header("unspecialized.ptx", "specialized.ptx")
-            );
+            let _ =
+                write!(out, "{}", diff.unified_diff().context_radius(2).header("unspecialized.ptx", "specialized.ptx"));
         }
         (Some(Err(err)), _) | (_, Some(Err(err))) => {
             let _ = writeln!(out, "PTX diff: the PTX back end could not compile the kernel\n{err}");

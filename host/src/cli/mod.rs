@@ -73,6 +73,9 @@ where
             Ok(0)
         }
         Command::Explain(a) => explain::run(&a, &mut out),
+        // Other subcommands print as they go (or need a GPU); the tutorial does not use them.
+        #[allow(unreachable_patterns)]
+        _ => Err(anyhow::anyhow!("run_captured runs `list` and `explain` only")),
     };
     match result {
         Ok(code) => (code, out),
