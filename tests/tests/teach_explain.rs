@@ -1,0 +1,109 @@
+//! `rtriton explain` through the CLI's entry point: argument errors and the index-width
+//! analysis on a kernel whose pointer is carried around a loop, as whole text.
+
+use rtriton::analysis::index_width::analyze;
+use rtriton::guard::{TensorExtent, check_offsets};
+use rtriton::prelude::*;
+use rtriton::trace::trace_unspecialized;
+use rtriton_host::cli::run_captured;
+
+rtriton::kernel! {
+    /// Sums a row by advancing a block of pointers `BLOCK` elements per iteration, with
+    /// the row offset left in i32 (as Triton's matmul tutorial advances `a_ptrs`).
+    pub fn row_sum_carried_ptrs(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_cols: i32, stride_row: i32; const BLOCK: usize) {
+        let row = program_id(0);
+        let ptrs = x_ptr + row * stride_row + arange(0, BLOCK);
+        let acc = zeros::<f32>(&[BLOCK]);
+        let (acc, _) = for_range(0, n_cols, BLOCK as i32, (acc, ptrs), |_, (acc, ptrs)| {
+            (acc + load(ptrs, None, None), ptrs + BLOCK as i32)
+        });
+        store(y_ptr + row, sum(acc, 0), None);
+    }
+}
+
+fn explain(args: &[&str]) -> (u8, String) {
+    run_captured(["rtriton", "explain"].iter().chain(args))
+}
+
+#[test]
+fn unknown_kernel() {
+    assert_eq!(
+        explain(&["no_such_kernel"]),
+        (1, "unknown kernel `no_such_kernel`; `rtriton list` shows the kernels\n".to_string())
+    );
+}
+
+#[test]
+fn missing_and_unknown_arguments() {
+    assert_eq!(
+        explain(&["row_max", "--arg", "x_ptr=0x1000"]),
+        (1, "missing --arg for: y_ptr, n_rows, n_cols, stride_row, stride_col\n".to_string())
+    );
+    assert_eq!(
+        explain(&["row_max", "--arg", "stride=1"]),
+        (
+            1,
+            "kernel `row_max` has no parameter `stride`; its parameters are: x_ptr, y_ptr, n_rows, n_cols, \
+             stride_row, stride_col\n"
+                .to_string()
+        )
+    );
+}
+
+#[test]
+fn bad_argument_values() {
+    let args = [
+        "row_max",
+        "--arg",
+        "x_ptr=0",
+        "--arg",
+        "y_ptr=0x100",
+        "--arg",
+        "n_rows=1",
+        "--arg",
+        "n_cols=1",
+        "--arg",
+        "stride_row=1",
+        "--arg",
+        "stride_col=1",
+    ];
+    assert_eq!(
+        explain(&args),
+        (1, "kernel `row_max`: argument `x_ptr` is a null pointer; pass a device allocation\n".to_string())
+    );
+}
+
+#[test]
+fn loop_carried_pointers_keep_their_base_parameter() {
+    let k = trace_unspecialized(&row_sum_carried_ptrs(), &[("BLOCK", 64)]).expect("traces");
+    let w = analyze(&k);
+    let summary: Vec<String> = w
+        .offsets
+        .iter()
+        .map(|o| {
+            format!(
+                "{} {} {} i32:{}",
+                o.param.map_or("?", |p| k.params[p].name),
+                o.loc.short(),
+                o.width,
+                o.computed_in_i32()
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            "x_ptr tests/teach_explain.rs:15 i32 i32:true",
+            "x_ptr tests/teach_explain.rs:15 i32 i32:true",
+            "x_ptr tests/teach_explain.rs:18 i32 i32:true",
+            "y_ptr tests/teach_explain.rs:20 i32 i32:true",
+        ]
+    );
+    let huge = TensorExtent { param: "x_ptr".into(), numel: 3 << 30, max_offset_elems: (3 << 30) - 1 };
+    assert_eq!(
+        check_offsets(&k, &[huge]).expect_err("refused").to_string(),
+        "\
+error: kernel `row_sum_carried_ptrs` at tests/teach_explain.rs:15: launch refused: tensor `x_ptr` has 3221225472 elements and a maximum element offset of 3221225471, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
+  help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
+    );
+}
