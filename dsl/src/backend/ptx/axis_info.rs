@@ -1,1 +1,270 @@
-//! TODO
+//! AxisInfo: what the compiler can prove about the integer and pointer values of a block,
+//! per axis (Triton's `lib/Analysis/AxisInfo.cpp`, simplified to the ops rtriton has).
+//!
+//! For each dim `d` of a value:
+//! - **contiguity** `c`: along `d` the values come in runs of `c` consecutive integers
+//!   (`x, x+1, ..., x+c-1`; for pointers, consecutive elements), runs starting at
+//!   indices that are multiples of `c`;
+//! - **divisibility** `v`: the first value of every run is a multiple of `v` (pointers:
+//!   the byte address is); for `c = 1` that is every value;
+//! - **constancy** `k`: along `d` the values come in runs of `k` equal values.
+//!
+//! Scalars are treated as blocks of shape `[1]`. All three are powers of two. The facts
+//! come from the specialization ([`crate::spec::ArgSpec::Divisible16`] gives divisibility
+//! 16, an argument folded to 1 is the constant 1), from `arange` (contiguous) and
+//! constants, and flow through the rules below. The vector width of a load or store is
+//! decided from them in [`super::vectorize`].
+
+use crate::ir::{BinaryOp, CmpPred, Constant, DType, Kernel, OpKind, ParamKind, Value};
+use crate::spec::ArgSpec;
+
+/// Triton's `kMaxDivisor`: the divisibility of the constant 0.
+pub const MAX_DIVISOR: u64 = 1 << 62;
+
+/// The facts about one value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AxisInfo {
+    pub contiguity: Vec<u64>,
+    pub divisibility: Vec<u64>,
+    pub constancy: Vec<u64>,
+    /// The value every element has, when known (ints only).
+    pub constant: Option<i64>,
+}
+
+impl AxisInfo {
+    /// Nothing known about a block of `shape` (scalars: `[1]`).
+    pub fn unknown(shape: &[usize]) -> AxisInfo {
+        let n = shape.len().max(1);
+        AxisInfo { contiguity: vec![1; n], divisibility: vec![1; n], constancy: vec![1; n], constant: None }
+    }
+
+    /// Every element equal, each a multiple of `div`.
+    fn uniform(shape: &[usize], div: u64, constant: Option<i64>) -> AxisInfo {
+        let dims = dims_of(shape);
+        AxisInfo {
+            contiguity: vec![1; dims.len()],
+            divisibility: vec![div; dims.len()],
+            constancy: dims.iter().map(|&d| d as u64).collect(),
+            constant,
+        }
+    }
+}
+
+fn dims_of(shape: &[usize]) -> Vec<usize> {
+    if shape.is_empty() { vec![1] } else { shape.to_vec() }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// The largest power of two dividing `v` (`MAX_DIVISOR` for 0).
+pub fn pow2_divisor(v: i64) -> u64 {
+    if v == 0 { MAX_DIVISOR } else { (1u64 << v.trailing_zeros()).min(MAX_DIVISOR) }
+}
+
+fn mul_div(a: u64, b: u64) -> u64 {
+    a.saturating_mul(b).min(MAX_DIVISOR)
+}
+
+/// AxisInfo of every value of a kernel, indexed by value id.
+#[derive(Clone, Debug)]
+pub struct AxisInfoMap {
+    pub infos: Vec<AxisInfo>,
+}
+
+impl AxisInfoMap {
+    pub fn get(&self, v: Value) -> &AxisInfo {
+        &self.infos[v.index()]
+    }
+
+    /// Runs the analysis over every op in program order (loop bodies once: the only
+    /// loop-carried facts used are those of the induction variable).
+    pub fn compute(k: &Kernel) -> AxisInfoMap {
+        let mut infos: Vec<AxisInfo> = k.values.iter().map(|v| AxisInfo::unknown(v.ty.shape.dims())).collect();
+        for id in k.walk() {
+            let op = k.op(id);
+            let Some(&res) = op.results.first() else { continue };
+            let shape = k.shape(res).dims().to_vec();
+            let get = |v: Value, infos: &Vec<AxisInfo>| infos[v.index()].clone();
+            let info = match &op.kind {
+                OpKind::Param { index } => {
+                    let p = &k.params[*index];
+                    let spec = k.spec.args.get(*index).map_or(ArgSpec::Plain, |a| a.2);
+                    let div = match (spec, p.kind) {
+                        (ArgSpec::Divisible16, _) => crate::spec::HINT_DIVISIBILITY,
+                        (ArgSpec::FoldedOne, ParamKind::Scalar(_)) => 1,
+                        _ => 1,
+                    };
+                    AxisInfo::uniform(&shape, div, None)
+                }
+                OpKind::Constant(Constant::Int(v)) => AxisInfo::uniform(&shape, pow2_divisor(*v), Some(*v)),
+                OpKind::Constant(Constant::Bool(b)) => AxisInfo::uniform(&shape, 1, Some(i64::from(*b))),
+                OpKind::Constant(Constant::F32(_)) => AxisInfo::uniform(&shape, 1, None),
+                OpKind::ProgramId { .. } | OpKind::NumPrograms { .. } => AxisInfo::uniform(&shape, 1, None),
+                OpKind::Arange { start, end } => AxisInfo {
+                    contiguity: vec![(end - start) as u64],
+                    divisibility: vec![pow2_divisor(*start)],
+                    constancy: vec![1],
+                    constant: None,
+                },
+                OpKind::Splat(v) => {
+                    let s = get(*v, &infos);
+                    AxisInfo::uniform(&shape, s.divisibility[0], s.constant)
+                }
+                OpKind::Broadcast(v) => {
+                    let s = get(*v, &infos);
+                    let from = k.shape(*v).dims().to_vec();
+                    let mut out = s.clone();
+                    for d in 0..shape.len() {
+                        if from[d] == 1 && shape[d] > 1 {
+                            out.contiguity[d] = 1;
+                            out.constancy[d] = shape[d] as u64;
+                        }
+                    }
+                    out
+                }
+                OpKind::ExpandDims { value, axis } => {
+                    let s = get(*value, &infos);
+                    let operand_rank = k.shape(*value).rank();
+                    // Along the new dim of size 1 every element is its own run: its
+                    // divisibility is that of every element of the operand.
+                    let every = if operand_rank == 0 || s.contiguity.iter().all(|&c| c == 1) {
+                        s.divisibility.iter().copied().min().unwrap_or(1)
+                    } else {
+                        1
+                    };
+                    let mut out = if operand_rank == 0 { AxisInfo::unknown(&[]) } else { s.clone() };
+                    if operand_rank == 0 {
+                        out.divisibility[0] = every;
+                    } else {
+                        out.contiguity.insert(*axis, 1);
+                        out.divisibility.insert(*axis, every);
+                        out.constancy.insert(*axis, 1);
+                    }
+                    out
+                }
+                OpKind::Binary { op: bop, lhs, rhs } => {
+                    binary(*bop, &get(*lhs, &infos), &get(*rhs, &infos), k.dtype(res))
+                }
+                OpKind::Compare { pred, lhs, rhs } => compare(*pred, &get(*lhs, &infos), &get(*rhs, &infos), &shape),
+                OpKind::Cast(v) => {
+                    let s = get(*v, &infos);
+                    if k.dtype(*v).is_int() && k.dtype(res).is_int() {
+                        s
+                    } else {
+                        AxisInfo {
+                            constant: None,
+                            contiguity: vec![1; s.contiguity.len()],
+                            divisibility: vec![1; s.divisibility.len()],
+                            ..s
+                        }
+                    }
+                }
+                OpKind::Select { cond, on_true, on_false } => {
+                    let (c, t, f) = (get(*cond, &infos), get(*on_true, &infos), get(*on_false, &infos));
+                    let n = c.constancy.len();
+                    AxisInfo {
+                        contiguity: vec![1; n],
+                        divisibility: (0..n).map(|d| gcd(t.divisibility[d], f.divisibility[d])).collect(),
+                        constancy: (0..n).map(|d| gcd(c.constancy[d], gcd(t.constancy[d], f.constancy[d]))).collect(),
+                        constant: None,
+                    }
+                }
+                OpKind::AddPtr { ptr, offset } => {
+                    let elem = k.dtype(*ptr).pointee().map_or(1, |s| s.size_bytes());
+                    let (p, o) = (get(*ptr, &infos), get(*offset, &infos));
+                    let n = p.contiguity.len();
+                    AxisInfo {
+                        contiguity: (0..n)
+                            .map(|d| gcd(p.contiguity[d], o.constancy[d]).max(gcd(p.constancy[d], o.contiguity[d])))
+                            .collect(),
+                        divisibility: (0..n)
+                            .map(|d| gcd(p.divisibility[d], mul_div(o.divisibility[d], elem)))
+                            .collect(),
+                        constancy: (0..n).map(|d| gcd(p.constancy[d], o.constancy[d])).collect(),
+                        constant: None,
+                    }
+                }
+                OpKind::For { lower, step, body, .. } => {
+                    // The induction variable: lower, lower + step, ... (scalar).
+                    let div = gcd(get(*lower, &infos).divisibility[0], get(*step, &infos).divisibility[0]);
+                    infos[body.args[0].index()] = AxisInfo::uniform(&[], div, None);
+                    continue;
+                }
+                OpKind::Load { .. } | OpKind::Reduce { .. } | OpKind::Store { .. } | OpKind::Yield(_) => continue,
+            };
+            infos[res.index()] = info;
+        }
+        AxisInfoMap { infos }
+    }
+}
+
+fn binary(op: BinaryOp, l: &AxisInfo, r: &AxisInfo, dtype: DType) -> AxisInfo {
+    let n = l.contiguity.len();
+    let constancy: Vec<u64> = (0..n).map(|d| gcd(l.constancy[d], r.constancy[d])).collect();
+    let constant = match (l.constant, r.constant, op) {
+        (Some(a), Some(b), BinaryOp::Add) => Some(a.wrapping_add(b)),
+        (Some(a), Some(b), BinaryOp::Sub) => Some(a.wrapping_sub(b)),
+        (Some(a), Some(b), BinaryOp::Mul) => Some(a.wrapping_mul(b)),
+        _ => None,
+    };
+    if !dtype.is_int() {
+        return AxisInfo { contiguity: vec![1; n], divisibility: vec![1; n], constancy, constant: None };
+    }
+    let (contiguity, divisibility): (Vec<u64>, Vec<u64>) = (0..n)
+        .map(|d| match op {
+            // [x, x+1, ...] + [y, y, ...] stays contiguous over the shorter run.
+            BinaryOp::Add => (
+                gcd(l.contiguity[d], r.constancy[d]).max(gcd(l.constancy[d], r.contiguity[d])),
+                gcd(l.divisibility[d], r.divisibility[d]),
+            ),
+            BinaryOp::Sub => (gcd(l.contiguity[d], r.constancy[d]), gcd(l.divisibility[d], r.divisibility[d])),
+            BinaryOp::Mul => {
+                // Multiplying by the constant 1 keeps contiguity (why ==1 specialization
+                // matters); by anything else it is lost. The first value of a run of a
+                // contiguous operand says nothing about the others, so its divisibility
+                // counts as 1 unless the other side is 1.
+                let contiguity = if r.constant == Some(1) {
+                    l.contiguity[d]
+                } else if l.constant == Some(1) {
+                    r.contiguity[d]
+                } else {
+                    1
+                };
+                let ld = if l.contiguity[d] > 1 && r.constant != Some(1) { 1 } else { l.divisibility[d] };
+                let rd = if r.contiguity[d] > 1 && l.constant != Some(1) { 1 } else { r.divisibility[d] };
+                (contiguity, mul_div(ld, rd))
+            }
+            _ => (1, 1),
+        })
+        .unzip();
+    AxisInfo { contiguity, divisibility, constancy, constant }
+}
+
+fn compare(pred: CmpPred, l: &AxisInfo, r: &AxisInfo, shape: &[usize]) -> AxisInfo {
+    let dims = dims_of(shape);
+    let n = dims.len();
+    let constancy = (0..n)
+        .map(|d| {
+            // Both sides constant in runs: so is the comparison.
+            let both = gcd(l.constancy[d], r.constancy[d]);
+            // Triton's case 2: a contiguous range against a value constant along the dim,
+            // `[x, x+1, ..., x+c-1] < [y, ...]` with x and y multiples of v: the result
+            // can change only at multiples of v, so it is constant in runs of
+            // gcd(c, v_x, v_y). This is what lets `cols < n_cols` keep a vector load
+            // when n_cols is divisible by 16.
+            // Only `<` and `>=` with the range on the left (`>` and `<=` with it on the
+            // right) switch exactly at `x + i == y`; the others switch one later.
+            let uniform = |a: &AxisInfo| a.constancy[d] == dims[d] as u64;
+            let run = |a: &AxisInfo, b: &AxisInfo| gcd(a.contiguity[d], gcd(a.divisibility[d], b.divisibility[d]));
+            let range = match pred {
+                CmpPred::Lt | CmpPred::Ge if l.contiguity[d] > 1 && uniform(r) => run(l, r),
+                CmpPred::Gt | CmpPred::Le if r.contiguity[d] > 1 && uniform(l) => run(r, l),
+                _ => 1,
+            };
+            both.max(range)
+        })
+        .collect();
+    AxisInfo { contiguity: vec![1; n], divisibility: vec![1; n], constancy, constant: None }
+}

@@ -295,6 +295,9 @@ pub struct Program {
     pub body: Vec<Inst>,
     /// Where each tensor value's elements live (documentation; see [`LayoutNote`]).
     pub layouts: Vec<LayoutNote>,
+    /// Lines the writer prints as comments above the entry (kernel, specialization,
+    /// the blocked layout).
+    pub header: Vec<String>,
     /// The vectorization and reduction decisions the lowering made.
     pub decisions: super::Decisions,
 }

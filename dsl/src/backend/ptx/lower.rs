@@ -1,13 +1,860 @@
-//! Block IR to [`super::lir`].
+//! Block IR to [`super::lir`]: every block value becomes, in each thread, the registers of
+//! the elements that thread owns ([`super::layout`]); every op becomes the per-element
+//! instructions over those lists. Reductions (in-thread, shuffles, shared memory) are in
+//! [`reduce`]; loads and stores (vector width, masks, owners) in [`memory`].
+//!
+//! **Invariant:** the lowering never emits an instruction it cannot prove valid: ops or
+//! types it does not handle, layouts it cannot build and blocks over the register budget
+//! are [`PtxError`]s naming the kernel and the op's line.
 
-use super::{PtxError, PtxOptions, lir};
-use crate::ir::Kernel;
+mod memory;
+mod reduce;
+
+use std::collections::HashMap;
+
+use super::axis_info::AxisInfoMap;
+use super::layout::{self, Blocked, Geometry, Layout, MAX_REGS_PER_VALUE};
+use super::lir::{BinOp, Cmp, Inst, LayoutNote, Operand, Param, ParamTy, Program, Reg, Special, Ty};
+use super::{Decisions, PtxError, PtxOptions, vectorize};
+use crate::ir::{
+    BinaryOp, Block, CmpPred, Constant, DType, Kernel, Op, OpKind, ParamKind, ScalarType, SourceLoc, Value,
+};
 use crate::verify::KernelInfo;
 
-pub(super) fn lower_kernel(
-    kernel: &Kernel,
-    _info: &KernelInfo,
-    _options: &PtxOptions,
-) -> Result<lir::Program, PtxError> {
-    Err(PtxError::new(&kernel.name, kernel.loc, "the PTX lowering is not written yet", "wait for the ptx branch"))
+pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) -> Result<Program, PtxError> {
+    let nw = options.num_warps;
+    if nw == 0 || !nw.is_power_of_two() || nw > 32 {
+        return Err(PtxError::new(
+            &k.name,
+            k.loc,
+            format!("num_warps = {nw} has no valid layout"),
+            "use a power of two between 1 and 32 (the CTA has num_warps * 32 <= 1024 threads)",
+        ));
+    }
+    if options.ptx_version < options.arch.min_ptx_version() {
+        let (a, b) = options.arch.min_ptx_version();
+        return Err(PtxError::new(
+            &k.name,
+            k.loc,
+            format!("PTX version {}.{} cannot target {}", options.ptx_version.0, options.ptx_version.1, options.arch),
+            format!("use .version {a}.{b} or later (7.8 works for every supported target)"),
+        ));
+    }
+    let threads = nw as usize * 32;
+    let ai = AxisInfoMap::compute(k);
+    let rank = k.values.iter().map(|v| v.ty.shape.rank()).max().unwrap_or(0).max(1);
+    let anchor = k
+        .values
+        .iter()
+        .filter(|v| v.ty.shape.rank() == rank)
+        .map(|v| v.ty.shape.dims().to_vec())
+        .max_by_key(|s| s.iter().product::<usize>())
+        .unwrap_or_else(|| vec![1; rank]);
+    let anchor_numel: usize = anchor.iter().product();
+    let chunk = vectorize::layout_chunk(k, &ai, rank, anchor_numel, threads);
+    let enc = Blocked::for_anchor(&anchor, chunk, nw as usize);
+    let layouts = layout::assign(k, rank)?;
+
+    let mut notes = Vec::new();
+    for (i, vd) in k.values.iter().enumerate() {
+        let Some(l) = &layouts[i] else { continue };
+        let geo = l.geometry(&enc, vd.ty.shape.dims());
+        let n = geo.num_regs();
+        if n > MAX_REGS_PER_VALUE {
+            let loc = k.def_op(Value(i as u32)).map_or(k.loc, |o| o.loc);
+            return Err(PtxError::new(
+                &k.name,
+                loc,
+                format!(
+                    "block {} needs {n} registers per thread with num_warps = {nw} (the budget is {MAX_REGS_PER_VALUE} per value)",
+                    vd.ty
+                ),
+                "use a smaller block (loop over the row in blocks) or more warps",
+            ));
+        }
+        if info.uses.get(i).copied().unwrap_or(1) > 0 {
+            notes.push(LayoutNote {
+                value: Value(i as u32).to_string(),
+                ty: vd.ty.to_string(),
+                layout: l.describe(&enc),
+                regs_per_thread: n,
+            });
+        }
+    }
+
+    let mut header = vec![format!("rtriton PTX for kernel `{}`", k.name)];
+    header.push(format!("specialization: {}", k.spec));
+    if !k.constexprs.is_empty() {
+        let cs: Vec<String> = k.constexprs.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+        header.push(format!("constexprs: {}", cs.join(", ")));
+    }
+    header.push(format!("num_warps = {nw}; #blocked = {enc}"));
+
+    let mut l = Lowerer {
+        k,
+        info,
+        ai: &ai,
+        enc: &enc,
+        layouts: &layouts,
+        regs: Vec::new(),
+        prologue: Vec::new(),
+        out: Vec::new(),
+        vals: vec![None; k.values.len()],
+        tid: None,
+        lane: None,
+        warp: None,
+        tpos: HashMap::new(),
+        bases: HashMap::new(),
+        owners: HashMap::new(),
+        fields: HashMap::new(),
+        smem_base: None,
+        shared_bytes: 0,
+        decisions: Decisions::default(),
+    };
+    l.block(&k.body)?;
+    let mut body = std::mem::take(&mut l.prologue);
+    body.append(&mut l.out);
+    Ok(Program {
+        entry: k.name.clone(),
+        params: k
+            .params
+            .iter()
+            .map(|p| Param {
+                name: p.name.to_string(),
+                kind: match p.kind {
+                    ParamKind::Ptr(_) => ParamTy::Ptr,
+                    ParamKind::Scalar(ScalarType::I64) => ParamTy::I64,
+                    ParamKind::Scalar(ScalarType::F32) => ParamTy::F32,
+                    ParamKind::Scalar(_) => ParamTy::I32,
+                },
+            })
+            .collect(),
+        target: options.arch.to_string(),
+        ptx_version: options.ptx_version,
+        num_warps: nw,
+        threads_per_cta: threads as u32,
+        shared_bytes: l.shared_bytes,
+        regs: l.regs,
+        body,
+        layouts: notes,
+        header,
+        decisions: l.decisions,
+    })
+}
+
+/// The register type of a block-IR element type (pointers are 64-bit addresses).
+pub(super) fn ty_of(d: DType) -> Ty {
+    match d {
+        DType::Ptr(_) => Ty::I64,
+        DType::Scalar(ScalarType::Bool) => Ty::Pred,
+        DType::Scalar(ScalarType::I32) => Ty::I32,
+        DType::Scalar(ScalarType::I64) => Ty::I64,
+        DType::Scalar(ScalarType::F32) => Ty::F32,
+    }
+}
+
+pub(super) struct Lowerer<'a> {
+    pub k: &'a Kernel,
+    info: &'a KernelInfo,
+    pub ai: &'a AxisInfoMap,
+    pub enc: &'a Blocked,
+    layouts: &'a [Option<Layout>],
+    regs: Vec<Ty>,
+    /// Thread-position math and other values every later instruction may use; runs first
+    /// so nothing defined in a loop body is read after a loop that ran zero times.
+    prologue: Vec<Inst>,
+    out: Vec<Inst>,
+    /// Each value's element list (one operand per element the thread owns).
+    vals: Vec<Option<Vec<Operand>>>,
+    tid: Option<Reg>,
+    lane: Option<Reg>,
+    warp: Option<Reg>,
+    /// `t_d` per parent dim.
+    tpos: HashMap<usize, Reg>,
+    /// The thread's coordinate base per (parent dim, block size along it).
+    bases: HashMap<(usize, usize), Operand>,
+    /// Bit fields of tid already extracted: (source, shift, n).
+    fields: HashMap<(Reg, u32, usize), Operand>,
+    /// Owner predicates per (parent shape, excluded dim).
+    owners: HashMap<(Vec<usize>, Option<usize>), Option<Reg>>,
+    smem_base: Option<Reg>,
+    pub shared_bytes: u32,
+    pub decisions: Decisions,
+}
+
+impl Lowerer<'_> {
+    pub fn err(&self, loc: SourceLoc, msg: impl Into<String>, help: impl Into<String>) -> PtxError {
+        PtxError::new(&self.k.name, loc, msg, help)
+    }
+
+    pub fn new_reg(&mut self, ty: Ty) -> Reg {
+        self.regs.push(ty);
+        Reg(self.regs.len() as u32 - 1)
+    }
+
+    pub fn emit(&mut self, i: Inst) {
+        self.out.push(i);
+    }
+
+    fn emit_pro(&mut self, i: Inst) {
+        self.prologue.push(i);
+    }
+
+    pub fn val(&self, v: Value) -> Vec<Operand> {
+        self.vals[v.index()].clone().expect("operands are lowered before their uses (SSA order)")
+    }
+
+    fn set(&mut self, v: Value, elems: Vec<Operand>) {
+        self.vals[v.index()] = Some(elems);
+    }
+
+    /// The geometry of value `v` (`None` for scalars).
+    pub fn geometry(&self, v: Value) -> Option<Geometry> {
+        self.layouts[v.index()].as_ref().map(|l| l.geometry(self.enc, self.k.shape(v).dims()))
+    }
+
+    pub fn layout(&self, v: Value) -> Option<&Layout> {
+        self.layouts[v.index()].as_ref()
+    }
+
+    /// Number of elements a thread holds of `v`.
+    fn count(&self, v: Value) -> usize {
+        self.geometry(v).map_or(1, |g| g.num_regs())
+    }
+
+    /// `op` in a register of type `ty` (immediates are moved into a new one).
+    pub fn reg(&mut self, op: Operand, ty: Ty) -> Reg {
+        match op {
+            Operand::Reg(r) => r,
+            imm => {
+                let dst = self.new_reg(ty);
+                self.emit(Inst::Mov { ty, dst, src: imm });
+                dst
+            }
+        }
+    }
+
+    pub fn bin(&mut self, op: BinOp, ty: Ty, a: Operand, b: Operand) -> Operand {
+        let commutes =
+            matches!(op, BinOp::Add | BinOp::Mul | BinOp::Max(_) | BinOp::Min(_) | BinOp::And | BinOp::Or | BinOp::Xor);
+        // Identities: x + 0, x - 0, x * 1, x << 0, x >> 0.
+        let identity = match op {
+            BinOp::Add | BinOp::Sub | BinOp::Shl | BinOp::ShrU | BinOp::Or | BinOp::Xor => Some(0),
+            BinOp::Mul => Some(1),
+            _ => None,
+        };
+        if let Some(id) = identity
+            && ty != Ty::F32
+            && ty != Ty::Pred
+        {
+            if b == Operand::Int(id) {
+                return a;
+            }
+            if a == Operand::Int(id) && !matches!(op, BinOp::Sub | BinOp::Shl | BinOp::ShrU) {
+                return b;
+            }
+        }
+        let (a, b) = match (a, b) {
+            (Operand::Reg(_), _) => (a, b),
+            (_, Operand::Reg(_)) if commutes => (b, a),
+            _ => (Operand::Reg(self.reg(a, ty)), b),
+        };
+        let dst = self.new_reg(ty);
+        self.emit(Inst::Bin { op, ty, dst, a, b });
+        Operand::Reg(dst)
+    }
+
+    pub fn setp(&mut self, cmp: Cmp, ty: Ty, a: Operand, b: Operand) -> Reg {
+        let a = Operand::Reg(self.reg(a, ty));
+        let dst = self.new_reg(Ty::Pred);
+        self.emit(Inst::Setp { cmp, ty, dst, a, b });
+        dst
+    }
+
+    pub fn and_pred(&mut self, a: Option<Reg>, b: Option<Reg>) -> Option<Reg> {
+        match (a, b) {
+            (Some(x), Some(y)) => {
+                let dst = self.new_reg(Ty::Pred);
+                self.emit(Inst::Bin { op: BinOp::And, ty: Ty::Pred, dst, a: x.into(), b: y.into() });
+                Some(dst)
+            }
+            (x, None) => x,
+            (None, y) => y,
+        }
+    }
+
+    // ---- thread positions (all in the prologue) ----
+
+    fn tid(&mut self) -> Reg {
+        if let Some(r) = self.tid {
+            return r;
+        }
+        let r = self.new_reg(Ty::I32);
+        self.emit_pro(Inst::Comment("thread position: tid, lane = tid % 32, warp = tid / 32".into()));
+        self.emit_pro(Inst::ReadSpecial { dst: r, sreg: Special::TidX });
+        self.tid = Some(r);
+        r
+    }
+
+    pub fn lane(&mut self) -> Reg {
+        if let Some(r) = self.lane {
+            return r;
+        }
+        let tid = self.tid();
+        let r = self.new_reg(Ty::I32);
+        self.emit_pro(Inst::Bin { op: BinOp::And, ty: Ty::I32, dst: r, a: tid.into(), b: Operand::Int(31) });
+        self.lane = Some(r);
+        r
+    }
+
+    pub fn warp(&mut self) -> Reg {
+        if let Some(r) = self.warp {
+            return r;
+        }
+        let tid = self.tid();
+        let r = self.new_reg(Ty::I32);
+        self.emit_pro(Inst::Bin { op: BinOp::ShrU, ty: Ty::I32, dst: r, a: tid.into(), b: Operand::Int(5) });
+        self.warp = Some(r);
+        r
+    }
+
+    /// `(src >> shift) & (n - 1)` in the prologue (n a power of two); `0` when `n == 1`.
+    fn field(&mut self, src: Reg, shift: u32, n: usize) -> Operand {
+        if n == 1 {
+            return Operand::Int(0);
+        }
+        if let Some(f) = self.fields.get(&(src, shift, n)) {
+            return *f;
+        }
+        // The field reaches the top of the source (lane: 5 bits; warp: log2 num_warps).
+        let top = if Some(src) == self.lane { 32 } else { self.enc.warps_per_cta.iter().product::<usize>() };
+        let mut cur = src;
+        if shift > 0 {
+            let r = self.new_reg(Ty::I32);
+            self.emit_pro(Inst::Bin {
+                op: BinOp::ShrU,
+                ty: Ty::I32,
+                dst: r,
+                a: cur.into(),
+                b: Operand::Int(shift.into()),
+            });
+            cur = r;
+        }
+        if (n << shift) < top {
+            let r = self.new_reg(Ty::I32);
+            self.emit_pro(Inst::Bin {
+                op: BinOp::And,
+                ty: Ty::I32,
+                dst: r,
+                a: cur.into(),
+                b: Operand::Int(n as i64 - 1),
+            });
+            cur = r;
+        }
+        self.fields.insert((src, shift, n), Operand::Reg(cur));
+        Operand::Reg(cur)
+    }
+
+    /// The lane's position along parent dim `d` (`0..tpw_d`).
+    pub fn lane_pos(&mut self, d: usize) -> Operand {
+        let lane = self.lane();
+        let (s, n) = (self.enc.lane_shift(d), self.enc.threads_per_warp[d]);
+        self.field(lane, s, n)
+    }
+
+    /// The warp's position along parent dim `d` (`0..wpc_d`).
+    pub fn warp_pos(&mut self, d: usize) -> Operand {
+        let warp = self.warp();
+        let (s, n) = (self.enc.warp_shift(d), self.enc.warps_per_cta[d]);
+        self.field(warp, s, n)
+    }
+
+    /// `t_d = warp_d * tpw_d + lane_d`.
+    fn thread_pos(&mut self, d: usize) -> Operand {
+        if let Some(r) = self.tpos.get(&d) {
+            return Operand::Reg(*r);
+        }
+        let l = self.lane_pos(d);
+        let w = self.warp_pos(d);
+        let tpw = self.enc.threads_per_warp[d] as i64;
+        let t = match (w, l) {
+            (Operand::Int(0), l) => l,
+            (w, Operand::Int(0)) if tpw == 1 => w,
+            (Operand::Reg(w), l) => {
+                let r = self.new_reg(Ty::I32);
+                let shift = tpw.trailing_zeros() as i64;
+                self.emit_pro(Inst::Bin { op: BinOp::Shl, ty: Ty::I32, dst: r, a: w.into(), b: Operand::Int(shift) });
+                if l == Operand::Int(0) {
+                    Operand::Reg(r)
+                } else {
+                    let s = self.new_reg(Ty::I32);
+                    self.emit_pro(Inst::Bin { op: BinOp::Or, ty: Ty::I32, dst: s, a: r.into(), b: l });
+                    Operand::Reg(s)
+                }
+            }
+            (w, _) => w,
+        };
+        if let Operand::Reg(r) = t {
+            self.tpos.insert(d, r);
+        }
+        t
+    }
+
+    /// The thread's first coordinate along parent dim `d` for a block of `geo`:
+    /// `(t_d mod distinct) * s_d` (see [`layout`]).
+    fn coord_base(&mut self, geo: &Geometry, d: usize) -> Operand {
+        let key = (d, geo.parent[d]);
+        if let Some(b) = self.bases.get(&key) {
+            return *b;
+        }
+        let t = self.thread_pos(d);
+        let distinct = geo.distinct_threads(d, self.enc);
+        let b = match t {
+            Operand::Reg(t) if distinct > 1 => {
+                let mut cur = t;
+                if distinct < self.enc.threads_along(d) {
+                    let r = self.new_reg(Ty::I32);
+                    self.emit_pro(Inst::Bin {
+                        op: BinOp::And,
+                        ty: Ty::I32,
+                        dst: r,
+                        a: cur.into(),
+                        b: Operand::Int(distinct as i64 - 1),
+                    });
+                    cur = r;
+                }
+                if geo.chunk[d] > 1 {
+                    let r = self.new_reg(Ty::I32);
+                    self.emit_pro(Inst::Bin {
+                        op: BinOp::Shl,
+                        ty: Ty::I32,
+                        dst: r,
+                        a: cur.into(),
+                        b: Operand::Int(geo.chunk[d].trailing_zeros().into()),
+                    });
+                    cur = r;
+                }
+                Operand::Reg(cur)
+            }
+            _ => Operand::Int(0),
+        };
+        self.bases.insert(key, b);
+        b
+    }
+
+    /// The coordinate along parent dim `d` of register index `k_d` (an `I32` operand).
+    pub fn coord(&mut self, geo: &Geometry, d: usize, k_d: usize) -> Operand {
+        let base = self.coord_base(geo, d);
+        let off = (geo.static_offset(d, k_d) % geo.parent[d]) as i64;
+        match base {
+            Operand::Int(b) => Operand::Int(b + off),
+            b if off == 0 => b,
+            b => self.bin(BinOp::Add, Ty::I32, b, Operand::Int(off)),
+        }
+    }
+
+    /// True in the threads that hold the first copy of their elements of a block of `geo`
+    /// (all dims but `skip`); `None` when every thread does.
+    pub fn owner(&mut self, geo: &Geometry, skip: Option<usize>) -> Option<Reg> {
+        let key = (geo.parent.clone(), skip);
+        if let Some(o) = self.owners.get(&key) {
+            return *o;
+        }
+        let mut pred = None;
+        for d in 0..geo.parent.len() {
+            if Some(d) == skip {
+                continue;
+            }
+            let distinct = geo.distinct_threads(d, self.enc);
+            if distinct < self.enc.threads_along(d) {
+                let t = self.thread_pos(d);
+                let Operand::Reg(t) = t else { continue };
+                let p = self.new_reg(Ty::Pred);
+                self.emit_pro(Inst::Setp {
+                    cmp: Cmp::Lt,
+                    ty: Ty::I32,
+                    dst: p,
+                    a: t.into(),
+                    b: Operand::Int(distinct as i64),
+                });
+                pred = match pred {
+                    None => Some(p),
+                    Some(q) => {
+                        let r = self.new_reg(Ty::Pred);
+                        self.emit_pro(Inst::Bin { op: BinOp::And, ty: Ty::Pred, dst: r, a: q.into(), b: p.into() });
+                        Some(r)
+                    }
+                };
+            }
+        }
+        self.owners.insert(key, pred);
+        pred
+    }
+
+    /// `tid == 0`: the one thread that writes a scalar.
+    pub fn scalar_owner(&mut self) -> Reg {
+        let key = (Vec::new(), None);
+        if let Some(Some(o)) = self.owners.get(&key) {
+            return *o;
+        }
+        let tid = self.tid();
+        let p = self.new_reg(Ty::Pred);
+        self.emit_pro(Inst::Setp { cmp: Cmp::Eq, ty: Ty::I32, dst: p, a: tid.into(), b: Operand::Int(0) });
+        self.owners.insert(key, Some(p));
+        p
+    }
+
+    /// The shared buffer's address (prologue).
+    pub fn smem_base(&mut self) -> Reg {
+        if let Some(r) = self.smem_base {
+            return r;
+        }
+        let r = self.new_reg(Ty::I32);
+        self.emit_pro(Inst::SharedBase { dst: r });
+        self.smem_base = Some(r);
+        r
+    }
+
+    // ---- ops ----
+
+    fn block(&mut self, block: &Block) -> Result<(), PtxError> {
+        for &id in &block.ops {
+            let op = self.k.op(id);
+            if matches!(op.kind, OpKind::Yield(_)) {
+                continue;
+            }
+            let pure = !matches!(op.kind, OpKind::Store { .. } | OpKind::For { .. });
+            if pure && op.results.iter().all(|r| self.info.uses.get(r.index()).copied().unwrap_or(1) == 0) {
+                continue;
+            }
+            self.comment(op);
+            self.op(op)?;
+        }
+        Ok(())
+    }
+
+    fn comment(&mut self, op: &Op) {
+        let results: Vec<String> = op.results.iter().map(|r| r.to_string()).collect();
+        let lhs = if results.is_empty() { String::new() } else { format!("{} = ", results.join(", ")) };
+        let ty = op.results.first().map_or_else(
+            || op.kind.operands().first().map_or(String::new(), |v| format!(" {}", self.k.ty(*v))),
+            |r| format!(" : {}", self.k.ty(*r)),
+        );
+        let lay = op
+            .results
+            .first()
+            .or(op.kind.operands().first())
+            .and_then(|v| self.layout(*v).map(|l| (l.describe(self.enc), self.count(*v))))
+            .map_or(String::new(), |(l, n)| format!(" {l} ({n} per thread)"));
+        let name = match &op.kind {
+            OpKind::Reduce { op: r, axis, .. } => format!("reduce {} axis {axis}", r.name()),
+            OpKind::Compare { pred, .. } => format!("cmp {}", pred.name()),
+            k => k.name().to_string(),
+        };
+        self.emit(Inst::Comment(format!("{lhs}{name}{ty}{lay}  {}", op.loc.short())));
+    }
+
+    fn op(&mut self, op: &Op) -> Result<(), PtxError> {
+        let k = self.k;
+        let res = op.results.first().copied();
+        match &op.kind {
+            OpKind::Param { index } => {
+                let ty = ty_of(k.params[*index].kind.dtype());
+                let dst = self.new_reg(ty);
+                self.emit(Inst::LdParam { dst, param: *index });
+                let v = if k.params[*index].kind.dtype().is_ptr() {
+                    let g = self.new_reg(Ty::I64);
+                    self.emit(Inst::CvtaGlobal { dst: g, src: dst });
+                    g
+                } else {
+                    dst
+                };
+                self.set(res.unwrap(), vec![v.into()]);
+            }
+            OpKind::Constant(c) => {
+                let r = res.unwrap();
+                let imm = match c {
+                    Constant::Bool(b) => Operand::Int(i64::from(*b)),
+                    Constant::Int(v) => Operand::Int(*v),
+                    Constant::F32(x) => Operand::F32(*x),
+                };
+                let n = self.count(r);
+                self.set(r, vec![imm; n]);
+            }
+            OpKind::ProgramId { axis } | OpKind::NumPrograms { axis } => {
+                let dst = self.new_reg(Ty::I32);
+                let sreg = if matches!(op.kind, OpKind::ProgramId { .. }) {
+                    Special::CtaId(*axis)
+                } else {
+                    Special::NCtaId(*axis)
+                };
+                self.emit(Inst::ReadSpecial { dst, sreg });
+                self.set(res.unwrap(), vec![dst.into()]);
+            }
+            OpKind::Arange { start, .. } => {
+                let r = res.unwrap();
+                let geo = self.geometry(r).expect("arange is a block");
+                let d = self.layout(r).unwrap().embed[0];
+                let mut elems = Vec::with_capacity(geo.num_regs());
+                for i in 0..geo.num_regs() {
+                    let kd = geo.multi(i)[d];
+                    let c = self.coord(&geo, d, kd);
+                    elems.push(match c {
+                        Operand::Int(x) => Operand::Int(x + start),
+                        c if *start == 0 => c,
+                        c => self.bin(BinOp::Add, Ty::I32, c, Operand::Int(*start)),
+                    });
+                }
+                self.set(r, elems);
+            }
+            OpKind::Splat(v) => {
+                let r = res.unwrap();
+                let s = self.val(*v)[0];
+                let n = self.count(r);
+                self.set(r, vec![s; n]);
+            }
+            OpKind::ExpandDims { value, .. } => {
+                let r = res.unwrap();
+                let src = self.val(*value);
+                let n = self.count(r);
+                // A scalar becomes a block of one element per thread; a block keeps its
+                // registers (the layouts share one parent shape).
+                self.set(r, if src.len() == n { src } else { vec![src[0]; n] });
+            }
+            OpKind::Broadcast(v) => {
+                let r = res.unwrap();
+                let (gs, gd) = (self.geometry(*v).unwrap(), self.geometry(r).unwrap());
+                let src = self.val(*v);
+                let elems = (0..gd.num_regs())
+                    .map(|i| {
+                        let mut kk = gd.multi(i);
+                        for (d, kd) in kk.iter_mut().enumerate() {
+                            if gs.parent[d] != gd.parent[d] {
+                                *kd = 0;
+                            }
+                        }
+                        src[gs.index(&kk)]
+                    })
+                    .collect();
+                self.set(r, elems);
+            }
+            OpKind::Binary { op: bop, lhs, rhs } => {
+                let r = res.unwrap();
+                let ty = ty_of(k.dtype(r));
+                let bin = match (bop, ty) {
+                    (BinaryOp::Add, Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Add,
+                    (BinaryOp::Sub, Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Sub,
+                    (BinaryOp::Mul, Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Mul,
+                    (BinaryOp::Div, Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Div,
+                    (BinaryOp::Rem, Ty::I32 | Ty::I64) => BinOp::Rem,
+                    (BinaryOp::Max(n), Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Max(*n),
+                    (BinaryOp::Min(n), Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Min(*n),
+                    (BinaryOp::And, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::And,
+                    (BinaryOp::Or, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::Or,
+                    (BinaryOp::Xor, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::Xor,
+                    _ => {
+                        return Err(self.err(
+                            op.loc,
+                            format!("`{}` on {} is not supported by the PTX back end", bop.name(), k.dtype(r)),
+                            "compute it with supported ops (float remainder: x - trunc(x / y) * y)",
+                        ));
+                    }
+                };
+                let (a, b) = (self.val(*lhs), self.val(*rhs));
+                let elems = a.iter().zip(&b).map(|(x, y)| self.bin(bin, ty, *x, *y)).collect();
+                self.set(r, elems);
+            }
+            OpKind::Compare { pred, lhs, rhs } => {
+                let ty = ty_of(k.dtype(*lhs));
+                if ty == Ty::Pred {
+                    return Err(self.err(
+                        op.loc,
+                        "comparing masks (i1) is not supported by the PTX back end",
+                        "combine masks with & | ^ instead",
+                    ));
+                }
+                let cmp = match pred {
+                    CmpPred::Lt => Cmp::Lt,
+                    CmpPred::Le => Cmp::Le,
+                    CmpPred::Gt => Cmp::Gt,
+                    CmpPred::Ge => Cmp::Ge,
+                    CmpPred::Eq => Cmp::Eq,
+                    CmpPred::Ne => Cmp::Ne,
+                };
+                let (a, b) = (self.val(*lhs), self.val(*rhs));
+                let elems = a.iter().zip(&b).map(|(x, y)| Operand::Reg(self.setp(cmp, ty, *x, *y))).collect();
+                self.set(res.unwrap(), elems);
+            }
+            OpKind::Cast(v) => {
+                let r = res.unwrap();
+                let (from, to) = (ty_of(k.dtype(*v)), ty_of(k.dtype(r)));
+                let src = self.val(*v);
+                let elems = src.into_iter().map(|x| self.cast(x, from, to)).collect();
+                self.set(r, elems);
+            }
+            OpKind::Select { cond, on_true, on_false } => {
+                let r = res.unwrap();
+                let ty = ty_of(k.dtype(r));
+                let (c, t, f) = (self.val(*cond), self.val(*on_true), self.val(*on_false));
+                let mut elems = Vec::with_capacity(c.len());
+                for i in 0..c.len() {
+                    let cr = self.reg(c[i], Ty::Pred);
+                    if ty == Ty::Pred {
+                        // (c & t) | (!c & f)
+                        let nc = self.new_reg(Ty::Pred);
+                        self.emit(Inst::Not { dst: nc, src: cr });
+                        let x = self.bin(BinOp::And, Ty::Pred, cr.into(), t[i]);
+                        let y = self.bin(BinOp::And, Ty::Pred, nc.into(), f[i]);
+                        elems.push(self.bin(BinOp::Or, Ty::Pred, x, y));
+                    } else {
+                        let dst = self.new_reg(ty);
+                        self.emit(Inst::Selp { ty, dst, a: t[i], b: f[i], cond: cr });
+                        elems.push(dst.into());
+                    }
+                }
+                self.set(r, elems);
+            }
+            OpKind::AddPtr { ptr, offset } => {
+                let r = res.unwrap();
+                let elem = k.dtype(*ptr).pointee().map_or(1, |s| s.size_bytes()) as i64;
+                let oty = ty_of(k.dtype(*offset));
+                let (p, o) = (self.val(*ptr), self.val(*offset));
+                let mut elems = Vec::with_capacity(p.len());
+                for (pp, oo) in p.iter().zip(&o) {
+                    let bytes = match (*oo, oty) {
+                        (Operand::Int(c), _) => Operand::Int(c.wrapping_mul(elem)),
+                        (Operand::Reg(x), Ty::I32) => {
+                            let dst = self.new_reg(Ty::I64);
+                            self.emit(Inst::MulWide { dst, a: x.into(), b: Operand::Int(elem) });
+                            dst.into()
+                        }
+                        (x, _) => self.bin(BinOp::Shl, Ty::I64, x, Operand::Int(elem.trailing_zeros().into())),
+                    };
+                    elems.push(match bytes {
+                        Operand::Int(0) => *pp,
+                        b => self.bin(BinOp::Add, Ty::I64, *pp, b),
+                    });
+                }
+                self.set(r, elems);
+            }
+            OpKind::Load { ptr, mask, other } => {
+                let elems = self.load(op, *ptr, *mask, *other)?;
+                self.set(res.unwrap(), elems);
+            }
+            OpKind::Store { ptr, value, mask } => self.store(op, *ptr, *value, *mask)?,
+            OpKind::Reduce { op: rop, value, axis } => {
+                let elems = self.reduce(op, *rop, *value, *axis)?;
+                self.set(res.unwrap(), elems);
+            }
+            OpKind::For { lower, upper, step, init, body } => self.for_loop(op, *lower, *upper, *step, init, body)?,
+            OpKind::Yield(_) => {}
+        }
+        Ok(())
+    }
+
+    fn cast(&mut self, x: Operand, from: Ty, to: Ty) -> Operand {
+        if from == to {
+            return x;
+        }
+        match (x, from, to) {
+            (Operand::Int(c), Ty::I32 | Ty::I64, Ty::I64) => return Operand::Int(c),
+            (Operand::Int(c), Ty::I64, Ty::I32) => return Operand::Int(i64::from(c as i32)),
+            (Operand::Int(c), Ty::I32 | Ty::I64, Ty::F32) => return Operand::F32(c as f32),
+            _ => {}
+        }
+        match (from, to) {
+            (Ty::Pred, _) => {
+                let c = self.reg(x, Ty::Pred);
+                let dst = self.new_reg(to);
+                let (one, zero) = if to == Ty::F32 {
+                    (Operand::F32(1.0), Operand::F32(0.0))
+                } else {
+                    (Operand::Int(1), Operand::Int(0))
+                };
+                self.emit(Inst::Selp { ty: to, dst, a: one, b: zero, cond: c });
+                dst.into()
+            }
+            (_, Ty::Pred) => {
+                let zero = if from == Ty::F32 { Operand::F32(0.0) } else { Operand::Int(0) };
+                Operand::Reg(self.setp(Cmp::Ne, from, x, zero))
+            }
+            _ => {
+                let src = self.reg(x, from);
+                let dst = self.new_reg(to);
+                self.emit(Inst::Cvt { dst, to, src, from });
+                dst.into()
+            }
+        }
+    }
+
+    fn for_loop(
+        &mut self,
+        op: &Op,
+        lower: Value,
+        upper: Value,
+        step: Value,
+        init: &[Value],
+        body: &Block,
+    ) -> Result<(), PtxError> {
+        let ty = ty_of(self.k.dtype(lower));
+        let (lo, hi, st) = (self.val(lower)[0], self.val(upper)[0], self.val(step)[0]);
+        let iv = self.new_reg(ty);
+        self.set(body.args[0], vec![iv.into()]);
+        let mut carried: Vec<Vec<Reg>> = Vec::new();
+        for (i, v) in init.iter().enumerate() {
+            let ety = ty_of(self.k.dtype(*v));
+            let regs: Vec<Reg> = self
+                .val(*v)
+                .into_iter()
+                .map(|x| {
+                    let r = self.new_reg(ety);
+                    self.emit(Inst::Mov { ty: ety, dst: r, src: x });
+                    r
+                })
+                .collect();
+            self.set(body.args[i + 1], regs.iter().map(|r| (*r).into()).collect());
+            carried.push(regs);
+        }
+        let outer = std::mem::take(&mut self.out);
+        self.block(body)?;
+        // The yield: next carried values into the carried registers (through temporaries
+        // when a yielded value is itself a carried register, a parallel move).
+        if let Some(OpKind::Yield(ys)) = body.ops.last().map(|l| &self.k.op(*l).kind) {
+            let all: Vec<Reg> = carried.iter().flatten().copied().collect();
+            let mut moves: Vec<(Ty, Reg, Operand)> = Vec::new();
+            for (i, y) in ys.iter().enumerate() {
+                let ety = ty_of(self.k.dtype(*y));
+                for (dst, src) in carried[i].iter().zip(self.val(*y)) {
+                    if src != Operand::Reg(*dst) {
+                        moves.push((ety, *dst, src));
+                    }
+                }
+            }
+            let conflict = moves.iter().any(|(_, _, s)| matches!(s, Operand::Reg(r) if all.contains(r)));
+            if conflict {
+                let temps: Vec<Reg> = moves
+                    .iter()
+                    .map(|(t, _, s)| {
+                        let r = self.new_reg(*t);
+                        self.emit(Inst::Mov { ty: *t, dst: r, src: *s });
+                        r
+                    })
+                    .collect();
+                for ((t, d, _), tmp) in moves.iter().zip(temps) {
+                    self.emit(Inst::Mov { ty: *t, dst: *d, src: tmp.into() });
+                }
+            } else {
+                for (t, d, s) in moves {
+                    self.emit(Inst::Mov { ty: t, dst: d, src: s });
+                }
+            }
+        }
+        let inner = std::mem::replace(&mut self.out, outer);
+        self.emit(Inst::Loop { ty, iv, lower: lo, upper: hi, step: st, body: inner });
+        self.emit(Inst::Comment(format!("end for  {}", op.loc.short())));
+        for (i, r) in op.results.iter().enumerate() {
+            self.set(*r, carried[i].iter().map(|x| (*x).into()).collect());
+        }
+        Ok(())
+    }
 }

@@ -1,1 +1,143 @@
-//! TODO
+//! Where the vector width of every load and store is decided.
+//!
+//! Triton's rule (`Coalesce.cpp`, `getMaskAlignment`, `getPtrAlignment`): along the
+//! contiguous (last) dim,
+//!
+//! ```text
+//! width = min(16 bytes / element size,        // at most 128-bit accesses
+//!             contiguity(ptr),                // consecutive addresses
+//!             divisibility(ptr) / element size, // aligned to the vector size
+//!             constancy(mask),                 // one predicate for the vector
+//!             elements per thread along the dim) // the layout's chunk
+//! ```
+//!
+//! rounded down to a power of two. All facts come from [`super::axis_info`]; nothing is
+//! assumed: without a proof the access is scalar, so a vector access is never misaligned.
+//! The widest provable load sets the kernel layout's `sizePerThread` along the contiguous
+//! dim ([`layout_chunk`]); each access then gets `min(provable, chunk)` ([`decide`]).
+
+use super::axis_info::{AxisInfoMap, MAX_DIVISOR};
+use crate::ir::{Kernel, OpKind, Value};
+
+/// Widest access in bytes (`ld.global.v4.f32`).
+pub const MAX_VECTOR_BYTES: u64 = 16;
+
+/// What is known about one access along its last dim.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Facts {
+    pub elem_bytes: u64,
+    pub contiguity: u64,
+    /// Bytes the first address of each contiguous run is a multiple of.
+    pub align_bytes: u64,
+    /// Runs of equal mask values (`None`: no mask).
+    pub mask_constancy: Option<u64>,
+    /// The access's extent along the dim.
+    pub extent: u64,
+}
+
+impl Facts {
+    /// The facts of a load or store through `ptr` with `mask` (scalars: width 1).
+    pub fn of(k: &Kernel, ai: &AxisInfoMap, ptr: Value, mask: Option<Value>) -> Facts {
+        let elem_bytes = k.dtype(ptr).pointee().map_or(4, |s| s.size_bytes());
+        let shape = k.shape(ptr).dims();
+        let p = ai.get(ptr);
+        let d = p.contiguity.len() - 1;
+        let scalar = shape.is_empty();
+        Facts {
+            elem_bytes,
+            contiguity: if scalar { 1 } else { p.contiguity[d] },
+            align_bytes: p.divisibility[d],
+            mask_constancy: mask.map(|m| ai.get(m).constancy[d]),
+            extent: shape.last().map_or(1, |&x| x as u64),
+        }
+    }
+
+    /// The widest width these facts prove (before the layout's chunk).
+    pub fn provable(&self) -> u64 {
+        let w = (MAX_VECTOR_BYTES / self.elem_bytes)
+            .min(self.contiguity)
+            .min((self.align_bytes / self.elem_bytes).max(1))
+            .min(self.mask_constancy.unwrap_or(MAX_DIVISOR))
+            .min(self.extent)
+            .max(1);
+        1 << (63 - w.leading_zeros())
+    }
+}
+
+/// The width of one access whose thread chunk along the last dim is `chunk` elements,
+/// and the reason in words (which fact bound it).
+pub fn decide(f: &Facts, chunk: u64) -> (u32, String) {
+    let width = f.provable().min(chunk.max(1));
+    let width = 1u64 << (63 - width.leading_zeros());
+    let mask = match f.mask_constancy {
+        None => "no mask".to_string(),
+        Some(c) if c >= MAX_DIVISOR => "mask uniform".to_string(),
+        Some(c) => format!("mask constant in runs of {c}"),
+    };
+    let align = if f.align_bytes >= MAX_DIVISOR { "any".to_string() } else { format!("{} B", f.align_bytes) };
+    let facts = format!(
+        "contiguity {}, alignment {align}, {mask}, {chunk} per thread, {} B elements",
+        f.contiguity, f.elem_bytes
+    );
+    let max = MAX_VECTOR_BYTES / f.elem_bytes;
+    let mut limits = Vec::new();
+    if width < max {
+        if f.contiguity < max {
+            limits.push(if f.contiguity == 1 {
+                "addresses not provably consecutive (offsets multiplied by a runtime stride; a stride specialized to 1 keeps them contiguous)".to_string()
+            } else {
+                format!("only {} consecutive addresses", f.contiguity)
+            });
+        }
+        if f.align_bytes < MAX_VECTOR_BYTES.min(max * f.elem_bytes) {
+            limits.push(format!(
+                "base alignment only {} B provable (16-byte alignment hints on the pointer and a row stride divisible by 16 give 16 B)",
+                f.align_bytes
+            ));
+        }
+        if let Some(c) = f.mask_constancy
+            && c < max
+        {
+            limits.push(format!(
+                "the mask may change every {c} elements (a bound divisible by 16 keeps it constant per vector)"
+            ));
+        }
+        if chunk < max {
+            limits.push(format!("the layout gives each thread {chunk} consecutive element(s)"));
+        }
+        if f.extent < max {
+            limits.push(format!("the block is {} elements wide", f.extent));
+        }
+    }
+    if f.extent == 1 && f.contiguity == 1 {
+        return (1, "scalar: a single element per access (a scalar or a block 1 wide)".to_string());
+    }
+    let verdict = if width == 1 { "scalar".to_string() } else { format!("v{width}") };
+    let reason = if limits.is_empty() {
+        format!("{verdict}: {facts}")
+    } else {
+        format!("{verdict}: {facts}; limited by: {}", limits.join("; "))
+    };
+    (width as u32, reason)
+}
+
+/// `sizePerThread` along the contiguous dim of the kernel's layout: the widest width
+/// any load of rank `rank` can prove (stores when the kernel has no such load), but no
+/// more than the anchor block gives each of `threads` threads.
+pub fn layout_chunk(k: &Kernel, ai: &AxisInfoMap, rank: usize, anchor_numel: usize, threads: usize) -> usize {
+    let mut best_load = 0;
+    let mut best_store = 0;
+    for id in k.walk() {
+        match &k.op(id).kind {
+            OpKind::Load { ptr, mask, .. } if k.shape(*ptr).rank() == rank => {
+                best_load = best_load.max(Facts::of(k, ai, *ptr, *mask).provable())
+            }
+            OpKind::Store { ptr, mask, .. } if k.shape(*ptr).rank() == rank => {
+                best_store = best_store.max(Facts::of(k, ai, *ptr, *mask).provable())
+            }
+            _ => {}
+        }
+    }
+    let best = if best_load > 0 { best_load } else { best_store.max(1) };
+    (best as usize).min((anchor_numel / threads).max(1))
+}

@@ -1,7 +1,324 @@
-//! [`super::lir::Program`] to PTX text.
+//! [`Program`] to PTX text: one instruction per line; the structured loop becomes labels
+//! and branches. Register names and type suffixes come from the small lookup functions
+//! below, never from the lowering.
 
-use super::lir::Program;
+use std::fmt::Write;
 
-pub fn write(program: &Program) -> String {
-    format!("// {} not yet printed\n", program.entry)
+use super::lir::{BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
+use crate::ir::PropagateNan;
+
+/// The PTX text of `p`.
+pub fn write(p: &Program) -> String {
+    let mut w = Writer { p, out: String::with_capacity(4096), loops: 0 };
+    w.module();
+    w.out
+}
+
+struct Writer<'a> {
+    p: &'a Program,
+    out: String,
+    loops: u32,
+}
+
+/// Register name prefix by type: `%p`, `%r`, `%rd`, `%f` (never `%tid`/`%ctaid`).
+fn prefix(ty: Ty) -> &'static str {
+    match ty {
+        Ty::Pred => "%p",
+        Ty::I32 => "%r",
+        Ty::I64 => "%rd",
+        Ty::F32 => "%f",
+    }
+}
+
+/// `.reg` declaration type.
+fn reg_decl(ty: Ty) -> &'static str {
+    match ty {
+        Ty::Pred => ".pred",
+        Ty::I32 => ".b32",
+        Ty::I64 => ".b64",
+        Ty::F32 => ".f32",
+    }
+}
+
+/// Signed arithmetic / comparison suffix.
+fn sty(ty: Ty) -> &'static str {
+    match ty {
+        Ty::Pred => "pred",
+        Ty::I32 => "s32",
+        Ty::I64 => "s64",
+        Ty::F32 => "f32",
+    }
+}
+
+/// Untyped-bits suffix (`mov`, logic, shifts, `selp`, memory of ints).
+fn bty(ty: Ty) -> &'static str {
+    match ty {
+        Ty::Pred => "pred",
+        Ty::I32 => "b32",
+        Ty::I64 => "b64",
+        Ty::F32 => "f32",
+    }
+}
+
+fn param_ty(t: ParamTy) -> &'static str {
+    match t {
+        ParamTy::Ptr => "u64",
+        ParamTy::I32 => "s32",
+        ParamTy::I64 => "s64",
+        ParamTy::F32 => "f32",
+    }
+}
+
+fn cmp_name(c: Cmp, ty: Ty) -> &'static str {
+    match (c, ty) {
+        (Cmp::Lt, _) => "lt",
+        (Cmp::Le, _) => "le",
+        (Cmp::Gt, _) => "gt",
+        (Cmp::Ge, _) => "ge",
+        (Cmp::Eq, _) => "eq",
+        (Cmp::Ne, Ty::F32) => "neu",
+        (Cmp::Ne, _) => "ne",
+    }
+}
+
+fn special(s: Special) -> String {
+    let axis = |a: u32| ["x", "y", "z"][a.min(2) as usize];
+    match s {
+        Special::TidX => "%tid.x".into(),
+        Special::CtaId(a) => format!("%ctaid.{}", axis(a)),
+        Special::NCtaId(a) => format!("%nctaid.{}", axis(a)),
+    }
+}
+
+impl Writer<'_> {
+    fn reg(&self, r: Reg) -> String {
+        format!("{}{}", prefix(self.p.ty(r)), r.0)
+    }
+
+    fn opnd(&self, o: Operand, ty: Ty) -> String {
+        match o {
+            Operand::Reg(r) => self.reg(r),
+            Operand::F32(x) => format!("0f{:08X}", x.to_bits()),
+            Operand::Int(v) => match ty {
+                Ty::I32 => (v as i32).to_string(),
+                Ty::F32 => format!("0f{:08X}", (v as f32).to_bits()),
+                _ => v.to_string(),
+            },
+        }
+    }
+
+    fn guard(&self, g: Option<Guard>) -> String {
+        match g {
+            None => String::new(),
+            Some(g) => format!("@{}{} ", if g.negate { "!" } else { "" }, self.reg(g.pred)),
+        }
+    }
+
+    fn line(&mut self, depth: usize, s: &str) {
+        let _ = writeln!(self.out, "{}{s}", "\t".repeat(depth));
+    }
+
+    fn module(&mut self) {
+        let p = self.p;
+        for h in &p.header {
+            let _ = writeln!(self.out, "// {h}");
+        }
+        let _ = writeln!(
+            self.out,
+            "\n.version {}.{}\n.target {}\n.address_size 64\n",
+            p.ptx_version.0, p.ptx_version.1, p.target
+        );
+        let _ = writeln!(self.out, ".visible .entry {}(", p.entry);
+        for (i, prm) in p.params.iter().enumerate() {
+            let sep = if i + 1 < p.params.len() { "," } else { "" };
+            let _ = writeln!(self.out, "\t.param .{} {}{sep}", param_ty(prm.kind), prm.name);
+        }
+        let _ = writeln!(self.out, ")\n.maxntid {}, 1, 1\n{{", p.threads_per_cta);
+        for ty in [Ty::Pred, Ty::I32, Ty::I64, Ty::F32] {
+            let max = p.regs.iter().enumerate().filter(|(_, t)| **t == ty).map(|(i, _)| i + 1).max();
+            if let Some(n) = max {
+                let _ = writeln!(self.out, "\t.reg {} {}<{n}>;", reg_decl(ty), prefix(ty));
+            }
+        }
+        let loops = count_loops(&p.body);
+        if loops > 0 {
+            let _ = writeln!(self.out, "\t.reg .pred %lp<{loops}>;");
+        }
+        if p.shared_bytes > 0 {
+            let _ = writeln!(self.out, "\t.shared .align 16 .b8 smem[{}];", p.shared_bytes);
+        }
+        self.out.push('\n');
+        self.insts(&p.body, 1);
+        self.line(1, "ret;");
+        self.out.push_str("}\n");
+    }
+
+    fn insts(&mut self, insts: &[Inst], depth: usize) {
+        for i in insts {
+            self.inst(i, depth);
+        }
+    }
+
+    fn inst(&mut self, i: &Inst, d: usize) {
+        let s = match i {
+            Inst::Comment(c) => format!("// {c}"),
+            Inst::LdParam { dst, param } => {
+                let prm = &self.p.params[*param];
+                format!("ld.param.{} {}, [{}];", param_ty(prm.kind), self.reg(*dst), prm.name)
+            }
+            Inst::CvtaGlobal { dst, src } => format!("cvta.to.global.u64 {}, {};", self.reg(*dst), self.reg(*src)),
+            Inst::ReadSpecial { dst, sreg } => format!("mov.u32 {}, {};", self.reg(*dst), special(*sreg)),
+            Inst::Mov { ty, dst, src } => format!("mov.{} {}, {};", bty(*ty), self.reg(*dst), self.opnd(*src, *ty)),
+            Inst::Bin { op, ty, dst, a, b } => {
+                let name = bin_name(*op, *ty);
+                let bt = if matches!(op, BinOp::Shl | BinOp::ShrU) { Ty::I32 } else { *ty };
+                format!("{name} {}, {}, {};", self.reg(*dst), self.opnd(*a, *ty), self.opnd(*b, bt))
+            }
+            Inst::Not { dst, src } => format!("not.pred {}, {};", self.reg(*dst), self.reg(*src)),
+            Inst::MulWide { dst, a, b } => {
+                format!("mul.wide.s32 {}, {}, {};", self.reg(*dst), self.opnd(*a, Ty::I32), self.opnd(*b, Ty::I32))
+            }
+            Inst::Cvt { dst, to, src, from } => {
+                let mode = match (from, to) {
+                    (Ty::I32 | Ty::I64, Ty::F32) => ".rn",
+                    (Ty::F32, Ty::I32 | Ty::I64) => ".rzi",
+                    _ => "",
+                };
+                let (t, f) = match (from, to) {
+                    (Ty::I64, Ty::I32) => ("u32", "u64"),
+                    _ => (sty(*to), sty(*from)),
+                };
+                format!("cvt{mode}.{t}.{f} {}, {};", self.reg(*dst), self.reg(*src))
+            }
+            Inst::Setp { cmp, ty, dst, a, b } => format!(
+                "setp.{}.{} {}, {}, {};",
+                cmp_name(*cmp, *ty),
+                sty(*ty),
+                self.reg(*dst),
+                self.opnd(*a, *ty),
+                self.opnd(*b, *ty)
+            ),
+            Inst::Selp { ty, dst, a, b, cond } => format!(
+                "selp.{} {}, {}, {}, {};",
+                bty(*ty),
+                self.reg(*dst),
+                self.opnd(*a, *ty),
+                self.opnd(*b, *ty),
+                self.reg(*cond)
+            ),
+            Inst::LdGlobal { guard, ty, dsts, addr, offset, non_coherent } => {
+                let nc = if *non_coherent { ".nc" } else { "" };
+                format!(
+                    "{}ld.global{nc}{}.{} {}, {};",
+                    self.guard(*guard),
+                    vec_suffix(dsts.len()),
+                    mem_ty(*ty),
+                    self.reg_list(dsts),
+                    self.addr(*addr, *offset)
+                )
+            }
+            Inst::StGlobal { guard, ty, srcs, addr, offset } => format!(
+                "{}st.global{}.{} {}, {};",
+                self.guard(*guard),
+                vec_suffix(srcs.len()),
+                mem_ty(*ty),
+                self.addr(*addr, *offset),
+                self.reg_list(srcs)
+            ),
+            Inst::SharedBase { dst } => format!("mov.u32 {}, smem;", self.reg(*dst)),
+            Inst::LdShared { ty, dst, addr, offset } => {
+                format!("ld.shared.{} {}, {};", mem_ty(*ty), self.reg(*dst), self.addr(*addr, i64::from(*offset)))
+            }
+            Inst::StShared { guard, ty, src, addr, offset } => format!(
+                "{}st.shared.{} {}, {};",
+                self.guard(*guard),
+                mem_ty(*ty),
+                self.addr(*addr, i64::from(*offset)),
+                self.reg(*src)
+            ),
+            Inst::Shfl { dst, src, lane_mask, clamp, member_mask, .. } => format!(
+                "shfl.sync.bfly.b32 {}, {}, {lane_mask}, {clamp}, 0x{member_mask:08x};",
+                self.reg(*dst),
+                self.reg(*src)
+            ),
+            Inst::BarSync { id } => format!("bar.sync {id};"),
+            Inst::Loop { ty, iv, lower, upper, step, body } => {
+                let n = self.loops;
+                self.loops += 1;
+                let ivn = self.reg(*iv);
+                self.line(d, &format!("mov.{} {ivn}, {};", bty(*ty), self.opnd(*lower, *ty)));
+                let _ = writeln!(self.out, "LOOP{n}_HEAD:");
+                self.line(d, &format!("setp.ge.{} %lp{n}, {ivn}, {};", sty(*ty), self.opnd(*upper, *ty)));
+                self.line(d, &format!("@%lp{n} bra LOOP{n}_END;"));
+                self.insts(body, d + 1);
+                self.line(d, &format!("add.{} {ivn}, {ivn}, {};", sty(*ty), self.opnd(*step, *ty)));
+                self.line(d, &format!("bra.uni LOOP{n}_HEAD;"));
+                let _ = writeln!(self.out, "LOOP{n}_END:");
+                return;
+            }
+        };
+        self.line(d, &s);
+    }
+
+    fn reg_list(&self, rs: &[Reg]) -> String {
+        if rs.len() == 1 {
+            self.reg(rs[0])
+        } else {
+            format!("{{{}}}", rs.iter().map(|r| self.reg(*r)).collect::<Vec<_>>().join(", "))
+        }
+    }
+
+    fn addr(&self, r: Reg, offset: i64) -> String {
+        if offset == 0 { format!("[{}]", self.reg(r)) } else { format!("[{}+{offset}]", self.reg(r)) }
+    }
+}
+
+fn count_loops(insts: &[Inst]) -> usize {
+    insts
+        .iter()
+        .map(|i| match i {
+            Inst::Loop { body, .. } => 1 + count_loops(body),
+            _ => 0,
+        })
+        .sum()
+}
+
+fn vec_suffix(n: usize) -> &'static str {
+    match n {
+        1 => "",
+        2 => ".v2",
+        _ => ".v4",
+    }
+}
+
+fn mem_ty(ty: Ty) -> &'static str {
+    match ty {
+        Ty::F32 => "f32",
+        Ty::I32 => "b32",
+        Ty::I64 => "b64",
+        Ty::Pred => "b8",
+    }
+}
+
+fn bin_name(op: BinOp, ty: Ty) -> String {
+    let (s, b) = (sty(ty), bty(ty));
+    match op {
+        BinOp::Add => format!("add.{s}"),
+        BinOp::Sub => format!("sub.{s}"),
+        BinOp::Mul if ty == Ty::F32 => "mul.rn.f32".into(),
+        BinOp::Mul => format!("mul.lo.{s}"),
+        BinOp::Div if ty == Ty::F32 => "div.rn.f32".into(),
+        BinOp::Div => format!("div.{s}"),
+        BinOp::Rem => format!("rem.{s}"),
+        BinOp::Max(PropagateNan::All) if ty == Ty::F32 => "max.NaN.f32".into(),
+        BinOp::Min(PropagateNan::All) if ty == Ty::F32 => "min.NaN.f32".into(),
+        BinOp::Max(_) => format!("max.{s}"),
+        BinOp::Min(_) => format!("min.{s}"),
+        BinOp::And => format!("and.{b}"),
+        BinOp::Or => format!("or.{b}"),
+        BinOp::Xor => format!("xor.{b}"),
+        BinOp::Shl => format!("shl.{b}"),
+        BinOp::ShrU if ty == Ty::I64 => "shr.u64".into(),
+        BinOp::ShrU => "shr.u32".into(),
+    }
 }
