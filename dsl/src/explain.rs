@@ -385,19 +385,25 @@ fn vector_section(e: &Explanation, out: &mut String) {
     match (&e.ptx_specialized, &e.ptx_unspecialized) {
         (Some(Ok(s)), plain) => {
             let _ = writeln!(out, "vector widths (specialized; unspecialized in brackets):");
+            let plain = match plain {
+                Some(Ok(p)) => Some(&p.decisions.accesses),
+                _ => None,
+            };
             for (i, a) in s.decisions.accesses.iter().enumerate() {
-                let before = match plain {
-                    Some(Ok(p)) => p.decisions.accesses.get(i).map_or("?".to_string(), |b| b.vector_width.to_string()),
-                    _ => "?".to_string(),
-                };
+                // Both traces keep every load and store, in program order.
+                let before = plain.and_then(|p| p.get(i)).filter(|b| b.loc == a.loc && b.kind == a.kind);
+                let width = before.map_or("?".to_string(), |b| format!("v{}", b.vector_width));
                 let _ = writeln!(
                     out,
-                    "  {} at {}: v{} [v{before}]: {}",
+                    "  {} at {}: v{} [{width}]: {}",
                     access_kind(a.kind),
                     a.loc.short(),
                     a.vector_width,
                     a.reason
                 );
+                if let Some(b) = before.filter(|b| b.vector_width != a.vector_width) {
+                    let _ = writeln!(out, "    unspecialized: {}", b.reason);
+                }
             }
         }
         (Some(Err(err)), _) => {

@@ -107,3 +107,37 @@ error: kernel `row_sum_carried_ptrs` at tests/teach_explain.rs:15: launch refuse
   help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
     );
 }
+
+#[test]
+fn ptx_diff_is_a_unified_diff_of_unspecialized_against_specialized() {
+    let (code, out) = explain(&[
+        "row_max",
+        "--only",
+        "ptx-diff",
+        "--arg",
+        "x_ptr=0x7f0000000000",
+        "--arg",
+        "y_ptr=0x7f0400000000",
+        "--arg",
+        "n_rows=256",
+        "--arg",
+        "n_cols=1024",
+        "--arg",
+        "stride_row=1024",
+        "--arg",
+        "stride_col=1",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    let start = lines.iter().position(|l| *l == "PTX diff (unspecialized -> specialized):").expect("diff header");
+    assert_eq!(&lines[start + 1..start + 3], ["--- unspecialized.ptx", "+++ specialized.ptx"]);
+    // The specialization comment at the top of the PTX is the first change.
+    assert!(lines.contains(
+        &"-// specialization: x_ptr:*f32:-, y_ptr:*f32:-, n_rows:i32:-, n_cols:i32:-, stride_row:i32:-, stride_col:i32:-"
+    ));
+    assert!(lines.contains(
+        &"+// specialization: x_ptr:*f32:D16, y_ptr:*f32:D16, n_rows:i32:D16, n_cols:i32:D16, stride_row:i32:D16, stride_col:i32:=1"
+    ));
+    // Folding the stride gives vector loads.
+    assert!(lines.iter().any(|l| l.starts_with('+') && l.contains("ld.global.v4.f32")), "{out}");
+}

@@ -6,14 +6,17 @@
 //! skill-guided port fails with Triton's AttributeError for every input with a stride
 //! equal to 1 (the column stride of every contiguous input, and the row stride of the
 //! transposed view and of single-column inputs) and traces for the strided view whose
-//! strides are both other than 1; the corrected port traces everywhere.
+//! strides are both other than 1; the corrected port traces everywhere. Every kernel
+//! that traces also runs on the CPU interpreter and must match `cpu_row_max` bit for bit.
 
 use rstest::rstest;
+use rtriton::interp::{Memory, run};
+use rtriton::ir::Kernel;
 use rtriton::pipeline::specialize_and_trace;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{Semantics, TraceOptions};
-use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
+use rtriton_kernels::{RowMaxVariant, cpu_row_max};
 
 /// Where the test pretends the buffers live (16-byte aligned; the view offset is added).
 const X_BASE: u64 = 0x7f00_0000_0000;
@@ -24,10 +27,15 @@ fn case(name: &str) -> RowMaxCase {
 }
 
 fn args(c: &RowMaxCase) -> Vec<ArgValue> {
+    args_at(c, X_BASE, Y_BASE)
+}
+
+/// The launch arguments for case `c` with its buffers at `x_base` and `y_base`.
+fn args_at(c: &RowMaxCase, x_base: u64, y_base: u64) -> Vec<ArgValue> {
     let l = c.layout();
     vec![
-        ArgValue::Ptr(X_BASE + 4 * l.offset as u64),
-        ArgValue::Ptr(Y_BASE),
+        ArgValue::Ptr(x_base + 4 * l.offset as u64),
+        ArgValue::Ptr(y_base),
         ArgValue::Int(c.n_rows as i64),
         ArgValue::Int(c.n_cols as i64),
         ArgValue::Int(l.stride_row as i64),
@@ -86,17 +94,58 @@ fn seed_scenario(
     let c = case(name);
     let def = variant.def();
     let consts = variant.constexprs_for(c.n_rows, c.n_cols);
-    let result = specialize_and_trace(&def, &consts, &args(&c), SpecPolicy::Triton, &TraceOptions { semantics });
+    let mut mem = Memory::new();
+    let input = c.input();
+    let (x, y) = (mem.alloc_f32(&input), mem.alloc(4 * c.n_rows));
+    let args = args_at(&c, x, y);
+    let result = specialize_and_trace(&def, &consts, &args, SpecPolicy::Triton, &TraceOptions { semantics });
     let expected = match (variant, semantics) {
         (RowMaxVariant::SkillPort, Semantics::Triton) => expected_skill_port_error(&c),
         _ => None,
     };
     match (result, expected) {
-        (Ok(_), None) => {}
+        (Ok((kernel, _)), None) => {
+            let got = run_on_interpreter(&kernel, variant, &c, &args, &mut mem, y);
+            let l = c.layout();
+            let want =
+                cpu_row_max(&input, l.offset, c.n_rows, c.n_cols, l.stride_row as isize, l.stride_col as isize, false);
+            assert_eq!(bits(&got), bits(&want), "{c}: interpreter result differs from cpu_row_max");
+        }
         (Err(e), Some(text)) => assert_eq!(e.to_string(), text, "{c}"),
         (Ok(_), Some(text)) => panic!("{c}: expected the trace to fail with\n{text}"),
         (Err(e), None) => panic!("{c}: expected the trace to succeed, got\n{e}"),
     }
+}
+
+fn run_on_interpreter(
+    kernel: &Kernel,
+    variant: RowMaxVariant,
+    c: &RowMaxCase,
+    args: &[ArgValue],
+    mem: &mut Memory,
+    y: u64,
+) -> Vec<f32> {
+    let grid = variant.grid(c.n_rows, &variant.constexprs_for(c.n_rows, c.n_cols)) as u32;
+    run(kernel, [grid, 1, 1], args, mem).unwrap_or_else(|e| panic!("{c}: {e}"));
+    mem.read_f32(y, c.n_rows).expect("y is allocated")
+}
+
+/// Bit patterns, with every NaN made one pattern (NaN payloads are not part of the rule)
+/// and `-0.0` made `+0.0`: which zero wins a tie is the interpreter suite's business
+/// (`interp::scalar` follows PTX `max.f32`, `cpu_row_max` the first one met), not this
+/// scenario's.
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter()
+        .map(|x| {
+            if x.is_nan() {
+                f32::NAN.to_bits()
+            } else if *x == 0.0 {
+                0
+            } else {
+                x.to_bits()
+            }
+        })
+        .collect()
 }
 
 #[test]
