@@ -149,9 +149,24 @@ impl Builder {
         if let (Some(c), Some(to_s)) = (self.constant(v), to.scalar())
             && let Some(folded) = fold_cast(c, to_s)
         {
-            return self.constant_value(folded, to, ty.shape, loc);
+            let result = self.constant_value(folded, to, ty.shape, loc);
+            // An implicit widening of a folded argument is still a Triton constexpr int.
+            self.inherit_constexpr(result, &[v]);
+            return result;
         }
         self.push1(OpKind::Cast(v), TensorType::new(to, ty.shape), loc)
+    }
+
+    /// Marks scalar constant `result`, computed from `inputs`, as standing for a folded
+    /// argument when one of the inputs does: in Triton, arithmetic between a constexpr
+    /// int and Python ints stays a constexpr int, which has no `.to()` either.
+    fn inherit_constexpr(&mut self, result: Value, inputs: &[Value]) {
+        if !self.ty(result).shape.is_scalar() {
+            return;
+        }
+        if let Some(index) = inputs.iter().find_map(|i| self.folded_params.get(i).copied()) {
+            self.folded_params.insert(result, index);
+        }
     }
 
     /// Applies the integer promotion rule (sign-extend i32 to i64) to a pair.
@@ -196,7 +211,10 @@ impl Builder {
         if let (Some(a), Some(b)) = (cl, cr)
             && let Some(c) = fold_binary(op, a, b, scalar)
         {
-            return self.constant_value(c, ty.dtype, ty.shape, loc);
+            let result = self.constant_value(c, ty.dtype, ty.shape, loc);
+            // `stride * 2` with `stride` folded is still a constexpr int in Triton.
+            self.inherit_constexpr(result, &[lhs, rhs]);
+            return result;
         }
         // Integer identities: this is what makes `cols * stride_col` with stride_col folded
         // to 1 plain `cols`, and so contiguous for the vectorizer.
