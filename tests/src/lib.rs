@@ -80,3 +80,32 @@ pub fn compare_bits(got: &[f32], want: &[f32]) -> Result<(), String> {
         .collect();
     if bad.is_empty() { Ok(()) } else { Err(bad.join("\n")) }
 }
+
+/// Mixing dtypes in a kernel body is a Rust compile error, not a run-time diagnostic:
+/// storing `i32` values through an `f32` pointer does not type-check (`store::<E>` takes
+/// a `Tensor<Ptr<E>>` and a `Tensor<E>`), so only hand-built IR can reach the verifier
+/// with it (`tests/tests/diagnostics.rs` checks that path).
+///
+/// ```compile_fail,E0308
+/// use rtriton::prelude::*;
+/// rtriton::kernel! {
+///     fn store_i32_through_f32(y_ptr: Ptr<f32>) {
+///         let offs = arange(0, 4);
+///         store(y_ptr + offs, offs, None);
+///     }
+/// }
+/// ```
+///
+/// With the conversion the author meant, the same kernel compiles:
+///
+/// ```
+/// use rtriton::prelude::*;
+/// rtriton::kernel! {
+///     fn store_i32_through_f32(y_ptr: Ptr<f32>) {
+///         let offs = arange(0, 4);
+///         store(y_ptr + offs, offs.to::<f32>(), None);
+///     }
+/// }
+/// let _ = store_i32_through_f32();
+/// ```
+pub mod dtype_mismatch_is_a_compile_error {}

@@ -141,8 +141,12 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
             let help = if misaligned {
                 "offset pointers by whole elements from an aligned base".to_string()
             } else {
+                let call = match access {
+                    Access::Load => "load(ptrs, Some(offs.lt(n)), Some(other))",
+                    Access::Store => "store(ptrs, values, Some(offs.lt(n)))",
+                };
                 format!(
-                    "mask the {access} so that lanes outside the tensor do not touch memory (`{access}(ptrs, Some(offs.lt(n)), ..)`), or check the sizes and strides passed to the kernel"
+                    "mask the {access} so that lanes outside the tensor do not touch memory (`{call}`), or check the grid and the sizes and strides passed to the kernel"
                 )
             };
             let fault = if misaligned {
