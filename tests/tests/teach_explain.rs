@@ -93,17 +93,17 @@ fn loop_carried_pointers_keep_their_base_parameter() {
     assert_eq!(
         summary,
         [
-            "x_ptr tests/teach_explain.rs:15 i32 i32:true",
-            "x_ptr tests/teach_explain.rs:15 i32 i32:true",
-            "x_ptr tests/teach_explain.rs:18 i32 i32:true",
-            "y_ptr tests/teach_explain.rs:20 i32 i32:true",
+            "x_ptr tests/tests/teach_explain.rs:15 i32 i32:true",
+            "x_ptr tests/tests/teach_explain.rs:15 i32 i32:true",
+            "x_ptr tests/tests/teach_explain.rs:18 i32 i32:true",
+            "y_ptr tests/tests/teach_explain.rs:20 i32 i32:true",
         ]
     );
     let huge = TensorExtent { param: "x_ptr".into(), numel: 3 << 30, max_offset_elems: (3 << 30) - 1 };
     assert_eq!(
         check_offsets(&k, &[huge]).expect_err("refused").to_string(),
         "\
-error: kernel `row_sum_carried_ptrs` at tests/teach_explain.rs:15: launch refused: tensor `x_ptr` has 3221225472 elements and a maximum element offset of 3221225471, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
+error: kernel `row_sum_carried_ptrs` at tests/tests/teach_explain.rs:15: launch refused: tensor `x_ptr` has 3221225472 elements and a maximum element offset of 3221225471, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
   help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
     );
 }

@@ -58,7 +58,7 @@ fn row_max_family(#[case] variant: RowMaxVariant, #[case] expected: &str) {
 #[test]
 fn do_not_specialize_stride_blocks_vectorization() {
     let expected = "\
-warning: kernel `copy_unspecialized_stride` at tests/teach_lint.rs:19: `stride` is #[do_not_specialize] and multiplies an element index in a pointer offset: it is never folded to 1, so this access is not known to be contiguous and is not vectorized even when `stride` is 1
+warning: kernel `copy_unspecialized_stride` at tests/tests/teach_lint.rs:19: `stride` is #[do_not_specialize] and multiplies an element index in a pointer offset: it is never folded to 1, so this access is not known to be contiguous and is not vectorized even when `stride` is 1
   help: drop #[do_not_specialize] from `stride` (use #[do_not_specialize_on_alignment] to keep the folding and drop only the hint); in Triton, also leave the stride unannotated [unspecialized-unit-stride, from triton-lang/triton#9834]
 ";
     assert_eq!(render(&copy_unspecialized_stride(), &[("BLOCK", 256)], &LintOptions::default()), expected);
