@@ -51,8 +51,8 @@ pub fn known_kernels() -> Vec<rtriton::trace::KernelDef> {
     rtriton_kernels::RowMaxVariant::ALL.iter().map(|v| v.def()).collect()
 }
 
-/// Runs a command line (`["rtriton", "explain", ...]`) and returns its exit status and
-/// everything it prints, as the tutorial test does to check every command shown in
+/// Runs an `explain` command line (`["rtriton", "explain", ...]`) and returns its exit
+/// status and everything it prints, as the tutorial test does to check every command shown in
 /// `docs/tutorial/`. Errors print as `main` prints them.
 pub fn run_captured<I, T>(argv: I) -> (u8, String)
 where
@@ -65,17 +65,10 @@ where
     };
     let mut out = String::new();
     let result = match cli.command {
-        Command::List => {
-            for def in known_kernels() {
-                out.push_str(&def.signature());
-                out.push('\n');
-            }
-            Ok(0)
-        }
         Command::Explain(a) => explain::run(&a, &mut out),
-        // Other subcommands print as they go (or need a GPU); the tutorial does not use them.
-        #[allow(unreachable_patterns)]
-        _ => Err(anyhow::anyhow!("run_captured runs `list` and `explain` only")),
+        // The other subcommands print as they go (or need a GPU); the tutorial runs
+        // `explain` only.
+        _ => Err(anyhow::anyhow!("run_captured runs `explain` only")),
     };
     match result {
         Ok(code) => (code, out),
