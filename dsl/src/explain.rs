@@ -336,17 +336,27 @@ fn fold_section(e: &Explanation, out: &mut String) {
     }
 }
 
+/// `a and b` as `(a and b)`, so a product of two lists reads unambiguously.
+fn group(s: String) -> String {
+    if s.contains(" and ") { format!("({s})") } else { s }
+}
+
 fn describe_offsets(k: &Kernel, w: &IndexWidths, out: &mut String) {
     for o in &w.offsets {
         let base = o.param.map_or("?", |p| k.params[p].name);
         let _ = writeln!(out, "  {base} + offset at {}: {} from {}", o.loc.short(), o.width, o.sources.describe(k));
+        if !o.widenings.is_empty() {
+            let w: Vec<String> =
+                o.widenings.iter().map(|w| format!("{} at {}", w.sources.describe(k), w.loc.short())).collect();
+            let _ = writeln!(out, "    widened to i64: {}", w.join(", "));
+        }
         for p in &o.products {
             let risk = if p.width == crate::ir::ScalarType::I32 { "  <- wraps past 2^31 - 1" } else { "" };
             let _ = writeln!(
                 out,
                 "    {} x {} in {} at {}{risk}",
-                p.index.describe(k),
-                p.runtime.describe(k),
+                group(p.index.describe(k)),
+                group(p.runtime.describe(k)),
                 p.width,
                 p.loc.short()
             );

@@ -92,6 +92,18 @@ pub struct PointerOffset {
     pub sources: Sources,
     /// Every index-by-runtime-argument product in the offset's computation, in op order.
     pub products: Vec<IndexProduct>,
+    /// Every i32-to-i64 widening in the offset's computation, in op order: where the
+    /// index math switches to i64, and what is widened there.
+    pub widenings: Vec<Widening>,
+}
+
+/// An i32 value widened to i64 inside a pointer offset's computation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Widening {
+    pub op: OpId,
+    pub loc: SourceLoc,
+    /// What the widened value is computed from.
+    pub sources: Sources,
 }
 
 impl PointerOffset {
@@ -129,10 +141,19 @@ pub fn analyze(kernel: &Kernel) -> IndexWidths {
         let OpKind::AddPtr { ptr, offset } = op.kind else { continue };
         let width = kernel.dtype(offset).scalar().unwrap_or(ScalarType::I32);
         let sources = a.sources(offset);
-        let mut product_ops = BTreeSet::new();
-        a.products_in(offset, &mut product_ops, &mut BTreeSet::new());
-        let products = product_ops.into_iter().filter_map(|p| a.product(p)).collect();
-        offsets.push(PointerOffset { op: id, loc: op.loc, param: a.base_param(ptr), width, sources, products });
+        let mut slice = BTreeSet::new();
+        a.slice(offset, &mut slice, &mut BTreeSet::new());
+        let products = slice.iter().filter_map(|p| a.product(*p)).collect();
+        let widenings = slice.iter().filter_map(|p| a.widening(*p)).collect();
+        offsets.push(PointerOffset {
+            op: id,
+            loc: op.loc,
+            param: a.base_param(ptr),
+            width,
+            sources,
+            products,
+            widenings,
+        });
     }
     IndexWidths { offsets }
 }
@@ -229,24 +250,36 @@ impl<'k> Analyzer<'k> {
         s
     }
 
-    /// Collects the `mul` ops in `v`'s computation (through casts, broadcasts, loops).
-    fn products_in(&self, v: Value, out: &mut BTreeSet<OpId>, seen: &mut BTreeSet<Value>) {
+    /// Collects the `mul` and `cast` ops in `v`'s computation (through broadcasts and
+    /// loops; loads and pointer adds start new addresses, analysed on their own).
+    fn slice(&self, v: Value, out: &mut BTreeSet<OpId>, seen: &mut BTreeSet<Value>) {
         if !seen.insert(v) {
             return;
         }
         if let ValueDef::Result { op, .. } = self.k.values[v.index()].def {
             let kind = &self.k.op(op).kind;
-            if matches!(kind, OpKind::Binary { op: BinaryOp::Mul, .. }) {
+            if matches!(kind, OpKind::Binary { op: BinaryOp::Mul, .. } | OpKind::Cast(_)) {
                 out.insert(op);
             }
-            // Loads and pointer adds start new addresses, analysed on their own.
             if matches!(kind, OpKind::Load { .. } | OpKind::AddPtr { .. }) {
                 return;
             }
         }
         for i in self.inputs(v) {
-            self.products_in(i, out, seen);
+            self.slice(i, out, seen);
         }
+    }
+
+    /// The cast `op` if it widens an i32 to i64.
+    fn widening(&mut self, op: OpId) -> Option<Widening> {
+        let o = self.k.op(op);
+        let OpKind::Cast(v) = o.kind else { return None };
+        let from = self.k.dtype(v).scalar()?;
+        let to = self.k.dtype(*o.results.first()?).scalar()?;
+        if (from, to) != (ScalarType::I32, ScalarType::I64) {
+            return None;
+        }
+        Some(Widening { op, loc: o.loc, sources: self.sources(v) })
     }
 
     /// The product `op` if it multiplies an index by a runtime argument.
