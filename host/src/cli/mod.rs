@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 
 mod explain;
 mod list;
+mod ptx;
 
 /// rtriton: a block-level GPU kernel language in Rust that mirrors Triton.
 #[derive(Debug, Parser)]
@@ -23,6 +24,8 @@ pub enum Command {
     /// per argument, what folding removed, index widths, vector widths, lint findings,
     /// the overflow guard's verdict and the PTX diff.
     Explain(explain::ExplainArgs),
+    /// Prints the PTX of one specialization (arguments drive it as a launch would).
+    Ptx(ptx::PtxArgs),
 }
 
 /// Parses the command line, runs the subcommand and maps errors to a non-zero status.
@@ -36,6 +39,7 @@ pub fn main() -> ExitCode {
             print!("{out}");
             r.map(ExitCode::from)
         }
+        Command::Ptx(a) => ptx::run(&a),
     };
     match result {
         Ok(code) => code,

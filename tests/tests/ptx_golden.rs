@@ -1,0 +1,31 @@
+//! Golden PTX: every row-max variant x {specialized (stride_col == 1, 16-byte aligned
+//! pointers, n_cols and stride_row divisible by 16), specialization off} x {sm_86, sm_90}.
+//! Review changes with `cargo insta review` (or regenerate with `INSTA_UPDATE=always`).
+
+mod ptx_common;
+
+use ptx_common::{compile, contiguous_args, options};
+use rstest::rstest;
+use rtriton::backend::ptx::Arch;
+use rtriton::spec::SpecPolicy;
+use rtriton_kernels::RowMaxVariant;
+
+#[rstest]
+fn golden_ptx(
+    #[values(
+        RowMaxVariant::RowMax,
+        RowMaxVariant::RowMaxLoop,
+        RowMaxVariant::RowMax2d,
+        RowMaxVariant::SkillPort,
+        RowMaxVariant::FixedPort,
+        RowMaxVariant::RowMaxI32
+    )]
+    variant: RowMaxVariant,
+    #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
+    #[values(Arch::Sm86, Arch::Sm90)] arch: Arch,
+) {
+    let ptx = compile(variant, &contiguous_args(), policy, &options(arch, 4)).expect("compiles");
+    let spec = if policy == SpecPolicy::Triton { "spec" } else { "nospec" };
+    let name = format!("{}_{spec}_{arch}", variant.name());
+    insta::assert_snapshot!(name, ptx.text);
+}
