@@ -88,6 +88,8 @@ pub struct ExplainInput<'a> {
     /// Tensor extents for the overflow guard (none: the guard section says so).
     pub extents: &'a [TensorExtent],
     pub ptx: PtxOptions,
+    /// How the portability lint runs (`deny` makes its findings stop the launch).
+    pub lint: &'a LintOptions,
 }
 
 /// How one argument was specialized, and why.
@@ -126,10 +128,13 @@ pub struct Explanation {
 }
 
 impl Explanation {
-    /// Whether the launch would go ahead: the kernel traces under the chosen semantics
-    /// and the guard (if asked) accepts it.
+    /// Whether the launch would go ahead: the kernel traces under the chosen semantics,
+    /// the lint reports no error (findings are errors only under `deny`) and the guard
+    /// (if asked) accepts it.
     pub fn ok(&self) -> bool {
-        self.specialized.is_ok() && !matches!(self.guard, Some(Err(_)))
+        let lint_errors =
+            self.lints.as_ref().is_ok_and(|l| l.iter().any(|d| d.severity == crate::diag::Severity::Error));
+        self.specialized.is_ok() && !lint_errors && !matches!(self.guard, Some(Err(_)))
     }
 }
 
@@ -154,7 +159,7 @@ pub fn explain(input: &ExplainInput<'_>) -> Result<Explanation, SpecError> {
     let options = TraceOptions { semantics: input.semantics };
     let specialized = trace_and_verify(def, input.constexprs, &spec, &options);
     let unspecialized = trace_and_verify(def, input.constexprs, &SpecKey::plain(&def.params), &TraceOptions::default());
-    let lints = lint(def, input.constexprs, &LintOptions::default());
+    let lints = lint(def, input.constexprs, input.lint);
     let guard_kernel = specialized.as_ref().or(unspecialized.as_ref()).ok();
     let guard = match (input.extents.is_empty(), guard_kernel) {
         (false, Some((k, _))) => Some(check_offsets(k, input.extents)),

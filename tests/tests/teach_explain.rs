@@ -141,3 +141,50 @@ fn ptx_diff_is_a_unified_diff_of_unspecialized_against_specialized() {
     // Folding the stride gives vector loads.
     assert!(lines.iter().any(|l| l.starts_with('+') && l.contains("ld.global.v4.f32")), "{out}");
 }
+
+#[test]
+fn deny_turns_lint_findings_into_a_failing_status() {
+    let args = [
+        "row_max_i32",
+        "--only",
+        "lint",
+        "--deny",
+        "--allow",
+        "to-on-specializable-arg",
+        "--arg",
+        "x_ptr=0x7f0000000000",
+        "--arg",
+        "y_ptr=0x7f0400000000",
+        "--arg",
+        "n_rows=4",
+        "--arg",
+        "n_cols=10",
+        "--arg",
+        "stride_row=10",
+        "--arg",
+        "stride_col=1",
+    ];
+    let (code, out) = explain(&args);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        "\
+kernel row_max_i32(x_ptr: *f32, y_ptr: *f32, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32, const BLOCK)
+constexprs: BLOCK = 1024
+
+lint: 2 findings
+error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: the offset into `x_ptr` multiplies program_id(0) by `stride_row` in i32: it wraps past 2^31 - 1 elements and addresses the wrong memory on large tensors
+  help: promote the index tensor before multiplying: `program_id(0).to::<i64>()` or `offs.to::<i64>()`, so the product runs in i64 [i32-index-product, from triton-lang/triton#832]
+error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: the offset into `x_ptr` multiplies an arange index tensor by `stride_col` in i32: it wraps past 2^31 - 1 elements and addresses the wrong memory on large tensors
+  help: promote the index tensor before multiplying: `program_id(0).to::<i64>()` or `offs.to::<i64>()`, so the product runs in i64 [i32-index-product, from triton-lang/triton#832]
+"
+    );
+    let (code, out) = explain(&["row_max", "--allow", "no-such-rule"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            1,
+            "unknown lint rule `no-such-rule`; the rules are: to-on-specializable-arg, i32-index-product, unspecialized-unit-stride\n"
+        )
+    );
+}

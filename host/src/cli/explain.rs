@@ -11,6 +11,7 @@ use rtriton::backend::ptx::PtxOptions;
 use rtriton::explain::{ExplainInput, Explanation, Section, explain, render};
 use rtriton::guard::TensorExtent;
 use rtriton::ir::{ParamKind, ScalarType};
+use rtriton::lint::{LintOptions, Rule};
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{KernelDef, Semantics};
 
@@ -52,6 +53,13 @@ pub struct ExplainArgs {
     /// guard (a contiguous tensor: the largest offset is ELEMENTS - 1).
     #[arg(long = "extent", value_name = "NAME=ELEMENTS")]
     pub extents: Vec<String>,
+    /// Do not run this lint rule (repeatable): to-on-specializable-arg, i32-index-product,
+    /// unspecialized-unit-stride.
+    #[arg(long = "allow", value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// Report lint findings as errors (the exit status is then 1 when there are any).
+    #[arg(long)]
+    pub deny: bool,
     /// Only these sections, comma-separated: spec, trace, fold, index, vector, lint, guard,
     /// ir, ptx-diff (default: all but ir).
     #[arg(long, value_delimiter = ',')]
@@ -119,12 +127,20 @@ fn sections(only: &[String]) -> anyhow::Result<(Vec<Section>, bool)> {
 }
 
 /// Runs the command, writing the report to `out`; returns the exit status (1 when the
-/// launch would not go ahead: the trace fails or the guard refuses).
+/// launch would not go ahead: the trace fails, the guard refuses, or `--deny` and the
+/// lint found something).
 pub fn run(a: &ExplainArgs, out: &mut String) -> anyhow::Result<u8> {
     let def = super::known_kernels()
         .into_iter()
         .find(|d| d.name == a.kernel)
         .ok_or_else(|| anyhow!("unknown kernel `{}`; `rtriton list` shows the kernels", a.kernel))?;
+    let mut lint = LintOptions { deny: a.deny, allow: Vec::new() };
+    for r in &a.allow {
+        lint.allow.push(Rule::from_code(r).ok_or_else(|| {
+            let codes: Vec<&str> = Rule::ALL.iter().map(|r| r.code()).collect();
+            anyhow!("unknown lint rule `{r}`; the rules are: {}", codes.join(", "))
+        })?);
+    }
     let args = parse_args(&def, &a.args)?;
     let mut consts: Vec<(&str, i64)> =
         rtriton_kernels::RowMaxVariant::from_name(def.name).map(|v| v.default_constexprs()).unwrap_or_default();
@@ -160,6 +176,7 @@ pub fn run(a: &ExplainArgs, out: &mut String) -> anyhow::Result<u8> {
         },
         extents: &extents,
         ptx: PtxOptions::default(),
+        lint: &lint,
     };
     let e = explain(&input)?;
     out.push_str(&render(&e, &sections));
