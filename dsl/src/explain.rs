@@ -10,7 +10,7 @@
 //!   ops that read each folded argument;
 //! - `index`: which pointer offsets are computed in i32 and which in i64, and from what;
 //! - `vector`: the vector width of every load and store with and without specialization,
-//!   and why (from the PTX back end's decisions);
+//!   and why, and how each reduction is lowered (from the PTX back end's decisions);
 //! - `lint`: the portability lint's findings;
 //! - `guard`: the overflow guard's verdict for the extents given;
 //! - `ir`: the specialized kernel's IR.
@@ -419,6 +419,15 @@ fn vector_section(e: &Explanation, out: &mut String) {
                 if let Some(b) = before.filter(|b| b.vector_width != a.vector_width) {
                     let _ = writeln!(out, "    unspecialized: {}", b.reason);
                 }
+            }
+            for r in &s.decisions.reductions {
+                let how = match (r.uses_shuffles, r.uses_shared_memory) {
+                    (true, true) => "warp shuffles, then shared memory across warps",
+                    (true, false) => "warp shuffles",
+                    (false, true) => "shared memory",
+                    (false, false) => "in registers",
+                };
+                let _ = writeln!(out, "  reduce at {}: {how}: {}", r.loc.short(), r.reason);
             }
         }
         (Some(Err(err)), _) => {
