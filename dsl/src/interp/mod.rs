@@ -43,7 +43,7 @@ use value::{Trap, unflatten};
 pub fn run(kernel: &Kernel, grid: [u32; 3], args: &[ArgValue], mem: &mut Memory) -> Result<(), InterpError> {
     verify(kernel)?;
     check_args(kernel, args)?;
-    let mut program = eval::Program { kernel, args, grid, pid: [0; 3], values: vec![None; kernel.values.len()] };
+    let mut program = eval::Program::new(kernel, args, grid);
     for z in 0..grid[2] {
         for y in 0..grid[1] {
             for x in 0..grid[0] {
