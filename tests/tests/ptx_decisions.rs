@@ -208,7 +208,7 @@ fn argmax_is_reported_unsupported() {
     )
     .unwrap();
     let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
-    assert!(e.starts_with("error: kernel `row_argmax` at tests/ptx_decisions.rs:"), "{e}");
+    assert!(e.starts_with("error: kernel `row_argmax` at tests/tests/ptx_decisions.rs:"), "{e}");
     assert!(e.contains("argmax is not supported by the PTX back end yet"), "{e}");
 }
 
@@ -230,6 +230,6 @@ fn one_block_in_two_roles_is_a_layout_conflict() {
     )
     .unwrap();
     let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
-    assert!(e.starts_with("error: kernel `outer_sum` at tests/ptx_decisions.rs:"), "{e}");
+    assert!(e.starts_with("error: kernel `outer_sum` at tests/tests/ptx_decisions.rs:"), "{e}");
     assert!(e.contains("layout conflict"), "{e}");
 }
