@@ -123,8 +123,9 @@ pub fn lint_kernel(kernel: &Kernel, options: &LintOptions) -> Vec<Diagnostic> {
 }
 
 fn finish(mut out: Vec<Diagnostic>, options: &LintOptions) -> Vec<Diagnostic> {
-    out.sort_by_key(|d| (d.loc.line, d.loc.column));
-    out.dedup();
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|d| seen.insert(d.clone()));
+    out.sort_by_key(|d| (d.loc.file, d.loc.line, d.loc.column));
     if options.deny {
         for d in &mut out {
             d.severity = Severity::Error;
