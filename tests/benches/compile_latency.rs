@@ -15,14 +15,9 @@ use rtriton_kernels::RowMaxVariant;
 
 fn compile_once(v: RowMaxVariant, args: &[ArgValue], policy: SpecPolicy) -> usize {
     let def = v.def();
-    let (k, info) = rtriton::pipeline::specialize_and_trace(
-        &def,
-        &v.default_constexprs(),
-        args,
-        policy,
-        &TraceOptions::default(),
-    )
-    .expect("front end");
+    let (k, info) =
+        rtriton::pipeline::specialize_and_trace(&def, &v.default_constexprs(), args, policy, &TraceOptions::default())
+            .expect("front end");
     ptx::compile(&k, &info, &PtxOptions::default()).expect("compiles").text.len()
 }
 
@@ -54,7 +49,14 @@ fn main() {
             samples.sort_unstable();
             let median = samples[samples.len() / 2];
             worst = worst.max(median);
-            println!("{:<20} {:<8} {:>9.1} us {:>9.1} us {:>10}", v.name(), tag, median.as_secs_f64() * 1e6, samples[0].as_secs_f64() * 1e6, bytes);
+            println!(
+                "{:<20} {:<8} {:>9.1} us {:>9.1} us {:>10}",
+                v.name(),
+                tag,
+                median.as_secs_f64() * 1e6,
+                samples[0].as_secs_f64() * 1e6,
+                bytes
+            );
         }
     }
     println!("slowest median: {:.1} us (target < 1000 us)", worst.as_secs_f64() * 1e6);

@@ -188,3 +188,66 @@ error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: the offset into `
         )
     );
 }
+
+rtriton::kernel! {
+    /// Parameters with every specialization opt-out, to explain each reason.
+    pub fn opt_outs(x_ptr: Ptr<f32>, #[do_not_specialize_on_alignment] y_ptr: Ptr<f32>, n: i32,
+                    #[do_not_specialize] a: i32, #[do_not_specialize_on_alignment] b: i32, scale: f32;
+                    const BLOCK: usize) {
+        let offs = arange(0, BLOCK);
+        let mask = offs.lt(n);
+        let x = load(x_ptr + offs * a + b, Some(mask), Some(0.0));
+        store(y_ptr + offs, x * scale, Some(mask));
+    }
+}
+
+fn spec_section(policy: rtriton::spec::SpecPolicy, ints: [i64; 3]) -> String {
+    use rtriton::explain::{ExplainInput, Section, explain, render};
+    let def = opt_outs();
+    let args = [
+        rtriton::spec::ArgValue::Ptr(0x7f00_0000_0004),
+        rtriton::spec::ArgValue::Ptr(0x7f00_0000_1000),
+        rtriton::spec::ArgValue::Int(ints[0]),
+        rtriton::spec::ArgValue::Int(ints[1]),
+        rtriton::spec::ArgValue::Int(ints[2]),
+        rtriton::spec::ArgValue::F32(2.0),
+    ];
+    let input = ExplainInput {
+        def: &def,
+        constexprs: &[("BLOCK", 64)],
+        args: &args,
+        policy,
+        semantics: rtriton::trace::Semantics::Rtriton,
+        extents: &[],
+        ptx: Default::default(),
+        lint: &Default::default(),
+    };
+    render(&explain(&input).expect("arguments fit"), &[Section::Spec])
+}
+
+#[test]
+fn every_specialization_reason() {
+    assert_eq!(
+        spec_section(rtriton::spec::SpecPolicy::Triton, [1, 1, 32]),
+        "\
+kernel opt_outs(x_ptr: *f32, y_ptr: *f32 [do_not_specialize_on_alignment], n: i32, a: i32 [do_not_specialize], b: i32 [do_not_specialize_on_alignment], scale: f32, const BLOCK)
+constexprs: BLOCK = 64
+
+specialization (Triton's rules): x_ptr:*f32:-, y_ptr:*f32:-, n:i32:=1, a:i32:-, b:i32:-, scale:f32:-
+  x_ptr = 0x7f0000000004  plain   0x7f0000000004 is not 16-byte aligned
+  y_ptr = 0x7f0000001000  plain   #[do_not_specialize_on_alignment]
+  n     = 1               folded  equals 1: traced as the constant 1 (Triton's (\"constexpr\", 1))
+  a     = 1               plain   #[do_not_specialize]
+  b     = 32              plain   32 is a multiple of 16 but the parameter is #[do_not_specialize_on_alignment]
+  scale = 2.0             plain   floats are never specialized
+"
+    );
+    assert_eq!(
+        spec_section(rtriton::spec::SpecPolicy::Off, [1, 16, 7]).lines().nth(3),
+        Some("specialization (off): x_ptr:*f32:-, y_ptr:*f32:-, n:i32:-, a:i32:-, b:i32:-, scale:f32:-")
+    );
+    assert!(
+        spec_section(rtriton::spec::SpecPolicy::Off, [1, 16, 7])
+            .contains("n     = 1               plain   specialization is off for this launch")
+    );
+}
