@@ -251,3 +251,33 @@ specialization (Triton's rules): x_ptr:*f32:-, y_ptr:*f32:-, n:i32:=1, a:i32:-, 
             .contains("n     = 1               plain   specialization is off for this launch")
     );
 }
+
+#[test]
+fn every_case_of_the_matrix_through_the_cli() {
+    // The CLI agrees with the seed table: in Triton-semantics mode the skill-guided port
+    // fails exactly where a stride is 1, the corrected port nowhere.
+    for c in rtriton_kernels::cases::SHAPE_MATRIX {
+        let l = c.layout();
+        let expected = if l.stride_row == 1 || l.stride_col == 1 { 1 } else { 0 };
+        let (code, out) =
+            explain(&["row_max_skill_port", "--semantics", "triton", "--only", "trace", "--case", c.name]);
+        assert_eq!(code, expected, "{c}\n{out}");
+        let (code, out) =
+            explain(&["row_max_fixed_port", "--semantics", "triton", "--only", "trace", "--case", c.name]);
+        assert_eq!(code, 0, "{c}\n{out}");
+    }
+}
+
+#[test]
+fn case_errors() {
+    let (code, out) = explain(&["row_max", "--case", "nope"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        "unknown case `nope`; the cases are: 1x1, single_row, single_column, non_pow2, narrower_than_warp, \
+         wider_than_block, every_other_column, transposed, offset_base, aligned_pow2, odd_small, tall_narrow, \
+         all_negative, all_neg_inf, nan_rows, signed_zeros, huge\n"
+    );
+    let (code, out) = explain(&["row_max", "--case", "transposed", "--const", "NOPE=3"]);
+    assert_eq!((code, out.as_str()), (1, "kernel `row_max` has no constexpr `NOPE`; its constexprs are: BLOCK\n"));
+}

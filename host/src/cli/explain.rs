@@ -14,6 +14,8 @@ use rtriton::ir::{ParamKind, ScalarType};
 use rtriton::lint::{LintOptions, Rule};
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{KernelDef, Semantics};
+use rtriton_kernels::RowMaxVariant;
+use rtriton_kernels::cases::{HUGE_CASE, RowMaxCase, SHAPE_MATRIX};
 
 /// Which language rules the trace follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -49,6 +51,11 @@ pub struct ExplainArgs {
     /// Specialization policy.
     #[arg(long, value_enum, default_value_t = SpecArg::Triton)]
     pub spec: SpecArg,
+    /// Take the row-max arguments, constexprs and tensor extents from a case of the shape
+    /// matrix (`kernels-gpu/src/cases.rs`, e.g. `transposed`), or `huge` for the
+    /// 2^31+-element case; `--arg`, `--const` and `--extent` override single values.
+    #[arg(long, value_name = "CASE")]
+    pub case: Option<String>,
     /// The element count of the tensor passed to a pointer parameter, for the overflow
     /// guard (a contiguous tensor: the largest offset is ELEMENTS - 1).
     #[arg(long = "extent", value_name = "NAME=ELEMENTS")]
@@ -126,6 +133,40 @@ fn sections(only: &[String]) -> anyhow::Result<(Vec<Section>, bool)> {
     Ok((out, diff))
 }
 
+/// Where `--case` pretends the buffers live (256-byte aligned, as cudaMalloc returns).
+const CASE_X: u64 = 0x7f00_0000_0000;
+const CASE_Y: u64 = 0x7e00_0000_0000;
+
+fn find_case(name: &str) -> anyhow::Result<RowMaxCase> {
+    if name == "huge" || name == HUGE_CASE.name {
+        return Ok(HUGE_CASE);
+    }
+    SHAPE_MATRIX.iter().find(|c| c.name == name).copied().ok_or_else(|| {
+        let names: Vec<&str> = SHAPE_MATRIX.iter().map(|c| c.name).collect();
+        anyhow!("unknown case `{name}`; the cases are: {}, huge", names.join(", "))
+    })
+}
+
+/// The `--arg` strings, constexprs and extents of a launch of `variant` on case `c`.
+fn case_launch(c: &RowMaxCase, variant: RowMaxVariant) -> (Vec<String>, Vec<(&'static str, i64)>, Vec<TensorExtent>) {
+    let l = c.layout();
+    let args = vec![
+        format!("x_ptr=0x{:x}", CASE_X + 4 * l.offset as u64),
+        format!("y_ptr=0x{CASE_Y:x}"),
+        format!("n_rows={}", c.n_rows),
+        format!("n_cols={}", c.n_cols),
+        format!("stride_row={}", l.stride_row),
+        format!("stride_col={}", l.stride_col),
+    ];
+    let (rows, cols) = (c.n_rows as u64, c.n_cols as u64);
+    let extents = vec![
+        // The pointer passed is the view's first element, so the view offset is 0 here.
+        TensorExtent::of_view("x_ptr", 0, &[rows, cols], &[l.stride_row as i64, l.stride_col as i64]),
+        TensorExtent::of_view("y_ptr", 0, &[rows], &[1]),
+    ];
+    (args, variant.constexprs_for(c.n_rows, c.n_cols), extents)
+}
+
 /// Runs the command, writing the report to `out`; returns the exit status (1 when the
 /// launch would not go ahead: the trace fails, the guard refuses, or `--deny` and the
 /// lint found something).
@@ -141,24 +182,33 @@ pub fn run(a: &ExplainArgs, out: &mut String) -> anyhow::Result<u8> {
             anyhow!("unknown lint rule `{r}`; the rules are: {}", codes.join(", "))
         })?);
     }
-    let args = parse_args(&def, &a.args)?;
-    let mut consts: Vec<(&str, i64)> =
-        rtriton_kernels::RowMaxVariant::from_name(def.name).map(|v| v.default_constexprs()).unwrap_or_default();
+    let variant = RowMaxVariant::from_name(def.name);
+    let case = match &a.case {
+        None => None,
+        Some(name) => Some(find_case(name)?),
+    };
+    let (mut given_args, mut consts, mut extents) = match (case, variant) {
+        (Some(c), Some(v)) => case_launch(&c, v),
+        (Some(_), None) => bail!("--case fills the row-max family's arguments; `{}` is not one of them", def.name),
+        (None, _) => (Vec::new(), variant.map(|v| v.default_constexprs()).unwrap_or_default(), Vec::new()),
+    };
+    given_args.extend(a.args.iter().cloned());
+    let args = parse_args(&def, &given_args)?;
     for c in &a.consts {
         let (name, v) = split(c)?;
         let v = parse_int(v)?;
+        let Some(name) = def.constexprs.iter().find(|n| **n == name).copied() else {
+            bail!("kernel `{}` has no constexpr `{name}`; its constexprs are: {}", def.name, def.constexprs.join(", "));
+        };
         match consts.iter_mut().find(|(n, _)| *n == name) {
             Some(slot) => slot.1 = v,
-            None => {
-                let name = def.constexprs.iter().find(|n| **n == name).copied().unwrap_or("?");
-                consts.push((name, v));
-            }
+            None => consts.push((name, v)),
         }
     }
-    let mut extents = Vec::new();
     for x in &a.extents {
         let (name, v) = split(x)?;
         let n = parse_int(v)? as u64;
+        extents.retain(|e: &TensorExtent| e.param != name);
         extents.push(TensorExtent { param: name.to_string(), numel: n, max_offset_elems: n.saturating_sub(1) });
     }
     let (sections, diff) = sections(&a.only)?;
