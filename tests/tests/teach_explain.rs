@@ -281,3 +281,17 @@ fn case_errors() {
     let (code, out) = explain(&["row_max", "--case", "transposed", "--const", "NOPE=3"]);
     assert_eq!((code, out.as_str()), (1, "kernel `row_max` has no constexpr `NOPE`; its constexprs are: BLOCK\n"));
 }
+
+#[test]
+fn lint_subcommand() {
+    assert_eq!(
+        run_captured(["rtriton", "lint", "row_max_fixed_port"]),
+        (0, "row_max_fixed_port: no findings\n".into())
+    );
+    let (code, out) = run_captured(["rtriton", "lint", "row_max_i32", "--deny"]);
+    assert_eq!(code, 1);
+    assert!(out.starts_with("error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: "), "{out}");
+    assert!(out.ends_with("\nrow_max_i32: 2 findings\n"), "{out}");
+    let (code, out) = run_captured(["rtriton", "lint", "row_max_i32", "--allow", "i32-index-product", "--deny"]);
+    assert_eq!((code, out.as_str()), (0, "row_max_i32: no findings\n"));
+}

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod explain;
+mod lint;
 mod list;
 mod ptx;
 
@@ -24,6 +25,9 @@ pub enum Command {
     /// per argument, what folding removed, index widths, vector widths, lint findings,
     /// the overflow guard's verdict and the PTX diff.
     Explain(explain::ExplainArgs),
+    /// Runs the portability lint on a kernel (no launch arguments needed): patterns that
+    /// break or slow down a port to Triton, each with the issue it comes from.
+    Lint(lint::LintArgs),
     /// Prints the PTX of one specialization (arguments drive it as a launch would).
     Ptx(ptx::PtxArgs),
 }
@@ -36,6 +40,12 @@ pub fn main() -> ExitCode {
         Command::Explain(a) => {
             let mut out = String::new();
             let r = explain::run(&a, &mut out);
+            print!("{out}");
+            r.map(ExitCode::from)
+        }
+        Command::Lint(a) => {
+            let mut out = String::new();
+            let r = lint::run(&a, &mut out);
             print!("{out}");
             r.map(ExitCode::from)
         }
@@ -55,7 +65,7 @@ pub fn known_kernels() -> Vec<rtriton::trace::KernelDef> {
     rtriton_kernels::RowMaxVariant::ALL.iter().map(|v| v.def()).collect()
 }
 
-/// Runs an `explain` command line (`["rtriton", "explain", ...]`) and returns its exit
+/// Runs an `explain` or `lint` command line (`["rtriton", "explain", ...]`) and returns its exit
 /// status and everything it prints, as the tutorial test does to check every command shown in
 /// `docs/tutorial/`. Errors print as `main` prints them.
 pub fn run_captured<I, T>(argv: I) -> (u8, String)
@@ -70,9 +80,10 @@ where
     let mut out = String::new();
     let result = match cli.command {
         Command::Explain(a) => explain::run(&a, &mut out),
+        Command::Lint(a) => lint::run(&a, &mut out),
         // The other subcommands print as they go (or need a GPU); the tutorial runs
-        // `explain` only.
-        _ => Err(anyhow::anyhow!("run_captured runs `explain` only")),
+        // `explain` and `lint` only.
+        _ => Err(anyhow::anyhow!("run_captured runs `explain` and `lint` only")),
     };
     match result {
         Ok(code) => (code, out),
