@@ -29,3 +29,11 @@ fn golden_ptx(
     let name = format!("{}_{spec}_{arch}", variant.name());
     insta::assert_snapshot!(name, ptx.text);
 }
+
+/// The lowered form itself (what the SIMT simulator executes), for two variants.
+#[rstest]
+fn golden_lir(#[values(RowMaxVariant::RowMax, RowMaxVariant::RowMax2d)] variant: RowMaxVariant) {
+    let p = ptx_common::lower(variant, &contiguous_args(), SpecPolicy::Triton, None, &options(Arch::Sm86, 4))
+        .expect("lowers");
+    insta::assert_snapshot!(format!("lir_{}", variant.name()), p.to_string());
+}

@@ -8,6 +8,7 @@ mod ptx_common;
 use ptx_common::{assemble, compile, contiguous_args, front, options, ptxas_or_skip, spill_stores};
 use rstest::rstest;
 use rtriton::backend::ptx::{self, Arch};
+use rtriton::prelude::*;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::RowMaxVariant;
 
@@ -85,4 +86,60 @@ fn other_shapes_assemble(
     };
     let name = format!("{}_b{block}_n{n_cols}_s{stride_col}_o{base_offset}_w{num_warps}", variant.name());
     assemble_all_arches(&ptx.text, Arch::Sm86, &name);
+}
+
+rtriton::kernel! {
+    /// Exercises what the row-max family does not: where, bool casts, int division and
+    /// remainder, int/float conversions, sum and min reductions (f32 and i32), a constant
+    /// mask, num_programs.
+    fn op_coverage(x_ptr: Ptr<f32>, y_ptr: Ptr<i32>, z_ptr: Ptr<f32>, n: i32; const BLOCK: usize) {
+        let pid = program_id(0);
+        let offs = pid * BLOCK as i32 + arange(0, BLOCK);
+        let always = full::<bool>(&[BLOCK], true);
+        let mask = offs.lt(n) & offs.ge(0) & always;
+        let x = load(x_ptr + offs, Some(mask), Some(0.0));
+        let pos = x.gt(0.0);
+        let flipped = where_(pos, x, x * -1.0);
+        let q = offs / 3 + offs % 5;
+        let f = q.to::<f32>() + flipped;
+        let i = f.to::<i32>() + pos.to::<i32>();
+        store(y_ptr + offs, i, Some(mask));
+        let s = sum(flipped, 0) + min(x, 0) + num_programs(0).to::<f32>();
+        store(z_ptr + pid, s, None);
+        store(y_ptr + pid, sum(q, 0), None);
+    }
+}
+
+#[rstest]
+fn op_coverage_assembles(#[values(1, 4)] num_warps: u32, #[values(16, 256)] block: i64) {
+    let def = op_coverage();
+    let spec = rtriton::spec::SpecKey::plain(&def.params);
+    let (k, info) =
+        rtriton::pipeline::trace_and_verify(&def, &[("BLOCK", block)], &spec, &rtriton::trace::TraceOptions::default())
+            .expect("traces");
+    let ptx = ptx::compile(&k, &info, &options(Arch::Sm86, num_warps)).expect("compiles");
+    assemble_all_arches(&ptx.text, Arch::Sm86, &format!("op_coverage_w{num_warps}_b{block}"));
+}
+
+#[test]
+fn op_coverage_text_uses_the_expected_instructions() {
+    let def = op_coverage();
+    let spec = rtriton::spec::SpecKey::plain(&def.params);
+    let (k, info) =
+        rtriton::pipeline::trace_and_verify(&def, &[("BLOCK", 256)], &spec, &rtriton::trace::TraceOptions::default())
+            .expect("traces");
+    let text = ptx::compile(&k, &info, &options(Arch::Sm86, 4)).expect("compiles").text;
+    for needle in [
+        "selp.f32",
+        "selp.b32",
+        "div.s32",
+        "rem.s32",
+        "cvt.rn.f32.s32",
+        "cvt.rzi.s32.f32",
+        "min.f32",
+        "add.f32",
+        "%nctaid.x",
+    ] {
+        assert!(text.contains(needle), "missing {needle}:\n{text}");
+    }
 }

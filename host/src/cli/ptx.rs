@@ -134,3 +134,69 @@ pub fn run(a: &PtxArgs) -> anyhow::Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row_max() -> KernelDef {
+        rtriton_kernels::RowMaxVariant::RowMax.def()
+    }
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn args_drive_specialization_like_a_launch() {
+        let a = launch_args(
+            &row_max(),
+            &strings(&["x_ptr=0x7f0000000004", "n_rows=10", "n_cols=1024", "stride_row=1024", "stride_col=1"]),
+        )
+        .unwrap();
+        assert_eq!(
+            a,
+            vec![
+                ArgValue::Ptr(0x7f00_0000_0004),
+                ArgValue::Ptr(DEFAULT_PTR),
+                ArgValue::Int(10),
+                ArgValue::Int(1024),
+                ArgValue::Int(1024),
+                ArgValue::Int(1)
+            ]
+        );
+        let def = row_max();
+        let key = rtriton::spec::SpecKey::from_args(def.name, &def.params, &a, SpecPolicy::Triton).unwrap();
+        assert_eq!(
+            key.to_string(),
+            "x_ptr:*f32:-, y_ptr:*f32:D16, n_rows:i32:-, n_cols:i32:D16, stride_row:i32:D16, stride_col:i32:=1"
+        );
+    }
+
+    #[test]
+    fn missing_int_and_unknown_names_are_clear_errors() {
+        let e = launch_args(&row_max(), &strings(&["n_rows=10"])).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "missing --arg n_cols=<i32>: integer and float arguments drive specialization, give every one (pointers default to 0x7f0000000000)"
+        );
+        let e = launch_args(&row_max(), &strings(&["cols=3"])).unwrap_err().to_string();
+        assert!(e.starts_with("kernel `row_max` has no parameter `cols`"), "{e}");
+    }
+
+    #[test]
+    fn run_compiles_with_options() {
+        let a = PtxArgs {
+            kernel: "row_max_2d".into(),
+            arch: "sm_90".into(),
+            num_warps: 8,
+            consts: strings(&["BLOCK_N=128"]),
+            args: strings(&["n_rows=100", "n_cols=100", "stride_row=100", "stride_col=1"]),
+            no_specialize: false,
+            decisions: true,
+        };
+        assert_eq!(run(&a).unwrap(), ExitCode::SUCCESS);
+        let bad = PtxArgs { arch: "sm_75".into(), ..a };
+        assert!(run(&bad).unwrap_err().to_string().contains("unknown architecture `sm_75`"));
+    }
+}

@@ -277,3 +277,227 @@ impl Thread<'_> {
         }
     }
 }
+
+/// A whole CTA run in lock step over a flat memory: every thread executes each
+/// instruction before any executes the next (valid because `lir` has no divergent
+/// control flow), with the semantics `lir` documents. A test-side reference for the
+/// lowering's numerics, not the project's SIMT simulator.
+pub struct Cta<'a> {
+    p: &'a Program,
+    regs: Vec<Vec<u64>>,
+    shared: Vec<u8>,
+    ctaid: u32,
+    nctaid: u32,
+}
+
+/// Global memory: 4-byte words by address.
+pub type Memory = HashMap<u64, u32>;
+
+impl<'a> Cta<'a> {
+    pub fn run(p: &'a Program, args: &[u64], ctaid: u32, nctaid: u32, mem: &mut Memory) {
+        let t = p.threads_per_cta as usize;
+        let mut cta =
+            Cta { p, regs: vec![vec![0; p.regs.len()]; t], shared: vec![0; p.shared_bytes as usize], ctaid, nctaid };
+        cta.block(&p.body, args, mem);
+    }
+
+    fn get(&self, t: usize, o: Operand, ty: Ty) -> u64 {
+        let v = match o {
+            Operand::Reg(r) => self.regs[t][r.index()],
+            Operand::Int(i) => {
+                if ty == Ty::F32 {
+                    u64::from((i as f32).to_bits())
+                } else {
+                    i as u64
+                }
+            }
+            Operand::F32(x) => u64::from(x.to_bits()),
+        };
+        if matches!(ty, Ty::I32 | Ty::F32) { v & 0xffff_ffff } else { v }
+    }
+
+    fn put(&mut self, t: usize, r: rtriton::backend::ptx::lir::Reg, v: u64) {
+        let v = if matches!(self.p.ty(r), Ty::I32 | Ty::F32) { v & 0xffff_ffff } else { v };
+        self.regs[t][r.index()] = v;
+    }
+
+    fn guard(&self, t: usize, g: Option<rtriton::backend::ptx::lir::Guard>) -> bool {
+        g.is_none_or(|g| (self.regs[t][g.pred.index()] != 0) != g.negate)
+    }
+
+    fn f(v: u64) -> f32 {
+        f32::from_bits(v as u32)
+    }
+
+    fn block(&mut self, insts: &[Inst], args: &[u64], mem: &mut Memory) {
+        let n = self.regs.len();
+        for i in insts {
+            match i {
+                Inst::Shfl { dst, src, lane_mask, .. } => {
+                    let vals: Vec<u64> = (0..n).map(|t| self.regs[t][src.index()]).collect();
+                    for t in 0..n {
+                        let from = (t & !31) | ((t & 31) ^ *lane_mask as usize);
+                        self.put(t, *dst, vals[from]);
+                    }
+                }
+                Inst::Loop { ty, iv, lower, upper, step, body } => {
+                    let (lo, hi, st) = (self.get(0, *lower, *ty), self.get(0, *upper, *ty), self.get(0, *step, *ty));
+                    for t in 1..n {
+                        assert_eq!(self.get(t, *upper, *ty), hi, "loop bounds must be uniform");
+                    }
+                    let mut x = lo;
+                    while Thread::sext(x, *ty) < Thread::sext(hi, *ty) {
+                        for t in 0..n {
+                            self.put(t, *iv, x);
+                        }
+                        self.block(body, args, mem);
+                        x = x.wrapping_add(st);
+                        if *ty == Ty::I32 {
+                            x &= 0xffff_ffff;
+                        }
+                    }
+                }
+                _ => {
+                    for t in 0..n {
+                        self.step(t, i, args, mem);
+                    }
+                }
+            }
+        }
+    }
+
+    fn step(&mut self, t: usize, i: &Inst, args: &[u64], mem: &mut Memory) {
+        match i {
+            Inst::Comment(_) | Inst::BarSync { .. } | Inst::Shfl { .. } | Inst::Loop { .. } => {}
+            Inst::LdParam { dst, param } => self.put(t, *dst, args[*param]),
+            Inst::CvtaGlobal { dst, src } => self.put(t, *dst, self.regs[t][src.index()]),
+            Inst::ReadSpecial { dst, sreg } => {
+                let v = match sreg {
+                    Special::TidX => t as u32,
+                    Special::CtaId(_) => self.ctaid,
+                    Special::NCtaId(_) => self.nctaid,
+                };
+                self.put(t, *dst, u64::from(v));
+            }
+            Inst::Mov { ty, dst, src } => self.put(t, *dst, self.get(t, *src, *ty)),
+            Inst::Bin { op, ty, dst, a, b } => {
+                let (x, y) = (self.get(t, *a, *ty), self.get(t, *b, *ty));
+                let v = if *ty == Ty::F32 {
+                    let (fx, fy) = (Self::f(x), Self::f(y));
+                    let r = match op {
+                        BinOp::Add => fx + fy,
+                        BinOp::Sub => fx - fy,
+                        BinOp::Mul => fx * fy,
+                        BinOp::Div => fx / fy,
+                        BinOp::Max(rtriton::ir::PropagateNan::All) if fx.is_nan() || fy.is_nan() => f32::NAN,
+                        BinOp::Min(rtriton::ir::PropagateNan::All) if fx.is_nan() || fy.is_nan() => f32::NAN,
+                        BinOp::Max(_) => fx.max(fy),
+                        BinOp::Min(_) => fx.min(fy),
+                        _ => panic!("{op:?} on f32"),
+                    };
+                    u64::from(r.to_bits())
+                } else {
+                    let (sx, sy) = (Thread::sext(x, *ty), Thread::sext(y, *ty));
+                    match op {
+                        BinOp::Add => x.wrapping_add(y),
+                        BinOp::Sub => x.wrapping_sub(y),
+                        BinOp::Mul => x.wrapping_mul(y),
+                        BinOp::Div => sx.wrapping_div(sy) as u64,
+                        BinOp::Rem => sx.wrapping_rem(sy) as u64,
+                        BinOp::Max(_) => sx.max(sy) as u64,
+                        BinOp::Min(_) => sx.min(sy) as u64,
+                        BinOp::And => x & y,
+                        BinOp::Or => x | y,
+                        BinOp::Xor => x ^ y,
+                        BinOp::Shl => x.checked_shl(y as u32).unwrap_or(0),
+                        BinOp::ShrU => x.checked_shr(y as u32).unwrap_or(0),
+                    }
+                };
+                self.put(t, *dst, v);
+            }
+            Inst::Not { dst, src } => self.put(t, *dst, u64::from(self.regs[t][src.index()] == 0)),
+            Inst::MulWide { dst, a, b } => {
+                let v =
+                    Thread::sext(self.get(t, *a, Ty::I32), Ty::I32) * Thread::sext(self.get(t, *b, Ty::I32), Ty::I32);
+                self.put(t, *dst, v as u64);
+            }
+            Inst::Cvt { dst, to, src, from } => {
+                let x = self.get(t, (*src).into(), *from);
+                let v = match (from, to) {
+                    (Ty::I32, Ty::I64) => Thread::sext(x, Ty::I32) as u64,
+                    (Ty::I64, Ty::I32) => x & 0xffff_ffff,
+                    (Ty::I32 | Ty::I64, Ty::F32) => u64::from((Thread::sext(x, *from) as f32).to_bits()),
+                    (Ty::F32, _) => Self::f(x) as i64 as u64,
+                    _ => x,
+                };
+                self.put(t, *dst, v);
+            }
+            Inst::Setp { cmp, ty, dst, a, b } => {
+                let (x, y) = (self.get(t, *a, *ty), self.get(t, *b, *ty));
+                let v = if *ty == Ty::F32 {
+                    let (fx, fy) = (Self::f(x), Self::f(y));
+                    match cmp {
+                        Cmp::Lt => fx < fy,
+                        Cmp::Le => fx <= fy,
+                        Cmp::Gt => fx > fy,
+                        Cmp::Ge => fx >= fy,
+                        Cmp::Eq => fx == fy,
+                        Cmp::Ne => fx != fy,
+                    }
+                } else {
+                    let (x, y) = (Thread::sext(x, *ty), Thread::sext(y, *ty));
+                    match cmp {
+                        Cmp::Lt => x < y,
+                        Cmp::Le => x <= y,
+                        Cmp::Gt => x > y,
+                        Cmp::Ge => x >= y,
+                        Cmp::Eq => x == y,
+                        Cmp::Ne => x != y,
+                    }
+                };
+                self.put(t, *dst, u64::from(v));
+            }
+            Inst::Selp { ty, dst, a, b, cond } => {
+                let v = if self.regs[t][cond.index()] != 0 { self.get(t, *a, *ty) } else { self.get(t, *b, *ty) };
+                self.put(t, *dst, v);
+            }
+            Inst::LdGlobal { guard, ty, dsts, addr, offset, .. } => {
+                if self.guard(t, *guard) {
+                    let base = self.regs[t][addr.index()].wrapping_add(*offset as u64);
+                    let size = u64::from(ty.size_bytes());
+                    assert_eq!(base % (size * dsts.len() as u64), 0, "misaligned load at 0x{base:x}");
+                    for (j, d) in dsts.iter().enumerate() {
+                        let a = base + j as u64 * size;
+                        let w = *mem.get(&a).unwrap_or_else(|| panic!("load from unmapped 0x{a:x} (thread {t})"));
+                        self.put(t, *d, u64::from(w));
+                    }
+                }
+            }
+            Inst::StGlobal { guard, ty, srcs, addr, offset } => {
+                if self.guard(t, *guard) {
+                    let base = self.regs[t][addr.index()].wrapping_add(*offset as u64);
+                    let size = u64::from(ty.size_bytes());
+                    assert_eq!(base % (size * srcs.len() as u64), 0, "misaligned store at 0x{base:x}");
+                    for (j, s) in srcs.iter().enumerate() {
+                        let a = base + j as u64 * size;
+                        assert!(mem.contains_key(&a), "store to unmapped 0x{a:x} (thread {t})");
+                        mem.insert(a, self.regs[t][s.index()] as u32);
+                    }
+                }
+            }
+            Inst::SharedBase { dst } => self.put(t, *dst, 0),
+            Inst::LdShared { dst, addr, offset, .. } => {
+                let a = (self.regs[t][addr.index()] + u64::from(*offset)) as usize;
+                let w = u32::from_le_bytes(self.shared[a..a + 4].try_into().unwrap());
+                self.put(t, *dst, u64::from(w));
+            }
+            Inst::StShared { guard, src, addr, offset, .. } => {
+                if self.guard(t, *guard) {
+                    let a = (self.regs[t][addr.index()] + u64::from(*offset)) as usize;
+                    let w = self.regs[t][src.index()] as u32;
+                    self.shared[a..a + 4].copy_from_slice(&w.to_le_bytes());
+                }
+            }
+        }
+    }
+}
