@@ -187,3 +187,48 @@ fn without_specialization_triton_mode_has_nothing_to_reject() {
         assert!(r.is_ok(), "{c}: {}", r.unwrap_err());
     }
 }
+
+/// Triton itself, on an H200 (Triton 3.6.0, `tests/tests/data/triton_skill_port.py`):
+/// Triton-semantics mode must fail and succeed on exactly the same cases, with the same
+/// error, for both ports.
+#[test]
+fn triton_mode_agrees_with_triton_3_6_on_every_case() {
+    let recorded = include_str!("data/triton_skill_port_h200.txt");
+    let lines: Vec<&str> =
+        recorded.lines().filter(|l| l.split(' ').next().is_some_and(|w| w.parse::<usize>().is_ok())).collect();
+    assert_eq!(lines.len(), 2 * SHAPE_MATRIX.len(), "one line per case and port");
+    for (i, c) in SHAPE_MATRIX.iter().enumerate() {
+        for (line, variant) in lines[2 * i..2 * i + 2].iter().zip([RowMaxVariant::SkillPort, RowMaxVariant::FixedPort])
+        {
+            let fields: Vec<&str> = line.splitn(7, ' ').collect();
+            let l = c.layout();
+            let shape = [c.n_rows, c.n_cols, l.stride_row, l.stride_col].map(|v| v.to_string());
+            assert_eq!(
+                [fields[0], fields[1], fields[3], fields[4]],
+                shape.each_ref().map(String::as_str),
+                "{c}: {line}"
+            );
+            let port = if variant == RowMaxVariant::SkillPort { "skill" } else { "fixed" };
+            assert_eq!(fields[5], port, "{line}");
+            let triton_ok = match fields[6] {
+                "ok" => true,
+                "CompilationError: AttributeError(\"'int' object has no attribute 'to'\")" => false,
+                other => panic!("{c}: unexpected Triton outcome `{other}`"),
+            };
+            let consts = variant.constexprs_for(c.n_rows, c.n_cols);
+            let options = TraceOptions { semantics: Semantics::Triton };
+            let ours = specialize_and_trace(&variant.def(), &consts, &args(c), SpecPolicy::Triton, &options);
+            match ours {
+                Ok(_) => assert!(triton_ok, "{c}: {port} fails in Triton but traces in Triton-semantics mode"),
+                Err(e) => {
+                    assert!(!triton_ok, "{c}: {port} compiles in Triton but fails in Triton-semantics mode:\n{e}");
+                    let text = e.to_string();
+                    assert!(text.contains(": AttributeError: 'int' object has no attribute 'to'\n"), "{text}");
+                }
+            }
+        }
+    }
+    // Where both strides are 1, Triton stops at the first `.to` (the row stride, line 3
+    // of its kernel); Triton-semantics mode reports every one.
+    assert!(recorded.contains("at 3:31:\n"), "the first error points at `stride_row.to`");
+}

@@ -6,8 +6,9 @@
 //! and the lines up to the next command are its expected output. Commands run through
 //! the CLI's own entry point (`rtriton_host::cli::run_captured`), in-process.
 //!
-//! Quoted source is checked too: a ```` ```rust ```` or ```` ```cuda ```` block whose
-//! first line is `// from <path>` must appear verbatim (after that line) in that file.
+//! Quoted source is checked too: a ```` ```rust ````, ```` ```cuda ````, ```` ```python ````
+//! or ```` ```text ```` block whose first line is `// from <path>` or `# from <path>` must
+//! appear verbatim (after that line) in that file.
 //!
 //! After an intended change, `RTRITON_BLESS=1 cargo test -p rtriton-tests --test
 //! teach_tutorial` rewrites the outputs in the markdown; review the diff.
@@ -89,13 +90,15 @@ fn check_quotes(file: &Path, lines: &[&str]) {
     let mut i = 0;
     while i < lines.len() {
         let fence = lines[i].trim_end();
-        if fence == "```rust" || fence == "```cuda" {
+        if ["```rust", "```cuda", "```text", "```python"].contains(&fence) {
             let start = i + 1;
             let mut end = start;
             while end < lines.len() && lines[end].trim_end() != "```" {
                 end += 1;
             }
-            if let Some(path) = lines.get(start).and_then(|l| l.strip_prefix("// from ")) {
+            let marker =
+                lines.get(start).and_then(|l| l.strip_prefix("// from ").or_else(|| l.strip_prefix("# from ")));
+            if let Some(path) = marker {
                 let source = fs::read_to_string(repo_root().join(path.trim()))
                     .unwrap_or_else(|e| panic!("{}: quoted file {path}: {e}", file.display()));
                 let quoted = lines[start + 1..end].join("\n");
