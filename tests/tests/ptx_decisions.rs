@@ -192,27 +192,6 @@ fn num_warps_without_layout_is_an_error() {
 }
 
 #[test]
-fn argmax_is_reported_unsupported() {
-    rtriton::kernel! {
-        fn row_argmax(x_ptr: Ptr<f32>, y_ptr: Ptr<i32>; const BLOCK: usize) {
-            let x = load(x_ptr + arange(0, BLOCK), None, None);
-            store(y_ptr + program_id(0), argmax(x, 0), None);
-        }
-    }
-    let def = row_argmax();
-    let (k, info) = rtriton::pipeline::trace_and_verify(
-        &def,
-        &[("BLOCK", 128)],
-        &SpecKey::plain(&def.params),
-        &TraceOptions::default(),
-    )
-    .unwrap();
-    let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
-    assert!(e.starts_with("error: kernel `row_argmax` at tests/tests/ptx_decisions.rs:"), "{e}");
-    assert!(e.contains("argmax is not supported by the PTX back end yet"), "{e}");
-}
-
-#[test]
 fn one_block_in_two_roles_is_a_layout_conflict() {
     rtriton::kernel! {
         fn outer_sum(x_ptr: Ptr<i32>; const BLOCK: usize) {
@@ -232,4 +211,64 @@ fn one_block_in_two_roles_is_a_layout_conflict() {
     let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
     assert!(e.starts_with("error: kernel `outer_sum` at tests/tests/ptx_decisions.rs:"), "{e}");
     assert!(e.contains("layout conflict"), "{e}");
+}
+
+rtriton::kernel! {
+    /// `offs < n` vs `offs <= n - 1`: the same mask, but only `<` against a bound divisible
+    /// by 16 is provably constant per vector (`<=` switches one element later).
+    fn copy_masked(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n: i32; const BLOCK: usize, const LE: bool) {
+        let offs = program_id(0) * BLOCK as i32 + arange(0, BLOCK);
+        let mask = if LE { offs.le(n) } else { offs.lt(n) };
+        let x = load(x_ptr + offs, Some(mask), Some(0.0));
+        store(y_ptr + offs, x, Some(mask));
+    }
+}
+
+#[rstest]
+#[case::lt(0, 4)]
+#[case::le(1, 1)]
+fn mask_constancy_follows_the_comparison(#[case] le: i64, #[case] width: u32) {
+    let def = copy_masked();
+    let args = [ArgValue::Ptr(X), ArgValue::Ptr(Y), ArgValue::Int(4096)];
+    let (k, info) = rtriton::pipeline::specialize_and_trace(
+        &def,
+        &[("BLOCK", 1024), ("LE", le)],
+        &args,
+        SpecPolicy::Triton,
+        &TraceOptions::default(),
+    )
+    .unwrap();
+    let p = ptx::compile(&k, &info, &PtxOptions::default()).unwrap();
+    let widths: Vec<u32> = p.decisions.accesses.iter().map(|d| d.vector_width).collect();
+    assert_eq!(widths, vec![width, width], "{:?}", p.decisions.accesses);
+}
+
+#[test]
+fn unsupported_op_is_an_error_naming_the_line() {
+    rtriton::kernel! {
+        fn sum_i64(x_ptr: Ptr<i64>, y_ptr: Ptr<i64>; const BLOCK: usize) {
+            let x = load(x_ptr + arange(0, BLOCK), None, None);
+            store(y_ptr + program_id(0), sum(x, 0), None);
+        }
+    }
+    let def = sum_i64();
+    let (k, info) = rtriton::pipeline::trace_and_verify(
+        &def,
+        &[("BLOCK", 128)],
+        &SpecKey::plain(&def.params),
+        &TraceOptions::default(),
+    )
+    .unwrap();
+    let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
+    let line = include_str!("ptx_decisions.rs")
+        .lines()
+        .position(|l| l.contains("store(y_ptr + program_id(0), sum(x, 0), None);"))
+        .expect("the kernel's store line")
+        + 1;
+    assert_eq!(
+        e,
+        format!(
+            "error: kernel `sum_i64` at tests/tests/ptx_decisions.rs:{line}: reductions of i64 are not supported by the PTX back end (32-bit shuffles only)\n  help: reduce f32 or i32 values"
+        )
+    );
 }

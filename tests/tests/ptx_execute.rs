@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use ptx_common::{Cta, Memory, lower, options};
 use rstest::rstest;
 use rtriton::backend::ptx::Arch;
+use rtriton::prelude::*;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::cases::SHAPE_MATRIX;
 use rtriton_kernels::{RowMaxVariant, cpu_row_max};
@@ -84,5 +85,113 @@ fn lowered_row_max_matches_cpu(
                 );
             }
         }
+    }
+}
+
+rtriton::kernel! {
+    /// y[i] = x[i] + 1 over n elements: vector loads and vector stores, masked tail.
+    fn add_one(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n: i32; const BLOCK: usize) {
+        let offs = program_id(0) * BLOCK as i32 + arange(0, BLOCK);
+        let mask = offs.lt(n);
+        let x = load(x_ptr + offs, Some(mask), Some(0.0));
+        store(y_ptr + offs, x + 1.0, Some(mask));
+    }
+}
+
+/// Vector stores write each element once and nothing past `n`; replicated layouts
+/// (BLOCK 16 on 128 threads) store once per element too; there, as in Triton's
+/// coalescing rule, each thread gets one element, so accesses are scalar.
+#[rstest]
+#[case::vector_4096(4096, 1024, 4)]
+#[case::tail_1000(1000, 256, 1)]
+#[case::block_smaller_than_cta(48, 16, 1)]
+fn add_one_stores_every_element_once(#[case] n: i64, #[case] block: i64, #[case] want_width: u32) {
+    let def = add_one();
+    let args = [ArgValue::Ptr(X), ArgValue::Ptr(Y), ArgValue::Int(n)];
+    let (k, info) = rtriton::pipeline::specialize_and_trace(
+        &def,
+        &[("BLOCK", block)],
+        &args,
+        SpecPolicy::Triton,
+        &rtriton::trace::TraceOptions::default(),
+    )
+    .unwrap();
+    let program = rtriton::backend::ptx::lower(&k, &info, &options(Arch::Sm86, 4)).unwrap();
+    let widths: Vec<u32> = program.decisions.accesses.iter().map(|d| d.vector_width).collect();
+    assert_eq!(widths, vec![want_width, want_width], "{:?}", program.decisions.accesses);
+    let grid = (n as u64).div_ceil(block as u64) as u32;
+    let mut mem: Memory = HashMap::new();
+    // Both buffers padded to whole blocks; y's padding must stay untouched.
+    for i in 0..u64::from(grid) * block as u64 {
+        mem.insert(X + i * 4, (i as f32).to_bits());
+        mem.insert(Y + i * 4, (-7.0f32).to_bits());
+    }
+    for cta in 0..grid {
+        Cta::run(&program, &[X, Y, n as u64], cta, grid, &mut mem);
+    }
+    for i in 0..u64::from(grid) * block as u64 {
+        let got = f32::from_bits(mem[&(Y + i * 4)]);
+        let want = if i < n as u64 { i as f32 + 1.0 } else { -7.0 };
+        assert_eq!(got, want, "element {i}");
+    }
+}
+
+rtriton::kernel! {
+    /// The index of the first maximum of each row (NaN ignored).
+    fn row_argmax(x_ptr: Ptr<f32>, y_ptr: Ptr<i32>, n_cols: i32; const BLOCK: usize) {
+        let row = program_id(0);
+        let cols = arange(0, BLOCK);
+        let x = load(x_ptr + row * n_cols + cols, Some(cols.lt(n_cols)), Some(f32::NEG_INFINITY));
+        store(y_ptr + row, argmax(x, 0), None);
+    }
+}
+
+/// The IR's argmax over a block: the first maximum, NaN losing to every number.
+fn cpu_argmax(block: &[f32]) -> i32 {
+    let mut best = 0;
+    for (i, &v) in block.iter().enumerate() {
+        let b = block[best];
+        if (b.is_nan() && !v.is_nan()) || v > b {
+            best = i;
+        }
+    }
+    best as i32
+}
+
+#[rstest]
+fn argmax_matches_cpu(#[values(16, 256, 1024)] block: i64, #[values(1, 4, 8)] num_warps: u32) {
+    let n_cols = (block - 3).max(1) as usize;
+    let rows: Vec<Vec<f32>> = vec![
+        (0..n_cols).map(|c| ((c * 37) % 101) as f32).collect(), // ties: first max wins
+        vec![f32::NEG_INFINITY; n_cols],
+        (0..n_cols).map(|c| if c % 2 == 0 { f32::NAN } else { -(c as f32) }).collect(),
+        vec![f32::NAN; n_cols],
+        (0..n_cols).map(|c| if c == n_cols - 1 { 5.0 } else { 1.0 }).collect(),
+    ];
+    let def = row_argmax();
+    let args = [ArgValue::Ptr(X), ArgValue::Ptr(Y), ArgValue::Int(n_cols as i64)];
+    let (k, info) = rtriton::pipeline::specialize_and_trace(
+        &def,
+        &[("BLOCK", block)],
+        &args,
+        SpecPolicy::Triton,
+        &rtriton::trace::TraceOptions::default(),
+    )
+    .unwrap();
+    let program = rtriton::backend::ptx::lower(&k, &info, &options(Arch::Sm86, num_warps)).unwrap();
+    let mut mem: Memory = HashMap::new();
+    for (r, row) in rows.iter().enumerate() {
+        for (c, x) in row.iter().enumerate() {
+            mem.insert(X + ((r * n_cols + c) * 4) as u64, x.to_bits());
+        }
+        mem.insert(Y + r as u64 * 4, 0xdead_beef);
+    }
+    for cta in 0..rows.len() as u32 {
+        Cta::run(&program, &[X, Y, n_cols as u64], cta, rows.len() as u32, &mut mem);
+    }
+    for (r, row) in rows.iter().enumerate() {
+        let mut padded = row.clone();
+        padded.resize(block as usize, f32::NEG_INFINITY);
+        assert_eq!(mem[&(Y + r as u64 * 4)] as i32, cpu_argmax(&padded), "row {r}");
     }
 }

@@ -91,7 +91,7 @@ fn other_shapes_assemble(
 rtriton::kernel! {
     /// Exercises what the row-max family does not: where, bool casts, int division and
     /// remainder, int/float conversions, sum and min reductions (f32 and i32), a constant
-    /// mask, num_programs.
+    /// mask, num_programs, argmax.
     fn op_coverage(x_ptr: Ptr<f32>, y_ptr: Ptr<i32>, z_ptr: Ptr<f32>, n: i32; const BLOCK: usize) {
         let pid = program_id(0);
         let offs = pid * BLOCK as i32 + arange(0, BLOCK);
@@ -107,6 +107,7 @@ rtriton::kernel! {
         let s = sum(flipped, 0) + min(x, 0) + num_programs(0).to::<f32>();
         store(z_ptr + pid, s, None);
         store(y_ptr + pid, sum(q, 0), None);
+        store(y_ptr + pid + 1, argmax(x, 0), None);
     }
 }
 
