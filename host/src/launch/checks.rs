@@ -1,7 +1,9 @@
 //! Launch-time checks: everything about a launch's arguments and grid that can be wrong
 //! is found here, before the driver sees it, with an error that names the kernel.
 
-use rtriton::ir::{ParamDecl, ParamKind};
+use rtriton::diag::Diagnostic;
+use rtriton::guard::{I32_MAX_OFFSET, TensorExtent, check_offsets};
+use rtriton::ir::{Kernel, ParamDecl, ParamKind};
 use rtriton::spec::SpecError;
 
 use super::args::Arg;
@@ -44,6 +46,11 @@ pub enum LaunchError {
     BlockTooLarge { kernel: String, threads: u32, max: u32, num_warps: u32 },
     #[error("kernel `{kernel}`: the grid closure needs constexpr `{name}`, which the launch does not set; add it")]
     MissingConstexpr { kernel: String, name: String },
+    /// The overflow guard ([`overflow_guard`]): the kernel computes an offset in i32 and
+    /// a tensor passed to it extends past `i32::MAX` elements. The diagnostic names the
+    /// kernel, the op's file:line, the tensor and its extent, and the fix.
+    #[error("{0}")]
+    IndexOverflow(Diagnostic),
     #[error(transparent)]
     Spec(#[from] SpecError),
 }
@@ -123,6 +130,43 @@ pub fn check_block(kernel: &str, threads: u32, max: u32, num_warps: u32) -> Resu
         return Err(LaunchError::BlockTooLarge { kernel: kernel.into(), threads, max, num_warps });
     }
     Ok(())
+}
+
+/// The extents of the tensors passed to pointer parameters, as the overflow guard sees
+/// them: the kernel receives the address of the view's first element (see
+/// [`TensorArg::address`](super::TensorArg::address)), so the largest offset it can reach
+/// is the view's span, `sum over dims of (size - 1) * |stride|`. Arguments that are not
+/// tensors (and tensors of a malformed rank, which [`check_args`] refuses) give none.
+pub fn tensor_extents(params: &[ParamDecl], args: &[Arg<'_>]) -> Vec<TensorExtent> {
+    params
+        .iter()
+        .zip(args)
+        .filter_map(|(p, a)| match (p.kind, a) {
+            (ParamKind::Ptr(_), Arg::Tensor(t)) if t.shape.len() == t.strides.len() => {
+                let shape: Vec<u64> = t.shape.iter().map(|&n| n as u64).collect();
+                let strides: Vec<i64> = t.strides.iter().map(|&s| s as i64).collect();
+                Some(TensorExtent::of_view(p.name, 0, &shape, &strides))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether any extent passes what an i32 index reaches: only then does the guard need
+/// the traced kernel (a launch on smaller tensors is accepted whatever its index math).
+pub fn needs_overflow_guard(extents: &[TensorExtent]) -> bool {
+    extents.iter().any(|e| e.max_offset_elems > I32_MAX_OFFSET)
+}
+
+/// The launch-time overflow guard: refuses a launch of `traced` (the kernel as traced for
+/// this launch's specialization) when a tensor's largest offset passes `i32::MAX` and an
+/// offset into it is computed in i32 (`rtriton::guard::check_offsets`). Pure: no device,
+/// no allocation; the extents may describe tensors that do not exist.
+pub fn overflow_guard(traced: &Kernel, extents: &[TensorExtent]) -> Result<(), LaunchError> {
+    if !needs_overflow_guard(extents) {
+        return Ok(());
+    }
+    check_offsets(traced, extents).map_err(LaunchError::IndexOverflow)
 }
 
 #[cfg(test)]

@@ -24,9 +24,15 @@ pub fn compile_ptx(kernel: &Kernel, info: &KernelInfo, options: &PtxOptions) -> 
     Ok(CompiledPtx { text: p.text, entry: p.entry, threads_per_cta: p.threads_per_cta, shared_bytes: p.shared_bytes })
 }
 
+/// The front end for one specialization: trace with the launch's constexprs and trace
+/// options, remove dead code, verify (no device needed).
+pub fn trace_kernel(kernel: &JitKernel, spec: &SpecKey) -> Result<(Kernel, KernelInfo), HostError> {
+    trace_and_verify(&kernel.def, &kernel.meta.0, spec, &kernel.trace_options)
+        .map_err(|source| HostError::FrontEnd { kernel: kernel.def.name.to_string(), source })
+}
+
 /// Front end then back end for one specialization (no device needed).
 pub fn compile_kernel(kernel: &JitKernel, spec: &SpecKey) -> Result<CompiledPtx, HostError> {
-    let fe = |source| HostError::FrontEnd { kernel: kernel.def.name.to_string(), source };
-    let (ir, info) = trace_and_verify(&kernel.def, &kernel.meta.0, spec, &kernel.trace_options).map_err(fe)?;
+    let (ir, info) = trace_kernel(kernel, spec)?;
     compile_ptx(&ir, &info, &ptx_options(kernel.num_warps))
 }

@@ -32,7 +32,9 @@
 //!
 //! At each launch the arguments are checked ([`check_args`], [`check_grid`]), specialized from their actual
 //! values (value 1 folded, divisibility by 16, alignment of the actual address including
-//! the view offset), and the kernel is looked up by the full [`CacheKey`](crate::cache::CacheKey): in memory
+//! the view offset), checked by the overflow guard ([`guard_launch`]: a kernel whose
+//! offsets are computed in i32 is refused on a tensor past `i32::MAX` elements), and the
+//! kernel is looked up by the full [`CacheKey`](crate::cache::CacheKey): in memory
 //! (loaded module), then on disk (PTX), then compiled.
 
 mod args;
@@ -42,7 +44,9 @@ mod jit;
 mod runtime;
 
 pub use args::{Arg, TensorArg};
-pub use checks::{LaunchError, check_args, check_block, check_grid};
-pub use compile::{compile_kernel, compile_ptx, ptx_options};
+pub use checks::{
+    LaunchError, check_args, check_block, check_grid, needs_overflow_guard, overflow_guard, tensor_extents,
+};
+pub use compile::{compile_kernel, compile_ptx, ptx_options, trace_kernel};
 pub use jit::{JitKernel, Meta};
-pub use runtime::{CacheStats, LaunchRecord, Runtime, cache_key};
+pub use runtime::{CacheStats, LaunchRecord, Runtime, cache_key, guard_launch};

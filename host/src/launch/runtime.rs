@@ -6,7 +6,10 @@ use std::sync::Arc;
 use rtriton::ir::{ParamKind, ScalarType};
 use rtriton::spec::SpecKey;
 
-use super::{Arg, JitKernel, LaunchError, check_args, check_block, check_grid, compile_kernel, ptx_options};
+use super::{
+    Arg, JitKernel, LaunchError, check_args, check_block, check_grid, compile_kernel, needs_overflow_guard,
+    overflow_guard, ptx_options, tensor_extents, trace_kernel,
+};
 use crate::cache::{CacheKey, CompiledPtx, DiskCache};
 use crate::driver::{Gpu, LoadedModule, RawParam};
 use crate::error::HostError;
@@ -69,8 +72,9 @@ impl Runtime {
         }
     }
 
-    /// Checks the arguments and grid, specializes, and compiles or loads the kernel for
-    /// them, without launching (so a timed launch afterwards is the kernel only).
+    /// Checks the arguments and grid, specializes, runs the overflow guard, and compiles or
+    /// loads the kernel for them, without launching (so a timed launch afterwards is the
+    /// kernel only).
     pub fn prepare(&mut self, kernel: &JitKernel, args: &[Arg<'_>]) -> Result<LaunchRecord, HostError> {
         self.prepare_loaded(kernel, args).map(|(record, _)| record)
     }
@@ -85,6 +89,7 @@ impl Runtime {
         let values: Vec<_> = args.iter().map(Arg::value).collect();
         let spec = SpecKey::from_args(def.name, &def.params, &values, kernel.spec_policy).map_err(LaunchError::from)?;
         let grid = check_grid(def.name, kernel.grid_for_launch()?, self.gpu.info.max_grid)?;
+        guard_launch(kernel, &spec, args)?;
         let key = self.key(kernel, &spec);
         let loaded = self.load(kernel, &spec, &key)?;
         check_block(def.name, loaded.ptx.threads_per_cta, self.gpu.info.max_threads_per_block, kernel.num_warps)?;
@@ -149,6 +154,21 @@ impl Runtime {
     }
 }
 
+/// The launch-time overflow guard for one launch of `kernel` under `spec` (what
+/// [`Runtime::prepare`] and [`Runtime::launch`] run before compiling, loading or
+/// launching): when a tensor argument's view reaches past `i32::MAX` elements, traces the
+/// kernel for this specialization and refuses with [`LaunchError::IndexOverflow`] if an
+/// offset into that tensor is computed in i32. Launches on smaller tensors cost nothing
+/// (no trace). Pure: no device and no allocation, so it runs on fake views of any size.
+pub fn guard_launch(kernel: &JitKernel, spec: &SpecKey, args: &[Arg<'_>]) -> Result<(), HostError> {
+    let extents = tensor_extents(&kernel.def.params, args);
+    if !needs_overflow_guard(&extents) {
+        return Ok(());
+    }
+    let (traced, _) = trace_kernel(kernel, spec)?;
+    Ok(overflow_guard(&traced, &extents)?)
+}
+
 /// The full cache key of `kernel` under `spec` for the compiler build `compiler`: name,
 /// definition site, constexprs (sorted), specialization, PTX options and semantics.
 pub fn cache_key(kernel: &JitKernel, spec: &SpecKey, compiler: &str) -> CacheKey {
@@ -187,6 +207,8 @@ mod tests {
     use rtriton_kernels::RowMaxVariant;
 
     use super::*;
+    use crate::driver::RawBuffer;
+    use crate::launch::TensorArg;
 
     fn spec(kernel: &JitKernel, x_addr: u64, stride_col: i64) -> SpecKey {
         let args = [
@@ -221,6 +243,97 @@ mod tests {
         let mut elsewhere = k.clone();
         elsewhere.def.loc.line += 1;
         assert_ne!(cache_key(&elsewhere, &spec(&elsewhere, 0x1000, 1), "c"), base);
+    }
+
+    /// A launch of `variant` on a fake `n_rows x n_cols` view with strides
+    /// `(stride_row, stride_col)`: the buffer is an address and a length, nothing is
+    /// allocated, so views past 2^31 elements cost nothing.
+    fn guard(
+        variant: RowMaxVariant,
+        policy: SpecPolicy,
+        shape: [usize; 2],
+        strides: [isize; 2],
+    ) -> Result<(), HostError> {
+        let [n_rows, n_cols] = shape;
+        let len = (n_rows - 1) * strides[0] as usize + (n_cols - 1) * strides[1] as usize + 1;
+        let x = RawBuffer::unowned(0x7f00_0000_0000, len, ScalarType::F32);
+        let y = RawBuffer::unowned(0x7e00_0000_0000, n_rows, ScalarType::F32);
+        let args = [
+            Arg::Tensor(TensorArg::from_raw(x, &shape, &strides)),
+            Arg::Tensor(TensorArg::from_raw(y, &[n_rows], &[1])),
+            Arg::Int(n_rows as i64),
+            Arg::Int(n_cols as i64),
+            Arg::Int(strides[0] as i64),
+            Arg::Int(strides[1] as i64),
+        ];
+        let kernel =
+            JitKernel::new(variant.def()).constexprs(&variant.constexprs_for(n_rows, n_cols)).spec_policy(policy);
+        let values: Vec<_> = args.iter().map(Arg::value).collect();
+        let spec = SpecKey::from_args(kernel.def.name, &kernel.def.params, &values, policy).unwrap();
+        guard_launch(&kernel, &spec, &args)
+    }
+
+    /// 65537 x 32768 contiguous: 2^31 + 32768 elements, the largest offset 2147516415.
+    const HUGE: ([usize; 2], [isize; 2]) = ([65537, 32768], [32768, 1]);
+
+    #[test]
+    fn the_overflow_guard_refuses_row_max_i32_on_a_view_past_2_pow_31() {
+        for policy in [SpecPolicy::Triton, SpecPolicy::Off] {
+            let e = guard(RowMaxVariant::RowMaxI32, policy, HUGE.0, HUGE.1).unwrap_err();
+            assert!(matches!(e, HostError::Launch(LaunchError::IndexOverflow(_))), "{e:?}");
+            assert_eq!(
+                e.to_string(),
+                "\
+error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: launch refused: tensor `x_ptr` has 2147516416 elements and a maximum element offset of 2147516415, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
+  help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
+            );
+        }
+    }
+
+    #[test]
+    fn the_overflow_guard_refuses_row_max_i32_on_a_transposed_view_past_2_pow_31() {
+        // The transpose of a 32768 x 65537 buffer: stride_row 1 (folded), stride_col 65537.
+        // The guard refuses on the extent alone: the kernel's first i32 offset into `x_ptr`
+        // is `program_id(0)` (its `* stride_row` folded away), which it names.
+        let e = guard(RowMaxVariant::RowMaxI32, SpecPolicy::Triton, [65537, 32768], [1, 65537]).unwrap_err();
+        assert!(matches!(e, HostError::Launch(LaunchError::IndexOverflow(_))), "{e:?}");
+    }
+
+    #[test]
+    fn the_overflow_guard_accepts_the_int64_variants_on_the_same_view() {
+        for variant in RowMaxVariant::ALL.into_iter().filter(|v| v.promotes_to_i64()) {
+            for policy in [SpecPolicy::Triton, SpecPolicy::Off] {
+                assert!(guard(variant, policy, HUGE.0, HUGE.1).is_ok(), "{} {policy:?}", variant.name());
+                assert!(guard(variant, policy, [65537, 32768], [1, 65537]).is_ok(), "{} {policy:?}", variant.name());
+            }
+        }
+    }
+
+    #[test]
+    fn the_overflow_guard_accepts_row_max_i32_up_to_i32_max() {
+        // 65536 x 32768 = 2^31 elements: the largest offset is exactly i32::MAX.
+        assert!(guard(RowMaxVariant::RowMaxI32, SpecPolicy::Triton, [65536, 32768], [32768, 1]).is_ok());
+        assert!(guard(RowMaxVariant::RowMaxI32, SpecPolicy::Triton, [4, 8], [8, 1]).is_ok());
+    }
+
+    #[test]
+    fn tensor_extents_are_the_views_spans_from_the_address_passed() {
+        let x = RawBuffer::unowned(0x1000, 64, ScalarType::F32);
+        let args = [
+            Arg::Tensor(TensorArg::from_raw(x, &[7, 8], &[8, 1]).with_offset(3)),
+            Arg::Tensor(TensorArg::from_raw(x, &[4], &[-2]).with_offset(9)),
+            Arg::Int(7),
+        ];
+        let def = RowMaxVariant::RowMax.def();
+        let e = tensor_extents(&def.params, &args);
+        assert_eq!(
+            e,
+            [
+                rtriton::guard::TensorExtent { param: "x_ptr".into(), numel: 56, max_offset_elems: 6 * 8 + 7 },
+                rtriton::guard::TensorExtent { param: "y_ptr".into(), numel: 4, max_offset_elems: 6 },
+            ]
+        );
+        assert!(!needs_overflow_guard(&e));
     }
 
     #[test]
