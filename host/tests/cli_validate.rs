@@ -46,6 +46,63 @@ fn validate_on_the_interpreter_prints_tables_writes_json_and_exits_zero() {
 }
 
 #[test]
+fn the_huge_case_on_the_interpreter_is_refused_for_row_max_i32_and_counted_as_a_pass() {
+    let json = std::env::temp_dir().join(format!("rtriton-validate-huge-{}.json", std::process::id()));
+    let (code, stdout, stderr) = rtriton(&[
+        "validate",
+        "--backend",
+        "interp",
+        "--huge",
+        "--case",
+        "huge",
+        "--variant",
+        "row_max_i32",
+        "--variant",
+        "row_max_fixed_port",
+        "--no-progress",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("refused (expected): error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.trim_end().ends_with(
+            "ok: 2 passed (2 refused by the overflow guard, as expected), 0 failed, 2 skipped on the interpreter (ptx: 0 \
+             compiled, 0 from disk cache, 0 from memory)"
+        ),
+        "{stdout}"
+    );
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["refused_as_expected"], 2);
+    let statuses: Vec<_> = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {}",
+                r["variant"].as_str().unwrap(),
+                r["specialization"].as_str().unwrap(),
+                r["outcome"]["status"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            "row_max_i32 on refused_as_expected",
+            "row_max_i32 off refused_as_expected",
+            "row_max_fixed_port on skipped",
+            "row_max_fixed_port off skipped"
+        ]
+    );
+    std::fs::remove_file(json).unwrap();
+}
+
+#[test]
 fn unknown_variants_and_cases_are_errors_that_list_the_choices() {
     let (code, _, stderr) = rtriton(&["validate", "--backend", "interp", "--variant", "row_min"]);
     assert_ne!(code, 0);

@@ -1,15 +1,18 @@
 //! The GPU run: the CUDA reference once per case, then every variant x specialization.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use rtriton::spec::SpecPolicy;
+use rtriton::spec::{SpecKey, SpecPolicy};
 use rtriton_kernels::cases::RowMaxCase;
 use rtriton_kernels::{RowMaxVariant, cpu_row_max};
 
 use super::launch_shape;
-use super::{CPU_CHECK_MAX_ELEMS, CaseResult, Outcome, Report, ValidateOptions, compare_bits, i32_overflow_skip};
+use super::{
+    CPU_CHECK_MAX_ELEMS, CaseResult, Outcome, Report, ValidateOptions, compare_bits, expects_overflow_refusal,
+    not_refused, refused,
+};
 use crate::driver::{DeviceBuffer, Timer};
 use crate::error::HostError;
-use crate::launch::{Arg, JitKernel, Runtime, TensorArg};
+use crate::launch::{Arg, JitKernel, LaunchError, Runtime, TensorArg};
 use crate::reference::RowMaxReference;
 
 /// Runs the matrix on device 0. Fails (before running anything) when there is no GPU or
@@ -17,7 +20,7 @@ use crate::reference::RowMaxReference;
 pub fn run_gpu(options: &ValidateOptions) -> Result<Report, HostError> {
     let mut rt = Runtime::new()?;
     let reference = RowMaxReference::compile(&rt.gpu)?;
-    let cases = options.gpu_cases();
+    let cases = options.cases_to_run();
     let bar = progress_bar(options.progress, cases.len() as u64 * per_case(options));
     let mut results = Vec::new();
     for case in &cases {
@@ -112,12 +115,12 @@ fn run_case(
     for &variant in &options.variants {
         for &policy in &options.policies {
             let mut r = CaseResult::new(case, variant.name(), Some(policy));
-            r.outcome = match i32_overflow_skip(variant, case) {
-                Some(reason) => Outcome::Skipped { reason },
-                None => match run_variant(rt, variant, policy, case, &x, &mut y, &mut r) {
-                    Ok(got) => judge(&mut r, &got, &want, cpu.as_deref()),
-                    Err(e) => Outcome::Error { message: e.to_string() },
-                },
+            let expect_refusal = expects_overflow_refusal(variant, case);
+            r.outcome = match run_variant(rt, variant, policy, case, &x, &mut y, &mut r, expect_refusal) {
+                Ok(Some(got)) => judge(&mut r, &got, &want, cpu.as_deref()),
+                Ok(None) => not_refused(variant, case),
+                Err(HostError::Launch(LaunchError::IndexOverflow(d))) => refused(&d, expect_refusal),
+                Err(e) => Outcome::Error { message: e.to_string() },
             };
             out.push(r);
             bar.inc(1);
@@ -126,6 +129,9 @@ fn run_case(
     Ok(out)
 }
 
+/// Launches `variant` on `case` through the launch API and returns its rows. The launch
+/// path's checks run first (`Runtime::prepare`, which includes the overflow guard); when
+/// `expect_refusal` and they pass, nothing is launched and the result is `None`.
 fn run_variant(
     rt: &mut Runtime,
     variant: RowMaxVariant,
@@ -134,7 +140,8 @@ fn run_variant(
     x: &DeviceBuffer<f32>,
     y: &mut DeviceBuffer<f32>,
     r: &mut CaseResult,
-) -> Result<Vec<f32>, HostError> {
+    expect_refusal: bool,
+) -> Result<Option<Vec<f32>>, HostError> {
     let l = case.layout();
     let shape = launch_shape(variant, case);
     let grid = shape.grid;
@@ -154,13 +161,19 @@ fn run_variant(
         Arg::Int(l.stride_row as i64),
         Arg::Int(l.stride_col as i64),
     ];
-    // Compile (or load) first so the timing below is the kernel only.
-    let prepared = rt.prepare(&kernel, &args)?;
-    r.spec_key = prepared.spec.to_string();
+    let values: Vec<_> = args.iter().map(Arg::value).collect();
+    if let Ok(spec) = SpecKey::from_args(kernel.def.name, &kernel.def.params, &values, policy) {
+        r.spec_key = spec.to_string();
+    }
+    // Check, guard and compile (or load) first so the timing below is the kernel only.
+    rt.prepare(&kernel, &args)?;
+    if expect_refusal {
+        return Ok(None);
+    }
     let timer = Timer::start(&rt.gpu)?;
     rt.launch(&kernel, &args)?;
     r.time_ms = Some(timer.stop(&rt.gpu)?);
-    y.to_host(&rt.gpu)
+    y.to_host(&rt.gpu).map(Some)
 }
 
 /// Compares a variant's rows with the reference and (when there) the CPU.

@@ -2,7 +2,11 @@
 //! bit for bit with the CUDA C reference on the GPU (and with `cpu_row_max` on small
 //! shapes), or, without a GPU, with `cpu_row_max` on the interpreter.
 //!
-//! The huge case (more than 2^31 elements, 8.6 GB) runs on the GPU only, with `--huge`.
+//! The huge case (more than 2^31 elements, 8.6 GB) runs with `--huge`: on the GPU every
+//! int64-indexing variant must match the reference, and the launch-time overflow guard
+//! must refuse `row_max_i32` (an expected refusal counts as a pass, an acceptance as a
+//! failure). On the interpreter only the guard runs on it (nothing that large is
+//! allocated or interpreted).
 
 mod compare;
 mod gpu;
@@ -14,12 +18,15 @@ pub use gpu::run_gpu;
 pub use interp::run_interp;
 pub use report::{Report, render_tables};
 
+use rtriton::diag::Diagnostic;
+use rtriton::guard::TensorExtent;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{HUGE_CASE, RowMaxCase, SHAPE_MATRIX};
 use serde::Serialize;
 
 use crate::error::HostError;
+use crate::launch::needs_overflow_guard;
 
 /// Views at most this large are also checked against `cpu_row_max` on the GPU (every
 /// case of the matrix, the huge one included: its CPU pass takes seconds).
@@ -33,7 +40,7 @@ pub enum BackendChoice {
     Auto,
     /// The GPU; an error when there is none.
     Gpu,
-    /// The CPU interpreter, compared with `cpu_row_max` (no huge case).
+    /// The CPU interpreter, compared with `cpu_row_max` (the huge case: the guard only).
     Interp,
 }
 
@@ -63,8 +70,8 @@ impl Default for ValidateOptions {
 }
 
 impl ValidateOptions {
-    /// The cases to run on the GPU (the matrix plus the huge case when asked).
-    pub fn gpu_cases(&self) -> Vec<RowMaxCase> {
+    /// The cases to run (the matrix plus the huge case when asked).
+    pub fn cases_to_run(&self) -> Vec<RowMaxCase> {
         let mut cases = self.cases.clone();
         if self.huge {
             cases.push(HUGE_CASE);
@@ -193,18 +200,50 @@ pub fn launch_shape(variant: RowMaxVariant, case: &RowMaxCase) -> LaunchShape {
     LaunchShape { constexprs, grid, num_warps }
 }
 
-/// Why `row_max_i32` is not run on a case whose offsets pass `i32::MAX`, until the launch
-/// overflow guard lands; `None` when the case is safe for it.
-pub(crate) fn i32_overflow_skip(variant: RowMaxVariant, case: &RowMaxCase) -> Option<String> {
+/// Whether the overflow guard must refuse `variant` on `case`: the variant computes
+/// offsets in i32 and the view's largest offset passes `i32::MAX` (the huge case for
+/// `row_max_i32`). `validate` expects the refusal there and counts it as a pass; an
+/// acceptance is a failure and the kernel is not launched.
+pub fn expects_overflow_refusal(variant: RowMaxVariant, case: &RowMaxCase) -> bool {
+    !variant.promotes_to_i64() && needs_overflow_guard(&case_extents(case))
+}
+
+/// The extents of a case's tensors (`x` seen through the case's view from its first
+/// element, `y` contiguous), for the overflow guard on the interpreter.
+pub fn case_extents(case: &RowMaxCase) -> Vec<TensorExtent> {
     let l = case.layout();
-    let last = l.offset + (case.n_rows.max(1) - 1) * l.stride_row + (case.n_cols.max(1) - 1) * l.stride_col;
-    (!variant.promotes_to_i64() && last > i32::MAX as usize).then(|| {
-        format!(
-            "{} computes offsets in i32 and element {last} is past 2^31-1; the launch overflow guard that refuses \
-             it is not in this build yet, so it is not run",
-            variant.name()
-        )
-    })
+    vec![
+        TensorExtent::of_view(
+            "x_ptr",
+            0,
+            &[case.n_rows as u64, case.n_cols as u64],
+            &[l.stride_row as i64, l.stride_col as i64],
+        ),
+        TensorExtent::of_view("y_ptr", 0, &[case.n_rows as u64], &[1]),
+    ]
+}
+
+/// The outcome when the overflow guard refused a launch (`refusal`), given whether a
+/// refusal was expected: expected, a pass that shows the guard's diagnostic; unexpected,
+/// an error.
+pub(crate) fn refused(refusal: &Diagnostic, expected: bool) -> Outcome {
+    if expected {
+        Outcome::RefusedAsExpected { reason: refusal.to_string() }
+    } else {
+        Outcome::Error { message: format!("the overflow guard refused an int64-indexing launch: {refusal}") }
+    }
+}
+
+/// The outcome when the overflow guard accepted a launch it had to refuse.
+pub(crate) fn not_refused(variant: RowMaxVariant, case: &RowMaxCase) -> Outcome {
+    Outcome::Error {
+        message: format!(
+            "the overflow guard accepted {} on {} ({} elements, i32 offsets): expected a refusal; not launched",
+            variant.name(),
+            case.name,
+            case.numel()
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -300,13 +339,66 @@ mod tests {
     }
 
     #[test]
-    fn the_huge_case_is_skipped_for_row_max_i32_only() {
+    fn the_guard_must_refuse_row_max_i32_on_the_huge_case_only() {
         for v in RowMaxVariant::ALL {
-            assert_eq!(i32_overflow_skip(v, &HUGE_CASE).is_some(), v == RowMaxVariant::RowMaxI32, "{}", v.name());
+            assert_eq!(expects_overflow_refusal(v, &HUGE_CASE), v == RowMaxVariant::RowMaxI32, "{}", v.name());
             for c in SHAPE_MATRIX {
-                assert_eq!(i32_overflow_skip(v, c), None);
+                assert!(!expects_overflow_refusal(v, c), "{} {}", v.name(), c.name);
             }
         }
+    }
+
+    /// The huge case on the interpreter: the same overflow guard as a GPU launch, on the
+    /// real extent (nothing allocated); `row_max_i32` refused (a pass), the int64 variants
+    /// accepted and left to the GPU.
+    #[test]
+    fn the_interpreter_guards_the_huge_case() {
+        let options = ValidateOptions {
+            backend: BackendChoice::Interp,
+            cases: vec![],
+            huge: true,
+            progress: false,
+            ..Default::default()
+        };
+        let report = run(&options).unwrap();
+        assert_eq!(report.results.len(), RowMaxVariant::ALL.len() * 2);
+        for r in &report.results {
+            match (&r.outcome, r.variant.as_str()) {
+                (Outcome::RefusedAsExpected { reason }, "row_max_i32") => assert_eq!(
+                    reason,
+                    "\
+error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: launch refused: tensor `x_ptr` has 2147516416 elements and a maximum element offset of 2147516415, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
+  help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
+                ),
+                (Outcome::Skipped { reason }, v) if v != "row_max_i32" => assert_eq!(
+                    reason,
+                    "accepted by the overflow guard; the interpreter runs cases up to 16777216 elements, this one has \
+                     2147516416: run it on the GPU"
+                ),
+                (o, v) => panic!("{v} {}: {o:?}", r.specialization),
+            }
+        }
+        assert_eq!((report.passed, report.refused_as_expected, report.failed, report.skipped), (2, 2, 0, 10));
+        assert!(
+            report.summary().starts_with("ok: 2 passed (2 refused by the overflow guard, as expected), 0 failed"),
+            "{}",
+            report.summary()
+        );
+    }
+
+    #[test]
+    fn a_refusal_passes_only_where_expected_and_an_acceptance_there_fails() {
+        let d = Diagnostic::error("row_max_i32", rtriton_kernels::RowMaxVariant::RowMaxI32.def().loc, "m", "h");
+        assert!(matches!(refused(&d, true), Outcome::RefusedAsExpected { .. }));
+        let unexpected = refused(&d, false);
+        assert!(unexpected.is_failure());
+        assert!(unexpected.label().starts_with("ERROR: the overflow guard refused an int64-indexing launch: error:"));
+        let accepted = not_refused(RowMaxVariant::RowMaxI32, &HUGE_CASE);
+        assert_eq!(
+            accepted.label(),
+            "ERROR: the overflow guard accepted row_max_i32 on huge_2^31+ (2147516416 elements, i32 offsets): \
+             expected a refusal; not launched"
+        );
     }
 
     #[test]

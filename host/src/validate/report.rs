@@ -16,7 +16,10 @@ pub struct Report {
     /// Why the GPU was not used, when it was not.
     pub fallback_reason: Option<String>,
     pub results: Vec<CaseResult>,
+    /// Passes, expected refusals included.
     pub passed: usize,
+    /// Launches the overflow guard refused as expected (counted in `passed`).
+    pub refused_as_expected: usize,
     pub failed: usize,
     pub skipped: usize,
     pub cache: CacheSummary,
@@ -39,11 +42,14 @@ impl Report {
     ) -> Report {
         let failed = results.iter().filter(|r| r.outcome.is_failure()).count();
         let skipped = results.iter().filter(|r| matches!(r.outcome, super::Outcome::Skipped { .. })).count();
+        let refused_as_expected =
+            results.iter().filter(|r| matches!(r.outcome, super::Outcome::RefusedAsExpected { .. })).count();
         Report {
             backend: backend.into(),
             device,
             fallback_reason,
             passed: results.len() - failed - skipped,
+            refused_as_expected,
             failed,
             skipped,
             results,
@@ -63,7 +69,10 @@ impl Report {
     pub fn heading(&self) -> String {
         let mut s = String::new();
         if let Some(why) = &self.fallback_reason {
-            s.push_str(&format!("no GPU: {why}\nrunning the same matrix (without the huge case) on the interpreter\n"));
+            s.push_str(&format!(
+                "no GPU: {why}\nrunning the same matrix on the interpreter (the huge case, when asked, through the \
+                 overflow guard only)\n"
+            ));
         }
         s.push_str(&format!("back end: {} ({})", self.backend, self.device));
         s
@@ -71,8 +80,13 @@ impl Report {
 
     /// The closing line.
     pub fn summary(&self) -> String {
+        let refused = match self.refused_as_expected {
+            0 => String::new(),
+            n => format!(" ({n} refused by the overflow guard, as expected)"),
+        };
         format!(
-            "{}: {} passed, {} failed, {} skipped on the {} (ptx: {} compiled, {} from disk cache, {} from memory)",
+            "{}: {} passed{refused}, {} failed, {} skipped on the {} (ptx: {} compiled, {} from disk cache, {} from \
+             memory)",
             if self.ok() { "ok" } else { "FAILED" },
             self.passed,
             self.failed,
