@@ -8,8 +8,10 @@
 //! - [`cache`]: the in-memory module cache and the on-disk PTX cache;
 //! - [`reference`](mod@reference): the CUDA C row-max reference, compiled with NVRTC;
 //! - [`validate`]: every row-max variant against the reference, on the GPU or the interpreter;
+//! - [`bench`]: GPU time and bandwidth of every row-max variant against the reference;
 //! - [`cli`]: the `rtriton` command line.
 
+pub mod bench;
 pub mod cache;
 pub mod cli;
 pub mod driver;

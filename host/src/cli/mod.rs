@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bench;
 mod cache;
 mod explain;
 mod lint;
@@ -27,6 +28,11 @@ pub enum Command {
     /// each result bit for bit with the CUDA reference (GPU) or the CPU (interpreter).
     /// Exits with status 1 on any mismatch or error.
     Validate(validate::ValidateArgs),
+    /// Times every row-max variant against the CUDA warp-shuffle reference on the GPU, in the
+    /// same run (median of N launches after an L2 flush, GB/s, speed vs the reference, a
+    /// device-to-device copy as yardstick); each kernel is checked bit for bit first.
+    /// Exits 1 if a kernel is wrong, 2 without a GPU.
+    Bench(bench::BenchArgs),
     /// Shows the on-disk PTX cache (folder, entries) or clears it.
     Cache(cache::CacheArgs),
     /// Explains what specialization does to a kernel for one launch's arguments: the key
@@ -47,6 +53,7 @@ pub fn main() -> ExitCode {
         Command::List => list::run(),
         Command::Cache(a) => cache::run(&a),
         Command::Validate(args) => validate::run_cli(args),
+        Command::Bench(a) => bench::run(&a),
         Command::Explain(a) => {
             let mut out = String::new();
             let r = explain::run(&a, &mut out);

@@ -79,6 +79,13 @@ impl<T: Element> DeviceBuffer<T> {
             .map_err(HostError::driver("cuMemsetD8Async"))
     }
 
+    /// Copies all of `src` into the start of this buffer on the device (enqueued, does not
+    /// wait). Panics if this buffer is shorter than `src`.
+    pub fn copy_from(&mut self, gpu: &Gpu, src: &DeviceBuffer<T>) -> Result<(), HostError> {
+        assert!(src.len() <= self.len(), "copy of {} elements into a buffer of {}", src.len(), self.len());
+        gpu.stream.memcpy_dtod(&src.slice, &mut self.slice).map_err(HostError::driver("cuMemcpyDtoDAsync"))
+    }
+
     pub fn len(&self) -> usize {
         self.slice.len()
     }

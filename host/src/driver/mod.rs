@@ -34,6 +34,8 @@ pub struct DeviceInfo {
     pub max_grid: [u32; 3],
     pub max_threads_per_block: u32,
     pub max_shared_bytes_per_block: u32,
+    /// The L2 cache size (60 MiB on an H200): what a benchmark's cache flush must exceed.
+    pub l2_cache_bytes: usize,
 }
 
 impl DeviceInfo {
@@ -121,6 +123,7 @@ impl Gpu {
             ],
             max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
             max_shared_bytes_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as u32,
+            l2_cache_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
         };
         Ok(Gpu { id: NEXT_GPU_ID.fetch_add(1, Ordering::Relaxed), ctx, stream, info })
     }

@@ -25,7 +25,18 @@ impl Timer {
 
     /// Records the end event, waits for it and returns the milliseconds in between.
     pub fn stop(self, gpu: &Gpu) -> Result<f32, HostError> {
-        self.end.record(&gpu.stream).map_err(HostError::driver("cuEventRecord"))?;
+        self.end(gpu)?;
+        self.elapsed_ms()
+    }
+
+    /// Records the end event without waiting (read it later with [`Timer::elapsed_ms`]),
+    /// so many timed launches can be queued before the first result is read.
+    pub fn end(&self, gpu: &Gpu) -> Result<(), HostError> {
+        self.end.record(&gpu.stream).map_err(HostError::driver("cuEventRecord"))
+    }
+
+    /// Waits for both events and returns the milliseconds between them.
+    pub fn elapsed_ms(&self) -> Result<f32, HostError> {
         self.start.elapsed_ms(&self.end).map_err(HostError::driver("cuEventElapsedTime"))
     }
 }

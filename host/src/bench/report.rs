@@ -1,0 +1,237 @@
+//! The benchmark report: one table per shape for people, JSON for tools.
+
+use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
+use serde::Serialize;
+
+use super::{BenchRow, BenchStatus, RowKind};
+
+/// Everything one `bench` run measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    /// The device, and how the kernels reached it (PTX for sm_86, JIT-compiled).
+    pub device: String,
+    pub warmup: usize,
+    pub iters: usize,
+    /// Bytes written to flush L2 before each timed launch.
+    pub flush_bytes: usize,
+    pub rows: Vec<BenchRow>,
+    /// Kernels that failed the bit-exact check or could not run (no time reported).
+    pub failed: usize,
+}
+
+impl BenchReport {
+    pub fn new(device: String, warmup: usize, iters: usize, flush_bytes: usize, rows: Vec<BenchRow>) -> BenchReport {
+        let failed = rows.iter().filter(|r| r.is_failure()).count();
+        BenchReport { device, warmup, iters, flush_bytes, rows, failed }
+    }
+
+    pub fn ok(&self) -> bool {
+        self.failed == 0
+    }
+
+    /// The lines printed above the tables.
+    pub fn heading(&self) -> String {
+        format!(
+            "device: {}\nper kernel: {} warm-up launches, then {} launches each timed with CUDA events, after writing \
+             {} MiB to flush L2; GB/s = bytes of the view read / median time; speed vs ref = reference median / \
+             median (above 1: faster than the CUDA reference); of copy = GB/s over the device-to-device copy's \
+             (read + write) GB/s",
+            self.device,
+            self.warmup,
+            self.iters,
+            self.flush_bytes >> 20
+        )
+    }
+
+    /// The closing line.
+    pub fn summary(&self) -> String {
+        let timed = self.rows.len() - self.failed;
+        if self.ok() {
+            format!("ok: {timed} kernels checked bit for bit against the reference and timed")
+        } else {
+            format!("FAILED: {} kernels wrong or not run (no time reported for them), {timed} timed", self.failed)
+        }
+    }
+}
+
+fn ms(v: f64) -> String {
+    format!("{v:.4}")
+}
+
+/// One table per shape: kernel, launch config, median, p10-p90, min-max, GB/s, speed vs
+/// the reference, fraction of copy bandwidth, status.
+pub fn render_table(rows: &[BenchRow]) -> String {
+    let mut out = String::new();
+    let mut start = 0;
+    while start < rows.len() {
+        let first = &rows[start];
+        let end = start + rows[start..].iter().take_while(|r| r.shape == first.shape).count();
+        out.push_str(&format!(
+            "\n{} ({}x{}, strides ({}, {}), {} MiB read)\n",
+            first.shape,
+            first.n_rows,
+            first.n_cols,
+            first.stride_row,
+            first.stride_col,
+            (first.n_rows * first.n_cols * 4) >> 20
+        ));
+        let mut table = Table::new();
+        table.load_preset(UTF8_FULL_CONDENSED).set_header([
+            "kernel",
+            "config",
+            "median ms",
+            "p10-p90 ms",
+            "min-max ms",
+            "GB/s",
+            "speed vs ref",
+            "of copy",
+            "status",
+        ]);
+        for r in &rows[start..end] {
+            let kernel = match r.kind {
+                RowKind::Copy => format!("{} (read+write)", r.kernel),
+                _ => r.kernel.clone(),
+            };
+            let (median, spread, range, status) = match &r.status {
+                BenchStatus::Timed { summary: s } => (
+                    ms(s.median_ms),
+                    format!("{}-{}", ms(s.p10_ms), ms(s.p90_ms)),
+                    format!("{}-{}", ms(s.min_ms), ms(s.max_ms)),
+                    "ok".to_string(),
+                ),
+                BenchStatus::Wrong { detail } => {
+                    (String::new(), String::new(), String::new(), format!("WRONG: {detail}"))
+                }
+                BenchStatus::Error { message } => {
+                    (String::new(), String::new(), String::new(), format!("ERROR: {message}"))
+                }
+            };
+            let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
+            table.add_row([
+                Cell::new(kernel),
+                Cell::new(&r.config),
+                right(median),
+                right(spread),
+                right(range),
+                right(r.gb_per_s.map_or(String::new(), |v| format!("{v:.0}"))),
+                right(r.speed_vs_reference.map_or(String::new(), |v| format!("{v:.2}x"))),
+                right(r.fraction_of_copy_bandwidth.map_or(String::new(), |v| format!("{:.0}%", v * 100.0))),
+                Cell::new(status),
+            ]);
+        }
+        out.push_str(&table.to_string());
+        out.push('\n');
+        start = end;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::{Summary, derive_ratios};
+
+    fn row(shape: &str, kernel: &str, kind: RowKind, bytes: u64, status: BenchStatus) -> BenchRow {
+        BenchRow {
+            shape: shape.into(),
+            n_rows: 32768,
+            n_cols: 8192,
+            stride_row: 8192,
+            stride_col: 1,
+            kernel: kernel.into(),
+            kind,
+            config: if kind == RowKind::Variant { "BLOCK=8192 warps=16".into() } else { String::new() },
+            spec_key: String::new(),
+            bytes,
+            status,
+            gb_per_s: None,
+            speed_vs_reference: None,
+            fraction_of_copy_bandwidth: None,
+        }
+    }
+
+    fn timed(median_ms: f64) -> BenchStatus {
+        BenchStatus::Timed {
+            summary: Summary {
+                samples: 50,
+                median_ms,
+                p10_ms: median_ms - 0.001,
+                p90_ms: median_ms + 0.002,
+                min_ms: median_ms - 0.005,
+                max_ms: median_ms + 0.01,
+            },
+        }
+    }
+
+    fn rows() -> Vec<BenchRow> {
+        const GIB: u64 = 1 << 30;
+        let mut rows = vec![
+            row("32768x8192", "cuda_reference", RowKind::Reference, GIB, timed(0.25)),
+            row("32768x8192", "row_max", RowKind::Variant, GIB, timed(0.2)),
+            row(
+                "32768x8192",
+                "row_max_2d",
+                RowKind::Variant,
+                GIB,
+                BenchStatus::Wrong { detail: "1 of 32768 rows differ".into() },
+            ),
+            row("32768x8192", "d2d_copy", RowKind::Copy, 2 * GIB, timed(0.5)),
+        ];
+        derive_ratios(&mut rows);
+        rows
+    }
+
+    #[test]
+    fn ratios_come_from_the_medians_of_the_same_shape() {
+        let rows = rows();
+        let close = |a: Option<f64>, b: f64| (a.unwrap() - b).abs() < 1e-9;
+        // 1 GiB in 0.2 ms = 5368.7 GB/s; the reference takes 0.25 ms: 1.25x as fast.
+        assert!(close(rows[1].gb_per_s, 5368.709120));
+        assert!(close(rows[1].speed_vs_reference, 1.25));
+        // The copy moves 2 GiB in 0.5 ms = 4295 GB/s: the kernel reads at 125% of it.
+        assert!(close(rows[3].gb_per_s, 4294.967296));
+        assert!(close(rows[1].fraction_of_copy_bandwidth, 1.25));
+        assert!(close(rows[0].speed_vs_reference, 1.0));
+        // No time, no ratios, for a wrong kernel.
+        assert_eq!((rows[2].gb_per_s, rows[2].speed_vs_reference), (None, None));
+    }
+
+    #[test]
+    fn the_table_shows_times_ratios_and_refuses_a_speed_for_a_wrong_kernel() {
+        let table = render_table(&rows());
+        let expected = "
+32768x8192 (32768x8192, strides (8192, 1), 1024 MiB read)
+┌───────────────────────┬─────────────────────┬───────────┬───────────────┬───────────────┬──────┬──────────────┬─────────┬───────────────────────────────┐
+│ kernel                ┆ config              ┆ median ms ┆ p10-p90 ms    ┆ min-max ms    ┆ GB/s ┆ speed vs ref ┆ of copy ┆ status                        │
+╞═══════════════════════╪═════════════════════╪═══════════╪═══════════════╪═══════════════╪══════╪══════════════╪═════════╪═══════════════════════════════╡
+│ cuda_reference        ┆                     ┆    0.2500 ┆ 0.2490-0.2520 ┆ 0.2450-0.2600 ┆ 4295 ┆        1.00x ┆    100% ┆ ok                            │
+│ row_max               ┆ BLOCK=8192 warps=16 ┆    0.2000 ┆ 0.1990-0.2020 ┆ 0.1950-0.2100 ┆ 5369 ┆        1.25x ┆    125% ┆ ok                            │
+│ row_max_2d            ┆ BLOCK=8192 warps=16 ┆           ┆               ┆               ┆      ┆              ┆         ┆ WRONG: 1 of 32768 rows differ │
+│ d2d_copy (read+write) ┆                     ┆    0.5000 ┆ 0.4990-0.5020 ┆ 0.4950-0.5100 ┆ 4295 ┆              ┆         ┆ ok                            │
+└───────────────────────┴─────────────────────┴───────────┴───────────────┴───────────────┴──────┴──────────────┴─────────┴───────────────────────────────┘
+";
+        assert_eq!(table, expected);
+    }
+
+    #[test]
+    fn the_json_has_every_measurement_and_the_verdict() {
+        let report = BenchReport::new("test device".into(), 5, 50, 256 << 20, rows());
+        assert!(!report.ok());
+        assert_eq!(report.summary(), "FAILED: 1 kernels wrong or not run (no time reported for them), 3 timed");
+        let json: serde_json::Value = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["flush_bytes"], 256 << 20);
+        assert_eq!(json["failed"], 1);
+        let r = &json["rows"][1];
+        assert_eq!(r["kernel"], "row_max");
+        assert_eq!(r["kind"], "variant");
+        assert_eq!(r["status"]["status"], "timed");
+        assert_eq!(r["status"]["summary"]["median_ms"], 0.2);
+        assert_eq!(r["status"]["summary"]["samples"], 50);
+        assert_eq!(r["speed_vs_reference"], 1.25);
+        assert_eq!(
+            json["rows"][2]["status"],
+            serde_json::json!({"status": "wrong", "detail": "1 of 32768 rows differ"})
+        );
+        assert_eq!(json["rows"][2]["gb_per_s"], serde_json::Value::Null);
+    }
+}
