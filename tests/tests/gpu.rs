@@ -440,3 +440,42 @@ fn nan_propagating_kernels_match_the_propagating_references(
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The overflow guard on the real launch path: a zero-filled buffer of 65537 x 32768 f32
+/// (8.6 GB, allocated and cleared on the device only). `row_max_i32` is refused before
+/// anything is compiled or launched; `row_max` launches on the same view and gets it right.
+#[test]
+fn the_launch_path_refuses_row_max_i32_past_2_pow_31_and_runs_row_max() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let (n_rows, n_cols) = (65537usize, 32768usize);
+    let (free, _) = gpu.mem_info().unwrap();
+    if free < (n_rows * n_cols + n_rows) * 4 {
+        println!("skipped: needs {} bytes of device memory, {free} free", (n_rows * n_cols + n_rows) * 4);
+        return;
+    }
+    let x = DeviceBuffer::<f32>::zeros(&gpu, n_rows * n_cols).unwrap();
+    let mut y = DeviceBuffer::<f32>::zeros(&gpu, n_rows).unwrap();
+    y.fill_bytes(&gpu, 0xff).unwrap();
+    let mut rt = Runtime::with_disk_cache(gpu, None);
+    let kernel = |v: RowMaxVariant| {
+        JitKernel::new(v.def())
+            .constexprs(&v.constexprs_for(n_rows, n_cols))
+            .num_warps(16)
+            .grid(move |_| [n_rows as u64, 1, 1])
+    };
+    let args = || {
+        row_max_args(TensorArg::contiguous(&x, &[n_rows, n_cols]), TensorArg::contiguous(&y, &[n_rows]), n_rows, n_cols)
+    };
+    let e = launch_error(rt.launch(&kernel(RowMaxVariant::RowMaxI32), &args()));
+    assert!(matches!(e, LaunchError::IndexOverflow(_)), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "\
+error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: launch refused: tensor `x_ptr` has 2147516416 elements and a maximum element offset of 2147516415, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
+  help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
+    );
+    assert_eq!(rt.stats.compiles, 0, "the guard refuses before compiling");
+    rt.launch(&kernel(RowMaxVariant::RowMax), &args()).unwrap();
+    let got = y.to_host(&rt.gpu).unwrap();
+    assert!(got.iter().all(|v| v.to_bits() == 0), "every row of zeros has the maximum +0.0");
+}
