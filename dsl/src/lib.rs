@@ -2,16 +2,19 @@
 //!
 //! The pipeline shows in the types:
 //! 1. [`trace::trace`]`(def, constexprs, spec, options) -> ir::Kernel` runs a kernel body;
-//! 2. [`verify::verify`]`(&Kernel) -> KernelInfo` checks the IR;
-//! 3. back ends and the interpreter consume a verified kernel.
+//! 2. [`passes::dce::run`]`(&mut Kernel)` drops dead ops the trace left behind;
+//! 3. [`verify::verify`]`(&Kernel) -> KernelInfo` checks the IR;
+//! 4. back ends and the interpreter ([`interp::run`]) consume a verified kernel.
 //!
 //! This crate has no CUDA dependency (an architecture invariant): it builds and tests on
 //! machines without a GPU.
 
 pub mod backend;
 pub mod diag;
+pub mod interp;
 pub mod ir;
 pub mod lang;
+pub mod passes;
 pub mod pipeline;
 pub mod spec;
 pub mod trace;

@@ -1,5 +1,5 @@
 //! The front half of the pipeline in one call: specialize from actual arguments, trace,
-//! verify. Back ends (PTX, interpreter) start from its output.
+//! remove dead code, verify. Back ends (PTX, interpreter) start from its output.
 
 use crate::ir::Kernel;
 use crate::spec::{ArgValue, SpecError, SpecKey, SpecPolicy};
@@ -29,14 +29,16 @@ pub fn specialize_and_trace(
     trace_and_verify(def, constexprs, &spec, options)
 }
 
-/// Traces `def` under an already computed specialization and verifies it.
+/// Traces `def` under an already computed specialization, removes the dead ops the trace
+/// left behind ([`crate::passes::dce`]) and verifies the result.
 pub fn trace_and_verify(
     def: &KernelDef,
     constexprs: &[(&str, i64)],
     spec: &SpecKey,
     options: &TraceOptions,
 ) -> Result<(Kernel, KernelInfo), FrontEndError> {
-    let kernel = trace(def, constexprs, spec, options)?;
+    let mut kernel = trace(def, constexprs, spec, options)?;
+    crate::passes::dce::run(&mut kernel);
     let info = verify(&kernel)?;
     Ok((kernel, info))
 }

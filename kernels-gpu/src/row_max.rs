@@ -194,11 +194,44 @@ impl RowMaxVariant {
     }
 }
 
+/// The NaN an NVIDIA GPU returns for an f32 NaN result (PTX "canonical NaN", measured
+/// on an H200): the bits `0x7FFF_FFFF`, not Rust's `f32::NAN` (`0x7FC0_0000`).
+const CANONICAL_NAN: u32 = 0x7FFF_FFFF;
+
+/// One step of the reference fold: PTX `max.f32` (`propagate_nan` false: a NaN operand
+/// is ignored, two NaNs give the canonical NaN) or `max.NaN.f32` (`propagate_nan` true:
+/// any NaN gives the canonical NaN), with `+0.0 > -0.0` as PTX orders them. Written out
+/// here rather than `f32::max`, which leaves the sign of a zero result unspecified.
+fn max_step(acc: f32, v: f32, propagate_nan: bool) -> f32 {
+    match (acc.is_nan(), v.is_nan()) {
+        (true, true) => f32::from_bits(CANONICAL_NAN),
+        (true, false) | (false, true) if propagate_nan => f32::from_bits(CANONICAL_NAN),
+        (true, false) => v,
+        (false, true) => acc,
+        (false, false) if acc == v => {
+            if acc.is_sign_negative() {
+                v
+            } else {
+                acc
+            }
+        }
+        (false, false) => {
+            if acc > v {
+                acc
+            } else {
+                v
+            }
+        }
+    }
+}
+
 /// The plain-Rust reference: `y[r] = max over c of x[offset + r*stride_row + c*stride_col]`
-/// starting from `-inf`, with NaN ignored (`f32::max`, like CUDA `fmaxf`), or propagated
-/// when `propagate_nan` is set. Between `-0.0` and `+0.0` the first one met in column
-/// order wins, as `max.f32` on the GPU leaves equal operands' sign to the order (see
-/// `docs/semantics.md`).
+/// folded from `-inf` in column order, bit for bit what the GPU computes (see
+/// `docs/semantics.md`):
+/// - NaN is ignored (`tl.max`, CUDA `fmaxf`, PTX `max.f32`), so a row of only NaN gives
+///   `-inf` (the identity; the kernels start from `-inf` or pad masked lanes with it);
+/// - with `propagate_nan`, any NaN in the row gives the canonical NaN `0x7FFF_FFFF`;
+/// - `+0.0 > -0.0`: a row of zeros gives `+0.0` if it holds one, else `-0.0`.
 pub fn cpu_row_max(
     x: &[f32],
     offset: usize,
@@ -212,9 +245,31 @@ pub fn cpu_row_max(
         .map(|r| {
             (0..n_cols).fold(f32::NEG_INFINITY, |acc, c| {
                 let idx = offset as isize + r as isize * stride_row + c as isize * stride_col;
-                let v = x[idx as usize];
-                if propagate_nan && (acc.is_nan() || v.is_nan()) { f32::NAN } else { acc.max(v) }
+                max_step(acc, x[idx as usize], propagate_nan)
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bits(v: Vec<f32>) -> Vec<u32> {
+        v.into_iter().map(f32::to_bits).collect()
+    }
+
+    #[test]
+    fn signed_zeros_follow_ptx_max() {
+        let x = [-0.0, 0.0, -0.0, -0.0, 0.0, -0.0];
+        assert_eq!(bits(cpu_row_max(&x, 0, 3, 2, 2, 1, false)), vec![0, 0x8000_0000, 0]);
+    }
+
+    #[test]
+    fn nan_is_ignored_or_propagated_as_the_canonical_nan() {
+        let nan = f32::NAN;
+        let x = [nan, 1.0, nan, nan];
+        assert_eq!(bits(cpu_row_max(&x, 0, 2, 2, 2, 1, false)), vec![0x3F80_0000, 0xFF80_0000]);
+        assert_eq!(bits(cpu_row_max(&x, 0, 2, 2, 2, 1, true)), vec![CANONICAL_NAN, CANONICAL_NAN]);
+    }
 }

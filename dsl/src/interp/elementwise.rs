@@ -1,0 +1,216 @@
+//! Element-wise ops on whole blocks: arithmetic, comparisons, casts, `where` and pointer
+//! offsets. The typing rules are checked by the verifier; each function here only
+//! defines what the elements become (see `docs/semantics.md`).
+
+use crate::ir::{BinaryOp, CmpPred, DType, ScalarType};
+
+use super::scalar::{f32_to_i32, f32_to_i64, max_f32, min_f32};
+use super::value::{Data, Trap, unsupported};
+
+fn zip_map<T: Copy, U>(a: &[T], b: &[T], f: impl Fn(T, T) -> U) -> Vec<U> {
+    a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect()
+}
+
+macro_rules! int_binary {
+    ($name:ident, $t:ty) => {
+        /// Integers wrap (two's complement); division truncates toward zero and
+        /// `MIN / -1` wraps to `MIN` (remainder 0), as PTX `div.s32`/`rem.s32` do;
+        /// division by zero is an error.
+        fn $name(op: BinaryOp, x: &[$t], y: &[$t]) -> Result<Vec<$t>, Trap> {
+            let f: fn($t, $t) -> $t = match op {
+                BinaryOp::Add => <$t>::wrapping_add,
+                BinaryOp::Sub => <$t>::wrapping_sub,
+                BinaryOp::Mul => <$t>::wrapping_mul,
+                BinaryOp::Max(_) => Ord::max,
+                BinaryOp::Min(_) => Ord::min,
+                BinaryOp::And => |a, b| a & b,
+                BinaryOp::Or => |a, b| a | b,
+                BinaryOp::Xor => |a, b| a ^ b,
+                BinaryOp::Div | BinaryOp::Rem => {
+                    if let Some(lane) = y.iter().position(|&d| d == 0) {
+                        return Err(Trap::DivisionByZero { lane });
+                    }
+                    if op == BinaryOp::Div { <$t>::wrapping_div } else { <$t>::wrapping_rem }
+                }
+            };
+            Ok(zip_map(x, y, f))
+        }
+    };
+}
+int_binary!(binary_i32, i32);
+int_binary!(binary_i64, i64);
+
+/// IEEE round-to-nearest arithmetic (the PTX back end must emit `.rn` forms so that no
+/// `mul`/`add` pair is contracted into an `fma`); `%` is C's `fmodf`; max/min follow PTX.
+fn binary_f32(op: BinaryOp, x: &[f32], y: &[f32]) -> Result<Vec<f32>, Trap> {
+    Ok(match op {
+        BinaryOp::Add => zip_map(x, y, |a, b| a + b),
+        BinaryOp::Sub => zip_map(x, y, |a, b| a - b),
+        BinaryOp::Mul => zip_map(x, y, |a, b| a * b),
+        BinaryOp::Div => zip_map(x, y, |a, b| a / b),
+        BinaryOp::Rem => zip_map(x, y, |a, b| a % b),
+        BinaryOp::Max(nan) => zip_map(x, y, |a, b| max_f32(a, b, nan)),
+        BinaryOp::Min(nan) => zip_map(x, y, |a, b| min_f32(a, b, nan)),
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => return unsupported(format!("`{}` on f32", op.name())),
+    })
+}
+
+/// `i1` is a one-bit integer: `+`/`-` are xor, `*` and min are and, max is or.
+fn binary_bool(op: BinaryOp, x: &[bool], y: &[bool]) -> Result<Vec<bool>, Trap> {
+    Ok(match op {
+        BinaryOp::And | BinaryOp::Mul | BinaryOp::Min(_) => zip_map(x, y, |a, b| a & b),
+        BinaryOp::Or | BinaryOp::Max(_) => zip_map(x, y, |a, b| a | b),
+        BinaryOp::Xor | BinaryOp::Add | BinaryOp::Sub => zip_map(x, y, |a, b| a ^ b),
+        BinaryOp::Div | BinaryOp::Rem => {
+            if let Some(lane) = y.iter().position(|&d| !d) {
+                return Err(Trap::DivisionByZero { lane });
+            }
+            if op == BinaryOp::Div { x.to_vec() } else { vec![false; x.len()] }
+        }
+    })
+}
+
+/// `lhs op rhs` element-wise (operands of one type and shape).
+pub(crate) fn binary(op: BinaryOp, lhs: &Data, rhs: &Data) -> Result<Data, Trap> {
+    Ok(match (lhs, rhs) {
+        (Data::I32(x), Data::I32(y)) => Data::I32(binary_i32(op, x, y)?),
+        (Data::I64(x), Data::I64(y)) => Data::I64(binary_i64(op, x, y)?),
+        (Data::F32(x), Data::F32(y)) => Data::F32(binary_f32(op, x, y)?),
+        (Data::Bool(x), Data::Bool(y)) => Data::Bool(binary_bool(op, x, y)?),
+        (a, b) => return unsupported(format!("`{}` on {} and {}", op.name(), a.kind(), b.kind())),
+    })
+}
+
+fn compare_ord<T: PartialOrd + Copy>(pred: CmpPred, x: &[T], y: &[T]) -> Vec<bool> {
+    match pred {
+        CmpPred::Lt => zip_map(x, y, |a, b| a < b),
+        CmpPred::Le => zip_map(x, y, |a, b| a <= b),
+        CmpPred::Gt => zip_map(x, y, |a, b| a > b),
+        CmpPred::Ge => zip_map(x, y, |a, b| a >= b),
+        CmpPred::Eq => zip_map(x, y, |a, b| a == b),
+        CmpPred::Ne => zip_map(x, y, |a, b| a != b),
+    }
+}
+
+/// Comparison into `i1`. On floats every predicate but `ne` is ordered (false when an
+/// operand is NaN) and `ne` is unordered (true when an operand is NaN): Python's and
+/// Triton's `!=` (PTX `setp.neu.f32`); `-0.0 == +0.0`. Pointers compare as addresses.
+pub(crate) fn compare(pred: CmpPred, lhs: &Data, rhs: &Data) -> Result<Data, Trap> {
+    Ok(Data::Bool(match (lhs, rhs) {
+        (Data::I32(x), Data::I32(y)) => compare_ord(pred, x, y),
+        (Data::I64(x), Data::I64(y)) => compare_ord(pred, x, y),
+        (Data::F32(x), Data::F32(y)) => compare_ord(pred, x, y),
+        (Data::Bool(x), Data::Bool(y)) => compare_ord(pred, x, y),
+        (Data::Ptr(x), Data::Ptr(y)) => compare_ord(pred, x, y),
+        (a, b) => return unsupported(format!("comparison of {} and {}", a.kind(), b.kind())),
+    }))
+}
+
+/// Conversion to `to` (the rules of `OpKind::Cast`): int widening sign-extends, narrowing
+/// wraps, int to float rounds to nearest even, float to int truncates toward zero with
+/// saturation and NaN to 0, anything to `i1` is `!= 0` (NaN gives true), `i1` is 0 or 1.
+pub(crate) fn cast(v: &Data, to: DType) -> Result<Data, Trap> {
+    let DType::Scalar(to) = to else { return unsupported(format!("cast of {} to a pointer", v.kind())) };
+    fn map<T: Copy, U>(v: &[T], f: impl Fn(T) -> U) -> Vec<U> {
+        v.iter().map(|&x| f(x)).collect()
+    }
+    Ok(match (v, to) {
+        (Data::Bool(x), ScalarType::Bool) => Data::Bool(x.clone()),
+        (Data::Bool(x), ScalarType::I32) => Data::I32(map(x, i32::from)),
+        (Data::Bool(x), ScalarType::I64) => Data::I64(map(x, i64::from)),
+        (Data::Bool(x), ScalarType::F32) => Data::F32(map(x, |b| if b { 1.0 } else { 0.0 })),
+        (Data::I32(x), ScalarType::Bool) => Data::Bool(map(x, |i| i != 0)),
+        (Data::I32(x), ScalarType::I32) => Data::I32(x.clone()),
+        (Data::I32(x), ScalarType::I64) => Data::I64(map(x, i64::from)),
+        (Data::I32(x), ScalarType::F32) => Data::F32(map(x, |i| i as f32)),
+        (Data::I64(x), ScalarType::Bool) => Data::Bool(map(x, |i| i != 0)),
+        (Data::I64(x), ScalarType::I32) => Data::I32(map(x, |i| i as i32)),
+        (Data::I64(x), ScalarType::I64) => Data::I64(x.clone()),
+        (Data::I64(x), ScalarType::F32) => Data::F32(map(x, |i| i as f32)),
+        (Data::F32(x), ScalarType::Bool) => Data::Bool(map(x, |f| f != 0.0)),
+        (Data::F32(x), ScalarType::I32) => Data::I32(map(x, f32_to_i32)),
+        (Data::F32(x), ScalarType::I64) => Data::I64(map(x, f32_to_i64)),
+        (Data::F32(x), ScalarType::F32) => Data::F32(x.clone()),
+        (Data::Ptr(_), _) => return unsupported("cast of a pointer"),
+    })
+}
+
+/// `cond ? a : b` element-wise.
+pub(crate) fn select(cond: &Data, a: &Data, b: &Data) -> Result<Data, Trap> {
+    let Data::Bool(c) = cond else { return unsupported(format!("where with a {} condition", cond.kind())) };
+    fn pick<T: Copy>(c: &[bool], a: &[T], b: &[T]) -> Vec<T> {
+        c.iter().zip(a.iter().zip(b)).map(|(&c, (&x, &y))| if c { x } else { y }).collect()
+    }
+    Ok(match (a, b) {
+        (Data::Bool(x), Data::Bool(y)) => Data::Bool(pick(c, x, y)),
+        (Data::I32(x), Data::I32(y)) => Data::I32(pick(c, x, y)),
+        (Data::I64(x), Data::I64(y)) => Data::I64(pick(c, x, y)),
+        (Data::F32(x), Data::F32(y)) => Data::F32(pick(c, x, y)),
+        (Data::Ptr(x), Data::Ptr(y)) => Data::Ptr(pick(c, x, y)),
+        (x, y) => return unsupported(format!("where between {} and {}", x.kind(), y.kind())),
+    })
+}
+
+/// `ptr + offset * elem_bytes` in 64-bit arithmetic (an i32 offset is sign-extended
+/// first; the address wraps like the GPU's 64-bit add).
+pub(crate) fn add_ptr(ptr: &Data, offset: &Data, elem_bytes: u64) -> Result<Data, Trap> {
+    let Data::Ptr(p) = ptr else { return unsupported(format!("addptr on {}", ptr.kind())) };
+    let step = |a: u64, o: i64| a.wrapping_add(o.wrapping_mul(elem_bytes as i64) as u64);
+    Ok(Data::Ptr(match offset {
+        Data::I32(o) => p.iter().zip(o).map(|(&a, &o)| step(a, i64::from(o))).collect(),
+        Data::I64(o) => p.iter().zip(o).map(|(&a, &o)| step(a, o)).collect(),
+        other => return unsupported(format!("addptr with {} offsets", other.kind())),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn i32_arithmetic_wraps_like_the_gpu() {
+        let r = binary(BinaryOp::Add, &Data::I32(vec![i32::MAX]), &Data::I32(vec![1])).unwrap();
+        assert_eq!(r, Data::I32(vec![i32::MIN]));
+        let r = binary(BinaryOp::Mul, &Data::I32(vec![65536]), &Data::I32(vec![65536])).unwrap();
+        assert_eq!(r, Data::I32(vec![0]));
+        // Measured on an H200: div.s32 INT_MIN / -1 = INT_MIN, rem.s32 = 0.
+        let r = binary(BinaryOp::Div, &Data::I32(vec![i32::MIN, -7]), &Data::I32(vec![-1, 2])).unwrap();
+        assert_eq!(r, Data::I32(vec![i32::MIN, -3]));
+        let r = binary(BinaryOp::Rem, &Data::I32(vec![i32::MIN, -7]), &Data::I32(vec![-1, 2])).unwrap();
+        assert_eq!(r, Data::I32(vec![0, -1]));
+    }
+
+    #[test]
+    fn integer_division_by_zero_names_the_lane() {
+        let r = binary(BinaryOp::Div, &Data::I64(vec![1, 2, 3]), &Data::I64(vec![1, 0, 0]));
+        assert_eq!(r, Err(Trap::DivisionByZero { lane: 1 }));
+    }
+
+    #[test]
+    fn float_ne_is_unordered_and_the_rest_ordered() {
+        let (n, one) = (Data::F32(vec![f32::NAN]), Data::F32(vec![1.0]));
+        assert_eq!(compare(CmpPred::Ne, &n, &one).unwrap(), Data::Bool(vec![true]));
+        assert_eq!(compare(CmpPred::Lt, &n, &one).unwrap(), Data::Bool(vec![false]));
+        assert_eq!(
+            compare(CmpPred::Eq, &Data::F32(vec![-0.0]), &Data::F32(vec![0.0])).unwrap(),
+            Data::Bool(vec![true])
+        );
+    }
+
+    #[test]
+    fn casts_follow_the_documented_rules() {
+        assert_eq!(cast(&Data::I64(vec![1 << 32 | 5, -1]), DType::I32).unwrap(), Data::I32(vec![5, -1]));
+        assert_eq!(cast(&Data::I32(vec![-2]), DType::I64).unwrap(), Data::I64(vec![-2]));
+        assert_eq!(cast(&Data::I32(vec![16_777_217]), DType::F32).unwrap(), Data::F32(vec![16_777_216.0]));
+        assert_eq!(cast(&Data::F32(vec![f32::NAN, -1.5]), DType::BOOL).unwrap(), Data::Bool(vec![true, true]));
+        assert!(cast(&Data::Ptr(vec![0]), DType::I64).is_err());
+    }
+
+    #[test]
+    fn pointer_offsets_are_scaled_in_64_bits() {
+        let r = add_ptr(&Data::Ptr(vec![0x1_0000_0000]), &Data::I32(vec![-1]), 4).unwrap();
+        assert_eq!(r, Data::Ptr(vec![0xFFFF_FFFC]));
+        let r = add_ptr(&Data::Ptr(vec![0]), &Data::I64(vec![1 << 40]), 4).unwrap();
+        assert_eq!(r, Data::Ptr(vec![1 << 42]));
+    }
+}

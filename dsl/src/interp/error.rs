@@ -1,0 +1,94 @@
+//! What can go wrong when the interpreter runs a kernel: bad launch input, or a fault of
+//! one program at one op (an out-of-bounds access, a division by zero, ...). Every error
+//! renders as a [`Diagnostic`] naming the kernel and the op's file:line.
+
+use std::fmt;
+
+use crate::diag::Diagnostic;
+use crate::pipeline::FrontEndError;
+use crate::verify::VerifyError;
+
+/// Whether a memory fault happened in a load or a store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    Load,
+    Store,
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Access::Load => "load",
+            Access::Store => "store",
+        })
+    }
+}
+
+/// A program id `(x, y, z)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProgramId(pub [u32; 3]);
+
+impl fmt::Display for ProgramId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.0;
+        write!(f, "({x}, {y}, {z})")
+    }
+}
+
+/// What faulted at run time, with the data a tool may want to inspect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// A lane whose mask is true (or an unmasked lane) accessed memory outside every
+    /// buffer or across a buffer's end.
+    OutOfBounds { access: Access, program: ProgramId, element: Vec<usize>, addr: u64 },
+    /// A lane accessed an address not aligned to the element size.
+    Misaligned { access: Access, program: ProgramId, element: Vec<usize>, addr: u64 },
+    /// Integer division or remainder by zero.
+    DivisionByZero { program: ProgramId, element: Vec<usize> },
+    /// A loop's runtime step was zero or negative.
+    NonPositiveStep { program: ProgramId, step: i64 },
+    /// The kernel uses an op in a way the interpreter does not support (a verified kernel
+    /// never does; this guards hand-built IR).
+    Unsupported { program: ProgramId },
+}
+
+/// Why [`crate::interp::run`] failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InterpError {
+    /// The kernel's IR is not valid (only hand-built IR can be).
+    #[error(transparent)]
+    InvalidKernel(#[from] VerifyError),
+    /// The arguments or the grid do not fit the kernel.
+    #[error("{0}")]
+    Launch(Box<Diagnostic>),
+    /// A program faulted at an op.
+    #[error("{diagnostic}")]
+    Fault { fault: Fault, diagnostic: Box<Diagnostic> },
+}
+
+impl InterpError {
+    /// The diagnostic of a launch error or fault (`None` for an invalid kernel, which
+    /// carries several).
+    pub fn diagnostic(&self) -> Option<&Diagnostic> {
+        match self {
+            InterpError::InvalidKernel(_) => None,
+            InterpError::Launch(d) | InterpError::Fault { diagnostic: d, .. } => Some(d),
+        }
+    }
+}
+
+/// Why [`crate::interp::run_def`] failed: in the front end (specialization, trace,
+/// verification) or while running.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InterpRunError {
+    #[error(transparent)]
+    FrontEnd(#[from] FrontEndError),
+    #[error(transparent)]
+    Interp(#[from] InterpError),
+}
+
+/// `[5]` or `[3, 7]`: a lane's index in its block.
+pub(crate) fn element_text(element: &[usize]) -> String {
+    let parts: Vec<String> = element.iter().map(|i| i.to_string()).collect();
+    format!("[{}]", parts.join(", "))
+}

@@ -1,0 +1,189 @@
+//! Runs one program: walks the kernel's blocks in program order and evaluates each op on
+//! whole blocks (see `value.rs`). Loops run their body once per iteration with the body's
+//! arguments bound to the induction variable and the carried values.
+
+use crate::ir::{Block, Kernel, OpId, OpKind, ParamKind, ScalarType, Value};
+use crate::spec::ArgValue;
+
+use super::access;
+use super::elementwise;
+use super::memory::Memory;
+use super::reduce::reduce;
+use super::value::{Data, Trap, broadcast_indices, unsupported};
+
+/// The state of one program instance.
+pub(crate) struct Program<'k> {
+    pub kernel: &'k Kernel,
+    pub args: &'k [ArgValue],
+    pub grid: [u32; 3],
+    pub pid: [u32; 3],
+    /// The current value of every IR value (indexed by value id); loop bodies overwrite
+    /// theirs on every iteration.
+    pub values: Vec<Option<Data>>,
+}
+
+/// A trap and the op it happened at (the innermost one, inside loops).
+pub(crate) type OpTrap = (OpId, Trap);
+
+impl Program<'_> {
+    /// Runs the kernel body for this program.
+    pub fn run(&mut self, mem: &mut Memory) -> Result<(), OpTrap> {
+        let body = &self.kernel.body;
+        self.block(body, mem).map(|_| ())
+    }
+
+    fn get(&self, v: Value) -> Result<&Data, Trap> {
+        match self.values.get(v.index()) {
+            Some(Some(d)) => Ok(d),
+            _ => unsupported(format!("{v} is read before it is defined")),
+        }
+    }
+
+    fn set(&mut self, v: Value, d: Data) -> Result<(), Trap> {
+        let numel = self.kernel.shape(v).numel();
+        if d.len() != numel {
+            return unsupported(format!("{v} has {} elements, its type says {numel}", d.len()));
+        }
+        match self.values.get_mut(v.index()) {
+            Some(slot) => {
+                *slot = Some(d);
+                Ok(())
+            }
+            None => unsupported(format!("{v} does not exist")),
+        }
+    }
+
+    /// Runs a block; returns the values of its `yield`, if it ends with one.
+    fn block(&mut self, block: &Block, mem: &mut Memory) -> Result<Option<Vec<Data>>, OpTrap> {
+        for &id in &block.ops {
+            let op = self.kernel.op(id);
+            match &op.kind {
+                OpKind::Yield(vs) => {
+                    let out = vs.iter().map(|v| self.get(*v).cloned()).collect::<Result<_, _>>();
+                    return out.map(Some).map_err(|t| (id, t));
+                }
+                OpKind::For { lower, upper, step, init, body } => {
+                    self.for_loop(id, [*lower, *upper, *step], init, body, mem)?;
+                }
+                _ => self.op(id, mem).map_err(|t| (id, t))?,
+            }
+        }
+        Ok(None)
+    }
+
+    /// `for iv in lower..upper step step`: the trip count is computed exactly (no
+    /// wraparound of the induction variable), the body sees `[iv, carried...]`.
+    fn for_loop(
+        &mut self,
+        id: OpId,
+        [lower, upper, step]: [Value; 3],
+        init: &[Value],
+        body: &Block,
+        mem: &mut Memory,
+    ) -> Result<(), OpTrap> {
+        let at = |t| (id, t);
+        let lo = self.get(lower).and_then(Data::int_scalar).map_err(at)?;
+        let hi = self.get(upper).and_then(Data::int_scalar).map_err(at)?;
+        let st = self.get(step).and_then(Data::int_scalar).map_err(at)?;
+        if st <= 0 {
+            return Err((id, Trap::NonPositiveStep(st)));
+        }
+        let iv_type = self.kernel.dtype(lower).scalar();
+        let results = self.kernel.op(id).results.clone();
+        if body.args.len() != init.len() + 1 || results.len() != init.len() {
+            return Err((id, Trap::Unsupported("a loop whose arguments do not match its carried values".into())));
+        }
+        let mut carried: Vec<Data> =
+            init.iter().map(|v| self.get(*v).cloned()).collect::<Result<_, _>>().map_err(at)?;
+        let trips = if hi > lo { (i128::from(hi) - i128::from(lo) - 1) / i128::from(st) + 1 } else { 0 };
+        for k in 0..trips {
+            let iv = (i128::from(lo) + k * i128::from(st)) as i64;
+            let iv = match iv_type {
+                Some(ScalarType::I32) => Data::I32(vec![iv as i32]),
+                _ => Data::I64(vec![iv]),
+            };
+            self.set(body.args[0], iv).map_err(at)?;
+            for (arg, value) in body.args[1..].iter().zip(carried) {
+                self.set(*arg, value).map_err(at)?;
+            }
+            carried = match self.block(body, mem)? {
+                Some(next) if next.len() == init.len() => next,
+                _ => return Err((id, Trap::Unsupported("a loop body that does not yield its carried values".into()))),
+            };
+        }
+        for (r, value) in results.iter().zip(carried) {
+            self.set(*r, value).map_err(at)?;
+        }
+        Ok(())
+    }
+
+    /// Evaluates one straight-line op and stores its result.
+    fn op(&mut self, id: OpId, mem: &mut Memory) -> Result<(), Trap> {
+        let k = self.kernel;
+        let op = k.op(id);
+        let result = op.results.first().copied();
+        let numel = result.map_or(0, |r| k.shape(r).numel());
+        let data = match &op.kind {
+            OpKind::Param { index } => self.param(*index)?,
+            OpKind::Constant(c) => match result {
+                Some(r) => Data::splat_constant(*c, k.dtype(r), numel)?,
+                None => return unsupported("a constant without a result"),
+            },
+            OpKind::ProgramId { axis } => Data::I32(vec![self.pid.get(*axis as usize).copied().unwrap_or(0) as i32]),
+            OpKind::NumPrograms { axis } => Data::I32(vec![self.grid.get(*axis as usize).copied().unwrap_or(1) as i32]),
+            OpKind::Arange { start, end } => Data::I32((*start..*end).map(|i| i as i32).collect()),
+            OpKind::Splat(v) => self.get(*v)?.splat(numel)?,
+            OpKind::Broadcast(v) => {
+                let to = result.map(|r| k.shape(r).dims().to_vec()).unwrap_or_default();
+                let idx = broadcast_indices(k.shape(*v).dims(), &to)?;
+                self.get(*v)?.gather(&idx)
+            }
+            OpKind::ExpandDims { value, .. } => self.get(*value)?.clone(),
+            OpKind::Binary { op, lhs, rhs } => elementwise::binary(*op, self.get(*lhs)?, self.get(*rhs)?)?,
+            OpKind::Compare { pred, lhs, rhs } => elementwise::compare(*pred, self.get(*lhs)?, self.get(*rhs)?)?,
+            OpKind::Cast(v) => match result {
+                Some(r) => elementwise::cast(self.get(*v)?, k.dtype(r))?,
+                None => return unsupported("a cast without a result"),
+            },
+            OpKind::Select { cond, on_true, on_false } => {
+                elementwise::select(self.get(*cond)?, self.get(*on_true)?, self.get(*on_false)?)?
+            }
+            OpKind::AddPtr { ptr, offset } => {
+                let Some(elem) = k.dtype(*ptr).pointee() else { return unsupported("addptr on a non-pointer") };
+                elementwise::add_ptr(self.get(*ptr)?, self.get(*offset)?, elem.size_bytes())?
+            }
+            OpKind::Load { ptr, mask, other } => {
+                let Some(elem) = k.dtype(*ptr).pointee() else { return unsupported("load from a non-pointer") };
+                let mask = mask.map(|m| self.get(m)).transpose()?;
+                let other = other.map(|o| self.get(o)).transpose()?;
+                access::load(mem, self.get(*ptr)?, mask, other, elem)?
+            }
+            OpKind::Store { ptr, value, mask } => {
+                let mask = mask.map(|m| self.get(m)).transpose()?;
+                return access::store(mem, self.get(*ptr)?, self.get(*value)?, mask);
+            }
+            OpKind::Reduce { op, value, axis } => reduce(*op, self.get(*value)?, k.shape(*value).dims(), *axis)?,
+            OpKind::For { .. } | OpKind::Yield(_) => return unsupported("control flow outside a block walk"),
+        };
+        match result {
+            Some(r) => self.set(r, data),
+            None => unsupported(format!("`{}` without a result", op.kind.name())),
+        }
+    }
+
+    /// The runtime argument `index` as a scalar block (checked against the parameter's
+    /// kind before the launch).
+    fn param(&self, index: usize) -> Result<Data, Trap> {
+        let (Some(p), Some(a)) = (self.kernel.params.get(index), self.args.get(index)) else {
+            return unsupported(format!("parameter {index} has no argument"));
+        };
+        Ok(match (p.kind, *a) {
+            (ParamKind::Ptr(_), ArgValue::Ptr(addr)) => Data::Ptr(vec![addr]),
+            (ParamKind::Scalar(ScalarType::I32), ArgValue::Int(v)) => Data::I32(vec![v as i32]),
+            (ParamKind::Scalar(ScalarType::I64), ArgValue::Int(v)) => Data::I64(vec![v]),
+            (ParamKind::Scalar(ScalarType::F32), ArgValue::F32(v)) => Data::F32(vec![v]),
+            (ParamKind::Scalar(ScalarType::Bool), ArgValue::Int(v)) => Data::Bool(vec![v != 0]),
+            (kind, arg) => return unsupported(format!("argument {arg} for a {kind} parameter")),
+        })
+    }
+}

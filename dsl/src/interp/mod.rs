@@ -1,0 +1,176 @@
+//! The CPU interpreter: the semantic reference of rtriton.
+//!
+//! [`run`] executes a traced kernel for every program of a grid over simulated device
+//! memory ([`Memory`]), one program after another (x fastest, then y, then z). What it
+//! computes is what a kernel *means*; the GPU back end must produce the same bits (float
+//! sums excepted, see `reduce.rs`). The rules are in `docs/semantics.md`.
+//!
+//! Code map: `memory.rs` (buffers and bounds), `value.rs` (block values), `eval.rs` (one
+//! program, op by op), `elementwise.rs`, `reduce.rs`, `access.rs` (loads and stores),
+//! `scalar.rs` (PTX float max/min and casts), `error.rs`.
+//!
+//! Bad input never panics: arguments that do not fit the kernel, an unmasked
+//! out-of-bounds or misaligned access, an integer division by zero and a loop with a
+//! non-positive step are errors that name the kernel, the op's file:line, the program id
+//! and the element.
+
+mod access;
+mod elementwise;
+mod error;
+mod eval;
+mod memory;
+mod reduce;
+pub mod scalar;
+mod value;
+
+pub use error::{Access, Fault, InterpError, InterpRunError, ProgramId};
+pub use memory::{BUFFER_ALIGN, Memory, MemoryError};
+
+use crate::diag::Diagnostic;
+use crate::ir::{Kernel, OpId, ParamKind, ScalarType};
+use crate::pipeline::specialize_and_trace;
+use crate::spec::{ArgSpec, ArgValue, HINT_DIVISIBILITY, SpecPolicy};
+use crate::trace::{KernelDef, TraceOptions};
+use crate::verify::verify;
+
+use error::element_text;
+use value::{Trap, unflatten};
+
+/// Runs `kernel` for every program of `grid` with runtime `args` (one per parameter;
+/// pointers are addresses from `mem`, possibly offset into a buffer for views).
+///
+/// A grid with a zero dimension runs no program (Triton's launcher does the same).
+pub fn run(kernel: &Kernel, grid: [u32; 3], args: &[ArgValue], mem: &mut Memory) -> Result<(), InterpError> {
+    verify(kernel)?;
+    check_args(kernel, args)?;
+    let mut program = eval::Program { kernel, args, grid, pid: [0; 3], values: vec![None; kernel.values.len()] };
+    for z in 0..grid[2] {
+        for y in 0..grid[1] {
+            for x in 0..grid[0] {
+                program.pid = [x, y, z];
+                program.run(mem).map_err(|(op, trap)| fault(kernel, op, ProgramId([x, y, z]), trap))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Specializes `def` for `args` under `policy`, traces it with `constexprs` and runs it
+/// (the interpreter's whole pipeline in one call).
+pub fn run_def(
+    def: &KernelDef,
+    constexprs: &[(&str, i64)],
+    args: &[ArgValue],
+    policy: SpecPolicy,
+    grid: [u32; 3],
+    mem: &mut Memory,
+) -> Result<(), InterpRunError> {
+    let (kernel, _info) = specialize_and_trace(def, constexprs, args, policy, &TraceOptions::default())?;
+    run(&kernel, grid, args, mem)?;
+    Ok(())
+}
+
+fn launch_error(kernel: &Kernel, message: String, help: impl Into<String>) -> InterpError {
+    InterpError::Launch(Box::new(Diagnostic::error(&kernel.name, kernel.loc, message, help)))
+}
+
+/// The arguments must match the parameters in number and kind, and agree with the
+/// specialization the kernel was traced under (a kernel traced with `stride_col` folded
+/// to 1 computes garbage for any other stride).
+fn check_args(kernel: &Kernel, args: &[ArgValue]) -> Result<(), InterpError> {
+    if args.len() != kernel.params.len() {
+        let names: Vec<&str> = kernel.params.iter().map(|p| p.name).collect();
+        return Err(launch_error(
+            kernel,
+            format!("{} runtime arguments given, the kernel takes {}", args.len(), kernel.params.len()),
+            format!("pass one value per parameter, in order: {}", names.join(", ")),
+        ));
+    }
+    for (i, (p, a)) in kernel.params.iter().zip(args).enumerate() {
+        let fits = match (p.kind, *a) {
+            (ParamKind::Ptr(_), ArgValue::Ptr(_)) => true,
+            (ParamKind::Scalar(ScalarType::I32), ArgValue::Int(v)) => i32::try_from(v).is_ok(),
+            (ParamKind::Scalar(ScalarType::I64), ArgValue::Int(_)) => true,
+            (ParamKind::Scalar(ScalarType::F32), ArgValue::F32(_)) => true,
+            _ => false,
+        };
+        if !fits {
+            return Err(launch_error(
+                kernel,
+                format!("argument `{}` is declared {}, got {a}", p.name, p.kind),
+                "pass a value of the declared type (pointers as device addresses from Memory)",
+            ));
+        }
+        let spec = kernel.spec.args.get(i).map_or(ArgSpec::Plain, |s| s.2);
+        let agrees = match (spec, *a) {
+            (ArgSpec::FoldedOne, ArgValue::Int(v)) => v == 1,
+            (ArgSpec::Divisible16, ArgValue::Int(v)) => v % HINT_DIVISIBILITY as i64 == 0,
+            (ArgSpec::Divisible16, ArgValue::Ptr(addr)) => addr.is_multiple_of(HINT_DIVISIBILITY),
+            _ => true,
+        };
+        if !agrees {
+            return Err(launch_error(
+                kernel,
+                format!(
+                    "argument `{}` = {a} does not fit the specialization the kernel was traced for ({})",
+                    p.name, spec
+                ),
+                "specialize again for these arguments (SpecKey::from_args) or trace with SpecPolicy::Off",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Turns a trap at `op` in `program` into an error naming the op's source line.
+fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpError {
+    let o = kernel.op(op);
+    let shape_of = |v: Option<crate::ir::Value>| v.map(|v| kernel.shape(v).dims().to_vec()).unwrap_or_default();
+    let (fault, message, help) = match trap {
+        Trap::Memory { access, lane, error } => {
+            let element = unflatten(lane, &shape_of(o.kind.operands().first().copied()));
+            let (addr, misaligned) = match error {
+                MemoryError::OutOfBounds { addr, .. } => (addr, false),
+                MemoryError::Misaligned { addr, .. } => (addr, true),
+            };
+            let message = format!(
+                "{} {access} in program {program}, element {}: {error}",
+                if misaligned { "misaligned" } else { "out-of-bounds" },
+                element_text(&element)
+            );
+            let help = if misaligned {
+                "offset pointers by whole elements from an aligned base".to_string()
+            } else {
+                format!(
+                    "mask the {access} so that lanes outside the tensor do not touch memory (`{access}(ptrs, Some(offs.lt(n)), ..)`), or check the sizes and strides passed to the kernel"
+                )
+            };
+            let fault = if misaligned {
+                Fault::Misaligned { access, program, element, addr }
+            } else {
+                Fault::OutOfBounds { access, program, element, addr }
+            };
+            (fault, message, help)
+        }
+        Trap::DivisionByZero { lane } => {
+            let element = unflatten(lane, &shape_of(o.results.first().copied()));
+            let message = format!("integer division by zero in program {program}, element {}", element_text(&element));
+            (
+                Fault::DivisionByZero { program, element },
+                message,
+                "guard the divisor (for example `where_(d.eq(0), 1, d)`) or make sure it is never zero".to_string(),
+            )
+        }
+        Trap::NonPositiveStep(step) => (
+            Fault::NonPositiveStep { program, step },
+            format!("loop step {step} is not positive in program {program}"),
+            "pass a positive step; a loop counts upwards from its lower bound".to_string(),
+        ),
+        Trap::Unsupported(what) => (
+            Fault::Unsupported { program },
+            format!("the interpreter cannot run {what} (op {op}, `{}`) in program {program}", o.kind.name()),
+            "this is an rtriton bug or a hand-built IR error; please report it with the kernel's IR text".to_string(),
+        ),
+    };
+    InterpError::Fault { fault, diagnostic: Box::new(Diagnostic::error(&kernel.name, o.loc, message, help)) }
+}

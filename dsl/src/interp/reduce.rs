@@ -1,0 +1,145 @@
+//! Reductions along one axis of a block.
+//!
+//! Max and min combine the elements themselves with PTX `max.f32`/`min.f32` (no identity
+//! element is folded in): that operation is commutative and associative once NaN results
+//! are canonical and `+0.0 > -0.0`, so the GPU's shuffle tree and this left-to-right fold
+//! give the same bits, and a block that holds only NaN reduces to the canonical NaN as on
+//! the GPU. Float sums fold left to right from the first element; the GPU's tree adds in
+//! another order, so float sums are not bit-exact across back ends.
+
+use crate::ir::ReduceOp;
+
+use super::scalar::{max_f32, min_f32};
+use super::value::{Data, Trap, unsupported};
+
+/// `dims` split around `axis`: (elements before, length of the axis, elements after).
+fn split(dims: &[usize], axis: usize) -> (usize, usize, usize) {
+    let outer = dims[..axis].iter().product();
+    let inner = dims[axis + 1..].iter().product();
+    (outer, dims[axis], inner)
+}
+
+/// Applies `f` to every line along the axis (each given as an iterator over its
+/// elements); `f` gives `None` only for an empty line, which block shapes rule out.
+fn lines<T: Copy, U>(
+    v: &[T],
+    dims: &[usize],
+    axis: usize,
+    f: impl Fn(&mut dyn Iterator<Item = T>) -> Option<U>,
+) -> Result<Vec<U>, Trap> {
+    let (outer, n, inner) = split(dims, axis);
+    if v.len() != outer * n * inner {
+        return unsupported(format!("a reduction of {} elements as shape {dims:?}", v.len()));
+    }
+    let mut out = Vec::with_capacity(outer * inner);
+    for o in 0..outer {
+        for i in 0..inner {
+            let mut it = (0..n).map(|k| v[(o * n + k) * inner + i]);
+            match f(&mut it) {
+                Some(r) => out.push(r),
+                None => return unsupported("a reduction along an empty axis"),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The index of the first maximum along a line, skipping NaN (`v > best` never holds
+/// for NaN); ties, `-0.0` against `+0.0` included, keep the smallest index; a line of
+/// only NaN gives 0.
+fn argmax_line<T: PartialOrd + Copy>(it: &mut dyn Iterator<Item = T>) -> Option<i32> {
+    let mut best: Option<(T, usize)> = None;
+    for (k, v) in it.enumerate() {
+        #[allow(clippy::eq_op, reason = "`v == v` is false exactly for NaN")]
+        let is_nan = v != v;
+        if is_nan {
+            continue;
+        }
+        match best {
+            Some((b, _)) if !(v > b) => {}
+            _ => best = Some((v, k)),
+        }
+    }
+    Some(best.map_or(0, |(_, k)| k as i32))
+}
+
+macro_rules! int_reduce {
+    ($v:expr, $dims:expr, $axis:expr, $op:expr, $variant:ident) => {{
+        let (v, dims, axis) = ($v, $dims, $axis);
+        match $op {
+            ReduceOp::Max(_) => Data::$variant(lines(v, dims, axis, |it| it.reduce(Ord::max))?),
+            ReduceOp::Min(_) => Data::$variant(lines(v, dims, axis, |it| it.reduce(Ord::min))?),
+            ReduceOp::Sum => Data::$variant(lines(v, dims, axis, |it| it.reduce(|a, b| a.wrapping_add(b)))?),
+            ReduceOp::Argmax => Data::I32(lines(v, dims, axis, argmax_line)?),
+        }
+    }};
+}
+
+/// Reduces `v` (of shape `dims`) along `axis`; the result drops that dim.
+pub(crate) fn reduce(op: ReduceOp, v: &Data, dims: &[usize], axis: usize) -> Result<Data, Trap> {
+    if axis >= dims.len() {
+        return unsupported(format!("a reduction along axis {axis} of shape {dims:?}"));
+    }
+    Ok(match v {
+        Data::F32(x) => match op {
+            ReduceOp::Max(nan) => Data::F32(lines(x, dims, axis, |it| it.reduce(|a, b| max_f32(a, b, nan)))?),
+            ReduceOp::Min(nan) => Data::F32(lines(x, dims, axis, |it| it.reduce(|a, b| min_f32(a, b, nan)))?),
+            ReduceOp::Sum => Data::F32(lines(x, dims, axis, |it| it.reduce(|a, b| a + b))?),
+            ReduceOp::Argmax => Data::I32(lines(x, dims, axis, argmax_line)?),
+        },
+        Data::I32(x) => int_reduce!(x, dims, axis, op, I32),
+        Data::I64(x) => int_reduce!(x, dims, axis, op, I64),
+        other => return unsupported(format!("a reduction of {}", other.kind())),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::scalar::CANONICAL_NAN_BITS;
+    use crate::ir::PropagateNan;
+
+    fn bits(d: Data) -> Vec<u32> {
+        match d {
+            Data::F32(v) => v.into_iter().map(f32::to_bits).collect(),
+            other => panic!("expected f32, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reduces_rows_and_columns_of_a_2d_block() {
+        let v = Data::I32(vec![1, 5, 2, 7, 0, 3]); // [[1, 5, 2], [7, 0, 3]]
+        assert_eq!(reduce(ReduceOp::Max(PropagateNan::None), &v, &[2, 3], 1).unwrap(), Data::I32(vec![5, 7]));
+        assert_eq!(reduce(ReduceOp::Sum, &v, &[2, 3], 0).unwrap(), Data::I32(vec![8, 5, 5]));
+        assert_eq!(reduce(ReduceOp::Argmax, &v, &[2, 3], 0).unwrap(), Data::I32(vec![1, 0, 1]));
+    }
+
+    #[test]
+    fn float_max_nan_and_signed_zero_rules() {
+        let none = ReduceOp::Max(PropagateNan::None);
+        let all = ReduceOp::Max(PropagateNan::All);
+        let nan = f32::NAN;
+        let v = Data::F32(vec![nan, 1.0, -0.0, 0.0, nan, nan, nan, nan]);
+        assert_eq!(bits(reduce(none, &v, &[2, 4], 1).unwrap()), vec![0x3F80_0000, CANONICAL_NAN_BITS]);
+        assert_eq!(bits(reduce(all, &v, &[2, 4], 1).unwrap()), vec![CANONICAL_NAN_BITS, CANONICAL_NAN_BITS]);
+        let v = Data::F32(vec![-0.0, 0.0, -0.0, -0.0]);
+        assert_eq!(bits(reduce(none, &v, &[2, 2], 1).unwrap()), vec![0x0000_0000, 0x8000_0000]);
+        let min = ReduceOp::Min(PropagateNan::None);
+        assert_eq!(bits(reduce(min, &v, &[2, 2], 1).unwrap()), vec![0x8000_0000, 0x8000_0000]);
+    }
+
+    #[test]
+    fn argmax_takes_the_first_maximum_and_ignores_nan() {
+        let nan = f32::NAN;
+        let v = Data::F32(vec![nan, 2.0, 2.0, 1.0, -0.0, 0.0, nan, nan]);
+        assert_eq!(reduce(ReduceOp::Argmax, &v, &[2, 4], 1).unwrap(), Data::I32(vec![1, 0]));
+        let v = Data::F32(vec![f32::NEG_INFINITY; 4]);
+        assert_eq!(reduce(ReduceOp::Argmax, &v, &[4], 0).unwrap(), Data::I32(vec![0]));
+    }
+
+    #[test]
+    fn integer_sums_wrap() {
+        let v = Data::I32(vec![i32::MAX, 1]);
+        assert_eq!(reduce(ReduceOp::Sum, &v, &[2], 0).unwrap(), Data::I32(vec![i32::MIN]));
+    }
+}

@@ -1,0 +1,112 @@
+//! Element semantics that are not plain Rust operators: the float `max`/`min` of PTX and
+//! the casts. Public so that CPU references and other back ends' tests can use the same
+//! definitions (see `docs/semantics.md` for the rules and where they come from).
+
+use crate::ir::PropagateNan;
+
+/// The NaN every NVIDIA GPU produces for an f32 NaN result (`max.NaN.f32`, `max.f32` of
+/// two NaNs, `0.0 / 0.0`): all exponent and mantissa bits set, sign clear. Measured on an
+/// H200 (sm_90); the PTX ISA calls it "canonical NaN".
+pub const CANONICAL_NAN_BITS: u32 = 0x7FFF_FFFF;
+
+/// The canonical NaN as an `f32` (see [`CANONICAL_NAN_BITS`]).
+pub fn canonical_nan() -> f32 {
+    f32::from_bits(CANONICAL_NAN_BITS)
+}
+
+/// PTX `max.f32` (`PropagateNan::None`) or `max.NaN.f32` (`PropagateNan::All`), bit for
+/// bit:
+/// - `None`: a NaN operand is ignored; two NaNs give the canonical NaN;
+/// - `All`: any NaN operand gives the canonical NaN;
+/// - `+0.0 > -0.0`, so `max(-0.0, +0.0) = +0.0` in either order.
+pub fn max_f32(a: f32, b: f32, nan: PropagateNan) -> f32 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => canonical_nan(),
+        (true, false) | (false, true) if nan == PropagateNan::All => canonical_nan(),
+        (true, false) => b,
+        (false, true) => a,
+        (false, false) => {
+            if a > b || (a == b && b.is_sign_negative()) {
+                a
+            } else {
+                b
+            }
+        }
+    }
+}
+
+/// PTX `min.f32` / `min.NaN.f32`: as [`max_f32`] with `-0.0 < +0.0`, so
+/// `min(-0.0, +0.0) = -0.0` in either order.
+pub fn min_f32(a: f32, b: f32, nan: PropagateNan) -> f32 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => canonical_nan(),
+        (true, false) | (false, true) if nan == PropagateNan::All => canonical_nan(),
+        (true, false) => b,
+        (false, true) => a,
+        (false, false) => {
+            if a < b || (a == b && a.is_sign_negative()) {
+                a
+            } else {
+                b
+            }
+        }
+    }
+}
+
+/// `f32` to a signed integer: truncates toward zero, saturates at the type's range, NaN
+/// gives 0 (PTX `cvt.rzi.s32.f32` / `cvt.rzi.s64.f32`, which Rust's `as` matches).
+pub fn f32_to_i64(x: f32) -> i64 {
+    x as i64
+}
+
+/// See [`f32_to_i64`].
+pub fn f32_to_i32(x: f32) -> i32 {
+    x as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NONE: PropagateNan = PropagateNan::None;
+    const ALL: PropagateNan = PropagateNan::All;
+
+    /// The bit patterns an H200 returned for `max.f32` / `max.NaN.f32` / `min.f32` /
+    /// `min.NaN.f32` (inline PTX, sm_90), one row per operand pair.
+    const MEASURED: &[(u32, u32, [u32; 4])] = &[
+        (0x8000_0000, 0x0000_0000, [0x0000_0000, 0x0000_0000, 0x8000_0000, 0x8000_0000]),
+        (0x0000_0000, 0x8000_0000, [0x0000_0000, 0x0000_0000, 0x8000_0000, 0x8000_0000]),
+        (0x7FC0_0001, 0x3F80_0000, [0x3F80_0000, 0x7FFF_FFFF, 0x3F80_0000, 0x7FFF_FFFF]),
+        (0x3F80_0000, 0x7FC0_0002, [0x3F80_0000, 0x7FFF_FFFF, 0x3F80_0000, 0x7FFF_FFFF]),
+        (0x7FC0_0001, 0xFFC0_0002, [0x7FFF_FFFF, 0x7FFF_FFFF, 0x7FFF_FFFF, 0x7FFF_FFFF]),
+        (0xFFC0_0123, 0x3F80_0000, [0x3F80_0000, 0x7FFF_FFFF, 0x3F80_0000, 0x7FFF_FFFF]),
+        (0x7F80_0001, 0x8000_0000, [0x8000_0000, 0x7FFF_FFFF, 0x8000_0000, 0x7FFF_FFFF]),
+        (0x8000_0000, 0x8000_0000, [0x8000_0000, 0x8000_0000, 0x8000_0000, 0x8000_0000]),
+    ];
+
+    #[test]
+    fn max_and_min_match_the_gpu_bit_for_bit() {
+        for &(a, b, want) in MEASURED {
+            let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+            let got =
+                [max_f32(x, y, NONE), max_f32(x, y, ALL), min_f32(x, y, NONE), min_f32(x, y, ALL)].map(f32::to_bits);
+            assert_eq!(got, want, "operands {a:08x}, {b:08x}");
+        }
+    }
+
+    #[test]
+    fn ordinary_values_and_infinities() {
+        assert_eq!(max_f32(1.0, 2.0, NONE), 2.0);
+        assert_eq!(max_f32(f32::NEG_INFINITY, -3.0, ALL), -3.0);
+        assert_eq!(min_f32(f32::INFINITY, -3.0, NONE), -3.0);
+    }
+
+    #[test]
+    fn float_to_int_truncates_saturates_and_maps_nan_to_zero() {
+        // Measured on the H200: cvt.rzi.s32.f32 of NaN is 0, of 3e10 is i32::MAX.
+        assert_eq!(f32_to_i32(f32::NAN), 0);
+        assert_eq!(f32_to_i32(3e10), i32::MAX);
+        assert_eq!(f32_to_i32(-2.9), -2);
+        assert_eq!(f32_to_i64(-1e30), i64::MIN);
+    }
+}

@@ -1,0 +1,167 @@
+//! Runtime block values: one typed `Vec` per IR value, elements in row-major order of
+//! the value's shape (a scalar has one element). Evaluating whole blocks at once keeps
+//! the interpreter fast even in debug builds.
+
+use crate::ir::{Constant, DType, ScalarType};
+
+use super::error::Access;
+use super::memory::MemoryError;
+
+/// The elements of one block value.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Data {
+    Bool(Vec<bool>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    F32(Vec<f32>),
+    /// Device addresses.
+    Ptr(Vec<u64>),
+}
+
+/// Why evaluating one op failed, before the op's location and the program id are added.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Trap {
+    Memory {
+        access: Access,
+        lane: usize,
+        error: MemoryError,
+    },
+    DivisionByZero {
+        lane: usize,
+    },
+    NonPositiveStep(i64),
+    /// IR the interpreter cannot run (never produced by the front end).
+    Unsupported(String),
+}
+
+pub(crate) fn unsupported<T>(what: impl Into<String>) -> Result<T, Trap> {
+    Err(Trap::Unsupported(what.into()))
+}
+
+impl Data {
+    pub fn len(&self) -> usize {
+        match self {
+            Data::Bool(v) => v.len(),
+            Data::I32(v) => v.len(),
+            Data::I64(v) => v.len(),
+            Data::F32(v) => v.len(),
+            Data::Ptr(v) => v.len(),
+        }
+    }
+
+    /// `n` copies of constant `c` as `dtype`.
+    pub fn splat_constant(c: Constant, dtype: DType, n: usize) -> Result<Data, Trap> {
+        Ok(match (dtype, c) {
+            (DType::Scalar(ScalarType::Bool), Constant::Bool(b)) => Data::Bool(vec![b; n]),
+            (DType::Scalar(ScalarType::Bool), Constant::Int(i)) => Data::Bool(vec![i & 1 != 0; n]),
+            (DType::Scalar(ScalarType::I32), Constant::Int(i)) => Data::I32(vec![i as i32; n]),
+            (DType::Scalar(ScalarType::I32), Constant::Bool(b)) => Data::I32(vec![i32::from(b); n]),
+            (DType::Scalar(ScalarType::I64), Constant::Int(i)) => Data::I64(vec![i; n]),
+            (DType::Scalar(ScalarType::I64), Constant::Bool(b)) => Data::I64(vec![i64::from(b); n]),
+            (DType::Scalar(ScalarType::F32), Constant::F32(x)) => Data::F32(vec![x; n]),
+            (DType::Scalar(ScalarType::F32), Constant::Int(i)) => Data::F32(vec![i as f32; n]),
+            (dtype, c) => return unsupported(format!("a constant {c:?} of type {dtype}")),
+        })
+    }
+
+    /// Every element repeated from a one-element value.
+    pub fn splat(&self, n: usize) -> Result<Data, Trap> {
+        if self.len() != 1 {
+            return unsupported(format!("splat of a value with {} elements", self.len()));
+        }
+        Ok(self.gather(&vec![0; n]))
+    }
+
+    /// The elements at `indices`, in that order.
+    pub fn gather(&self, indices: &[usize]) -> Data {
+        fn pick<T: Copy>(v: &[T], idx: &[usize]) -> Vec<T> {
+            idx.iter().map(|&i| v[i]).collect()
+        }
+        match self {
+            Data::Bool(v) => Data::Bool(pick(v, indices)),
+            Data::I32(v) => Data::I32(pick(v, indices)),
+            Data::I64(v) => Data::I64(pick(v, indices)),
+            Data::F32(v) => Data::F32(pick(v, indices)),
+            Data::Ptr(v) => Data::Ptr(pick(v, indices)),
+        }
+    }
+
+    /// The single element of an integer scalar, sign-extended.
+    pub fn int_scalar(&self) -> Result<i64, Trap> {
+        match self {
+            Data::I32(v) if v.len() == 1 => Ok(i64::from(v[0])),
+            Data::I64(v) if v.len() == 1 => Ok(v[0]),
+            _ => unsupported("a loop bound or step that is not an integer scalar"),
+        }
+    }
+
+    /// Shape-independent name of the element type, for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Data::Bool(_) => "i1",
+            Data::I32(_) => "i32",
+            Data::I64(_) => "i64",
+            Data::F32(_) => "f32",
+            Data::Ptr(_) => "ptr",
+        }
+    }
+}
+
+/// For a broadcast from `from` to `to` (same rank; dims of `from` are 1 or equal), the
+/// source index of every destination element.
+pub(crate) fn broadcast_indices(from: &[usize], to: &[usize]) -> Result<Vec<usize>, Trap> {
+    if from.len() != to.len() || from.iter().zip(to).any(|(f, t)| *f != 1 && f != t) {
+        return unsupported(format!("broadcast from {from:?} to {to:?}"));
+    }
+    // Source strides, with 0 where the dim is repeated.
+    let mut strides = vec![0usize; from.len()];
+    let mut acc = 1;
+    for d in (0..from.len()).rev() {
+        strides[d] = if from[d] == 1 { 0 } else { acc };
+        acc *= from[d];
+    }
+    let n: usize = to.iter().product();
+    let mut out = Vec::with_capacity(n);
+    let mut idx = vec![0usize; to.len()];
+    for _ in 0..n {
+        out.push(idx.iter().zip(&strides).map(|(i, s)| i * s).sum());
+        // Advance the row-major multi-index.
+        for d in (0..to.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < to[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    Ok(out)
+}
+
+/// The multi-index of flat element `lane` in a block of shape `dims` (`[]` for a scalar).
+pub(crate) fn unflatten(mut lane: usize, dims: &[usize]) -> Vec<usize> {
+    let mut idx = vec![0; dims.len()];
+    for d in (0..dims.len()).rev() {
+        let n = dims[d].max(1);
+        idx[d] = lane % n;
+        lane /= n;
+    }
+    idx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcast_repeats_unit_dims() {
+        assert_eq!(broadcast_indices(&[2, 1], &[2, 3]).unwrap(), vec![0, 0, 0, 1, 1, 1]);
+        assert_eq!(broadcast_indices(&[1, 3], &[2, 3]).unwrap(), vec![0, 1, 2, 0, 1, 2]);
+        assert!(broadcast_indices(&[2, 2], &[2, 3]).is_err());
+    }
+
+    #[test]
+    fn unflatten_is_row_major() {
+        assert_eq!(unflatten(7, &[2, 4]), vec![1, 3]);
+        assert_eq!(unflatten(0, &[]), Vec::<usize>::new());
+    }
+}

@@ -1,0 +1,316 @@
+//! The interpreter suite: every row-max variant on every case of the shape matrix, with
+//! specialization on and off, must match the CPU reference bit for bit; plus the
+//! interpreter's corner cases (wraparound, NaN, signed zeros, argmax ties, empty loops).
+
+use rstest::rstest;
+use rtriton::interp::{self, Fault, InterpError, InterpRunError, Memory};
+use rtriton::kernel;
+use rtriton::prelude::*;
+use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton_kernels::RowMaxVariant;
+use rtriton_kernels::cases::{Fill, SHAPE_MATRIX};
+use rtriton_tests::{compare_bits, prepare, reference, run_on_interpreter};
+
+/// The variants the table below lists; `every_variant_is_in_the_table` keeps it complete.
+const TABLE_LEN: usize = 6;
+
+#[test]
+fn every_variant_is_in_the_table() {
+    assert_eq!(RowMaxVariant::ALL.len(), TABLE_LEN, "add the new variant to the #[values] lists in this file");
+}
+
+#[rstest]
+fn row_max_matches_the_reference_on_every_case(
+    #[values(
+        RowMaxVariant::RowMax,
+        RowMaxVariant::RowMaxLoop,
+        RowMaxVariant::RowMax2d,
+        RowMaxVariant::SkillPort,
+        RowMaxVariant::FixedPort,
+        RowMaxVariant::RowMaxI32
+    )]
+    variant: RowMaxVariant,
+    #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
+) {
+    let mut failures = Vec::new();
+    for case in SHAPE_MATRIX {
+        let outcome =
+            run_on_interpreter(variant, case, policy).and_then(|got| compare_bits(&got, &reference(case, false)));
+        if let Err(e) = outcome {
+            failures.push(format!("{case}:\n{e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} under {policy:?} failed:\n{}", variant.name(), failures.join("\n\n"));
+}
+
+#[test]
+fn the_matrix_covers_what_the_foundation_issue_asks_for() {
+    assert!(SHAPE_MATRIX.len() >= 11);
+    // The NaN case must hold a row of only NaN and rows with some NaN, so both NaN rules
+    // are exercised.
+    let nan_case = SHAPE_MATRIX.iter().find(|c| matches!(c.fill, Fill::SomeNaN(_))).expect("a NaN case");
+    let want = reference(nan_case, false);
+    assert!(want.iter().all(|v| !v.is_nan()), "NaN is ignored, an all-NaN row gives -inf");
+    assert_eq!(want[1], f32::NEG_INFINITY);
+    assert!(reference(nan_case, true).iter().filter(|v| v.is_nan()).count() > 1);
+}
+
+kernel! {
+    /// `row_max` with a NaN-propagating reduction (`tl.max(.., propagate_nan=ALL)`).
+    fn row_max_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                   const BLOCK: usize) {
+        let row = program_id(0).to::<i64>();
+        let cols = arange(0, BLOCK);
+        let x = load(x_ptr + row * stride_row + cols.to::<i64>() * stride_col, Some(cols.lt(n_cols)), Some(f32::NEG_INFINITY));
+        store(y_ptr + row, max_with(x, 0, PropagateNan::All), None);
+    }
+}
+
+kernel! {
+    /// `row_max_loop` with a NaN-propagating running maximum and reduction.
+    fn row_max_loop_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                        const BLOCK: usize) {
+        let row = program_id(0).to::<i64>();
+        let cols = arange(0, BLOCK);
+        let acc = full::<f32>(&[BLOCK], f32::NEG_INFINITY);
+        let acc = for_range(0, n_cols, BLOCK as i32, acc, |start, acc| {
+            let c = start + cols;
+            let x = load(x_ptr + row * stride_row + c.to::<i64>() * stride_col, Some(c.lt(n_cols)), Some(f32::NEG_INFINITY));
+            maximum_with(acc, x, PropagateNan::All)
+        });
+        store(y_ptr + row, max_with(acc, 0, PropagateNan::All), None);
+    }
+}
+
+#[rstest]
+#[case::single_block(row_max_nan(), RowMaxVariant::RowMax)]
+#[case::looping(row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
+fn nan_propagating_max_matches_the_propagating_reference(
+    #[case] def: rtriton::trace::KernelDef,
+    #[case] shaped_like: RowMaxVariant,
+    #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
+) {
+    let mut failures = Vec::new();
+    for case in SHAPE_MATRIX {
+        let mut mem = Memory::new();
+        let launch = prepare(&mut mem, shaped_like, case);
+        let outcome = interp::run_def(&def, &launch.constexprs, &launch.args, policy, launch.grid, &mut mem)
+            .map_err(|e| e.to_string())
+            .and_then(|()| mem.read_f32(launch.y, case.n_rows).map_err(|e| e.to_string()))
+            .and_then(|got| compare_bits(&got, &reference(case, true)));
+        if let Err(e) = outcome {
+            failures.push(format!("{case}:\n{e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}:\n{}", def.name, failures.join("\n\n"));
+}
+
+// ---- corner cases -------------------------------------------------------------------
+
+/// Runs `def` with one program per entry of `grid` and returns the i32 output `y` of `n`.
+fn run_i32(
+    def: &rtriton::trace::KernelDef,
+    consts: &[(&str, i64)],
+    x: &[i32],
+    extra: &[ArgValue],
+    n: usize,
+) -> Vec<i32> {
+    let mut mem = Memory::new();
+    let xp = mem.alloc_i32(x);
+    let yp = mem.alloc(n * 4);
+    let mut args = vec![ArgValue::Ptr(xp), ArgValue::Ptr(yp)];
+    args.extend_from_slice(extra);
+    interp::run_def(def, consts, &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap();
+    mem.read_i32(yp, n).unwrap()
+}
+
+kernel! {
+    /// y = x * k in i32 (wraps), and y2 = x.to::<i64>() * k narrowed back.
+    fn mul_i32(x_ptr: Ptr<i32>, y_ptr: Ptr<i32>, k: i32; const BLOCK: usize) {
+        let offs = arange(0, BLOCK);
+        let x = load(x_ptr + offs, None, None);
+        store(y_ptr + offs, x * k, None);
+    }
+}
+
+#[test]
+fn i32_arithmetic_wraps_like_the_gpu() {
+    let x = [65536, -65536, i32::MAX, 3];
+    let got = run_i32(&mul_i32(), &[("BLOCK", 4)], &x, &[ArgValue::Int(65536)], 4);
+    assert_eq!(got, vec![0, 0, -65536, 196_608]);
+}
+
+kernel! {
+    /// An index computed in i32 past 2^31 wraps negative before the pointer add.
+    fn wrapped_offset(x_ptr: Ptr<i32>, y_ptr: Ptr<i32>, stride: i32) {
+        let off = (program_id(0) + 2) * stride;
+        store(y_ptr + off, program_id(0), None);
+    }
+}
+
+#[test]
+fn an_i32_offset_that_wraps_points_before_the_buffer_and_faults() {
+    let mut mem = Memory::new();
+    let xp = mem.alloc(4);
+    let yp = mem.alloc(4);
+    let args = [ArgValue::Ptr(xp), ArgValue::Ptr(yp), ArgValue::Int(1 << 30)];
+    let err = interp::run_def(&wrapped_offset(), &[], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap_err();
+    // (0 + 2) * 2^30 = 2^31 wraps to -2^31: the store lands 8 GiB below y.
+    let InterpRunError::Interp(InterpError::Fault { fault: Fault::OutOfBounds { addr, .. }, .. }) = err else {
+        panic!("expected an out-of-bounds fault, got {err}");
+    };
+    assert_eq!(addr, yp.wrapping_sub(1u64 << 33));
+}
+
+kernel! {
+    /// argmax along each row of a BLOCK_M x BLOCK_N block.
+    fn argmax_rows(x_ptr: Ptr<f32>, y_ptr: Ptr<i32>; const BLOCK_M: usize, const BLOCK_N: usize) {
+        let rows = arange(0, BLOCK_M);
+        let cols = arange(0, BLOCK_N);
+        let x = load(x_ptr + rows.expand_dims(1) * BLOCK_N as i32 + cols.expand_dims(0), None, None);
+        store(y_ptr + rows, argmax(x, 1), None);
+    }
+}
+
+#[test]
+fn argmax_takes_the_first_maximum_ignores_nan_and_ties_signed_zeros() {
+    let nan = f32::NAN;
+    #[rustfmt::skip]
+    let x = [
+        1.0, 3.0, 3.0, 2.0,
+        nan, 0.5, nan, 0.5,
+        -0.0, 0.0, -1.0, 0.0,
+        nan, nan, nan, nan,
+        f32::NEG_INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY,
+        -5.0, -4.0, f32::INFINITY, f32::INFINITY,
+        7.0, 1.0, 1.0, 1.0,
+        0.0, 0.0, 0.0, 9.0,
+    ];
+    let mut mem = Memory::new();
+    let xp = mem.alloc_f32(&x);
+    let yp = mem.alloc(8 * 4);
+    let consts = [("BLOCK_M", 8), ("BLOCK_N", 4)];
+    let args = [ArgValue::Ptr(xp), ArgValue::Ptr(yp)];
+    interp::run_def(&argmax_rows(), &consts, &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap();
+    assert_eq!(mem.read_i32(yp, 8).unwrap(), vec![1, 1, 0, 0, 0, 2, 0, 3]);
+}
+
+kernel! {
+    /// A row of exactly BLOCK elements (no masked lanes), reduced with tl.max.
+    fn max_exact(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>; const BLOCK: usize) {
+        let row = program_id(0);
+        let x = load(x_ptr + row * BLOCK as i32 + arange(0, BLOCK), None, None);
+        store(y_ptr + row, max(x, 0), None);
+    }
+}
+
+#[test]
+fn max_of_a_block_of_only_nan_is_the_canonical_nan_and_signed_zeros_order() {
+    let nan = f32::NAN;
+    let x = [nan, nan, nan, nan, -0.0, -0.0, -0.0, -0.0, -0.0, 0.0, -0.0, -0.0, nan, -1.0, nan, -2.0];
+    let mut mem = Memory::new();
+    let xp = mem.alloc_f32(&x);
+    let yp = mem.alloc(16);
+    let args = [ArgValue::Ptr(xp), ArgValue::Ptr(yp)];
+    interp::run_def(&max_exact(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [4, 1, 1], &mut mem).unwrap();
+    let bits: Vec<u32> = mem.read_f32(yp, 4).unwrap().into_iter().map(f32::to_bits).collect();
+    // Measured with Triton 3.6 on an H200: tl.max of [NaN; 8] stores 0x7FFFFFFF.
+    assert_eq!(bits, vec![0x7FFF_FFFF, 0x8000_0000, 0x0000_0000, (-1.0f32).to_bits()]);
+}
+
+kernel! {
+    /// Sums x[0..n] in blocks of BLOCK with a runtime loop; y = sum (or init when n = 0).
+    fn sum_loop(x_ptr: Ptr<i32>, y_ptr: Ptr<i32>, n: i32, step: i32; const BLOCK: usize) {
+        let offs = arange(0, BLOCK);
+        let acc = full::<i32>(&[BLOCK], 0);
+        let acc = for_range(0, n, step, acc, |start, acc| {
+            let o = start + offs;
+            acc + load(x_ptr + o, Some(o.lt(n)), Some(0))
+        });
+        store(y_ptr, sum(acc, 0) + 100, None);
+    }
+}
+
+#[test]
+fn loops_run_their_trip_count_and_an_empty_range_yields_the_initial_values() {
+    let x: Vec<i32> = (1..=10).collect();
+    let sum = |n: i64| run_i32(&sum_loop(), &[("BLOCK", 4)], &x, &[ArgValue::Int(n), ArgValue::Int(4)], 1)[0];
+    assert_eq!(sum(10), 155);
+    assert_eq!(sum(3), 106);
+    assert_eq!(sum(0), 100);
+    assert_eq!(sum(-5), 100);
+}
+
+#[rstest]
+#[case::zero(0)]
+#[case::negative(-4)]
+fn a_loop_with_a_non_positive_runtime_step_is_an_error(#[case] step: i64) {
+    let mut mem = Memory::new();
+    let xp = mem.alloc_i32(&[1; 4]);
+    let yp = mem.alloc(4);
+    let args = [ArgValue::Ptr(xp), ArgValue::Ptr(yp), ArgValue::Int(4), ArgValue::Int(step)];
+    let err =
+        interp::run_def(&sum_loop(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap_err();
+    let InterpRunError::Interp(InterpError::Fault { fault: Fault::NonPositiveStep { step: s, .. }, .. }) = &err else {
+        panic!("expected a step fault, got {err}");
+    };
+    assert_eq!(*s, step);
+    assert!(err.to_string().contains(&format!("loop step {step} is not positive in program (0, 0, 0)")), "{err}");
+}
+
+kernel! {
+    /// y = x / d element-wise in i32.
+    fn div_i32(x_ptr: Ptr<i32>, y_ptr: Ptr<i32>, d_ptr: Ptr<i32>; const BLOCK: usize) {
+        let offs = arange(0, BLOCK);
+        store(y_ptr + offs, load(x_ptr + offs, None, None) / load(d_ptr + offs, None, None), None);
+    }
+}
+
+#[test]
+fn integer_division_truncates_wraps_at_min_and_faults_on_zero() {
+    let mut mem = Memory::new();
+    let xp = mem.alloc_i32(&[7, -7, i32::MIN, 5]);
+    let yp = mem.alloc(16);
+    let dp = mem.alloc_i32(&[2, 2, -1, 1]);
+    let args = [ArgValue::Ptr(xp), ArgValue::Ptr(yp), ArgValue::Ptr(dp)];
+    interp::run_def(&div_i32(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap();
+    assert_eq!(mem.read_i32(yp, 4).unwrap(), vec![3, -3, i32::MIN, 5]);
+    mem.write_i32(dp, &[1, 1, 0, 1]).unwrap();
+    let err = interp::run_def(&div_i32(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap_err();
+    let InterpRunError::Interp(InterpError::Fault { fault: Fault::DivisionByZero { element, .. }, .. }) = err else {
+        panic!("expected a division fault, got {err}");
+    };
+    assert_eq!(element, vec![2]);
+}
+
+#[test]
+fn a_launch_that_disagrees_with_the_specialization_is_refused() {
+    // Trace for stride_col = 1 (folded), then run with stride_col = 2.
+    let case = &SHAPE_MATRIX[3];
+    let mut mem = Memory::new();
+    let launch = prepare(&mut mem, RowMaxVariant::RowMax, case);
+    let def = RowMaxVariant::RowMax.def();
+    let (kernel, _) = rtriton::pipeline::specialize_and_trace(
+        &def,
+        &launch.constexprs,
+        &launch.args,
+        SpecPolicy::Triton,
+        &Default::default(),
+    )
+    .unwrap();
+    let mut args = launch.args.clone();
+    args[5] = ArgValue::Int(2);
+    let err = interp::run(&kernel, launch.grid, &args, &mut mem).unwrap_err();
+    assert!(matches!(err, InterpError::Launch(_)), "{err}");
+    assert!(err.to_string().contains("argument `stride_col` = 2 does not fit the specialization"), "{err}");
+}
+
+#[test]
+fn a_grid_with_a_zero_dimension_runs_nothing() {
+    let mut mem = Memory::new();
+    let case = &SHAPE_MATRIX[0];
+    let launch = prepare(&mut mem, RowMaxVariant::RowMax, case);
+    let def = RowMaxVariant::RowMax.def();
+    interp::run_def(&def, &launch.constexprs, &launch.args, SpecPolicy::Off, [0, 1, 1], &mut mem).unwrap();
+    assert_eq!(mem.read_f32(launch.y, 1).unwrap(), vec![0.0]);
+}
