@@ -16,6 +16,7 @@ pub mod ir;
 pub mod lang;
 pub mod passes;
 pub mod pipeline;
+pub mod sim;
 pub mod spec;
 pub mod trace;
 pub mod verify;

@@ -1,0 +1,148 @@
+//! Bookkeeping of the checks that span several threads: shared-memory races between two
+//! barriers ([`SharedRaces`]) and two threads storing the same global element
+//! ([`GlobalStores`]). The per-access checks (bounds, alignment) and the warp and barrier
+//! checks live where the access is executed, in [`super::cta`].
+
+use std::collections::HashMap;
+
+use super::error::{Check, Fault};
+
+const NONE: u32 = u32::MAX;
+
+/// Who touched each shared byte since the last `bar.sync` (an *epoch*): the last
+/// writer and up to two distinct readers (two are enough to know that someone other
+/// than the current thread read it).
+#[derive(Debug)]
+pub(crate) struct SharedRaces {
+    writer: Vec<u32>,
+    readers: Vec<[u32; 2]>,
+    /// Bytes touched in this epoch, reset at the next barrier.
+    touched: Vec<u32>,
+}
+
+impl SharedRaces {
+    pub fn new(bytes: usize) -> SharedRaces {
+        SharedRaces { writer: vec![NONE; bytes], readers: vec![[NONE; 2]; bytes], touched: Vec::new() }
+    }
+
+    /// A barrier: every access before it happens before every access after it.
+    pub fn barrier(&mut self) {
+        for &b in &self.touched {
+            self.writer[b as usize] = NONE;
+            self.readers[b as usize] = [NONE; 2];
+        }
+        self.touched.clear();
+    }
+
+    fn touch(&mut self, b: usize) {
+        if self.writer[b] == NONE && self.readers[b][0] == NONE {
+            self.touched.push(b as u32);
+        }
+    }
+
+    /// Thread `t` reads bytes `addr..addr + n` (already bounds-checked).
+    pub fn read(&mut self, t: u32, addr: u32, n: u32) -> Result<(), Fault> {
+        for b in addr as usize..(addr + n) as usize {
+            let w = self.writer[b];
+            if w != NONE && w != t {
+                return Err(race(t, addr, format!("thread {t} reads shared byte {b} that thread {w} wrote")));
+            }
+            self.touch(b);
+            let r = &mut self.readers[b];
+            if r[0] == NONE {
+                r[0] = t;
+            } else if r[0] != t && r[1] == NONE {
+                r[1] = t;
+            }
+        }
+        Ok(())
+    }
+
+    /// Thread `t` writes bytes `addr..addr + n` (already bounds-checked).
+    pub fn write(&mut self, t: u32, addr: u32, n: u32) -> Result<(), Fault> {
+        for b in addr as usize..(addr + n) as usize {
+            let w = self.writer[b];
+            if w != NONE && w != t {
+                return Err(race(t, addr, format!("threads {w} and {t} both write shared byte {b}")));
+            }
+            let r = self.readers[b];
+            if let Some(other) = r.iter().find(|&&x| x != NONE && x != t) {
+                return Err(race(t, addr, format!("thread {t} writes shared byte {b} that thread {other} read")));
+            }
+            self.touch(b);
+            self.writer[b] = t;
+        }
+        Ok(())
+    }
+}
+
+fn race(t: u32, addr: u32, what: String) -> Fault {
+    Fault::new(
+        Check::SharedRace,
+        Some(t),
+        format!("shared-memory race: {what} with no bar.sync in between"),
+        "put a bar.sync between the write and the other thread's access (and before the buffer is reused)",
+    )
+    .at(u64::from(addr))
+}
+
+/// Every global 4-byte word stored during the launch, with the program and thread that
+/// stored it.
+#[derive(Debug, Default)]
+pub(crate) struct GlobalStores {
+    words: HashMap<u64, ([u32; 3], u32)>,
+}
+
+impl GlobalStores {
+    /// Thread `t` of `program` stores `bytes` bytes at `addr` (aligned, in bounds).
+    pub fn store(&mut self, program: [u32; 3], t: u32, addr: u64, bytes: u32) -> Result<(), Fault> {
+        for w in (addr & !3..addr + u64::from(bytes)).step_by(4) {
+            if let Some((p, other)) = self.words.insert(w, (program, t)) {
+                let who = if p == program {
+                    format!("thread {other} of the same program")
+                } else {
+                    format!("thread {other} of program ({}, {}, {})", p[0], p[1], p[2])
+                };
+                return Err(Fault::new(
+                    Check::GlobalStoreConflict,
+                    Some(t),
+                    format!("two threads store the same global element: thread {t} and {who}"),
+                    "guard the store so exactly one thread writes each element (the owner of its first copy)",
+                )
+                .at(addr));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_barrier_separates_a_write_from_another_threads_read() {
+        let mut s = SharedRaces::new(16);
+        s.write(0, 0, 4).unwrap();
+        s.read(0, 0, 4).unwrap();
+        assert_eq!(s.read(1, 0, 4).unwrap_err().check, Check::SharedRace);
+        s.barrier();
+        s.read(1, 0, 4).unwrap();
+        s.read(2, 0, 4).unwrap();
+        let e = s.write(1, 2, 2).unwrap_err();
+        assert!(e.message.contains("thread 1 writes shared byte 2 that thread 2 read"), "{}", e.message);
+        s.barrier();
+        s.write(3, 4, 4).unwrap();
+        assert!(s.write(4, 4, 4).unwrap_err().message.contains("threads 3 and 4 both write"));
+    }
+
+    #[test]
+    fn global_stores_conflict_within_and_across_programs() {
+        let mut g = GlobalStores::default();
+        g.store([0, 0, 0], 0, 0x1000, 16).unwrap();
+        let e = g.store([0, 0, 0], 5, 0x1008, 4).unwrap_err();
+        assert!(e.message.contains("thread 5 and thread 0 of the same program"), "{}", e.message);
+        let e = g.store([1, 0, 0], 3, 0x1000, 4).unwrap_err();
+        assert!(e.message.contains("of program (0, 0, 0)"), "{}", e.message);
+    }
+}

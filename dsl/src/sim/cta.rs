@@ -1,0 +1,592 @@
+//! One CTA: `num_warps * 32` threads in lock step over the decoded instructions.
+//!
+//! Registers are one array per register, one slot per thread (`regs[r * T + t]`), so an
+//! instruction runs as a loop over the threads. Every thread executes every instruction
+//! unless a loop's trip count differs between threads (which `lir` forbids): then the
+//! threads that left the loop are inactive (`active`) until it ends, and a `bar.sync` or
+//! `shfl.sync` they miss is reported. Each register also records which threads wrote it,
+//! so reading a register never written is reported instead of returning stale bits.
+
+use super::checks::{GlobalStores, SharedRaces};
+use super::decode::{Decoded, Op, Src};
+use super::error::{Check, Fault};
+use super::shfl::source_lane;
+use super::SimReport;
+use crate::backend::ptx::lir::{Guard, Special, Ty};
+use crate::interp::{Memory, MemoryError};
+
+/// Per-launch state shared by the CTAs (run one after another).
+#[derive(Debug)]
+pub(crate) struct Launch<'a> {
+    pub d: &'a Decoded,
+    pub grid: [u32; 3],
+    pub threads: usize,
+    pub shared_bytes: usize,
+    pub stores: GlobalStores,
+    pub report: SimReport,
+}
+
+/// The state of one CTA while it runs; reused from program to program.
+#[derive(Debug)]
+pub(crate) struct Cta {
+    t: usize,
+    pid: [u32; 3],
+    regs: Vec<u64>,
+    /// Registers every thread wrote (the common case, checked first).
+    written_all: Vec<bool>,
+    /// Per register, one bit per thread that wrote it (`words` u64 each).
+    written: Vec<u64>,
+    words: usize,
+    active: Vec<bool>,
+    all_active: bool,
+    shared: Vec<u8>,
+    races: SharedRaces,
+    /// The op being executed (for the error's source line).
+    pub pc: usize,
+}
+
+impl Cta {
+    pub fn new(l: &Launch<'_>) -> Cta {
+        let t = l.threads;
+        let words = t.div_ceil(64);
+        Cta {
+            t,
+            pid: [0; 3],
+            regs: vec![0; l.d.nregs * t],
+            written_all: vec![false; l.d.nregs],
+            written: vec![0; l.d.nregs * words],
+            words,
+            active: vec![true; t],
+            all_active: true,
+            shared: vec![0; l.shared_bytes],
+            races: SharedRaces::new(l.shared_bytes),
+            pc: 0,
+        }
+    }
+
+    /// Runs program `pid` from the first instruction to the last.
+    pub fn run(&mut self, l: &mut Launch<'_>, mem: &mut Memory, pid: [u32; 3]) -> Result<(), Fault> {
+        self.pid = pid;
+        self.written_all.fill(false);
+        self.written.fill(0);
+        self.active.fill(true);
+        self.all_active = true;
+        self.races.barrier();
+        // Shared memory starts with unspecified contents; zero is as good as any (a read
+        // before any write is a lowering bug the race check does not see: see the report).
+        self.shared.fill(0);
+        self.exec(l, mem, 0, l.d.ops.len())
+    }
+
+    // ---- registers ----
+
+    #[inline]
+    fn get(&self, s: Src, t: usize) -> u64 {
+        match s {
+            Src::Reg(r) => self.regs[r as usize * self.t + t],
+            Src::Imm(v) => v,
+        }
+    }
+
+    #[inline]
+    fn set(&mut self, r: u32, t: usize, v: u64) {
+        self.regs[r as usize * self.t + t] = v;
+    }
+
+    fn active(&self, t: usize) -> bool {
+        self.all_active || self.active[t]
+    }
+
+    /// Records that every active thread wrote `r`.
+    fn wrote(&mut self, r: u32) {
+        let r = r as usize;
+        if self.written_all[r] {
+            return;
+        }
+        if self.all_active {
+            self.written_all[r] = true;
+            return;
+        }
+        for t in 0..self.t {
+            if self.active[t] {
+                self.written[r * self.words + t / 64] |= 1 << (t % 64);
+            }
+        }
+        self.settle(r);
+    }
+
+    /// Records that thread `t` wrote `r`.
+    fn wrote_one(&mut self, r: u32, t: usize) {
+        let r = r as usize;
+        if !self.written_all[r] {
+            self.written[r * self.words + t / 64] |= 1 << (t % 64);
+        }
+    }
+
+    /// Marks `r` written by all when every thread's bit is set.
+    fn settle(&mut self, r: usize) {
+        let full = (0..self.t).all(|t| self.written[r * self.words + t / 64] & (1 << (t % 64)) != 0);
+        if full {
+            self.written_all[r] = true;
+        }
+    }
+
+    /// Every active thread must have written `s` before reading it.
+    fn need(&self, s: Src) -> Result<(), Fault> {
+        match s {
+            Src::Reg(r) => self.need_reg(r),
+            Src::Imm(_) => Ok(()),
+        }
+    }
+
+    fn need_reg(&self, r: u32) -> Result<(), Fault> {
+        let ri = r as usize;
+        if self.written_all[ri] {
+            return Ok(());
+        }
+        let missing = (0..self.t)
+            .find(|&t| self.active(t) && self.written[ri * self.words + t / 64] & (1 << (t % 64)) == 0);
+        match missing {
+            None => Ok(()),
+            Some(t) => Err(Fault::new(
+                Check::UninitializedRegister,
+                Some(t as u32),
+                format!("register v{r} is read before this thread wrote it (its value is unspecified)"),
+                "define the value before its first use on every path (a value defined inside a loop that may run zero times is not defined after it)",
+            )),
+        }
+    }
+
+    fn guard_holds(&self, g: Option<Guard>, t: usize) -> bool {
+        match g {
+            None => true,
+            Some(g) => (self.regs[g.pred.index() * self.t + t] != 0) != g.negate,
+        }
+    }
+
+    fn need_guard(&self, g: Option<Guard>) -> Result<(), Fault> {
+        match g {
+            None => Ok(()),
+            Some(g) => self.need_reg(g.pred.0),
+        }
+    }
+
+    // ---- execution ----
+
+    fn exec(&mut self, l: &mut Launch<'_>, mem: &mut Memory, start: usize, end: usize) -> Result<(), Fault> {
+        let d = l.d;
+        let mut pc = start;
+        while pc < end {
+            self.pc = pc;
+            l.report.instructions += 1;
+            match &d.ops[pc] {
+                Op::Nop => {}
+                Op::Mov { dst, src } => {
+                    self.need(*src)?;
+                    for t in 0..self.t {
+                        if self.active(t) {
+                            let v = self.get(*src, t);
+                            self.set(*dst, t, v);
+                        }
+                    }
+                    self.wrote(*dst);
+                }
+                Op::Special { dst, sreg } => {
+                    for t in 0..self.t {
+                        if self.active(t) {
+                            let v = match sreg {
+                                Special::TidX => t as u32,
+                                Special::CtaId(a) => self.pid.get(*a as usize).copied().unwrap_or(0),
+                                Special::NCtaId(a) => l.grid.get(*a as usize).copied().unwrap_or(1),
+                            };
+                            self.set(*dst, t, u64::from(v));
+                        }
+                    }
+                    self.wrote(*dst);
+                }
+                Op::Bin { f, dst, a, b } => {
+                    self.need(*a)?;
+                    self.need(*b)?;
+                    for t in 0..self.t {
+                        if self.active(t) {
+                            match f(self.get(*a, t), self.get(*b, t)) {
+                                Some(v) => self.set(*dst, t, v),
+                                None => {
+                                    return Err(Fault::new(
+                                        Check::DivisionByZero,
+                                        Some(t as u32),
+                                        "integer division by zero (the result is unspecified on the GPU)",
+                                        "guard the divisor so that it is never zero",
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                    self.wrote(*dst);
+                }
+                Op::Not { dst, src } => {
+                    self.need_reg(*src)?;
+                    for t in 0..self.t {
+                        if self.active(t) {
+                            let v = self.get(Src::Reg(*src), t) ^ 1;
+                            self.set(*dst, t, v);
+                        }
+                    }
+                    self.wrote(*dst);
+                }
+                Op::Cvt { f, dst, src } => {
+                    self.need_reg(*src)?;
+                    for t in 0..self.t {
+                        if self.active(t) {
+                            let v = f(self.get(Src::Reg(*src), t));
+                            self.set(*dst, t, v);
+                        }
+                    }
+                    self.wrote(*dst);
+                }
+                Op::Setp { f, dst, a, b } => {
+                    self.need(*a)?;
+                    self.need(*b)?;
+                    for t in 0..self.t {
+                        if self.active(t) {
+                            let v = f(self.get(*a, t), self.get(*b, t));
+                            self.set(*dst, t, u64::from(v));
+                        }
+                    }
+                    self.wrote(*dst);
+                }
+                Op::Selp { dst, a, b, cond } => {
+                    self.need(*a)?;
+                    self.need(*b)?;
+                    self.need_reg(*cond)?;
+                    for t in 0..self.t {
+                        if self.active(t) {
+                            let c = self.get(Src::Reg(*cond), t) != 0;
+                            let v = if c { self.get(*a, t) } else { self.get(*b, t) };
+                            self.set(*dst, t, v);
+                        }
+                    }
+                    self.wrote(*dst);
+                }
+                Op::LdGlobal { guard, size, dsts, addr, offset } => {
+                    self.need_guard(*guard)?;
+                    self.need_reg(*addr)?;
+                    self.ld_global(l, mem, *guard, *size, dsts, *addr, *offset)?;
+                }
+                Op::StGlobal { guard, size, srcs, addr, offset } => {
+                    self.need_guard(*guard)?;
+                    self.need_reg(*addr)?;
+                    for s in srcs {
+                        self.need_reg(*s)?;
+                    }
+                    self.st_global(l, mem, *guard, *size, srcs, *addr, *offset)?;
+                }
+                Op::LdShared { size, dst, addr, offset } => {
+                    self.need_reg(*addr)?;
+                    for t in 0..self.t {
+                        if self.active(t) {
+                            let a = self.shared_addr(*addr, *offset, *size, t)?;
+                            self.races.read(t as u32, a, *size)?;
+                            let mut buf = [0u8; 8];
+                            buf[..*size as usize].copy_from_slice(&self.shared[a as usize..(a + size) as usize]);
+                            self.set(*dst, t, u64::from_le_bytes(buf));
+                        }
+                    }
+                    self.wrote(*dst);
+                }
+                Op::StShared { guard, size, src, addr, offset } => {
+                    self.need_guard(*guard)?;
+                    self.need_reg(*addr)?;
+                    self.need_reg(*src)?;
+                    for t in 0..self.t {
+                        if self.active(t) && self.guard_holds(*guard, t) {
+                            let a = self.shared_addr(*addr, *offset, *size, t)?;
+                            self.races.write(t as u32, a, *size)?;
+                            let v = self.get(Src::Reg(*src), t).to_le_bytes();
+                            self.shared[a as usize..(a + size) as usize].copy_from_slice(&v[..*size as usize]);
+                        }
+                    }
+                }
+                Op::Shfl { dst, src, mode, b, c, member_mask } => {
+                    self.need_reg(*src)?;
+                    self.shfl(*dst, *src, *mode, *b, *c, *member_mask)?;
+                    l.report.shuffles += 1;
+                }
+                Op::BarSync { id } => {
+                    if let Some(t) = (0..self.t).find(|&t| !self.active(t)) {
+                        let reached = self.active.iter().filter(|a| **a).count();
+                        return Err(Fault::new(
+                            Check::BarrierDivergence,
+                            Some(t as u32),
+                            format!(
+                                "bar.sync {id} is reached by {reached} of the CTA's {} threads; thread {t} does not reach it (it left a loop whose trip count differs between threads)",
+                                self.t
+                            ),
+                            "every thread of the CTA must execute every bar.sync: keep barriers out of divergent code (loop bounds must be uniform)",
+                        ));
+                    }
+                    self.races.barrier();
+                    l.report.barriers += 1;
+                }
+                Op::Loop { ty, iv, lower, upper, step, end } => {
+                    self.run_loop(l, mem, pc, *ty, *iv, *lower, *upper, *step, *end)?;
+                    pc = *end;
+                    continue;
+                }
+            }
+            pc += 1;
+        }
+        Ok(())
+    }
+
+    fn run_loop(
+        &mut self,
+        l: &mut Launch<'_>,
+        mem: &mut Memory,
+        pc: usize,
+        ty: Ty,
+        iv: u32,
+        lower: Src,
+        upper: Src,
+        step: Src,
+        end: usize,
+    ) -> Result<(), Fault> {
+        self.need(lower)?;
+        self.need(upper)?;
+        self.need(step)?;
+        let wide = ty == Ty::I64;
+        let signed = |x: u64| if wide { x as i64 } else { i64::from(x as u32 as i32) };
+        let outer = self.active.clone();
+        let outer_all = self.all_active;
+        let mut hi = vec![0i64; self.t];
+        let mut st = vec![0i64; self.t];
+        for t in 0..self.t {
+            if self.active(t) {
+                let v = self.get(lower, t);
+                self.set(iv, t, v);
+                hi[t] = signed(self.get(upper, t));
+                st[t] = signed(self.get(step, t));
+                if st[t] <= 0 && signed(v) < hi[t] {
+                    return Err(Fault::new(
+                        Check::LoopBounds,
+                        Some(t as u32),
+                        format!("loop step {} is not positive (the loop would never end)", st[t]),
+                        "loop steps must be positive",
+                    ));
+                }
+            }
+        }
+        self.wrote(iv);
+        loop {
+            let mut any = false;
+            let mut all = true;
+            for t in 0..self.t {
+                let on = (outer_all || outer[t]) && signed(self.get(Src::Reg(iv), t)) < hi[t];
+                self.active[t] = on;
+                any |= on;
+                all &= on;
+            }
+            if !any {
+                break;
+            }
+            self.all_active = all;
+            self.exec(l, mem, pc + 1, end)?;
+            self.pc = pc;
+            for t in 0..self.t {
+                if self.active(t) {
+                    let cur = signed(self.get(Src::Reg(iv), t));
+                    let next = cur + st[t];
+                    let fits = if wide { cur.checked_add(st[t]).is_some() } else { i32::try_from(next).is_ok() };
+                    if !fits {
+                        return Err(Fault::new(
+                            Check::LoopBounds,
+                            Some(t as u32),
+                            format!("the loop's induction variable overflows ({cur} + {})", st[t]),
+                            "keep upper bound + step within the induction variable's type",
+                        ));
+                    }
+                    let bits = if wide { next as u64 } else { u64::from(next as i32 as u32) };
+                    self.set(iv, t, bits);
+                }
+            }
+        }
+        self.active = outer;
+        self.all_active = outer_all;
+        Ok(())
+    }
+
+    fn shared_addr(&self, addr: u32, offset: u32, size: u32, t: usize) -> Result<u32, Fault> {
+        let a = (self.get(Src::Reg(addr), t) as u32).wrapping_add(offset);
+        if u64::from(a) + u64::from(size) > self.shared.len() as u64 {
+            return Err(Fault::new(
+                Check::SharedOutOfBounds,
+                Some(t as u32),
+                format!("{size}-byte shared access at offset {a} is outside the CTA's {}-byte buffer", self.shared.len()),
+                "size the shared buffer for every slot the kernel addresses",
+            )
+            .at(u64::from(a)));
+        }
+        if !a.is_multiple_of(size) {
+            return Err(Fault::new(
+                Check::Misaligned,
+                Some(t as u32),
+                format!("{size}-byte shared access at offset {a} is not aligned to {size} bytes"),
+                "align shared slots to their element size",
+            )
+            .at(u64::from(a)));
+        }
+        Ok(a)
+    }
+
+    /// The byte address of a vector access of `n` elements of `size` bytes by thread `t`,
+    /// checked for alignment and bounds.
+    fn global_addr(&self, mem: &Memory, addr: u32, offset: i64, size: u32, n: usize, t: usize, what: &str) -> Result<u64, Fault> {
+        let a = self.get(Src::Reg(addr), t).wrapping_add(offset as u64);
+        let bytes = u64::from(size) * n as u64;
+        if !a.is_multiple_of(bytes) {
+            let vec = if n > 1 { format!(".v{n} ") } else { String::new() };
+            return Err(Fault::new(
+                Check::Misaligned,
+                Some(t as u32),
+                format!("misaligned global {vec}{what}: {}", MemoryError::Misaligned { addr: a, bytes }),
+                "a vector access needs an address aligned to its whole width; the lowering must prove alignment (divisibility of the base and strides) before widening",
+            )
+            .at(a));
+        }
+        if let Err(e) = mem.read_bytes(a, bytes as usize) {
+            return Err(Fault::new(
+                Check::OutOfBounds,
+                Some(t as u32),
+                format!("out-of-bounds global {what}: {e}"),
+                format!("mask the {what} for threads whose elements lie outside the tensor, or check the sizes and strides passed to the kernel"),
+            )
+            .at(a));
+        }
+        Ok(a)
+    }
+
+    fn ld_global(
+        &mut self,
+        l: &mut Launch<'_>,
+        mem: &Memory,
+        guard: Option<Guard>,
+        size: u32,
+        dsts: &[u32],
+        addr: u32,
+        offset: i64,
+    ) -> Result<(), Fault> {
+        let n = dsts.len();
+        let partial = guard.is_some() || !self.all_active;
+        for t in 0..self.t {
+            if !self.active(t) || !self.guard_holds(guard, t) {
+                continue;
+            }
+            let a = self.global_addr(mem, addr, offset, size, n, t, "load")?;
+            let bytes = mem.read_bytes(a, size as usize * n).expect("checked in bounds");
+            for (i, r) in dsts.iter().enumerate() {
+                let mut buf = [0u8; 8];
+                buf[..size as usize].copy_from_slice(&bytes[i * size as usize..(i + 1) * size as usize]);
+                self.set(*r, t, u64::from_le_bytes(buf));
+                if partial {
+                    self.wrote_one(*r, t);
+                }
+            }
+            l.report.global_loads += 1;
+        }
+        if !partial {
+            for r in dsts {
+                self.wrote(*r);
+            }
+        } else {
+            for r in dsts {
+                if !self.written_all[*r as usize] {
+                    self.settle(*r as usize);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn st_global(
+        &mut self,
+        l: &mut Launch<'_>,
+        mem: &mut Memory,
+        guard: Option<Guard>,
+        size: u32,
+        srcs: &[u32],
+        addr: u32,
+        offset: i64,
+    ) -> Result<(), Fault> {
+        let n = srcs.len();
+        let mut buf = [0u8; 32];
+        for t in 0..self.t {
+            if !self.active(t) || !self.guard_holds(guard, t) {
+                continue;
+            }
+            let a = self.global_addr(mem, addr, offset, size, n, t, "store")?;
+            for (i, r) in srcs.iter().enumerate() {
+                let v = self.get(Src::Reg(*r), t).to_le_bytes();
+                buf[i * size as usize..(i + 1) * size as usize].copy_from_slice(&v[..size as usize]);
+            }
+            l.stores.store(self.pid, t as u32, a, size * n as u32)?;
+            mem.write_bytes(a, &buf[..size as usize * n]).expect("checked in bounds");
+            l.report.global_stores += 1;
+        }
+        Ok(())
+    }
+
+    fn shfl(&mut self, dst: u32, src: u32, mode: super::shfl::Mode, b: u32, c: u32, member: u32) -> Result<(), Fault> {
+        for w in 0..self.t / 32 {
+            let base = w * 32;
+            let mut vals = [0u64; 32];
+            let mut executing = 0u32;
+            for l in 0..32 {
+                vals[l] = self.get(Src::Reg(src), base + l);
+                if self.active(base + l) {
+                    executing |= 1 << l;
+                }
+            }
+            if executing == 0 {
+                continue;
+            }
+            let help = "every lane named in the member mask must execute the shuffle, and only those: keep shuffles out of divergent code and pass the mask of the lanes that take part";
+            if let Some(l) = (0..32).find(|&l| executing & (1 << l) != 0 && member & (1 << l) == 0) {
+                return Err(Fault::new(
+                    Check::ShuffleMembership,
+                    Some((base + l) as u32),
+                    format!("lane {l} executes shfl.sync but is not in its member mask 0x{member:08x}"),
+                    help,
+                ));
+            }
+            if let Some(l) = (0..32).find(|&l| member & (1 << l) != 0 && executing & (1 << l) == 0) {
+                return Err(Fault::new(
+                    Check::ShuffleMembership,
+                    Some((base + l) as u32),
+                    format!("lane {l} is named in the member mask 0x{member:08x} of shfl.sync but does not execute it"),
+                    help,
+                ));
+            }
+            for l in 0..32u32 {
+                if executing & (1 << l) == 0 {
+                    continue;
+                }
+                let (j, _) = source_lane(mode, l, b, c);
+                if member & (1 << j) == 0 || executing & (1 << j) == 0 {
+                    let why = if member & (1 << j) == 0 { "outside the member mask" } else { "inactive" };
+                    return Err(Fault::new(
+                        Check::ShuffleSource,
+                        Some(base as u32 + l),
+                        format!(
+                            "lane {l} reads lane {j} in shfl.sync.{} (b = {b}, c = 0x{c:x}, member mask 0x{member:08x}), which is {why}: the value is undefined",
+                            mode.name(),
+                        ),
+                        "shuffle only between lanes that are active and named in the member mask",
+                    ));
+                }
+                self.set(dst, base + l as usize, vals[j as usize]);
+            }
+        }
+        self.wrote(dst);
+        Ok(())
+    }
+}
