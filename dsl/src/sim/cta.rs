@@ -41,6 +41,8 @@ pub(crate) struct Cta {
     all_active: bool,
     shared: Vec<u8>,
     races: SharedRaces,
+    /// Per-thread scratch rows for operands and results (`T` values each).
+    scratch: [Vec<u64>; 4],
     /// The op being executed (for the error's source line).
     pub pc: usize,
 }
@@ -60,6 +62,7 @@ impl Cta {
             all_active: true,
             shared: vec![0; l.shared_bytes],
             races: SharedRaces::new(l.shared_bytes),
+            scratch: std::array::from_fn(|_| vec![0; t]),
             pc: 0,
         }
     }
@@ -91,6 +94,35 @@ impl Cta {
     #[inline]
     fn set(&mut self, r: u32, t: usize, v: u64) {
         self.regs[r as usize * self.t + t] = v;
+    }
+
+    /// The values of `s` for every thread, in scratch buffer `i` (taken; give it back
+    /// through `self.scratch`).
+    fn fetch(&mut self, s: Src, i: usize) -> Vec<u64> {
+        let mut buf = std::mem::take(&mut self.scratch[i]);
+        match s {
+            Src::Reg(r) => {
+                let base = r as usize * self.t;
+                buf.copy_from_slice(&self.regs[base..base + self.t]);
+            }
+            Src::Imm(v) => buf.fill(v),
+        }
+        buf
+    }
+
+    /// Writes `vals` to register `r` for every active thread.
+    fn put(&mut self, r: u32, vals: &[u64]) {
+        let base = r as usize * self.t;
+        if self.all_active {
+            self.regs[base..base + self.t].copy_from_slice(vals);
+        } else {
+            for (t, v) in vals.iter().enumerate() {
+                if self.active[t] {
+                    self.regs[base + t] = *v;
+                }
+            }
+        }
+        self.wrote(r);
     }
 
     fn active(&self, t: usize) -> bool {
@@ -183,90 +215,99 @@ impl Cta {
                 Op::Nop => {}
                 Op::Mov { dst, src } => {
                     self.need(*src)?;
-                    for t in 0..self.t {
-                        if self.active(t) {
-                            let v = self.get(*src, t);
-                            self.set(*dst, t, v);
-                        }
-                    }
-                    self.wrote(*dst);
+                    let mut a = self.fetch(*src, 0);
+                    self.put(*dst, &a);
+                    std::mem::swap(&mut self.scratch[0], &mut a);
                 }
                 Op::Special { dst, sreg } => {
-                    for t in 0..self.t {
-                        if self.active(t) {
-                            let v = match sreg {
-                                Special::TidX => t as u32,
-                                Special::CtaId(a) => self.pid.get(*a as usize).copied().unwrap_or(0),
-                                Special::NCtaId(a) => l.grid.get(*a as usize).copied().unwrap_or(1),
-                            };
-                            self.set(*dst, t, u64::from(v));
-                        }
+                    let mut out = std::mem::take(&mut self.scratch[3]);
+                    for (t, o) in out.iter_mut().enumerate() {
+                        *o = u64::from(match sreg {
+                            Special::TidX => t as u32,
+                            Special::CtaId(a) => self.pid.get(*a as usize).copied().unwrap_or(0),
+                            Special::NCtaId(a) => l.grid.get(*a as usize).copied().unwrap_or(1),
+                        });
                     }
-                    self.wrote(*dst);
+                    self.put(*dst, &out);
+                    self.scratch[3] = out;
                 }
                 Op::Bin { f, dst, a, b } => {
                     self.need(*a)?;
                     self.need(*b)?;
-                    for t in 0..self.t {
-                        if self.active(t) {
-                            match f(self.get(*a, t), self.get(*b, t)) {
-                                Some(v) => self.set(*dst, t, v),
-                                None => {
-                                    return Err(Fault::new(
-                                        Check::DivisionByZero,
-                                        Some(t as u32),
-                                        "integer division by zero (the result is unspecified on the GPU)",
-                                        "guard the divisor so that it is never zero",
-                                    ));
-                                }
+                    let (x, y) = (self.fetch(*a, 0), self.fetch(*b, 1));
+                    let mut out = std::mem::take(&mut self.scratch[3]);
+                    let n = self.t;
+                    let mut t = 0;
+                    while t < n {
+                        match f(x[t], y[t]) {
+                            Some(v) => out[t] = v,
+                            None if !self.active(t) => out[t] = 0,
+                            None => {
+                                return Err(Fault::new(
+                                    Check::DivisionByZero,
+                                    Some(t as u32),
+                                    "integer division by zero (the result is unspecified on the GPU)",
+                                    "guard the divisor so that it is never zero",
+                                ));
                             }
                         }
+                        t += 1;
                     }
-                    self.wrote(*dst);
+                    self.put(*dst, &out);
+                    self.scratch = [x, y, std::mem::take(&mut self.scratch[2]), out];
                 }
                 Op::Not { dst, src } => {
                     self.need_reg(*src)?;
-                    for t in 0..self.t {
-                        if self.active(t) {
-                            let v = self.get(Src::Reg(*src), t) ^ 1;
-                            self.set(*dst, t, v);
-                        }
+                    let mut x = self.fetch(Src::Reg(*src), 0);
+                    for v in x.iter_mut() {
+                        *v ^= 1;
                     }
-                    self.wrote(*dst);
+                    self.put(*dst, &x);
+                    self.scratch[0] = x;
                 }
                 Op::Cvt { f, dst, src } => {
                     self.need_reg(*src)?;
-                    for t in 0..self.t {
-                        if self.active(t) {
-                            let v = f(self.get(Src::Reg(*src), t));
-                            self.set(*dst, t, v);
-                        }
+                    let mut x = self.fetch(Src::Reg(*src), 0);
+                    let n = self.t;
+                    let mut t = 0;
+                    while t < n {
+                        x[t] = f(x[t]);
+                        t += 1;
                     }
-                    self.wrote(*dst);
+                    self.put(*dst, &x);
+                    self.scratch[0] = x;
                 }
                 Op::Setp { f, dst, a, b } => {
                     self.need(*a)?;
                     self.need(*b)?;
-                    for t in 0..self.t {
-                        if self.active(t) {
-                            let v = f(self.get(*a, t), self.get(*b, t));
-                            self.set(*dst, t, u64::from(v));
-                        }
+                    let (mut x, y) = (self.fetch(*a, 0), self.fetch(*b, 1));
+                    let n = self.t;
+                    let mut t = 0;
+                    while t < n {
+                        x[t] = u64::from(f(x[t], y[t]));
+                        t += 1;
                     }
-                    self.wrote(*dst);
+                    self.put(*dst, &x);
+                    self.scratch[0] = x;
+                    self.scratch[1] = y;
                 }
                 Op::Selp { dst, a, b, cond } => {
                     self.need(*a)?;
                     self.need(*b)?;
                     self.need_reg(*cond)?;
-                    for t in 0..self.t {
-                        if self.active(t) {
-                            let c = self.get(Src::Reg(*cond), t) != 0;
-                            let v = if c { self.get(*a, t) } else { self.get(*b, t) };
-                            self.set(*dst, t, v);
+                    let (mut x, y, c) = (self.fetch(*a, 0), self.fetch(*b, 1), self.fetch(Src::Reg(*cond), 2));
+                    let n = self.t;
+                    let mut t = 0;
+                    while t < n {
+                        if c[t] == 0 {
+                            x[t] = y[t];
                         }
+                        t += 1;
                     }
-                    self.wrote(*dst);
+                    self.put(*dst, &x);
+                    self.scratch[0] = x;
+                    self.scratch[1] = y;
+                    self.scratch[2] = c;
                 }
                 Op::LdGlobal { guard, size, dsts, addr, offset } => {
                     self.need_guard(*guard)?;
