@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::error::{Check, Fault};
+use super::error::{Address, Check, Fault};
 
 const NONE: u32 = u32::MAX;
 
@@ -83,7 +83,7 @@ fn race(t: u32, addr: u32, what: String) -> Fault {
         format!("shared-memory race: {what} with no bar.sync in between"),
         "put a bar.sync between the write and the other thread's access (and before the buffer is reused)",
     )
-    .at(u64::from(addr))
+    .at(Address::Shared(addr))
 }
 
 /// Every global 4-byte word stored during the launch, with the program and thread that
@@ -109,7 +109,7 @@ impl GlobalStores {
                     format!("two threads store the same global element: thread {t} and {who}"),
                     "guard the store so exactly one thread writes each element (the owner of its first copy)",
                 )
-                .at(addr));
+                .at(Address::Global(addr)));
             }
         }
         Ok(())

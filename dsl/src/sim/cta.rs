@@ -7,11 +7,11 @@
 //! `shfl.sync` they miss is reported. Each register also records which threads wrote it,
 //! so reading a register never written is reported instead of returning stale bits.
 
+use super::SimReport;
 use super::checks::{GlobalStores, SharedRaces};
 use super::decode::{Decoded, Op, Src};
-use super::error::{Check, Fault};
+use super::error::{Address, Check, Fault};
 use super::shfl::source_lane;
-use super::SimReport;
 use crate::backend::ptx::lir::{Guard, Special, Ty};
 use crate::interp::{Memory, MemoryError};
 
@@ -43,6 +43,8 @@ pub(crate) struct Cta {
     races: SharedRaces,
     /// Per-thread scratch rows for operands and results (`T` values each).
     scratch: [Vec<u64>; 4],
+    /// Register names for messages.
+    names: Vec<String>,
     /// The op being executed (for the error's source line).
     pub pc: usize,
 }
@@ -54,15 +56,16 @@ impl Cta {
         Cta {
             t,
             pid: [0; 3],
-            regs: vec![0; l.d.nregs * t],
-            written_all: vec![false; l.d.nregs],
-            written: vec![0; l.d.nregs * words],
+            regs: vec![0; l.d.tys.len() * t],
+            written_all: vec![false; l.d.tys.len()],
+            written: vec![0; l.d.tys.len() * words],
             words,
             active: vec![true; t],
             all_active: true,
             shared: vec![0; l.shared_bytes],
             races: SharedRaces::new(l.shared_bytes),
             scratch: std::array::from_fn(|_| vec![0; t]),
+            names: (0..l.d.tys.len() as u32).map(|r| l.d.reg_name(r)).collect(),
             pc: 0,
         }
     }
@@ -176,14 +179,14 @@ impl Cta {
         if self.written_all[ri] {
             return Ok(());
         }
-        let missing = (0..self.t)
-            .find(|&t| self.active(t) && self.written[ri * self.words + t / 64] & (1 << (t % 64)) == 0);
+        let missing =
+            (0..self.t).find(|&t| self.active(t) && self.written[ri * self.words + t / 64] & (1 << (t % 64)) == 0);
         match missing {
             None => Ok(()),
             Some(t) => Err(Fault::new(
                 Check::UninitializedRegister,
                 Some(t as u32),
-                format!("register v{r} is read before this thread wrote it (its value is unspecified)"),
+                format!("register {} is read before this thread wrote it (its value is unspecified)", self.names[ri]),
                 "define the value before its first use on every path (a value defined inside a loop that may run zero times is not defined after it)",
             )),
         }
@@ -433,22 +436,21 @@ impl Cta {
             self.all_active = all;
             self.exec(l, mem, pc + 1, end)?;
             self.pc = pc;
-            for t in 0..self.t {
-                if self.active(t) {
-                    let cur = signed(self.get(Src::Reg(iv), t));
-                    let next = cur + st[t];
-                    let fits = if wide { cur.checked_add(st[t]).is_some() } else { i32::try_from(next).is_ok() };
-                    if !fits {
-                        return Err(Fault::new(
-                            Check::LoopBounds,
-                            Some(t as u32),
-                            format!("the loop's induction variable overflows ({cur} + {})", st[t]),
-                            "keep upper bound + step within the induction variable's type",
-                        ));
-                    }
-                    let bits = if wide { next as u64 } else { u64::from(next as i32 as u32) };
-                    self.set(iv, t, bits);
+            for (t, &step) in st.iter().enumerate() {
+                if !self.active(t) {
+                    continue;
                 }
+                let cur = signed(self.get(Src::Reg(iv), t));
+                let Some(next) = cur.checked_add(step).filter(|n| wide || i32::try_from(*n).is_ok()) else {
+                    return Err(Fault::new(
+                        Check::LoopBounds,
+                        Some(t as u32),
+                        format!("the loop's induction variable overflows ({cur} + {step})"),
+                        "keep upper bound + step within the induction variable's type",
+                    ));
+                };
+                let bits = if wide { next as u64 } else { u64::from(next as i32 as u32) };
+                self.set(iv, t, bits);
             }
         }
         self.active = outer;
@@ -462,10 +464,13 @@ impl Cta {
             return Err(Fault::new(
                 Check::SharedOutOfBounds,
                 Some(t as u32),
-                format!("{size}-byte shared access at offset {a} is outside the CTA's {}-byte buffer", self.shared.len()),
+                format!(
+                    "{size}-byte shared access at offset {a} is outside the CTA's {}-byte buffer",
+                    self.shared.len()
+                ),
                 "size the shared buffer for every slot the kernel addresses",
             )
-            .at(u64::from(a)));
+            .at(Address::Shared(a)));
         }
         if !a.is_multiple_of(size) {
             return Err(Fault::new(
@@ -474,14 +479,23 @@ impl Cta {
                 format!("{size}-byte shared access at offset {a} is not aligned to {size} bytes"),
                 "align shared slots to their element size",
             )
-            .at(u64::from(a)));
+            .at(Address::Shared(a)));
         }
         Ok(a)
     }
 
     /// The byte address of a vector access of `n` elements of `size` bytes by thread `t`,
     /// checked for alignment and bounds.
-    fn global_addr(&self, mem: &Memory, addr: u32, offset: i64, size: u32, n: usize, t: usize, what: &str) -> Result<u64, Fault> {
+    fn global_addr(
+        &self,
+        mem: &Memory,
+        addr: u32,
+        offset: i64,
+        size: u32,
+        n: usize,
+        t: usize,
+        what: &str,
+    ) -> Result<u64, Fault> {
         let a = self.get(Src::Reg(addr), t).wrapping_add(offset as u64);
         let bytes = u64::from(size) * n as u64;
         if !a.is_multiple_of(bytes) {
@@ -492,7 +506,7 @@ impl Cta {
                 format!("misaligned global {vec}{what}: {}", MemoryError::Misaligned { addr: a, bytes }),
                 "a vector access needs an address aligned to its whole width; the lowering must prove alignment (divisibility of the base and strides) before widening",
             )
-            .at(a));
+            .at(Address::Global(a)));
         }
         if let Err(e) = mem.read_bytes(a, bytes as usize) {
             return Err(Fault::new(
@@ -501,7 +515,7 @@ impl Cta {
                 format!("out-of-bounds global {what}: {e}"),
                 format!("mask the {what} for threads whose elements lie outside the tensor, or check the sizes and strides passed to the kernel"),
             )
-            .at(a));
+            .at(Address::Global(a)));
         }
         Ok(a)
     }
@@ -581,8 +595,8 @@ impl Cta {
             let base = w * 32;
             let mut vals = [0u64; 32];
             let mut executing = 0u32;
-            for l in 0..32 {
-                vals[l] = self.get(Src::Reg(src), base + l);
+            for (l, v) in vals.iter_mut().enumerate() {
+                *v = self.get(Src::Reg(src), base + l);
                 if self.active(base + l) {
                     executing |= 1 << l;
                 }

@@ -29,21 +29,88 @@ pub(crate) type CvtFn = fn(u64) -> u64;
 #[derive(Clone, Debug)]
 pub(crate) enum Op {
     Nop,
-    Mov { dst: u32, src: Src },
-    Special { dst: u32, sreg: Special },
-    Bin { f: BinFn, dst: u32, a: Src, b: Src },
-    Not { dst: u32, src: u32 },
-    Cvt { f: CvtFn, dst: u32, src: u32 },
-    Setp { f: CmpFn, dst: u32, a: Src, b: Src },
-    Selp { dst: u32, a: Src, b: Src, cond: u32 },
-    LdGlobal { guard: Option<Guard>, size: u32, dsts: Vec<u32>, addr: u32, offset: i64 },
-    StGlobal { guard: Option<Guard>, size: u32, srcs: Vec<u32>, addr: u32, offset: i64 },
-    LdShared { size: u32, dst: u32, addr: u32, offset: u32 },
-    StShared { guard: Option<Guard>, size: u32, src: u32, addr: u32, offset: u32 },
-    Shfl { dst: u32, src: u32, mode: super::shfl::Mode, b: u32, c: u32, member_mask: u32 },
-    BarSync { id: u32 },
+    Mov {
+        dst: u32,
+        src: Src,
+    },
+    Special {
+        dst: u32,
+        sreg: Special,
+    },
+    Bin {
+        f: BinFn,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    Not {
+        dst: u32,
+        src: u32,
+    },
+    Cvt {
+        f: CvtFn,
+        dst: u32,
+        src: u32,
+    },
+    Setp {
+        f: CmpFn,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    Selp {
+        dst: u32,
+        a: Src,
+        b: Src,
+        cond: u32,
+    },
+    LdGlobal {
+        guard: Option<Guard>,
+        size: u32,
+        dsts: Vec<u32>,
+        addr: u32,
+        offset: i64,
+    },
+    StGlobal {
+        guard: Option<Guard>,
+        size: u32,
+        srcs: Vec<u32>,
+        addr: u32,
+        offset: i64,
+    },
+    LdShared {
+        size: u32,
+        dst: u32,
+        addr: u32,
+        offset: u32,
+    },
+    StShared {
+        guard: Option<Guard>,
+        size: u32,
+        src: u32,
+        addr: u32,
+        offset: u32,
+    },
+    Shfl {
+        dst: u32,
+        src: u32,
+        mode: super::shfl::Mode,
+        b: u32,
+        c: u32,
+        member_mask: u32,
+    },
+    BarSync {
+        id: u32,
+    },
     /// The body is `self + 1 .. end`.
-    Loop { ty: Ty, iv: u32, lower: Src, upper: Src, step: Src, end: usize },
+    Loop {
+        ty: Ty,
+        iv: u32,
+        lower: Src,
+        upper: Src,
+        step: Src,
+        end: usize,
+    },
 }
 
 /// The decoded program: instructions and, for each, the group comment above it.
@@ -53,13 +120,27 @@ pub(crate) struct Decoded {
     /// Index into `groups` of every op's group comment (`u32::MAX`: none yet).
     pub group_of: Vec<u32>,
     pub groups: Vec<String>,
-    /// Registers per thread.
-    pub nregs: usize,
+    /// The type of every register (for messages: `%f12`).
+    pub tys: Vec<Ty>,
+}
+
+impl Decoded {
+    /// The register's PTX name, as the writer prints it (`%r3`, `%rd4`, `%f5`, `%p6`).
+    pub fn reg_name(&self, r: u32) -> String {
+        let prefix = match self.tys.get(r as usize) {
+            Some(Ty::Pred) => "%p",
+            Some(Ty::I32) => "%r",
+            Some(Ty::I64) => "%rd",
+            Some(Ty::F32) => "%f",
+            None => "%?",
+        };
+        format!("{prefix}{r}")
+    }
 }
 
 /// Decodes `p` for a launch with `args` (already checked against the parameters).
 pub(crate) fn decode(p: &Program, args: &[ArgValue]) -> Result<Decoded, Fault> {
-    let mut d = Decoded { ops: Vec::new(), group_of: Vec::new(), groups: Vec::new(), nregs: p.regs.len() };
+    let mut d = Decoded { ops: Vec::new(), group_of: Vec::new(), groups: Vec::new(), tys: p.regs.clone() };
     let mut group = u32::MAX;
     block(p, args, &p.body, &mut d, &mut group)?;
     Ok(d)
@@ -78,7 +159,8 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
         let op = match inst {
             Inst::Comment(_) => unreachable!("handled above"),
             Inst::LdParam { dst, param } => {
-                let prm = p.params.get(*param).ok_or_else(|| unsupported(format!("parameter {param} does not exist")))?;
+                let prm =
+                    p.params.get(*param).ok_or_else(|| unsupported(format!("parameter {param} does not exist")))?;
                 let bits = match (prm.kind, args[*param]) {
                     (ParamTy::Ptr, ArgValue::Ptr(a)) => a,
                     (ParamTy::I32, ArgValue::Int(v)) => u64::from(v as i32 as u32),
@@ -108,20 +190,12 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
             Inst::Selp { ty, dst, a, b, cond } => {
                 Op::Selp { dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, *ty), cond: cond.0 }
             }
-            Inst::LdGlobal { guard, ty, dsts, addr, offset, .. } => Op::LdGlobal {
-                guard: *guard,
-                size: mem_size(*ty)?,
-                dsts: regs(dsts)?,
-                addr: addr.0,
-                offset: *offset,
-            },
-            Inst::StGlobal { guard, ty, srcs, addr, offset } => Op::StGlobal {
-                guard: *guard,
-                size: mem_size(*ty)?,
-                srcs: regs(srcs)?,
-                addr: addr.0,
-                offset: *offset,
-            },
+            Inst::LdGlobal { guard, ty, dsts, addr, offset, .. } => {
+                Op::LdGlobal { guard: *guard, size: mem_size(*ty)?, dsts: regs(dsts)?, addr: addr.0, offset: *offset }
+            }
+            Inst::StGlobal { guard, ty, srcs, addr, offset } => {
+                Op::StGlobal { guard: *guard, size: mem_size(*ty)?, srcs: regs(srcs)?, addr: addr.0, offset: *offset }
+            }
             Inst::SharedBase { dst } => Op::Mov { dst: dst.0, src: Src::Imm(0) },
             Inst::LdShared { ty, dst, addr, offset } => {
                 Op::LdShared { size: mem_size(*ty)?, dst: dst.0, addr: addr.0, offset: *offset }

@@ -37,15 +37,49 @@ pub enum Check {
     Unsupported,
 }
 
+/// An address a check names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Address {
+    /// A global (device) address, as in [`crate::interp::Memory`].
+    Global(u64),
+    /// A byte offset in the CTA's shared buffer.
+    Shared(u32),
+}
+
+impl fmt::Display for Address {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Address::Global(a) => write!(f, "global address 0x{a:x}"),
+            Address::Shared(a) => write!(f, "shared offset {a}"),
+        }
+    }
+}
+
 /// One failed check of one launch. Renders like the other stages' diagnostics:
 ///
 /// ```text
-/// error: kernel `row_max` at kernels-gpu/src/row_max.rs:21: out-of-bounds global load in program (3, 0, 0), thread 37 (warp 1, lane 5), address 0x100001000: ...
-///   op: %9 = load : tensor<1024xf32> #blocked (8 per thread)
-///   help: ...
+/// error: kernel `row_max` at kernels-gpu/src/row_max.rs:21: out-of-bounds global load: 4-byte access at 0x100000320 is 0 bytes past the end of the 800-byte buffer at 0x100000000
+///   at: program (1, 0, 0), thread 100 (warp 3, lane 4), global address 0x100000320
+///   op: %16 = load : tensor<128xf32> #blocked (1 per thread)
+///   help: mask the load for threads whose elements lie outside the tensor, ...
 /// ```
+///
+/// The details are boxed (errors are rare, results are returned often); fields read
+/// through [`std::ops::Deref`]: `err.check`, `err.thread`...
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SimError {
+pub struct SimError(pub Box<SimErrorInfo>);
+
+impl std::ops::Deref for SimError {
+    type Target = SimErrorInfo;
+
+    fn deref(&self) -> &SimErrorInfo {
+        &self.0
+    }
+}
+
+/// The details of a [`SimError`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimErrorInfo {
     pub check: Check,
     /// The entry (kernel) name.
     pub kernel: String,
@@ -58,8 +92,8 @@ pub struct SimError {
     pub program: Option<[u32; 3]>,
     /// The thread (`%tid.x`) that tripped the check.
     pub thread: Option<u32>,
-    /// The memory address involved (global: device address; shared: byte offset).
-    pub address: Option<u64>,
+    /// The memory address involved.
+    pub address: Option<Address>,
     /// What is wrong, lowercase, no trailing period.
     pub message: String,
     /// What to do about it.
@@ -68,19 +102,29 @@ pub struct SimError {
 
 impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl fmt::Display for SimErrorInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "error: kernel `{}`", self.kernel)?;
         if let Some(loc) = &self.loc {
             write!(f, " at {loc}")?;
         }
         write!(f, ": {}", self.message)?;
+        let mut at = Vec::new();
         if let Some([x, y, z]) = self.program {
-            write!(f, " in program ({x}, {y}, {z})")?;
+            at.push(format!("program ({x}, {y}, {z})"));
         }
         if let Some(t) = self.thread {
-            write!(f, ", thread {t} (warp {}, lane {})", t / 32, t % 32)?;
+            at.push(format!("thread {t} (warp {}, lane {})", t / 32, t % 32));
         }
         if let Some(a) = self.address {
-            write!(f, ", address 0x{a:x}")?;
+            at.push(a.to_string());
+        }
+        if !at.is_empty() {
+            write!(f, "\n  at: {}", at.join(", "))?;
         }
         if let Some(op) = &self.op {
             write!(f, "\n  op: {op}")?;
@@ -100,7 +144,7 @@ impl std::error::Error for SimError {}
 pub(crate) struct Fault {
     pub check: Check,
     pub thread: Option<u32>,
-    pub address: Option<u64>,
+    pub address: Option<Address>,
     pub message: String,
     pub help: String,
 }
@@ -110,7 +154,7 @@ impl Fault {
         Fault { check, thread, address: None, message: message.into(), help: help.into() }
     }
 
-    pub fn at(mut self, address: u64) -> Fault {
+    pub fn at(mut self, address: Address) -> Fault {
         self.address = Some(address);
         self
     }

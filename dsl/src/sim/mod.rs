@@ -41,7 +41,7 @@ mod decode;
 mod error;
 pub mod shfl;
 
-pub use error::{Check, SimError};
+pub use error::{Address, Check, SimError, SimErrorInfo};
 
 use crate::backend::ptx::lir::{self, ParamTy};
 use crate::interp::Memory;
@@ -101,7 +101,7 @@ pub fn run(program: &lir::Program, grid: [u32; 3], args: &[ArgValue], mem: &mut 
 }
 
 fn launch_error(p: &lir::Program, message: String, help: &str) -> SimError {
-    SimError {
+    SimError(Box::new(SimErrorInfo {
         check: Check::Launch,
         kernel: p.entry.clone(),
         loc: None,
@@ -111,7 +111,7 @@ fn launch_error(p: &lir::Program, message: String, help: &str) -> SimError {
         address: None,
         message,
         help: help.to_string(),
-    }
+    }))
 }
 
 /// The arguments must match the parameters in number and kind.
@@ -157,7 +157,7 @@ fn attach(p: &lir::Program, d: Option<&decode::Decoded>, at: Option<([u32; 3], u
         }
         None => (None, None),
     };
-    SimError {
+    SimError(Box::new(SimErrorInfo {
         check: f.check,
         kernel: p.entry.clone(),
         loc,
@@ -167,15 +167,13 @@ fn attach(p: &lir::Program, d: Option<&decode::Decoded>, at: Option<([u32; 3], u
         address: f.address,
         message: f.message,
         help: f.help,
-    }
+    }))
 }
 
 /// A group comment is `<op text>  <file>:<line>` (two spaces before the location).
 fn split_comment(text: &str) -> (&str, Option<&str>) {
     match text.rsplit_once("  ") {
-        Some((op, loc))
-            if loc.rsplit_once(':').is_some_and(|(f, l)| !f.is_empty() && l.parse::<u32>().is_ok()) =>
-        {
+        Some((op, loc)) if loc.rsplit_once(':').is_some_and(|(f, l)| !f.is_empty() && l.parse::<u32>().is_ok()) => {
             (op.trim_end(), Some(loc))
         }
         _ => (text, None),
@@ -192,6 +190,9 @@ mod tests {
             split_comment("%9 = load : tensor<16xf32> #blocked (1 per thread)  kernels-gpu/src/row_max.rs:21"),
             ("%9 = load : tensor<16xf32> #blocked (1 per thread)", Some("kernels-gpu/src/row_max.rs:21"))
         );
-        assert_eq!(split_comment("thread position: tid, lane = tid % 32"), ("thread position: tid, lane = tid % 32", None));
+        assert_eq!(
+            split_comment("thread position: tid, lane = tid % 32"),
+            ("thread position: tid, lane = tid % 32", None)
+        );
     }
 }
