@@ -8,7 +8,37 @@ use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::RowMaxCase;
 use rtriton_kernels::cpu_row_max;
 
-/// How a case is laid out in device memory and what a launch passes.
+/// What a launch of a variant on a case passes besides the buffers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchShape {
+    pub constexprs: Vec<(&'static str, i64)>,
+    pub grid: [u32; 3],
+}
+
+/// The constexprs and grid `variant` uses for `case` (the same for every back end).
+pub fn launch_shape(variant: RowMaxVariant, case: &RowMaxCase) -> LaunchShape {
+    let constexprs = variant.constexprs_for(case.n_rows, case.n_cols);
+    let grid = [variant.grid(case.n_rows, &constexprs) as u32, 1, 1];
+    LaunchShape { constexprs, grid }
+}
+
+/// The runtime arguments `x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col` for
+/// `case`, given the device address of the input *buffer* (`case.input()`, whose view
+/// starts `layout().offset` elements in) and of the output (`n_rows` floats). Any back end
+/// (interpreter, simulator, GPU) passes its own addresses.
+pub fn row_max_args(case: &RowMaxCase, x_buffer: u64, y: u64) -> Vec<ArgValue> {
+    let layout = case.layout();
+    vec![
+        ArgValue::Ptr(x_buffer + layout.offset as u64 * 4),
+        ArgValue::Ptr(y),
+        ArgValue::Int(case.n_rows as i64),
+        ArgValue::Int(case.n_cols as i64),
+        ArgValue::Int(layout.stride_row as i64),
+        ArgValue::Int(layout.stride_col as i64),
+    ]
+}
+
+/// A launch prepared in the interpreter's [`Memory`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Launch {
     pub constexprs: Vec<(&'static str, i64)>,
@@ -19,24 +49,13 @@ pub struct Launch {
     pub y: u64,
 }
 
-/// Allocates `case`'s input (the whole buffer; `x_ptr` points `offset` elements into it)
-/// and a zeroed output in `mem`, and returns the launch of `variant` on them.
+/// Allocates `case`'s input buffer and a zeroed output in `mem`, and returns the launch
+/// of `variant` on them.
 pub fn prepare(mem: &mut Memory, variant: RowMaxVariant, case: &RowMaxCase) -> Launch {
-    let layout = case.layout();
-    let x_base = mem.alloc_f32(&case.input());
+    let x_buffer = mem.alloc_f32(&case.input());
     let y = mem.alloc(case.n_rows * 4);
-    let x_ptr = x_base + layout.offset as u64 * 4;
-    let constexprs = variant.constexprs_for(case.n_rows, case.n_cols);
-    let grid = [variant.grid(case.n_rows, &constexprs) as u32, 1, 1];
-    let args = vec![
-        ArgValue::Ptr(x_ptr),
-        ArgValue::Ptr(y),
-        ArgValue::Int(case.n_rows as i64),
-        ArgValue::Int(case.n_cols as i64),
-        ArgValue::Int(layout.stride_row as i64),
-        ArgValue::Int(layout.stride_col as i64),
-    ];
-    Launch { constexprs, grid, args, y }
+    let LaunchShape { constexprs, grid } = launch_shape(variant, case);
+    Launch { constexprs, grid, args: row_max_args(case, x_buffer, y), y }
 }
 
 /// Runs `variant` on `case` on the CPU interpreter under `policy` and returns `y`.
@@ -128,3 +147,32 @@ pub fn lower(
     .map_err(|e| e.to_string())?;
     ptx::lower(&kernel, &info, &PtxOptions { num_warps, ..PtxOptions::default() }).map_err(|e| e.to_string())
 }
+
+/// Mixing dtypes in a kernel body is a Rust compile error, not a run-time diagnostic:
+/// storing `i32` values through an `f32` pointer does not type-check (`store::<E>` takes
+/// a `Tensor<Ptr<E>>` and a `Tensor<E>`), so only hand-built IR can reach the verifier
+/// with it (`tests/tests/diagnostics.rs` checks that path).
+///
+/// ```compile_fail,E0308
+/// use rtriton::prelude::*;
+/// rtriton::kernel! {
+///     fn store_i32_through_f32(y_ptr: Ptr<f32>) {
+///         let offs = arange(0, 4);
+///         store(y_ptr + offs, offs, None);
+///     }
+/// }
+/// ```
+///
+/// With the conversion the author meant, the same kernel compiles:
+///
+/// ```
+/// use rtriton::prelude::*;
+/// rtriton::kernel! {
+///     fn store_i32_through_f32(y_ptr: Ptr<f32>) {
+///         let offs = arange(0, 4);
+///         store(y_ptr + offs, offs.to::<f32>(), None);
+///     }
+/// }
+/// let _ = store_i32_through_f32();
+/// ```
+pub mod dtype_mismatch_is_a_compile_error {}

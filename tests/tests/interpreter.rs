@@ -105,6 +105,34 @@ fn nan_propagating_max_matches_the_propagating_reference(
     assert!(failures.is_empty(), "{}:\n{}", def.name, failures.join("\n\n"));
 }
 
+/// The recorded results of Triton on an H200 (`data/triton_h200_row_max.txt`, made by
+/// `data/triton_row_max.py` from the same inputs) agree with the CPU reference bit for
+/// bit, for both NaN rules: the reference, and so the interpreter that matches it above,
+/// computes what a GPU computes, signed zeros and canonical NaN included.
+#[test]
+fn the_reference_matches_triton_on_an_h200() {
+    let recorded = include_str!("data/triton_h200_row_max.txt");
+    let mut checked = 0;
+    for line in recorded.lines().filter(|l| !l.starts_with('#')) {
+        let mut words = line.split(' ');
+        let (name, rule) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+        let gpu: Vec<u32> = words.map(|h| u32::from_str_radix(h, 16).expect("hex bits")).collect();
+        let case = SHAPE_MATRIX.iter().find(|c| c.name == name).unwrap_or_else(|| {
+            panic!("recorded case `{name}` is not in SHAPE_MATRIX; regenerate data/triton_h200_row_max.txt")
+        });
+        let want: Vec<u32> = reference(case, rule == "propagate").into_iter().map(f32::to_bits).collect();
+        assert_eq!(gpu.len(), want.len(), "{name}: the case changed shape; regenerate the recording");
+        let bad: Vec<String> = (0..want.len())
+            .filter(|&r| gpu[r] != want[r])
+            .take(5)
+            .map(|r| format!("row {r}: GPU 0x{:08X}, reference 0x{:08X}", gpu[r], want[r]))
+            .collect();
+        assert!(bad.is_empty(), "{name} ({rule}):\n{}", bad.join("\n"));
+        checked += 1;
+    }
+    assert_eq!(checked, 2 * 16, "every recorded case and rule is checked");
+}
+
 // ---- corner cases -------------------------------------------------------------------
 
 /// Runs `def` with one program per entry of `grid` and returns the i32 output `y` of `n`.
@@ -313,4 +341,18 @@ fn a_grid_with_a_zero_dimension_runs_nothing() {
     let def = RowMaxVariant::RowMax.def();
     interp::run_def(&def, &launch.constexprs, &launch.args, SpecPolicy::Off, [0, 1, 1], &mut mem).unwrap();
     assert_eq!(mem.read_f32(launch.y, 1).unwrap(), vec![0.0]);
+}
+
+#[test]
+fn a_pointer_that_is_not_aligned_to_its_element_faults() {
+    let mut mem = Memory::new();
+    let x = mem.alloc_i32(&[1, 2, 3, 4, 5]);
+    let y = mem.alloc(16);
+    let args = [ArgValue::Ptr(x + 2), ArgValue::Ptr(y), ArgValue::Int(3)];
+    let err = interp::run_def(&mul_i32(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap_err();
+    let InterpRunError::Interp(InterpError::Fault { fault: Fault::Misaligned { element, addr, .. }, .. }) = &err else {
+        panic!("expected a misaligned access, got {err}");
+    };
+    assert_eq!((element.as_slice(), *addr), (&[0][..], x + 2));
+    assert!(err.to_string().contains("misaligned load in program (0, 0, 0), element [0]"), "{err}");
 }

@@ -49,8 +49,26 @@ fn binary_f32(op: BinaryOp, x: &[f32], y: &[f32]) -> Result<Vec<f32>, Trap> {
         BinaryOp::Mul => zip_map(x, y, |a, b| a * b),
         BinaryOp::Div => zip_map(x, y, |a, b| a / b),
         BinaryOp::Rem => zip_map(x, y, |a, b| a % b),
-        BinaryOp::Max(nan) => zip_map(x, y, |a, b| max_f32(a, b, nan)),
-        BinaryOp::Min(nan) => zip_map(x, y, |a, b| min_f32(a, b, nan)),
+        // The strict comparisons decide almost every pair inline (they are false for NaN
+        // and for equal values, which go to the full PTX rule).
+        BinaryOp::Max(nan) => zip_map(x, y, |a, b| {
+            if a > b {
+                a
+            } else if b > a {
+                b
+            } else {
+                max_f32(a, b, nan)
+            }
+        }),
+        BinaryOp::Min(nan) => zip_map(x, y, |a, b| {
+            if a < b {
+                a
+            } else if b < a {
+                b
+            } else {
+                min_f32(a, b, nan)
+            }
+        }),
         BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => return unsupported(format!("`{}` on f32", op.name())),
     })
 }

@@ -3,6 +3,7 @@
 //! arguments bound to the induction variable and the carried values.
 
 use crate::ir::{Block, Kernel, OpId, OpKind, ParamKind, ScalarType, Value};
+use crate::lang::semantic::MAX_BLOCK_NUMEL;
 use crate::spec::ArgValue;
 
 use super::access;
@@ -19,17 +20,69 @@ pub(crate) struct Program<'k> {
     pub pid: [u32; 3],
     /// The current value of every IR value (indexed by value id); loop bodies overwrite
     /// theirs on every iteration.
-    pub values: Vec<Option<Data>>,
+    values: Vec<Option<Data>>,
+    /// Ops whose result is the same in every program and every loop iteration (see
+    /// [`invariant_ops`]): computed once, then reused.
+    invariant: Vec<bool>,
+}
+
+/// Ops that depend on nothing but constants, arguments and the grid size: not loads, not
+/// `program_id`, not loop-body arguments, and only reading other invariant ops. Their
+/// values stay valid across programs, so each is evaluated once per launch: the `-inf`
+/// fill and the splat of `n_cols` inside a loop body are not rebuilt for every iteration
+/// of every program.
+fn invariant_ops(k: &Kernel) -> Vec<bool> {
+    let mut invariant_value = vec![false; k.values.len()];
+    let mut invariant = vec![false; k.ops.len()];
+    for id in k.walk() {
+        let op = k.op(id);
+        let pure = !matches!(
+            op.kind,
+            OpKind::Load { .. }
+                | OpKind::Store { .. }
+                | OpKind::ProgramId { .. }
+                | OpKind::For { .. }
+                | OpKind::Yield(_)
+        );
+        let inputs = op.kind.operands().iter().all(|v| invariant_value.get(v.index()).copied().unwrap_or(false));
+        if pure
+            && inputs
+            && let ([r], Some(slot)) = (op.results.as_slice(), invariant.get_mut(id.index()))
+        {
+            *slot = true;
+            if let Some(v) = invariant_value.get_mut(r.index()) {
+                *v = true;
+            }
+        }
+    }
+    invariant
 }
 
 /// A trap and the op it happened at (the innermost one, inside loops).
 pub(crate) type OpTrap = (OpId, Trap);
 
-impl Program<'_> {
+impl<'k> Program<'k> {
+    pub fn new(kernel: &'k Kernel, args: &'k [ArgValue], grid: [u32; 3]) -> Self {
+        Program {
+            kernel,
+            args,
+            grid,
+            pid: [0; 3],
+            values: vec![None; kernel.values.len()],
+            invariant: invariant_ops(kernel),
+        }
+    }
+
     /// Runs the kernel body for this program.
     pub fn run(&mut self, mem: &mut Memory) -> Result<(), OpTrap> {
         let body = &self.kernel.body;
         self.block(body, mem).map(|_| ())
+    }
+
+    /// Whether `id` is invariant and was already evaluated in this launch.
+    fn is_computed_invariant(&self, id: OpId) -> bool {
+        self.invariant.get(id.index()).copied().unwrap_or(false)
+            && self.kernel.op(id).results.first().is_some_and(|r| matches!(self.values.get(r.index()), Some(Some(_))))
     }
 
     fn get(&self, v: Value) -> Result<&Data, Trap> {
@@ -65,6 +118,7 @@ impl Program<'_> {
                 OpKind::For { lower, upper, step, init, body } => {
                     self.for_loop(id, [*lower, *upper, *step], init, body, mem)?;
                 }
+                _ if self.is_computed_invariant(id) => {}
                 _ => self.op(id, mem).map_err(|t| (id, t))?,
             }
         }
@@ -123,6 +177,9 @@ impl Program<'_> {
         let op = k.op(id);
         let result = op.results.first().copied();
         let numel = result.map_or(0, |r| k.shape(r).numel());
+        if numel > MAX_BLOCK_NUMEL {
+            return unsupported(format!("a block of {numel} elements (at most {MAX_BLOCK_NUMEL})"));
+        }
         let data = match &op.kind {
             OpKind::Param { index } => self.param(*index)?,
             OpKind::Constant(c) => match result {

@@ -29,17 +29,14 @@ pub enum MemoryError {
     Misaligned { addr: u64, bytes: u64 },
 }
 
-/// `past the end of the 400-byte buffer at 0x100000000 by 4 bytes`, or `below every buffer`.
+/// `past the end of the 400-byte buffer at 0x100000000 (byte offset 404)`, or `below
+/// every buffer`.
 fn describe_outside(addr: u64, bytes: u64, nearest: Option<(u64, usize)>) -> String {
     match nearest {
         Some((base, len)) => {
             let end = base + len as u64;
-            if addr >= end {
-                format!("{} bytes past the end of the {len}-byte buffer at 0x{base:x}", addr - end)
-            } else {
-                // The access starts inside the buffer but runs past its end.
-                format!("partly past the end of the {len}-byte buffer at 0x{base:x} (it ends at 0x{end:x})")
-            }
+            let how = if addr >= end { "past the end of" } else { "partly past the end of" };
+            format!("{how} the {len}-byte buffer at 0x{base:x} (byte offset {})", addr - base)
         }
         None if bytes == 0 => "outside every buffer".to_string(),
         None => "below every buffer (no allocation contains it)".to_string(),
@@ -214,20 +211,18 @@ mod tests {
     fn out_of_bounds_and_misaligned_accesses_are_errors() {
         let mut m = Memory::new();
         let a = m.alloc_f32(&[1.0; 4]);
-        let e = m.read_f32(a + 12, 2).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            format!(
-                "8-byte access at 0x{:x} is partly past the end of the 16-byte buffer at 0x{a:x} (it ends at 0x{:x})",
-                a + 12,
-                a + 16
-            )
+        let e = m.read_f32(a + 12, 2).unwrap_err().to_string();
+        let want = format!(
+            "8-byte access at 0x{:x} is partly past the end of the 16-byte buffer at 0x{a:x} (byte offset 12)",
+            a + 12
         );
-        let e = m.read_f32(a + 20, 1).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            format!("4-byte access at 0x{:x} is 4 bytes past the end of the 16-byte buffer at 0x{a:x}", a + 20)
+        assert_eq!(e, want);
+        let e = m.read_f32(a + 20, 1).unwrap_err().to_string();
+        let want = format!(
+            "4-byte access at 0x{:x} is past the end of the 16-byte buffer at 0x{a:x} (byte offset 20)",
+            a + 20
         );
+        assert_eq!(e, want);
         assert!(matches!(m.read_f32(a + 2, 1), Err(MemoryError::Misaligned { .. })));
         assert!(matches!(m.read_f32(8, 1), Err(MemoryError::OutOfBounds { nearest: None, .. })));
         assert!(m.write_f32(u64::MAX - 1, &[1.0]).is_err());

@@ -43,7 +43,7 @@ use value::{Trap, unflatten};
 pub fn run(kernel: &Kernel, grid: [u32; 3], args: &[ArgValue], mem: &mut Memory) -> Result<(), InterpError> {
     verify(kernel)?;
     check_args(kernel, args)?;
-    let mut program = eval::Program { kernel, args, grid, pid: [0; 3], values: vec![None; kernel.values.len()] };
+    let mut program = eval::Program::new(kernel, args, grid);
     for z in 0..grid[2] {
         for y in 0..grid[1] {
             for x in 0..grid[0] {
@@ -141,8 +141,12 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
             let help = if misaligned {
                 "offset pointers by whole elements from an aligned base".to_string()
             } else {
+                let call = match access {
+                    Access::Load => "load(ptrs, Some(offs.lt(n)), Some(other))",
+                    Access::Store => "store(ptrs, values, Some(offs.lt(n)))",
+                };
                 format!(
-                    "mask the {access} so that lanes outside the tensor do not touch memory (`{access}(ptrs, Some(offs.lt(n)), ..)`), or check the sizes and strides passed to the kernel"
+                    "mask the {access} so that lanes outside the tensor do not touch memory (`{call}`), or check the grid and the sizes and strides passed to the kernel"
                 )
             };
             let fault = if misaligned {

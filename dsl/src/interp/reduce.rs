@@ -55,9 +55,12 @@ fn argmax_line<T: PartialOrd + Copy>(it: &mut dyn Iterator<Item = T>) -> Option<
         if is_nan {
             continue;
         }
-        match best {
-            Some((b, _)) if !(v > b) => {}
-            _ => best = Some((v, k)),
+        let better = match best {
+            None => true,
+            Some((b, _)) => v > b,
+        };
+        if better {
+            best = Some((v, k));
         }
     }
     Some(best.map_or(0, |(_, k)| k as i32))

@@ -69,7 +69,13 @@ impl Data {
         if self.len() != 1 {
             return unsupported(format!("splat of a value with {} elements", self.len()));
         }
-        Ok(self.gather(&vec![0; n]))
+        Ok(match self {
+            Data::Bool(v) => Data::Bool(vec![v[0]; n]),
+            Data::I32(v) => Data::I32(vec![v[0]; n]),
+            Data::I64(v) => Data::I64(vec![v[0]; n]),
+            Data::F32(v) => Data::F32(vec![v[0]; n]),
+            Data::Ptr(v) => Data::Ptr(vec![v[0]; n]),
+        })
     }
 
     /// The elements at `indices`, in that order.

@@ -137,14 +137,16 @@ impl CmpPred {
 /// Reductions along one axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReduceOp {
-    /// Identity `-inf` (floats) or the type's minimum (ints).
+    /// Combines the elements with `maximum` (identity `-inf` for floats, the type's
+    /// minimum for ints; no identity is mixed in, so a block of only NaN gives the
+    /// canonical NaN, see `docs/semantics.md`).
     Max(PropagateNan),
-    /// Identity `+inf` or the type's maximum.
+    /// As `Max` with `minimum` (identity `+inf` or the type's maximum).
     Min(PropagateNan),
     /// Identity 0; float sums are not bit-exact across back ends (reduction order).
     Sum,
     /// Index (`i32`) of the first maximum; NaN is ignored like `Max(None)`; ties give the
-    /// smallest index; an all-`-inf` row gives 0.
+    /// smallest index (`-0.0` ties with `+0.0`); an all-`-inf` or all-NaN row gives 0.
     Argmax,
 }
 

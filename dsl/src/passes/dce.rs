@@ -151,6 +151,7 @@ impl Compactor<'_> {
 mod tests {
     use super::*;
     use crate::ir::{Constant, DType, ParamDecl, ParamKind, ScalarType, Shape, SourceLoc, TensorType};
+    use crate::prelude::*;
     use crate::spec::SpecKey;
     use crate::verify::verify;
 
@@ -218,6 +219,29 @@ mod tests {
         assert_eq!(run(&mut k), 2);
         verify(&k).unwrap();
         assert!(k.body.ops.is_empty() && k.ops.is_empty() && k.values.is_empty());
+    }
+
+    crate::kernel! {
+        /// A loop whose result nobody uses, a dead load, and a loop that only stores.
+        fn loops(p: Ptr<i32>, n: i32) {
+            let _unused = for_range(0, n, 1, zeros::<i32>(&[4]), |i, acc| acc + i);
+            let _dead_load = load(p + arange(0, 4), None, None);
+            for_range(0, n, 1, (), |i, ()| store(p + i, i, None));
+        }
+    }
+
+    #[test]
+    fn dead_loops_and_loads_go_and_loops_that_store_stay() {
+        use crate::trace::trace_unspecialized;
+        let mut k = trace_unspecialized(&loops(), &[]).unwrap();
+        let loops_before = k.walk().iter().filter(|id| matches!(k.op(**id).kind, OpKind::For { .. })).count();
+        assert_eq!(loops_before, 2);
+        assert!(run(&mut k) > 0);
+        verify(&k).unwrap();
+        let text = k.to_string();
+        assert_eq!(text.matches(" for ").count(), 1, "{text}");
+        assert!(!text.contains("load"), "{text}");
+        assert!(text.contains("store"), "{text}");
     }
 
     #[test]

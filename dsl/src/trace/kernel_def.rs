@@ -155,7 +155,7 @@ impl ArgBinder {
 /// rtriton::kernel! {
 ///     /// y[i] = x[i] + 1 for a block of BLOCK elements.
 ///     pub fn add_one(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n: i32; const BLOCK: usize) {
-///         let offs = program_id(0) * BLOCK as i32 + arange(0, BLOCK as i64);
+///         let offs = program_id(0) * BLOCK as i32 + arange(0, BLOCK);
 ///         let mask = offs.lt(n);
 ///         let x = load(x_ptr + offs, Some(mask), Some(0.0));
 ///         store(y_ptr + offs, x + 1.0, Some(mask));
