@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod list;
+mod ptx;
 
 /// rtriton: a block-level GPU kernel language in Rust that mirrors Triton.
 #[derive(Debug, Parser)]
@@ -18,6 +19,8 @@ pub struct Cli {
 pub enum Command {
     /// Lists the kernels the CLI knows, one per line: name, then parameters.
     List,
+    /// Prints the PTX of one specialization (arguments drive it as a launch would).
+    Ptx(ptx::PtxArgs),
 }
 
 /// Parses the command line, runs the subcommand and maps errors to a non-zero status.
@@ -25,6 +28,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List => list::run(),
+        Command::Ptx(a) => ptx::run(&a),
     };
     match result {
         Ok(code) => code,

@@ -368,3 +368,45 @@ pub fn assign(k: &Kernel, rank: usize) -> Result<Vec<Option<Layout>>, PtxError> 
         })
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(anchor: &[usize], spt: usize, warps: usize, want: &str) {
+        assert_eq!(Blocked::for_anchor(anchor, spt, warps).to_string(), want, "{anchor:?} spt {spt} warps {warps}");
+    }
+
+    #[test]
+    fn default_blocked_layouts() {
+        check(&[1024], 4, 4, "blocked{spt=[4], tpw=[32], wpc=[4], order=[0]}");
+        check(&[1024], 1, 4, "blocked{spt=[1], tpw=[32], wpc=[4], order=[0]}");
+        // Smaller than the CTA: what is left of lanes and warps replicates.
+        check(&[16], 1, 4, "blocked{spt=[1], tpw=[32], wpc=[4], order=[0]}");
+        check(&[16, 64], 4, 4, "blocked{spt=[1, 4], tpw=[2, 16], wpc=[4, 1], order=[1, 0]}");
+        check(&[16, 64], 1, 4, "blocked{spt=[1, 1], tpw=[1, 32], wpc=[2, 2], order=[1, 0]}");
+        check(&[4, 8], 1, 1, "blocked{spt=[1, 1], tpw=[4, 8], wpc=[1, 1], order=[1, 0]}");
+    }
+
+    #[test]
+    fn geometry_of_replicated_and_repeated_blocks() {
+        let enc = Blocked::for_anchor(&[1024], 4, 4);
+        let g = Geometry::new(&enc, vec![1024]);
+        assert_eq!((g.chunk[0], g.tile[0], g.reps[0], g.num_regs()), (4, 512, 2, 8));
+        assert!(!g.replicated(0));
+        // Register 5 = second repetition, element 1: coordinate 512 + 4 t + 1.
+        assert_eq!(g.static_offset(0, 5), 513);
+        let small = Geometry::new(&enc, vec![16]);
+        assert_eq!((small.chunk[0], small.num_regs(), small.distinct_threads(0, &enc)), (4, 4, 4));
+        assert!(small.replicated(0));
+    }
+
+    #[test]
+    fn register_order_is_fastest_dim_first() {
+        let enc = Blocked::for_anchor(&[16, 64], 4, 4);
+        let g = Geometry::new(&enc, vec![16, 64]);
+        assert_eq!(g.regs, vec![2, 4]);
+        assert_eq!(g.multi(5), vec![1, 1]);
+        assert_eq!(g.index(&[1, 1]), 5);
+    }
+}

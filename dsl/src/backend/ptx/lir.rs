@@ -329,3 +329,99 @@ impl fmt::Display for Reg {
         write!(f, "v{}", self.0)
     }
 }
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Ty::Pred => "pred",
+            Ty::I32 => "i32",
+            Ty::I64 => "i64",
+            Ty::F32 => "f32",
+        })
+    }
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Reg(r) => write!(f, "{r}"),
+            Operand::Int(v) => write!(f, "{v}"),
+            Operand::F32(x) => write!(f, "{x:?}f32"),
+        }
+    }
+}
+
+impl fmt::Display for Program {
+    /// The lowered form as text, one instruction per line, loops as indented blocks:
+    /// `v12:i32 = add v10, 4`, `@v7 v20:f32 x4 = ld.global [v30+0]`. For reading and
+    /// debugging; the PTX writer is the one that is checked by ptxas.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let params: Vec<String> = self.params.iter().map(|p| format!("{}: {:?}", p.name, p.kind)).collect();
+        writeln!(
+            f,
+            "lir {}({}) threads={} shared={}B target={}",
+            self.entry,
+            params.join(", "),
+            self.threads_per_cta,
+            self.shared_bytes,
+            self.target
+        )?;
+        for n in &self.layouts {
+            writeln!(f, "  ; {} {} {} ({} per thread)", n.value, n.ty, n.layout, n.regs_per_thread)?;
+        }
+        self.print_insts(f, &self.body, 1)
+    }
+}
+
+impl Program {
+    fn def(&self, r: Reg) -> String {
+        format!("{r}:{}", self.ty(r))
+    }
+
+    fn print_insts(&self, f: &mut fmt::Formatter<'_>, insts: &[Inst], depth: usize) -> fmt::Result {
+        let pad = "  ".repeat(depth);
+        let guard = |g: &Option<Guard>| match g {
+            Some(g) => format!("@{}{} ", if g.negate { "!" } else { "" }, g.pred),
+            None => String::new(),
+        };
+        let list = |rs: &[Reg]| rs.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ");
+        for i in insts {
+            let line = match i {
+                Inst::Comment(c) => format!("; {c}"),
+                Inst::LdParam { dst, param } => format!("{} = param {}", self.def(*dst), self.params[*param].name),
+                Inst::CvtaGlobal { dst, src } => format!("{} = cvta.global {src}", self.def(*dst)),
+                Inst::ReadSpecial { dst, sreg } => format!("{} = special {sreg:?}", self.def(*dst)),
+                Inst::Mov { dst, src, .. } => format!("{} = {src}", self.def(*dst)),
+                Inst::Bin { op, dst, a, b, .. } => format!("{} = {op:?} {a}, {b}", self.def(*dst)),
+                Inst::Not { dst, src } => format!("{} = not {src}", self.def(*dst)),
+                Inst::MulWide { dst, a, b } => format!("{} = mul.wide {a}, {b}", self.def(*dst)),
+                Inst::Cvt { dst, src, from, .. } => format!("{} = cvt {src}:{from}", self.def(*dst)),
+                Inst::Setp { cmp, ty, dst, a, b } => format!("{} = setp.{cmp:?}.{ty} {a}, {b}", self.def(*dst)),
+                Inst::Selp { dst, a, b, cond, .. } => format!("{} = selp {cond} ? {a} : {b}", self.def(*dst)),
+                Inst::LdGlobal { guard: g, ty, dsts, addr, offset, .. } => {
+                    format!("{}{{{}}}:{ty} = ld.global x{} [{addr}+{offset}]", guard(g), list(dsts), dsts.len())
+                }
+                Inst::StGlobal { guard: g, ty, srcs, addr, offset } => {
+                    format!("{}st.global x{} [{addr}+{offset}] <- {{{}}}:{ty}", guard(g), srcs.len(), list(srcs))
+                }
+                Inst::SharedBase { dst } => format!("{} = shared.base", self.def(*dst)),
+                Inst::LdShared { dst, addr, offset, .. } => format!("{} = ld.shared [{addr}+{offset}]", self.def(*dst)),
+                Inst::StShared { guard: g, src, addr, offset, .. } => {
+                    format!("{}st.shared [{addr}+{offset}] <- {src}", guard(g))
+                }
+                Inst::Shfl { dst, src, lane_mask, .. } => {
+                    format!("{} = shfl.bfly {src}, lane ^ {lane_mask}", self.def(*dst))
+                }
+                Inst::BarSync { id } => format!("bar.sync {id}"),
+                Inst::Loop { iv, lower, upper, step, body, .. } => {
+                    writeln!(f, "{pad}loop {} = {lower} .. {upper} step {step} {{", self.def(*iv))?;
+                    self.print_insts(f, body, depth + 1)?;
+                    writeln!(f, "{pad}}}")?;
+                    continue;
+                }
+            };
+            writeln!(f, "{pad}{line}")?;
+        }
+        Ok(())
+    }
+}

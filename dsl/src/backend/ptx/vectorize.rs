@@ -141,3 +141,29 @@ pub fn layout_chunk(k: &Kernel, ai: &AxisInfoMap, rank: usize, anchor_numel: usi
     let best = if best_load > 0 { best_load } else { best_store.max(1) };
     (best as usize).min((anchor_numel / threads).max(1))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(contiguity: u64, align_bytes: u64, mask_constancy: Option<u64>) -> Facts {
+        Facts { elem_bytes: 4, contiguity, align_bytes, mask_constancy, extent: 1024 }
+    }
+
+    #[test]
+    fn width_is_the_tightest_bound() {
+        let table = [
+            (facts(1024, 16, Some(16)), 4, 4),
+            (facts(1024, 16, None), 8, 4),
+            (facts(1024, 8, Some(16)), 4, 2),
+            (facts(1024, 4, Some(16)), 4, 1),
+            (facts(1, 16, Some(16)), 4, 1),
+            (facts(1024, 16, Some(1)), 4, 1),
+            (facts(1024, 16, Some(2)), 4, 2),
+            (facts(1024, 16, Some(16)), 1, 1),
+        ];
+        for (f, chunk, want) in table {
+            assert_eq!(decide(&f, chunk).0, want, "{f:?} chunk {chunk}");
+        }
+    }
+}

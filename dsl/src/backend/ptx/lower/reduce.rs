@@ -12,14 +12,68 @@
 //! No identity value is needed: every lane holds real (possibly replicated) elements, so
 //! combining starts from the first one. The identities (`-inf` for max, `0fFF800000`)
 //! enter through the kernel's masked loads (`other`).
+//!
+//! `argmax` carries (value, index) pairs through the same three stages (two shuffles per
+//! round, two shared-memory slots); the pair with the larger value wins, NaN values lose
+//! to any number, and equal values (or two NaNs) keep the smaller index, so the result is
+//! the first maximum and an all-`-inf` row gives 0, as the IR documents.
 
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::layout::Geometry;
-use crate::backend::ptx::lir::{BinOp, Cmp, Guard, Inst, Operand, Ty};
+use crate::backend::ptx::lir::{BinOp, Cmp, Guard, Inst, Operand, Reg, Ty};
 use crate::backend::ptx::{PtxError, ReductionDecision};
 use crate::ir::{Op, ReduceOp, Value};
 
+/// A partial result: the value and, for argmax, its index along the axis.
+#[derive(Clone, Copy)]
+struct Acc {
+    v: Operand,
+    i: Option<Operand>,
+}
+
 impl Lowerer<'_> {
+    fn combine(&mut self, rop: ReduceOp, ty: Ty, a: Acc, b: Acc) -> Acc {
+        match rop {
+            ReduceOp::Max(n) => Acc { v: self.bin(BinOp::Max(n), ty, a.v, b.v), i: None },
+            ReduceOp::Min(n) => Acc { v: self.bin(BinOp::Min(n), ty, a.v, b.v), i: None },
+            ReduceOp::Sum => Acc { v: self.bin(BinOp::Add, ty, a.v, b.v), i: None },
+            ReduceOp::Argmax => {
+                let (ai, bi) = (a.i.expect("argmax index"), b.i.expect("argmax index"));
+                // take b when: vb > va, or vb == va and ib < ia, or (floats) va is NaN and
+                // vb is not, or both are NaN and ib < ia.
+                let gt = self.setp(Cmp::Gt, ty, b.v, a.v);
+                let eq = self.setp(Cmp::Eq, ty, b.v, a.v);
+                let lt_i = self.setp(Cmp::Lt, Ty::I32, bi, ai);
+                let tie = self.bin(BinOp::And, Ty::Pred, eq.into(), lt_i.into());
+                let mut take = self.bin(BinOp::Or, Ty::Pred, gt.into(), tie);
+                if ty == Ty::F32 {
+                    let a_nan = self.setp(Cmp::Ne, ty, a.v, a.v);
+                    let b_num = self.setp(Cmp::Eq, ty, b.v, b.v);
+                    let b_nan = self.new_reg(Ty::Pred);
+                    self.emit(Inst::Not { dst: b_nan, src: b_num });
+                    let num_beats_nan = self.bin(BinOp::And, Ty::Pred, a_nan.into(), b_num.into());
+                    let both_nan = self.bin(BinOp::And, Ty::Pred, a_nan.into(), b_nan.into());
+                    let nan_tie = self.bin(BinOp::And, Ty::Pred, both_nan, lt_i.into());
+                    take = self.bin(BinOp::Or, Ty::Pred, take, num_beats_nan);
+                    take = self.bin(BinOp::Or, Ty::Pred, take, nan_tie);
+                }
+                let take = self.reg(take, Ty::Pred);
+                let v = self.new_reg(ty);
+                self.emit(Inst::Selp { ty, dst: v, a: b.v, b: a.v, cond: take });
+                let i = self.new_reg(Ty::I32);
+                self.emit(Inst::Selp { ty: Ty::I32, dst: i, a: bi, b: ai, cond: take });
+                Acc { v: v.into(), i: Some(i.into()) }
+            }
+        }
+    }
+
+    fn shfl(&mut self, ty: Ty, x: Operand, lane_mask: u32) -> Operand {
+        let src = self.reg(x, ty);
+        let dst = self.new_reg(ty);
+        self.emit(Inst::Shfl { ty, dst, src, lane_mask, clamp: 0x1f, member_mask: 0xffff_ffff });
+        dst.into()
+    }
+
     pub(super) fn reduce(
         &mut self,
         op: &Op,
@@ -29,18 +83,6 @@ impl Lowerer<'_> {
     ) -> Result<Vec<Operand>, PtxError> {
         let k = self.k;
         let ty = ty_of(k.dtype(value));
-        let combine = match rop {
-            ReduceOp::Max(n) => BinOp::Max(n),
-            ReduceOp::Min(n) => BinOp::Min(n),
-            ReduceOp::Sum => BinOp::Add,
-            ReduceOp::Argmax => {
-                return Err(self.err(
-                    op.loc,
-                    "argmax is not supported by the PTX back end yet",
-                    "use the interpreter for argmax, or compute max and then the first index where x == max",
-                ));
-            }
-        };
         if !matches!(ty, Ty::F32 | Ty::I32) {
             return Err(self.err(
                 op.loc,
@@ -51,6 +93,7 @@ impl Lowerer<'_> {
                 "reduce f32 or i32 values",
             ));
         }
+        let argmax = rop == ReduceOp::Argmax;
         let gs = self.geometry(value).expect("a reduced value is a block");
         let a = self.layout(value).unwrap().embed[axis];
         let mut pr = gs.parent.clone();
@@ -59,17 +102,17 @@ impl Lowerer<'_> {
         let src = self.val(value);
 
         // 1. In-thread.
-        let mut accs: Vec<Operand> = Vec::with_capacity(gr.num_regs());
+        let mut accs: Vec<Acc> = Vec::with_capacity(gr.num_regs());
         for i in 0..gr.num_regs() {
             let kr = gr.multi(i);
-            let mut acc: Option<Operand> = None;
+            let mut acc: Option<Acc> = None;
             for ka in 0..gs.regs[a] {
                 let mut ks = kr.clone();
                 ks[a] = ka;
-                let x = src[gs.index(&ks)];
+                let x = Acc { v: src[gs.index(&ks)], i: if argmax { Some(self.coord(&gs, a, ka)) } else { None } };
                 acc = Some(match acc {
                     None => x,
-                    Some(p) => self.bin(combine, ty, p, x),
+                    Some(p) => self.combine(rop, ty, p, x),
                 });
             }
             accs.push(acc.expect("at least one element"));
@@ -83,99 +126,17 @@ impl Lowerer<'_> {
         for b in (0..lanes.trailing_zeros()).rev() {
             let lane_mask = 1u32 << (shift + b);
             for acc in accs.iter_mut() {
-                let src = self.reg(*acc, ty);
-                let dst = self.new_reg(ty);
-                self.emit(Inst::Shfl { ty, dst, src, lane_mask, clamp: 0x1f, member_mask: 0xffff_ffff });
-                *acc = self.bin(combine, ty, src.into(), dst.into());
+                let v = Operand::Reg(self.reg(acc.v, ty));
+                let i = acc.i.map(|i| Operand::Reg(self.reg(i, Ty::I32)));
+                let other = Acc { v: self.shfl(ty, v, lane_mask), i: i.map(|i| self.shfl(Ty::I32, i, lane_mask)) };
+                *acc = self.combine(rop, ty, Acc { v, i }, other);
             }
         }
 
         // 3. Warps.
         let warps = (distinct / tpw).max(1);
         if warps > 1 {
-            let res_numel: usize = k.shape(op.results[0]).numel();
-            let bytes = (res_numel * warps * 4).next_multiple_of(16) as u32;
-            self.shared_bytes = self.shared_bytes.max(bytes);
-            let base = self.smem_base();
-            let lane_a = self.lane_pos(a);
-            let warp_a = self.warp_pos(a);
-            // Writers: the first lane along the axis, in the first `warps` warps along it,
-            // holding the first copy along the other dims.
-            let mut writer = self.owner(&gs, Some(a));
-            if let Operand::Reg(l) = lane_a {
-                let p = self.setp(Cmp::Eq, Ty::I32, l.into(), Operand::Int(0));
-                writer = self.and_pred(writer, Some(p));
-            }
-            if self.enc.warps_per_cta[a] > warps {
-                let p = self.setp(Cmp::Lt, Ty::I32, warp_a, Operand::Int(warps as i64));
-                writer = self.and_pred(writer, Some(p));
-            }
-            // Slot of result element e from warp w: (e * warps + w) * 4 bytes.
-            let res_embed: Vec<usize> = (0..gs.parent.len()).filter(|&d| d != a && gs.parent[d] > 1).collect();
-            let mut slots = Vec::with_capacity(accs.len());
-            for i in 0..gr.num_regs() {
-                let kr = gr.multi(i);
-                let mut e = Operand::Int(0);
-                for &d in &res_embed {
-                    let c = self.coord(&gr, d, kr[d]);
-                    let stride: usize = res_embed.iter().filter(|&&x| x > d).map(|&x| gr.parent[x]).product();
-                    let term = match c {
-                        Operand::Int(x) => Operand::Int(x * stride as i64),
-                        c if stride == 1 => c,
-                        c => self.bin(BinOp::Mul, Ty::I32, c, Operand::Int(stride as i64)),
-                    };
-                    e = match (e, term) {
-                        (Operand::Int(0), t) => t,
-                        (Operand::Int(x), Operand::Int(y)) => Operand::Int(x + y),
-                        (x, y) => self.bin(BinOp::Add, Ty::I32, x, y),
-                    };
-                }
-                // Read address: base + e * warps * 4; write address adds w * 4.
-                let read = match e {
-                    Operand::Int(x) => Operand::Int(x * warps as i64 * 4),
-                    e => self.bin(BinOp::Mul, Ty::I32, e, Operand::Int(warps as i64 * 4)),
-                };
-                let read = self.bin(BinOp::Add, Ty::I32, base.into(), read);
-                slots.push(read);
-            }
-            let warp_off = match warp_a {
-                Operand::Int(x) => Operand::Int(x * 4),
-                w => {
-                    let masked = if self.enc.warps_per_cta[a] > warps {
-                        self.bin(BinOp::And, Ty::I32, w, Operand::Int(warps as i64 - 1))
-                    } else {
-                        w
-                    };
-                    self.bin(BinOp::Shl, Ty::I32, masked, Operand::Int(2))
-                }
-            };
-            for (acc, slot) in accs.iter().zip(&slots) {
-                let addr = self.bin(BinOp::Add, Ty::I32, *slot, warp_off);
-                let addr = self.reg(addr, Ty::I32);
-                let src = self.reg(*acc, ty);
-                self.emit(Inst::StShared {
-                    guard: writer.map(|pred| Guard { pred, negate: false }),
-                    ty,
-                    src,
-                    addr,
-                    offset: 0,
-                });
-            }
-            self.emit(Inst::BarSync { id: 0 });
-            for (acc, slot) in accs.iter_mut().zip(&slots) {
-                let addr = self.reg(*slot, Ty::I32);
-                let mut cur: Option<Operand> = None;
-                for w in 0..warps {
-                    let dst = self.new_reg(ty);
-                    self.emit(Inst::LdShared { ty, dst, addr, offset: (w * 4) as u32 });
-                    cur = Some(match cur {
-                        None => dst.into(),
-                        Some(p) => self.bin(combine, ty, p, dst.into()),
-                    });
-                }
-                *acc = cur.unwrap();
-            }
-            self.emit(Inst::BarSync { id: 0 });
+            self.across_warps(op, rop, ty, &gs, &gr, a, warps, &mut accs);
         }
 
         let shape = k.shape(value);
@@ -191,6 +152,112 @@ impl Lowerer<'_> {
                 if warps > 1 { " (partials through shared memory, 2 bar.sync)" } else { " (no shared memory)" }
             ),
         });
-        Ok(accs)
+        Ok(accs.into_iter().map(|acc| acc.i.unwrap_or(acc.v)).collect())
+    }
+
+    /// Stage 3: partials of `warps` warps through shared memory. Slot of result element
+    /// `e` from warp `w`: `(e * warps + w) * 4` bytes (argmax indices in a second array
+    /// after the values).
+    fn across_warps(
+        &mut self,
+        op: &Op,
+        rop: ReduceOp,
+        ty: Ty,
+        gs: &Geometry,
+        gr: &Geometry,
+        a: usize,
+        warps: usize,
+        accs: &mut [Acc],
+    ) {
+        let res_numel: usize = self.k.shape(op.results[0]).numel();
+        let array = (res_numel * warps * 4) as i64;
+        let arrays = if rop == ReduceOp::Argmax { 2 } else { 1 };
+        let bytes = ((array as usize) * arrays).next_multiple_of(16) as u32;
+        self.shared_bytes = self.shared_bytes.max(bytes);
+        let base = self.smem_base();
+        let lane_a = self.lane_pos(a);
+        let warp_a = self.warp_pos(a);
+        // Writers: the first lane along the axis, in the first `warps` warps along it,
+        // holding the first copy along the other dims.
+        let mut writer = self.owner(gs, Some(a));
+        if let Operand::Reg(l) = lane_a {
+            let p = self.setp(Cmp::Eq, Ty::I32, l.into(), Operand::Int(0));
+            writer = self.and_pred(writer, Some(p));
+        }
+        if self.enc.warps_per_cta[a] > warps {
+            let p = self.setp(Cmp::Lt, Ty::I32, warp_a, Operand::Int(warps as i64));
+            writer = self.and_pred(writer, Some(p));
+        }
+        let res_dims: Vec<usize> = (0..gs.parent.len()).filter(|&d| d != a && gs.parent[d] > 1).collect();
+        let mut slots: Vec<Reg> = Vec::with_capacity(accs.len());
+        for i in 0..gr.num_regs() {
+            let kr = gr.multi(i);
+            let mut e = Operand::Int(0);
+            for &d in &res_dims {
+                let c = self.coord(gr, d, kr[d]);
+                let stride: usize = res_dims.iter().filter(|&&x| x > d).map(|&x| gr.parent[x]).product();
+                let term = match c {
+                    Operand::Int(x) => Operand::Int(x * stride as i64),
+                    c => self.bin(BinOp::Mul, Ty::I32, c, Operand::Int(stride as i64)),
+                };
+                e = match (e, term) {
+                    (Operand::Int(x), Operand::Int(y)) => Operand::Int(x + y),
+                    (x, y) => self.bin(BinOp::Add, Ty::I32, x, y),
+                };
+            }
+            let read = match e {
+                Operand::Int(x) => Operand::Int(x * warps as i64 * 4),
+                e => self.bin(BinOp::Mul, Ty::I32, e, Operand::Int(warps as i64 * 4)),
+            };
+            let read = self.bin(BinOp::Add, Ty::I32, base.into(), read);
+            slots.push(self.reg(read, Ty::I32));
+        }
+        let warp_off = match warp_a {
+            Operand::Int(x) => Operand::Int(x * 4),
+            w => {
+                let masked = if self.enc.warps_per_cta[a] > warps {
+                    self.bin(BinOp::And, Ty::I32, w, Operand::Int(warps as i64 - 1))
+                } else {
+                    w
+                };
+                self.bin(BinOp::Shl, Ty::I32, masked, Operand::Int(2))
+            }
+        };
+        let guard = writer.map(|pred| Guard { pred, negate: false });
+        for (acc, slot) in accs.iter().zip(&slots) {
+            let addr = self.bin(BinOp::Add, Ty::I32, (*slot).into(), warp_off);
+            let addr = self.reg(addr, Ty::I32);
+            let src = self.reg(acc.v, ty);
+            self.emit(Inst::StShared { guard, ty, src, addr, offset: 0 });
+            if let Some(i) = acc.i {
+                let src = self.reg(i, Ty::I32);
+                self.emit(Inst::StShared { guard, ty: Ty::I32, src, addr, offset: array as u32 });
+            }
+        }
+        self.emit(Inst::BarSync { id: 0 });
+        for (acc, slot) in accs.iter_mut().zip(&slots) {
+            let mut cur: Option<Acc> = None;
+            for w in 0..warps {
+                let v = self.new_reg(ty);
+                self.emit(Inst::LdShared { ty, dst: v, addr: *slot, offset: (w * 4) as u32 });
+                let i = acc.i.map(|_| {
+                    let r = self.new_reg(Ty::I32);
+                    self.emit(Inst::LdShared {
+                        ty: Ty::I32,
+                        dst: r,
+                        addr: *slot,
+                        offset: (array as usize + w * 4) as u32,
+                    });
+                    Operand::Reg(r)
+                });
+                let x = Acc { v: v.into(), i };
+                cur = Some(match cur {
+                    None => x,
+                    Some(p) => self.combine(rop, ty, p, x),
+                });
+            }
+            *acc = cur.unwrap();
+        }
+        self.emit(Inst::BarSync { id: 0 });
     }
 }

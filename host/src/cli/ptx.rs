@@ -1,0 +1,202 @@
+//! `rtriton ptx <kernel> [--arch sm_86] [--num-warps N] [--const NAME=V]... [--arg NAME=V]...`
+//!
+//! Prints the PTX of one specialization. The `--arg` values drive specialization exactly
+//! as a launch's arguments would (Triton's rules: an int equal to 1 is folded, one
+//! divisible by 16 and a 16-byte aligned pointer get the divisibility hint). Pointers are
+//! addresses (`--arg x_ptr=0x7f0000000004`); a pointer not given defaults to a
+//! 256-byte-aligned address (what cudaMalloc returns); every int must be given.
+//! Constexprs not given take the kernel's ahead-of-time defaults (row-max family).
+
+use std::process::ExitCode;
+
+use anyhow::{Context, anyhow, bail};
+use clap::Args;
+use rtriton::backend::ptx::{self, Arch, PtxOptions};
+use rtriton::ir::{ParamKind, ScalarType};
+use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton::trace::{KernelDef, TraceOptions};
+
+/// The address a pointer argument takes when `--arg` does not give one (256-aligned).
+pub const DEFAULT_PTR: u64 = 0x7f00_0000_0000;
+
+#[derive(Debug, Args)]
+pub struct PtxArgs {
+    /// Kernel name (see `rtriton list`).
+    pub kernel: String,
+    /// Target architecture: sm_80, sm_86, sm_89 or sm_90.
+    #[arg(long, default_value = "sm_86")]
+    pub arch: String,
+    /// Warps per CTA.
+    #[arg(long, default_value_t = 4)]
+    pub num_warps: u32,
+    /// A constexpr value, `NAME=V` (repeatable).
+    #[arg(long = "const", value_name = "NAME=V")]
+    pub consts: Vec<String>,
+    /// A runtime argument, `NAME=V`: ints by value, pointers as addresses (repeatable).
+    #[arg(long = "arg", value_name = "NAME=V")]
+    pub args: Vec<String>,
+    /// Turn specialization off (no folding of 1, no divisibility hints).
+    #[arg(long)]
+    pub no_specialize: bool,
+    /// Print the vectorization and reduction decisions instead of the PTX.
+    #[arg(long)]
+    pub decisions: bool,
+}
+
+fn split(s: &str) -> anyhow::Result<(&str, &str)> {
+    s.split_once('=').ok_or_else(|| anyhow!("`{s}` is not NAME=V"))
+}
+
+fn parse_int(s: &str) -> anyhow::Result<i64> {
+    let s = s.trim();
+    let (neg, body) = s.strip_prefix('-').map_or((false, s), |b| (true, b));
+    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        i64::from_str_radix(h, 16)?
+    } else {
+        body.parse::<i64>()?
+    };
+    Ok(if neg { -v } else { v })
+}
+
+/// The launch arguments `--arg` describes, in parameter order.
+pub fn launch_args(def: &KernelDef, given: &[String]) -> anyhow::Result<Vec<ArgValue>> {
+    let mut values: Vec<Option<ArgValue>> = vec![None; def.params.len()];
+    for a in given {
+        let (name, v) = split(a)?;
+        let (i, p) = def.param(name).ok_or_else(|| {
+            anyhow!(
+                "kernel `{}` has no parameter `{name}`; its parameters are: {}",
+                def.name,
+                def.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+            )
+        })?;
+        values[i] = Some(match p.kind {
+            ParamKind::Ptr(_) => {
+                ArgValue::Ptr(parse_int(v).with_context(|| format!("--arg {name}: not an address"))? as u64)
+            }
+            ParamKind::Scalar(ScalarType::F32) => {
+                ArgValue::F32(v.parse().with_context(|| format!("--arg {name}: not a float"))?)
+            }
+            ParamKind::Scalar(_) => {
+                ArgValue::Int(parse_int(v).with_context(|| format!("--arg {name}: not an integer"))?)
+            }
+        });
+    }
+    def.params
+        .iter()
+        .zip(values)
+        .map(|(p, v)| match (v, p.kind) {
+            (Some(v), _) => Ok(v),
+            (None, ParamKind::Ptr(_)) => Ok(ArgValue::Ptr(DEFAULT_PTR)),
+            (None, kind) => bail!(
+                "missing --arg {}=<{kind}>: integer and float arguments drive specialization, give every one (pointers default to 0x{DEFAULT_PTR:x})",
+                p.name
+            ),
+        })
+        .collect()
+}
+
+pub fn run(a: &PtxArgs) -> anyhow::Result<ExitCode> {
+    let def = super::known_kernels().into_iter().find(|d| d.name == a.kernel).ok_or_else(|| {
+        anyhow!(
+            "unknown kernel `{}`; known kernels: {}",
+            a.kernel,
+            super::known_kernels().iter().map(|d| d.name).collect::<Vec<_>>().join(", ")
+        )
+    })?;
+    let arch: Arch = a.arch.parse().map_err(|e: String| anyhow!(e))?;
+    let mut consts: Vec<(&str, i64)> =
+        rtriton_kernels::RowMaxVariant::from_name(def.name).map(|v| v.default_constexprs()).unwrap_or_default();
+    for c in &a.consts {
+        let (name, v) = split(c)?;
+        let name: &'static str = def.constexprs.iter().find(|n| **n == name).ok_or_else(|| {
+            anyhow!("kernel `{}` has no constexpr `{name}`; it has: {}", def.name, def.constexprs.join(", "))
+        })?;
+        let v = parse_int(v).with_context(|| format!("--const {name}: not an integer"))?;
+        consts.retain(|(n, _)| *n != name);
+        consts.push((name, v));
+    }
+    let args = launch_args(&def, &a.args)?;
+    let policy = if a.no_specialize { SpecPolicy::Off } else { SpecPolicy::Triton };
+    let (kernel, info) =
+        rtriton::pipeline::specialize_and_trace(&def, &consts, &args, policy, &TraceOptions::default())?;
+    let options = PtxOptions { arch, num_warps: a.num_warps, ..PtxOptions::default() };
+    let out = ptx::compile(&kernel, &info, &options)?;
+    if a.decisions {
+        for d in &out.decisions.accesses {
+            println!("{:?} at {}: {}", d.kind, d.loc.short(), d.reason);
+        }
+        for r in &out.decisions.reductions {
+            println!("reduce at {}: {}", r.loc.short(), r.reason);
+        }
+    } else {
+        print!("{}", out.text);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row_max() -> KernelDef {
+        rtriton_kernels::RowMaxVariant::RowMax.def()
+    }
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn args_drive_specialization_like_a_launch() {
+        let a = launch_args(
+            &row_max(),
+            &strings(&["x_ptr=0x7f0000000004", "n_rows=10", "n_cols=1024", "stride_row=1024", "stride_col=1"]),
+        )
+        .unwrap();
+        assert_eq!(
+            a,
+            vec![
+                ArgValue::Ptr(0x7f00_0000_0004),
+                ArgValue::Ptr(DEFAULT_PTR),
+                ArgValue::Int(10),
+                ArgValue::Int(1024),
+                ArgValue::Int(1024),
+                ArgValue::Int(1)
+            ]
+        );
+        let def = row_max();
+        let key = rtriton::spec::SpecKey::from_args(def.name, &def.params, &a, SpecPolicy::Triton).unwrap();
+        assert_eq!(
+            key.to_string(),
+            "x_ptr:*f32:-, y_ptr:*f32:D16, n_rows:i32:-, n_cols:i32:D16, stride_row:i32:D16, stride_col:i32:=1"
+        );
+    }
+
+    #[test]
+    fn missing_int_and_unknown_names_are_clear_errors() {
+        let e = launch_args(&row_max(), &strings(&["n_rows=10"])).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "missing --arg n_cols=<i32>: integer and float arguments drive specialization, give every one (pointers default to 0x7f0000000000)"
+        );
+        let e = launch_args(&row_max(), &strings(&["cols=3"])).unwrap_err().to_string();
+        assert!(e.starts_with("kernel `row_max` has no parameter `cols`"), "{e}");
+    }
+
+    #[test]
+    fn run_compiles_with_options() {
+        let a = PtxArgs {
+            kernel: "row_max_2d".into(),
+            arch: "sm_90".into(),
+            num_warps: 8,
+            consts: strings(&["BLOCK_N=128"]),
+            args: strings(&["n_rows=100", "n_cols=100", "stride_row=100", "stride_col=1"]),
+            no_specialize: false,
+            decisions: true,
+        };
+        assert_eq!(run(&a).unwrap(), ExitCode::SUCCESS);
+        let bad = PtxArgs { arch: "sm_75".into(), ..a };
+        assert!(run(&bad).unwrap_err().to_string().contains("unknown architecture `sm_75`"));
+    }
+}

@@ -1,0 +1,270 @@
+//! Tests of what the PTX back end decided, not only of its text: vector widths, single
+//! owners of stored elements, reductions with or without shared memory, and the errors
+//! for kernels it cannot compile.
+
+mod ptx_common;
+
+use ptx_common::{compile, contiguous_args, front, lower, options, trace_threads};
+use rstest::rstest;
+use rtriton::backend::ptx::lir::Inst;
+use rtriton::backend::ptx::{self, AccessKind, Arch, PtxOptions};
+use rtriton::prelude::*;
+use rtriton::spec::{ArgValue, SpecKey, SpecPolicy};
+use rtriton::trace::TraceOptions;
+use rtriton_kernels::RowMaxVariant;
+
+const X: u64 = 0x7f00_0000_0000;
+const Y: u64 = 0x7f00_0010_0000;
+
+fn args(x: u64, n_cols: i64, stride_row: i64, stride_col: i64) -> Vec<ArgValue> {
+    vec![
+        ArgValue::Ptr(x),
+        ArgValue::Ptr(Y),
+        ArgValue::Int(1000),
+        ArgValue::Int(n_cols),
+        ArgValue::Int(stride_row),
+        ArgValue::Int(stride_col),
+    ]
+}
+
+fn load_widths(v: RowMaxVariant, a: &[ArgValue], policy: SpecPolicy) -> Vec<u32> {
+    let p = compile(v, a, policy, &PtxOptions::default()).expect("compiles");
+    p.decisions.accesses.iter().filter(|d| d.kind == AccessKind::Load).map(|d| d.vector_width).collect()
+}
+
+#[rstest]
+fn contiguous_aligned_stride_one_loads_are_v4(
+    #[values(
+        RowMaxVariant::RowMax,
+        RowMaxVariant::RowMaxLoop,
+        RowMaxVariant::RowMax2d,
+        RowMaxVariant::SkillPort,
+        RowMaxVariant::FixedPort,
+        RowMaxVariant::RowMaxI32
+    )]
+    v: RowMaxVariant,
+) {
+    assert_eq!(load_widths(v, &contiguous_args(), SpecPolicy::Triton), vec![4], "{}", v.name());
+    let p = compile(v, &contiguous_args(), SpecPolicy::Triton, &PtxOptions::default()).unwrap();
+    assert!(p.text.contains("ld.global.v4.f32"), "{}", v.name());
+}
+
+/// Without a proof the access is scalar: no stride == 1 specialization (a strided view,
+/// or specialization off), a base pointer without the 16-byte hint, or a mask that may
+/// change inside a vector (n_cols not divisible by 16: Triton's mask-constancy rule).
+#[rstest]
+#[case::stride_two(args(X, 1024, 2048, 2), SpecPolicy::Triton)]
+#[case::specialization_off(contiguous_args(), SpecPolicy::Off)]
+#[case::base_plus_4_bytes(args(X + 4, 1024, 1024, 1), SpecPolicy::Triton)]
+#[case::base_plus_8_bytes(args(X + 8, 1024, 1024, 1), SpecPolicy::Triton)]
+#[case::row_stride_not_divisible(args(X, 1024, 1000, 1), SpecPolicy::Triton)]
+#[case::n_cols_not_divisible(args(X, 1000, 1024, 1), SpecPolicy::Triton)]
+fn unprovable_loads_are_scalar(
+    #[case] a: Vec<ArgValue>,
+    #[case] policy: SpecPolicy,
+    #[values(RowMaxVariant::RowMax, RowMaxVariant::RowMaxLoop, RowMaxVariant::RowMax2d, RowMaxVariant::FixedPort)]
+    v: RowMaxVariant,
+) {
+    // (row_stride_not_divisible: the row base x + row * stride_row is only 4-byte aligned.)
+    assert_eq!(load_widths(v, &a, policy), vec![1], "{}", v.name());
+    let p = compile(v, &a, policy, &PtxOptions::default()).unwrap();
+    assert!(!p.text.contains(".v4") && !p.text.contains(".v2"), "{}", v.name());
+}
+
+#[test]
+fn scalar_reason_names_the_missing_fact() {
+    let p =
+        compile(RowMaxVariant::RowMax, &args(X, 1024, 2048, 2), SpecPolicy::Triton, &PtxOptions::default()).unwrap();
+    let load = &p.decisions.accesses[0];
+    assert!(load.reason.starts_with("scalar: contiguity 1"), "{}", load.reason);
+    assert!(load.reason.contains("stride specialized to 1"), "{}", load.reason);
+    let p = compile(RowMaxVariant::RowMax, &args(X + 4, 1024, 1024, 1), SpecPolicy::Triton, &PtxOptions::default())
+        .unwrap();
+    assert!(p.decisions.accesses[0].reason.contains("base alignment only 1 B"), "{}", p.decisions.accesses[0].reason);
+}
+
+/// Every element of `y` that a CTA covers is written by exactly one thread, also when the
+/// block is smaller than the CTA (replicated elements) and for scalar results.
+#[rstest]
+#[case::row_max_block_16(RowMaxVariant::RowMax, vec![("BLOCK", 16)], 10, 1)]
+#[case::row_max_block_1024(RowMaxVariant::RowMax, vec![("BLOCK", 1024)], 1000, 1)]
+#[case::loop_block_32(RowMaxVariant::RowMaxLoop, vec![("BLOCK", 32)], 100, 1)]
+#[case::two_d_4x8(RowMaxVariant::RowMax2d, vec![("BLOCK_M", 4), ("BLOCK_N", 8)], 20, 4)]
+#[case::two_d_16x64(RowMaxVariant::RowMax2d, vec![("BLOCK_M", 16), ("BLOCK_N", 64)], 100, 16)]
+fn each_output_element_has_one_writer(
+    #[case] v: RowMaxVariant,
+    #[case] constexprs: Vec<(&'static str, i64)>,
+    #[case] n_cols: i64,
+    #[case] rows_per_cta: u64,
+    #[values(1, 4, 8)] num_warps: u32,
+    #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
+) {
+    let n_rows = 1000;
+    let a = args(X, n_cols, n_cols, 1);
+    let program = lower(v, &a, policy, Some(constexprs), &options(Arch::Sm86, num_warps)).expect("lowers");
+    for inst in program.walk() {
+        if let Inst::StGlobal { guard, .. } = inst {
+            assert!(guard.is_some(), "stores in a CTA of {} threads must be guarded", program.threads_per_cta);
+        }
+    }
+    let bits: Vec<u64> = vec![X, Y, n_rows, n_cols as u64, n_cols as u64, 1];
+    let cta = 3u32;
+    let threads = trace_threads(&program, &bits, cta, 1000);
+    let mut stores: Vec<u64> = threads.iter().flat_map(|t| t.stores.iter().copied()).collect();
+    stores.sort_unstable();
+    let want: Vec<u64> = (0..rows_per_cta).map(|r| Y + (u64::from(cta) * rows_per_cta + r) * 4).collect();
+    assert_eq!(stores, want, "each row's result stored exactly once");
+    // Every load stays inside the CTA's rows and columns.
+    let lo = X + u64::from(cta) * rows_per_cta * n_cols as u64 * 4;
+    let hi = lo + rows_per_cta * n_cols as u64 * 4;
+    for t in &threads {
+        for &l in &t.loads {
+            assert!((lo..hi).contains(&l), "load at 0x{l:x} outside [0x{lo:x}, 0x{hi:x})");
+        }
+    }
+}
+
+#[test]
+fn row_reduction_in_one_warp_uses_shuffles_only() {
+    let p = compile(RowMaxVariant::RowMax2d, &contiguous_args(), SpecPolicy::Triton, &PtxOptions::default()).unwrap();
+    let r = &p.decisions.reductions[0];
+    assert!(r.uses_shuffles && !r.uses_shared_memory, "{}", r.reason);
+    assert!(!p.text.contains("bar.sync") && !p.text.contains(".shared"), "no shared memory stage");
+    assert_eq!(p.shared_bytes, 0);
+}
+
+#[rstest]
+#[case::row_over_four_warps(RowMaxVariant::RowMax, SpecPolicy::Triton, 4, true)]
+#[case::row_in_one_warp(RowMaxVariant::RowMax, SpecPolicy::Triton, 1, false)]
+#[case::two_d_unspecialized_rows_span_two_warps(RowMaxVariant::RowMax2d, SpecPolicy::Off, 4, true)]
+fn shared_memory_only_when_several_warps_span_the_axis(
+    #[case] v: RowMaxVariant,
+    #[case] policy: SpecPolicy,
+    #[case] num_warps: u32,
+    #[case] shared: bool,
+) {
+    let p = compile(v, &contiguous_args(), policy, &options(Arch::Sm86, num_warps)).unwrap();
+    let r = &p.decisions.reductions[0];
+    assert!(r.uses_shuffles, "{}", r.reason);
+    assert_eq!(r.uses_shared_memory, shared, "{}", r.reason);
+    assert_eq!(p.text.matches("bar.sync 0;").count(), if shared { 2 } else { 0 });
+}
+
+#[test]
+fn nan_propagating_max_uses_max_nan() {
+    rtriton::kernel! {
+        fn amax(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>; const BLOCK: usize) {
+            let x = load(x_ptr + arange(0, BLOCK), None, None);
+            store(y_ptr + program_id(0), max_with(x, 0, PropagateNan::All), None);
+        }
+    }
+    let def = amax();
+    let (k, info) = rtriton::pipeline::trace_and_verify(
+        &def,
+        &[("BLOCK", 128)],
+        &SpecKey::plain(&def.params),
+        &TraceOptions::default(),
+    )
+    .unwrap();
+    let p = ptx::compile(&k, &info, &PtxOptions::default()).unwrap();
+    assert!(p.text.contains("max.NaN.f32") && !p.text.contains("max.f32"));
+}
+
+fn compile_err(v: RowMaxVariant, constexprs: Vec<(&'static str, i64)>, o: &PtxOptions) -> String {
+    let (k, info) = front(v, &contiguous_args(), SpecPolicy::Triton, Some(constexprs));
+    ptx::compile(&k, &info, o).expect_err("must not compile").to_string()
+}
+
+#[test]
+fn block_over_register_budget_is_an_error() {
+    let e = compile_err(RowMaxVariant::RowMax, vec![("BLOCK", 65536)], &PtxOptions::default());
+    assert_eq!(
+        e,
+        "error: kernel `row_max` at kernels-gpu/src/row_max.rs:19: block tensor<65536xi32> needs 512 registers per thread with num_warps = 4 (the budget is 128 per value)\n  help: use a smaller block (loop over the row in blocks) or more warps"
+    );
+}
+
+#[test]
+fn num_warps_without_layout_is_an_error() {
+    let e = compile_err(RowMaxVariant::RowMax, vec![("BLOCK", 1024)], &options(Arch::Sm86, 3));
+    assert!(e.starts_with("error: kernel `row_max` at kernels-gpu/src/row_max.rs:"), "{e}");
+    assert!(e.contains("num_warps = 3 has no valid layout"), "{e}");
+}
+
+#[test]
+fn one_block_in_two_roles_is_a_layout_conflict() {
+    rtriton::kernel! {
+        fn outer_sum(x_ptr: Ptr<i32>; const BLOCK: usize) {
+            let a = arange(0, BLOCK);
+            let grid = a.expand_dims(1) + a.expand_dims(0);
+            store(x_ptr + grid, grid, None);
+        }
+    }
+    let def = outer_sum();
+    let (k, info) = rtriton::pipeline::trace_and_verify(
+        &def,
+        &[("BLOCK", 16)],
+        &SpecKey::plain(&def.params),
+        &TraceOptions::default(),
+    )
+    .unwrap();
+    let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
+    assert!(e.starts_with("error: kernel `outer_sum` at tests/ptx_decisions.rs:"), "{e}");
+    assert!(e.contains("layout conflict"), "{e}");
+}
+
+rtriton::kernel! {
+    /// `offs < n` vs `offs <= n - 1`: the same mask, but only `<` against a bound divisible
+    /// by 16 is provably constant per vector (`<=` switches one element later).
+    fn copy_masked(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n: i32; const BLOCK: usize, const LE: bool) {
+        let offs = program_id(0) * BLOCK as i32 + arange(0, BLOCK);
+        let mask = if LE { offs.le(n) } else { offs.lt(n) };
+        let x = load(x_ptr + offs, Some(mask), Some(0.0));
+        store(y_ptr + offs, x, Some(mask));
+    }
+}
+
+#[rstest]
+#[case::lt(0, 4)]
+#[case::le(1, 1)]
+fn mask_constancy_follows_the_comparison(#[case] le: i64, #[case] width: u32) {
+    let def = copy_masked();
+    let args = [ArgValue::Ptr(X), ArgValue::Ptr(Y), ArgValue::Int(4096)];
+    let (k, info) = rtriton::pipeline::specialize_and_trace(
+        &def,
+        &[("BLOCK", 1024), ("LE", le)],
+        &args,
+        SpecPolicy::Triton,
+        &TraceOptions::default(),
+    )
+    .unwrap();
+    let p = ptx::compile(&k, &info, &PtxOptions::default()).unwrap();
+    let widths: Vec<u32> = p.decisions.accesses.iter().map(|d| d.vector_width).collect();
+    assert_eq!(widths, vec![width, width], "{:?}", p.decisions.accesses);
+}
+
+#[test]
+fn unsupported_op_is_an_error_naming_the_line() {
+    rtriton::kernel! {
+        fn sum_i64(x_ptr: Ptr<i64>, y_ptr: Ptr<i64>; const BLOCK: usize) {
+            let x = load(x_ptr + arange(0, BLOCK), None, None);
+            store(y_ptr + program_id(0), sum(x, 0), None);
+        }
+    }
+    let def = sum_i64();
+    let (k, info) = rtriton::pipeline::trace_and_verify(
+        &def,
+        &[("BLOCK", 128)],
+        &SpecKey::plain(&def.params),
+        &TraceOptions::default(),
+    )
+    .unwrap();
+    let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
+    let line = line!() - 8;
+    assert_eq!(
+        e,
+        format!(
+            "error: kernel `sum_i64` at tests/ptx_decisions.rs:{line}: reductions of i64 are not supported by the PTX back end (32-bit shuffles only)\n  help: reduce f32 or i32 values"
+        )
+    );
+}

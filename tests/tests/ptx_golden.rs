@@ -1,0 +1,39 @@
+//! Golden PTX: every row-max variant x {specialized (stride_col == 1, 16-byte aligned
+//! pointers, n_cols and stride_row divisible by 16), specialization off} x {sm_86, sm_90}.
+//! Review changes with `cargo insta review` (or regenerate with `INSTA_UPDATE=always`).
+
+mod ptx_common;
+
+use ptx_common::{compile, contiguous_args, options};
+use rstest::rstest;
+use rtriton::backend::ptx::Arch;
+use rtriton::spec::SpecPolicy;
+use rtriton_kernels::RowMaxVariant;
+
+#[rstest]
+fn golden_ptx(
+    #[values(
+        RowMaxVariant::RowMax,
+        RowMaxVariant::RowMaxLoop,
+        RowMaxVariant::RowMax2d,
+        RowMaxVariant::SkillPort,
+        RowMaxVariant::FixedPort,
+        RowMaxVariant::RowMaxI32
+    )]
+    variant: RowMaxVariant,
+    #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
+    #[values(Arch::Sm86, Arch::Sm90)] arch: Arch,
+) {
+    let ptx = compile(variant, &contiguous_args(), policy, &options(arch, 4)).expect("compiles");
+    let spec = if policy == SpecPolicy::Triton { "spec" } else { "nospec" };
+    let name = format!("{}_{spec}_{arch}", variant.name());
+    insta::assert_snapshot!(name, ptx.text);
+}
+
+/// The lowered form itself (what the SIMT simulator executes), for two variants.
+#[rstest]
+fn golden_lir(#[values(RowMaxVariant::RowMax, RowMaxVariant::RowMax2d)] variant: RowMaxVariant) {
+    let p = ptx_common::lower(variant, &contiguous_args(), SpecPolicy::Triton, None, &options(Arch::Sm86, 4))
+        .expect("lowers");
+    insta::assert_snapshot!(format!("lir_{}", variant.name()), p.to_string());
+}

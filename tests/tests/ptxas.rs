@@ -1,0 +1,146 @@
+//! Every PTX the PTX suites produce, assembled by the real ptxas: `.target sm_86` PTX with
+//! `-arch=sm_86` and `-arch=sm_90` (JIT forward compatibility), `.target sm_90` PTX with
+//! `-arch=sm_90`; `-v` parsed for spills. When ptxas is missing the tests fail if `CI` is
+//! set and otherwise print that they skipped and why.
+
+mod ptx_common;
+
+use ptx_common::{assemble, compile, contiguous_args, front, options, ptxas_or_skip, spill_stores};
+use rstest::rstest;
+use rtriton::backend::ptx::{self, Arch};
+use rtriton::prelude::*;
+use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton_kernels::RowMaxVariant;
+
+fn assemble_all_arches(text: &str, arch: Arch, name: &str) -> Vec<(String, String)> {
+    let Some(ptxas) = ptxas_or_skip(name) else { return vec![] };
+    let arches: &[&str] = if arch == Arch::Sm90 { &["sm_90"] } else { &[arch.name(), "sm_90"] };
+    let mut infos = Vec::new();
+    for a in arches {
+        match assemble(&ptxas, text, a, &format!("{name}_{a}")) {
+            Ok(info) => infos.push((a.to_string(), info)),
+            Err(e) => panic!("ptxas -arch={a} rejected {name}:\n{e}\n--- PTX ---\n{text}"),
+        }
+    }
+    infos
+}
+
+/// The golden matrix, plus: 0 bytes of spill stores at the default config (num_warps 4).
+#[rstest]
+fn golden_matrix_assembles_without_spills(
+    #[values(
+        RowMaxVariant::RowMax,
+        RowMaxVariant::RowMaxLoop,
+        RowMaxVariant::RowMax2d,
+        RowMaxVariant::SkillPort,
+        RowMaxVariant::FixedPort,
+        RowMaxVariant::RowMaxI32
+    )]
+    variant: RowMaxVariant,
+    #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
+    #[values(Arch::Sm86, Arch::Sm90)] arch: Arch,
+) {
+    let ptx = compile(variant, &contiguous_args(), policy, &options(arch, 4)).expect("compiles");
+    let name = format!("{}_{policy:?}_{arch}", variant.name());
+    for (a, info) in assemble_all_arches(&ptx.text, arch, &name) {
+        assert_eq!(spill_stores(&info), Some(0), "{name} on {a} spills:\n{info}");
+    }
+}
+
+/// Other launch shapes: narrow rows (blocks smaller than the CTA, replication), odd
+/// strides and misaligned bases (scalar paths), every num_warps.
+#[rstest]
+#[case::narrow_8(8, 7, 1, 0)]
+#[case::narrow_32(32, 30, 1, 0)]
+#[case::strided(256, 200, 2, 0)]
+#[case::misaligned_base(128, 100, 1, 4)]
+#[case::wide(4096, 4096, 1, 0)]
+fn other_shapes_assemble(
+    #[case] block: i64,
+    #[case] n_cols: i64,
+    #[case] stride_col: i64,
+    #[case] base_offset: u64,
+    #[values(1, 2, 4, 8)] num_warps: u32,
+    #[values(RowMaxVariant::RowMax, RowMaxVariant::RowMaxLoop, RowMaxVariant::RowMax2d, RowMaxVariant::RowMaxI32)]
+    variant: RowMaxVariant,
+) {
+    let args = vec![
+        ArgValue::Ptr(0x7f00_0000_0000 + base_offset),
+        ArgValue::Ptr(0x7f00_0010_0000),
+        ArgValue::Int(100),
+        ArgValue::Int(n_cols),
+        ArgValue::Int(n_cols * stride_col),
+        ArgValue::Int(stride_col),
+    ];
+    let constexprs = if variant == RowMaxVariant::RowMax2d {
+        vec![("BLOCK_M", 8), ("BLOCK_N", block.min(256))]
+    } else {
+        vec![("BLOCK", block)]
+    };
+    let (k, info) = front(variant, &args, SpecPolicy::Triton, Some(constexprs));
+    let ptx = match ptx::compile(&k, &info, &options(Arch::Sm86, num_warps)) {
+        Ok(p) => p,
+        // Over the register budget is a clear error, not PTX (checked in ptx_decisions).
+        Err(e) if e.to_string().contains("registers per thread") => return,
+        Err(e) => panic!("{e}"),
+    };
+    let name = format!("{}_b{block}_n{n_cols}_s{stride_col}_o{base_offset}_w{num_warps}", variant.name());
+    assemble_all_arches(&ptx.text, Arch::Sm86, &name);
+}
+
+rtriton::kernel! {
+    /// Exercises what the row-max family does not: where, bool casts, int division and
+    /// remainder, int/float conversions, sum and min reductions (f32 and i32), a constant
+    /// mask, num_programs, argmax.
+    fn op_coverage(x_ptr: Ptr<f32>, y_ptr: Ptr<i32>, z_ptr: Ptr<f32>, n: i32; const BLOCK: usize) {
+        let pid = program_id(0);
+        let offs = pid * BLOCK as i32 + arange(0, BLOCK);
+        let always = full::<bool>(&[BLOCK], true);
+        let mask = offs.lt(n) & offs.ge(0) & always;
+        let x = load(x_ptr + offs, Some(mask), Some(0.0));
+        let pos = x.gt(0.0);
+        let flipped = where_(pos, x, x * -1.0);
+        let q = offs / 3 + offs % 5;
+        let f = q.to::<f32>() + flipped;
+        let i = f.to::<i32>() + pos.to::<i32>();
+        store(y_ptr + offs, i, Some(mask));
+        let s = sum(flipped, 0) + min(x, 0) + num_programs(0).to::<f32>();
+        store(z_ptr + pid, s, None);
+        store(y_ptr + pid, sum(q, 0), None);
+        store(y_ptr + pid + 1, argmax(x, 0), None);
+    }
+}
+
+#[rstest]
+fn op_coverage_assembles(#[values(1, 4)] num_warps: u32, #[values(16, 256)] block: i64) {
+    let def = op_coverage();
+    let spec = rtriton::spec::SpecKey::plain(&def.params);
+    let (k, info) =
+        rtriton::pipeline::trace_and_verify(&def, &[("BLOCK", block)], &spec, &rtriton::trace::TraceOptions::default())
+            .expect("traces");
+    let ptx = ptx::compile(&k, &info, &options(Arch::Sm86, num_warps)).expect("compiles");
+    assemble_all_arches(&ptx.text, Arch::Sm86, &format!("op_coverage_w{num_warps}_b{block}"));
+}
+
+#[test]
+fn op_coverage_text_uses_the_expected_instructions() {
+    let def = op_coverage();
+    let spec = rtriton::spec::SpecKey::plain(&def.params);
+    let (k, info) =
+        rtriton::pipeline::trace_and_verify(&def, &[("BLOCK", 256)], &spec, &rtriton::trace::TraceOptions::default())
+            .expect("traces");
+    let text = ptx::compile(&k, &info, &options(Arch::Sm86, 4)).expect("compiles").text;
+    for needle in [
+        "selp.f32",
+        "selp.b32",
+        "div.s32",
+        "rem.s32",
+        "cvt.rn.f32.s32",
+        "cvt.rzi.s32.f32",
+        "min.f32",
+        "add.f32",
+        "%nctaid.x",
+    ] {
+        assert!(text.contains(needle), "missing {needle}:\n{text}");
+    }
+}
