@@ -173,3 +173,186 @@ fn nan_propagating_max_on_the_simulator_matches_the_interpreter(
     }
     assert!(failures.is_empty(), "{}:\n{}", def.name, failures.join("\n\n"));
 }
+
+// ---- kernels beyond the row-max family ------------------------------------------------
+// What row max does not exercise: vector stores, replicated stores, argmax pairs, integer
+// division, casts, where, f32 sums and i32 reductions. Inputs are small integers, so f32
+// sums are exact and the reduction order (sequential on the interpreter, a tree on the
+// simulator) does not change a bit.
+
+kernel! {
+    /// y[i] = x[i] + 1 over n elements: vector loads and stores, a masked tail.
+    fn add_one(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n: i32; const BLOCK: usize) {
+        let offs = program_id(0) * BLOCK as i32 + arange(0, BLOCK);
+        let mask = offs.lt(n);
+        let x = load(x_ptr + offs, Some(mask), Some(0.0));
+        store(y_ptr + offs, x + 1.0, Some(mask));
+    }
+}
+
+kernel! {
+    /// The index of the first maximum of each row (NaN ignored).
+    fn row_argmax(x_ptr: Ptr<f32>, y_ptr: Ptr<i32>, n_cols: i32; const BLOCK: usize) {
+        let row = program_id(0);
+        let cols = arange(0, BLOCK);
+        let x = load(x_ptr + row * n_cols + cols, Some(cols.lt(n_cols)), Some(f32::NEG_INFINITY));
+        store(y_ptr + row, argmax(x, 0), None);
+    }
+}
+
+kernel! {
+    /// where, bool casts, integer division and remainder, int/float conversions, sum and
+    /// min reductions (f32), sum and max reductions (i32), argmax, a constant mask and
+    /// num_programs; every output element is stored by one program.
+    fn op_mix(x_ptr: Ptr<f32>, yi_ptr: Ptr<i32>, yf_ptr: Ptr<f32>, r_ptr: Ptr<i32>, n: i32; const BLOCK: usize) {
+        let pid = program_id(0);
+        let offs = pid * BLOCK as i32 + arange(0, BLOCK);
+        let always = full::<bool>(&[BLOCK], true);
+        let mask = offs.lt(n) & offs.ge(0) & always;
+        let x = load(x_ptr + offs, Some(mask), Some(0.0));
+        let pos = x.gt(0.0);
+        let flipped = where_(pos, x, x * -1.0);
+        let q = offs / 3 + offs % 5;
+        let f = q.to::<f32>() + flipped;
+        let i = f.to::<i32>() + pos.to::<i32>();
+        store(yi_ptr + offs, i, Some(mask));
+        store(yf_ptr + pid, sum(flipped, 0) + min(x, 0) + num_programs(0).to::<f32>(), None);
+        store(r_ptr + pid * 3, sum(q, 0), None);
+        store(r_ptr + pid * 3 + 1, argmax(x, 0), None);
+        store(r_ptr + pid * 3 + 2, max(i, 0), None);
+    }
+}
+
+/// A launch of any kernel whose parameters are input buffers, then output buffers, then
+/// scalars: runs it on the interpreter and, for every policy and `num_warps`, on the
+/// simulator, and compares every output byte.
+struct Differential<'a> {
+    def: rtriton::trace::KernelDef,
+    constexprs: &'a [(&'a str, i64)],
+    inputs: Vec<Vec<u8>>,
+    /// Output sizes in bytes (filled with 0xAB first, so untouched bytes must agree too).
+    outputs: Vec<usize>,
+    scalars: Vec<rtriton::spec::ArgValue>,
+    grid: u32,
+}
+
+impl Differential<'_> {
+    fn setup(&self) -> (Memory, Vec<rtriton::spec::ArgValue>, Vec<(u64, usize)>) {
+        let mut mem = Memory::new();
+        let mut args = Vec::new();
+        for data in &self.inputs {
+            args.push(rtriton::spec::ArgValue::Ptr(mem.alloc_bytes(data)));
+        }
+        let mut outs = Vec::new();
+        for &bytes in &self.outputs {
+            let a = mem.alloc_bytes(&vec![0xAB; bytes]);
+            args.push(rtriton::spec::ArgValue::Ptr(a));
+            outs.push((a, bytes));
+        }
+        args.extend(self.scalars.iter().copied());
+        (mem, args, outs)
+    }
+
+    fn read(mem: &Memory, outs: &[(u64, usize)]) -> Vec<Vec<u8>> {
+        outs.iter().map(|&(a, n)| mem.read_bytes(a, n).unwrap().to_vec()).collect()
+    }
+
+    fn check(&self) {
+        let mut failures = Vec::new();
+        for policy in [SpecPolicy::Triton, SpecPolicy::Off] {
+            let (mut mem, args, outs) = self.setup();
+            let grid = [self.grid, 1, 1];
+            interp::run_def(&self.def, self.constexprs, &args, policy, grid, &mut mem).unwrap();
+            let want = Self::read(&mem, &outs);
+            let (kernel, info) = rtriton::pipeline::specialize_and_trace(
+                &self.def,
+                self.constexprs,
+                &args,
+                policy,
+                &rtriton::trace::TraceOptions::default(),
+            )
+            .unwrap();
+            for nw in NUM_WARPS {
+                let options = rtriton::backend::ptx::PtxOptions { num_warps: nw, ..Default::default() };
+                let program = rtriton::backend::ptx::lower(&kernel, &info, &options).unwrap();
+                let (mut mem, args, outs) = self.setup();
+                let outcome =
+                    rtriton::sim::run(&program, grid, &args, &mut mem).map_err(|e| e.to_string()).and_then(|_| {
+                        let got = Self::read(&mem, &outs);
+                        match (0..got.len()).find(|&i| got[i] != want[i]) {
+                            None => Ok(()),
+                            Some(i) => {
+                                let at = (0..got[i].len()).find(|&b| got[i][b] != want[i][b]).unwrap();
+                                Err(format!("output {i} differs first at byte {at}"))
+                            }
+                        }
+                    });
+                if let Err(e) = outcome {
+                    failures.push(format!("{policy:?}, num_warps = {nw}: {e}"));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{} {:?}:\n{}", self.def.name, self.constexprs, failures.join("\n"));
+    }
+}
+
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[rstest]
+#[case::vector_4096(4096, 1024)]
+#[case::tail_1000(1000, 256)]
+#[case::block_smaller_than_cta(48, 16)]
+fn add_one_on_the_simulator_matches_the_interpreter(#[case] n: usize, #[case] block: i64) {
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - 7.0).collect();
+    Differential {
+        def: add_one(),
+        constexprs: &[("BLOCK", block)],
+        inputs: vec![f32_bytes(&x)],
+        outputs: vec![n * 4],
+        scalars: vec![rtriton::spec::ArgValue::Int(n as i64)],
+        grid: n.div_ceil(block as usize) as u32,
+    }
+    .check();
+}
+
+#[rstest]
+fn argmax_on_the_simulator_matches_the_interpreter(#[values(16, 256, 1024)] block: i64) {
+    let n_cols = (block - 3).max(1) as usize;
+    let rows: Vec<Vec<f32>> = vec![
+        (0..n_cols).map(|c| ((c * 37) % 101) as f32).collect(),
+        vec![f32::NEG_INFINITY; n_cols],
+        (0..n_cols).map(|c| if c % 2 == 0 { f32::NAN } else { -(c as f32) }).collect(),
+        vec![f32::NAN; n_cols],
+        (0..n_cols).map(|c| if c == n_cols - 1 { 5.0 } else { 1.0 }).collect(),
+        (0..n_cols).map(|c| if c % 3 == 0 { -0.0 } else { 0.0 }).collect(),
+    ];
+    Differential {
+        def: row_argmax(),
+        constexprs: &[("BLOCK", block)],
+        inputs: vec![f32_bytes(&rows.concat())],
+        outputs: vec![rows.len() * 4],
+        scalars: vec![rtriton::spec::ArgValue::Int(n_cols as i64)],
+        grid: rows.len() as u32,
+    }
+    .check();
+}
+
+#[rstest]
+#[case::small_blocks(1000, 16)]
+#[case::wide_blocks(1000, 256)]
+#[case::one_block(200, 1024)]
+fn mixed_ops_on_the_simulator_match_the_interpreter(#[case] n: usize, #[case] block: i64) {
+    let x: Vec<f32> = rtriton_kernels::cases::random(5, n, -50.0, 50.0).iter().map(|v| v.round()).collect();
+    let grid = n.div_ceil(block as usize);
+    Differential {
+        def: op_mix(),
+        constexprs: &[("BLOCK", block)],
+        inputs: vec![f32_bytes(&x)],
+        outputs: vec![n * 4, grid * 4, grid * 3 * 4],
+        scalars: vec![rtriton::spec::ArgValue::Int(n as i64)],
+        grid: grid as u32,
+    }
+    .check();
+}
