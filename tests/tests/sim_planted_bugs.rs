@@ -469,3 +469,24 @@ fn integer_division_by_zero_is_reported() {
     let e = sim::run(&b.program(1), [1, 1, 1], &[ArgValue::Ptr(y)], &mut mem).unwrap_err();
     assert_eq!((e.check, e.thread), (Check::DivisionByZero, Some(0)), "{e}");
 }
+
+#[test]
+fn a_partial_no_warp_writes_is_an_undefined_shared_read() {
+    let s = setup(&rtriton_kernels::row_max(), case(2, 1024), 4);
+    s.control();
+    // Only thread 0 writes its warp's partial: the slots of warps 1..3 stay unwritten.
+    let e = s.fails(|p| {
+        let tid = tid_reg(p);
+        let only_t0 = new_reg(p, Ty::Pred);
+        let at = p.body.iter().position(|i| matches!(i, Inst::ReadSpecial { sreg: Special::TidX, .. })).unwrap();
+        p.body
+            .insert(at + 1, Inst::Setp { cmp: Cmp::Eq, ty: Ty::I32, dst: only_t0, a: tid.into(), b: Operand::Int(0) });
+        let Some(Inst::StShared { guard, .. }) = find_mut(&mut p.body, &|i| matches!(i, Inst::StShared { .. })) else {
+            panic!("row_max on 4 warps writes partials to shared memory")
+        };
+        *guard = Some(rtriton::backend::ptx::lir::Guard { pred: only_t0, negate: false });
+    });
+    assert_eq!(e.check, Check::UninitializedShared, "{e}");
+    assert_eq!((e.thread, e.address), (Some(0), Some(Address::Shared(4))));
+    assert!(e.message.contains("thread 0 reads shared byte 4, which no thread of this program wrote"), "{e}");
+}

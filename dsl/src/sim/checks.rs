@@ -18,11 +18,24 @@ pub(crate) struct SharedRaces {
     readers: Vec<[u32; 2]>,
     /// Bytes touched in this epoch, reset at the next barrier.
     touched: Vec<u32>,
+    /// Bytes written since the program started (shared memory starts undefined).
+    defined: Vec<bool>,
 }
 
 impl SharedRaces {
     pub fn new(bytes: usize) -> SharedRaces {
-        SharedRaces { writer: vec![NONE; bytes], readers: vec![[NONE; 2]; bytes], touched: Vec::new() }
+        SharedRaces {
+            writer: vec![NONE; bytes],
+            readers: vec![[NONE; 2]; bytes],
+            touched: Vec::new(),
+            defined: vec![false; bytes],
+        }
+    }
+
+    /// A new program: nothing is written yet.
+    pub fn start_program(&mut self) {
+        self.barrier();
+        self.defined.fill(false);
     }
 
     /// A barrier: every access before it happens before every access after it.
@@ -43,6 +56,15 @@ impl SharedRaces {
     /// Thread `t` reads bytes `addr..addr + n` (already bounds-checked).
     pub fn read(&mut self, t: u32, addr: u32, n: u32) -> Result<(), Fault> {
         for b in addr as usize..(addr + n) as usize {
+            if !self.defined[b] {
+                return Err(Fault::new(
+                    Check::UninitializedShared,
+                    Some(t),
+                    format!("thread {t} reads shared byte {b}, which no thread of this program wrote (its value is undefined)"),
+                    "every shared slot a thread reads must be written first (check the writers' guard and the slot addresses)",
+                )
+                .at(Address::Shared(addr)));
+            }
             let w = self.writer[b];
             if w != NONE && w != t {
                 return Err(race(t, addr, format!("thread {t} reads shared byte {b} that thread {w} wrote")));
@@ -71,6 +93,7 @@ impl SharedRaces {
             }
             self.touch(b);
             self.writer[b] = t;
+            self.defined[b] = true;
         }
         Ok(())
     }
@@ -123,6 +146,7 @@ mod tests {
     #[test]
     fn a_barrier_separates_a_write_from_another_threads_read() {
         let mut s = SharedRaces::new(16);
+        assert_eq!(s.read(0, 0, 4).unwrap_err().check, Check::UninitializedShared);
         s.write(0, 0, 4).unwrap();
         s.read(0, 0, 4).unwrap();
         assert_eq!(s.read(1, 0, 4).unwrap_err().check, Check::SharedRace);

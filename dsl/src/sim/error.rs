@@ -29,6 +29,8 @@ pub enum Check {
     GlobalStoreConflict,
     /// A thread read a register it never wrote (its value is unspecified).
     UninitializedRegister,
+    /// A thread read a shared byte no thread of the program wrote.
+    UninitializedShared,
     /// Integer division or remainder by zero (unspecified on the GPU).
     DivisionByZero,
     /// A loop whose step is not positive, or whose induction variable overflowed.

@@ -21,8 +21,9 @@
 //!   between two barriers ([`Check::SharedRace`]);
 //! - two threads storing the same global element, in one program or in two
 //!   ([`Check::GlobalStoreConflict`]);
-//! - reading a register the thread never wrote ([`Check::UninitializedRegister`]),
-//!   integer division by zero, loops with a non-positive step or an overflowing counter.
+//! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a
+//!   shared byte no thread wrote ([`Check::UninitializedShared`]), integer division by
+//!   zero, loops with a non-positive step or an overflowing counter.
 //!
 //! Floats follow the interpreter's element semantics ([`crate::interp::scalar`]: PTX
 //! `max.f32` / `max.NaN.f32` bit for bit, `+0.0 > -0.0`); see `lir`'s docs for the rest.
