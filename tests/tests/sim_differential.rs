@@ -356,3 +356,25 @@ fn mixed_ops_on_the_simulator_match_the_interpreter(#[case] n: usize, #[case] bl
     }
     .check();
 }
+
+#[test]
+fn the_report_counts_what_ran() {
+    use rtriton_kernels::cases::{Fill, ViewKind};
+    let case =
+        RowMaxCase { name: "report", n_rows: 3, n_cols: 1000, view: ViewKind::Contiguous, fill: Fill::Random(1) };
+    let mut mem = Memory::new();
+    let launch = prepare(&mut mem, RowMaxVariant::RowMax, &case);
+    let program = rtriton_tests::lower(&RowMaxVariant::RowMax.def(), &launch, SpecPolicy::Triton, 4).unwrap();
+    let r = rtriton::sim::run(&program, launch.grid, &launch.args, &mut mem).unwrap();
+    // 3 programs of 4 warps: 5 butterfly rounds per warp, partials through shared memory
+    // between 2 barriers, one thread stores each row.
+    assert_eq!(r.programs, 3);
+    assert_eq!(r.shuffles, 3 * 4 * 5);
+    assert_eq!(r.barriers, 3 * 2);
+    assert_eq!(r.global_stores, 3);
+    assert_eq!(r.divergent_loops, 0);
+    let width = program.decisions.accesses[0].vector_width as u64;
+    // Loads run only where the mask holds (1000 of 1024 columns per row), one per vector.
+    assert_eq!(r.global_loads, 3 * 1000 / width);
+    assert!(r.instructions > 0);
+}

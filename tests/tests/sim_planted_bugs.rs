@@ -380,7 +380,12 @@ impl Builder {
 
 /// `dst = shfl.sync.bfly(src, lane_mask, clamp, member_mask)` run by the lanes below
 /// `active_lanes` only.
-fn divergent_shuffle(active_lanes: i64, lane_mask: u32, clamp: u32, member_mask: u32) -> Result<Vec<f32>, SimError> {
+fn divergent_shuffle(
+    active_lanes: i64,
+    lane_mask: u32,
+    clamp: u32,
+    member_mask: u32,
+) -> Result<(Vec<f32>, sim::SimReport), SimError> {
     let mut b = Builder::new();
     let (y, yg, d, lane_f, off, addr) =
         (b.reg(Ty::I64), b.reg(Ty::I64), b.reg(Ty::F32), b.reg(Ty::F32), b.reg(Ty::I64), b.reg(Ty::I64));
@@ -400,23 +405,26 @@ fn divergent_shuffle(active_lanes: i64, lane_mask: u32, clamp: u32, member_mask:
     let p = b.program(1);
     let mut mem = Memory::new();
     let yp = mem.alloc(32 * 4);
-    sim::run(&p, [1, 1, 1], &[ArgValue::Ptr(yp)], &mut mem)?;
-    Ok(mem.read_f32(yp, 32).unwrap())
+    let report = sim::run(&p, [1, 1, 1], &[ArgValue::Ptr(yp)], &mut mem)?;
+    Ok((mem.read_f32(yp, 32).unwrap(), report))
 }
 
 #[test]
 fn shuffles_follow_ptx_lanes_and_clamps() {
     // All lanes, butterfly 16: lane l reads lane l ^ 16.
-    let got = divergent_shuffle(32, 16, 0x1f, 0xffff_ffff).unwrap();
+    let (got, report) = divergent_shuffle(32, 16, 0x1f, 0xffff_ffff).unwrap();
     assert_eq!(got, (0..32).map(|l| (l ^ 16) as f32).collect::<Vec<_>>());
+    assert_eq!((report.shuffles, report.divergent_loops), (1, 0));
     // Clamp 0xf (no segment mask): maxLane is 15 for every lane, so lanes 0..15, whose
     // partner is above 15, read their own value; lanes 16..31 read lane l - 16.
-    let got = divergent_shuffle(32, 16, 0xf, 0xffff_ffff).unwrap();
+    let (got, _) = divergent_shuffle(32, 16, 0xf, 0xffff_ffff).unwrap();
     assert_eq!(got, (0..32).map(|l| (l % 16) as f32).collect::<Vec<_>>());
     // Half a warp shuffling among itself with a matching mask is fine.
-    let got = divergent_shuffle(16, 8, 0x1f, 0x0000_ffff).unwrap();
+    // (The loop around it runs for lanes 0..15 only: legal, and counted as divergent.)
+    let (got, report) = divergent_shuffle(16, 8, 0x1f, 0x0000_ffff).unwrap();
     let want: Vec<f32> = (0..32).map(|l| if l < 16 { (l ^ 8) as f32 } else { -1.0 }).collect();
     assert_eq!(got, want);
+    assert_eq!((report.shuffles, report.divergent_loops), (1, 1));
 }
 
 #[test]

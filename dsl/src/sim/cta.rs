@@ -351,8 +351,7 @@ impl Cta {
                 }
                 Op::Shfl { dst, src, mode, b, c, member_mask } => {
                     self.need_reg(*src)?;
-                    self.shfl(*dst, *src, *mode, *b, *c, *member_mask)?;
-                    l.report.shuffles += 1;
+                    l.report.shuffles += self.shfl(*dst, *src, *mode, *b, *c, *member_mask)?;
                 }
                 Op::BarSync { id } => {
                     if let Some(t) = (0..self.t).find(|&t| !self.active(t)) {
@@ -419,6 +418,7 @@ impl Cta {
             }
         }
         self.wrote(iv);
+        let mut diverged = false;
         loop {
             let mut any = false;
             let mut all = true;
@@ -430,6 +430,10 @@ impl Cta {
             }
             if !any {
                 break;
+            }
+            if !all && outer_all && !diverged {
+                diverged = true;
+                l.report.divergent_loops += 1;
             }
             self.all_active = all;
             self.exec(l, mem, pc + 1, end)?;
@@ -588,7 +592,9 @@ impl Cta {
         Ok(())
     }
 
-    fn shfl(&mut self, dst: u32, src: u32, mode: super::shfl::Mode, b: u32, c: u32, member: u32) -> Result<(), Fault> {
+    /// Executes a shuffle in every warp with an active lane; returns how many warps did.
+    fn shfl(&mut self, dst: u32, src: u32, mode: super::shfl::Mode, b: u32, c: u32, member: u32) -> Result<u64, Fault> {
+        let mut warps = 0;
         for w in 0..self.t / 32 {
             let base = w * 32;
             let mut vals = [0u64; 32];
@@ -602,6 +608,7 @@ impl Cta {
             if executing == 0 {
                 continue;
             }
+            warps += 1;
             let help = "every lane named in the member mask must execute the shuffle, and only those: keep shuffles out of divergent code and pass the mask of the lanes that take part";
             if let Some(l) = (0..32).find(|&l| executing & (1 << l) != 0 && member & (1 << l) == 0) {
                 return Err(Fault::new(
@@ -640,6 +647,6 @@ impl Cta {
             }
         }
         self.wrote(dst);
-        Ok(())
+        Ok(warps)
     }
 }

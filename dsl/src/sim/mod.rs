@@ -60,9 +60,14 @@ pub struct SimReport {
     /// Global load and store instructions executed by a thread (a vector access is one).
     pub global_loads: u64,
     pub global_stores: u64,
-    /// Warp-wide `shfl.sync` executions per CTA and `bar.sync` executions per CTA.
+    /// `shfl.sync` executions, one per warp.
     pub shuffles: u64,
+    /// `bar.sync` executions, one per CTA.
     pub barriers: u64,
+    /// Loop executions whose trip count differed between the threads of a CTA. `lir`
+    /// promises uniform trip counts; a divergent loop is legal PTX as long as no barrier
+    /// or shuffle sits in it (which the checks report), so it is counted, not an error.
+    pub divergent_loops: u64,
 }
 
 /// Runs `program` for every CTA of `grid` with `args` (one per parameter, pointers as
