@@ -209,7 +209,7 @@ fn one_block_in_two_roles_is_a_layout_conflict() {
     )
     .unwrap();
     let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
-    assert!(e.starts_with("error: kernel `outer_sum` at tests/ptx_decisions.rs:"), "{e}");
+    assert!(e.starts_with("error: kernel `outer_sum` at tests/tests/ptx_decisions.rs:"), "{e}");
     assert!(e.contains("layout conflict"), "{e}");
 }
 
@@ -260,11 +260,15 @@ fn unsupported_op_is_an_error_naming_the_line() {
     )
     .unwrap();
     let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
-    let line = line!() - 8;
+    let line = include_str!("ptx_decisions.rs")
+        .lines()
+        .position(|l| l.contains("store(y_ptr + program_id(0), sum(x, 0), None);"))
+        .expect("the kernel's store line")
+        + 1;
     assert_eq!(
         e,
         format!(
-            "error: kernel `sum_i64` at tests/ptx_decisions.rs:{line}: reductions of i64 are not supported by the PTX back end (32-bit shuffles only)\n  help: reduce f32 or i32 values"
+            "error: kernel `sum_i64` at tests/tests/ptx_decisions.rs:{line}: reductions of i64 are not supported by the PTX back end (32-bit shuffles only)\n  help: reduce f32 or i32 values"
         )
     );
 }

@@ -1,4 +1,5 @@
-//! `rtriton ptx <kernel> [--arch sm_86] [--num-warps N] [--const NAME=V]... [--arg NAME=V]...`
+//! `rtriton ptx <kernel> [--arch sm_86] [--num-warps N] [--const NAME=V]... [--arg NAME=V]...
+//! [--no-specialize] [--decisions | --lir]`
 //!
 //! Prints the PTX of one specialization. The `--arg` values drive specialization exactly
 //! as a launch's arguments would (Triton's rules: an int equal to 1 is folded, one
@@ -41,6 +42,9 @@ pub struct PtxArgs {
     /// Print the vectorization and reduction decisions instead of the PTX.
     #[arg(long)]
     pub decisions: bool,
+    /// Print the lowered thread-level form (`lir`) instead of the PTX.
+    #[arg(long)]
+    pub lir: bool,
 }
 
 fn split(s: &str) -> anyhow::Result<(&str, &str)> {
@@ -121,6 +125,10 @@ pub fn run(a: &PtxArgs) -> anyhow::Result<ExitCode> {
     let (kernel, info) =
         rtriton::pipeline::specialize_and_trace(&def, &consts, &args, policy, &TraceOptions::default())?;
     let options = PtxOptions { arch, num_warps: a.num_warps, ..PtxOptions::default() };
+    if a.lir {
+        print!("{}", ptx::lower(&kernel, &info, &options)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     let out = ptx::compile(&kernel, &info, &options)?;
     if a.decisions {
         for d in &out.decisions.accesses {
@@ -194,8 +202,19 @@ mod tests {
             args: strings(&["n_rows=100", "n_cols=100", "stride_row=100", "stride_col=1"]),
             no_specialize: false,
             decisions: true,
+            lir: false,
         };
         assert_eq!(run(&a).unwrap(), ExitCode::SUCCESS);
+        let lir = PtxArgs {
+            lir: true,
+            consts: a.consts.clone(),
+            args: a.args.clone(),
+            kernel: a.kernel.clone(),
+            arch: a.arch.clone(),
+            ..a
+        };
+        assert_eq!(run(&lir).unwrap(), ExitCode::SUCCESS);
+        let a = PtxArgs { lir: false, ..lir };
         let bad = PtxArgs { arch: "sm_75".into(), ..a };
         assert!(run(&bad).unwrap_err().to_string().contains("unknown architecture `sm_75`"));
     }

@@ -2,7 +2,7 @@
 //!
 //! The block IR says what a *program* computes on whole block tensors. `lir` says what
 //! each *thread* of the CTA executes: scalar instructions on typed virtual registers. The
-//! lowering ([`super::lower`]) decides which thread owns which element of every block
+//! lowering ([`mod@super::lower`]) decides which thread owns which element of every block
 //! tensor (the layouts in [`super::layout`]) and how wide every memory access is
 //! ([`super::vectorize`]); the writer ([`super::writer`]) prints a [`Program`] as PTX
 //! one instruction per line. The SIMT simulator executes a [`Program`] directly, so the

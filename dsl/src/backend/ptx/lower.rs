@@ -1,12 +1,13 @@
 //! Block IR to [`super::lir`]: every block value becomes, in each thread, the registers of
 //! the elements that thread owns ([`super::layout`]); every op becomes the per-element
 //! instructions over those lists. Reductions (in-thread, shuffles, shared memory) are in
-//! [`reduce`]; loads and stores (vector width, masks, owners) in [`memory`].
+//! `lower/reduce.rs`; loads and stores (vector width, masks, owners) in `lower/memory.rs`.
 //!
 //! **Invariant:** the lowering never emits an instruction it cannot prove valid: ops or
 //! types it does not handle, layouts it cannot build and blocks over the register budget
 //! are [`PtxError`]s naming the kernel and the op's line.
 
+mod dce;
 mod memory;
 mod reduce;
 
@@ -114,6 +115,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
     l.block(&k.body)?;
     let mut body = std::mem::take(&mut l.prologue);
     body.append(&mut l.out);
+    dce::eliminate_dead(&mut body);
     Ok(Program {
         entry: k.name.clone(),
         params: k

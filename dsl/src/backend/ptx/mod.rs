@@ -7,17 +7,33 @@
 //!    elements each thread holds along the contiguous axis.
 //! 3. [`layout`]: a blocked layout for the kernel and a slice of it for every value of
 //!    lower rank: which thread owns which element.
-//! 4. [`lower`]: block IR to the thread-level [`lir::Program`] (typed virtual registers,
+//! 4. [`mod@lower`]: block IR to the thread-level [`lir::Program`] (typed virtual registers,
 //!    structured loops, explicit shuffles, shared memory and barriers).
 //! 5. [`writer`]: [`lir::Program`] to PTX text.
 //!
-//! [`compile`] runs all of them; [`lower`] and [`write`] are the two halves.
+//! [`compile`] runs all of them; [`fn@lower`] and [`fn@write`] are the two halves.
 //!
-//! # Parameters
+//! # Parameters and launch
 //! The entry takes every runtime parameter of the kernel in declaration order, including
 //! those specialization folded to the constant 1 (they are simply not read). Triton drops
 //! folded arguments from the compiled signature; rtriton keeps them so the host passes the
-//! same argument list to every specialization.
+//! same argument list to every specialization. Launch with exactly
+//! [`Ptx::threads_per_cta`] threads per CTA (`.maxntid` allows fewer, but the layouts
+//! assume every thread of `num_warps` warps is there) and one CTA per program.
+//!
+//! # Where rtriton differs from Triton's lowering
+//! - One blocked layout per kernel (from its largest block) and slices of it for lower
+//!   ranks, so no `convert_layout` is ever needed; Triton picks a layout per op and
+//!   inserts conversions through shared memory. A kernel whose values would need two
+//!   layouts for one block is rejected (layout conflict), never miscompiled.
+//! - Reductions start from the first element a thread holds instead of the identity and
+//!   skip replicated lanes; the results are the same.
+//! - Vector width: Triton's rule (contiguity, pointer divisibility, mask constancy,
+//!   elements per thread), with the comparison rule restricted to `<`/`>=` (range on the
+//!   left), which is exact; see [`vectorize`].
+//! - `argmax` is supported: (value, index) pairs, the first maximum, NaN ignored.
+//! - Not supported (clear errors): i64 and i1 reductions, float remainder, loads and
+//!   stores of i1, comparing masks.
 
 pub mod axis_info;
 pub mod layout;
@@ -177,7 +193,7 @@ pub fn write(program: &lir::Program) -> String {
     writer::write(program)
 }
 
-/// [`lower`] then [`write`].
+/// [`fn@lower`] then [`fn@write`].
 pub fn compile(kernel: &Kernel, info: &KernelInfo, options: &PtxOptions) -> Result<Ptx, PtxError> {
     let program = lower(kernel, info, options)?;
     let text = write(&program);

@@ -1,0 +1,108 @@
+//! Dead-instruction removal on the lowered form: the lowering computes every element's
+//! address, but a vector access reads only its first one; instructions without effects
+//! whose destination nothing reads are dropped (to a fixpoint). Memory accesses, shuffles
+//! and barriers always stay.
+
+use std::collections::HashSet;
+
+use crate::backend::ptx::lir::{Guard, Inst, Operand, Reg};
+
+/// Removes effect-free instructions whose results are never read.
+pub(super) fn eliminate_dead(body: &mut Vec<Inst>) {
+    loop {
+        let mut used = HashSet::new();
+        collect_uses(body, &mut used);
+        if !remove(body, &used) {
+            break;
+        }
+    }
+}
+
+fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
+    let op = |o: &Operand, used: &mut HashSet<Reg>| {
+        if let Operand::Reg(r) = o {
+            used.insert(*r);
+        }
+    };
+    let guard = |g: &Option<Guard>, used: &mut HashSet<Reg>| {
+        if let Some(g) = g {
+            used.insert(g.pred);
+        }
+    };
+    for i in insts {
+        match i {
+            Inst::Comment(_) | Inst::LdParam { .. } | Inst::ReadSpecial { .. } | Inst::SharedBase { .. } => {}
+            Inst::BarSync { .. } => {}
+            Inst::CvtaGlobal { src, .. } | Inst::Not { src, .. } | Inst::Cvt { src, .. } => {
+                used.insert(*src);
+            }
+            Inst::Mov { src, .. } => op(src, used),
+            Inst::Bin { a, b, .. } | Inst::MulWide { a, b, .. } | Inst::Setp { a, b, .. } => {
+                op(a, used);
+                op(b, used);
+            }
+            Inst::Selp { a, b, cond, .. } => {
+                op(a, used);
+                op(b, used);
+                used.insert(*cond);
+            }
+            Inst::LdGlobal { guard: g, addr, .. } => {
+                guard(g, used);
+                used.insert(*addr);
+            }
+            Inst::LdShared { addr, .. } => {
+                used.insert(*addr);
+            }
+            Inst::StGlobal { guard: g, srcs, addr, .. } => {
+                guard(g, used);
+                used.insert(*addr);
+                used.extend(srcs.iter().copied());
+            }
+            Inst::StShared { guard: g, src, addr, .. } => {
+                guard(g, used);
+                used.insert(*addr);
+                used.insert(*src);
+            }
+            Inst::Shfl { src, .. } => {
+                used.insert(*src);
+            }
+            Inst::Loop { iv, lower, upper, step, body, .. } => {
+                used.insert(*iv);
+                op(lower, used);
+                op(upper, used);
+                op(step, used);
+                collect_uses(body, used);
+            }
+        }
+    }
+}
+
+/// The destination of an effect-free instruction (`None` for effects and collectives).
+fn pure_dst(i: &Inst) -> Option<Reg> {
+    match i {
+        Inst::LdParam { dst, .. }
+        | Inst::CvtaGlobal { dst, .. }
+        | Inst::ReadSpecial { dst, .. }
+        | Inst::Mov { dst, .. }
+        | Inst::Bin { dst, .. }
+        | Inst::Not { dst, .. }
+        | Inst::MulWide { dst, .. }
+        | Inst::Cvt { dst, .. }
+        | Inst::Setp { dst, .. }
+        | Inst::Selp { dst, .. }
+        | Inst::SharedBase { dst } => Some(*dst),
+        _ => None,
+    }
+}
+
+fn remove(insts: &mut Vec<Inst>, used: &HashSet<Reg>) -> bool {
+    let before = insts.len();
+    insts.retain(|i| pure_dst(i).is_none_or(|d| used.contains(&d)));
+    let mut changed = insts.len() != before;
+    for i in insts.iter_mut() {
+        if let Inst::Loop { body, .. } = i {
+            changed |= remove(body, used);
+        }
+    }
+    changed
+}
