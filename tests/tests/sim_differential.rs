@@ -378,3 +378,32 @@ fn the_report_counts_what_ran() {
     assert_eq!(r.global_loads, 3 * 1000 / width);
     assert!(r.instructions > 0);
 }
+
+/// The simulator's shuffle lanes against the GPU: `data/shfl_h200.txt` records, for 540
+/// (mode, b, c) combinations of `shfl.sync` with a full member mask, the lane each lane
+/// read on an H200 and the in-range predicate (`data/shfl_h200.py` made it).
+#[test]
+fn shuffle_lanes_match_the_gpu() {
+    use rtriton::sim::shfl::{Mode, source_lane};
+    let table = include_str!("data/shfl_h200.txt");
+    let mut checked = 0;
+    for line in table.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let mode = match f[0] {
+            "up" => Mode::Up,
+            "down" => Mode::Down,
+            "bfly" => Mode::Bfly,
+            "idx" => Mode::Idx,
+            m => panic!("unknown mode {m}"),
+        };
+        let b: u32 = f[1].parse().unwrap();
+        let c = u32::from_str_radix(f[2].trim_start_matches("0x"), 16).unwrap();
+        for (lane, cell) in f[3..].iter().enumerate() {
+            let in_range = cell.ends_with('+');
+            let src: u32 = cell.trim_end_matches('+').parse().unwrap();
+            assert_eq!(source_lane(mode, lane as u32, b, c), (src, in_range), "{} b={b} c=0x{c:x} lane {lane}", f[0]);
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 540);
+}
