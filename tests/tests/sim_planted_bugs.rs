@@ -498,3 +498,39 @@ fn a_partial_no_warp_writes_is_an_undefined_shared_read() {
     assert_eq!((e.thread, e.address), (Some(0), Some(Address::Shared(4))));
     assert!(e.message.contains("thread 0 reads shared byte 4, which no thread of this program wrote"), "{e}");
 }
+
+kernel! {
+    /// Every program adds the previous program's result to its element: correct on the
+    /// interpreter, which runs programs in order, and a race on the GPU, which does not.
+    fn chained_sum(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>) {
+        let pid = program_id(0);
+        let prev = load(y_ptr + (pid - 1), Some(pid.gt(0)), Some(0.0f32));
+        store(y_ptr + pid, prev + load(x_ptr + pid, None, None), None);
+    }
+}
+
+#[test]
+fn a_program_reading_another_programs_store_is_a_race() {
+    let def = chained_sum();
+    let mut mem = Memory::new();
+    let x = mem.alloc_f32(&[1.0, 2.0, 3.0, 4.0]);
+    let y = mem.alloc(16);
+    let args = [ArgValue::Ptr(x), ArgValue::Ptr(y)];
+    let mut on_interp = mem.clone();
+    rtriton::interp::run_def(&def, &[], &args, SpecPolicy::Triton, [4, 1, 1], &mut on_interp).unwrap();
+    assert_eq!(on_interp.read_f32(y, 4).unwrap(), vec![1.0, 3.0, 6.0, 10.0], "in program order it works");
+    let (k, info) = rtriton::pipeline::specialize_and_trace(
+        &def,
+        &[],
+        &args,
+        SpecPolicy::Triton,
+        &rtriton::trace::TraceOptions::default(),
+    )
+    .unwrap();
+    let program = rtriton::backend::ptx::lower(&k, &info, &Default::default()).unwrap();
+    let e = sim::run(&program, [4, 1, 1], &args, &mut mem).unwrap_err();
+    assert_eq!(e.check, Check::GlobalRace, "{e}");
+    assert_eq!((e.program, e.thread, e.address), (Some([1, 0, 0]), Some(0), Some(Address::Global(y))));
+    assert!(e.message.contains("thread 0 loads a global element that thread 0 of program (0, 0, 0) stored"), "{e}");
+    assert!(e.loc.as_deref().is_some_and(|l| l.starts_with("tests/tests/sim_planted_bugs.rs:")), "{e}");
+}

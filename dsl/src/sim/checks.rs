@@ -109,28 +109,79 @@ fn race(t: u32, addr: u32, what: String) -> Fault {
     .at(Address::Shared(addr))
 }
 
-/// Every global 4-byte word stored during the launch, with the program and thread that
-/// stored it.
+/// Who stored a global word: the program, the thread and the thread's barrier epoch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stored {
+    program: [u32; 3],
+    thread: u32,
+    epoch: u64,
+}
+
+fn program_text(p: [u32; 3]) -> String {
+    format!("({}, {}, {})", p[0], p[1], p[2])
+}
+
+/// Every global 4-byte word stored during the launch, with who stored it. Two threads
+/// storing one word is a conflict (which value lands is up to the hardware); a thread
+/// loading a word another thread stored is a race unless both are in one CTA with a
+/// `bar.sync` in between (CTAs run in any order, concurrently).
 #[derive(Debug, Default)]
 pub(crate) struct GlobalStores {
-    words: HashMap<u64, ([u32; 3], u32)>,
+    words: HashMap<u64, Stored>,
 }
 
 impl GlobalStores {
-    /// Thread `t` of `program` stores `bytes` bytes at `addr` (aligned, in bounds).
-    pub fn store(&mut self, program: [u32; 3], t: u32, addr: u64, bytes: u32) -> Result<(), Fault> {
+    /// Thread `t` of `program` stores `bytes` bytes at `addr` (aligned, in bounds) in
+    /// barrier epoch `epoch`. A thread may overwrite its own stores.
+    pub fn store(&mut self, program: [u32; 3], t: u32, epoch: u64, addr: u64, bytes: u32) -> Result<(), Fault> {
+        let now = Stored { program, thread: t, epoch };
         for w in (addr & !3..addr + u64::from(bytes)).step_by(4) {
-            if let Some((p, other)) = self.words.insert(w, (program, t)) {
-                let who = if p == program {
-                    format!("thread {other} of the same program")
+            match self.words.insert(w, now) {
+                Some(before) if before.program != program || before.thread != t => {
+                    let who = if before.program == program {
+                        format!("thread {} of the same program", before.thread)
+                    } else {
+                        format!("thread {} of program {}", before.thread, program_text(before.program))
+                    };
+                    return Err(Fault::new(
+                        Check::GlobalStoreConflict,
+                        Some(t),
+                        format!("two threads store the same global element: thread {t} and {who}"),
+                        "guard the store so exactly one thread writes each element (the owner of its first copy)",
+                    )
+                    .at(Address::Global(addr)));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Thread `t` of `program` loads `bytes` bytes at `addr` in barrier epoch `epoch`.
+    pub fn load(&self, program: [u32; 3], t: u32, epoch: u64, addr: u64, bytes: u32) -> Result<(), Fault> {
+        if self.words.is_empty() {
+            return Ok(());
+        }
+        for w in (addr & !3..addr + u64::from(bytes)).step_by(4) {
+            let Some(s) = self.words.get(&w) else { continue };
+            let ordered = s.program == program && (s.thread == t || s.epoch != epoch);
+            if !ordered {
+                let (who, help) = if s.program == program {
+                    (
+                        format!("thread {} of the same program, with no bar.sync in between", s.thread),
+                        "put a bar.sync between the store and the other thread's load",
+                    )
                 } else {
-                    format!("thread {other} of program ({}, {}, {})", p[0], p[1], p[2])
+                    (
+                        format!("thread {} of program {}", s.thread, program_text(s.program)),
+                        "programs run in any order, concurrently: a program must not read what another program of the same launch writes (split the work into two launches)",
+                    )
                 };
                 return Err(Fault::new(
-                    Check::GlobalStoreConflict,
+                    Check::GlobalRace,
                     Some(t),
-                    format!("two threads store the same global element: thread {t} and {who}"),
-                    "guard the store so exactly one thread writes each element (the owner of its first copy)",
+                    format!("thread {t} loads a global element that {who} stored during this launch"),
+                    help,
                 )
                 .at(Address::Global(addr)));
             }
@@ -163,10 +214,25 @@ mod tests {
     #[test]
     fn global_stores_conflict_within_and_across_programs() {
         let mut g = GlobalStores::default();
-        g.store([0, 0, 0], 0, 0x1000, 16).unwrap();
-        let e = g.store([0, 0, 0], 5, 0x1008, 4).unwrap_err();
+        g.store([0, 0, 0], 0, 0, 0x1000, 16).unwrap();
+        g.store([0, 0, 0], 0, 1, 0x1000, 4).unwrap();
+        let e = g.store([0, 0, 0], 5, 1, 0x1008, 4).unwrap_err();
         assert!(e.message.contains("thread 5 and thread 0 of the same program"), "{}", e.message);
-        let e = g.store([1, 0, 0], 3, 0x1000, 4).unwrap_err();
+        let e = g.store([1, 0, 0], 3, 1, 0x1000, 4).unwrap_err();
         assert!(e.message.contains("of program (0, 0, 0)"), "{}", e.message);
+    }
+
+    #[test]
+    fn loads_of_stored_elements_need_the_same_program_and_a_barrier() {
+        let mut g = GlobalStores::default();
+        g.load([0, 0, 0], 0, 0, 0x1000, 4).unwrap();
+        g.store([0, 0, 0], 0, 0, 0x1000, 4).unwrap();
+        g.load([0, 0, 0], 0, 0, 0x1000, 4).unwrap();
+        g.load([0, 0, 0], 1, 1, 0x1000, 4).unwrap();
+        let e = g.load([0, 0, 0], 1, 0, 0x1000, 4).unwrap_err();
+        assert_eq!(e.check, Check::GlobalRace);
+        assert!(e.message.contains("with no bar.sync in between"), "{}", e.message);
+        let e = g.load([2, 0, 0], 0, 5, 0x1000, 4).unwrap_err();
+        assert!(e.message.contains("thread 0 of program (0, 0, 0) stored"), "{}", e.message);
     }
 }

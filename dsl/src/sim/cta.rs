@@ -43,6 +43,8 @@ pub(crate) struct Cta {
     races: SharedRaces,
     /// Per-thread scratch rows for operands and results (`T` values each).
     scratch: [Vec<u64>; 4],
+    /// Barriers passed so far (orders global stores and loads within the CTA).
+    epoch: u64,
     /// Register names for messages.
     names: Vec<String>,
     /// The op being executed (for the error's source line).
@@ -65,6 +67,7 @@ impl Cta {
             shared: vec![0; l.shared_bytes],
             races: SharedRaces::new(l.shared_bytes),
             scratch: std::array::from_fn(|_| vec![0; t]),
+            epoch: 0,
             names: (0..l.d.tys.len() as u32).map(|r| l.d.reg_name(r)).collect(),
             pc: 0,
         }
@@ -367,6 +370,7 @@ impl Cta {
                         ));
                     }
                     self.races.barrier();
+                    self.epoch += 1;
                     l.report.barriers += 1;
                 }
                 Op::Loop { ty, iv, lower, upper, step, end } => {
@@ -539,6 +543,7 @@ impl Cta {
                 continue;
             }
             let a = self.global_addr(mem, addr, offset, size, n, t, "load")?;
+            l.stores.load(self.pid, t as u32, self.epoch, a, size * n as u32)?;
             let bytes = mem.read_bytes(a, size as usize * n).expect("checked in bounds");
             for (i, r) in dsts.iter().enumerate() {
                 let mut buf = [0u8; 8];
@@ -585,7 +590,7 @@ impl Cta {
                 let v = self.get(Src::Reg(*r), t).to_le_bytes();
                 buf[i * size as usize..(i + 1) * size as usize].copy_from_slice(&v[..size as usize]);
             }
-            l.stores.store(self.pid, t as u32, a, size * n as u32)?;
+            l.stores.store(self.pid, t as u32, self.epoch, a, size * n as u32)?;
             mem.write_bytes(a, &buf[..size as usize * n]).expect("checked in bounds");
             l.report.global_stores += 1;
         }

@@ -27,6 +27,9 @@ pub enum Check {
     SharedRace,
     /// Two threads (of one CTA or of two programs) stored to the same global element.
     GlobalStoreConflict,
+    /// A thread loaded a global element another thread stored in the same launch, without
+    /// a barrier between them (or from another program, which is never ordered).
+    GlobalRace,
     /// A thread read a register it never wrote (its value is unspecified).
     UninitializedRegister,
     /// A thread read a shared byte no thread of the program wrote.

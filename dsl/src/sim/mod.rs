@@ -20,7 +20,9 @@
 //! - two threads writing the same shared byte, or one writing and another reading it,
 //!   between two barriers ([`Check::SharedRace`]);
 //! - two threads storing the same global element, in one program or in two
-//!   ([`Check::GlobalStoreConflict`]);
+//!   ([`Check::GlobalStoreConflict`]), and a thread loading an element another thread
+//!   stored, in another program or with no barrier in between ([`Check::GlobalRace`]:
+//!   detected when the store runs first in the simulator's program order);
 //! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a
 //!   shared byte no thread wrote ([`Check::UninitializedShared`]), integer division by
 //!   zero, loops with a non-positive step or an overflowing counter.
