@@ -128,6 +128,9 @@ fn program_text(p: [u32; 3]) -> String {
 #[derive(Debug, Default)]
 pub(crate) struct GlobalStores {
     words: HashMap<u64, Stored>,
+    /// The lowest and highest stored word (loads outside skip the lookup).
+    lo: u64,
+    hi: u64,
 }
 
 impl GlobalStores {
@@ -135,6 +138,11 @@ impl GlobalStores {
     /// barrier epoch `epoch`. A thread may overwrite its own stores.
     pub fn store(&mut self, program: [u32; 3], t: u32, epoch: u64, addr: u64, bytes: u32) -> Result<(), Fault> {
         let now = Stored { program, thread: t, epoch };
+        if self.words.is_empty() {
+            (self.lo, self.hi) = (u64::MAX, 0);
+        }
+        self.lo = self.lo.min(addr & !3);
+        self.hi = self.hi.max(addr + u64::from(bytes));
         for w in (addr & !3..addr + u64::from(bytes)).step_by(4) {
             match self.words.insert(w, now) {
                 Some(before) if before.program != program || before.thread != t => {
@@ -159,7 +167,7 @@ impl GlobalStores {
 
     /// Thread `t` of `program` loads `bytes` bytes at `addr` in barrier epoch `epoch`.
     pub fn load(&self, program: [u32; 3], t: u32, epoch: u64, addr: u64, bytes: u32) -> Result<(), Fault> {
-        if self.words.is_empty() {
+        if self.words.is_empty() || addr + u64::from(bytes) <= self.lo || addr >= self.hi {
             return Ok(());
         }
         for w in (addr & !3..addr + u64::from(bytes)).step_by(4) {
