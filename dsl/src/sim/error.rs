@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-/// Which check fired. Tests match on this; the text is in [`SimError::message`].
+/// Which check fired. Tests match on this; the text is in [`SimErrorInfo::message`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Check {
     /// The arguments or the grid do not fit the program (no thread ran).
