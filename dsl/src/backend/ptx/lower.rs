@@ -651,6 +651,9 @@ impl Lowerer<'_> {
                     (BinaryOp::Rem, Ty::I32 | Ty::I64) => BinOp::Rem,
                     (BinaryOp::Max(n), Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Max(*n),
                     (BinaryOp::Min(n), Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Min(*n),
+                    // i1 arithmetic is one-bit: + and - are xor, * is and.
+                    (BinaryOp::Add | BinaryOp::Sub, Ty::Pred) => BinOp::Xor,
+                    (BinaryOp::Mul, Ty::Pred) => BinOp::And,
                     (BinaryOp::And, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::And,
                     (BinaryOp::Or, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::Or,
                     (BinaryOp::Xor, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::Xor,
