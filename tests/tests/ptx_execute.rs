@@ -237,3 +237,49 @@ fn loop_trip_count_is_exact(#[case] lo: i32, #[case] hi: i32, #[case] step: i32,
         ptx_common::assemble(&ptxas, &text, "sm_86", "count_iterations").unwrap_or_else(|e| panic!("{e}\n{text}"));
     }
 }
+
+rtriton::kernel! {
+    /// Every comparison between masks, packed into one int per element.
+    fn mask_compare(y_ptr: Ptr<i32>; const BLOCK: usize) {
+        let i = arange(0, BLOCK);
+        let a = (i & 1).eq(1);
+        let b = (i & 2).eq(2);
+        let r = a.lt(b).to::<i32>()
+            + a.le(b).to::<i32>() * 2
+            + a.gt(b).to::<i32>() * 4
+            + a.ge(b).to::<i32>() * 8
+            + a.eq(b).to::<i32>() * 16
+            + a.ne(b).to::<i32>() * 32;
+        store(y_ptr + i, r, None);
+    }
+}
+
+#[test]
+fn masks_compare_as_zero_and_one() {
+    let def = mask_compare();
+    let (k, info) = rtriton::pipeline::specialize_and_trace(
+        &def,
+        &[("BLOCK", 4)],
+        &[ArgValue::Ptr(Y)],
+        SpecPolicy::Triton,
+        &rtriton::trace::TraceOptions::default(),
+    )
+    .unwrap();
+    let program = rtriton::backend::ptx::lower(&k, &info, &options(Arch::Sm86, 1)).unwrap();
+    let mut mem: Memory = (0..4).map(|i| (Y + i * 4, 0)).collect();
+    Cta::run(&program, &[Y], 0, 1, &mut mem);
+    for i in 0..4u64 {
+        let (a, b) = (i & 1 == 1, i & 2 == 2);
+        let want = i32::from(!a & b)
+            + i32::from(a <= b) * 2
+            + i32::from(a & !b) * 4
+            + i32::from(a >= b) * 8
+            + i32::from(a == b) * 16
+            + i32::from(a != b) * 32;
+        assert_eq!(mem[&(Y + i * 4)] as i32, want, "element {i}");
+    }
+    if let Some(ptxas) = ptx_common::ptxas_or_skip("masks_compare_as_zero_and_one") {
+        let text = rtriton::backend::ptx::write(&program);
+        ptx_common::assemble(&ptxas, &text, "sm_86", "mask_compare").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    }
+}
