@@ -9,11 +9,15 @@
 //! This crate has no CUDA dependency (an architecture invariant): it builds and tests on
 //! machines without a GPU.
 
+pub mod analysis;
 pub mod backend;
 pub mod diag;
+pub mod explain;
+pub mod guard;
 pub mod interp;
 pub mod ir;
 pub mod lang;
+pub mod lint;
 pub mod passes;
 pub mod pipeline;
 pub mod sim;

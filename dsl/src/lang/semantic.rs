@@ -20,6 +20,27 @@ pub fn wrap_int(v: i64, ty: ScalarType) -> i64 {
     }
 }
 
+/// The first line of Triton's error for `.to()` on an argument specialized to 1 (Triton
+/// 3.x; older releases said `'constexpr' object` instead of `'int' object`).
+pub const TRITON_TO_ERROR: &str = "AttributeError: 'int' object has no attribute 'to'";
+
+/// Triton-semantics mode's error for `.to()` on argument `param` folded to 1: Triton's
+/// text, then why it happens (message) and the portable fix (help). Shared with the
+/// portability lint so both teach the same rule (triton-lang/triton#2939).
+pub fn triton_to_error(param: &str) -> (String, String) {
+    (
+        format!(
+            "{TRITON_TO_ERROR}\n  note: Triton specializes an integer argument equal to 1 into the constant 1 (a plain int, \
+             key (\"constexpr\", 1)), so `{param}` is not a tensor here and has no `.to()`; this fails for every input where \
+             `{param}` is 1 (a contiguous dimension's stride) and compiles only for other values"
+        ),
+        format!(
+            "promote the index tensor instead of the scalar argument: `program_id(0).to::<i64>()` or \
+             `offs.to::<i64>() * {param}`, and let `{param}` widen to i64 by promotion"
+        ),
+    )
+}
+
 impl Builder {
     /// A constant of `dtype` splat to `shape`.
     pub fn constant_value(&mut self, c: Constant, dtype: DType, shape: Shape, loc: SourceLoc) -> Value {
@@ -109,15 +130,8 @@ impl Builder {
             && let Some(&index) = self.folded_params.get(&v)
         {
             let name = self.kernel.params[index].name;
-            self.error(
-                    loc,
-                    format!(
-                        "AttributeError: 'int' object has no attribute 'to' (Triton specialized argument `{name}` = 1 into a constexpr int, which has no .to())"
-                    ),
-                    format!(
-                        "promote the index tensor instead of the scalar argument: write `offs.to::<i64>() * {name}` (or `program_id(0).to::<i64>()`) and let `{name}` widen by promotion; this fails in Triton for every input where `{name}` == 1"
-                    ),
-                );
+            let (message, help) = triton_to_error(name);
+            self.error(loc, message, help);
             return v;
         }
         let ty = self.ty(v).clone();
@@ -135,9 +149,24 @@ impl Builder {
         if let (Some(c), Some(to_s)) = (self.constant(v), to.scalar())
             && let Some(folded) = fold_cast(c, to_s)
         {
-            return self.constant_value(folded, to, ty.shape, loc);
+            let result = self.constant_value(folded, to, ty.shape, loc);
+            // An implicit widening of a folded argument is still a Triton constexpr int.
+            self.inherit_constexpr(result, &[v]);
+            return result;
         }
         self.push1(OpKind::Cast(v), TensorType::new(to, ty.shape), loc)
+    }
+
+    /// Marks scalar constant `result`, computed from `inputs`, as standing for a folded
+    /// argument when one of the inputs does: in Triton, arithmetic between a constexpr
+    /// int and Python ints stays a constexpr int, which has no `.to()` either.
+    fn inherit_constexpr(&mut self, result: Value, inputs: &[Value]) {
+        if !self.ty(result).shape.is_scalar() {
+            return;
+        }
+        if let Some(index) = inputs.iter().find_map(|i| self.folded_params.get(i).copied()) {
+            self.folded_params.insert(result, index);
+        }
     }
 
     /// Applies the integer promotion rule (sign-extend i32 to i64) to a pair.
@@ -182,7 +211,10 @@ impl Builder {
         if let (Some(a), Some(b)) = (cl, cr)
             && let Some(c) = fold_binary(op, a, b, scalar)
         {
-            return self.constant_value(c, ty.dtype, ty.shape, loc);
+            let result = self.constant_value(c, ty.dtype, ty.shape, loc);
+            // `stride * 2` with `stride` folded is still a constexpr int in Triton.
+            self.inherit_constexpr(result, &[lhs, rhs]);
+            return result;
         }
         // Integer identities: this is what makes `cols * stride_col` with stride_col folded
         // to 1 plain `cols`, and so contiguous for the vectorizer.

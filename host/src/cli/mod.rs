@@ -4,8 +4,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod cache;
+mod explain;
+mod lint;
 mod list;
 mod ptx;
+mod validate;
 
 /// rtriton: a block-level GPU kernel language in Rust that mirrors Triton.
 #[derive(Debug, Parser)]
@@ -19,6 +23,19 @@ pub struct Cli {
 pub enum Command {
     /// Lists the kernels the CLI knows, one per line: name, then parameters.
     List,
+    /// Runs every row-max variant x the shape matrix x specialization on/off and compares
+    /// each result bit for bit with the CUDA reference (GPU) or the CPU (interpreter).
+    /// Exits with status 1 on any mismatch or error.
+    Validate(validate::ValidateArgs),
+    /// Shows the on-disk PTX cache (folder, entries) or clears it.
+    Cache(cache::CacheArgs),
+    /// Explains what specialization does to a kernel for one launch's arguments: the key
+    /// per argument, what folding removed, index widths, vector widths, lint findings,
+    /// the overflow guard's verdict and the PTX diff.
+    Explain(explain::ExplainArgs),
+    /// Runs the portability lint on a kernel (no launch arguments needed): patterns that
+    /// break or slow down a port to Triton, each with the issue it comes from.
+    Lint(lint::LintArgs),
     /// Prints the PTX of one specialization (arguments drive it as a launch would).
     Ptx(ptx::PtxArgs),
 }
@@ -28,6 +45,20 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List => list::run(),
+        Command::Cache(a) => cache::run(&a),
+        Command::Validate(args) => validate::run_cli(args),
+        Command::Explain(a) => {
+            let mut out = String::new();
+            let r = explain::run(&a, &mut out);
+            print!("{out}");
+            r.map(ExitCode::from)
+        }
+        Command::Lint(a) => {
+            let mut out = String::new();
+            let r = lint::run(&a, &mut out);
+            print!("{out}");
+            r.map(ExitCode::from)
+        }
         Command::Ptx(a) => ptx::run(&a),
     };
     match result {
@@ -42,4 +73,33 @@ pub fn main() -> ExitCode {
 /// The kernels the CLI knows (the row-max family).
 pub fn known_kernels() -> Vec<rtriton::trace::KernelDef> {
     rtriton_kernels::RowMaxVariant::ALL.iter().map(|v| v.def()).collect()
+}
+
+/// Runs an `explain` or `lint` command line (`["rtriton", "explain", ...]`) and returns its exit
+/// status and everything it prints, as the tutorial test does to check every command shown in
+/// `docs/tutorial/`. Errors print as `main` prints them.
+pub fn run_captured<I, T>(argv: I) -> (u8, String)
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(c) => c,
+        Err(e) => return (2, e.to_string()),
+    };
+    let mut out = String::new();
+    let result = match cli.command {
+        Command::Explain(a) => explain::run(&a, &mut out),
+        Command::Lint(a) => lint::run(&a, &mut out),
+        // The other subcommands print as they go (or need a GPU); the tutorial runs
+        // `explain` and `lint` only.
+        _ => Err(anyhow::anyhow!("run_captured runs `explain` and `lint` only")),
+    };
+    match result {
+        Ok(code) => (code, out),
+        Err(e) => {
+            out.push_str(&format!("{e:#}\n"));
+            (1, out)
+        }
+    }
 }

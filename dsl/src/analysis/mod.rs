@@ -1,0 +1,4 @@
+//! Analyses over traced IR that the teaching tools (lint, guard, explain) share. They
+//! only read a [`crate::ir::Kernel`]; none changes it.
+
+pub mod index_width;

@@ -1,0 +1,96 @@
+//! The launch-time overflow guard: refuses a launch whose pointer offsets are computed in
+//! i32 when a tensor passed to it extends past what i32 can index.
+//!
+//! Index math in i32 wraps silently past 2^31 - 1 (triton-lang/triton#832, #1058): the
+//! kernel then reads or writes the wrong memory instead of failing. The guard turns that
+//! into an error before launch, naming the kernel, the op's file:line, the tensor and its
+//! extent, and the fix. Kernels that promote their index tensors to i64 pass on any
+//! tensor.
+
+use crate::analysis::index_width::analyze;
+use crate::diag::Diagnostic;
+use crate::ir::{Kernel, ParamKind, SourceLoc};
+
+/// The largest element offset an i32 index can reach.
+pub const I32_MAX_OFFSET: u64 = i32::MAX as u64;
+
+/// The extent of the tensor passed to one pointer parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorExtent {
+    /// The pointer parameter's name.
+    pub param: String,
+    /// The tensor's number of elements.
+    pub numel: u64,
+    /// The largest element offset an access can reach from the pointer passed:
+    /// `view_offset + sum over dims of (size - 1) * |stride|` (see [`TensorExtent::of_view`]).
+    pub max_offset_elems: u64,
+}
+
+impl TensorExtent {
+    /// The extent of a strided view: `shape` and `strides` in elements, starting
+    /// `view_offset` elements after the pointer passed (0 when the pointer passed is the
+    /// view's first element).
+    pub fn of_view(param: &str, view_offset: u64, shape: &[u64], strides: &[i64]) -> TensorExtent {
+        let numel = shape.iter().product();
+        let span: u64 = if numel == 0 {
+            0
+        } else {
+            shape.iter().zip(strides).map(|(n, s)| (n - 1).saturating_mul(s.unsigned_abs())).sum()
+        };
+        TensorExtent { param: param.to_string(), numel, max_offset_elems: view_offset + span }
+    }
+}
+
+/// Checks `kernel` (as traced for the launch) against the extents of the tensors passed
+/// to its pointer parameters. Refuses, with an error naming the kernel, the op's
+/// file:line, the tensor and its extent and the fix, when a tensor's maximum element
+/// offset exceeds `i32::MAX` and any offset into it is computed in i32 (the offset added
+/// to the pointer, or an index-times-argument product widened only afterwards).
+/// Parameters without an extent are not checked; an extent naming no pointer parameter
+/// is an error (a caller bug worth hearing about).
+pub fn check_offsets(kernel: &Kernel, extents: &[TensorExtent]) -> Result<(), Diagnostic> {
+    let widths = analyze(kernel);
+    for extent in extents {
+        let Some(index) =
+            kernel.params.iter().position(|p| p.name == extent.param && matches!(p.kind, ParamKind::Ptr(_)))
+        else {
+            return Err(Diagnostic::error(
+                &kernel.name,
+                kernel.loc,
+                format!("the overflow guard got an extent for `{}`, which is not a pointer parameter", extent.param),
+                format!(
+                    "pass extents for the pointer parameters: {}",
+                    kernel
+                        .params
+                        .iter()
+                        .filter(|p| matches!(p.kind, ParamKind::Ptr(_)))
+                        .map(|p| p.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        };
+        if extent.max_offset_elems <= I32_MAX_OFFSET {
+            continue;
+        }
+        let Some(offset) = widths.of_param(index).find(|o| o.computed_in_i32()) else { continue };
+        let (loc, what): (SourceLoc, String) = match offset.i32_products().next() {
+            Some(p) => {
+                (p.loc, format!("{} times {} is computed in i32", p.index.describe(kernel), p.runtime.describe(kernel)))
+            }
+            None => (offset.loc, format!("the offset ({}) is computed in i32", offset.sources.describe(kernel))),
+        };
+        return Err(Diagnostic::error(
+            &kernel.name,
+            loc,
+            format!(
+                "launch refused: tensor `{}` has {} elements and a maximum element offset of {}, past i32::MAX = {}, \
+                 but {what} here and would wrap",
+                extent.param, extent.numel, extent.max_offset_elems, I32_MAX_OFFSET
+            ),
+            "promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, \
+             `offs.to::<i64>()`), or launch an i64-indexing variant",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,256 @@
+//! `rtriton explain <kernel> --arg NAME=V ... [--const NAME=V]`: what specialization does
+//! to a kernel for one launch's arguments, and why. The report comes from
+//! `rtriton::explain`; this file parses the command line and adds the unified diff of the
+//! PTX with and without specialization.
+
+use std::fmt::Write;
+
+use anyhow::{Context, anyhow, bail};
+use clap::ValueEnum;
+use rtriton::backend::ptx::PtxOptions;
+use rtriton::explain::{ExplainInput, Explanation, Section, explain, render};
+use rtriton::guard::TensorExtent;
+use rtriton::ir::{ParamKind, ScalarType};
+use rtriton::lint::{LintOptions, Rule};
+use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton::trace::{KernelDef, Semantics};
+use rtriton_kernels::RowMaxVariant;
+use rtriton_kernels::cases::{HUGE_CASE, RowMaxCase, SHAPE_MATRIX};
+
+/// Which language rules the trace follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SemanticsArg {
+    /// rtriton's: a folded argument is still a typed value.
+    Rtriton,
+    /// Triton's: `.to()` on an argument specialized to 1 is an AttributeError.
+    Triton,
+}
+
+/// Specialization policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SpecArg {
+    /// Triton's rules: fold 1, hint multiples of 16 and aligned pointers.
+    Triton,
+    /// No specialization.
+    Off,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExplainArgs {
+    /// The kernel (see `rtriton list`).
+    pub kernel: String,
+    /// A runtime argument: integers in decimal or 0x hex, pointers as addresses, floats.
+    #[arg(long = "arg", value_name = "NAME=V")]
+    pub args: Vec<String>,
+    /// A constexpr (defaults: the kernel's ahead-of-time values).
+    #[arg(long = "const", value_name = "NAME=V")]
+    pub consts: Vec<String>,
+    /// Trace under rtriton's or Triton's rules.
+    #[arg(long, value_enum, default_value_t = SemanticsArg::Rtriton)]
+    pub semantics: SemanticsArg,
+    /// Specialization policy.
+    #[arg(long, value_enum, default_value_t = SpecArg::Triton)]
+    pub spec: SpecArg,
+    /// Take the row-max arguments, constexprs and tensor extents from a case of the shape
+    /// matrix (`kernels-gpu/src/cases.rs`, e.g. `transposed`), or `huge` for the
+    /// 2^31+-element case; `--arg`, `--const` and `--extent` override single values.
+    #[arg(long, value_name = "CASE")]
+    pub case: Option<String>,
+    /// The element count of the tensor passed to a pointer parameter, for the overflow
+    /// guard (a contiguous tensor: the largest offset is ELEMENTS - 1).
+    #[arg(long = "extent", value_name = "NAME=ELEMENTS")]
+    pub extents: Vec<String>,
+    /// Do not run this lint rule (repeatable): to-on-specializable-arg, i32-index-product,
+    /// unspecialized-unit-stride.
+    #[arg(long = "allow", value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// Report lint findings as errors (the exit status is then 1 when there are any).
+    #[arg(long)]
+    pub deny: bool,
+    /// Only these sections, comma-separated: spec, trace, fold, index, vector, lint, guard,
+    /// ir, ptx-diff (default: all but ir).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+}
+
+/// The sections the host adds after the library's report.
+const PTX_DIFF: &str = "ptx-diff";
+
+fn split(s: &str) -> anyhow::Result<(&str, &str)> {
+    s.split_once('=').ok_or_else(|| anyhow!("`{s}` is not NAME=VALUE"))
+}
+
+fn parse_int(s: &str) -> anyhow::Result<i64> {
+    let s = s.trim();
+    let v = match s.strip_prefix("0x") {
+        Some(hex) => i64::from_str_radix(hex, 16),
+        None => s.parse(),
+    };
+    v.with_context(|| format!("`{s}` is not an integer"))
+}
+
+fn parse_args(def: &KernelDef, given: &[String]) -> anyhow::Result<Vec<ArgValue>> {
+    let mut values: Vec<Option<ArgValue>> = vec![None; def.params.len()];
+    for g in given {
+        let (name, v) = split(g)?;
+        let Some((i, p)) = def.param(name) else {
+            bail!(
+                "kernel `{}` has no parameter `{name}`; its parameters are: {}",
+                def.name,
+                def.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+            );
+        };
+        values[i] = Some(match p.kind {
+            ParamKind::Ptr(_) => ArgValue::Ptr(parse_int(v)? as u64),
+            ParamKind::Scalar(ScalarType::F32) => {
+                ArgValue::F32(v.parse().with_context(|| format!("`{v}` is not a float"))?)
+            }
+            ParamKind::Scalar(_) => ArgValue::Int(parse_int(v)?),
+        });
+    }
+    let missing: Vec<&str> = def.params.iter().zip(&values).filter(|(_, v)| v.is_none()).map(|(p, _)| p.name).collect();
+    if !missing.is_empty() {
+        bail!("missing --arg for: {}", missing.join(", "));
+    }
+    Ok(values.into_iter().flatten().collect())
+}
+
+fn sections(only: &[String]) -> anyhow::Result<(Vec<Section>, bool)> {
+    if only.is_empty() {
+        return Ok((Section::DEFAULT.to_vec(), true));
+    }
+    let mut out = Vec::new();
+    let mut diff = false;
+    for name in only {
+        if name == PTX_DIFF {
+            diff = true;
+        } else {
+            out.push(Section::from_name(name).ok_or_else(|| {
+                anyhow!("unknown section `{name}`; use spec, trace, fold, index, vector, lint, guard, ir, ptx-diff")
+            })?);
+        }
+    }
+    Ok((out, diff))
+}
+
+/// Where `--case` pretends the buffers live (256-byte aligned, as cudaMalloc returns).
+const CASE_X: u64 = 0x7f00_0000_0000;
+const CASE_Y: u64 = 0x7e00_0000_0000;
+
+fn find_case(name: &str) -> anyhow::Result<RowMaxCase> {
+    if name == "huge" || name == HUGE_CASE.name {
+        return Ok(HUGE_CASE);
+    }
+    SHAPE_MATRIX.iter().find(|c| c.name == name).copied().ok_or_else(|| {
+        let names: Vec<&str> = SHAPE_MATRIX.iter().map(|c| c.name).collect();
+        anyhow!("unknown case `{name}`; the cases are: {}, huge", names.join(", "))
+    })
+}
+
+/// The `--arg` strings, constexprs and extents of a launch of `variant` on case `c`.
+fn case_launch(c: &RowMaxCase, variant: RowMaxVariant) -> (Vec<String>, Vec<(&'static str, i64)>, Vec<TensorExtent>) {
+    let l = c.layout();
+    let args = vec![
+        format!("x_ptr=0x{:x}", CASE_X + 4 * l.offset as u64),
+        format!("y_ptr=0x{CASE_Y:x}"),
+        format!("n_rows={}", c.n_rows),
+        format!("n_cols={}", c.n_cols),
+        format!("stride_row={}", l.stride_row),
+        format!("stride_col={}", l.stride_col),
+    ];
+    let (rows, cols) = (c.n_rows as u64, c.n_cols as u64);
+    let extents = vec![
+        // The pointer passed is the view's first element, so the view offset is 0 here.
+        TensorExtent::of_view("x_ptr", 0, &[rows, cols], &[l.stride_row as i64, l.stride_col as i64]),
+        TensorExtent::of_view("y_ptr", 0, &[rows], &[1]),
+    ];
+    (args, variant.constexprs_for(c.n_rows, c.n_cols), extents)
+}
+
+/// Runs the command, writing the report to `out`; returns the exit status (1 when the
+/// launch would not go ahead: the trace fails, the guard refuses, or `--deny` and the
+/// lint found something).
+pub fn run(a: &ExplainArgs, out: &mut String) -> anyhow::Result<u8> {
+    let def = super::known_kernels()
+        .into_iter()
+        .find(|d| d.name == a.kernel)
+        .ok_or_else(|| anyhow!("unknown kernel `{}`; `rtriton list` shows the kernels", a.kernel))?;
+    let mut lint = LintOptions { deny: a.deny, allow: Vec::new() };
+    for r in &a.allow {
+        lint.allow.push(Rule::from_code(r).ok_or_else(|| {
+            let codes: Vec<&str> = Rule::ALL.iter().map(|r| r.code()).collect();
+            anyhow!("unknown lint rule `{r}`; the rules are: {}", codes.join(", "))
+        })?);
+    }
+    let variant = RowMaxVariant::from_name(def.name);
+    let case = match &a.case {
+        None => None,
+        Some(name) => Some(find_case(name)?),
+    };
+    let (mut given_args, mut consts, mut extents) = match (case, variant) {
+        (Some(c), Some(v)) => case_launch(&c, v),
+        (Some(_), None) => bail!("--case fills the row-max family's arguments; `{}` is not one of them", def.name),
+        (None, _) => (Vec::new(), variant.map(|v| v.default_constexprs()).unwrap_or_default(), Vec::new()),
+    };
+    given_args.extend(a.args.iter().cloned());
+    let args = parse_args(&def, &given_args)?;
+    for c in &a.consts {
+        let (name, v) = split(c)?;
+        let v = parse_int(v)?;
+        let Some(name) = def.constexprs.iter().find(|n| **n == name).copied() else {
+            bail!("kernel `{}` has no constexpr `{name}`; its constexprs are: {}", def.name, def.constexprs.join(", "));
+        };
+        match consts.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = v,
+            None => consts.push((name, v)),
+        }
+    }
+    for x in &a.extents {
+        let (name, v) = split(x)?;
+        let n = parse_int(v)? as u64;
+        extents.retain(|e: &TensorExtent| e.param != name);
+        extents.push(TensorExtent { param: name.to_string(), numel: n, max_offset_elems: n.saturating_sub(1) });
+    }
+    let (sections, diff) = sections(&a.only)?;
+    let input = ExplainInput {
+        def: &def,
+        constexprs: &consts,
+        args: &args,
+        policy: match a.spec {
+            SpecArg::Triton => SpecPolicy::Triton,
+            SpecArg::Off => SpecPolicy::Off,
+        },
+        semantics: match a.semantics {
+            SemanticsArg::Rtriton => Semantics::Rtriton,
+            SemanticsArg::Triton => Semantics::Triton,
+        },
+        extents: &extents,
+        ptx: PtxOptions::default(),
+        lint: &lint,
+    };
+    let e = explain(&input)?;
+    out.push_str(&render(&e, &sections));
+    if diff {
+        out.push('\n');
+        ptx_diff(&e, out);
+    }
+    Ok(if e.ok() { 0 } else { 1 })
+}
+
+/// The unified diff of the PTX without (`---`) and with (`+++`) specialization.
+fn ptx_diff(e: &Explanation, out: &mut String) {
+    match (&e.ptx_unspecialized, &e.ptx_specialized) {
+        (Some(Ok(plain)), Some(Ok(spec))) => {
+            let diff = similar::TextDiff::from_lines(&plain.text, &spec.text);
+            let _ = writeln!(out, "PTX diff (unspecialized -> specialized):");
+            let _ =
+                write!(out, "{}", diff.unified_diff().context_radius(2).header("unspecialized.ptx", "specialized.ptx"));
+        }
+        (Some(Err(err)), _) | (_, Some(Err(err))) => {
+            let _ = writeln!(out, "PTX diff: the PTX back end could not compile the kernel\n{err}");
+        }
+        _ => {
+            let _ = writeln!(out, "PTX diff: not shown (the kernel does not trace)");
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! `rtriton lint <kernel> [--const NAME=V] [--deny] [--allow RULE]`: the portability lint
+//! on its own. It needs no launch arguments: it lints the unspecialized kernel, so what it
+//! finds holds for every input.
+
+use std::fmt::Write;
+
+use anyhow::{anyhow, bail};
+use rtriton::lint::{LintOptions, Rule, lint};
+
+#[derive(Debug, clap::Args)]
+pub struct LintArgs {
+    /// The kernel (see `rtriton list`).
+    pub kernel: String,
+    /// A constexpr (defaults: the kernel's ahead-of-time values).
+    #[arg(long = "const", value_name = "NAME=V")]
+    pub consts: Vec<String>,
+    /// Do not run this rule (repeatable): to-on-specializable-arg, i32-index-product,
+    /// unspecialized-unit-stride.
+    #[arg(long = "allow", value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// Report findings as errors and exit with status 1 when there are any.
+    #[arg(long)]
+    pub deny: bool,
+}
+
+/// Runs the lint, writing the findings to `out`; returns the exit status.
+pub fn run(a: &LintArgs, out: &mut String) -> anyhow::Result<u8> {
+    let def = super::known_kernels()
+        .into_iter()
+        .find(|d| d.name == a.kernel)
+        .ok_or_else(|| anyhow!("unknown kernel `{}`; `rtriton list` shows the kernels", a.kernel))?;
+    let mut options = LintOptions { deny: a.deny, allow: Vec::new() };
+    for r in &a.allow {
+        options.allow.push(Rule::from_code(r).ok_or_else(|| {
+            let codes: Vec<&str> = Rule::ALL.iter().map(|r| r.code()).collect();
+            anyhow!("unknown lint rule `{r}`; the rules are: {}", codes.join(", "))
+        })?);
+    }
+    let mut consts: Vec<(&str, i64)> =
+        rtriton_kernels::RowMaxVariant::from_name(def.name).map(|v| v.default_constexprs()).unwrap_or_default();
+    for c in &a.consts {
+        let (name, v) = c.split_once('=').ok_or_else(|| anyhow!("`{c}` is not NAME=VALUE"))?;
+        let Some(name) = def.constexprs.iter().find(|n| **n == name).copied() else {
+            bail!("kernel `{}` has no constexpr `{name}`; its constexprs are: {}", def.name, def.constexprs.join(", "));
+        };
+        let v: i64 = v.trim().parse().map_err(|_| anyhow!("`{v}` is not an integer"))?;
+        match consts.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = v,
+            None => consts.push((name, v)),
+        }
+    }
+    let found = lint(&def, &consts, &options)?;
+    if found.is_empty() {
+        let _ = writeln!(out, "{}: no findings", def.name);
+        return Ok(0);
+    }
+    for d in &found {
+        let _ = writeln!(out, "{d}");
+    }
+    let _ = writeln!(out, "{}: {} finding{}", def.name, found.len(), if found.len() == 1 { "" } else { "s" });
+    Ok(if options.deny { 1 } else { 0 })
+}
