@@ -534,3 +534,53 @@ fn a_program_reading_another_programs_store_is_a_race() {
     assert!(e.message.contains("thread 0 loads a global element that thread 0 of program (0, 0, 0) stored"), "{e}");
     assert!(e.loc.as_deref().is_some_and(|l| l.starts_with("tests/tests/sim_planted_bugs.rs:")), "{e}");
 }
+
+/// A loop from `lower` to `upper` by `step` that counts its trips into `y[0]`.
+fn count_trips(ty: Ty, lower: i64, upper: i64, step: i64) -> Result<i32, SimError> {
+    let mut b = Builder::new();
+    let (y, yg, n, iv) = (b.reg(Ty::I64), b.reg(Ty::I64), b.reg(Ty::I32), b.reg(ty));
+    let t = b.reg(Ty::I32);
+    let is_t0 = b.reg(Ty::Pred);
+    b.body.extend([
+        Inst::LdParam { dst: y, param: 0 },
+        Inst::CvtaGlobal { dst: yg, src: y },
+        Inst::ReadSpecial { dst: t, sreg: Special::TidX },
+        Inst::Setp { cmp: Cmp::Eq, ty: Ty::I32, dst: is_t0, a: t.into(), b: Operand::Int(0) },
+        Inst::Mov { ty: Ty::I32, dst: n, src: Operand::Int(0) },
+        Inst::Loop {
+            ty,
+            iv,
+            lower: Operand::Int(lower),
+            upper: Operand::Int(upper),
+            step: Operand::Int(step),
+            body: vec![Inst::Bin { op: BinOp::Add, ty: Ty::I32, dst: n, a: n.into(), b: Operand::Int(1) }],
+        },
+        Inst::StGlobal {
+            guard: Some(rtriton::backend::ptx::lir::Guard { pred: is_t0, negate: false }),
+            ty: Ty::I32,
+            srcs: vec![n],
+            addr: yg,
+            offset: 0,
+        },
+    ]);
+    let mut mem = Memory::new();
+    let yp = mem.alloc(4);
+    sim::run(&b.program(1), [1, 1, 1], &[ArgValue::Ptr(yp)], &mut mem)?;
+    Ok(mem.read_i32(yp, 1).unwrap()[0])
+}
+
+#[test]
+fn loops_count_their_trips_exactly_and_a_non_positive_step_traps() {
+    assert_eq!(count_trips(Ty::I32, 0, 10, 3).unwrap(), 4);
+    assert_eq!(count_trips(Ty::I32, 5, 5, 1).unwrap(), 0);
+    assert_eq!(count_trips(Ty::I32, 7, -3, 1).unwrap(), 0);
+    // Near the top of i32 the increment after the last trip wraps; the count is exact.
+    assert_eq!(count_trips(Ty::I32, 0, i64::from(i32::MAX), 1 << 30).unwrap(), 2);
+    assert_eq!(count_trips(Ty::I32, i64::from(i32::MIN), i64::from(i32::MAX), i64::from(i32::MAX)).unwrap(), 3);
+    assert_eq!(count_trips(Ty::I64, i64::MAX - 10, i64::MAX, 4).unwrap(), 3);
+    // A step of zero traps even when the loop would not run.
+    let e = count_trips(Ty::I32, 4, 0, 0).unwrap_err();
+    assert_eq!(e.check, Check::LoopBounds, "{e}");
+    assert!(e.message.contains("loop step 0 is not positive"), "{e}");
+    assert_eq!(count_trips(Ty::I32, 0, 4, -1).unwrap_err().check, Check::LoopBounds);
+}

@@ -384,6 +384,9 @@ impl Cta {
         Ok(())
     }
 
+    /// `lir`'s counted loop: `step <= 0` aborts; otherwise the body runs
+    /// `trips = upper > lower ? (upper - lower - 1) / step + 1 : 0` times (exact, so the
+    /// induction variable never wraps inside the loop) with `iv = lower + k * step`.
     fn run_loop(
         &mut self,
         l: &mut Launch<'_>,
@@ -403,31 +406,32 @@ impl Cta {
         let signed = |x: u64| if wide { x as i64 } else { i64::from(x as u32 as i32) };
         let outer = self.active.clone();
         let outer_all = self.all_active;
-        let mut hi = vec![0i64; self.t];
-        let mut st = vec![0i64; self.t];
+        let mut trips = vec![0u64; self.t];
+        let mut steps = vec![0u64; self.t];
         for t in 0..self.t {
-            if self.active(t) {
-                let v = self.get(lower, t);
-                self.set(iv, t, v);
-                hi[t] = signed(self.get(upper, t));
-                st[t] = signed(self.get(step, t));
-                if st[t] <= 0 && signed(v) < hi[t] {
-                    return Err(Fault::new(
-                        Check::LoopBounds,
-                        Some(t as u32),
-                        format!("loop step {} is not positive (the loop would never end)", st[t]),
-                        "loop steps must be positive",
-                    ));
-                }
+            if !self.active(t) {
+                continue;
             }
+            let (lo, hi, st) = (signed(self.get(lower, t)), signed(self.get(upper, t)), signed(self.get(step, t)));
+            if st <= 0 {
+                return Err(Fault::new(
+                    Check::LoopBounds,
+                    Some(t as u32),
+                    format!("loop step {st} is not positive (the GPU traps)"),
+                    "loop steps must be positive",
+                ));
+            }
+            trips[t] = if hi > lo { (hi.wrapping_sub(lo) as u64 - 1) / st as u64 + 1 } else { 0 };
+            steps[t] = st as u64;
+            self.set(iv, t, self.get(lower, t));
         }
         self.wrote(iv);
         let mut diverged = false;
         loop {
             let mut any = false;
             let mut all = true;
-            for t in 0..self.t {
-                let on = (outer_all || outer[t]) && signed(self.get(Src::Reg(iv), t)) < hi[t];
+            for (t, left) in trips.iter().enumerate() {
+                let on = (outer_all || outer[t]) && *left > 0;
                 self.active[t] = on;
                 any |= on;
                 all &= on;
@@ -442,21 +446,13 @@ impl Cta {
             self.all_active = all;
             self.exec(l, mem, pc + 1, end)?;
             self.pc = pc;
-            for (t, &step) in st.iter().enumerate() {
-                if !self.active(t) {
-                    continue;
+            for t in 0..self.t {
+                if self.active[t] {
+                    trips[t] -= 1;
+                    // The increment after the last trip may wrap; it is never compared.
+                    let next = self.get(Src::Reg(iv), t).wrapping_add(steps[t]);
+                    self.set(iv, t, if wide { next } else { next & 0xFFFF_FFFF });
                 }
-                let cur = signed(self.get(Src::Reg(iv), t));
-                let Some(next) = cur.checked_add(step).filter(|n| wide || i32::try_from(*n).is_ok()) else {
-                    return Err(Fault::new(
-                        Check::LoopBounds,
-                        Some(t as u32),
-                        format!("the loop's induction variable overflows ({cur} + {step})"),
-                        "keep upper bound + step within the induction variable's type",
-                    ));
-                };
-                let bits = if wide { next as u64 } else { u64::from(next as i32 as u32) };
-                self.set(iv, t, bits);
             }
         }
         self.active = outer;

@@ -36,7 +36,7 @@ pub enum Check {
     UninitializedShared,
     /// Integer division or remainder by zero (unspecified on the GPU).
     DivisionByZero,
-    /// A loop whose step is not positive, or whose induction variable overflowed.
+    /// A loop whose step is not positive (the GPU traps).
     LoopBounds,
     /// An instruction the simulator cannot execute (a malformed program).
     Unsupported,

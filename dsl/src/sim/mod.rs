@@ -25,7 +25,7 @@
 //!   detected when the store runs first in the simulator's program order);
 //! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a
 //!   shared byte no thread wrote ([`Check::UninitializedShared`]), integer division by
-//!   zero, loops with a non-positive step or an overflowing counter.
+//!   zero, loops with a non-positive step.
 //!
 //! Floats follow the interpreter's element semantics ([`crate::interp::scalar`]: PTX
 //! `max.f32` / `max.NaN.f32` bit for bit, `+0.0 > -0.0`); see `lir`'s docs for the rest.
