@@ -1,8 +1,8 @@
 //! Planted bugs: every simulator check must fire on a program with a deliberate bug, and
 //! name the kernel, the op's source line, the program, the thread and the address.
 //!
-//! Each test first runs the correct lowered program (it must pass and match the
-//! interpreter), then a copy mutated here, in the test only: a removed barrier, a store
+//! Each test first runs the correct lowered program (it must pass every check and match
+//! the CPU reference), then a copy mutated here, in the test only: a removed barrier, a store
 //! without its owner guard, a misaligned vector load, a shuffle with a narrowed member
 //! mask, a barrier inside a loop only some threads run... Hand-built programs cover what
 //! the lowering cannot produce (divergent shuffles).
