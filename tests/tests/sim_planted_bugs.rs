@@ -216,6 +216,8 @@ fn a_vector_load_from_a_misaligned_base_is_reported() {
     assert_eq!((e.program, e.thread, e.address), (Some([0, 0, 0]), Some(0), Some(Address::Global(x + 4))));
     assert!(e.message.contains("misaligned global .v4 load"), "{e}");
     assert!(e.message.contains("is not aligned to 16 bytes"), "{e}");
+    let inst = e.inst.as_deref().unwrap();
+    assert!(inst.contains("ld.global.v4.f32 {%f") && inst.ends_with("];"), "{inst}");
 }
 
 #[test]
@@ -252,6 +254,8 @@ fn a_shuffle_member_mask_that_leaves_out_executing_lanes_is_reported() {
     assert_eq!(e.check, Check::ShuffleMembership, "{e}");
     assert_eq!((e.program, e.thread), (Some([0, 0, 0]), Some(16)));
     assert!(e.message.contains("lane 16 executes shfl.sync but is not in its member mask 0x0000ffff"), "{e}");
+    let inst = e.inst.as_deref().unwrap();
+    assert!(inst.starts_with("shfl.sync.bfly.b32 %f") && inst.ends_with(", 16, 31, 0x0000ffff;"), "{inst}");
 }
 
 #[test]
@@ -280,7 +284,7 @@ fn a_barrier_only_some_threads_reach_is_reported_with_the_whole_diagnostic() {
     assert_eq!(
         e.to_string(),
         format!(
-            "error: kernel `row_max` at {}: bar.sync 0 is reached by 32 of the CTA's 128 threads; thread 32 does not reach it (it left a loop whose trip count differs between threads)\n  at: program (0, 0, 0), thread 32 (warp 1, lane 0)\n  op: {op}\n  help: every thread of the CTA must execute every bar.sync: keep barriers out of divergent code (loop bounds must be uniform)",
+            "error: kernel `row_max` at {}: bar.sync 0 is reached by 32 of the CTA's 128 threads; thread 32 does not reach it (it left a loop whose trip count differs between threads)\n  at: program (0, 0, 0), thread 32 (warp 1, lane 0)\n  op: {op}\n  inst: bar.sync 0;\n  help: every thread of the CTA must execute every bar.sync: keep barriers out of divergent code (loop bounds must be uniform)",
             row_max_store_line()
         )
     );

@@ -66,6 +66,7 @@ impl fmt::Display for Address {
 /// error: kernel `row_max` at kernels-gpu/src/row_max.rs:21: out-of-bounds global load: 4-byte access at 0x100000320 is 0 bytes past the end of the 800-byte buffer at 0x100000000
 ///   at: program (1, 0, 0), thread 100 (warp 3, lane 4), global address 0x100000320
 ///   op: %16 = load : tensor<128xf32> #blocked (1 per thread)
+///   inst: @%p12 ld.global.f32 %f13, [%rd11];
 ///   help: mask the load for threads whose elements lie outside the tensor, ...
 /// ```
 ///
@@ -93,6 +94,8 @@ pub struct SimErrorInfo {
     pub loc: Option<String>,
     /// The group comment itself (the block-level op, its type and layout).
     pub op: Option<String>,
+    /// The failing instruction, as PTX (`ld.global.v4.f32 {%f8, ...}, [%rd6];`).
+    pub inst: Option<String>,
     /// The program (CTA) id; `None` for launch errors.
     pub program: Option<[u32; 3]>,
     /// The thread (`%tid.x`) that tripped the check.
@@ -133,6 +136,9 @@ impl fmt::Display for SimErrorInfo {
         }
         if let Some(op) = &self.op {
             write!(f, "\n  op: {op}")?;
+        }
+        if let Some(inst) = &self.inst {
+            write!(f, "\n  inst: {inst}")?;
         }
         if !self.help.is_empty() {
             write!(f, "\n  help: {}", self.help)?;

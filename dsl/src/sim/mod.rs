@@ -33,7 +33,7 @@
 //! Code map: `decode.rs` (the program, flattened and typed once per launch), `cta.rs`
 //! (one CTA: registers, active threads, instruction semantics, memory accesses),
 //! `shfl.rs` (PTX shuffle lanes), `checks.rs` (race and duplicate-store bookkeeping),
-//! `error.rs`.
+//! `error.rs`, `text.rs` (the failing instruction as PTX for messages).
 //!
 //! **Architecture Invariant:** the simulator executes the same [`lir::Program`] the PTX
 //! writer prints, never the block IR: what it checks is what the GPU runs.
@@ -43,6 +43,7 @@ mod cta;
 mod decode;
 mod error;
 pub mod shfl;
+mod text;
 
 pub use error::{Address, Check, SimError, SimErrorInfo};
 
@@ -114,6 +115,7 @@ fn launch_error(p: &lir::Program, message: String, help: &str) -> SimError {
         kernel: p.entry.clone(),
         loc: None,
         op: None,
+        inst: None,
         program: None,
         thread: None,
         address: None,
@@ -170,6 +172,7 @@ fn attach(p: &lir::Program, d: Option<&decode::Decoded>, at: Option<([u32; 3], u
         kernel: p.entry.clone(),
         loc,
         op,
+        inst: at.and_then(|(_, pc)| text::nth_inst(p, pc)).map(|i| text::inst_text(p, i)),
         program: at.map(|(pid, _)| pid),
         thread: f.thread,
         address: f.address,
