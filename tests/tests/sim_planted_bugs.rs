@@ -588,3 +588,42 @@ fn loops_count_their_trips_exactly_and_a_non_positive_step_traps() {
     assert!(e.message.contains("loop step 0 is not positive"), "{e}");
     assert_eq!(count_trips(Ty::I32, 0, 4, -1).unwrap_err().check, Check::LoopBounds);
 }
+
+kernel! {
+    /// Every program reads the next program's element before that program overwrites it:
+    /// the interpreter's program order makes it read the old value; the GPU may not.
+    fn read_next_then_store(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n: i32) {
+        let pid = program_id(0);
+        let next = load(y_ptr + (pid + 1), Some((pid + 1).lt(n)), Some(0.0f32));
+        store(y_ptr + pid, next + load(x_ptr + pid, None, None), None);
+    }
+}
+
+#[test]
+fn a_program_reading_what_a_later_program_stores_is_a_race() {
+    let def = read_next_then_store();
+    let mut mem = Memory::new();
+    let x = mem.alloc_f32(&[1.0, 2.0, 3.0, 4.0]);
+    let y = mem.alloc_f32(&[10.0, 20.0, 30.0, 40.0]);
+    let args = [ArgValue::Ptr(x), ArgValue::Ptr(y), ArgValue::Int(4)];
+    let mut on_interp = mem.clone();
+    rtriton::interp::run_def(&def, &[], &args, SpecPolicy::Triton, [4, 1, 1], &mut on_interp).unwrap();
+    assert_eq!(on_interp.read_f32(y, 4).unwrap(), vec![21.0, 32.0, 43.0, 4.0], "in program order it works");
+    let (k, info) = rtriton::pipeline::specialize_and_trace(
+        &def,
+        &[],
+        &args,
+        SpecPolicy::Triton,
+        &rtriton::trace::TraceOptions::default(),
+    )
+    .unwrap();
+    let program = rtriton::backend::ptx::lower(&k, &info, &Default::default()).unwrap();
+    let e = sim::run(&program, [4, 1, 1], &args, &mut mem).unwrap_err();
+    assert_eq!(e.check, Check::GlobalRace, "{e}");
+    assert_eq!((e.program, e.thread, e.address), (Some([0, 0, 0]), Some(0), Some(Address::Global(y + 4))));
+    assert!(
+        e.message.contains("program (0, 0, 0) loads a global element that thread 0 of program (1, 0, 0) stores"),
+        "{e}"
+    );
+    assert!(e.inst.as_deref().is_some_and(|i| i.contains("ld.global.f32")), "{e}");
+}

@@ -3,7 +3,7 @@
 //! ([`GlobalStores`]). The per-access checks (bounds, alignment) and the warp and barrier
 //! checks live where the access is executed, in [`super::cta`].
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::error::{Address, Check, Fault};
 
@@ -109,6 +109,16 @@ fn race(t: u32, addr: u32, what: String) -> Fault {
     .at(Address::Shared(addr))
 }
 
+/// Bytes `start..end` that op `pc` of `program` loaded (from `first_thread` on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LoadRun {
+    start: u64,
+    end: u64,
+    program: [u32; 3],
+    first_thread: u32,
+    pc: usize,
+}
+
 /// Who stored a global word: the program, the thread and the thread's barrier epoch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Stored {
@@ -124,10 +134,14 @@ fn program_text(p: [u32; 3]) -> String {
 /// Every global 4-byte word stored during the launch, with who stored it. Two threads
 /// storing one word is a conflict (which value lands is up to the hardware); a thread
 /// loading a word another thread stored is a race unless both are in one CTA with a
-/// `bar.sync` in between (CTAs run in any order, concurrently).
+/// `bar.sync` in between (CTAs run in any order, concurrently), whichever of the two the
+/// simulator ran first.
 #[derive(Debug, Default)]
 pub(crate) struct GlobalStores {
-    words: HashMap<u64, Stored>,
+    words: BTreeMap<u64, Stored>,
+    /// Every load, as runs of consecutive bytes one op of one program read (consecutive
+    /// threads' accesses merge), checked at the end against later stores.
+    loads: Vec<LoadRun>,
     /// The lowest and highest stored word (loads outside skip the lookup).
     lo: u64,
     hi: u64,
@@ -160,6 +174,53 @@ impl GlobalStores {
                     .at(Address::Global(addr)));
                 }
                 _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Records that thread `t` of `program` loaded `addr..addr + bytes` at op `pc`.
+    pub fn record_load(&mut self, program: [u32; 3], t: u32, pc: usize, addr: u64, bytes: u32) {
+        let end = addr + u64::from(bytes);
+        if let Some(last) = self.loads.last_mut()
+            && last.program == program
+            && last.pc == pc
+            && last.start <= addr
+            && addr <= last.end
+        {
+            // Consecutive (or repeated: a scalar every thread loads) bytes extend the run.
+            last.end = last.end.max(end);
+            return;
+        }
+        self.loads.push(LoadRun { start: addr, end, program, first_thread: t, pc });
+    }
+
+    /// After the launch: a load of a word that another program stored *later* in the
+    /// simulator's order (the earlier case is reported when the load runs). Returns the
+    /// fault with the loading program and op.
+    pub fn loads_before_stores(&self) -> Result<(), (Fault, [u32; 3], usize)> {
+        if self.words.is_empty() {
+            return Ok(());
+        }
+        for run in &self.loads {
+            if run.end <= self.lo || run.start >= self.hi {
+                continue;
+            }
+            if let Some((&w, s)) = self.words.range(run.start & !3..run.end).find(|(_, s)| s.program != run.program) {
+                let fault = Fault::new(
+                    Check::GlobalRace,
+                    Some(run.first_thread),
+                    format!(
+                        "program {} loads a global element that thread {} of program {} stores in this launch (the loading threads start at thread {})",
+                        program_text(run.program),
+                        s.thread,
+                        program_text(s.program),
+                        run.first_thread
+                    ),
+                    "programs run in any order, concurrently: a program must not read what another program of the same launch writes (split the work into two launches)",
+                )
+                .at(Address::Global(w.max(run.start)));
+                return Err((fault, run.program, run.pc));
             }
         }
         Ok(())
@@ -242,5 +303,23 @@ mod tests {
         assert!(e.message.contains("with no bar.sync in between"), "{}", e.message);
         let e = g.load([2, 0, 0], 0, 5, 0x1000, 4).unwrap_err();
         assert!(e.message.contains("thread 0 of program (0, 0, 0) stored"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_load_before_another_programs_store_is_found_after_the_launch() {
+        let mut g = GlobalStores::default();
+        // Program 0's threads 0..3 read 0x2000..0x2010 in one run; program 1 stores 0x2008.
+        for t in 0..4 {
+            g.record_load([0, 0, 0], t, 7, 0x2000 + u64::from(t) * 4, 4);
+        }
+        g.record_load([1, 0, 0], 0, 7, 0x3000, 4);
+        g.store([1, 0, 0], 0, 0, 0x3000, 4).unwrap();
+        g.loads_before_stores().unwrap();
+        g.store([1, 0, 0], 2, 0, 0x2008, 4).unwrap();
+        let (e, program, pc) = g.loads_before_stores().unwrap_err();
+        assert_eq!((program, pc, e.address), ([0, 0, 0], 7, Some(Address::Global(0x2008))));
+        assert!(
+            e.message.contains("program (0, 0, 0) loads a global element that thread 2 of program (1, 0, 0) stores")
+        );
     }
 }

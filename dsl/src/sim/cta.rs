@@ -540,6 +540,7 @@ impl Cta {
             }
             let a = self.global_addr(mem, addr, offset, size, n, t, "load")?;
             l.stores.load(self.pid, t as u32, self.epoch, a, size * n as u32)?;
+            l.stores.record_load(self.pid, t as u32, self.pc, a, size * n as u32);
             let bytes = mem.read_bytes(a, size as usize * n).expect("checked in bounds");
             for (i, r) in dsts.iter().enumerate() {
                 let mut buf = [0u8; 8];

@@ -21,8 +21,8 @@
 //!   between two barriers ([`Check::SharedRace`]);
 //! - two threads storing the same global element, in one program or in two
 //!   ([`Check::GlobalStoreConflict`]), and a thread loading an element another thread
-//!   stored, in another program or with no barrier in between ([`Check::GlobalRace`]:
-//!   detected when the store runs first in the simulator's program order);
+//!   stored, in another program (whichever ran first) or in its own program with no
+//!   barrier in between ([`Check::GlobalRace`]);
 //! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a
 //!   shared byte no thread wrote ([`Check::UninitializedShared`]), integer division by
 //!   zero, loops with a non-positive step.
@@ -106,6 +106,7 @@ pub fn run(program: &lir::Program, grid: [u32; 3], args: &[ArgValue], mem: &mut 
             }
         }
     }
+    launch.stores.loads_before_stores().map_err(|(f, pid, pc)| attach(program, Some(&d), Some((pid, pc)), f))?;
     Ok(launch.report)
 }
 
