@@ -27,6 +27,11 @@
 //!   shared byte no thread wrote ([`Check::UninitializedShared`]), integer division by
 //!   zero, loops with a non-positive step.
 //!
+//! Not checked: a thread storing a global word that another thread of the *same* program
+//! loaded earlier in the same barrier epoch (write after read inside a CTA); whether
+//! registers are used with the type an instruction expects (`lir` has no verifier yet);
+//! anything about speed (the simulator counts instructions and accesses, not cycles).
+//!
 //! Floats follow the interpreter's element semantics ([`crate::interp::scalar`]: PTX
 //! `max.f32` / `max.NaN.f32` bit for bit, `+0.0 > -0.0`); see `lir`'s docs for the rest.
 //!
