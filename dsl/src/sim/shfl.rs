@@ -12,6 +12,10 @@
 //! d = a of lane j
 //! ```
 //!
+//! Checked on hardware: `tests/tests/data/shfl_h200.txt` records the lane and `pval` an
+//! H200 returned for 540 (mode, b, c) combinations (full member mask), and
+//! `tests/tests/sim_differential.rs` compares [`source_lane`] with every entry.
+//!
 //! `lir` only emits `bfly` today; the others are here so that the day the lowering emits
 //! them (Triton uses `idx` for layout conversions and `up` for scans) the simulator already
 //! knows what they mean.
