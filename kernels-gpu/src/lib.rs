@@ -6,6 +6,7 @@
 
 pub mod aot;
 pub mod cases;
+pub mod reference;
 pub mod row_max;
 
 pub use row_max::{

@@ -47,7 +47,9 @@ fn lowered_row_max_matches_cpu(
         let c = v.constexprs_for(case.n_rows, case.n_cols);
         let program = match lower(v, &args, policy, Some(c.clone()), &options(Arch::Sm86, num_warps)) {
             Ok(p) => p,
-            Err(e) if e.to_string().contains("registers per thread") => continue,
+            // One block covering a 5000-wide row (BLOCK 8192) is over the register budget
+            // with 1 warp: the back end refuses it (tested in ptx_decisions), nothing to run.
+            Err(e) if e.to_string().contains("registers per thread") && num_warps == 1 => continue,
             Err(e) => panic!("{}: {e}", case.name),
         };
         let mut mem: Memory = HashMap::new();

@@ -78,12 +78,7 @@ fn other_shapes_assemble(
         vec![("BLOCK", block)]
     };
     let (k, info) = front(variant, &args, SpecPolicy::Triton, Some(constexprs));
-    let ptx = match ptx::compile(&k, &info, &options(Arch::Sm86, num_warps)) {
-        Ok(p) => p,
-        // Over the register budget is a clear error, not PTX (checked in ptx_decisions).
-        Err(e) if e.to_string().contains("registers per thread") => return,
-        Err(e) => panic!("{e}"),
-    };
+    let ptx = ptx::compile(&k, &info, &options(Arch::Sm86, num_warps)).expect("compiles");
     let name = format!("{}_b{block}_n{n_cols}_s{stride_col}_o{base_offset}_w{num_warps}", variant.name());
     assemble_all_arches(&ptx.text, Arch::Sm86, &name);
 }

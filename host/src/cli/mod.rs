@@ -4,10 +4,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod cache;
 mod explain;
 mod lint;
 mod list;
 mod ptx;
+mod validate;
 
 /// rtriton: a block-level GPU kernel language in Rust that mirrors Triton.
 #[derive(Debug, Parser)]
@@ -21,6 +23,12 @@ pub struct Cli {
 pub enum Command {
     /// Lists the kernels the CLI knows, one per line: name, then parameters.
     List,
+    /// Runs every row-max variant x the shape matrix x specialization on/off and compares
+    /// each result bit for bit with the CUDA reference (GPU) or the CPU (interpreter).
+    /// Exits with status 1 on any mismatch or error.
+    Validate(validate::ValidateArgs),
+    /// Shows the on-disk PTX cache (folder, entries) or clears it.
+    Cache(cache::CacheArgs),
     /// Explains what specialization does to a kernel for one launch's arguments: the key
     /// per argument, what folding removed, index widths, vector widths, lint findings,
     /// the overflow guard's verdict and the PTX diff.
@@ -37,6 +45,8 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List => list::run(),
+        Command::Cache(a) => cache::run(&a),
+        Command::Validate(args) => validate::run_cli(args),
         Command::Explain(a) => {
             let mut out = String::new();
             let r = explain::run(&a, &mut out);

@@ -1,0 +1,12 @@
+//! Compiled-kernel caches: the key, PTX on disk (shared between processes) and loaded
+//! modules in memory (one per key per runtime).
+//!
+//! **Architecture Invariant:** everything that changes the PTX is in [`CacheKey`]: the
+//! kernel name, its constexprs, the specialization key, the PTX options, the trace
+//! semantics and the identity of the compiler build.
+
+mod disk;
+mod key;
+
+pub use disk::{CACHE_DIR_ENV, DiskCache, cache_dir};
+pub use key::{CacheKey, CompiledPtx, compiler_identity};

@@ -1,0 +1,94 @@
+//! `rtriton validate`: the row-max family against the CUDA reference (GPU) or the CPU
+//! reference (interpreter, when there is no GPU). Exit status 1 on any mismatch.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use rtriton::spec::SpecPolicy;
+use rtriton_kernels::RowMaxVariant;
+use rtriton_kernels::cases::SHAPE_MATRIX;
+
+use crate::validate::{BackendChoice, ValidateOptions, render_tables, run};
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Where to run: the GPU if one is found (else the interpreter), or force one.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub backend: BackendChoice,
+    /// Also run the case with more than 2^31 elements (65537 x 32768): off by default, it needs
+    /// 8.6 GB of device and of host memory (GPU only).
+    #[arg(long)]
+    pub huge: bool,
+    /// Only these variants (repeatable; default: all).
+    #[arg(long = "variant", value_name = "NAME")]
+    pub variants: Vec<String>,
+    /// Only the cases whose name contains this text (repeatable; default: all).
+    #[arg(long = "case", value_name = "TEXT")]
+    pub cases: Vec<String>,
+    /// Only specialization on (`on`) or off (`off`); default both.
+    #[arg(long, value_parser = ["on", "off"])]
+    pub spec: Option<String>,
+    /// Run only the CUDA reference against the CPU (no DSL kernels): checks the driver
+    /// layer and NVRTC on a new machine.
+    #[arg(long, conflicts_with = "variants")]
+    pub reference_only: bool,
+    /// Also write the results as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+pub fn run_cli(args: ValidateArgs) -> anyhow::Result<ExitCode> {
+    let options = options(&args)?;
+    let report = run(&options).context("validate could not start")?;
+    anyhow::ensure!(
+        !args.reference_only || report.backend == "gpu",
+        "--reference-only runs the CUDA reference, which needs a GPU: {}",
+        report.fallback_reason.as_deref().unwrap_or("the GPU was not used")
+    );
+    println!("{}", report.heading());
+    if options.huge && report.backend != "gpu" {
+        println!("the huge case needs a GPU: not run");
+    }
+    print!("{}", render_tables(&report.results));
+    println!("{}", report.summary());
+    if let Some(path) = &args.json {
+        let json = serde_json::to_string_pretty(&report).expect("the report serializes");
+        std::fs::write(path, json).with_context(|| format!("could not write {}", path.display()))?;
+    }
+    Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn options(args: &ValidateArgs) -> anyhow::Result<ValidateOptions> {
+    let mut o =
+        ValidateOptions { huge: args.huge, backend: args.backend, progress: !args.no_progress, ..Default::default() };
+    if !args.variants.is_empty() {
+        o.variants = args
+            .variants
+            .iter()
+            .map(|n| {
+                RowMaxVariant::from_name(n).with_context(|| {
+                    let known: Vec<_> = RowMaxVariant::ALL.iter().map(|v| v.name()).collect();
+                    format!("unknown variant `{n}`; pick one of {}", known.join(", "))
+                })
+            })
+            .collect::<anyhow::Result<_>>()?;
+    }
+    if !args.cases.is_empty() {
+        o.cases =
+            SHAPE_MATRIX.iter().copied().filter(|c| args.cases.iter().any(|t| c.name.contains(t.as_str()))).collect();
+        o.huge = o.huge || args.cases.iter().any(|t| "huge".contains(t.as_str()) && !t.is_empty());
+        anyhow::ensure!(!o.cases.is_empty() || o.huge, "no case name contains {:?}", args.cases);
+    }
+    if args.reference_only {
+        o.variants.clear();
+    }
+    if let Some(s) = &args.spec {
+        o.policies = vec![if s == "on" { SpecPolicy::Triton } else { SpecPolicy::Off }];
+    }
+    Ok(o)
+}

@@ -1,0 +1,95 @@
+//! Device buffers: a typed cudarc allocation that remembers which [`Gpu`] owns it.
+
+use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr, ValidAsZeroBits};
+use rtriton::ir::ScalarType;
+
+use super::Gpu;
+use crate::error::HostError;
+
+/// Element types a buffer can hold, with their IR scalar type (for argument checks).
+pub trait Element: DeviceRepr + ValidAsZeroBits + bytemuck::Pod + Default {
+    const SCALAR: ScalarType;
+}
+
+impl Element for f32 {
+    const SCALAR: ScalarType = ScalarType::F32;
+}
+impl Element for i32 {
+    const SCALAR: ScalarType = ScalarType::I32;
+}
+impl Element for i64 {
+    const SCALAR: ScalarType = ScalarType::I64;
+}
+
+/// What a launch needs of a buffer: its address range, element type and owner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawBuffer {
+    pub ptr: u64,
+    pub len: usize,
+    pub elem: ScalarType,
+    pub(crate) owner: u64,
+}
+
+impl RawBuffer {
+    /// A buffer no [`Gpu`] owns (an address from elsewhere): launches refuse it as a
+    /// foreign pointer. For tests and tools.
+    pub fn unowned(ptr: u64, len: usize, elem: ScalarType) -> RawBuffer {
+        RawBuffer { ptr, len, elem, owner: 0 }
+    }
+}
+
+/// A device allocation of `len` elements of `T`.
+#[derive(Debug)]
+pub struct DeviceBuffer<T: Element> {
+    slice: CudaSlice<T>,
+    owner: u64,
+}
+
+impl<T: Element> DeviceBuffer<T> {
+    /// Copies `host` to a new allocation.
+    pub fn from_host(gpu: &Gpu, host: &[T]) -> Result<Self, HostError> {
+        let slice = gpu.stream.clone_htod(host).map_err(HostError::driver("cuMemcpyHtoD"))?;
+        Ok(DeviceBuffer { slice, owner: gpu.id })
+    }
+
+    /// A zero-filled allocation.
+    pub fn zeros(gpu: &Gpu, len: usize) -> Result<Self, HostError> {
+        let slice = gpu.stream.alloc_zeros::<T>(len).map_err(HostError::driver("cuMemAlloc"))?;
+        Ok(DeviceBuffer { slice, owner: gpu.id })
+    }
+
+    /// Copies the whole buffer back to the host (waits for the stream).
+    pub fn to_host(&self, gpu: &Gpu) -> Result<Vec<T>, HostError> {
+        gpu.stream.clone_dtoh(&self.slice).map_err(HostError::driver("cuMemcpyDtoH"))
+    }
+
+    /// Copies `host` into the start of the buffer.
+    pub fn write(&mut self, gpu: &Gpu, host: &[T]) -> Result<(), HostError> {
+        assert!(host.len() <= self.len(), "write of {} elements into a buffer of {}", host.len(), self.len());
+        gpu.stream.memcpy_htod(host, &mut self.slice).map_err(HostError::driver("cuMemcpyHtoD"))
+    }
+
+    /// Fills the buffer with a byte pattern (e.g. 0xff to make unwritten results visible as NaN).
+    pub fn fill_bytes(&mut self, gpu: &Gpu, byte: u8) -> Result<(), HostError> {
+        let bytes = self.len() * std::mem::size_of::<T>();
+        let (ptr, _sync) = cudarc::driver::DevicePtrMut::device_ptr_mut(&mut self.slice, &gpu.stream);
+        // SAFETY: `ptr` is this allocation's start and `bytes` its size; the stream is the
+        // one the allocation is used on.
+        unsafe { cudarc::driver::result::memset_d8_async(ptr, byte, bytes, gpu.stream.cu_stream()) }
+            .map_err(HostError::driver("cuMemsetD8Async"))
+    }
+
+    pub fn len(&self) -> usize {
+        self.slice.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slice.is_empty()
+    }
+
+    /// The address range, element type and owner a launch checks arguments against.
+    pub fn raw(&self) -> RawBuffer {
+        let (ptr, _sync) = self.slice.device_ptr(self.slice.stream());
+        RawBuffer { ptr, len: self.len(), elem: T::SCALAR, owner: self.owner }
+    }
+}

@@ -1,0 +1,137 @@
+//! The driver layer on cudarc: one [`Gpu`] (context + stream + device limits), device
+//! buffers, modules loaded from PTX and event timers.
+//!
+//! **Architecture Invariant:** nothing here touches libcuda before [`Gpu::open`] has
+//! checked that it can be loaded (cudarc panics otherwise), so the crate builds and runs
+//! its non-GPU parts on machines without CUDA.
+
+mod buffer;
+mod module;
+mod timer;
+
+pub use buffer::{DeviceBuffer, Element, RawBuffer};
+pub use module::{LoadedModule, RawParam};
+pub use timer::Timer;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::{CudaContext, CudaStream};
+
+use crate::error::HostError;
+
+/// What a launch needs to know about the device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    pub ordinal: usize,
+    pub name: String,
+    /// `(major, minor)`, e.g. `(9, 0)` for an H200.
+    pub compute_capability: (i32, i32),
+    /// `cuDriverGetVersion`, e.g. 13000 for CUDA 13.0.
+    pub driver_version: i32,
+    pub total_mem_bytes: usize,
+    pub max_grid: [u32; 3],
+    pub max_threads_per_block: u32,
+    pub max_shared_bytes_per_block: u32,
+}
+
+impl DeviceInfo {
+    /// `NVIDIA H200 (sm_90, driver CUDA 13.0, 139.8 GiB)`
+    pub fn summary(&self) -> String {
+        format!(
+            "{} (sm_{}{}, driver CUDA {}.{}, {:.1} GiB)",
+            self.name,
+            self.compute_capability.0,
+            self.compute_capability.1,
+            self.driver_version / 1000,
+            (self.driver_version % 1000) / 10,
+            self.total_mem_bytes as f64 / (1u64 << 30) as f64
+        )
+    }
+}
+
+/// Whether libcuda can be loaded, with the reason when it cannot.
+pub fn driver_present() -> Result<(), HostError> {
+    // SAFETY: only tries to dlopen libcuda under its usual names; loads no symbols.
+    if unsafe { cudarc::driver::sys::is_culib_present() } {
+        Ok(())
+    } else {
+        Err(HostError::NoDriver(
+            "no CUDA driver found: libcuda.so could not be loaded; run on a machine with an NVIDIA GPU and driver \
+             (or use the interpreter)"
+                .into(),
+        ))
+    }
+}
+
+/// Whether NVRTC can be loaded (needed for the CUDA reference only).
+pub fn nvrtc_present() -> Result<(), HostError> {
+    // SAFETY: only tries to dlopen libnvrtc under its usual names.
+    if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        Ok(())
+    } else {
+        Err(HostError::NoNvrtc(
+            "no NVRTC found: libnvrtc.so could not be loaded; add the CUDA toolkit's lib64 to LD_LIBRARY_PATH".into(),
+        ))
+    }
+}
+
+static NEXT_GPU_ID: AtomicU64 = AtomicU64::new(1);
+
+/// One device: a context, the stream every launch goes to, and its limits.
+#[derive(Debug)]
+pub struct Gpu {
+    /// Distinguishes this `Gpu`'s buffers from another's (the foreign-pointer check).
+    pub(crate) id: u64,
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) stream: Arc<CudaStream>,
+    pub info: DeviceInfo,
+}
+
+impl Gpu {
+    /// Opens device `ordinal`, or says clearly why there is none.
+    pub fn open(ordinal: usize) -> Result<Gpu, HostError> {
+        driver_present()?;
+        let count = CudaContext::device_count()
+            .map_err(|e| HostError::NoDevice(format!("the driver did not initialize ({e:?})")))?;
+        if count <= ordinal as i32 {
+            return Err(HostError::NoDevice(format!(
+                "the driver reports {count} devices, device {ordinal} was asked for"
+            )));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(HostError::driver("cuCtxCreate"))?;
+        let stream = ctx.default_stream();
+        let attr = |a: Attr| ctx.attribute(a).map_err(HostError::driver("cuDeviceGetAttribute"));
+        let mut driver_version = 0i32;
+        // SAFETY: libcuda is loaded (checked above); the pointer is to a live local.
+        unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut driver_version) }
+            .result()
+            .map_err(HostError::driver("cuDriverGetVersion"))?;
+        let info = DeviceInfo {
+            ordinal,
+            name: ctx.name().map_err(HostError::driver("cuDeviceGetName"))?,
+            compute_capability: ctx.compute_capability().map_err(HostError::driver("cuDeviceGetAttribute"))?,
+            driver_version,
+            total_mem_bytes: ctx.total_mem().map_err(HostError::driver("cuDeviceTotalMem"))?,
+            max_grid: [
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)? as u32,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)? as u32,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)? as u32,
+            ],
+            max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
+            max_shared_bytes_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as u32,
+        };
+        Ok(Gpu { id: NEXT_GPU_ID.fetch_add(1, Ordering::Relaxed), ctx, stream, info })
+    }
+
+    /// Waits for every launch and copy on this device's stream; surfaces launch faults.
+    pub fn synchronize(&self) -> Result<(), HostError> {
+        self.stream.synchronize().map_err(HostError::driver("cuStreamSynchronize"))
+    }
+
+    /// Free and total device memory in bytes.
+    pub fn mem_info(&self) -> Result<(usize, usize), HostError> {
+        self.ctx.mem_get_info().map_err(HostError::driver("cuMemGetInfo"))
+    }
+}

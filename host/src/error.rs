@@ -1,0 +1,51 @@
+//! The host's error type: one enum for everything that can go wrong between a launch
+//! request and results back on the host. Launch-argument problems have their own enum
+//! ([`crate::launch::LaunchError`]) because they are the user's to fix.
+
+use cudarc::driver::DriverError;
+
+use crate::launch::LaunchError;
+
+/// Why a host operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    /// libcuda could not be loaded: no GPU driver on this machine.
+    #[error("{0}")]
+    NoDriver(String),
+    /// NVRTC could not be loaded, so the CUDA reference cannot be compiled.
+    #[error("{0}")]
+    NoNvrtc(String),
+    /// The driver is there but reports no usable device (or cannot initialize).
+    #[error("no CUDA device found: {0}; run on a machine with an NVIDIA GPU")]
+    NoDevice(String),
+    /// A driver call failed.
+    #[error("cuda driver call `{op}` failed: {message}")]
+    Driver { op: &'static str, message: String },
+    /// NVRTC rejected a CUDA C source.
+    #[error("nvrtc could not compile `{name}`: {message}")]
+    Nvrtc { name: String, message: String },
+    /// The arguments of a launch are wrong.
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    /// The kernel could not be specialized, traced or verified.
+    #[error("kernel `{kernel}` failed in the front end: {source}")]
+    FrontEnd { kernel: String, source: rtriton::pipeline::FrontEndError },
+    /// The PTX back end refused the kernel.
+    #[error("kernel `{kernel}`: the ptx back end failed: {message}")]
+    Ptx { kernel: String, message: String },
+    /// The on-disk PTX cache could not be read or written.
+    #[error("ptx cache at {path}: {message}; set RTRITON_CACHE_DIR to a writable folder")]
+    Cache { path: String, message: String },
+}
+
+impl HostError {
+    /// Wraps a driver error with the name of the call that returned it.
+    pub fn driver(op: &'static str) -> impl FnOnce(DriverError) -> HostError {
+        move |e| HostError::Driver { op, message: format!("{e:?}") }
+    }
+
+    /// Whether this error means "there is no GPU here" (as opposed to a failure on one).
+    pub fn is_no_gpu(&self) -> bool {
+        matches!(self, HostError::NoDriver(_) | HostError::NoDevice(_))
+    }
+}

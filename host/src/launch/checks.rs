@@ -1,0 +1,227 @@
+//! Launch-time checks: everything about a launch's arguments and grid that can be wrong
+//! is found here, before the driver sees it, with an error that names the kernel.
+
+use rtriton::ir::{ParamDecl, ParamKind};
+use rtriton::spec::SpecError;
+
+use super::args::Arg;
+
+/// Why a launch was refused. Each message names the kernel and says what to do.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LaunchError {
+    #[error("kernel `{kernel}` takes {expected} runtime arguments ({names}), got {got}")]
+    ArgCount { kernel: String, expected: usize, got: usize, names: String },
+    #[error(
+        "kernel `{kernel}`: argument `{param}` is declared {expected}, got {got}; pass a value of the declared type"
+    )]
+    ArgType { kernel: String, param: String, expected: String, got: String },
+    #[error("kernel `{kernel}`: argument `{param}` is a null pointer; pass a device allocation")]
+    NullPointer { kernel: String, param: String },
+    #[error(
+        "kernel `{kernel}`: argument `{param}` points at 0x{ptr:x}, which this runtime did not allocate; pass a \
+         buffer allocated on the same device and runtime"
+    )]
+    ForeignPointer { kernel: String, param: String, ptr: u64 },
+    #[error(
+        "kernel `{kernel}`: argument `{param}` has a shape of rank {shape_rank} but {strides_rank} strides; give one \
+         stride per dimension"
+    )]
+    StrideRank { kernel: String, param: String, shape_rank: usize, strides_rank: usize },
+    #[error(
+        "kernel `{kernel}`: the view passed as `{param}` reaches elements {lo}..={hi} of a buffer of {len}; fix its \
+         offset, shape or strides"
+    )]
+    ViewOutOfBounds { kernel: String, param: String, lo: i128, hi: i128, len: usize },
+    #[error("kernel `{kernel}`: grid {grid:?} has a zero dimension; launch at least one program per axis")]
+    GridZero { kernel: String, grid: [u64; 3] },
+    #[error(
+        "kernel `{kernel}`: grid {grid:?} exceeds the device limit {max:?}; use bigger blocks or loop inside the kernel"
+    )]
+    GridTooLarge { kernel: String, grid: [u64; 3], max: [u32; 3] },
+    #[error(
+        "kernel `{kernel}`: {threads} threads per program exceed the device limit {max}; lower num_warps (now {num_warps})"
+    )]
+    BlockTooLarge { kernel: String, threads: u32, max: u32, num_warps: u32 },
+    #[error("kernel `{kernel}`: the grid closure needs constexpr `{name}`, which the launch does not set; add it")]
+    MissingConstexpr { kernel: String, name: String },
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+}
+
+/// Checks count, types and pointers of `args` against `params`. `owner` is the id of the
+/// runtime's device: a tensor whose buffer another device or runtime owns is foreign.
+pub fn check_args(kernel: &str, params: &[ParamDecl], args: &[Arg<'_>], owner: u64) -> Result<(), LaunchError> {
+    if params.len() != args.len() {
+        return Err(LaunchError::ArgCount {
+            kernel: kernel.into(),
+            expected: params.len(),
+            got: args.len(),
+            names: params.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
+        });
+    }
+    for (p, a) in params.iter().zip(args) {
+        let ok = match (p.kind, a) {
+            (ParamKind::Ptr(elem), Arg::Tensor(t)) => t.buffer.elem == elem,
+            (ParamKind::Scalar(s), Arg::Int(_)) => s.is_int(),
+            (ParamKind::Scalar(s), Arg::F32(_)) => s.is_float(),
+            _ => false,
+        };
+        if !ok {
+            return Err(LaunchError::ArgType {
+                kernel: kernel.into(),
+                param: p.name.into(),
+                expected: p.kind.to_string(),
+                got: a.describe(),
+            });
+        }
+        if let Arg::Tensor(t) = a {
+            let param = || p.name.to_string();
+            if t.buffer.ptr == 0 {
+                return Err(LaunchError::NullPointer { kernel: kernel.into(), param: param() });
+            }
+            if t.buffer.owner != owner {
+                return Err(LaunchError::ForeignPointer { kernel: kernel.into(), param: param(), ptr: t.buffer.ptr });
+            }
+            if t.shape.len() != t.strides.len() {
+                return Err(LaunchError::StrideRank {
+                    kernel: kernel.into(),
+                    param: param(),
+                    shape_rank: t.shape.len(),
+                    strides_rank: t.strides.len(),
+                });
+            }
+            if let Some((lo, hi)) = t.reach()
+                && (lo < 0 || hi >= t.buffer.len as i128)
+            {
+                return Err(LaunchError::ViewOutOfBounds {
+                    kernel: kernel.into(),
+                    param: param(),
+                    lo,
+                    hi,
+                    len: t.buffer.len,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks a grid against zero and the device's per-axis limits; returns it as `u32`s.
+pub fn check_grid(kernel: &str, grid: [u64; 3], max: [u32; 3]) -> Result<[u32; 3], LaunchError> {
+    if grid.contains(&0) {
+        return Err(LaunchError::GridZero { kernel: kernel.into(), grid });
+    }
+    if grid.iter().zip(max).any(|(&g, m)| g > m as u64) {
+        return Err(LaunchError::GridTooLarge { kernel: kernel.into(), grid, max });
+    }
+    Ok(grid.map(|g| g as u32))
+}
+
+/// Checks the threads per program against the device limit.
+pub fn check_block(kernel: &str, threads: u32, max: u32, num_warps: u32) -> Result<(), LaunchError> {
+    if threads == 0 || threads > max {
+        return Err(LaunchError::BlockTooLarge { kernel: kernel.into(), threads, max, num_warps });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use rtriton::ir::ScalarType;
+    use rtriton_kernels::RowMaxVariant;
+
+    use super::*;
+    use crate::driver::RawBuffer;
+    use crate::launch::args::TensorArg;
+
+    const OWNER: u64 = 7;
+
+    fn owned(ptr: u64, len: usize) -> RawBuffer {
+        RawBuffer { owner: OWNER, ..RawBuffer::unowned(ptr, len, ScalarType::F32) }
+    }
+
+    fn row_max_args<'a>(x: TensorArg<'a>, y: TensorArg<'a>) -> Vec<Arg<'a>> {
+        vec![Arg::Tensor(x), Arg::Tensor(y), Arg::Int(4), Arg::Int(8), Arg::Int(8), Arg::Int(1)]
+    }
+
+    fn check(args: &[Arg<'_>]) -> Result<(), LaunchError> {
+        let def = RowMaxVariant::RowMax.def();
+        check_args(def.name, &def.params, args, OWNER)
+    }
+
+    fn x() -> TensorArg<'static> {
+        TensorArg::from_raw(owned(0x1000, 32), &[4, 8], &[8, 1])
+    }
+
+    fn y() -> TensorArg<'static> {
+        TensorArg::from_raw(owned(0x2000, 4), &[4], &[1])
+    }
+
+    #[test]
+    fn a_correct_launch_passes() {
+        assert_eq!(check(&row_max_args(x(), y())), Ok(()));
+    }
+
+    #[test]
+    fn wrong_count_names_the_kernel_and_parameters() {
+        let e = check(&row_max_args(x(), y())[..3]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "kernel `row_max` takes 6 runtime arguments (x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col), got 3"
+        );
+    }
+
+    #[test]
+    fn a_float_for_an_int_is_a_type_error() {
+        let mut args = row_max_args(x(), y());
+        args[3] = Arg::F32(8.0);
+        let e = check(&args).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "kernel `row_max`: argument `n_cols` is declared i32, got a float; pass a value of the declared type"
+        );
+    }
+
+    #[test]
+    fn a_buffer_of_the_wrong_element_type_is_a_type_error() {
+        let ints = RawBuffer { elem: ScalarType::I32, ..owned(0x1000, 32) };
+        let e = check(&row_max_args(TensorArg::from_raw(ints, &[4, 8], &[8, 1]), y())).unwrap_err();
+        assert!(matches!(e, LaunchError::ArgType { ref param, .. } if param == "x_ptr"), "{e}");
+    }
+
+    #[test]
+    fn null_and_foreign_pointers_are_refused() {
+        let null = TensorArg::from_raw(owned(0, 32), &[4, 8], &[8, 1]);
+        assert!(matches!(check(&row_max_args(null, y())), Err(LaunchError::NullPointer { .. })));
+        let foreign = TensorArg::from_raw(RawBuffer::unowned(0x1000, 32, ScalarType::F32), &[4, 8], &[8, 1]);
+        let e = check(&row_max_args(foreign, y())).unwrap_err();
+        assert!(e.to_string().contains("which this runtime did not allocate"), "{e}");
+    }
+
+    #[test]
+    fn views_reaching_outside_their_buffer_are_refused() {
+        // x[1:] of a 4x8 buffer seen as 4x8: one element too far.
+        let e = check(&row_max_args(x().with_offset(1), y())).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "kernel `row_max`: the view passed as `x_ptr` reaches elements 1..=32 of a buffer of 32; fix its offset, \
+             shape or strides"
+        );
+        // A transposed view fits; a negative stride reaching before the start does not.
+        assert_eq!(check(&row_max_args(TensorArg::from_raw(owned(0x1000, 32), &[8, 4], &[1, 8]), y())), Ok(()));
+        let neg = TensorArg::from_raw(owned(0x1000, 32), &[4, 8], &[8, -1]);
+        assert!(matches!(check(&row_max_args(neg, y())), Err(LaunchError::ViewOutOfBounds { lo: -7, .. })));
+        // Empty views touch nothing.
+        assert_eq!(check(&row_max_args(TensorArg::from_raw(owned(0x1000, 0), &[0, 8], &[8, 1]), y())), Ok(()));
+    }
+
+    #[test]
+    fn grids_of_zero_or_beyond_the_device_are_refused() {
+        let max = [2_147_483_647, 65535, 65535];
+        assert_eq!(check_grid("k", [10, 1, 1], max), Ok([10, 1, 1]));
+        assert!(matches!(check_grid("k", [0, 1, 1], max), Err(LaunchError::GridZero { .. })));
+        let e = check_grid("k", [1, 70000, 1], max).unwrap_err();
+        assert!(e.to_string().starts_with("kernel `k`: grid [1, 70000, 1] exceeds the device limit"), "{e}");
+        assert!(check_block("k", 2048, 1024, 64).is_err());
+    }
+}

@@ -1,0 +1,101 @@
+//! A kernel with its launch configuration: what `kernel[grid]` binds before the arguments.
+
+use std::sync::Arc;
+
+use rtriton::spec::SpecPolicy;
+use rtriton::trace::{KernelDef, TraceOptions};
+
+use super::LaunchError;
+
+/// The constexprs of a launch, as the grid closure sees them (`meta["BLOCK_M"]`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Meta(pub Vec<(&'static str, i64)>);
+
+impl Meta {
+    pub fn get(&self, name: &str) -> Option<i64> {
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
+}
+
+type GridFn = Arc<dyn Fn(&Meta) -> Result<[u64; 3], String> + Send + Sync>;
+
+/// A kernel with its launch configuration: constexprs, `num_warps`, the grid closure,
+/// the specialization policy and trace options.
+#[derive(Clone)]
+pub struct JitKernel {
+    pub def: KernelDef,
+    pub meta: Meta,
+    pub num_warps: u32,
+    pub spec_policy: SpecPolicy,
+    pub trace_options: TraceOptions,
+    grid: GridFn,
+}
+
+impl std::fmt::Debug for JitKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitKernel")
+            .field("kernel", &self.def.name)
+            .field("meta", &self.meta)
+            .field("num_warps", &self.num_warps)
+            .field("spec_policy", &self.spec_policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JitKernel {
+    /// `def` with no constexprs, 4 warps, Triton's specialization and a 1x1x1 grid.
+    pub fn new(def: KernelDef) -> JitKernel {
+        JitKernel {
+            def,
+            meta: Meta::default(),
+            num_warps: 4,
+            spec_policy: SpecPolicy::Triton,
+            trace_options: TraceOptions::default(),
+            grid: Arc::new(|_| Ok([1, 1, 1])),
+        }
+    }
+
+    pub fn constexpr(mut self, name: &'static str, value: i64) -> JitKernel {
+        self.meta.0.retain(|(n, _)| *n != name);
+        self.meta.0.push((name, value));
+        self
+    }
+
+    pub fn constexprs(self, values: &[(&'static str, i64)]) -> JitKernel {
+        values.iter().fold(self, |k, (n, v)| k.constexpr(n, *v))
+    }
+
+    pub fn num_warps(mut self, num_warps: u32) -> JitKernel {
+        self.num_warps = num_warps;
+        self
+    }
+
+    pub fn spec_policy(mut self, policy: SpecPolicy) -> JitKernel {
+        self.spec_policy = policy;
+        self
+    }
+
+    pub fn trace_options(mut self, options: TraceOptions) -> JitKernel {
+        self.trace_options = options;
+        self
+    }
+
+    /// The grid from the constexprs (Triton's `grid = lambda meta: (...)`).
+    pub fn grid(mut self, f: impl Fn(&Meta) -> [u64; 3] + Send + Sync + 'static) -> JitKernel {
+        self.grid = Arc::new(move |m| Ok(f(m)));
+        self
+    }
+
+    /// A grid closure that reads constexprs by name and may miss one (reported as
+    /// [`LaunchError::MissingConstexpr`]); `Err(name)` names the missing constexpr.
+    pub fn try_grid(mut self, f: impl Fn(&Meta) -> Result<[u64; 3], String> + Send + Sync + 'static) -> JitKernel {
+        self.grid = Arc::new(f);
+        self
+    }
+
+    /// Evaluates the grid closure.
+    pub fn grid_for_launch(&self) -> Result<[u64; 3], LaunchError> {
+        (self.grid)(&self.meta)
+            .map_err(|name| LaunchError::MissingConstexpr { kernel: self.def.name.to_string(), name })
+    }
+}

@@ -1,0 +1,48 @@
+//! Launching DSL kernels in the spirit of Triton's `kernel[grid](args...)`:
+//!
+//! ```no_run
+//! use rtriton_host::driver::DeviceBuffer;
+//! use rtriton_host::launch::{Arg, JitKernel, Runtime, TensorArg};
+//!
+//! # fn main() -> Result<(), rtriton_host::HostError> {
+//! let mut rt = Runtime::new()?; // device 0, PTX cache under RTRITON_CACHE_DIR or ~/.cache/rtriton
+//! let (n_rows, n_cols) = (4usize, 8usize);
+//! let x = DeviceBuffer::from_host(&rt.gpu, &vec![1.0f32; n_rows * n_cols])?;
+//! let y = DeviceBuffer::<f32>::zeros(&rt.gpu, n_rows)?;
+//! // row_max[grid](x, y, n_rows, n_cols, stride_row, stride_col, BLOCK=8)
+//! let k = JitKernel::new(rtriton_kernels::row_max())
+//!     .constexpr("BLOCK", 8)
+//!     .num_warps(4)
+//!     .grid(move |_meta| [n_rows as u64, 1, 1]);
+//! let args = [
+//!     TensorArg::contiguous(&x, &[n_rows, n_cols]).into(),
+//!     TensorArg::contiguous(&y, &[n_rows]).into(),
+//!     Arg::Int(n_rows as i64),
+//!     Arg::Int(n_cols as i64),
+//!     Arg::Int(n_cols as i64),
+//!     Arg::Int(1),
+//! ];
+//! let launched = rt.launch(&k, &args)?;
+//! println!("spec {}", launched.spec);
+//! let maxima = y.to_host(&rt.gpu)?;
+//! # let _ = maxima;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! At each launch the arguments are checked ([`check_args`], [`check_grid`]), specialized from their actual
+//! values (value 1 folded, divisibility by 16, alignment of the actual address including
+//! the view offset), and the kernel is looked up by the full [`CacheKey`](crate::cache::CacheKey): in memory
+//! (loaded module), then on disk (PTX), then compiled.
+
+mod args;
+mod checks;
+mod compile;
+mod jit;
+mod runtime;
+
+pub use args::{Arg, TensorArg};
+pub use checks::{LaunchError, check_args, check_block, check_grid};
+pub use compile::{compile_kernel, compile_ptx, ptx_options};
+pub use jit::{JitKernel, Meta};
+pub use runtime::{CacheStats, LaunchRecord, Runtime, cache_key};

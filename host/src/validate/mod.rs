@@ -1,0 +1,321 @@
+//! `validate`: every row-max variant x the shape matrix x specialization on/off, compared
+//! bit for bit with the CUDA C reference on the GPU (and with `cpu_row_max` on small
+//! shapes), or, without a GPU, with `cpu_row_max` on the interpreter.
+//!
+//! The huge case (more than 2^31 elements, 8.6 GB) runs on the GPU only, with `--huge`.
+
+mod compare;
+mod gpu;
+mod interp;
+mod report;
+
+pub use compare::{Comparison, compare_bits};
+pub use gpu::run_gpu;
+pub use interp::run_interp;
+pub use report::{Report, render_tables};
+
+use rtriton::spec::SpecPolicy;
+use rtriton_kernels::RowMaxVariant;
+use rtriton_kernels::cases::{HUGE_CASE, RowMaxCase, SHAPE_MATRIX};
+use serde::Serialize;
+
+use crate::error::HostError;
+
+/// Views at most this large are also checked against `cpu_row_max` on the GPU (every
+/// case of the matrix, the huge one included: its CPU pass takes seconds).
+pub const CPU_CHECK_MAX_ELEMS: usize = 1 << 32;
+
+/// Which back end runs the kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendChoice {
+    /// The GPU when a CUDA driver and device are found, else the interpreter.
+    Auto,
+    /// The GPU; an error when there is none.
+    Gpu,
+    /// The CPU interpreter, compared with `cpu_row_max` (no huge case).
+    Interp,
+}
+
+/// What `validate` runs.
+#[derive(Clone, Debug)]
+pub struct ValidateOptions {
+    pub variants: Vec<RowMaxVariant>,
+    pub cases: Vec<RowMaxCase>,
+    pub policies: Vec<SpecPolicy>,
+    /// Adds [`HUGE_CASE`] on the GPU.
+    pub huge: bool,
+    pub backend: BackendChoice,
+    pub progress: bool,
+}
+
+impl Default for ValidateOptions {
+    fn default() -> Self {
+        ValidateOptions {
+            variants: RowMaxVariant::ALL.to_vec(),
+            cases: SHAPE_MATRIX.to_vec(),
+            policies: vec![SpecPolicy::Triton, SpecPolicy::Off],
+            huge: false,
+            backend: BackendChoice::Auto,
+            progress: true,
+        }
+    }
+}
+
+impl ValidateOptions {
+    /// The cases to run on the GPU (the matrix plus the huge case when asked).
+    pub fn gpu_cases(&self) -> Vec<RowMaxCase> {
+        let mut cases = self.cases.clone();
+        if self.huge {
+            cases.push(HUGE_CASE);
+        }
+        cases
+    }
+}
+
+/// How one run ended.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every row equal, bit for bit, to every reference it was compared with.
+    Match,
+    /// Some rows differ.
+    Mismatch { detail: String },
+    /// Refused at launch as expected (e.g. an overflow guard); counts as a pass.
+    RefusedAsExpected { reason: String },
+    /// Not run, with the reason (not a failure).
+    Skipped { reason: String },
+    /// Failed to compile, launch or run.
+    Error { message: String },
+}
+
+impl Outcome {
+    pub fn is_failure(&self) -> bool {
+        matches!(self, Outcome::Mismatch { .. } | Outcome::Error { .. })
+    }
+
+    pub fn label(&self) -> String {
+        match self {
+            Outcome::Match => "ok".into(),
+            Outcome::Mismatch { detail } => format!("MISMATCH: {detail}"),
+            Outcome::RefusedAsExpected { reason } => format!("refused (expected): {reason}"),
+            Outcome::Skipped { reason } => format!("skipped: {reason}"),
+            Outcome::Error { message } => format!("ERROR: {message}"),
+        }
+    }
+}
+
+/// One variant x case x specialization.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CaseResult {
+    pub case: String,
+    /// `"row_max"`, ..., or `"cuda_reference"` for the reference checked against the CPU.
+    pub variant: String,
+    pub n_rows: usize,
+    pub n_cols: usize,
+    pub stride_row: usize,
+    pub stride_col: usize,
+    pub offset: usize,
+    /// `"on"` (Triton's rules) or `"off"`.
+    pub specialization: String,
+    /// The specialization key the launch computed (empty when not launched).
+    pub spec_key: String,
+    /// Compared with the CUDA reference: `Some(true)` equal, `Some(false)` different.
+    pub vs_reference: Option<bool>,
+    /// Compared with `cpu_row_max`.
+    pub vs_cpu: Option<bool>,
+    /// Kernel time from CUDA events (GPU only).
+    pub time_ms: Option<f32>,
+    pub outcome: Outcome,
+}
+
+impl CaseResult {
+    pub(crate) fn new(case: &RowMaxCase, variant: &str, policy: Option<SpecPolicy>) -> CaseResult {
+        let l = case.layout();
+        CaseResult {
+            case: case.name.to_string(),
+            variant: variant.to_string(),
+            n_rows: case.n_rows,
+            n_cols: case.n_cols,
+            stride_row: l.stride_row,
+            stride_col: l.stride_col,
+            offset: l.offset,
+            specialization: policy.map_or("-".into(), policy_name),
+            spec_key: String::new(),
+            vs_reference: None,
+            vs_cpu: None,
+            time_ms: None,
+            outcome: Outcome::Skipped { reason: "not run".into() },
+        }
+    }
+}
+
+pub fn policy_name(p: SpecPolicy) -> String {
+    match p {
+        SpecPolicy::Triton => "on".into(),
+        SpecPolicy::Off => "off".into(),
+    }
+}
+
+/// Runs the validation on the chosen back end. `Auto` falls back to the interpreter
+/// only when there is no GPU (no driver or no device), and the report says so.
+pub fn run(options: &ValidateOptions) -> Result<Report, HostError> {
+    match options.backend {
+        BackendChoice::Interp => Ok(run_interp(options, None)),
+        BackendChoice::Gpu => run_gpu(options),
+        BackendChoice::Auto => match run_gpu(options) {
+            Err(e) if e.is_no_gpu() => Ok(run_interp(options, Some(e.to_string()))),
+            other => other,
+        },
+    }
+}
+
+/// How a variant is launched on a case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchShape {
+    pub constexprs: Vec<(&'static str, i64)>,
+    pub grid: u64,
+    pub num_warps: u32,
+}
+
+/// The constexprs, grid and warps a variant launches with on a case. Warps follow
+/// Triton's softmax tutorial: 4, 8 from 2048 elements per block, 16 from 4096, so a
+/// single-block row of 32768 elements keeps 64 registers per thread per block value.
+pub fn launch_shape(variant: RowMaxVariant, case: &RowMaxCase) -> LaunchShape {
+    let constexprs = variant.constexprs_for(case.n_rows, case.n_cols);
+    let grid = variant.grid(case.n_rows, &constexprs) as u64;
+    let block_elems: i64 = constexprs.iter().map(|(_, v)| *v).product();
+    let num_warps = match block_elems {
+        ..2048 => 4,
+        2048..4096 => 8,
+        _ => 16,
+    };
+    LaunchShape { constexprs, grid, num_warps }
+}
+
+/// Why `row_max_i32` is not run on a case whose offsets pass `i32::MAX`, until the launch
+/// overflow guard lands; `None` when the case is safe for it.
+pub(crate) fn i32_overflow_skip(variant: RowMaxVariant, case: &RowMaxCase) -> Option<String> {
+    let l = case.layout();
+    let last = l.offset + (case.n_rows.max(1) - 1) * l.stride_row + (case.n_cols.max(1) - 1) * l.stride_col;
+    (!variant.promotes_to_i64() && last > i32::MAX as usize).then(|| {
+        format!(
+            "{} computes offsets in i32 and element {last} is past 2^31-1; the launch overflow guard that refuses \
+             it is not in this build yet, so it is not run",
+            variant.name()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use rtriton::spec::{ArgValue, SpecKey};
+    use rtriton_kernels::RowMaxVariant;
+    use rtriton_kernels::cases::{HUGE_CASE, SHAPE_MATRIX};
+
+    use super::*;
+    use crate::launch::{JitKernel, compile_kernel};
+
+    /// Every launch `validate` makes (the huge case included) compiles to PTX whose entry
+    /// and CTA size the launch uses; no GPU needed.
+    #[test]
+    fn every_validate_launch_compiles_to_ptx() {
+        let mut failures = Vec::new();
+        for case in SHAPE_MATRIX.iter().chain([&HUGE_CASE]) {
+            let l = case.layout();
+            for variant in RowMaxVariant::ALL {
+                for policy in [SpecPolicy::Triton, SpecPolicy::Off] {
+                    let shape = launch_shape(variant, case);
+                    let kernel = JitKernel::new(variant.def())
+                        .constexprs(&shape.constexprs)
+                        .num_warps(shape.num_warps)
+                        .spec_policy(policy);
+                    let args = [
+                        ArgValue::Ptr(0x7f00_0000_0000 + 4 * l.offset as u64),
+                        ArgValue::Ptr(0x7f10_0000_0000),
+                        ArgValue::Int(case.n_rows as i64),
+                        ArgValue::Int(case.n_cols as i64),
+                        ArgValue::Int(l.stride_row as i64),
+                        ArgValue::Int(l.stride_col as i64),
+                    ];
+                    let spec = SpecKey::from_args(variant.name(), &kernel.def.params, &args, policy).unwrap();
+                    match compile_kernel(&kernel, &spec) {
+                        Ok(ptx) => {
+                            assert!(ptx.text.contains(&format!(".entry {}(", ptx.entry)), "{}", ptx.text);
+                            assert_eq!(ptx.threads_per_cta, shape.num_warps * 32);
+                        }
+                        Err(e) => failures.push(format!("{} {} {policy:?}: {e}", variant.name(), case.name)),
+                    }
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn the_interpreter_runs_the_whole_matrix_bit_exact() {
+        let options = ValidateOptions { backend: BackendChoice::Interp, progress: false, ..Default::default() };
+        let report = run(&options).unwrap();
+        assert_eq!(report.backend, "interpreter");
+        assert_eq!(report.results.len(), SHAPE_MATRIX.len() * RowMaxVariant::ALL.len() * 2);
+        assert!(report.ok(), "{}\n{}", report.summary(), render_tables(&report.results));
+        assert_eq!((report.failed, report.skipped), (0, 0));
+    }
+
+    #[test]
+    fn auto_falls_back_to_the_interpreter_only_without_a_gpu_and_says_why() {
+        let options = ValidateOptions {
+            cases: vec![SHAPE_MATRIX[0]],
+            variants: vec![RowMaxVariant::RowMax],
+            progress: false,
+            ..Default::default()
+        };
+        let report = run(&options).unwrap();
+        match crate::driver::Gpu::open(0) {
+            Err(e) if e.is_no_gpu() => {
+                assert_eq!(report.backend, "interpreter");
+                let why = report.fallback_reason.as_deref().unwrap();
+                assert!(why.starts_with("no CUDA"), "{why}");
+                assert!(report.heading().starts_with("no GPU: no CUDA"), "{}", report.heading());
+            }
+            _ => assert_eq!(report.backend, "gpu"),
+        }
+        assert!(report.ok(), "{}", report.summary());
+    }
+
+    #[test]
+    fn a_mismatch_or_an_error_fails_the_report_and_skips_do_not() {
+        let case = SHAPE_MATRIX[0];
+        let with = |outcome| {
+            let mut r = CaseResult::new(&case, "row_max", Some(SpecPolicy::Triton));
+            r.outcome = outcome;
+            Report::new("gpu", "test".into(), None, vec![r], Default::default())
+        };
+        assert!(with(Outcome::Match).ok());
+        assert!(with(Outcome::Skipped { reason: "r".into() }).ok());
+        assert!(with(Outcome::RefusedAsExpected { reason: "r".into() }).ok());
+        assert!(!with(Outcome::Mismatch { detail: "d".into() }).ok());
+        assert!(!with(Outcome::Error { message: "m".into() }).ok());
+        assert!(with(Outcome::Error { message: "m".into() }).summary().starts_with("FAILED: 0 passed, 1 failed"));
+    }
+
+    #[test]
+    fn the_huge_case_is_skipped_for_row_max_i32_only() {
+        for v in RowMaxVariant::ALL {
+            assert_eq!(i32_overflow_skip(v, &HUGE_CASE).is_some(), v == RowMaxVariant::RowMaxI32, "{}", v.name());
+            for c in SHAPE_MATRIX {
+                assert_eq!(i32_overflow_skip(v, c), None);
+            }
+        }
+    }
+
+    #[test]
+    fn warps_grow_with_the_block() {
+        let case = |n_cols| RowMaxCase { n_cols, ..SHAPE_MATRIX[0] };
+        assert_eq!(launch_shape(RowMaxVariant::RowMax, &case(1000)).num_warps, 4);
+        assert_eq!(launch_shape(RowMaxVariant::RowMax, &case(3000)).num_warps, 16);
+        assert_eq!(launch_shape(RowMaxVariant::RowMax, &case(2048)).num_warps, 8);
+        assert_eq!(launch_shape(RowMaxVariant::RowMax, &HUGE_CASE).num_warps, 16);
+        assert_eq!(launch_shape(RowMaxVariant::RowMax2d, &HUGE_CASE).num_warps, 4);
+    }
+}

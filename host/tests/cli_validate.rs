@@ -1,0 +1,75 @@
+//! `rtriton validate` as a user runs it: exit status, output and the JSON file.
+
+use std::process::Command;
+
+fn rtriton(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rtriton")).args(args).output().expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn validate_on_the_interpreter_prints_tables_writes_json_and_exits_zero() {
+    let json = std::env::temp_dir().join(format!("rtriton-validate-{}.json", std::process::id()));
+    let (code, stdout, stderr) = rtriton(&[
+        "validate",
+        "--backend",
+        "interp",
+        "--case",
+        "offset_base",
+        "--variant",
+        "row_max_loop",
+        "--no-progress",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.starts_with("back end: interpreter"), "{stdout}");
+    assert!(stdout.contains("offset_base (40x130, strides (130, 1), offset 3)"), "{stdout}");
+    // Offset 3 elements: the pointer is not 16-byte aligned, so x_ptr gets no hint.
+    assert!(stdout.contains("x_ptr:- y_ptr:D16"), "{stdout}");
+    assert!(
+        stdout.trim_end().ends_with(
+            "ok: 2 passed, 0 failed, 0 skipped on the interpreter (ptx: 0 compiled, 0 from disk cache, 0 from memory)"
+        ),
+        "{stdout}"
+    );
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["backend"], "interpreter");
+    assert_eq!(report["results"].as_array().unwrap().len(), 2);
+    assert_eq!(report["results"][0]["outcome"]["status"], "match");
+    assert_eq!(report["results"][0]["vs_cpu"], true);
+    std::fs::remove_file(json).unwrap();
+}
+
+#[test]
+fn unknown_variants_and_cases_are_errors_that_list_the_choices() {
+    let (code, _, stderr) = rtriton(&["validate", "--backend", "interp", "--variant", "row_min"]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("unknown variant `row_min`; pick one of row_max, row_max_loop"), "{stderr}");
+    let (code, _, stderr) = rtriton(&["validate", "--backend", "interp", "--case", "nope"]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("no case name contains [\"nope\"]"), "{stderr}");
+}
+
+#[test]
+fn the_cache_command_honours_the_environment_override() {
+    let dir = std::env::temp_dir().join(format!("rtriton-cli-cache-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("ptx")).unwrap();
+    std::fs::write(dir.join("ptx").join("row_max-0123456789abcdef.json"), "{}").unwrap();
+    let run = |args: &[&str]| {
+        let out =
+            Command::new(env!("CARGO_BIN_EXE_rtriton")).args(args).env("RTRITON_CACHE_DIR", &dir).output().unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (ok, stdout) = run(&["cache"]);
+    assert!(ok, "{stdout}");
+    assert!(stdout.starts_with(&format!("{} (set RTRITON_CACHE_DIR to move it)", dir.display())), "{stdout}");
+    assert!(stdout.contains("row_max ") && stdout.trim_end().ends_with("1 entries"), "{stdout}");
+    let (ok, stdout) = run(&["cache", "--clear"]);
+    assert!(ok && stdout.contains("removed 1 entries"), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

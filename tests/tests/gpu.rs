@@ -1,0 +1,442 @@
+//! GPU suite: the row-max family on the device against the CUDA C reference (bit for bit)
+//! and the CPU, over the shared shape matrix, plus the launch API's checks and caches.
+//!
+//! Without a CUDA driver (CI) every test prints `skipped: no CUDA driver found: ...` and
+//! returns; on the GPU machine they all run (see docs/results/ for runs on the H200).
+
+use rstest::rstest;
+use rtriton::kernel;
+use rtriton::prelude::*;
+use rtriton::spec::SpecPolicy;
+use rtriton_host::HostError;
+use rtriton_host::cache::DiskCache;
+use rtriton_host::driver::{DeviceBuffer, Gpu};
+use rtriton_host::launch::{Arg, JitKernel, LaunchError, Runtime, TensorArg};
+use rtriton_host::reference::RowMaxReference;
+use rtriton_host::validate::{ValidateOptions, compare_bits, launch_shape, render_tables, run_gpu};
+use rtriton_kernels::RowMaxVariant;
+use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
+
+/// The GPU, or `None` after printing why the test is skipped.
+fn gpu_or_skip() -> Option<Gpu> {
+    match Gpu::open(0) {
+        Ok(gpu) => Some(gpu),
+        Err(e) if e.is_no_gpu() => {
+            println!("skipped: {e}");
+            None
+        }
+        Err(e) => panic!("a CUDA driver is present but the GPU could not be opened: {e}"),
+    }
+}
+
+fn case(name: &str) -> RowMaxCase {
+    *SHAPE_MATRIX.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no case `{name}` in SHAPE_MATRIX"))
+}
+
+/// Runs `variants` (both specializations) on one case through `validate` and asserts
+/// every row is bit-identical to the reference and the CPU (the reference itself is
+/// always checked against the CPU).
+fn check_case(name: &str, variants: &[RowMaxVariant]) {
+    if gpu_or_skip().is_none() {
+        return;
+    }
+    let options = ValidateOptions {
+        variants: variants.to_vec(),
+        cases: vec![case(name)],
+        policies: vec![SpecPolicy::Triton, SpecPolicy::Off],
+        progress: false,
+        ..Default::default()
+    };
+    let report = run_gpu(&options).expect("the GPU run starts");
+    println!("{}\n{}", report.heading(), render_tables(&report.results));
+    assert!(report.ok(), "{}", report.summary());
+    assert!(report.passed > 0, "nothing ran: {}", report.summary());
+}
+
+#[rstest]
+fn cuda_reference_matches_the_cpu(
+    #[values(
+        "1x1",
+        "single_row",
+        "single_column",
+        "non_pow2",
+        "narrower_than_warp",
+        "wider_than_block",
+        "every_other_column",
+        "transposed",
+        "offset_base",
+        "aligned_pow2",
+        "odd_small",
+        "tall_narrow",
+        "all_negative",
+        "all_neg_inf",
+        "nan_rows",
+        "signed_zeros"
+    )]
+    name: &str,
+) {
+    check_case(name, &[]);
+}
+
+#[rstest]
+fn variant_matches_the_reference(
+    #[values(
+        RowMaxVariant::RowMax,
+        RowMaxVariant::RowMaxLoop,
+        RowMaxVariant::RowMax2d,
+        RowMaxVariant::SkillPort,
+        RowMaxVariant::FixedPort,
+        RowMaxVariant::RowMaxI32
+    )]
+    variant: RowMaxVariant,
+    #[values(
+        "1x1",
+        "single_row",
+        "single_column",
+        "non_pow2",
+        "narrower_than_warp",
+        "wider_than_block",
+        "every_other_column",
+        "transposed",
+        "offset_base",
+        "aligned_pow2",
+        "odd_small",
+        "tall_narrow",
+        "all_negative",
+        "all_neg_inf",
+        "nan_rows",
+        "signed_zeros"
+    )]
+    name: &str,
+) {
+    check_case(name, &[variant]);
+}
+
+#[test]
+fn the_value_lists_cover_the_whole_matrix() {
+    let src = include_str!("gpu.rs");
+    for c in SHAPE_MATRIX {
+        let quoted = format!("\"{}\"", c.name);
+        assert_eq!(src.matches(&quoted).count(), 3, "case `{}` is missing from a #[values] list", c.name);
+    }
+}
+
+fn row_max_kernel(n_rows: usize, n_cols: usize) -> JitKernel {
+    let v = RowMaxVariant::RowMax;
+    JitKernel::new(v.def()).constexprs(&v.constexprs_for(n_rows, n_cols)).grid(move |_| [n_rows as u64, 1, 1])
+}
+
+fn row_max_args<'a>(x: TensorArg<'a>, y: TensorArg<'a>, n_rows: usize, n_cols: usize) -> Vec<Arg<'a>> {
+    let s = x.strides.clone();
+    vec![
+        x.into(),
+        y.into(),
+        Arg::Int(n_rows as i64),
+        Arg::Int(n_cols as i64),
+        Arg::Int(s[0] as i64),
+        Arg::Int(s[1] as i64),
+    ]
+}
+
+fn launch_error<T: std::fmt::Debug>(r: Result<T, HostError>) -> LaunchError {
+    match r {
+        Err(HostError::Launch(e)) => e,
+        other => panic!("expected a launch error, got {other:?}"),
+    }
+}
+
+#[test]
+fn launch_checks_refuse_bad_arguments_before_the_driver() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let x = DeviceBuffer::from_host(&gpu, &[1.0f32; 32]).unwrap();
+    let y = DeviceBuffer::<f32>::zeros(&gpu, 4).unwrap();
+    let other = Gpu::open(0).unwrap();
+    let foreign = DeviceBuffer::from_host(&other, &[1.0f32; 32]).unwrap();
+    let mut rt = Runtime::with_disk_cache(gpu, None);
+    let k = row_max_kernel(4, 8);
+    let xv = || TensorArg::contiguous(&x, &[4, 8]);
+    let yv = || TensorArg::contiguous(&y, &[4]);
+
+    let e = launch_error(rt.launch(&k, &row_max_args(xv(), yv(), 4, 8)[..5]));
+    assert!(matches!(e, LaunchError::ArgCount { expected: 6, got: 5, .. }), "{e}");
+    let mut wrong = row_max_args(xv(), yv(), 4, 8);
+    wrong[2] = Arg::F32(4.0);
+    assert!(matches!(launch_error(rt.launch(&k, &wrong)), LaunchError::ArgType { .. }));
+    let e = launch_error(rt.launch(&k, &row_max_args(TensorArg::contiguous(&foreign, &[4, 8]), yv(), 4, 8)));
+    assert!(matches!(e, LaunchError::ForeignPointer { .. }), "{e}");
+    assert!(e.to_string().starts_with("kernel `row_max`"), "{e}");
+    let e = launch_error(rt.launch(&k, &row_max_args(xv().with_offset(3), yv(), 4, 8)));
+    assert!(matches!(e, LaunchError::ViewOutOfBounds { .. }), "{e}");
+    let zero = row_max_kernel(4, 8).grid(|_| [0, 1, 1]);
+    assert!(matches!(launch_error(rt.launch(&zero, &row_max_args(xv(), yv(), 4, 8))), LaunchError::GridZero { .. }));
+    let too_big = row_max_kernel(4, 8).grid(|_| [1, 1 << 20, 1]);
+    let e = launch_error(rt.launch(&too_big, &row_max_args(xv(), yv(), 4, 8)));
+    assert!(matches!(e, LaunchError::GridTooLarge { .. }), "{e}");
+    assert_eq!(rt.stats.compiles, 0, "nothing is compiled for refused launches");
+}
+
+#[test]
+fn kernels_are_cached_in_memory_and_on_disk() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let dir = std::env::temp_dir().join(format!("rtriton-gpu-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let x = DeviceBuffer::from_host(&gpu, &(0..64).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
+    let y = DeviceBuffer::<f32>::zeros(&gpu, 7).unwrap();
+    let mut rt = Runtime::with_disk_cache(gpu, Some(DiskCache::new(&dir)));
+    let k = row_max_kernel(7, 8);
+    let view = |offset: usize| TensorArg::new(&x, &[7, 8], &[8, 1]).with_offset(offset);
+    let yv = || TensorArg::contiguous(&y, &[7]);
+
+    let a = rt.launch(&k, &row_max_args(view(0), yv(), 7, 8)).unwrap();
+    let b = rt.launch(&k, &row_max_args(view(0), yv(), 7, 8)).unwrap();
+    assert_eq!((rt.stats.compiles, rt.stats.memory_hits), (1, 1));
+    assert_eq!(a.key, b.key);
+    // One element further in, the pointer is no longer 16-byte aligned: another key.
+    let c = rt.launch(&k, &row_max_args(view(1), yv(), 7, 8)).unwrap();
+    assert_ne!(c.key, a.key);
+    assert!(c.spec.to_string().starts_with("x_ptr:*f32:-"), "{}", c.spec);
+    assert_eq!(rt.stats.compiles, 2);
+    let got = y.to_host(&rt.gpu).unwrap();
+    assert_eq!(got, [8.0, 16.0, 24.0, 32.0, 40.0, 48.0, 56.0]);
+
+    // A fresh runtime on the same cache folder (as a second process would) loads the PTX.
+    let gpu2 = Gpu::open(0).unwrap();
+    let x2 = DeviceBuffer::from_host(&gpu2, &[0.0f32; 64]).unwrap();
+    let y2 = DeviceBuffer::<f32>::zeros(&gpu2, 7).unwrap();
+    let mut rt2 = Runtime::with_disk_cache(gpu2, Some(DiskCache::new(&dir)));
+    let args = row_max_args(TensorArg::new(&x2, &[7, 8], &[8, 1]), TensorArg::contiguous(&y2, &[7]), 7, 8);
+    rt2.launch(&k, &args).unwrap();
+    assert_eq!((rt2.stats.compiles, rt2.stats.disk_hits), (0, 1));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A hand-written PTX `row_max` with the back end's signature (every runtime parameter in
+/// declaration order: two `.u64` pointers, four `.u32` integers): thread 0 of each CTA
+/// walks its row in column order with `max.f32`. It lets this suite drive the whole
+/// launch path (checks, specialization, cache key, disk cache, module load, raw
+/// parameters, grid) independently of the PTX back end.
+const HAND_WRITTEN_ROW_MAX: &str = r#".version 7.8
+.target sm_86
+.address_size 64
+
+.visible .entry row_max(
+    .param .u64 x_ptr,
+    .param .u64 y_ptr,
+    .param .u32 n_rows,
+    .param .u32 n_cols,
+    .param .u32 stride_row,
+    .param .u32 stride_col
+)
+.maxntid 128, 1, 1
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<10>;
+    .reg .f32 %f<3>;
+
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra DONE;
+    ld.param.u64 %rd1, [x_ptr];
+    ld.param.u64 %rd2, [y_ptr];
+    ld.param.u32 %r2, [n_cols];
+    ld.param.u32 %r3, [stride_row];
+    ld.param.u32 %r4, [stride_col];
+    cvta.to.global.u64 %rd1, %rd1;
+    cvta.to.global.u64 %rd2, %rd2;
+    mov.u32 %r5, %ctaid.x;
+    mul.wide.s32 %rd3, %r5, %r3;
+    shl.b64 %rd3, %rd3, 2;
+    add.s64 %rd4, %rd1, %rd3;
+    mul.wide.s32 %rd5, %r4, 4;
+    mov.f32 %f1, 0fFF800000;
+    mov.u32 %r6, 0;
+LOOP:
+    setp.ge.s32 %p2, %r6, %r2;
+    @%p2 bra STORE;
+    ld.global.f32 %f2, [%rd4];
+    max.f32 %f1, %f1, %f2;
+    add.s64 %rd4, %rd4, %rd5;
+    add.s32 %r6, %r6, 1;
+    bra.uni LOOP;
+STORE:
+    mul.wide.u32 %rd6, %r5, 4;
+    add.s64 %rd7, %rd2, %rd6;
+    st.global.f32 [%rd7], %f1;
+DONE:
+    ret;
+}
+"#;
+
+#[rstest]
+fn the_launch_path_runs_ptx_from_the_disk_cache_on_every_view(
+    #[values(
+        "1x1",
+        "single_row",
+        "single_column",
+        "non_pow2",
+        "narrower_than_warp",
+        "wider_than_block",
+        "every_other_column",
+        "transposed",
+        "offset_base",
+        "aligned_pow2",
+        "odd_small",
+        "tall_narrow",
+        "all_negative",
+        "all_neg_inf",
+        "nan_rows",
+        "signed_zeros"
+    )]
+    name: &str,
+) {
+    use rtriton_host::cache::CompiledPtx;
+    let Some(gpu) = gpu_or_skip() else { return };
+    let c = case(name);
+    let l = c.layout();
+    let host_x = c.input();
+    let x = DeviceBuffer::from_host(&gpu, &host_x).unwrap();
+    let y = DeviceBuffer::<f32>::zeros(&gpu, c.n_rows).unwrap();
+    let dir = std::env::temp_dir().join(format!("rtriton-gpu-seeded-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let disk = DiskCache::new(&dir);
+    let mut rt = Runtime::with_disk_cache(gpu, Some(disk.clone()));
+
+    let k = row_max_kernel(c.n_rows, c.n_cols);
+    let xv = TensorArg::new(&x, &[c.n_rows, c.n_cols], &[l.stride_row as isize, l.stride_col as isize])
+        .with_offset(l.offset);
+    let args = row_max_args(xv, TensorArg::contiguous(&y, &[c.n_rows]), c.n_rows, c.n_cols);
+    let values: Vec<_> = args.iter().map(Arg::value).collect();
+    let spec = rtriton::spec::SpecKey::from_args("row_max", &k.def.params, &values, SpecPolicy::Triton).unwrap();
+    let ptx = CompiledPtx {
+        text: HAND_WRITTEN_ROW_MAX.into(),
+        entry: "row_max".into(),
+        threads_per_cta: 128,
+        shared_bytes: 0,
+    };
+    disk.put(&rt.key(&k, &spec), &ptx).unwrap();
+
+    let first = rt.launch(&k, &args).unwrap();
+    let second = rt.launch(&k, &args).unwrap();
+    assert_eq!((rt.stats.compiles, rt.stats.disk_hits, rt.stats.memory_hits), (0, 1, 1));
+    assert_eq!(first.spec, spec);
+    assert_eq!(second.grid, [c.n_rows as u32, 1, 1]);
+    let got = y.to_host(&rt.gpu).unwrap();
+    let want = rtriton_tests::reference(&c, false);
+    let same = got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits());
+    assert!(same, "{name}: got {got:?}\nwant {want:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+kernel! {
+    /// `row_max` with a NaN-propagating reduction (`tl.max(.., propagate_nan=ALL)`).
+    fn row_max_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                   const BLOCK: usize) {
+        let row = program_id(0).to::<i64>();
+        let cols = arange(0, BLOCK);
+        let x = load(x_ptr + row * stride_row + cols.to::<i64>() * stride_col, Some(cols.lt(n_cols)), Some(f32::NEG_INFINITY));
+        store(y_ptr + row, max_with(x, 0, PropagateNan::All), None);
+    }
+}
+
+kernel! {
+    /// `row_max_loop` with a NaN-propagating running maximum and reduction.
+    fn row_max_loop_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                        const BLOCK: usize) {
+        let row = program_id(0).to::<i64>();
+        let cols = arange(0, BLOCK);
+        let acc = full::<f32>(&[BLOCK], f32::NEG_INFINITY);
+        let acc = for_range(0, n_cols, BLOCK as i32, acc, |start, acc| {
+            let c = start + cols;
+            let x = load(x_ptr + row * stride_row + c.to::<i64>() * stride_col, Some(c.lt(n_cols)), Some(f32::NEG_INFINITY));
+            maximum_with(acc, x, PropagateNan::All)
+        });
+        store(y_ptr + row, max_with(acc, 0, PropagateNan::All), None);
+    }
+}
+
+fn nan_kernel(
+    def: rtriton::trace::KernelDef,
+    shaped_like: RowMaxVariant,
+    c: &RowMaxCase,
+    policy: SpecPolicy,
+) -> JitKernel {
+    let shape = launch_shape(shaped_like, c);
+    let grid = shape.grid;
+    JitKernel::new(def)
+        .constexprs(&shape.constexprs)
+        .num_warps(shape.num_warps)
+        .spec_policy(policy)
+        .grid(move |_| [grid, 1, 1])
+}
+
+/// Runs without a GPU: every NaN-propagating launch below compiles to PTX.
+#[rstest]
+#[case::single_block(row_max_nan(), RowMaxVariant::RowMax)]
+#[case::looping(row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
+fn nan_propagating_kernels_compile_for_every_case(
+    #[case] def: rtriton::trace::KernelDef,
+    #[case] shaped_like: RowMaxVariant,
+    #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
+) {
+    for c in SHAPE_MATRIX {
+        let l = c.layout();
+        let k = nan_kernel(def.clone(), shaped_like, c, policy);
+        let values = [
+            rtriton::spec::ArgValue::Ptr(0x1000 + 4 * l.offset as u64),
+            rtriton::spec::ArgValue::Ptr(0x2000),
+            rtriton::spec::ArgValue::Int(c.n_rows as i64),
+            rtriton::spec::ArgValue::Int(c.n_cols as i64),
+            rtriton::spec::ArgValue::Int(l.stride_row as i64),
+            rtriton::spec::ArgValue::Int(l.stride_col as i64),
+        ];
+        let spec = rtriton::spec::SpecKey::from_args(def.name, &def.params, &values, policy).unwrap();
+        let ptx = rtriton_host::launch::compile_kernel(&k, &spec).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+        // A one-element block has nothing to combine.
+        if c.n_cols > 1 {
+            assert!(ptx.text.contains("max.NaN.f32"), "{}: no max.NaN.f32 in\n{}", c.name, ptx.text);
+        }
+    }
+}
+
+/// The NaN-propagating rule on the GPU: DSL kernels with `PropagateNan::All` against the
+/// CUDA reference's propagating entry and `cpu_row_max(.., true)`, bit for bit (any NaN
+/// gives the canonical NaN 0x7FFFFFFF), on every case of the matrix.
+#[rstest]
+#[case::single_block(row_max_nan(), RowMaxVariant::RowMax)]
+#[case::looping(row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
+fn nan_propagating_kernels_match_the_propagating_references(
+    #[case] def: rtriton::trace::KernelDef,
+    #[case] shaped_like: RowMaxVariant,
+    #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
+) {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let reference = RowMaxReference::compile(&gpu).unwrap();
+    let mut rt = Runtime::with_disk_cache(gpu, None);
+    let mut failures = Vec::new();
+    for c in SHAPE_MATRIX {
+        let l = c.layout();
+        let host_x = c.input();
+        let cpu = rtriton_tests::reference(c, true);
+        let x = DeviceBuffer::from_host(&rt.gpu, &host_x).unwrap();
+        let mut y_ref = DeviceBuffer::<f32>::zeros(&rt.gpu, c.n_rows).unwrap();
+        let mut y = DeviceBuffer::<f32>::zeros(&rt.gpu, c.n_rows).unwrap();
+        y.fill_bytes(&rt.gpu, 0xff).unwrap();
+        let view = || {
+            TensorArg::new(&x, &[c.n_rows, c.n_cols], &[l.stride_row as isize, l.stride_col as isize])
+                .with_offset(l.offset)
+        };
+        reference.run_with_nan_rule(&rt.gpu, &view(), &mut y_ref, true).unwrap();
+        let want = y_ref.to_host(&rt.gpu).unwrap();
+        let k = nan_kernel(def.clone(), shaped_like, c, policy);
+        rt.launch(&k, &row_max_args(view(), TensorArg::contiguous(&y, &[c.n_rows]), c.n_rows, c.n_cols)).unwrap();
+        let got = y.to_host(&rt.gpu).unwrap();
+        for (what, a, b) in [("reference vs cpu", &want, &cpu), ("kernel vs reference", &got, &want)] {
+            let cmp = compare_bits(a, b);
+            if !cmp.equal() {
+                failures.push(format!("{} {what}: {}", c.name, cmp.describe("the other")));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
