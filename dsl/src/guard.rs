@@ -41,6 +41,87 @@ impl TensorExtent {
     }
 }
 
+/// What the guard needs from a traced kernel: per pointer parameter, the first place an
+/// offset into it is computed in i32. Small and `Clone`, so a launcher can keep it with
+/// the compiled kernel in its cache and check every launch without the IR.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OffsetWidths {
+    kernel: String,
+    loc: SourceLoc,
+    /// Pointer parameters in declaration order, with the op and what is computed in i32
+    /// there (`None`: every offset into it is computed in i64).
+    pointers: Vec<(&'static str, Option<(SourceLoc, String)>)>,
+}
+
+impl OffsetWidths {
+    /// Summarizes `kernel` (as traced for the launch: specialization can fold a product
+    /// away).
+    pub fn of(kernel: &Kernel) -> OffsetWidths {
+        let widths = analyze(kernel);
+        let pointers = kernel
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p.kind, ParamKind::Ptr(_)))
+            .map(|(index, p)| {
+                let narrow = widths.of_param(index).find(|o| o.computed_in_i32()).map(|offset| {
+                    match offset.i32_products().next() {
+                        Some(prod) => (
+                            prod.loc,
+                            format!(
+                                "{} times {} is computed in i32",
+                                prod.index.describe(kernel),
+                                prod.runtime.describe(kernel)
+                            ),
+                        ),
+                        None => {
+                            (offset.loc, format!("the offset ({}) is computed in i32", offset.sources.describe(kernel)))
+                        }
+                    }
+                });
+                (p.name, narrow)
+            })
+            .collect();
+        OffsetWidths { kernel: kernel.name.clone(), loc: kernel.loc, pointers }
+    }
+
+    /// Whether any offset into pointer parameter `param` is computed in i32.
+    pub fn narrow(&self, param: &str) -> bool {
+        self.pointers.iter().any(|(p, n)| *p == param && n.is_some())
+    }
+
+    /// The guard's verdict for one launch (see [`check_offsets`]).
+    pub fn check(&self, extents: &[TensorExtent]) -> Result<(), Diagnostic> {
+        for extent in extents {
+            let Some((_, narrow)) = self.pointers.iter().find(|(p, _)| *p == extent.param) else {
+                let names: Vec<&str> = self.pointers.iter().map(|(p, _)| *p).collect();
+                return Err(Diagnostic::error(
+                    &self.kernel,
+                    self.loc,
+                    format!(
+                        "the overflow guard got an extent for `{}`, which is not a pointer parameter",
+                        extent.param
+                    ),
+                    format!("pass extents for the pointer parameters: {}", names.join(", ")),
+                ));
+            };
+            let (Some((loc, what)), true) = (narrow, extent.max_offset_elems > I32_MAX_OFFSET) else { continue };
+            return Err(Diagnostic::error(
+                &self.kernel,
+                *loc,
+                format!(
+                    "launch refused: tensor `{}` has {} elements and a maximum element offset of {}, past i32::MAX = {}, \
+                     but {what} here and would wrap",
+                    extent.param, extent.numel, extent.max_offset_elems, I32_MAX_OFFSET
+                ),
+                "promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, \
+                 `offs.to::<i64>()`), or launch an i64-indexing variant",
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Checks `kernel` (as traced for the launch) against the extents of the tensors passed
 /// to its pointer parameters. Refuses, with an error naming the kernel, the op's
 /// file:line, the tensor and its extent and the fix, when a tensor's maximum element
@@ -48,49 +129,9 @@ impl TensorExtent {
 /// to the pointer, or an index-times-argument product widened only afterwards).
 /// Parameters without an extent are not checked; an extent naming no pointer parameter
 /// is an error (a caller bug worth hearing about).
+///
+/// A launcher with a compiled-kernel cache can keep [`OffsetWidths::of`] with each
+/// entry and call [`OffsetWidths::check`] per launch instead.
 pub fn check_offsets(kernel: &Kernel, extents: &[TensorExtent]) -> Result<(), Diagnostic> {
-    let widths = analyze(kernel);
-    for extent in extents {
-        let Some(index) =
-            kernel.params.iter().position(|p| p.name == extent.param && matches!(p.kind, ParamKind::Ptr(_)))
-        else {
-            return Err(Diagnostic::error(
-                &kernel.name,
-                kernel.loc,
-                format!("the overflow guard got an extent for `{}`, which is not a pointer parameter", extent.param),
-                format!(
-                    "pass extents for the pointer parameters: {}",
-                    kernel
-                        .params
-                        .iter()
-                        .filter(|p| matches!(p.kind, ParamKind::Ptr(_)))
-                        .map(|p| p.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
-        };
-        if extent.max_offset_elems <= I32_MAX_OFFSET {
-            continue;
-        }
-        let Some(offset) = widths.of_param(index).find(|o| o.computed_in_i32()) else { continue };
-        let (loc, what): (SourceLoc, String) = match offset.i32_products().next() {
-            Some(p) => {
-                (p.loc, format!("{} times {} is computed in i32", p.index.describe(kernel), p.runtime.describe(kernel)))
-            }
-            None => (offset.loc, format!("the offset ({}) is computed in i32", offset.sources.describe(kernel))),
-        };
-        return Err(Diagnostic::error(
-            &kernel.name,
-            loc,
-            format!(
-                "launch refused: tensor `{}` has {} elements and a maximum element offset of {}, past i32::MAX = {}, \
-                 but {what} here and would wrap",
-                extent.param, extent.numel, extent.max_offset_elems, I32_MAX_OFFSET
-            ),
-            "promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, \
-             `offs.to::<i64>()`), or launch an i64-indexing variant",
-        ));
-    }
-    Ok(())
+    OffsetWidths::of(kernel).check(extents)
 }

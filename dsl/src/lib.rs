@@ -20,6 +20,7 @@ pub mod lang;
 pub mod lint;
 pub mod passes;
 pub mod pipeline;
+pub mod sim;
 pub mod spec;
 pub mod trace;
 pub mod verify;

@@ -100,6 +100,54 @@ pub fn compare_bits(got: &[f32], want: &[f32]) -> Result<(), String> {
     if bad.is_empty() { Ok(()) } else { Err(bad.join("\n")) }
 }
 
+/// Runs `variant` on `case` on the SIMT simulator ([`rtriton::sim`]): specialized under
+/// `policy`, lowered with `num_warps` warps, executed on the same memory layout as the
+/// interpreter. Returns `y`.
+pub fn run_on_simulator(
+    variant: RowMaxVariant,
+    case: &RowMaxCase,
+    policy: SpecPolicy,
+    num_warps: u32,
+) -> Result<Vec<f32>, String> {
+    run_def_on_simulator(&variant.def(), variant, case, policy, num_warps)
+}
+
+/// [`run_on_simulator`] for any kernel `def` taking the row-max arguments, launched as
+/// `shaped_like` would be.
+pub fn run_def_on_simulator(
+    def: &rtriton::trace::KernelDef,
+    shaped_like: RowMaxVariant,
+    case: &RowMaxCase,
+    policy: SpecPolicy,
+    num_warps: u32,
+) -> Result<Vec<f32>, String> {
+    let mut mem = Memory::new();
+    let launch = prepare(&mut mem, shaped_like, case);
+    let program = lower(def, &launch, policy, num_warps)?;
+    rtriton::sim::run(&program, launch.grid, &launch.args, &mut mem).map_err(|e| e.to_string())?;
+    mem.read_f32(launch.y, case.n_rows).map_err(|e| e.to_string())
+}
+
+/// Specializes `def` for `launch`'s arguments under `policy`, traces it and lowers it to
+/// the thread-level program the PTX writer prints.
+pub fn lower(
+    def: &rtriton::trace::KernelDef,
+    launch: &Launch,
+    policy: SpecPolicy,
+    num_warps: u32,
+) -> Result<rtriton::backend::ptx::lir::Program, String> {
+    use rtriton::backend::ptx::{self, PtxOptions};
+    let (kernel, info) = rtriton::pipeline::specialize_and_trace(
+        def,
+        &launch.constexprs,
+        &launch.args,
+        policy,
+        &rtriton::trace::TraceOptions::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    ptx::lower(&kernel, &info, &PtxOptions { num_warps, ..PtxOptions::default() }).map_err(|e| e.to_string())
+}
+
 /// Mixing dtypes in a kernel body is a Rust compile error, not a run-time diagnostic:
 /// storing `i32` values through an `f32` pointer does not type-check (`store::<E>` takes
 /// a `Tensor<Ptr<E>>` and a `Tensor<E>`), so only hand-built IR can reach the verifier

@@ -80,7 +80,7 @@ fn lowered_row_max_matches_cpu(
             for r in (cta as usize * rows_per_cta)..((cta as usize + 1) * rows_per_cta).min(case.n_rows) {
                 let got = f32::from_bits(mem[&(Y + r as u64 * 4)]);
                 assert!(
-                    got == want[r] || (got.is_nan() && want[r].is_nan()),
+                    got.to_bits() == want[r].to_bits(),
                     "{} {case} {policy:?} num_warps={num_warps}: row {r}: got {got}, want {}",
                     v.name(),
                     want[r]
@@ -195,5 +195,91 @@ fn argmax_matches_cpu(#[values(16, 256, 1024)] block: i64, #[values(1, 4, 8)] nu
         let mut padded = row.clone();
         padded.resize(block as usize, f32::NEG_INFINITY);
         assert_eq!(mem[&(Y + r as u64 * 4)] as i32, cpu_argmax(&padded), "row {r}");
+    }
+}
+
+rtriton::kernel! {
+    /// Counts the iterations of `for_range(lo, hi, step)`: the trip count is exact, so
+    /// bounds near the ends of i32 neither wrap nor loop forever.
+    fn count_iterations(y_ptr: Ptr<i32>, lo: i32, hi: i32, step: i32) {
+        let zero = full::<i32>(&[], 0);
+        let n = for_range(lo, hi, step, zero, |_, n| n + 1);
+        store(y_ptr, n, None);
+    }
+}
+
+#[rstest]
+#[case::plain(0, 10, 3, 4)]
+#[case::exact_multiple(0, 12, 3, 4)]
+#[case::empty(5, 5, 1, 0)]
+#[case::reversed(10, 0, 1, 0)]
+#[case::near_i32_max(i32::MAX - 5, i32::MAX, 4, 2)]
+#[case::whole_i32_range(i32::MIN, i32::MAX, 1 << 30, 4)]
+fn loop_trip_count_is_exact(#[case] lo: i32, #[case] hi: i32, #[case] step: i32, #[case] want: i32) {
+    let def = count_iterations();
+    let args = [ArgValue::Ptr(Y), ArgValue::Int(lo.into()), ArgValue::Int(hi.into()), ArgValue::Int(step.into())];
+    let (k, info) = rtriton::pipeline::specialize_and_trace(
+        &def,
+        &[],
+        &args,
+        SpecPolicy::Off,
+        &rtriton::trace::TraceOptions::default(),
+    )
+    .unwrap();
+    let program = rtriton::backend::ptx::lower(&k, &info, &options(Arch::Sm86, 1)).unwrap();
+    let mut mem: Memory = HashMap::from([(Y, 0xdead_beef)]);
+    let bits = [Y, lo as u32 as u64, hi as u32 as u64, step as u32 as u64];
+    Cta::run(&program, &bits, 0, 1, &mut mem);
+    assert_eq!(mem[&Y] as i32, want);
+    let text = rtriton::backend::ptx::write(&program);
+    assert!(text.contains("trap;"), "a runtime step is checked");
+    if let Some(ptxas) = ptx_common::ptxas_or_skip("loop_trip_count_is_exact") {
+        ptx_common::assemble(&ptxas, &text, "sm_86", "count_iterations").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    }
+}
+
+rtriton::kernel! {
+    /// Every comparison between masks, packed into one int per element.
+    fn mask_compare(y_ptr: Ptr<i32>; const BLOCK: usize) {
+        let i = arange(0, BLOCK);
+        let a = (i & 1).eq(1);
+        let b = (i & 2).eq(2);
+        let r = a.lt(b).to::<i32>()
+            + a.le(b).to::<i32>() * 2
+            + a.gt(b).to::<i32>() * 4
+            + a.ge(b).to::<i32>() * 8
+            + a.eq(b).to::<i32>() * 16
+            + a.ne(b).to::<i32>() * 32;
+        store(y_ptr + i, r, None);
+    }
+}
+
+#[test]
+fn masks_compare_as_zero_and_one() {
+    let def = mask_compare();
+    let (k, info) = rtriton::pipeline::specialize_and_trace(
+        &def,
+        &[("BLOCK", 4)],
+        &[ArgValue::Ptr(Y)],
+        SpecPolicy::Triton,
+        &rtriton::trace::TraceOptions::default(),
+    )
+    .unwrap();
+    let program = rtriton::backend::ptx::lower(&k, &info, &options(Arch::Sm86, 1)).unwrap();
+    let mut mem: Memory = (0..4).map(|i| (Y + i * 4, 0)).collect();
+    Cta::run(&program, &[Y], 0, 1, &mut mem);
+    for i in 0..4u64 {
+        let (a, b) = (i & 1 == 1, i & 2 == 2);
+        let want = i32::from(!a & b)
+            + i32::from(a <= b) * 2
+            + i32::from(a & !b) * 4
+            + i32::from(a >= b) * 8
+            + i32::from(a == b) * 16
+            + i32::from(a != b) * 32;
+        assert_eq!(mem[&(Y + i * 4)] as i32, want, "element {i}");
+    }
+    if let Some(ptxas) = ptx_common::ptxas_or_skip("masks_compare_as_zero_and_one") {
+        let text = rtriton::backend::ptx::write(&program);
+        ptx_common::assemble(&ptxas, &text, "sm_86", "mask_compare").unwrap_or_else(|e| panic!("{e}\n{text}"));
     }
 }

@@ -133,7 +133,8 @@ fn op_coverage_text_uses_the_expected_instructions() {
         "cvt.rn.f32.s32",
         "cvt.rzi.s32.f32",
         "min.f32",
-        "add.f32",
+        "add.rn.f32",
+        "mul.rn.f32",
         "%nctaid.x",
     ] {
         assert!(text.contains(needle), "missing {needle}:\n{text}");

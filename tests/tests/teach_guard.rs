@@ -142,3 +142,18 @@ error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: launch refused: t
     let got = mem.read_f32(y, c.n_rows).expect("allocated");
     assert_eq!(got, cpu_row_max(&input, 0, c.n_rows, c.n_cols, 100, 1, false));
 }
+
+#[rstest]
+#[case::row_max_i32(RowMaxVariant::RowMaxI32, true, true)]
+#[case::row_max(RowMaxVariant::RowMax, false, false)]
+#[case::skill_port(RowMaxVariant::SkillPort, false, true)]
+fn the_cacheable_summary_gives_the_same_verdict(
+    #[case] variant: RowMaxVariant,
+    #[case] x_narrow: bool,
+    #[case] y_narrow: bool,
+) {
+    let k = traced_for_huge(variant);
+    let summary = rtriton::guard::OffsetWidths::of(&k);
+    assert_eq!((summary.narrow("x_ptr"), summary.narrow("y_ptr")), (x_narrow, y_narrow));
+    assert_eq!(summary.check(&huge_extents()), check_offsets(&k, &huge_extents()));
+}

@@ -109,3 +109,17 @@ fn rule_codes_round_trip() {
         assert_eq!(Rule::from_code(r.code()), Some(r));
     }
 }
+
+rtriton::kernel! {
+    /// An i32 offset whose pointer nothing loads from: dead code, not a finding.
+    pub fn dead_offset(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, stride: i32; const BLOCK: usize) {
+        let _unused = x_ptr + program_id(0) * stride;
+        let offs = arange(0, BLOCK).to::<i64>();
+        store(y_ptr + offs, load(x_ptr + offs, None, None), None);
+    }
+}
+
+#[test]
+fn dead_code_is_not_a_finding() {
+    assert_eq!(render(&dead_offset(), &[("BLOCK", 64)], &LintOptions::default()), "");
+}

@@ -98,7 +98,9 @@ fn finding(rule: Rule, kernel: &Kernel, loc: crate::ir::SourceLoc, message: Stri
 /// unspecialized trace (and the probes of the first rule). Fails only when the kernel
 /// does not trace at all.
 pub fn lint(def: &KernelDef, constexprs: &[(&str, i64)], options: &LintOptions) -> Result<Vec<Diagnostic>, TraceError> {
-    let kernel = trace_unspecialized(def, constexprs)?;
+    let mut kernel = trace_unspecialized(def, constexprs)?;
+    // As the pipeline does: ops whose results nothing uses are not findings.
+    crate::passes::dce::run(&mut kernel);
     let mut out = Vec::new();
     if options.runs(Rule::ToOnSpecializableArg) {
         out.extend(to_on_arg::check(def, constexprs, &kernel));

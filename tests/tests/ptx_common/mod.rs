@@ -118,6 +118,37 @@ pub fn spill_stores(info: &str) -> Option<u64> {
     head.rsplit(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
 }
 
+/// `lir::Inst::Loop`'s exact trip count; panics on a non-positive step (the PTX traps).
+fn trip_count(lo: u64, hi: u64, step: u64, ty: Ty) -> u64 {
+    let (lo, hi, st) = (Thread::sext(lo, ty), Thread::sext(hi, ty), Thread::sext(step, ty));
+    assert!(st > 0, "loop step {st} is not positive (the kernel traps)");
+    if hi <= lo { 0 } else { (hi.wrapping_sub(lo) as u64 - 1) / st as u64 + 1 }
+}
+
+/// `max.f32` / `min.f32` (and `.NaN`) bit for bit: canonical NaN `0x7FFFFFFF`,
+/// `+0.0 > -0.0` (docs/semantics.md).
+fn max_min_f32(a: f32, b: f32, max: bool, propagate: bool) -> f32 {
+    let canonical = f32::from_bits(0x7FFF_FFFF);
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => canonical,
+        (true, false) | (false, true) if propagate => canonical,
+        (true, false) => b,
+        (false, true) => a,
+        _ if a == 0.0 && b == 0.0 => {
+            let pos = a.is_sign_positive() || b.is_sign_positive();
+            let neg = a.is_sign_negative() || b.is_sign_negative();
+            if (max && pos) || (!max && !neg) { 0.0 } else { -0.0 }
+        }
+        _ => {
+            if max {
+                a.max(b)
+            } else {
+                a.min(b)
+            }
+        }
+    }
+}
+
 /// What one thread's stores and loads touched (address, guard held).
 #[derive(Debug, Default)]
 pub struct ThreadTrace {
@@ -264,13 +295,10 @@ impl Thread<'_> {
                 Inst::Loop { ty, iv, lower, upper, step, body } => {
                     let (lo, hi, st) = (self.get(*lower, *ty), self.get(*upper, *ty), self.get(*step, *ty));
                     let mut i = lo;
-                    while Self::sext(i, *ty) < Self::sext(hi, *ty) {
+                    for _ in 0..trip_count(lo, hi, st, *ty) {
                         self.put(*iv, i);
                         self.run(body);
-                        i = self.get((*iv).into(), *ty).wrapping_add(st);
-                        if *ty == Ty::I32 {
-                            i &= 0xffff_ffff;
-                        }
+                        i = i.wrapping_add(st);
                     }
                 }
             }
@@ -346,15 +374,12 @@ impl<'a> Cta<'a> {
                         assert_eq!(self.get(t, *upper, *ty), hi, "loop bounds must be uniform");
                     }
                     let mut x = lo;
-                    while Thread::sext(x, *ty) < Thread::sext(hi, *ty) {
+                    for _ in 0..trip_count(lo, hi, st, *ty) {
                         for t in 0..n {
                             self.put(t, *iv, x);
                         }
                         self.block(body, args, mem);
                         x = x.wrapping_add(st);
-                        if *ty == Ty::I32 {
-                            x &= 0xffff_ffff;
-                        }
                     }
                 }
                 _ => {
@@ -389,10 +414,8 @@ impl<'a> Cta<'a> {
                         BinOp::Sub => fx - fy,
                         BinOp::Mul => fx * fy,
                         BinOp::Div => fx / fy,
-                        BinOp::Max(rtriton::ir::PropagateNan::All) if fx.is_nan() || fy.is_nan() => f32::NAN,
-                        BinOp::Min(rtriton::ir::PropagateNan::All) if fx.is_nan() || fy.is_nan() => f32::NAN,
-                        BinOp::Max(_) => fx.max(fy),
-                        BinOp::Min(_) => fx.min(fy),
+                        BinOp::Max(n) => max_min_f32(fx, fy, true, *n == rtriton::ir::PropagateNan::All),
+                        BinOp::Min(n) => max_min_f32(fx, fy, false, *n == rtriton::ir::PropagateNan::All),
                         _ => panic!("{op:?} on f32"),
                     };
                     u64::from(r.to_bits())

@@ -115,13 +115,14 @@ pub enum Special {
 /// | `Mul` | low half of the product (wrapping) | IEEE rn | - |
 /// | `Div` | signed, truncating toward zero (division by 0: unspecified) | IEEE rn (`div.rn`) | - |
 /// | `Rem` | signed, sign of the dividend | - | - |
-/// | `Max(n)`, `Min(n)` | signed max / min (`n` ignored) | `n = None`: a NaN operand is ignored (`max.f32`, both NaN gives NaN); `n = All`: any NaN gives canonical NaN `0x7FFFFFFF` (`max.NaN.f32`) | - |
+/// | `Max(n)`, `Min(n)` | signed max / min (`n` ignored) | `n = None`: a NaN operand is ignored, two NaNs give the canonical NaN `0x7FFFFFFF` (`max.f32`); `n = All`: any NaN gives `0x7FFFFFFF` (`max.NaN.f32`) | - |
 /// | `And`, `Or`, `Xor` | bitwise | - | logical |
 /// | `Shl` | shift left by `b` bits (`b >= width` gives 0) | - | - |
 /// | `ShrU` | logical shift right by `b` bits (`b >= width` gives 0) | - | - |
 ///
-/// `max.f32`/`min.f32` between `-0.0` and `+0.0`: either may be returned (PTX leaves it
-/// open; the simulator returns `a`).
+/// Signed zeros: `+0.0 > -0.0` (`max(-0.0, +0.0) = +0.0`, `min` gives `-0.0`, in either
+/// order), as measured on an H200 (docs/semantics.md). Float `Add`/`Sub`/`Mul`/`Div`
+/// round once each (`.rn`: never contracted into an fma).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
     Add,
@@ -219,10 +220,14 @@ pub enum Inst {
     /// `bar.sync id`: waits until every thread of the CTA reached it; shared-memory
     /// writes before it are visible to every thread after it.
     BarSync { id: u32 },
-    /// A counted loop with uniform bounds (type `ty`, `I32` or `I64`, signed):
+    /// A counted loop with uniform bounds (type `ty`, `I32` or `I64`, signed). It runs
+    /// the body for `iv = lower, lower + step, ...` while `iv < upper`, with the trip count
+    /// computed exactly, so `iv` never wraps:
     /// ```text
+    /// if step <= 0 { abort the launch }             // PTX `trap`; an error on the simulator
+    /// trips = upper > lower ? (upper - lower - 1) / step + 1 : 0   // exact (64-bit unsigned)
     /// iv = lower
-    /// while iv < upper { body; iv = iv + step }   // step > 0, addition wraps
+    /// repeat trips times { body; iv = iv + step }
     /// ```
     /// `lower`, `upper`, `step` are read once, before the first iteration. Loop-carried
     /// values are registers initialised before the loop and overwritten by `body` (the

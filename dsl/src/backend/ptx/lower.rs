@@ -651,6 +651,9 @@ impl Lowerer<'_> {
                     (BinaryOp::Rem, Ty::I32 | Ty::I64) => BinOp::Rem,
                     (BinaryOp::Max(n), Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Max(*n),
                     (BinaryOp::Min(n), Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Min(*n),
+                    // i1 arithmetic is one-bit: + and - are xor, * is and.
+                    (BinaryOp::Add | BinaryOp::Sub, Ty::Pred) => BinOp::Xor,
+                    (BinaryOp::Mul, Ty::Pred) => BinOp::And,
                     (BinaryOp::And, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::And,
                     (BinaryOp::Or, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::Or,
                     (BinaryOp::Xor, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::Xor,
@@ -669,11 +672,11 @@ impl Lowerer<'_> {
             OpKind::Compare { pred, lhs, rhs } => {
                 let ty = ty_of(k.dtype(*lhs));
                 if ty == Ty::Pred {
-                    return Err(self.err(
-                        op.loc,
-                        "comparing masks (i1) is not supported by the PTX back end",
-                        "combine masks with & | ^ instead",
-                    ));
+                    // i1 compares as 0 < 1: eq = !(a ^ b), ne = a ^ b, lt = !a & b, ...
+                    let (a, b) = (self.val(*lhs), self.val(*rhs));
+                    let elems = a.iter().zip(&b).map(|(x, y)| self.compare_pred(*pred, *x, *y)).collect();
+                    self.set(res.unwrap(), elems);
+                    return Ok(());
                 }
                 let cmp = match pred {
                     CmpPred::Lt => Cmp::Lt,
@@ -752,6 +755,34 @@ impl Lowerer<'_> {
             OpKind::Yield(_) => {}
         }
         Ok(())
+    }
+
+    fn not(&mut self, x: Operand) -> Operand {
+        let src = self.reg(x, Ty::Pred);
+        let dst = self.new_reg(Ty::Pred);
+        self.emit(Inst::Not { dst, src });
+        dst.into()
+    }
+
+    fn compare_pred(&mut self, pred: CmpPred, a: Operand, b: Operand) -> Operand {
+        let p = Ty::Pred;
+        match pred {
+            CmpPred::Ne => self.bin(BinOp::Xor, p, a, b),
+            CmpPred::Eq => {
+                let x = self.bin(BinOp::Xor, p, a, b);
+                self.not(x)
+            }
+            CmpPred::Lt | CmpPred::Ge => {
+                let na = self.not(a);
+                let lt = self.bin(BinOp::And, p, na, b);
+                if pred == CmpPred::Lt { lt } else { self.not(lt) }
+            }
+            CmpPred::Gt | CmpPred::Le => {
+                let nb = self.not(b);
+                let gt = self.bin(BinOp::And, p, a, nb);
+                if pred == CmpPred::Gt { gt } else { self.not(gt) }
+            }
+        }
     }
 
     fn cast(&mut self, x: Operand, from: Ty, to: Ty) -> Operand {

@@ -33,7 +33,7 @@
 //!   left), which is exact; see [`vectorize`].
 //! - `argmax` is supported: (value, index) pairs, the first maximum, NaN ignored.
 //! - Not supported (clear errors): i64 and i1 reductions, float remainder, loads and
-//!   stores of i1, comparing masks.
+//!   stores of i1.
 
 pub mod axis_info;
 pub mod layout;

@@ -143,6 +143,9 @@ impl Writer<'_> {
         let loops = count_loops(&p.body);
         if loops > 0 {
             let _ = writeln!(self.out, "\t.reg .pred %lp<{loops}>;");
+            for name in ["llo", "lhi", "lst", "lcnt"] {
+                let _ = writeln!(self.out, "\t.reg .b64 %{name}<{loops}>;");
+            }
         }
         if p.shared_bytes > 0 {
             let _ = writeln!(self.out, "\t.shared .align 16 .b8 smem[{}];", p.shared_bytes);
@@ -243,21 +246,58 @@ impl Writer<'_> {
             ),
             Inst::BarSync { id } => format!("bar.sync {id};"),
             Inst::Loop { ty, iv, lower, upper, step, body } => {
+                // The trip count, computed exactly in 64 bits (unsigned difference, so even
+                // i64 ranges cannot overflow): the induction variable never wraps, whatever
+                // the bounds. A non-positive runtime step aborts the launch (`trap`).
                 let n = self.loops;
                 self.loops += 1;
                 let ivn = self.reg(*iv);
+                let (lo, hi, st, cnt) =
+                    (format!("%llo{n}"), format!("%lhi{n}"), format!("%lst{n}"), format!("%lcnt{n}"));
                 self.line(d, &format!("mov.{} {ivn}, {};", bty(*ty), self.opnd(*lower, *ty)));
+                self.wide(d, &lo, *lower, *ty);
+                self.wide(d, &hi, *upper, *ty);
+                self.wide(d, &st, *step, *ty);
+                if !matches!(step, Operand::Int(c) if *c > 0) {
+                    self.line(d, &format!("setp.le.s64 %lp{n}, {st}, 0;"));
+                    self.line(d, &format!("@%lp{n} trap;"));
+                }
+                self.line(d, &format!("setp.le.s64 %lp{n}, {hi}, {lo};"));
+                self.line(d, &format!("@%lp{n} bra.uni LOOP{n}_END;"));
+                self.line(d, &format!("sub.s64 {cnt}, {hi}, {lo};"));
+                self.line(d, &format!("sub.u64 {cnt}, {cnt}, 1;"));
+                match step {
+                    Operand::Int(c) if *c > 0 && (*c as u64).is_power_of_two() => {
+                        let sh = c.trailing_zeros();
+                        if sh > 0 {
+                            self.line(d, &format!("shr.u64 {cnt}, {cnt}, {sh};"));
+                        }
+                    }
+                    _ => self.line(d, &format!("div.u64 {cnt}, {cnt}, {st};")),
+                }
+                self.line(d, &format!("add.u64 {cnt}, {cnt}, 1;"));
                 let _ = writeln!(self.out, "LOOP{n}_HEAD:");
-                self.line(d, &format!("setp.ge.{} %lp{n}, {ivn}, {};", sty(*ty), self.opnd(*upper, *ty)));
-                self.line(d, &format!("@%lp{n} bra LOOP{n}_END;"));
                 self.insts(body, d + 1);
                 self.line(d, &format!("add.{} {ivn}, {ivn}, {};", sty(*ty), self.opnd(*step, *ty)));
-                self.line(d, &format!("bra.uni LOOP{n}_HEAD;"));
+                self.line(d, &format!("sub.u64 {cnt}, {cnt}, 1;"));
+                self.line(d, &format!("setp.ne.u64 %lp{n}, {cnt}, 0;"));
+                self.line(d, &format!("@%lp{n} bra.uni LOOP{n}_HEAD;"));
                 let _ = writeln!(self.out, "LOOP{n}_END:");
                 return;
             }
         };
         self.line(d, &s);
+    }
+
+    /// `dst (b64) = ` the loop bound `o` of type `ty`, sign-extended.
+    fn wide(&mut self, d: usize, dst: &str, o: Operand, ty: Ty) {
+        let line = match (o, ty) {
+            (Operand::Reg(r), Ty::I32) => format!("cvt.s64.s32 {dst}, {};", self.reg(r)),
+            (Operand::Reg(r), _) => format!("mov.b64 {dst}, {};", self.reg(r)),
+            (Operand::Int(v), Ty::I32) => format!("mov.b64 {dst}, {};", i64::from(v as i32)),
+            (o, _) => format!("mov.b64 {dst}, {};", self.opnd(o, Ty::I64)),
+        };
+        self.line(d, &line);
     }
 
     fn reg_list(&self, rs: &[Reg]) -> String {
@@ -303,6 +343,9 @@ fn mem_ty(ty: Ty) -> &'static str {
 fn bin_name(op: BinOp, ty: Ty) -> String {
     let (s, b) = (sty(ty), bty(ty));
     match op {
+        // `.rn` keeps ptxas from contracting a mul and an add into an fma.
+        BinOp::Add if ty == Ty::F32 => "add.rn.f32".into(),
+        BinOp::Sub if ty == Ty::F32 => "sub.rn.f32".into(),
         BinOp::Add => format!("add.{s}"),
         BinOp::Sub => format!("sub.{s}"),
         BinOp::Mul if ty == Ty::F32 => "mul.rn.f32".into(),

@@ -1,0 +1,654 @@
+//! One CTA: `num_warps * 32` threads in lock step over the decoded instructions.
+//!
+//! Registers are one array per register, one slot per thread (`regs[r * T + t]`), so an
+//! instruction runs as a loop over the threads. Every thread executes every instruction
+//! unless a loop's trip count differs between threads (which `lir` forbids): then the
+//! threads that left the loop are inactive (`active`) until it ends, and a `bar.sync` or
+//! `shfl.sync` they miss is reported. Each register also records which threads wrote it,
+//! so reading a register never written is reported instead of returning stale bits.
+
+use super::SimReport;
+use super::checks::{GlobalStores, SharedRaces};
+use super::decode::{Decoded, Op, Src};
+use super::error::{Address, Check, Fault};
+use super::shfl::source_lane;
+use crate::backend::ptx::lir::{Guard, Special, Ty};
+use crate::interp::{Memory, MemoryError};
+
+/// Per-launch state shared by the CTAs (run one after another).
+#[derive(Debug)]
+pub(crate) struct Launch<'a> {
+    pub d: &'a Decoded,
+    pub grid: [u32; 3],
+    pub threads: usize,
+    pub shared_bytes: usize,
+    pub stores: GlobalStores,
+    pub report: SimReport,
+}
+
+/// The state of one CTA while it runs; reused from program to program.
+#[derive(Debug)]
+pub(crate) struct Cta {
+    t: usize,
+    pid: [u32; 3],
+    regs: Vec<u64>,
+    /// Registers every thread wrote (the common case, checked first).
+    written_all: Vec<bool>,
+    /// Per register, one bit per thread that wrote it (`words` u64 each).
+    written: Vec<u64>,
+    words: usize,
+    active: Vec<bool>,
+    all_active: bool,
+    shared: Vec<u8>,
+    races: SharedRaces,
+    /// Per-thread scratch rows for operands and results (`T` values each).
+    scratch: [Vec<u64>; 4],
+    /// Barriers passed so far (orders global stores and loads within the CTA).
+    epoch: u64,
+    /// Register names for messages.
+    names: Vec<String>,
+    /// The op being executed (for the error's source line).
+    pub pc: usize,
+}
+
+impl Cta {
+    pub fn new(l: &Launch<'_>) -> Cta {
+        let t = l.threads;
+        let words = t.div_ceil(64);
+        Cta {
+            t,
+            pid: [0; 3],
+            regs: vec![0; l.d.tys.len() * t],
+            written_all: vec![false; l.d.tys.len()],
+            written: vec![0; l.d.tys.len() * words],
+            words,
+            active: vec![true; t],
+            all_active: true,
+            shared: vec![0; l.shared_bytes],
+            races: SharedRaces::new(l.shared_bytes),
+            scratch: std::array::from_fn(|_| vec![0; t]),
+            epoch: 0,
+            names: (0..l.d.tys.len() as u32).map(|r| l.d.reg_name(r)).collect(),
+            pc: 0,
+        }
+    }
+
+    /// Runs program `pid` from the first instruction to the last.
+    pub fn run(&mut self, l: &mut Launch<'_>, mem: &mut Memory, pid: [u32; 3]) -> Result<(), Fault> {
+        self.pid = pid;
+        self.written_all.fill(false);
+        self.written.fill(0);
+        self.active.fill(true);
+        self.all_active = true;
+        // Shared memory starts undefined: a read of a byte no thread wrote is reported.
+        self.races.start_program();
+        self.exec(l, mem, 0, l.d.ops.len())
+    }
+
+    // ---- registers ----
+
+    #[inline]
+    fn get(&self, s: Src, t: usize) -> u64 {
+        match s {
+            Src::Reg(r) => self.regs[r as usize * self.t + t],
+            Src::Imm(v) => v,
+        }
+    }
+
+    #[inline]
+    fn set(&mut self, r: u32, t: usize, v: u64) {
+        self.regs[r as usize * self.t + t] = v;
+    }
+
+    /// The values of `s` for every thread, in scratch buffer `i` (taken; give it back
+    /// through `self.scratch`).
+    fn fetch(&mut self, s: Src, i: usize) -> Vec<u64> {
+        let mut buf = std::mem::take(&mut self.scratch[i]);
+        match s {
+            Src::Reg(r) => {
+                let base = r as usize * self.t;
+                buf.copy_from_slice(&self.regs[base..base + self.t]);
+            }
+            Src::Imm(v) => buf.fill(v),
+        }
+        buf
+    }
+
+    /// Writes `vals` to register `r` for every active thread.
+    fn put(&mut self, r: u32, vals: &[u64]) {
+        let base = r as usize * self.t;
+        if self.all_active {
+            self.regs[base..base + self.t].copy_from_slice(vals);
+        } else {
+            for (t, v) in vals.iter().enumerate() {
+                if self.active[t] {
+                    self.regs[base + t] = *v;
+                }
+            }
+        }
+        self.wrote(r);
+    }
+
+    fn active(&self, t: usize) -> bool {
+        self.all_active || self.active[t]
+    }
+
+    /// Records that every active thread wrote `r`.
+    fn wrote(&mut self, r: u32) {
+        let r = r as usize;
+        if self.written_all[r] {
+            return;
+        }
+        if self.all_active {
+            self.written_all[r] = true;
+            return;
+        }
+        for t in 0..self.t {
+            if self.active[t] {
+                self.written[r * self.words + t / 64] |= 1 << (t % 64);
+            }
+        }
+        self.settle(r);
+    }
+
+    /// Records that thread `t` wrote `r`.
+    fn wrote_one(&mut self, r: u32, t: usize) {
+        let r = r as usize;
+        if !self.written_all[r] {
+            self.written[r * self.words + t / 64] |= 1 << (t % 64);
+        }
+    }
+
+    /// Marks `r` written by all when every thread's bit is set.
+    fn settle(&mut self, r: usize) {
+        let full = (0..self.t).all(|t| self.written[r * self.words + t / 64] & (1 << (t % 64)) != 0);
+        if full {
+            self.written_all[r] = true;
+        }
+    }
+
+    /// Every active thread must have written `s` before reading it.
+    fn need(&self, s: Src) -> Result<(), Fault> {
+        match s {
+            Src::Reg(r) => self.need_reg(r),
+            Src::Imm(_) => Ok(()),
+        }
+    }
+
+    fn need_reg(&self, r: u32) -> Result<(), Fault> {
+        let ri = r as usize;
+        if self.written_all[ri] {
+            return Ok(());
+        }
+        let missing =
+            (0..self.t).find(|&t| self.active(t) && self.written[ri * self.words + t / 64] & (1 << (t % 64)) == 0);
+        match missing {
+            None => Ok(()),
+            Some(t) => Err(Fault::new(
+                Check::UninitializedRegister,
+                Some(t as u32),
+                format!("register {} is read before this thread wrote it (its value is unspecified)", self.names[ri]),
+                "define the value before its first use on every path (a value defined inside a loop that may run zero times is not defined after it)",
+            )),
+        }
+    }
+
+    fn guard_holds(&self, g: Option<Guard>, t: usize) -> bool {
+        match g {
+            None => true,
+            Some(g) => (self.regs[g.pred.index() * self.t + t] != 0) != g.negate,
+        }
+    }
+
+    fn need_guard(&self, g: Option<Guard>) -> Result<(), Fault> {
+        match g {
+            None => Ok(()),
+            Some(g) => self.need_reg(g.pred.0),
+        }
+    }
+
+    // ---- execution ----
+
+    fn exec(&mut self, l: &mut Launch<'_>, mem: &mut Memory, start: usize, end: usize) -> Result<(), Fault> {
+        let d = l.d;
+        let mut pc = start;
+        while pc < end {
+            self.pc = pc;
+            l.report.instructions += 1;
+            match &d.ops[pc] {
+                Op::Nop => {}
+                Op::Mov { dst, src } => {
+                    self.need(*src)?;
+                    let mut a = self.fetch(*src, 0);
+                    self.put(*dst, &a);
+                    std::mem::swap(&mut self.scratch[0], &mut a);
+                }
+                Op::Special { dst, sreg } => {
+                    let mut out = std::mem::take(&mut self.scratch[3]);
+                    for (t, o) in out.iter_mut().enumerate() {
+                        *o = u64::from(match sreg {
+                            Special::TidX => t as u32,
+                            Special::CtaId(a) => self.pid.get(*a as usize).copied().unwrap_or(0),
+                            Special::NCtaId(a) => l.grid.get(*a as usize).copied().unwrap_or(1),
+                        });
+                    }
+                    self.put(*dst, &out);
+                    self.scratch[3] = out;
+                }
+                Op::Bin { f, dst, a, b } => {
+                    self.need(*a)?;
+                    self.need(*b)?;
+                    let (x, y) = (self.fetch(*a, 0), self.fetch(*b, 1));
+                    let mut out = std::mem::take(&mut self.scratch[3]);
+                    let n = self.t;
+                    let mut t = 0;
+                    while t < n {
+                        match f(x[t], y[t]) {
+                            Some(v) => out[t] = v,
+                            None if !self.active(t) => out[t] = 0,
+                            None => {
+                                return Err(Fault::new(
+                                    Check::DivisionByZero,
+                                    Some(t as u32),
+                                    "integer division by zero (the result is unspecified on the GPU)",
+                                    "guard the divisor so that it is never zero",
+                                ));
+                            }
+                        }
+                        t += 1;
+                    }
+                    self.put(*dst, &out);
+                    self.scratch = [x, y, std::mem::take(&mut self.scratch[2]), out];
+                }
+                Op::Not { dst, src } => {
+                    self.need_reg(*src)?;
+                    let mut x = self.fetch(Src::Reg(*src), 0);
+                    for v in x.iter_mut() {
+                        *v ^= 1;
+                    }
+                    self.put(*dst, &x);
+                    self.scratch[0] = x;
+                }
+                Op::Cvt { f, dst, src } => {
+                    self.need_reg(*src)?;
+                    let mut x = self.fetch(Src::Reg(*src), 0);
+                    let n = self.t;
+                    let mut t = 0;
+                    while t < n {
+                        x[t] = f(x[t]);
+                        t += 1;
+                    }
+                    self.put(*dst, &x);
+                    self.scratch[0] = x;
+                }
+                Op::Setp { f, dst, a, b } => {
+                    self.need(*a)?;
+                    self.need(*b)?;
+                    let (mut x, y) = (self.fetch(*a, 0), self.fetch(*b, 1));
+                    let n = self.t;
+                    let mut t = 0;
+                    while t < n {
+                        x[t] = u64::from(f(x[t], y[t]));
+                        t += 1;
+                    }
+                    self.put(*dst, &x);
+                    self.scratch[0] = x;
+                    self.scratch[1] = y;
+                }
+                Op::Selp { dst, a, b, cond } => {
+                    self.need(*a)?;
+                    self.need(*b)?;
+                    self.need_reg(*cond)?;
+                    let (mut x, y, c) = (self.fetch(*a, 0), self.fetch(*b, 1), self.fetch(Src::Reg(*cond), 2));
+                    let n = self.t;
+                    let mut t = 0;
+                    while t < n {
+                        if c[t] == 0 {
+                            x[t] = y[t];
+                        }
+                        t += 1;
+                    }
+                    self.put(*dst, &x);
+                    self.scratch[0] = x;
+                    self.scratch[1] = y;
+                    self.scratch[2] = c;
+                }
+                Op::LdGlobal { guard, size, dsts, addr, offset } => {
+                    self.need_guard(*guard)?;
+                    self.need_reg(*addr)?;
+                    self.ld_global(l, mem, *guard, *size, dsts, *addr, *offset)?;
+                }
+                Op::StGlobal { guard, size, srcs, addr, offset } => {
+                    self.need_guard(*guard)?;
+                    self.need_reg(*addr)?;
+                    for s in srcs {
+                        self.need_reg(*s)?;
+                    }
+                    self.st_global(l, mem, *guard, *size, srcs, *addr, *offset)?;
+                }
+                Op::LdShared { size, dst, addr, offset } => {
+                    self.need_reg(*addr)?;
+                    for t in 0..self.t {
+                        if self.active(t) {
+                            let a = self.shared_addr(*addr, *offset, *size, t)?;
+                            self.races.read(t as u32, a, *size)?;
+                            let mut buf = [0u8; 8];
+                            buf[..*size as usize].copy_from_slice(&self.shared[a as usize..(a + size) as usize]);
+                            self.set(*dst, t, u64::from_le_bytes(buf));
+                        }
+                    }
+                    self.wrote(*dst);
+                }
+                Op::StShared { guard, size, src, addr, offset } => {
+                    self.need_guard(*guard)?;
+                    self.need_reg(*addr)?;
+                    self.need_reg(*src)?;
+                    for t in 0..self.t {
+                        if self.active(t) && self.guard_holds(*guard, t) {
+                            let a = self.shared_addr(*addr, *offset, *size, t)?;
+                            self.races.write(t as u32, a, *size)?;
+                            let v = self.get(Src::Reg(*src), t).to_le_bytes();
+                            self.shared[a as usize..(a + size) as usize].copy_from_slice(&v[..*size as usize]);
+                        }
+                    }
+                }
+                Op::Shfl { dst, src, mode, b, c, member_mask } => {
+                    self.need_reg(*src)?;
+                    l.report.shuffles += self.shfl(*dst, *src, *mode, *b, *c, *member_mask)?;
+                }
+                Op::BarSync { id } => {
+                    if let Some(t) = (0..self.t).find(|&t| !self.active(t)) {
+                        let reached = self.active.iter().filter(|a| **a).count();
+                        return Err(Fault::new(
+                            Check::BarrierDivergence,
+                            Some(t as u32),
+                            format!(
+                                "bar.sync {id} is reached by {reached} of the CTA's {} threads; thread {t} does not reach it (it left a loop whose trip count differs between threads)",
+                                self.t
+                            ),
+                            "every thread of the CTA must execute every bar.sync: keep barriers out of divergent code (loop bounds must be uniform)",
+                        ));
+                    }
+                    self.races.barrier();
+                    self.epoch += 1;
+                    l.report.barriers += 1;
+                }
+                Op::Loop { ty, iv, lower, upper, step, end } => {
+                    self.run_loop(l, mem, pc, *ty, *iv, *lower, *upper, *step, *end)?;
+                    pc = *end;
+                    continue;
+                }
+            }
+            pc += 1;
+        }
+        Ok(())
+    }
+
+    /// `lir`'s counted loop: `step <= 0` aborts; otherwise the body runs
+    /// `trips = upper > lower ? (upper - lower - 1) / step + 1 : 0` times (exact, so the
+    /// induction variable never wraps inside the loop) with `iv = lower + k * step`.
+    fn run_loop(
+        &mut self,
+        l: &mut Launch<'_>,
+        mem: &mut Memory,
+        pc: usize,
+        ty: Ty,
+        iv: u32,
+        lower: Src,
+        upper: Src,
+        step: Src,
+        end: usize,
+    ) -> Result<(), Fault> {
+        self.need(lower)?;
+        self.need(upper)?;
+        self.need(step)?;
+        let wide = ty == Ty::I64;
+        let signed = |x: u64| if wide { x as i64 } else { i64::from(x as u32 as i32) };
+        let outer = self.active.clone();
+        let outer_all = self.all_active;
+        let mut trips = vec![0u64; self.t];
+        let mut steps = vec![0u64; self.t];
+        for t in 0..self.t {
+            if !self.active(t) {
+                continue;
+            }
+            let (lo, hi, st) = (signed(self.get(lower, t)), signed(self.get(upper, t)), signed(self.get(step, t)));
+            if st <= 0 {
+                return Err(Fault::new(
+                    Check::LoopBounds,
+                    Some(t as u32),
+                    format!("loop step {st} is not positive (the GPU traps)"),
+                    "loop steps must be positive",
+                ));
+            }
+            trips[t] = if hi > lo { (hi.wrapping_sub(lo) as u64 - 1) / st as u64 + 1 } else { 0 };
+            steps[t] = st as u64;
+            self.set(iv, t, self.get(lower, t));
+        }
+        self.wrote(iv);
+        let mut diverged = false;
+        loop {
+            let mut any = false;
+            let mut all = true;
+            for (t, left) in trips.iter().enumerate() {
+                let on = (outer_all || outer[t]) && *left > 0;
+                self.active[t] = on;
+                any |= on;
+                all &= on;
+            }
+            if !any {
+                break;
+            }
+            if !all && outer_all && !diverged {
+                diverged = true;
+                l.report.divergent_loops += 1;
+            }
+            self.all_active = all;
+            self.exec(l, mem, pc + 1, end)?;
+            self.pc = pc;
+            for t in 0..self.t {
+                if self.active[t] {
+                    trips[t] -= 1;
+                    // The increment after the last trip may wrap; it is never compared.
+                    let next = self.get(Src::Reg(iv), t).wrapping_add(steps[t]);
+                    self.set(iv, t, if wide { next } else { next & 0xFFFF_FFFF });
+                }
+            }
+        }
+        self.active = outer;
+        self.all_active = outer_all;
+        Ok(())
+    }
+
+    fn shared_addr(&self, addr: u32, offset: u32, size: u32, t: usize) -> Result<u32, Fault> {
+        let a = (self.get(Src::Reg(addr), t) as u32).wrapping_add(offset);
+        if u64::from(a) + u64::from(size) > self.shared.len() as u64 {
+            return Err(Fault::new(
+                Check::SharedOutOfBounds,
+                Some(t as u32),
+                format!(
+                    "{size}-byte shared access at offset {a} is outside the CTA's {}-byte buffer",
+                    self.shared.len()
+                ),
+                "size the shared buffer for every slot the kernel addresses",
+            )
+            .at(Address::Shared(a)));
+        }
+        if !a.is_multiple_of(size) {
+            return Err(Fault::new(
+                Check::Misaligned,
+                Some(t as u32),
+                format!("{size}-byte shared access at offset {a} is not aligned to {size} bytes"),
+                "align shared slots to their element size",
+            )
+            .at(Address::Shared(a)));
+        }
+        Ok(a)
+    }
+
+    /// The byte address of a vector access of `n` elements of `size` bytes by thread `t`,
+    /// checked for alignment and bounds.
+    fn global_addr(
+        &self,
+        mem: &Memory,
+        addr: u32,
+        offset: i64,
+        size: u32,
+        n: usize,
+        t: usize,
+        what: &str,
+    ) -> Result<u64, Fault> {
+        let a = self.get(Src::Reg(addr), t).wrapping_add(offset as u64);
+        let bytes = u64::from(size) * n as u64;
+        if !a.is_multiple_of(bytes) {
+            let vec = if n > 1 { format!(".v{n} ") } else { String::new() };
+            return Err(Fault::new(
+                Check::Misaligned,
+                Some(t as u32),
+                format!("misaligned global {vec}{what}: {}", MemoryError::Misaligned { addr: a, bytes }),
+                "a vector access needs an address aligned to its whole width; the lowering must prove alignment (divisibility of the base and strides) before widening",
+            )
+            .at(Address::Global(a)));
+        }
+        if let Err(e) = mem.read_bytes(a, bytes as usize) {
+            return Err(Fault::new(
+                Check::OutOfBounds,
+                Some(t as u32),
+                format!("out-of-bounds global {what}: {e}"),
+                format!("mask the {what} for threads whose elements lie outside the tensor, or check the sizes and strides passed to the kernel"),
+            )
+            .at(Address::Global(a)));
+        }
+        Ok(a)
+    }
+
+    fn ld_global(
+        &mut self,
+        l: &mut Launch<'_>,
+        mem: &Memory,
+        guard: Option<Guard>,
+        size: u32,
+        dsts: &[u32],
+        addr: u32,
+        offset: i64,
+    ) -> Result<(), Fault> {
+        let n = dsts.len();
+        let partial = guard.is_some() || !self.all_active;
+        for t in 0..self.t {
+            if !self.active(t) || !self.guard_holds(guard, t) {
+                continue;
+            }
+            let a = self.global_addr(mem, addr, offset, size, n, t, "load")?;
+            l.stores.load(self.pid, t as u32, self.epoch, a, size * n as u32)?;
+            l.stores.record_load(self.pid, t as u32, self.pc, a, size * n as u32);
+            let bytes = mem.read_bytes(a, size as usize * n).expect("checked in bounds");
+            for (i, r) in dsts.iter().enumerate() {
+                let mut buf = [0u8; 8];
+                buf[..size as usize].copy_from_slice(&bytes[i * size as usize..(i + 1) * size as usize]);
+                self.set(*r, t, u64::from_le_bytes(buf));
+                if partial {
+                    self.wrote_one(*r, t);
+                }
+            }
+            l.report.global_loads += 1;
+        }
+        if !partial {
+            for r in dsts {
+                self.wrote(*r);
+            }
+        } else {
+            for r in dsts {
+                if !self.written_all[*r as usize] {
+                    self.settle(*r as usize);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn st_global(
+        &mut self,
+        l: &mut Launch<'_>,
+        mem: &mut Memory,
+        guard: Option<Guard>,
+        size: u32,
+        srcs: &[u32],
+        addr: u32,
+        offset: i64,
+    ) -> Result<(), Fault> {
+        let n = srcs.len();
+        let mut buf = [0u8; 32];
+        for t in 0..self.t {
+            if !self.active(t) || !self.guard_holds(guard, t) {
+                continue;
+            }
+            let a = self.global_addr(mem, addr, offset, size, n, t, "store")?;
+            for (i, r) in srcs.iter().enumerate() {
+                let v = self.get(Src::Reg(*r), t).to_le_bytes();
+                buf[i * size as usize..(i + 1) * size as usize].copy_from_slice(&v[..size as usize]);
+            }
+            l.stores.store(self.pid, t as u32, self.epoch, a, size * n as u32)?;
+            mem.write_bytes(a, &buf[..size as usize * n]).expect("checked in bounds");
+            l.report.global_stores += 1;
+        }
+        Ok(())
+    }
+
+    /// Executes a shuffle in every warp with an active lane; returns how many warps did.
+    fn shfl(&mut self, dst: u32, src: u32, mode: super::shfl::Mode, b: u32, c: u32, member: u32) -> Result<u64, Fault> {
+        let mut warps = 0;
+        for w in 0..self.t / 32 {
+            let base = w * 32;
+            let mut vals = [0u64; 32];
+            let mut executing = 0u32;
+            for (l, v) in vals.iter_mut().enumerate() {
+                *v = self.get(Src::Reg(src), base + l);
+                if self.active(base + l) {
+                    executing |= 1 << l;
+                }
+            }
+            if executing == 0 {
+                continue;
+            }
+            warps += 1;
+            let help = "every lane named in the member mask must execute the shuffle, and only those: keep shuffles out of divergent code and pass the mask of the lanes that take part";
+            if let Some(l) = (0..32).find(|&l| executing & (1 << l) != 0 && member & (1 << l) == 0) {
+                return Err(Fault::new(
+                    Check::ShuffleMembership,
+                    Some((base + l) as u32),
+                    format!("lane {l} executes shfl.sync but is not in its member mask 0x{member:08x}"),
+                    help,
+                ));
+            }
+            if let Some(l) = (0..32).find(|&l| member & (1 << l) != 0 && executing & (1 << l) == 0) {
+                return Err(Fault::new(
+                    Check::ShuffleMembership,
+                    Some((base + l) as u32),
+                    format!("lane {l} is named in the member mask 0x{member:08x} of shfl.sync but does not execute it"),
+                    help,
+                ));
+            }
+            for l in 0..32u32 {
+                if executing & (1 << l) == 0 {
+                    continue;
+                }
+                let (j, _) = source_lane(mode, l, b, c);
+                if member & (1 << j) == 0 || executing & (1 << j) == 0 {
+                    let why = if member & (1 << j) == 0 { "outside the member mask" } else { "inactive" };
+                    return Err(Fault::new(
+                        Check::ShuffleSource,
+                        Some(base as u32 + l),
+                        format!(
+                            "lane {l} reads lane {j} in shfl.sync.{} (b = {b}, c = 0x{c:x}, member mask 0x{member:08x}), which is {why}: the value is undefined",
+                            mode.name(),
+                        ),
+                        "shuffle only between lanes that are active and named in the member mask",
+                    ));
+                }
+                self.set(dst, base + l as usize, vals[j as usize]);
+            }
+        }
+        self.wrote(dst);
+        Ok(warps)
+    }
+}

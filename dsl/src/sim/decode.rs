@@ -1,0 +1,405 @@
+//! Decoding a [`Program`] once per launch: loops flattened into one instruction array
+//! (a loop's body follows it, `end` says where it stops), immediates turned into register
+//! bits of the instruction's type, parameters resolved to the launch's argument bits, and
+//! every arithmetic instruction bound to the function that computes it. Executing then
+//! never matches on types per thread.
+//!
+//! Register bits: `I32` and `F32` values are held zero-extended in a `u64`, `I64` as is,
+//! `Pred` as `0` or `1`.
+
+use super::error::{Check, Fault};
+use crate::backend::ptx::lir::{BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Special, Ty};
+use crate::interp::scalar::{f32_to_i32, f32_to_i64, max_f32, min_f32};
+use crate::ir::PropagateNan;
+use crate::spec::ArgValue;
+
+/// An instruction input: a register number or the bits of an immediate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Src {
+    Reg(u32),
+    Imm(u64),
+}
+
+/// `a op b` on register bits; `None` for an integer division by zero.
+pub(crate) type BinFn = fn(u64, u64) -> Option<u64>;
+pub(crate) type CmpFn = fn(u64, u64) -> bool;
+pub(crate) type CvtFn = fn(u64) -> u64;
+
+/// A decoded instruction (see [`Inst`] for the semantics of each).
+#[derive(Clone, Debug)]
+pub(crate) enum Op {
+    Nop,
+    Mov {
+        dst: u32,
+        src: Src,
+    },
+    Special {
+        dst: u32,
+        sreg: Special,
+    },
+    Bin {
+        f: BinFn,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    Not {
+        dst: u32,
+        src: u32,
+    },
+    Cvt {
+        f: CvtFn,
+        dst: u32,
+        src: u32,
+    },
+    Setp {
+        f: CmpFn,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    Selp {
+        dst: u32,
+        a: Src,
+        b: Src,
+        cond: u32,
+    },
+    LdGlobal {
+        guard: Option<Guard>,
+        size: u32,
+        dsts: Vec<u32>,
+        addr: u32,
+        offset: i64,
+    },
+    StGlobal {
+        guard: Option<Guard>,
+        size: u32,
+        srcs: Vec<u32>,
+        addr: u32,
+        offset: i64,
+    },
+    LdShared {
+        size: u32,
+        dst: u32,
+        addr: u32,
+        offset: u32,
+    },
+    StShared {
+        guard: Option<Guard>,
+        size: u32,
+        src: u32,
+        addr: u32,
+        offset: u32,
+    },
+    Shfl {
+        dst: u32,
+        src: u32,
+        mode: super::shfl::Mode,
+        b: u32,
+        c: u32,
+        member_mask: u32,
+    },
+    BarSync {
+        id: u32,
+    },
+    /// The body is `self + 1 .. end`.
+    Loop {
+        ty: Ty,
+        iv: u32,
+        lower: Src,
+        upper: Src,
+        step: Src,
+        end: usize,
+    },
+}
+
+/// The decoded program: instructions and, for each, the group comment above it.
+#[derive(Debug)]
+pub(crate) struct Decoded {
+    pub ops: Vec<Op>,
+    /// Index into `groups` of every op's group comment (`u32::MAX`: none yet).
+    pub group_of: Vec<u32>,
+    pub groups: Vec<String>,
+    /// The type of every register (for messages: `%f12`).
+    pub tys: Vec<Ty>,
+}
+
+impl Decoded {
+    /// The register's PTX name, as the writer prints it (`%r3`, `%rd4`, `%f5`, `%p6`).
+    pub fn reg_name(&self, r: u32) -> String {
+        let prefix = match self.tys.get(r as usize) {
+            Some(Ty::Pred) => "%p",
+            Some(Ty::I32) => "%r",
+            Some(Ty::I64) => "%rd",
+            Some(Ty::F32) => "%f",
+            None => "%?",
+        };
+        format!("{prefix}{r}")
+    }
+}
+
+/// Decodes `p` for a launch with `args` (already checked against the parameters).
+pub(crate) fn decode(p: &Program, args: &[ArgValue]) -> Result<Decoded, Fault> {
+    let mut d = Decoded { ops: Vec::new(), group_of: Vec::new(), groups: Vec::new(), tys: p.regs.clone() };
+    let mut group = u32::MAX;
+    block(p, args, &p.body, &mut d, &mut group)?;
+    Ok(d)
+}
+
+fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group: &mut u32) -> Result<(), Fault> {
+    for inst in insts {
+        if let Inst::Comment(text) = inst {
+            d.groups.push(text.clone());
+            *group = d.groups.len() as u32 - 1;
+            continue;
+        }
+        let at = d.ops.len();
+        d.ops.push(Op::Nop);
+        d.group_of.push(*group);
+        let op = match inst {
+            Inst::Comment(_) => unreachable!("handled above"),
+            Inst::LdParam { dst, param } => {
+                let prm =
+                    p.params.get(*param).ok_or_else(|| unsupported(format!("parameter {param} does not exist")))?;
+                let bits = match (prm.kind, args[*param]) {
+                    (ParamTy::Ptr, ArgValue::Ptr(a)) => a,
+                    (ParamTy::I32, ArgValue::Int(v)) => u64::from(v as i32 as u32),
+                    (ParamTy::I64, ArgValue::Int(v)) => v as u64,
+                    (ParamTy::F32, ArgValue::F32(x)) => u64::from(x.to_bits()),
+                    _ => return Err(unsupported(format!("argument {param} does not fit its parameter"))),
+                };
+                Op::Mov { dst: dst.0, src: Src::Imm(bits) }
+            }
+            Inst::CvtaGlobal { dst, src } => Op::Mov { dst: dst.0, src: Src::Reg(src.0) },
+            Inst::ReadSpecial { dst, sreg } => Op::Special { dst: dst.0, sreg: *sreg },
+            Inst::Mov { ty, dst, src } => Op::Mov { dst: dst.0, src: src_of(*src, *ty) },
+            Inst::Bin { op, ty, dst, a, b } => {
+                // Shift amounts are 32-bit whatever the shifted type (as the writer prints).
+                let bty = if matches!(op, BinOp::Shl | BinOp::ShrU) { Ty::I32 } else { *ty };
+                Op::Bin { f: bin_fn(*op, *ty)?, dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, bty) }
+            }
+            Inst::Not { dst, src } => Op::Not { dst: dst.0, src: src.0 },
+            Inst::MulWide { dst, a, b } => {
+                let f: BinFn = |a, b| Some((i64::from(a as u32 as i32) * i64::from(b as u32 as i32)) as u64);
+                Op::Bin { f, dst: dst.0, a: src_of(*a, Ty::I32), b: src_of(*b, Ty::I32) }
+            }
+            Inst::Cvt { dst, to, src, from } => Op::Cvt { f: cvt_fn(*from, *to)?, dst: dst.0, src: src.0 },
+            Inst::Setp { cmp, ty, dst, a, b } => {
+                Op::Setp { f: cmp_fn(*cmp, *ty)?, dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, *ty) }
+            }
+            Inst::Selp { ty, dst, a, b, cond } => {
+                Op::Selp { dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, *ty), cond: cond.0 }
+            }
+            Inst::LdGlobal { guard, ty, dsts, addr, offset, .. } => {
+                Op::LdGlobal { guard: *guard, size: mem_size(*ty)?, dsts: regs(dsts)?, addr: addr.0, offset: *offset }
+            }
+            Inst::StGlobal { guard, ty, srcs, addr, offset } => {
+                Op::StGlobal { guard: *guard, size: mem_size(*ty)?, srcs: regs(srcs)?, addr: addr.0, offset: *offset }
+            }
+            Inst::SharedBase { dst } => Op::Mov { dst: dst.0, src: Src::Imm(0) },
+            Inst::LdShared { ty, dst, addr, offset } => {
+                Op::LdShared { size: mem_size(*ty)?, dst: dst.0, addr: addr.0, offset: *offset }
+            }
+            Inst::StShared { guard, ty, src, addr, offset } => {
+                Op::StShared { guard: *guard, size: mem_size(*ty)?, src: src.0, addr: addr.0, offset: *offset }
+            }
+            Inst::Shfl { dst, src, lane_mask, clamp, member_mask, .. } => Op::Shfl {
+                dst: dst.0,
+                src: src.0,
+                mode: super::shfl::Mode::Bfly,
+                b: *lane_mask,
+                c: *clamp,
+                member_mask: *member_mask,
+            },
+            Inst::BarSync { id } => Op::BarSync { id: *id },
+            Inst::Loop { ty, iv, lower, upper, step, body } => {
+                if !matches!(ty, Ty::I32 | Ty::I64) {
+                    return Err(unsupported(format!("a loop over {ty:?}")));
+                }
+                let (lower, upper, step) = (src_of(*lower, *ty), src_of(*upper, *ty), src_of(*step, *ty));
+                block(p, args, body, d, group)?;
+                Op::Loop { ty: *ty, iv: iv.0, lower, upper, step, end: d.ops.len() }
+            }
+        };
+        d.ops[at] = op;
+    }
+    Ok(())
+}
+
+fn unsupported(what: String) -> Fault {
+    Fault::new(
+        Check::Unsupported,
+        None,
+        format!("the simulator cannot execute {what}"),
+        "the lowered program is malformed; report it with its PTX text",
+    )
+}
+
+fn regs(rs: &[crate::backend::ptx::lir::Reg]) -> Result<Vec<u32>, Fault> {
+    if !matches!(rs.len(), 1 | 2 | 4) {
+        return Err(unsupported(format!("a vector access of {} elements", rs.len())));
+    }
+    Ok(rs.iter().map(|r| r.0).collect())
+}
+
+fn mem_size(ty: Ty) -> Result<u32, Fault> {
+    match ty {
+        Ty::Pred => Err(unsupported("a memory access of type pred".into())),
+        t => Ok(t.size_bytes()),
+    }
+}
+
+/// The bits of operand `o` read as type `ty`.
+pub(crate) fn src_of(o: Operand, ty: Ty) -> Src {
+    match o {
+        Operand::Reg(r) => Src::Reg(r.0),
+        Operand::Int(v) => Src::Imm(match ty {
+            Ty::Pred => u64::from(v != 0),
+            Ty::I32 => u64::from(v as i32 as u32),
+            Ty::I64 => v as u64,
+            Ty::F32 => u64::from((v as f32).to_bits()),
+        }),
+        Operand::F32(x) => Src::Imm(match ty {
+            Ty::I64 => x.to_bits() as i32 as i64 as u64,
+            _ => u64::from(x.to_bits()),
+        }),
+    }
+}
+
+fn i32_of(x: u64) -> i32 {
+    x as u32 as i32
+}
+
+fn f32_of(x: u64) -> f32 {
+    f32::from_bits(x as u32)
+}
+
+fn from_i32(x: i32) -> u64 {
+    u64::from(x as u32)
+}
+
+fn from_f32(x: f32) -> u64 {
+    u64::from(x.to_bits())
+}
+
+fn bin_fn(op: BinOp, ty: Ty) -> Result<BinFn, Fault> {
+    use PropagateNan::{All, None as Ign};
+    let f: BinFn = match (op, ty) {
+        (BinOp::Add, Ty::I32) => |a, b| Some(from_i32(i32_of(a).wrapping_add(i32_of(b)))),
+        (BinOp::Sub, Ty::I32) => |a, b| Some(from_i32(i32_of(a).wrapping_sub(i32_of(b)))),
+        (BinOp::Mul, Ty::I32) => |a, b| Some(from_i32(i32_of(a).wrapping_mul(i32_of(b)))),
+        (BinOp::Div, Ty::I32) => |a, b| (i32_of(b) != 0).then(|| from_i32(i32_of(a).wrapping_div(i32_of(b)))),
+        (BinOp::Rem, Ty::I32) => |a, b| (i32_of(b) != 0).then(|| from_i32(i32_of(a).wrapping_rem(i32_of(b)))),
+        (BinOp::Max(_), Ty::I32) => |a, b| Some(from_i32(i32_of(a).max(i32_of(b)))),
+        (BinOp::Min(_), Ty::I32) => |a, b| Some(from_i32(i32_of(a).min(i32_of(b)))),
+        (BinOp::Add, Ty::I64) => |a, b| Some(a.wrapping_add(b)),
+        (BinOp::Sub, Ty::I64) => |a, b| Some(a.wrapping_sub(b)),
+        (BinOp::Mul, Ty::I64) => |a, b| Some(a.wrapping_mul(b)),
+        (BinOp::Div, Ty::I64) => |a, b| (b != 0).then(|| (a as i64).wrapping_div(b as i64) as u64),
+        (BinOp::Rem, Ty::I64) => |a, b| (b != 0).then(|| (a as i64).wrapping_rem(b as i64) as u64),
+        (BinOp::Max(_), Ty::I64) => |a, b| Some((a as i64).max(b as i64) as u64),
+        (BinOp::Min(_), Ty::I64) => |a, b| Some((a as i64).min(b as i64) as u64),
+        (BinOp::And, Ty::I32 | Ty::I64 | Ty::Pred) => |a, b| Some(a & b),
+        (BinOp::Or, Ty::I32 | Ty::I64 | Ty::Pred) => |a, b| Some(a | b),
+        (BinOp::Xor, Ty::I32 | Ty::I64 | Ty::Pred) => |a, b| Some(a ^ b),
+        (BinOp::Shl, Ty::I32) => |a, b| Some(if (b as u32) >= 32 { 0 } else { u64::from((a as u32) << b as u32) }),
+        (BinOp::ShrU, Ty::I32) => |a, b| Some(if (b as u32) >= 32 { 0 } else { u64::from((a as u32) >> b as u32) }),
+        (BinOp::Shl, Ty::I64) => |a, b| Some(if (b as u32) >= 64 { 0 } else { a << b as u32 }),
+        (BinOp::ShrU, Ty::I64) => |a, b| Some(if (b as u32) >= 64 { 0 } else { a >> b as u32 }),
+        (BinOp::Add, Ty::F32) => |a, b| Some(from_f32(f32_of(a) + f32_of(b))),
+        (BinOp::Sub, Ty::F32) => |a, b| Some(from_f32(f32_of(a) - f32_of(b))),
+        (BinOp::Mul, Ty::F32) => |a, b| Some(from_f32(f32_of(a) * f32_of(b))),
+        (BinOp::Div, Ty::F32) => |a, b| Some(from_f32(f32_of(a) / f32_of(b))),
+        (BinOp::Max(Ign), Ty::F32) => |a, b| Some(from_f32(max_f32(f32_of(a), f32_of(b), Ign))),
+        (BinOp::Max(All), Ty::F32) => |a, b| Some(from_f32(max_f32(f32_of(a), f32_of(b), All))),
+        (BinOp::Min(Ign), Ty::F32) => |a, b| Some(from_f32(min_f32(f32_of(a), f32_of(b), Ign))),
+        (BinOp::Min(All), Ty::F32) => |a, b| Some(from_f32(min_f32(f32_of(a), f32_of(b), All))),
+        (op, ty) => return Err(unsupported(format!("{op:?} on {ty:?}"))),
+    };
+    Ok(f)
+}
+
+fn cmp_fn(cmp: Cmp, ty: Ty) -> Result<CmpFn, Fault> {
+    let f: CmpFn = match (cmp, ty) {
+        (Cmp::Lt, Ty::I32) => |a, b| i32_of(a) < i32_of(b),
+        (Cmp::Le, Ty::I32) => |a, b| i32_of(a) <= i32_of(b),
+        (Cmp::Gt, Ty::I32) => |a, b| i32_of(a) > i32_of(b),
+        (Cmp::Ge, Ty::I32) => |a, b| i32_of(a) >= i32_of(b),
+        (Cmp::Lt, Ty::I64) => |a, b| (a as i64) < (b as i64),
+        (Cmp::Le, Ty::I64) => |a, b| (a as i64) <= (b as i64),
+        (Cmp::Gt, Ty::I64) => |a, b| (a as i64) > (b as i64),
+        (Cmp::Ge, Ty::I64) => |a, b| (a as i64) >= (b as i64),
+        (Cmp::Eq, Ty::I32 | Ty::I64 | Ty::Pred) => |a, b| a == b,
+        (Cmp::Ne, Ty::I32 | Ty::I64 | Ty::Pred) => |a, b| a != b,
+        (Cmp::Lt, Ty::F32) => |a, b| f32_of(a) < f32_of(b),
+        (Cmp::Le, Ty::F32) => |a, b| f32_of(a) <= f32_of(b),
+        (Cmp::Gt, Ty::F32) => |a, b| f32_of(a) > f32_of(b),
+        (Cmp::Ge, Ty::F32) => |a, b| f32_of(a) >= f32_of(b),
+        (Cmp::Eq, Ty::F32) => |a, b| f32_of(a) == f32_of(b),
+        // Unordered: true when an operand is NaN (`setp.neu`).
+        (Cmp::Ne, Ty::F32) => |a, b| f32_of(a) != f32_of(b),
+        (cmp, ty) => return Err(unsupported(format!("setp {cmp:?} on {ty:?}"))),
+    };
+    Ok(f)
+}
+
+fn cvt_fn(from: Ty, to: Ty) -> Result<CvtFn, Fault> {
+    let f: CvtFn = match (from, to) {
+        (a, b) if a == b => |x| x,
+        (Ty::I32, Ty::I64) => |x| i64::from(i32_of(x)) as u64,
+        (Ty::I64, Ty::I32) => |x| x & 0xFFFF_FFFF,
+        (Ty::I32, Ty::F32) => |x| from_f32(i32_of(x) as f32),
+        (Ty::I64, Ty::F32) => |x| from_f32(x as i64 as f32),
+        (Ty::F32, Ty::I32) => |x| from_i32(f32_to_i32(f32_of(x))),
+        (Ty::F32, Ty::I64) => |x| f32_to_i64(f32_of(x)) as u64,
+        (from, to) => return Err(unsupported(format!("cvt from {from:?} to {to:?}"))),
+    };
+    Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn immediates_take_the_instruction_type() {
+        assert_eq!(src_of(Operand::Int(-1), Ty::I32), Src::Imm(0xFFFF_FFFF));
+        assert_eq!(src_of(Operand::Int(-1), Ty::I64), Src::Imm(u64::MAX));
+        assert_eq!(src_of(Operand::Int(2), Ty::F32), Src::Imm(0x4000_0000));
+        assert_eq!(src_of(Operand::F32(f32::NEG_INFINITY), Ty::F32), Src::Imm(0xFF80_0000));
+        assert_eq!(src_of(Operand::Int(7), Ty::Pred), Src::Imm(1));
+    }
+
+    #[test]
+    fn integer_ops_wrap_and_shifts_saturate() {
+        let add = bin_fn(BinOp::Add, Ty::I32).unwrap();
+        assert_eq!(add(from_i32(i32::MAX), 1), Some(from_i32(i32::MIN)));
+        let div = bin_fn(BinOp::Div, Ty::I32).unwrap();
+        assert_eq!(div(from_i32(i32::MIN), from_i32(-1)), Some(from_i32(i32::MIN)));
+        assert_eq!(div(5, 0), None);
+        let rem = bin_fn(BinOp::Rem, Ty::I64).unwrap();
+        assert_eq!(rem((-7i64) as u64, 2), Some((-1i64) as u64));
+        let shl = bin_fn(BinOp::Shl, Ty::I32).unwrap();
+        assert_eq!(shl(1, 31), Some(0x8000_0000));
+        assert_eq!(shl(1, 32), Some(0));
+        let shr = bin_fn(BinOp::ShrU, Ty::I64).unwrap();
+        assert_eq!(shr(u64::MAX, 63), Some(1));
+        assert_eq!(shr(u64::MAX, 64), Some(0));
+    }
+
+    #[test]
+    fn float_max_follows_ptx_and_conversions_saturate() {
+        let max = bin_fn(BinOp::Max(PropagateNan::None), Ty::F32).unwrap();
+        assert_eq!(max(from_f32(f32::NAN), from_f32(1.0)), Some(from_f32(1.0)));
+        assert_eq!(max(from_f32(-0.0), from_f32(0.0)), Some(0));
+        let maxn = bin_fn(BinOp::Max(PropagateNan::All), Ty::F32).unwrap();
+        assert_eq!(maxn(from_f32(f32::NAN), from_f32(1.0)), Some(0x7FFF_FFFF));
+        let ne = cmp_fn(Cmp::Ne, Ty::F32).unwrap();
+        assert!(ne(from_f32(f32::NAN), from_f32(f32::NAN)));
+        let lt = cmp_fn(Cmp::Lt, Ty::I32).unwrap();
+        assert!(lt(from_i32(-1), 0));
+        assert_eq!(cvt_fn(Ty::I32, Ty::I64).unwrap()(from_i32(-2)), (-2i64) as u64);
+        assert_eq!(cvt_fn(Ty::F32, Ty::I32).unwrap()(from_f32(3e10)), from_i32(i32::MAX));
+        assert_eq!(cvt_fn(Ty::I64, Ty::I32).unwrap()(0x1_0000_0005), 5);
+    }
+}

@@ -1,0 +1,172 @@
+//! What the simulator reports: a check that fired (or a launch that does not fit the
+//! program), naming the kernel, the block-level op's source line, the program, the thread
+//! and the address.
+
+use std::fmt;
+
+/// Which check fired. Tests match on this; the text is in [`SimErrorInfo::message`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Check {
+    /// The arguments or the grid do not fit the program (no thread ran).
+    Launch,
+    /// A global access outside every buffer, or across a buffer's end.
+    OutOfBounds,
+    /// A global or shared access not aligned to its size (vector width x element size).
+    Misaligned,
+    /// A shared-memory access outside `0..shared_bytes`.
+    SharedOutOfBounds,
+    /// A lane executed `shfl.sync` without being named in its member mask, or a lane
+    /// named in the member mask did not execute it.
+    ShuffleMembership,
+    /// A shuffle read a source lane that is inactive or outside the member mask.
+    ShuffleSource,
+    /// A `bar.sync` that some thread of the CTA did not reach.
+    BarrierDivergence,
+    /// Two threads of a CTA wrote the same shared byte, or one wrote and another read it,
+    /// with no `bar.sync` in between.
+    SharedRace,
+    /// Two threads (of one CTA or of two programs) stored to the same global element.
+    GlobalStoreConflict,
+    /// A thread loaded a global element another thread stored in the same launch, without
+    /// a barrier between them (or from another program, which is never ordered).
+    GlobalRace,
+    /// A thread read a register it never wrote (its value is unspecified).
+    UninitializedRegister,
+    /// A thread read a shared byte no thread of the program wrote.
+    UninitializedShared,
+    /// Integer division or remainder by zero (unspecified on the GPU).
+    DivisionByZero,
+    /// A loop whose step is not positive (the GPU traps).
+    LoopBounds,
+    /// An instruction the simulator cannot execute (a malformed program).
+    Unsupported,
+}
+
+/// An address a check names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Address {
+    /// A global (device) address, as in [`crate::interp::Memory`].
+    Global(u64),
+    /// A byte offset in the CTA's shared buffer.
+    Shared(u32),
+}
+
+impl fmt::Display for Address {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Address::Global(a) => write!(f, "global address 0x{a:x}"),
+            Address::Shared(a) => write!(f, "shared offset {a}"),
+        }
+    }
+}
+
+/// One failed check of one launch. Renders like the other stages' diagnostics:
+///
+/// ```text
+/// error: kernel `row_max` at kernels-gpu/src/row_max.rs:21: out-of-bounds global load: 4-byte access at 0x100000320 is 0 bytes past the end of the 800-byte buffer at 0x100000000
+///   at: program (1, 0, 0), thread 100 (warp 3, lane 4), global address 0x100000320
+///   op: %16 = load : tensor<128xf32> #blocked (1 per thread)
+///   inst: @%p12 ld.global.f32 %f13, [%rd11];
+///   help: mask the load for threads whose elements lie outside the tensor, ...
+/// ```
+///
+/// The details are boxed (errors are rare, results are returned often); fields read
+/// through [`std::ops::Deref`]: `err.check`, `err.thread`...
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimError(pub Box<SimErrorInfo>);
+
+impl std::ops::Deref for SimError {
+    type Target = SimErrorInfo;
+
+    fn deref(&self) -> &SimErrorInfo {
+        &self.0
+    }
+}
+
+/// The details of a [`SimError`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimErrorInfo {
+    pub check: Check,
+    /// The entry (kernel) name.
+    pub kernel: String,
+    /// `file:line` of the block-level op the failing instruction was lowered from (from
+    /// the group comment the lowering puts above it), when known.
+    pub loc: Option<String>,
+    /// The group comment itself (the block-level op, its type and layout).
+    pub op: Option<String>,
+    /// The failing instruction, as PTX (`ld.global.v4.f32 {%f8, ...}, [%rd6];`).
+    pub inst: Option<String>,
+    /// The program (CTA) id; `None` for launch errors.
+    pub program: Option<[u32; 3]>,
+    /// The thread (`%tid.x`) that tripped the check.
+    pub thread: Option<u32>,
+    /// The memory address involved.
+    pub address: Option<Address>,
+    /// What is wrong, lowercase, no trailing period.
+    pub message: String,
+    /// What to do about it.
+    pub help: String,
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl fmt::Display for SimErrorInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error: kernel `{}`", self.kernel)?;
+        if let Some(loc) = &self.loc {
+            write!(f, " at {loc}")?;
+        }
+        write!(f, ": {}", self.message)?;
+        let mut at = Vec::new();
+        if let Some([x, y, z]) = self.program {
+            at.push(format!("program ({x}, {y}, {z})"));
+        }
+        if let Some(t) = self.thread {
+            at.push(format!("thread {t} (warp {}, lane {})", t / 32, t % 32));
+        }
+        if let Some(a) = self.address {
+            at.push(a.to_string());
+        }
+        if !at.is_empty() {
+            write!(f, "\n  at: {}", at.join(", "))?;
+        }
+        if let Some(op) = &self.op {
+            write!(f, "\n  op: {op}")?;
+        }
+        if let Some(inst) = &self.inst {
+            write!(f, "\n  inst: {inst}")?;
+        }
+        if !self.help.is_empty() {
+            write!(f, "\n  help: {}", self.help)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// A check that fired inside a CTA, before the launch context (kernel, program, source
+/// line) is attached by [`super::cta`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Fault {
+    pub check: Check,
+    pub thread: Option<u32>,
+    pub address: Option<Address>,
+    pub message: String,
+    pub help: String,
+}
+
+impl Fault {
+    pub fn new(check: Check, thread: Option<u32>, message: impl Into<String>, help: impl Into<String>) -> Fault {
+        Fault { check, thread, address: None, message: message.into(), help: help.into() }
+    }
+
+    pub fn at(mut self, address: Address) -> Fault {
+        self.address = Some(address);
+        self
+    }
+}

@@ -1,0 +1,215 @@
+//! The SIMT simulator: runs a lowered [`lir::Program`] on the CPU the way a GPU runs its
+//! PTX, thread by thread, and checks what the GPU would silently get wrong.
+//!
+//! [`run`] executes the grid program by program (x fastest, then y, then z, as the
+//! interpreter does) against the interpreter's [`Memory`], so the same buffers and
+//! arguments work on both and their outputs can be compared bit for bit. Each CTA has
+//! `num_warps * 32` threads with their own registers, executing in lock step
+//! (`shfl.sync` sees the whole warp), one shared-memory buffer and `bar.sync`.
+//!
+//! # Checks
+//! Every check is a [`SimError`] naming the kernel, the block-level op's source line (from
+//! the group comment the lowering puts above each op's instructions), the program, the
+//! thread and the address ([`Check`] says which):
+//! - global accesses out of bounds ([`Check::OutOfBounds`]) or not aligned to the vector
+//!   width ([`Check::Misaligned`]); shared accesses outside the buffer or misaligned;
+//! - `shfl.sync` executed by a lane outside its member mask, or not executed by a lane in
+//!   it ([`Check::ShuffleMembership`]), or reading a source lane that is inactive or
+//!   outside the mask ([`Check::ShuffleSource`]);
+//! - `bar.sync` not reached by every thread of the CTA ([`Check::BarrierDivergence`]);
+//! - two threads writing the same shared byte, or one writing and another reading it,
+//!   between two barriers ([`Check::SharedRace`]);
+//! - two threads storing the same global element, in one program or in two
+//!   ([`Check::GlobalStoreConflict`]), and a thread loading an element another thread
+//!   stored, in another program (whichever ran first) or in its own program with no
+//!   barrier in between ([`Check::GlobalRace`]);
+//! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a
+//!   shared byte no thread wrote ([`Check::UninitializedShared`]), integer division by
+//!   zero, loops with a non-positive step.
+//!
+//! Not checked: a thread storing a global word that another thread of the *same* program
+//! loaded earlier in the same barrier epoch (write after read inside a CTA); whether
+//! registers are used with the type an instruction expects (`lir` has no verifier yet);
+//! anything about speed (the simulator counts instructions and accesses, not cycles).
+//!
+//! Floats follow the interpreter's element semantics ([`crate::interp::scalar`]: PTX
+//! `max.f32` / `max.NaN.f32` bit for bit, `+0.0 > -0.0`); see `lir`'s docs for the rest.
+//!
+//! Code map: `decode.rs` (the program, flattened and typed once per launch), `cta.rs`
+//! (one CTA: registers, active threads, instruction semantics, memory accesses),
+//! `shfl.rs` (PTX shuffle lanes), `checks.rs` (race and duplicate-store bookkeeping),
+//! `error.rs`, `text.rs` (the failing instruction as PTX for messages).
+//!
+//! **Architecture Invariant:** the simulator executes the same [`lir::Program`] the PTX
+//! writer prints, never the block IR: what it checks is what the GPU runs.
+
+mod checks;
+mod cta;
+mod decode;
+mod error;
+pub mod shfl;
+mod text;
+
+pub use error::{Address, Check, SimError, SimErrorInfo};
+
+use crate::backend::ptx::lir::{self, ParamTy};
+use crate::interp::Memory;
+use crate::spec::ArgValue;
+
+use error::Fault;
+
+/// What a launch did (for tests and timing): counts over all programs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SimReport {
+    /// Programs (CTAs) run.
+    pub programs: u64,
+    /// Instructions executed by a CTA (each counts once, whatever the thread count).
+    pub instructions: u64,
+    /// Global load and store instructions executed by a thread (a vector access is one).
+    pub global_loads: u64,
+    pub global_stores: u64,
+    /// `shfl.sync` executions, one per warp.
+    pub shuffles: u64,
+    /// `bar.sync` executions, one per CTA.
+    pub barriers: u64,
+    /// Loop executions whose trip count differed between the threads of a CTA. `lir`
+    /// promises uniform trip counts; a divergent loop is legal PTX as long as no barrier
+    /// or shuffle sits in it (which the checks report), so it is counted, not an error.
+    pub divergent_loops: u64,
+}
+
+/// Runs `program` for every CTA of `grid` with `args` (one per parameter, pointers as
+/// addresses in `mem`), writing its stores to `mem`. Stops at the first failed check.
+///
+/// A grid with a zero dimension runs no program.
+pub fn run(program: &lir::Program, grid: [u32; 3], args: &[ArgValue], mem: &mut Memory) -> Result<SimReport, SimError> {
+    check_args(program, args)?;
+    let d = decode::decode(program, args).map_err(|f| attach(program, None, None, f))?;
+    let threads = program.threads_per_cta as usize;
+    if threads == 0 || !threads.is_multiple_of(32) {
+        return Err(launch_error(
+            program,
+            format!("{threads} threads per CTA is not a whole number of warps"),
+            "lower with num_warps >= 1 (threads_per_cta = num_warps * 32)",
+        ));
+    }
+    let mut launch = cta::Launch {
+        d: &d,
+        grid,
+        threads,
+        shared_bytes: program.shared_bytes as usize,
+        stores: Default::default(),
+        report: SimReport::default(),
+    };
+    let mut cta = cta::Cta::new(&launch);
+    for z in 0..grid[2] {
+        for y in 0..grid[1] {
+            for x in 0..grid[0] {
+                let pid = [x, y, z];
+                cta.run(&mut launch, mem, pid).map_err(|f| attach(program, Some(&d), Some((pid, cta.pc)), f))?;
+                launch.report.programs += 1;
+            }
+        }
+    }
+    launch.stores.loads_before_stores().map_err(|(f, pid, pc)| attach(program, Some(&d), Some((pid, pc)), f))?;
+    Ok(launch.report)
+}
+
+fn launch_error(p: &lir::Program, message: String, help: &str) -> SimError {
+    SimError(Box::new(SimErrorInfo {
+        check: Check::Launch,
+        kernel: p.entry.clone(),
+        loc: None,
+        op: None,
+        inst: None,
+        program: None,
+        thread: None,
+        address: None,
+        message,
+        help: help.to_string(),
+    }))
+}
+
+/// The arguments must match the parameters in number and kind.
+fn check_args(p: &lir::Program, args: &[ArgValue]) -> Result<(), SimError> {
+    if args.len() != p.params.len() {
+        let names: Vec<&str> = p.params.iter().map(|p| p.name.as_str()).collect();
+        return Err(launch_error(
+            p,
+            format!("{} runtime arguments given, the kernel takes {}", args.len(), p.params.len()),
+            &format!("pass one value per parameter, in order: {}", names.join(", ")),
+        ));
+    }
+    for (prm, a) in p.params.iter().zip(args) {
+        let fits = match (prm.kind, *a) {
+            (ParamTy::Ptr, ArgValue::Ptr(_)) | (ParamTy::I64, ArgValue::Int(_)) | (ParamTy::F32, ArgValue::F32(_)) => {
+                true
+            }
+            (ParamTy::I32, ArgValue::Int(v)) => i32::try_from(v).is_ok(),
+            _ => false,
+        };
+        if !fits {
+            return Err(launch_error(
+                p,
+                format!("argument `{}` is declared {:?}, got {a}", prm.name, prm.kind),
+                "pass a value of the declared type (pointers as device addresses from Memory)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Attaches the launch context to a fault: the kernel, the program, the op's group
+/// comment and its source line.
+fn attach(p: &lir::Program, d: Option<&decode::Decoded>, at: Option<([u32; 3], usize)>, f: Fault) -> SimError {
+    let group = d.zip(at).and_then(|(d, (_, pc))| {
+        let g = *d.group_of.get(pc)?;
+        d.groups.get(g as usize)
+    });
+    let (op, loc) = match group {
+        Some(text) => {
+            let (op, loc) = split_comment(text);
+            (Some(op.to_string()), loc.map(str::to_string))
+        }
+        None => (None, None),
+    };
+    SimError(Box::new(SimErrorInfo {
+        check: f.check,
+        kernel: p.entry.clone(),
+        loc,
+        op,
+        inst: at.and_then(|(_, pc)| text::nth_inst(p, pc)).map(|i| text::inst_text(p, i)),
+        program: at.map(|(pid, _)| pid),
+        thread: f.thread,
+        address: f.address,
+        message: f.message,
+        help: f.help,
+    }))
+}
+
+/// A group comment is `<op text>  <file>:<line>` (two spaces before the location).
+fn split_comment(text: &str) -> (&str, Option<&str>) {
+    match text.rsplit_once("  ") {
+        Some((op, loc)) if loc.rsplit_once(':').is_some_and(|(f, l)| !f.is_empty() && l.parse::<u32>().is_ok()) => {
+            (op.trim_end(), Some(loc))
+        }
+        _ => (text, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_comments_split_into_op_and_location() {
+        assert_eq!(
+            split_comment("%9 = load : tensor<16xf32> #blocked (1 per thread)  kernels-gpu/src/row_max.rs:21"),
+            ("%9 = load : tensor<16xf32> #blocked (1 per thread)", Some("kernels-gpu/src/row_max.rs:21"))
+        );
+        assert_eq!(
+            split_comment("thread position: tid, lane = tid % 32"),
+            ("thread position: tid, lane = tid % 32", None)
+        );
+    }
+}

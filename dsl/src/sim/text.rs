@@ -1,0 +1,161 @@
+//! The failing instruction as PTX-like text for error messages (`@%p7 ld.global.v4.f32
+//! {%f8, %f9, %f10, %f11}, [%rd6];`), with the register names the PTX writer uses, so an
+//! error can be found in the printed PTX.
+
+use crate::backend::ptx::lir::{Guard, Inst, Operand, Program, Reg, Ty};
+
+/// The `pc`-th instruction of `p` in the simulator's flattened order (comments skipped, a
+/// loop before its body).
+pub(crate) fn nth_inst(p: &Program, pc: usize) -> Option<&Inst> {
+    fn go<'a>(insts: &'a [Inst], pc: usize, i: &mut usize) -> Option<&'a Inst> {
+        for inst in insts {
+            if matches!(inst, Inst::Comment(_)) {
+                continue;
+            }
+            if *i == pc {
+                return Some(inst);
+            }
+            *i += 1;
+            if let Inst::Loop { body, .. } = inst
+                && let Some(found) = go(body, pc, i)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+    go(&p.body, pc, &mut 0)
+}
+
+fn reg(p: &Program, r: Reg) -> String {
+    let prefix = match p.regs.get(r.index()) {
+        Some(Ty::Pred) => "%p",
+        Some(Ty::I32) => "%r",
+        Some(Ty::I64) => "%rd",
+        Some(Ty::F32) => "%f",
+        None => "%?",
+    };
+    format!("{prefix}{}", r.0)
+}
+
+fn opnd(p: &Program, o: Operand) -> String {
+    match o {
+        Operand::Reg(r) => reg(p, r),
+        Operand::Int(v) => v.to_string(),
+        Operand::F32(x) => format!("0f{:08X}", x.to_bits()),
+    }
+}
+
+fn guard(p: &Program, g: Option<Guard>) -> String {
+    g.map_or(String::new(), |g| format!("@{}{} ", if g.negate { "!" } else { "" }, reg(p, g.pred)))
+}
+
+fn ty(t: Ty) -> &'static str {
+    match t {
+        Ty::Pred => "pred",
+        Ty::I32 => "b32",
+        Ty::I64 => "b64",
+        Ty::F32 => "f32",
+    }
+}
+
+fn list(p: &Program, rs: &[Reg]) -> String {
+    let names: Vec<String> = rs.iter().map(|r| reg(p, *r)).collect();
+    if names.len() == 1 { names[0].clone() } else { format!("{{{}}}", names.join(", ")) }
+}
+
+fn vec_suffix(n: usize) -> String {
+    if n > 1 { format!(".v{n}") } else { String::new() }
+}
+
+fn addr(p: &Program, r: Reg, offset: i64) -> String {
+    if offset == 0 { format!("[{}]", reg(p, r)) } else { format!("[{}+{offset}]", reg(p, r)) }
+}
+
+/// The instruction's text (memory, shuffle, barrier and loop instructions as PTX; the
+/// others in `lir`'s debug form).
+pub(crate) fn inst_text(p: &Program, inst: &Inst) -> String {
+    match inst {
+        Inst::LdGlobal { guard: g, ty: t, dsts, addr: a, offset, .. } => format!(
+            "{}ld.global{}.{} {}, {};",
+            guard(p, *g),
+            vec_suffix(dsts.len()),
+            ty(*t),
+            list(p, dsts),
+            addr(p, *a, *offset)
+        ),
+        Inst::StGlobal { guard: g, ty: t, srcs, addr: a, offset } => format!(
+            "{}st.global{}.{} {}, {};",
+            guard(p, *g),
+            vec_suffix(srcs.len()),
+            ty(*t),
+            addr(p, *a, *offset),
+            list(p, srcs)
+        ),
+        Inst::LdShared { ty: t, dst, addr: a, offset } => {
+            format!("ld.shared.{} {}, {};", ty(*t), reg(p, *dst), addr(p, *a, i64::from(*offset)))
+        }
+        Inst::StShared { guard: g, ty: t, src, addr: a, offset } => {
+            format!("{}st.shared.{} {}, {};", guard(p, *g), ty(*t), addr(p, *a, i64::from(*offset)), reg(p, *src))
+        }
+        Inst::Shfl { dst, src, lane_mask, clamp, member_mask, .. } => {
+            format!("shfl.sync.bfly.b32 {}, {}, {lane_mask}, {clamp}, 0x{member_mask:08x};", reg(p, *dst), reg(p, *src))
+        }
+        Inst::BarSync { id } => format!("bar.sync {id};"),
+        Inst::Loop { iv, lower, upper, step, .. } => {
+            format!("loop {} = {} .. {} step {}", reg(p, *iv), opnd(p, *lower), opnd(p, *upper), opnd(p, *step))
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::ptx::lir::Program;
+
+    fn program(body: Vec<Inst>) -> Program {
+        Program {
+            entry: "k".into(),
+            params: Vec::new(),
+            target: "sm_86".into(),
+            ptx_version: (7, 8),
+            num_warps: 1,
+            threads_per_cta: 32,
+            shared_bytes: 0,
+            regs: vec![Ty::Pred, Ty::I64, Ty::F32, Ty::F32],
+            body,
+            layouts: Vec::new(),
+            header: Vec::new(),
+            decisions: Default::default(),
+        }
+    }
+
+    #[test]
+    fn memory_instructions_print_as_ptx_and_are_found_by_position() {
+        let ld = Inst::LdGlobal {
+            guard: Some(Guard { pred: Reg(0), negate: false }),
+            ty: Ty::F32,
+            dsts: vec![Reg(2), Reg(3)],
+            addr: Reg(1),
+            offset: 8,
+            non_coherent: false,
+        };
+        let p = program(vec![
+            Inst::Comment("a".into()),
+            Inst::Loop {
+                ty: Ty::I64,
+                iv: Reg(1),
+                lower: Operand::Int(0),
+                upper: Operand::Int(4),
+                step: Operand::Int(1),
+                body: vec![Inst::Comment("b".into()), ld.clone()],
+            },
+            Inst::BarSync { id: 0 },
+        ]);
+        assert_eq!(inst_text(&p, nth_inst(&p, 1).unwrap()), "@%p0 ld.global.v2.f32 {%f2, %f3}, [%rd1+8];");
+        assert_eq!(inst_text(&p, nth_inst(&p, 0).unwrap()), "loop %rd1 = 0 .. 4 step 1");
+        assert_eq!(nth_inst(&p, 2), Some(&Inst::BarSync { id: 0 }));
+        assert_eq!(nth_inst(&p, 3), None);
+    }
+}

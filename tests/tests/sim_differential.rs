@@ -1,0 +1,409 @@
+//! The simulator suite: every row-max variant on the shape matrix, with specialization on
+//! and off and `num_warps` in {1, 4, 8}, lowered to the thread-level program the PTX
+//! writer prints and run on the SIMT simulator, must match the interpreter bit for bit
+//! (and pass every simulator check: bounds, alignment, shuffles, barriers, races,
+//! duplicate stores, uninitialized registers).
+
+use rstest::rstest;
+use rtriton::backend::ptx::layout::MAX_REGS_PER_VALUE;
+use rtriton::interp::{self, Memory};
+use rtriton::kernel;
+use rtriton::prelude::*;
+use rtriton::spec::SpecPolicy;
+use rtriton_kernels::RowMaxVariant;
+use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
+use rtriton_tests::{compare_bits, prepare, run_def_on_simulator, run_on_interpreter};
+
+const NUM_WARPS: [u32; 3] = [1, 4, 8];
+
+/// The variants the table below lists; `every_variant_is_in_the_table` keeps it complete.
+const TABLE_LEN: usize = 6;
+
+#[test]
+fn every_variant_is_in_the_table() {
+    assert_eq!(RowMaxVariant::ALL.len(), TABLE_LEN, "add the new variant to the #[values] lists in this file");
+}
+
+/// The matrix the simulator runs: every case of [`SHAPE_MATRIX`] (every view kind and
+/// special value), with row counts capped so the suite stays fast on CI's two cores.
+/// Capping rows keeps what each program does (the columns, strides and offsets are the
+/// case's own) and still runs several programs; the GPU suite runs the full shapes.
+fn sim_cases() -> Vec<RowMaxCase> {
+    SHAPE_MATRIX.iter().map(|c| RowMaxCase { n_rows: capped_rows(c.n_rows), ..*c }).collect()
+}
+
+/// More than 80 rows become `64 + n_rows % 16`: the same residue modulo 16, so the
+/// specialization (divisibility of `n_rows`, and of the column stride of a transposed
+/// view) and the partly filled last program of `row_max_2d` are those of the full case.
+fn capped_rows(n_rows: usize) -> usize {
+    if n_rows <= 80 { n_rows } else { 64 + n_rows % 16 }
+}
+
+#[test]
+fn capping_keeps_every_view_fill_and_residue() {
+    for (full, capped) in SHAPE_MATRIX.iter().zip(sim_cases()) {
+        assert_eq!((full.view, full.fill, full.n_cols), (capped.view, capped.fill, capped.n_cols));
+        assert_eq!(full.n_rows % 16, capped.n_rows % 16, "{}", full.name);
+        assert!(capped.n_rows <= 80);
+    }
+}
+
+/// Whether the lowering must refuse `variant` on `case` with `num_warps`: a single block
+/// of more than `MAX_REGS_PER_VALUE * 32 * num_warps` elements is over the register
+/// budget (`row_max` on 5000 columns is one block of 8192 with one warp).
+fn over_register_budget(variant: RowMaxVariant, case: &RowMaxCase, num_warps: u32) -> bool {
+    let numel: i64 = variant
+        .constexprs_for(case.n_rows, case.n_cols)
+        .iter()
+        .filter(|(n, _)| n.starts_with("BLOCK"))
+        .map(|(_, v)| *v)
+        .product();
+    numel > (MAX_REGS_PER_VALUE * 32) as i64 * i64::from(num_warps)
+}
+
+/// Runs one combination; an expected refusal by the lowering is `Ok` only when the
+/// lowering does refuse, for the register budget.
+fn check_one(
+    def: &rtriton::trace::KernelDef,
+    variant: RowMaxVariant,
+    case: &RowMaxCase,
+    policy: SpecPolicy,
+    nw: u32,
+    want: &[f32],
+) -> Result<(), String> {
+    let got = run_def_on_simulator(def, variant, case, policy, nw);
+    if over_register_budget(variant, case, nw) {
+        return match got {
+            Err(e) if e.contains("registers per thread") => Ok(()),
+            Err(e) => Err(format!("expected the register-budget refusal, got: {e}")),
+            Ok(_) => Err("expected the lowering to refuse a block over the register budget".into()),
+        };
+    }
+    compare_bits(&got?, want)
+}
+
+#[rstest]
+fn row_max_on_the_simulator_matches_the_interpreter(
+    #[values(
+        RowMaxVariant::RowMax,
+        RowMaxVariant::RowMaxLoop,
+        RowMaxVariant::RowMax2d,
+        RowMaxVariant::SkillPort,
+        RowMaxVariant::FixedPort,
+        RowMaxVariant::RowMaxI32
+    )]
+    variant: RowMaxVariant,
+    #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
+) {
+    let def = variant.def();
+    let mut failures = Vec::new();
+    for case in sim_cases() {
+        let want = match run_on_interpreter(variant, &case, policy) {
+            Ok(w) => w,
+            Err(e) => {
+                failures.push(format!("{case}: interpreter: {e}"));
+                continue;
+            }
+        };
+        for nw in NUM_WARPS {
+            let outcome = check_one(&def, variant, &case, policy, nw, &want);
+            if let Err(e) = outcome {
+                failures.push(format!("{case}, num_warps = {nw}:\n{e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} under {policy:?} failed:\n{}", variant.name(), failures.join("\n\n"));
+}
+
+kernel! {
+    /// `row_max` with a NaN-propagating reduction (`max.NaN.f32` in the shuffles).
+    fn row_max_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                   const BLOCK: usize) {
+        let row = program_id(0).to::<i64>();
+        let cols = arange(0, BLOCK);
+        let x = load(x_ptr + row * stride_row + cols.to::<i64>() * stride_col, Some(cols.lt(n_cols)), Some(f32::NEG_INFINITY));
+        store(y_ptr + row, max_with(x, 0, PropagateNan::All), None);
+    }
+}
+
+kernel! {
+    /// `row_max_loop` with a NaN-propagating running maximum and reduction.
+    fn row_max_loop_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                        const BLOCK: usize) {
+        let row = program_id(0).to::<i64>();
+        let cols = arange(0, BLOCK);
+        let acc = full::<f32>(&[BLOCK], f32::NEG_INFINITY);
+        let acc = for_range(0, n_cols, BLOCK as i32, acc, |start, acc| {
+            let c = start + cols;
+            let x = load(x_ptr + row * stride_row + c.to::<i64>() * stride_col, Some(c.lt(n_cols)), Some(f32::NEG_INFINITY));
+            maximum_with(acc, x, PropagateNan::All)
+        });
+        store(y_ptr + row, max_with(acc, 0, PropagateNan::All), None);
+    }
+}
+
+#[rstest]
+#[case::single_block(row_max_nan(), RowMaxVariant::RowMax)]
+#[case::looping(row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
+fn nan_propagating_max_on_the_simulator_matches_the_interpreter(
+    #[case] def: rtriton::trace::KernelDef,
+    #[case] shaped_like: RowMaxVariant,
+    #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
+) {
+    let mut failures = Vec::new();
+    for case in sim_cases() {
+        let mut mem = Memory::new();
+        let launch = prepare(&mut mem, shaped_like, &case);
+        let want = interp::run_def(&def, &launch.constexprs, &launch.args, policy, launch.grid, &mut mem)
+            .map_err(|e| e.to_string())
+            .and_then(|()| mem.read_f32(launch.y, case.n_rows).map_err(|e| e.to_string()));
+        let want = match want {
+            Ok(w) => w,
+            Err(e) => {
+                failures.push(format!("{case}: interpreter: {e}"));
+                continue;
+            }
+        };
+        for nw in NUM_WARPS {
+            let outcome = check_one(&def, shaped_like, &case, policy, nw, &want);
+            if let Err(e) = outcome {
+                failures.push(format!("{case}, num_warps = {nw}:\n{e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}:\n{}", def.name, failures.join("\n\n"));
+}
+
+// ---- kernels beyond the row-max family ------------------------------------------------
+// What row max does not exercise: vector stores, replicated stores, argmax pairs, integer
+// division, casts, where, f32 sums and i32 reductions. Inputs are small integers, so f32
+// sums are exact and the reduction order (sequential on the interpreter, a tree on the
+// simulator) does not change a bit.
+
+kernel! {
+    /// y[i] = x[i] + 1 over n elements: vector loads and stores, a masked tail.
+    fn add_one(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n: i32; const BLOCK: usize) {
+        let offs = program_id(0) * BLOCK as i32 + arange(0, BLOCK);
+        let mask = offs.lt(n);
+        let x = load(x_ptr + offs, Some(mask), Some(0.0));
+        store(y_ptr + offs, x + 1.0, Some(mask));
+    }
+}
+
+kernel! {
+    /// The index of the first maximum of each row (NaN ignored).
+    fn row_argmax(x_ptr: Ptr<f32>, y_ptr: Ptr<i32>, n_cols: i32; const BLOCK: usize) {
+        let row = program_id(0);
+        let cols = arange(0, BLOCK);
+        let x = load(x_ptr + row * n_cols + cols, Some(cols.lt(n_cols)), Some(f32::NEG_INFINITY));
+        store(y_ptr + row, argmax(x, 0), None);
+    }
+}
+
+kernel! {
+    /// where, bool casts, integer division and remainder, int/float conversions, sum and
+    /// min reductions (f32), sum and max reductions (i32), argmax, a constant mask and
+    /// num_programs; every output element is stored by one program.
+    fn op_mix(x_ptr: Ptr<f32>, yi_ptr: Ptr<i32>, yf_ptr: Ptr<f32>, r_ptr: Ptr<i32>, n: i32; const BLOCK: usize) {
+        let pid = program_id(0);
+        let offs = pid * BLOCK as i32 + arange(0, BLOCK);
+        let always = full::<bool>(&[BLOCK], true);
+        let mask = offs.lt(n) & offs.ge(0) & always;
+        let x = load(x_ptr + offs, Some(mask), Some(0.0));
+        let pos = x.gt(0.0);
+        let flipped = where_(pos, x, x * -1.0);
+        let q = offs / 3 + offs % 5;
+        let f = q.to::<f32>() + flipped;
+        let i = f.to::<i32>() + pos.to::<i32>();
+        store(yi_ptr + offs, i, Some(mask));
+        store(yf_ptr + pid, sum(flipped, 0) + min(x, 0) + num_programs(0).to::<f32>(), None);
+        store(r_ptr + pid * 3, sum(q, 0), None);
+        store(r_ptr + pid * 3 + 1, argmax(x, 0), None);
+        store(r_ptr + pid * 3 + 2, max(i, 0), None);
+    }
+}
+
+/// A launch of any kernel whose parameters are input buffers, then output buffers, then
+/// scalars: runs it on the interpreter and, for every policy and `num_warps`, on the
+/// simulator, and compares every output byte.
+struct Differential<'a> {
+    def: rtriton::trace::KernelDef,
+    constexprs: &'a [(&'a str, i64)],
+    inputs: Vec<Vec<u8>>,
+    /// Output sizes in bytes (filled with 0xAB first, so untouched bytes must agree too).
+    outputs: Vec<usize>,
+    scalars: Vec<rtriton::spec::ArgValue>,
+    grid: u32,
+}
+
+impl Differential<'_> {
+    fn setup(&self) -> (Memory, Vec<rtriton::spec::ArgValue>, Vec<(u64, usize)>) {
+        let mut mem = Memory::new();
+        let mut args = Vec::new();
+        for data in &self.inputs {
+            args.push(rtriton::spec::ArgValue::Ptr(mem.alloc_bytes(data)));
+        }
+        let mut outs = Vec::new();
+        for &bytes in &self.outputs {
+            let a = mem.alloc_bytes(&vec![0xAB; bytes]);
+            args.push(rtriton::spec::ArgValue::Ptr(a));
+            outs.push((a, bytes));
+        }
+        args.extend(self.scalars.iter().copied());
+        (mem, args, outs)
+    }
+
+    fn read(mem: &Memory, outs: &[(u64, usize)]) -> Vec<Vec<u8>> {
+        outs.iter().map(|&(a, n)| mem.read_bytes(a, n).unwrap().to_vec()).collect()
+    }
+
+    fn check(&self) {
+        let mut failures = Vec::new();
+        for policy in [SpecPolicy::Triton, SpecPolicy::Off] {
+            let (mut mem, args, outs) = self.setup();
+            let grid = [self.grid, 1, 1];
+            interp::run_def(&self.def, self.constexprs, &args, policy, grid, &mut mem).unwrap();
+            let want = Self::read(&mem, &outs);
+            let (kernel, info) = rtriton::pipeline::specialize_and_trace(
+                &self.def,
+                self.constexprs,
+                &args,
+                policy,
+                &rtriton::trace::TraceOptions::default(),
+            )
+            .unwrap();
+            for nw in NUM_WARPS {
+                let options = rtriton::backend::ptx::PtxOptions { num_warps: nw, ..Default::default() };
+                let program = rtriton::backend::ptx::lower(&kernel, &info, &options).unwrap();
+                let (mut mem, args, outs) = self.setup();
+                let outcome =
+                    rtriton::sim::run(&program, grid, &args, &mut mem).map_err(|e| e.to_string()).and_then(|_| {
+                        let got = Self::read(&mem, &outs);
+                        match (0..got.len()).find(|&i| got[i] != want[i]) {
+                            None => Ok(()),
+                            Some(i) => {
+                                let at = (0..got[i].len()).find(|&b| got[i][b] != want[i][b]).unwrap();
+                                Err(format!("output {i} differs first at byte {at}"))
+                            }
+                        }
+                    });
+                if let Err(e) = outcome {
+                    failures.push(format!("{policy:?}, num_warps = {nw}: {e}"));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{} {:?}:\n{}", self.def.name, self.constexprs, failures.join("\n"));
+    }
+}
+
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[rstest]
+#[case::vector_4096(4096, 1024)]
+#[case::tail_1000(1000, 256)]
+#[case::block_smaller_than_cta(48, 16)]
+fn add_one_on_the_simulator_matches_the_interpreter(#[case] n: usize, #[case] block: i64) {
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - 7.0).collect();
+    Differential {
+        def: add_one(),
+        constexprs: &[("BLOCK", block)],
+        inputs: vec![f32_bytes(&x)],
+        outputs: vec![n * 4],
+        scalars: vec![rtriton::spec::ArgValue::Int(n as i64)],
+        grid: n.div_ceil(block as usize) as u32,
+    }
+    .check();
+}
+
+#[rstest]
+fn argmax_on_the_simulator_matches_the_interpreter(#[values(16, 256, 1024)] block: i64) {
+    let n_cols = (block - 3).max(1) as usize;
+    let rows: Vec<Vec<f32>> = vec![
+        (0..n_cols).map(|c| ((c * 37) % 101) as f32).collect(),
+        vec![f32::NEG_INFINITY; n_cols],
+        (0..n_cols).map(|c| if c % 2 == 0 { f32::NAN } else { -(c as f32) }).collect(),
+        vec![f32::NAN; n_cols],
+        (0..n_cols).map(|c| if c == n_cols - 1 { 5.0 } else { 1.0 }).collect(),
+        (0..n_cols).map(|c| if c % 3 == 0 { -0.0 } else { 0.0 }).collect(),
+    ];
+    Differential {
+        def: row_argmax(),
+        constexprs: &[("BLOCK", block)],
+        inputs: vec![f32_bytes(&rows.concat())],
+        outputs: vec![rows.len() * 4],
+        scalars: vec![rtriton::spec::ArgValue::Int(n_cols as i64)],
+        grid: rows.len() as u32,
+    }
+    .check();
+}
+
+#[rstest]
+#[case::small_blocks(1000, 16)]
+#[case::wide_blocks(1000, 256)]
+#[case::one_block(200, 1024)]
+fn mixed_ops_on_the_simulator_match_the_interpreter(#[case] n: usize, #[case] block: i64) {
+    let x: Vec<f32> = rtriton_kernels::cases::random(5, n, -50.0, 50.0).iter().map(|v| v.round()).collect();
+    let grid = n.div_ceil(block as usize);
+    Differential {
+        def: op_mix(),
+        constexprs: &[("BLOCK", block)],
+        inputs: vec![f32_bytes(&x)],
+        outputs: vec![n * 4, grid * 4, grid * 3 * 4],
+        scalars: vec![rtriton::spec::ArgValue::Int(n as i64)],
+        grid: grid as u32,
+    }
+    .check();
+}
+
+#[test]
+fn the_report_counts_what_ran() {
+    use rtriton_kernels::cases::{Fill, ViewKind};
+    let case =
+        RowMaxCase { name: "report", n_rows: 3, n_cols: 1000, view: ViewKind::Contiguous, fill: Fill::Random(1) };
+    let mut mem = Memory::new();
+    let launch = prepare(&mut mem, RowMaxVariant::RowMax, &case);
+    let program = rtriton_tests::lower(&RowMaxVariant::RowMax.def(), &launch, SpecPolicy::Triton, 4).unwrap();
+    let r = rtriton::sim::run(&program, launch.grid, &launch.args, &mut mem).unwrap();
+    // 3 programs of 4 warps: 5 butterfly rounds per warp, partials through shared memory
+    // between 2 barriers, one thread stores each row.
+    assert_eq!(r.programs, 3);
+    assert_eq!(r.shuffles, 3 * 4 * 5);
+    assert_eq!(r.barriers, 3 * 2);
+    assert_eq!(r.global_stores, 3);
+    assert_eq!(r.divergent_loops, 0);
+    let width = program.decisions.accesses[0].vector_width as u64;
+    // Loads run only where the mask holds (1000 of 1024 columns per row), one per vector.
+    assert_eq!(r.global_loads, 3 * 1000 / width);
+    assert!(r.instructions > 0);
+}
+
+/// The simulator's shuffle lanes against the GPU: `data/shfl_h200.txt` records, for 540
+/// (mode, b, c) combinations of `shfl.sync` with a full member mask, the lane each lane
+/// read on an H200 and the in-range predicate (`data/shfl_h200.py` made it).
+#[test]
+fn shuffle_lanes_match_the_gpu() {
+    use rtriton::sim::shfl::{Mode, source_lane};
+    let table = include_str!("data/shfl_h200.txt");
+    let mut checked = 0;
+    for line in table.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let mode = match f[0] {
+            "up" => Mode::Up,
+            "down" => Mode::Down,
+            "bfly" => Mode::Bfly,
+            "idx" => Mode::Idx,
+            m => panic!("unknown mode {m}"),
+        };
+        let b: u32 = f[1].parse().unwrap();
+        let c = u32::from_str_radix(f[2].trim_start_matches("0x"), 16).unwrap();
+        for (lane, cell) in f[3..].iter().enumerate() {
+            let in_range = cell.ends_with('+');
+            let src: u32 = cell.trim_end_matches('+').parse().unwrap();
+            assert_eq!(source_lane(mode, lane as u32, b, c), (src, in_range), "{} b={b} c=0x{c:x} lane {lane}", f[0]);
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 540);
+}
