@@ -2,8 +2,8 @@
 //! is found here, before the driver sees it, with an error that names the kernel.
 
 use rtriton::diag::Diagnostic;
-use rtriton::guard::{I32_MAX_OFFSET, TensorExtent, check_offsets};
-use rtriton::ir::{Kernel, ParamDecl, ParamKind};
+use rtriton::guard::{I32_MAX_OFFSET, OffsetWidths, TensorExtent};
+use rtriton::ir::{ParamDecl, ParamKind};
 use rtriton::spec::SpecError;
 
 use super::args::Arg;
@@ -158,15 +158,16 @@ pub fn needs_overflow_guard(extents: &[TensorExtent]) -> bool {
     extents.iter().any(|e| e.max_offset_elems > I32_MAX_OFFSET)
 }
 
-/// The launch-time overflow guard: refuses a launch of `traced` (the kernel as traced for
-/// this launch's specialization) when a tensor's largest offset passes `i32::MAX` and an
-/// offset into it is computed in i32 (`rtriton::guard::check_offsets`). Pure: no device,
-/// no allocation; the extents may describe tensors that do not exist.
-pub fn overflow_guard(traced: &Kernel, extents: &[TensorExtent]) -> Result<(), LaunchError> {
+/// The launch-time overflow guard: refuses a launch when a tensor's largest offset passes
+/// `i32::MAX` and an offset into it is computed in i32, given `widths`, the summary of the
+/// kernel as traced for this launch's specialization (`OffsetWidths::of`, which a runtime
+/// keeps per compiled kernel). Pure: no device, no allocation; the extents may describe
+/// tensors that do not exist.
+pub fn overflow_guard(widths: &OffsetWidths, extents: &[TensorExtent]) -> Result<(), LaunchError> {
     if !needs_overflow_guard(extents) {
         return Ok(());
     }
-    check_offsets(traced, extents).map_err(LaunchError::IndexOverflow)
+    widths.check(extents).map_err(LaunchError::IndexOverflow)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rtriton::guard::OffsetWidths;
 use rtriton::ir::{ParamKind, ScalarType};
 use rtriton::spec::SpecKey;
 
@@ -41,6 +42,9 @@ pub struct Runtime {
     pub gpu: Gpu,
     disk: Option<DiskCache>,
     modules: HashMap<CacheKey, Arc<Loaded>>,
+    /// The overflow guard's summary per kernel, traced once on the first launch that
+    /// needs it (a tensor past `i32::MAX` elements).
+    offset_widths: HashMap<CacheKey, OffsetWidths>,
     compiler: String,
     pub stats: CacheStats,
 }
@@ -67,6 +71,7 @@ impl Runtime {
             gpu,
             disk,
             modules: HashMap::new(),
+            offset_widths: HashMap::new(),
             compiler: crate::cache::compiler_identity(),
             stats: CacheStats::default(),
         }
@@ -89,8 +94,8 @@ impl Runtime {
         let values: Vec<_> = args.iter().map(Arg::value).collect();
         let spec = SpecKey::from_args(def.name, &def.params, &values, kernel.spec_policy).map_err(LaunchError::from)?;
         let grid = check_grid(def.name, kernel.grid_for_launch()?, self.gpu.info.max_grid)?;
-        guard_launch(kernel, &spec, args)?;
         let key = self.key(kernel, &spec);
+        self.guard(kernel, &spec, &key, args)?;
         let loaded = self.load(kernel, &spec, &key)?;
         check_block(def.name, loaded.ptx.threads_per_cta, self.gpu.info.max_threads_per_block, kernel.num_warps)?;
         Ok((LaunchRecord { spec, key, grid, threads_per_cta: loaded.ptx.threads_per_cta }, loaded))
@@ -118,6 +123,19 @@ impl Runtime {
             )?;
         }
         Ok(record)
+    }
+
+    /// [`guard_launch`] with the kernel's offset summary traced once per cache key.
+    fn guard(&mut self, kernel: &JitKernel, spec: &SpecKey, key: &CacheKey, args: &[Arg<'_>]) -> Result<(), HostError> {
+        let extents = tensor_extents(&kernel.def.params, args);
+        if !needs_overflow_guard(&extents) {
+            return Ok(());
+        }
+        if !self.offset_widths.contains_key(key) {
+            let (traced, _) = trace_kernel(kernel, spec)?;
+            self.offset_widths.insert(key.clone(), OffsetWidths::of(&traced));
+        }
+        Ok(overflow_guard(&self.offset_widths[key], &extents)?)
     }
 
     /// The full cache key of `kernel` under `spec` (see [`cache_key`]).
@@ -159,14 +177,15 @@ impl Runtime {
 /// launching): when a tensor argument's view reaches past `i32::MAX` elements, traces the
 /// kernel for this specialization and refuses with [`LaunchError::IndexOverflow`] if an
 /// offset into that tensor is computed in i32. Launches on smaller tensors cost nothing
-/// (no trace). Pure: no device and no allocation, so it runs on fake views of any size.
+/// (no trace); the runtime keeps each kernel's summary, so it traces once per kernel.
+/// Pure: no device and no allocation, so it runs on fake views of any size.
 pub fn guard_launch(kernel: &JitKernel, spec: &SpecKey, args: &[Arg<'_>]) -> Result<(), HostError> {
     let extents = tensor_extents(&kernel.def.params, args);
     if !needs_overflow_guard(&extents) {
         return Ok(());
     }
     let (traced, _) = trace_kernel(kernel, spec)?;
-    Ok(overflow_guard(&traced, &extents)?)
+    Ok(overflow_guard(&OffsetWidths::of(&traced), &extents)?)
 }
 
 /// The full cache key of `kernel` under `spec` for the compiler build `compiler`: name,

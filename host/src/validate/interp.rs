@@ -4,6 +4,7 @@
 //! i32 variant must be refused, the int64 variants are accepted and not interpreted.
 
 use rtriton::diag::Diagnostic;
+use rtriton::guard::OffsetWidths;
 use rtriton::interp;
 use rtriton::pipeline::specialize_and_trace;
 use rtriton::spec::{ArgValue, SpecKey, SpecPolicy};
@@ -114,7 +115,7 @@ fn run_one(
     r.spec_key = spec.to_string();
     let (kernel, _info) =
         specialize_and_trace(&def, &constexprs, &args, policy, &TraceOptions::default()).map_err(|e| e.to_string())?;
-    match overflow_guard(&kernel, &case_extents(case)) {
+    match overflow_guard(&OffsetWidths::of(&kernel), &case_extents(case)) {
         Ok(()) => {}
         Err(LaunchError::IndexOverflow(d)) => return Ok(Ran::Refused(d)),
         Err(e) => return Err(e.to_string()),
