@@ -30,6 +30,9 @@ pub enum HostError {
     /// The kernel could not be specialized, traced or verified.
     #[error("kernel `{kernel}` failed in the front end: {source}")]
     FrontEnd { kernel: String, source: rtriton::pipeline::FrontEndError },
+    /// The portability lint found problems and the launch asked to deny them.
+    #[error("{0}")]
+    LintDenied(rtriton::diag::Diagnostics),
     /// The PTX back end refused the kernel.
     #[error("kernel `{kernel}`: the ptx back end failed: {message}")]
     Ptx { kernel: String, message: String },

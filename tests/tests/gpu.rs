@@ -479,3 +479,27 @@ error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: launch refused: t
     let got = y.to_host(&rt.gpu).unwrap();
     assert!(got.iter().all(|v| v.to_bits() == 0), "every row of zeros has the maximum +0.0");
 }
+
+/// The portability lint runs at compile time: by default its findings are warnings and the
+/// launch goes ahead; a kernel that asks to deny them is refused before anything compiles.
+#[test]
+fn the_compile_time_lint_warns_by_default_and_can_deny() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let (n_rows, n_cols) = (4usize, 64usize);
+    let x = DeviceBuffer::<f32>::zeros(&gpu, n_rows * n_cols).unwrap();
+    let y = DeviceBuffer::<f32>::zeros(&gpu, n_rows).unwrap();
+    let mut rt = Runtime::with_disk_cache(gpu, None);
+    let v = RowMaxVariant::SkillPort;
+    let kernel =
+        || JitKernel::new(v.def()).constexprs(&v.constexprs_for(n_rows, n_cols)).grid(move |_| [n_rows as u64, 1, 1]);
+    let args = || {
+        row_max_args(TensorArg::contiguous(&x, &[n_rows, n_cols]), TensorArg::contiguous(&y, &[n_rows]), n_rows, n_cols)
+    };
+    let deny = rtriton::lint::LintOptions { deny: true, ..Default::default() };
+    let e = rt.launch(&kernel().lint(Some(deny)), &args()).expect_err("denied lint findings refuse the launch");
+    assert!(matches!(e, HostError::LintDenied(_)), "{e:?}");
+    assert!(e.to_string().contains("to-on-specializable-arg") || e.to_string().contains("AttributeError"), "{e}");
+    assert_eq!(rt.stats.compiles, 0, "the lint refuses before compiling");
+    rt.launch(&kernel(), &args()).expect("warnings do not stop a launch");
+    assert!(rt.lint_findings().any(|d| d.kernel == "row_max_skill_port"));
+}

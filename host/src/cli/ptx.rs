@@ -122,8 +122,20 @@ pub fn run(a: &PtxArgs) -> anyhow::Result<ExitCode> {
     }
     let args = launch_args(&def, &a.args)?;
     let policy = if a.no_specialize { SpecPolicy::Off } else { SpecPolicy::Triton };
-    let (kernel, info) =
-        rtriton::pipeline::specialize_and_trace(&def, &consts, &args, policy, &TraceOptions::default())?;
+    // The portability lint runs at compile time; its findings are warnings on stderr, so
+    // the PTX on stdout stays clean (`rtriton lint --deny` makes them errors).
+    let checked = rtriton::pipeline::compile_with_lints(
+        &def,
+        &consts,
+        &args,
+        policy,
+        &TraceOptions::default(),
+        Some(&Default::default()),
+    )?;
+    for finding in &checked.lints {
+        eprintln!("{finding}");
+    }
+    let (kernel, info) = (checked.kernel, checked.info);
     let options = PtxOptions { arch, num_warps: a.num_warps, ..PtxOptions::default() };
     if a.lir {
         print!("{}", ptx::lower(&kernel, &info, &options)?);

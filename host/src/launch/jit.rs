@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use rtriton::lint::LintOptions;
 use rtriton::spec::SpecPolicy;
 use rtriton::trace::{KernelDef, TraceOptions};
 
@@ -28,6 +29,10 @@ pub struct JitKernel {
     pub num_warps: u32,
     pub spec_policy: SpecPolicy,
     pub trace_options: TraceOptions,
+    /// The portability lint run on the first compile of each constexpr set: `Some`
+    /// (the default) prints its findings as warnings once per process, or refuses the
+    /// launch when `deny` is set; `None` skips it.
+    pub lint: Option<LintOptions>,
     grid: GridFn,
 }
 
@@ -51,6 +56,7 @@ impl JitKernel {
             num_warps: 4,
             spec_policy: SpecPolicy::Triton,
             trace_options: TraceOptions::default(),
+            lint: Some(LintOptions::default()),
             grid: Arc::new(|_| Ok([1, 1, 1])),
         }
     }
@@ -77,6 +83,12 @@ impl JitKernel {
 
     pub fn trace_options(mut self, options: TraceOptions) -> JitKernel {
         self.trace_options = options;
+        self
+    }
+
+    /// How the portability lint runs at compile time (`None`: not at all).
+    pub fn lint(mut self, lint: Option<LintOptions>) -> JitKernel {
+        self.lint = lint;
         self
     }
 

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rtriton::diag::{Diagnostic, Diagnostics};
 use rtriton::guard::OffsetWidths;
 use rtriton::ir::{ParamKind, ScalarType};
 use rtriton::spec::SpecKey;
@@ -37,6 +38,9 @@ struct Loaded {
     module: LoadedModule,
 }
 
+/// A kernel name and its constexprs: the lint's findings depend on nothing else.
+type LintId = (String, Vec<(&'static str, i64)>);
+
 /// A device plus the compiled-kernel caches: what launches go through.
 pub struct Runtime {
     pub gpu: Gpu,
@@ -45,6 +49,8 @@ pub struct Runtime {
     /// The overflow guard's summary per kernel, traced once on the first launch that
     /// needs it (a tensor past `i32::MAX` elements).
     offset_widths: HashMap<CacheKey, OffsetWidths>,
+    /// Lint findings per kernel and constexpr set, computed on the first compile.
+    lint_findings: HashMap<LintId, Vec<Diagnostic>>,
     compiler: String,
     pub stats: CacheStats,
 }
@@ -72,6 +78,7 @@ impl Runtime {
             disk,
             modules: HashMap::new(),
             offset_widths: HashMap::new(),
+            lint_findings: HashMap::new(),
             compiler: crate::cache::compiler_identity(),
             stats: CacheStats::default(),
         }
@@ -96,6 +103,7 @@ impl Runtime {
         let grid = check_grid(def.name, kernel.grid_for_launch()?, self.gpu.info.max_grid)?;
         let key = self.key(kernel, &spec);
         self.guard(kernel, &spec, &key, args)?;
+        self.lint(kernel)?;
         let loaded = self.load(kernel, &spec, &key)?;
         check_block(def.name, loaded.ptx.threads_per_cta, self.gpu.info.max_threads_per_block, kernel.num_warps)?;
         Ok((LaunchRecord { spec, key, grid, threads_per_cta: loaded.ptx.threads_per_cta }, loaded))
@@ -123,6 +131,37 @@ impl Runtime {
             )?;
         }
         Ok(record)
+    }
+
+    /// Runs the portability lint once per kernel and constexpr set (the lint traces the
+    /// kernel unspecialized, so one run covers every specialization): findings are printed
+    /// to stderr as warnings, or refuse the launch when the kernel asks to deny them.
+    fn lint(&mut self, kernel: &JitKernel) -> Result<(), HostError> {
+        let Some(options) = &kernel.lint else { return Ok(()) };
+        let id = (kernel.def.name.to_string(), kernel.meta.0.clone());
+        if !self.lint_findings.contains_key(&id) {
+            let findings =
+                rtriton::lint::lint(&kernel.def, &kernel.meta.0, options).map_err(|e| HostError::FrontEnd {
+                    kernel: kernel.def.name.to_string(),
+                    source: rtriton::pipeline::FrontEndError::Trace(e),
+                })?;
+            if !options.deny {
+                for f in &findings {
+                    eprintln!("{f}");
+                }
+            }
+            self.lint_findings.insert(id.clone(), findings);
+        }
+        let findings = &self.lint_findings[&id];
+        if options.deny && !findings.is_empty() {
+            return Err(HostError::LintDenied(Diagnostics(findings.clone())));
+        }
+        Ok(())
+    }
+
+    /// The lint findings of every kernel compiled so far (warnings already printed).
+    pub fn lint_findings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.lint_findings.values().flatten()
     }
 
     /// [`guard_launch`] with the kernel's offset summary traced once per cache key.
