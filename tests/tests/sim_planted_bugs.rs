@@ -7,8 +7,9 @@
 //! mask, a barrier inside a loop only some threads run... Hand-built programs cover what
 //! the lowering cannot produce (divergent shuffles).
 
-use rtriton::backend::ptx::lir::{BinOp, Cmp, Inst, Operand, Param, ParamTy, Program, Reg, Special, Ty};
+use rtriton::backend::ptx::lir::{BinOp, Cmp, Group, Inst, Operand, Param, ParamTy, Program, Reg, Special, Ty};
 use rtriton::interp::Memory;
+use rtriton::ir::SourceLoc;
 use rtriton::kernel;
 use rtriton::prelude::*;
 use rtriton::sim::{self, Address, Check, SimError};
@@ -372,7 +373,10 @@ impl Builder {
         let upper = self.reg(Ty::I32);
         let iv = self.reg(Ty::I32);
         self.body.extend([
-            Inst::Comment("lanes below the cut run the loop  tests/tests/sim_planted_bugs.rs:1".into()),
+            Inst::Group(Group::at(
+                "lanes below the cut run the loop",
+                SourceLoc { file: "tests/tests/sim_planted_bugs.rs", line: 1, column: 1 },
+            )),
             Inst::ReadSpecial { dst: tid, sreg: Special::TidX },
             Inst::Bin { op: BinOp::And, ty: Ty::I32, dst: lane, a: tid.into(), b: Operand::Int(31) },
             Inst::Setp { cmp: Cmp::Lt, ty: Ty::I32, dst: p, a: lane.into(), b: Operand::Int(active_lanes) },

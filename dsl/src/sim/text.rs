@@ -9,7 +9,7 @@ use crate::backend::ptx::lir::{Guard, Inst, Operand, Program, Reg, Ty};
 pub(crate) fn nth_inst(p: &Program, pc: usize) -> Option<&Inst> {
     fn go<'a>(insts: &'a [Inst], pc: usize, i: &mut usize) -> Option<&'a Inst> {
         for inst in insts {
-            if matches!(inst, Inst::Comment(_)) {
+            if matches!(inst, Inst::Group(_)) {
                 continue;
             }
             if *i == pc {
@@ -112,7 +112,7 @@ pub(crate) fn inst_text(p: &Program, inst: &Inst) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::ptx::lir::Program;
+    use crate::backend::ptx::lir::{Group, Program};
 
     fn program(body: Vec<Inst>) -> Program {
         Program {
@@ -142,14 +142,14 @@ mod tests {
             non_coherent: false,
         };
         let p = program(vec![
-            Inst::Comment("a".into()),
+            Inst::Group(Group::synthetic("a")),
             Inst::Loop {
                 ty: Ty::I64,
                 iv: Reg(1),
                 lower: Operand::Int(0),
                 upper: Operand::Int(4),
                 step: Operand::Int(1),
-                body: vec![Inst::Comment("b".into()), ld.clone()],
+                body: vec![Inst::Group(Group::synthetic("b")), ld.clone()],
             },
             Inst::BarSync { id: 0 },
         ]);

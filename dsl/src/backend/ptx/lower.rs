@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use super::axis_info::AxisInfoMap;
 use super::layout::{self, Blocked, Geometry, Layout, MAX_REGS_PER_VALUE};
-use super::lir::{BinOp, Cmp, Inst, LayoutNote, Operand, Param, ParamTy, Program, Reg, Special, Ty};
+use super::lir::{BinOp, Cmp, Group, Inst, LayoutNote, Operand, Param, ParamTy, Program, Reg, Special, Ty};
 use super::{Decisions, PtxError, PtxOptions, vectorize};
 use crate::ir::{
     BinaryOp, Block, CmpPred, Constant, DType, Kernel, Op, OpKind, ParamKind, ScalarType, SourceLoc, Value,
@@ -292,7 +292,7 @@ impl Lowerer<'_> {
             return r;
         }
         let r = self.new_reg(Ty::I32);
-        self.emit_pro(Inst::Comment("thread position: tid, lane = tid % 32, warp = tid / 32".into()));
+        self.emit_pro(Inst::Group(Group::synthetic("thread position: tid, lane = tid % 32, warp = tid / 32")));
         self.emit_pro(Inst::ReadSpecial { dst: r, sreg: Special::TidX });
         self.tid = Some(r);
         r
@@ -553,7 +553,7 @@ impl Lowerer<'_> {
             OpKind::Compare { pred, .. } => format!("cmp {}", pred.name()),
             k => k.name().to_string(),
         };
-        self.emit(Inst::Comment(format!("{lhs}{name}{ty}{lay}  {}", op.loc.short())));
+        self.emit(Inst::Group(Group::at(format!("{lhs}{name}{ty}{lay}"), op.loc)));
     }
 
     fn op(&mut self, op: &Op) -> Result<(), PtxError> {
@@ -884,7 +884,7 @@ impl Lowerer<'_> {
         }
         let inner = std::mem::replace(&mut self.out, outer);
         self.emit(Inst::Loop { ty, iv, lower: lo, upper: hi, step: st, body: inner });
-        self.emit(Inst::Comment(format!("end for  {}", op.loc.short())));
+        self.emit(Inst::Group(Group::at("end for", op.loc)));
         for (i, r) in op.results.iter().enumerate() {
             self.set(*r, carried[i].iter().map(|x| (*x).into()).collect());
         }

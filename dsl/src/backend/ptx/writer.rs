@@ -164,7 +164,7 @@ impl Writer<'_> {
 
     fn inst(&mut self, i: &Inst, d: usize) {
         let s = match i {
-            Inst::Comment(c) => format!("// {c}"),
+            Inst::Group(g) => format!("// {g}"),
             Inst::LdParam { dst, param } => {
                 let prm = &self.p.params[*param];
                 format!("ld.param.{} {}, [{}];", param_ty(prm.kind), self.reg(*dst), prm.name)
