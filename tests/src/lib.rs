@@ -2,11 +2,36 @@
 //! case of the shape matrix, compute the reference, compare bit for bit. The interpreter,
 //! simulator and GPU suites all go through these, so they check the same thing.
 
+pub mod kernels;
+
 use rtriton::interp::{self, Memory};
 use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton::trace::KernelDef;
 use rtriton_kernels::RowMaxVariant;
-use rtriton_kernels::cases::RowMaxCase;
+use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
 use rtriton_kernels::cpu_row_max;
+
+/// The case of [`SHAPE_MATRIX`] named `name` (rstest tables list cases by name).
+pub fn case(name: &str) -> RowMaxCase {
+    *SHAPE_MATRIX.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no case `{name}` in SHAPE_MATRIX"))
+}
+
+/// Panics unless `src` (a test file's `include_str!`) has `lists` rstest `#[values]`
+/// lists of quoted case names and each names every case of [`SHAPE_MATRIX`], in order:
+/// rstest needs literal lists, this keeps them whole.
+pub fn assert_case_lists_are_whole(src: &str, lists: usize) {
+    let all: Vec<&str> = SHAPE_MATRIX.iter().map(|c| c.name).collect();
+    let mut found = 0;
+    for part in src.split("#[values(").skip(1) {
+        let list = &part[..part.find(")]").unwrap_or(part.len())];
+        let names: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
+        if !names.is_empty() {
+            assert_eq!(names, all, "a #[values] list of cases differs from SHAPE_MATRIX");
+            found += 1;
+        }
+    }
+    assert_eq!(found, lists, "#[values] lists of case names");
+}
 
 /// What a launch of a variant on a case passes besides the buffers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,10 +86,20 @@ pub fn prepare(mem: &mut Memory, variant: RowMaxVariant, case: &RowMaxCase) -> L
 
 /// Runs `variant` on `case` on the CPU interpreter under `policy` and returns `y`.
 pub fn run_on_interpreter(variant: RowMaxVariant, case: &RowMaxCase, policy: SpecPolicy) -> Result<Vec<f32>, String> {
+    run_def_on_interpreter(&variant.def(), variant, case, policy)
+}
+
+/// [`run_on_interpreter`] for any kernel `def` taking the row-max arguments, launched as
+/// `shaped_like` would be.
+pub fn run_def_on_interpreter(
+    def: &KernelDef,
+    shaped_like: RowMaxVariant,
+    case: &RowMaxCase,
+    policy: SpecPolicy,
+) -> Result<Vec<f32>, String> {
     let mut mem = Memory::new();
-    let launch = prepare(&mut mem, variant, case);
-    interp::run_def(&variant.def(), &launch.constexprs, &launch.args, policy, launch.grid, &mut mem)
-        .map_err(|e| e.to_string())?;
+    let launch = prepare(&mut mem, shaped_like, case);
+    interp::run_def(def, &launch.constexprs, &launch.args, policy, launch.grid, &mut mem).map_err(|e| e.to_string())?;
     mem.read_f32(launch.y, case.n_rows).map_err(|e| e.to_string())
 }
 
@@ -116,7 +151,7 @@ pub fn run_on_simulator(
 /// [`run_on_simulator`] for any kernel `def` taking the row-max arguments, launched as
 /// `shaped_like` would be.
 pub fn run_def_on_simulator(
-    def: &rtriton::trace::KernelDef,
+    def: &KernelDef,
     shaped_like: RowMaxVariant,
     case: &RowMaxCase,
     policy: SpecPolicy,
@@ -131,7 +166,7 @@ pub fn run_def_on_simulator(
 /// holds the launch's buffers) and returns `y`. A failed
 /// simulator check is an `Err` with the whole diagnostic.
 pub fn simulate(
-    def: &rtriton::trace::KernelDef,
+    def: &KernelDef,
     launch: &Launch,
     mem: &mut Memory,
     policy: SpecPolicy,
@@ -145,16 +180,28 @@ pub fn simulate(
 /// Specializes `def` for `launch`'s arguments under `policy`, traces it and lowers it to
 /// the thread-level program the PTX writer prints.
 pub fn lower(
-    def: &rtriton::trace::KernelDef,
+    def: &KernelDef,
     launch: &Launch,
+    policy: SpecPolicy,
+    num_warps: u32,
+) -> Result<rtriton::backend::ptx::lir::Program, String> {
+    lower_def(def, &launch.constexprs, &launch.args, policy, num_warps)
+}
+
+/// Specializes `def` for `args` under `policy`, traces it with `constexprs` and lowers
+/// it with `num_warps` (the other PTX options at their defaults).
+pub fn lower_def(
+    def: &KernelDef,
+    constexprs: &[(&str, i64)],
+    args: &[ArgValue],
     policy: SpecPolicy,
     num_warps: u32,
 ) -> Result<rtriton::backend::ptx::lir::Program, String> {
     use rtriton::backend::ptx::{self, PtxOptions};
     let (kernel, info) = rtriton::pipeline::specialize_and_trace(
         def,
-        &launch.constexprs,
-        &launch.args,
+        constexprs,
+        args,
         policy,
         &rtriton::trace::TraceOptions::default(),
     )

@@ -4,14 +4,13 @@
 
 mod ptx_common;
 
-use ptx_common::{compile, contiguous_args, front, options};
+use ptx_common::{compile, compile_plain, contiguous_args, front, options};
 use rstest::rstest;
 use rtriton::backend::ptx::lir::Inst;
 use rtriton::backend::ptx::{self, AccessKind, Arch, PtxOptions};
 use rtriton::interp::Memory;
 use rtriton::prelude::*;
-use rtriton::spec::{ArgValue, SpecKey, SpecPolicy};
-use rtriton::trace::TraceOptions;
+use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{Fill, RowMaxCase, ViewKind};
 use rtriton_tests::{compare_bits, prepare, reference, simulate};
@@ -163,15 +162,7 @@ fn nan_propagating_max_uses_max_nan() {
             store(y_ptr + program_id(0), max_with(x, 0, PropagateNan::All), None);
         }
     }
-    let def = amax();
-    let (k, info) = rtriton::pipeline::trace_and_verify(
-        &def,
-        &[("BLOCK", 128)],
-        &SpecKey::plain(&def.params),
-        &TraceOptions::default(),
-    )
-    .unwrap();
-    let p = ptx::compile(&k, &info, &PtxOptions::default()).unwrap();
+    let p = compile_plain(&amax(), &[("BLOCK", 128)], &PtxOptions::default()).unwrap();
     assert!(p.text.contains("max.NaN.f32") && !p.text.contains("max.f32"));
 }
 
@@ -205,15 +196,7 @@ fn one_block_in_two_roles_is_a_layout_conflict() {
             store(x_ptr + grid, grid, None);
         }
     }
-    let def = outer_sum();
-    let (k, info) = rtriton::pipeline::trace_and_verify(
-        &def,
-        &[("BLOCK", 16)],
-        &SpecKey::plain(&def.params),
-        &TraceOptions::default(),
-    )
-    .unwrap();
-    let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
+    let e = compile_plain(&outer_sum(), &[("BLOCK", 16)], &PtxOptions::default()).unwrap_err().to_string();
     assert!(e.starts_with("error: kernel `outer_sum` at tests/tests/ptx_decisions.rs:"), "{e}");
     assert!(e.contains("layout conflict"), "{e}");
 }
@@ -233,17 +216,9 @@ rtriton::kernel! {
 #[case::lt(0, 4)]
 #[case::le(1, 1)]
 fn mask_constancy_follows_the_comparison(#[case] le: i64, #[case] width: u32) {
-    let def = copy_masked();
     let args = [ArgValue::Ptr(X), ArgValue::Ptr(Y), ArgValue::Int(4096)];
-    let (k, info) = rtriton::pipeline::specialize_and_trace(
-        &def,
-        &[("BLOCK", 1024), ("LE", le)],
-        &args,
-        SpecPolicy::Triton,
-        &TraceOptions::default(),
-    )
-    .unwrap();
-    let p = ptx::compile(&k, &info, &PtxOptions::default()).unwrap();
+    let p =
+        rtriton_tests::lower_def(&copy_masked(), &[("BLOCK", 1024), ("LE", le)], &args, SpecPolicy::Triton, 4).unwrap();
     let widths: Vec<u32> = p.decisions.accesses.iter().map(|d| d.vector_width).collect();
     assert_eq!(widths, vec![width, width], "{:?}", p.decisions.accesses);
 }
@@ -256,15 +231,7 @@ fn unsupported_op_is_an_error_naming_the_line() {
             store(y_ptr + program_id(0), sum(x, 0), None);
         }
     }
-    let def = sum_i64();
-    let (k, info) = rtriton::pipeline::trace_and_verify(
-        &def,
-        &[("BLOCK", 128)],
-        &SpecKey::plain(&def.params),
-        &TraceOptions::default(),
-    )
-    .unwrap();
-    let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
+    let e = compile_plain(&sum_i64(), &[("BLOCK", 128)], &PtxOptions::default()).unwrap_err().to_string();
     let line = include_str!("ptx_decisions.rs")
         .lines()
         .position(|l| l.contains("store(y_ptr + program_id(0), sum(x, 0), None);"))

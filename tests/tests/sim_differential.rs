@@ -18,7 +18,10 @@ use rtriton::prelude::*;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
-use rtriton_tests::{compare_bits, prepare, reference, run_def_on_simulator, run_on_interpreter};
+use rtriton_tests::{
+    compare_bits, kernels, lower_def, prepare, reference, run_def_on_interpreter, run_def_on_simulator,
+    run_on_interpreter,
+};
 
 const NUM_WARPS: [u32; 3] = [1, 4, 8];
 
@@ -125,36 +128,9 @@ fn row_max_on_the_simulator_matches_the_interpreter(
     assert!(failures.is_empty(), "{} under {policy:?} failed:\n{}", variant.name(), failures.join("\n\n"));
 }
 
-kernel! {
-    /// `row_max` with a NaN-propagating reduction (`max.NaN.f32` in the shuffles).
-    fn row_max_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                   const BLOCK: usize) {
-        let row = program_id(0).to::<i64>();
-        let cols = arange(0, BLOCK);
-        let x = load(x_ptr + row * stride_row + cols.to::<i64>() * stride_col, Some(cols.lt(n_cols)), Some(f32::NEG_INFINITY));
-        store(y_ptr + row, max_with(x, 0, PropagateNan::All), None);
-    }
-}
-
-kernel! {
-    /// `row_max_loop` with a NaN-propagating running maximum and reduction.
-    fn row_max_loop_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                        const BLOCK: usize) {
-        let row = program_id(0).to::<i64>();
-        let cols = arange(0, BLOCK);
-        let acc = full::<f32>(&[BLOCK], f32::NEG_INFINITY);
-        let acc = for_range(0, n_cols, BLOCK as i32, acc, |start, acc| {
-            let c = start + cols;
-            let x = load(x_ptr + row * stride_row + c.to::<i64>() * stride_col, Some(c.lt(n_cols)), Some(f32::NEG_INFINITY));
-            maximum_with(acc, x, PropagateNan::All)
-        });
-        store(y_ptr + row, max_with(acc, 0, PropagateNan::All), None);
-    }
-}
-
 #[rstest]
-#[case::single_block(row_max_nan(), RowMaxVariant::RowMax)]
-#[case::looping(row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
+#[case::single_block(kernels::row_max_nan(), RowMaxVariant::RowMax)]
+#[case::looping(kernels::row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
 fn nan_propagating_max_on_the_simulator_matches_the_interpreter(
     #[case] def: rtriton::trace::KernelDef,
     #[case] shaped_like: RowMaxVariant,
@@ -162,11 +138,7 @@ fn nan_propagating_max_on_the_simulator_matches_the_interpreter(
 ) {
     let mut failures = Vec::new();
     for case in sim_cases() {
-        let mut mem = Memory::new();
-        let launch = prepare(&mut mem, shaped_like, &case);
-        let want = interp::run_def(&def, &launch.constexprs, &launch.args, policy, launch.grid, &mut mem)
-            .map_err(|e| e.to_string())
-            .and_then(|()| mem.read_f32(launch.y, case.n_rows).map_err(|e| e.to_string()))
+        let want = run_def_on_interpreter(&def, shaped_like, &case, policy)
             .and_then(|w| compare_bits(&w, &reference(&case, true)).map(|()| w));
         let want = match want {
             Ok(w) => w,
@@ -211,29 +183,6 @@ kernel! {
     }
 }
 
-kernel! {
-    /// where, bool casts, integer division and remainder, int/float conversions, sum and
-    /// min reductions (f32), sum and max reductions (i32), argmax, a constant mask and
-    /// num_programs; every output element is stored by one program.
-    fn op_mix(x_ptr: Ptr<f32>, yi_ptr: Ptr<i32>, yf_ptr: Ptr<f32>, r_ptr: Ptr<i32>, n: i32; const BLOCK: usize) {
-        let pid = program_id(0);
-        let offs = pid * BLOCK as i32 + arange(0, BLOCK);
-        let always = full::<bool>(&[BLOCK], true);
-        let mask = offs.lt(n) & offs.ge(0) & always;
-        let x = load(x_ptr + offs, Some(mask), Some(0.0));
-        let pos = x.gt(0.0);
-        let flipped = where_(pos, x, x * -1.0);
-        let q = offs / 3 + offs % 5;
-        let f = q.to::<f32>() + flipped;
-        let i = f.to::<i32>() + pos.to::<i32>();
-        store(yi_ptr + offs, i, Some(mask));
-        store(yf_ptr + pid, sum(flipped, 0) + min(x, 0) + num_programs(0).to::<f32>(), None);
-        store(r_ptr + pid * 3, sum(q, 0), None);
-        store(r_ptr + pid * 3 + 1, argmax(x, 0), None);
-        store(r_ptr + pid * 3 + 2, max(i, 0), None);
-    }
-}
-
 /// A launch of any kernel whose parameters are input buffers, then output buffers, then
 /// scalars: runs it on the interpreter and, for every policy and `num_warps`, on the
 /// simulator, and compares every output byte.
@@ -271,16 +220,7 @@ impl Differential<'_> {
     /// The program the PTX writer prints for this launch under `policy` with `num_warps`.
     fn lower(&self, policy: SpecPolicy, num_warps: u32) -> Program {
         let (_, args, _) = self.setup();
-        let (kernel, info) = rtriton::pipeline::specialize_and_trace(
-            &self.def,
-            self.constexprs,
-            &args,
-            policy,
-            &rtriton::trace::TraceOptions::default(),
-        )
-        .unwrap();
-        let options = rtriton::backend::ptx::PtxOptions { num_warps, ..Default::default() };
-        rtriton::backend::ptx::lower(&kernel, &info, &options).unwrap()
+        lower_def(&self.def, self.constexprs, &args, policy, num_warps).unwrap()
     }
 
     /// Runs the comparison and returns the interpreter's outputs (the same under both
@@ -398,7 +338,7 @@ fn mixed_ops_on_the_simulator_match_the_interpreter(#[case] n: usize, #[case] bl
     let x: Vec<f32> = rtriton_kernels::cases::random(5, n, -50.0, 50.0).iter().map(|v| v.round()).collect();
     let grid = n.div_ceil(block as usize);
     Differential {
-        def: op_mix(),
+        def: kernels::op_mix(),
         constexprs: &[("BLOCK", block)],
         inputs: vec![f32_bytes(&x)],
         outputs: vec![n * 4, grid * 4, grid * 3 * 4],

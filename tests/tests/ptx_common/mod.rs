@@ -55,6 +55,19 @@ pub fn lower(
     ptx::lower(&k, &info, options)
 }
 
+/// Traces `def` with `constexprs` for a plain specialization key (no argument facts)
+/// and compiles it with `options`; panics when tracing fails.
+pub fn compile_plain(
+    def: &rtriton::trace::KernelDef,
+    constexprs: &[(&str, i64)],
+    options: &PtxOptions,
+) -> Result<Ptx, PtxError> {
+    let spec = rtriton::spec::SpecKey::plain(&def.params);
+    let (k, info) = rtriton::pipeline::trace_and_verify(def, constexprs, &spec, &TraceOptions::default())
+        .unwrap_or_else(|e| panic!("front end failed for {}: {e}", def.name));
+    ptx::compile(&k, &info, options)
+}
+
 pub fn options(arch: Arch, num_warps: u32) -> PtxOptions {
     PtxOptions { arch, num_warps, ..PtxOptions::default() }
 }
