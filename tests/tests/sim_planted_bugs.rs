@@ -543,7 +543,7 @@ fn a_program_reading_another_programs_store_is_a_race() {
     let x = mem.alloc_f32(&[1.0, 2.0, 3.0, 4.0]);
     let y = mem.alloc(16);
     let args = [ArgValue::Ptr(x), ArgValue::Ptr(y)];
-    let e = race_on_four_programs(&def, &args, &mem, y, &vec![1.0, 3.0, 6.0, 10.0]);
+    let e = race_on_four_programs(&def, &args, &mem, y, &[1.0, 3.0, 6.0, 10.0]);
     assert_eq!((e.program, e.thread, e.address), (Some([1, 0, 0]), Some(0), Some(Address::Global(y))));
     assert!(e.message.contains("thread 0 loads a global element that thread 0 of program (0, 0, 0) stored"), "{e}");
     assert!(e.loc.as_deref().is_some_and(|l| l.starts_with("tests/tests/sim_planted_bugs.rs:")), "{e}");
@@ -616,7 +616,7 @@ fn a_program_reading_what_a_later_program_stores_is_a_race() {
     let x = mem.alloc_f32(&[1.0, 2.0, 3.0, 4.0]);
     let y = mem.alloc_f32(&[10.0, 20.0, 30.0, 40.0]);
     let args = [ArgValue::Ptr(x), ArgValue::Ptr(y), ArgValue::Int(4)];
-    let e = race_on_four_programs(&def, &args, &mem, y, &vec![21.0, 32.0, 43.0, 4.0]);
+    let e = race_on_four_programs(&def, &args, &mem, y, &[21.0, 32.0, 43.0, 4.0]);
     assert_eq!((e.program, e.thread, e.address), (Some([0, 0, 0]), Some(0), Some(Address::Global(y + 4))));
     assert!(
         e.message.contains("program (0, 0, 0) loads a global element that thread 0 of program (1, 0, 0) stores"),
