@@ -33,6 +33,19 @@ pub fn assert_case_lists_are_whole(src: &str, lists: usize) {
     assert_eq!(found, lists, "#[values] lists of case names");
 }
 
+/// A contiguous 1000 x 1024 launch: 16-byte aligned pointers, n_cols and stride_row
+/// divisible by 16, stride_col == 1 (folded under Triton specialization).
+pub fn contiguous_args() -> Vec<ArgValue> {
+    vec![
+        ArgValue::Ptr(0x7f00_0000_0000),
+        ArgValue::Ptr(0x7f00_0010_0000),
+        ArgValue::Int(1000),
+        ArgValue::Int(1024),
+        ArgValue::Int(1024),
+        ArgValue::Int(1),
+    ]
+}
+
 /// What a launch of a variant on a case passes besides the buffers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchShape {

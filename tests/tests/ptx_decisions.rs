@@ -4,7 +4,7 @@
 
 mod ptx_common;
 
-use ptx_common::{compile, compile_plain, contiguous_args, front, options};
+use ptx_common::{compile, compile_plain, front, options};
 use rstest::rstest;
 use rtriton::backend::ptx::lir::Inst;
 use rtriton::backend::ptx::{self, AccessKind, Arch, PtxOptions};
@@ -13,7 +13,7 @@ use rtriton::prelude::*;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{Fill, RowMaxCase, ViewKind};
-use rtriton_tests::{compare_bits, prepare, reference, simulate};
+use rtriton_tests::{compare_bits, contiguous_args, prepare, reference, simulate};
 
 const X: u64 = 0x7f00_0000_0000;
 const Y: u64 = 0x7f00_0010_0000;

@@ -4,11 +4,12 @@
 
 mod ptx_common;
 
-use ptx_common::{compile, contiguous_args, options};
+use ptx_common::{compile, options};
 use rstest::rstest;
 use rtriton::backend::ptx::Arch;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::RowMaxVariant;
+use rtriton_tests::contiguous_args;
 
 #[rstest]
 fn golden_ptx(

@@ -5,12 +5,12 @@
 
 mod ptx_common;
 
-use ptx_common::{assemble, compile, compile_plain, contiguous_args, front, options, ptxas_or_skip, spill_stores};
+use ptx_common::{assemble, compile, compile_plain, front, options, ptxas_or_skip, spill_stores};
 use rstest::rstest;
 use rtriton::backend::ptx::{self, Arch};
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::RowMaxVariant;
-use rtriton_tests::kernels;
+use rtriton_tests::{contiguous_args, kernels};
 
 fn assemble_all_arches(text: &str, arch: Arch, name: &str) -> Vec<(String, String)> {
     let Some(ptxas) = ptxas_or_skip(name) else { return vec![] };

@@ -14,19 +14,6 @@ use rtriton::trace::TraceOptions;
 use rtriton::verify::KernelInfo;
 use rtriton_kernels::RowMaxVariant;
 
-/// A contiguous 1000 x 1024 launch: 16-byte aligned pointers, n_cols and stride_row
-/// divisible by 16, stride_col == 1 (folded under Triton specialization).
-pub fn contiguous_args() -> Vec<ArgValue> {
-    vec![
-        ArgValue::Ptr(0x7f00_0000_0000),
-        ArgValue::Ptr(0x7f00_0010_0000),
-        ArgValue::Int(1000),
-        ArgValue::Int(1024),
-        ArgValue::Int(1024),
-        ArgValue::Int(1),
-    ]
-}
-
 /// Traces and verifies `v` with its default constexprs for `args` under `policy`.
 pub fn front(
     v: RowMaxVariant,

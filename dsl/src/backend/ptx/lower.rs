@@ -303,8 +303,7 @@ impl Lowerer<'_> {
             return r;
         }
         let tid = self.tid();
-        let r = self.new_reg(Ty::I32);
-        self.emit_pro(Inst::Bin { op: BinOp::And, ty: Ty::I32, dst: r, a: tid.into(), b: Operand::Int(31) });
+        let r = self.pro_i32(BinOp::And, tid, 31);
         self.lane = Some(r);
         r
     }
@@ -314,9 +313,15 @@ impl Lowerer<'_> {
             return r;
         }
         let tid = self.tid();
-        let r = self.new_reg(Ty::I32);
-        self.emit_pro(Inst::Bin { op: BinOp::ShrU, ty: Ty::I32, dst: r, a: tid.into(), b: Operand::Int(5) });
+        let r = self.pro_i32(BinOp::ShrU, tid, 5);
         self.warp = Some(r);
+        r
+    }
+
+    /// A new `I32` register holding `a op b`, computed in the prologue.
+    fn pro_i32(&mut self, op: BinOp, a: Reg, b: i64) -> Reg {
+        let r = self.new_reg(Ty::I32);
+        self.emit_pro(Inst::Bin { op, ty: Ty::I32, dst: r, a: a.into(), b: Operand::Int(b) });
         r
     }
 
@@ -332,26 +337,10 @@ impl Lowerer<'_> {
         let top = if Some(src) == self.lane { 32 } else { self.enc.warps_per_cta.iter().product::<usize>() };
         let mut cur = src;
         if shift > 0 {
-            let r = self.new_reg(Ty::I32);
-            self.emit_pro(Inst::Bin {
-                op: BinOp::ShrU,
-                ty: Ty::I32,
-                dst: r,
-                a: cur.into(),
-                b: Operand::Int(shift.into()),
-            });
-            cur = r;
+            cur = self.pro_i32(BinOp::ShrU, cur, shift.into());
         }
         if (n << shift) < top {
-            let r = self.new_reg(Ty::I32);
-            self.emit_pro(Inst::Bin {
-                op: BinOp::And,
-                ty: Ty::I32,
-                dst: r,
-                a: cur.into(),
-                b: Operand::Int(n as i64 - 1),
-            });
-            cur = r;
+            cur = self.pro_i32(BinOp::And, cur, n as i64 - 1);
         }
         self.fields.insert((src, shift, n), Operand::Reg(cur));
         Operand::Reg(cur)
