@@ -83,9 +83,8 @@ pub struct Launch {
     pub grid: [u32; 3],
     /// `x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col`.
     pub args: Vec<ArgValue>,
-    /// Base address of the output `y`, of `n_rows` floats.
+    /// Base address of the output `y` (`n_rows` floats).
     pub y: u64,
-    pub n_rows: usize,
 }
 
 /// Allocates `case`'s input buffer and a zeroed output in `mem`, and returns the launch
@@ -94,7 +93,7 @@ pub fn prepare(mem: &mut Memory, variant: RowMaxVariant, case: &RowMaxCase) -> L
     let x_buffer = mem.alloc_f32(&case.input());
     let y = mem.alloc(case.n_rows * 4);
     let LaunchShape { constexprs, grid } = launch_shape(variant, case);
-    Launch { constexprs, grid, args: row_max_args(case, x_buffer, y), y, n_rows: case.n_rows }
+    Launch { constexprs, grid, args: row_max_args(case, x_buffer, y), y }
 }
 
 /// Runs `variant` on `case` on the CPU interpreter under `policy` and returns `y`.
@@ -172,22 +171,9 @@ pub fn run_def_on_simulator(
 ) -> Result<Vec<f32>, String> {
     let mut mem = Memory::new();
     let launch = prepare(&mut mem, shaped_like, case);
-    simulate(def, &launch, &mut mem, policy, num_warps)
-}
-
-/// Lowers `def` for `launch` (see [`lower`]), runs it on the simulator over `mem` (which
-/// holds the launch's buffers) and returns `y`. A failed
-/// simulator check is an `Err` with the whole diagnostic.
-pub fn simulate(
-    def: &KernelDef,
-    launch: &Launch,
-    mem: &mut Memory,
-    policy: SpecPolicy,
-    num_warps: u32,
-) -> Result<Vec<f32>, String> {
-    let program = lower(def, launch, policy, num_warps)?;
-    rtriton::sim::run(&program, launch.grid, &launch.args, mem).map_err(|e| e.to_string())?;
-    mem.read_f32(launch.y, launch.n_rows).map_err(|e| e.to_string())
+    let program = lower(def, &launch, policy, num_warps)?;
+    rtriton::sim::run(&program, launch.grid, &launch.args, &mut mem).map_err(|e| e.to_string())?;
+    mem.read_f32(launch.y, case.n_rows).map_err(|e| e.to_string())
 }
 
 /// Specializes `def` for `launch`'s arguments under `policy`, traces it and lowers it to

@@ -6,7 +6,6 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use rtriton::backend::ptx::lir::Program;
 use rtriton::backend::ptx::{self, Arch, Ptx, PtxError, PtxOptions};
 use rtriton::ir::Kernel;
 use rtriton::spec::{ArgValue, SpecPolicy};
@@ -29,17 +28,6 @@ pub fn front(
 pub fn compile(v: RowMaxVariant, args: &[ArgValue], policy: SpecPolicy, options: &PtxOptions) -> Result<Ptx, PtxError> {
     let (k, info) = front(v, args, policy, None);
     ptx::compile(&k, &info, options)
-}
-
-pub fn lower(
-    v: RowMaxVariant,
-    args: &[ArgValue],
-    policy: SpecPolicy,
-    constexprs: Option<Vec<(&'static str, i64)>>,
-    options: &PtxOptions,
-) -> Result<Program, PtxError> {
-    let (k, info) = front(v, args, policy, constexprs);
-    ptx::lower(&k, &info, options)
 }
 
 /// Traces `def` with `constexprs` for a plain specialization key (no argument facts)
