@@ -20,7 +20,6 @@ use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
 use rtriton_tests::{
     compare_bits, kernels, lower_def, prepare, reference, run_def_on_interpreter, run_def_on_simulator,
-    run_on_interpreter,
 };
 
 const NUM_WARPS: [u32; 3] = [1, 4, 8];
@@ -91,6 +90,31 @@ fn check_one(
     compare_bits(&got?, want)
 }
 
+/// Runs `def` (launched as `shaped_like`) on every case of [`sim_cases`] on the
+/// interpreter, which must match the plain-Rust `cpu_row_max` (NaN propagated or not),
+/// and on the simulator with every `num_warps`, which must match the interpreter; panics
+/// with every failure.
+fn check_all_cases(def: &rtriton::trace::KernelDef, shaped_like: RowMaxVariant, policy: SpecPolicy, nan: bool) {
+    let mut failures = Vec::new();
+    for case in sim_cases() {
+        let want = run_def_on_interpreter(def, shaped_like, &case, policy)
+            .and_then(|w| compare_bits(&w, &reference(&case, nan)).map(|()| w));
+        let want = match want {
+            Ok(w) => w,
+            Err(e) => {
+                failures.push(format!("{case}: interpreter: {e}"));
+                continue;
+            }
+        };
+        for nw in NUM_WARPS {
+            if let Err(e) = check_one(def, shaped_like, &case, policy, nw, &want) {
+                failures.push(format!("{case}, num_warps = {nw}:\n{e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} under {policy:?} failed:\n{}", def.name, failures.join("\n\n"));
+}
+
 #[rstest]
 fn row_max_on_the_simulator_matches_the_interpreter(
     #[values(
@@ -104,28 +128,7 @@ fn row_max_on_the_simulator_matches_the_interpreter(
     variant: RowMaxVariant,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
 ) {
-    let def = variant.def();
-    let mut failures = Vec::new();
-    for case in sim_cases() {
-        // The interpreter agrees with the plain-Rust `cpu_row_max`, so the simulator is
-        // checked against both.
-        let want = match run_on_interpreter(variant, &case, policy)
-            .and_then(|w| compare_bits(&w, &reference(&case, false)).map(|()| w))
-        {
-            Ok(w) => w,
-            Err(e) => {
-                failures.push(format!("{case}: interpreter: {e}"));
-                continue;
-            }
-        };
-        for nw in NUM_WARPS {
-            let outcome = check_one(&def, variant, &case, policy, nw, &want);
-            if let Err(e) = outcome {
-                failures.push(format!("{case}, num_warps = {nw}:\n{e}"));
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{} under {policy:?} failed:\n{}", variant.name(), failures.join("\n\n"));
+    check_all_cases(&variant.def(), variant, policy, false);
 }
 
 #[rstest]
@@ -136,25 +139,7 @@ fn nan_propagating_max_on_the_simulator_matches_the_interpreter(
     #[case] shaped_like: RowMaxVariant,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
 ) {
-    let mut failures = Vec::new();
-    for case in sim_cases() {
-        let want = run_def_on_interpreter(&def, shaped_like, &case, policy)
-            .and_then(|w| compare_bits(&w, &reference(&case, true)).map(|()| w));
-        let want = match want {
-            Ok(w) => w,
-            Err(e) => {
-                failures.push(format!("{case}: interpreter: {e}"));
-                continue;
-            }
-        };
-        for nw in NUM_WARPS {
-            let outcome = check_one(&def, shaped_like, &case, policy, nw, &want);
-            if let Err(e) = outcome {
-                failures.push(format!("{case}, num_warps = {nw}:\n{e}"));
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{}:\n{}", def.name, failures.join("\n\n"));
+    check_all_cases(&def, shaped_like, policy, true);
 }
 
 // ---- kernels beyond the row-max family ------------------------------------------------
