@@ -16,23 +16,6 @@ pub fn case(name: &str) -> RowMaxCase {
     *SHAPE_MATRIX.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no case `{name}` in SHAPE_MATRIX"))
 }
 
-/// Panics unless `src` (a test file's `include_str!`) has `lists` rstest `#[values]`
-/// lists of quoted case names and each names every case of [`SHAPE_MATRIX`], in order:
-/// rstest needs literal lists, this keeps them whole.
-pub fn assert_case_lists_are_whole(src: &str, lists: usize) {
-    let all: Vec<&str> = SHAPE_MATRIX.iter().map(|c| c.name).collect();
-    let mut found = 0;
-    for part in src.split("#[values(").skip(1) {
-        let list = &part[..part.find(")]").unwrap_or(part.len())];
-        let names: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
-        if !names.is_empty() {
-            assert_eq!(names, all, "a #[values] list of cases differs from SHAPE_MATRIX");
-            found += 1;
-        }
-    }
-    assert_eq!(found, lists, "#[values] lists of case names");
-}
-
 /// A contiguous 1000 x 1024 launch: 16-byte aligned pointers, n_cols and stride_row
 /// divisible by 16, stride_col == 1 (folded under Triton specialization).
 pub fn contiguous_args() -> Vec<ArgValue> {
@@ -236,3 +219,70 @@ pub fn lower_def(
 /// let _ = store_i32_through_f32();
 /// ```
 pub mod dtype_mismatch_is_a_compile_error {}
+
+/// rstest needs literal `#[values]` lists, so the suites spell out the shape matrix's case
+/// names and the row-max variants; this table keeps every whole list whole when a case or
+/// a variant is added.
+#[cfg(test)]
+mod values_lists {
+    use super::*;
+
+    /// Each suite with its number of case-name lists and of lists naming every variant.
+    const SUITES: &[(&str, &str, usize, usize)] = &[
+        ("golden_ir", include_str!("../tests/golden_ir.rs"), 0, 3),
+        ("gpu", include_str!("../tests/gpu.rs"), 3, 1),
+        ("interpreter", include_str!("../tests/interpreter.rs"), 0, 1),
+        ("ptx_decisions", include_str!("../tests/ptx_decisions.rs"), 0, 1),
+        ("ptx_golden", include_str!("../tests/ptx_golden.rs"), 0, 1),
+        ("ptxas", include_str!("../tests/ptxas.rs"), 0, 1),
+        ("sim_differential", include_str!("../tests/sim_differential.rs"), 0, 1),
+        ("teach_seed", include_str!("../tests/teach_seed.rs"), 1, 0),
+    ];
+
+    #[test]
+    fn every_values_list_names_every_case_and_variant() {
+        for &(name, src, case_lists, variant_lists) in SUITES {
+            assert_case_lists_are_whole(name, src, case_lists);
+            assert_variant_lists_are_whole(name, src, variant_lists);
+        }
+    }
+
+    /// The rstest `#[values(...)]` lists of `src` (a test file's `include_str!`), as the
+    /// items that contain `marker`, with `marker` stripped (`"` for case names, the enum path
+    /// for variants); lists without it are left out.
+    fn values_lists<'a>(src: &'a str, marker: &str) -> Vec<Vec<&'a str>> {
+        src.split("#[values(")
+            .skip(1)
+            .map(|part| &part[..part.find(")]").unwrap_or(part.len())])
+            .map(|list| {
+                list.split(',')
+                    .map(str::trim)
+                    .filter(|item| item.contains(marker))
+                    .map(|item| item.trim_matches('"').trim_start_matches(marker))
+                    .collect::<Vec<_>>()
+            })
+            .filter(|items| !items.is_empty())
+            .collect()
+    }
+
+    /// Panics unless `src` has `lists` `#[values]` lists of quoted case names and each names
+    /// every case of `SHAPE_MATRIX`, in order: rstest needs literal lists, this keeps them
+    /// whole.
+    fn assert_case_lists_are_whole(name: &str, src: &str, lists: usize) {
+        let all: Vec<&str> = SHAPE_MATRIX.iter().map(|c| c.name).collect();
+        let found = values_lists(src, "\"");
+        assert_eq!(found.len(), lists, "{name}.rs: #[values] lists of case names");
+        for names in found {
+            assert_eq!(names, all, "{name}.rs: a #[values] list of cases differs from SHAPE_MATRIX");
+        }
+    }
+
+    /// Panics unless `src` has exactly `lists` `#[values]` lists naming every
+    /// `RowMaxVariant` in the order of `RowMaxVariant::ALL` (lists of some variants, on
+    /// purpose, are not counted): a new variant must be added to every whole list.
+    fn assert_variant_lists_are_whole(name: &str, src: &str, lists: usize) {
+        let all: Vec<String> = RowMaxVariant::ALL.iter().map(|v| format!("{v:?}")).collect();
+        let whole = values_lists(src, "RowMaxVariant::").into_iter().filter(|names| *names == all).count();
+        assert_eq!(whole, lists, "{name}.rs: #[values] lists naming every RowMaxVariant (add a new variant to each)");
+    }
+}

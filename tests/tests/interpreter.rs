@@ -11,14 +11,6 @@ use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{Fill, SHAPE_MATRIX};
 use rtriton_tests::{compare_bits, kernels, prepare, reference, run_def_on_interpreter, run_on_interpreter};
 
-/// The variants the table below lists; `every_variant_is_in_the_table` keeps it complete.
-const TABLE_LEN: usize = 6;
-
-#[test]
-fn every_variant_is_in_the_table() {
-    assert_eq!(RowMaxVariant::ALL.len(), TABLE_LEN, "add the new variant to the #[values] lists in this file");
-}
-
 #[rstest]
 fn row_max_matches_the_reference_on_every_case(
     #[values(
