@@ -127,13 +127,7 @@ pub(crate) struct Decoded {
 impl Decoded {
     /// The register's PTX name, as the writer prints it (`%r3`, `%rd4`, `%f5`, `%p6`).
     pub fn reg_name(&self, r: u32) -> String {
-        let prefix = match self.tys.get(r as usize) {
-            Some(Ty::Pred) => "%p",
-            Some(Ty::I32) => "%r",
-            Some(Ty::I64) => "%rd",
-            Some(Ty::F32) => "%f",
-            None => "%?",
-        };
+        let prefix = self.tys.get(r as usize).map_or("%?", |t| crate::backend::ptx::writer::prefix(*t));
         format!("{prefix}{r}")
     }
 }
