@@ -22,14 +22,7 @@ fn compile_once(v: RowMaxVariant, args: &[ArgValue], policy: SpecPolicy) -> usiz
 }
 
 fn main() {
-    let args = [
-        ArgValue::Ptr(0x7f00_0000_0000),
-        ArgValue::Ptr(0x7f00_0010_0000),
-        ArgValue::Int(1000),
-        ArgValue::Int(1024),
-        ArgValue::Int(1024),
-        ArgValue::Int(1),
-    ];
+    let args = rtriton_tests::contiguous_args();
     let quick = std::env::args().any(|a| a == "--quick");
     let (batches, per_batch) = if quick { (5, 20) } else { (21, 200) };
     println!("{:<20} {:<8} {:>12} {:>12} {:>10}", "variant", "spec", "median", "min", "PTX bytes");

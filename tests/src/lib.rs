@@ -2,11 +2,32 @@
 //! case of the shape matrix, compute the reference, compare bit for bit. The interpreter,
 //! simulator and GPU suites all go through these, so they check the same thing.
 
+pub mod kernels;
+
 use rtriton::interp::{self, Memory};
 use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton::trace::KernelDef;
 use rtriton_kernels::RowMaxVariant;
-use rtriton_kernels::cases::RowMaxCase;
+use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
 use rtriton_kernels::cpu_row_max;
+
+/// The case of [`SHAPE_MATRIX`] named `name` (rstest tables list cases by name).
+pub fn case(name: &str) -> RowMaxCase {
+    *SHAPE_MATRIX.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no case `{name}` in SHAPE_MATRIX"))
+}
+
+/// A contiguous 1000 x 1024 launch: 16-byte aligned pointers, n_cols and stride_row
+/// divisible by 16, stride_col == 1 (folded under Triton specialization).
+pub fn contiguous_args() -> Vec<ArgValue> {
+    vec![
+        ArgValue::Ptr(0x7f00_0000_0000),
+        ArgValue::Ptr(0x7f00_0010_0000),
+        ArgValue::Int(1000),
+        ArgValue::Int(1024),
+        ArgValue::Int(1024),
+        ArgValue::Int(1),
+    ]
+}
 
 /// What a launch of a variant on a case passes besides the buffers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,10 +81,20 @@ pub fn prepare(mem: &mut Memory, variant: RowMaxVariant, case: &RowMaxCase) -> L
 
 /// Runs `variant` on `case` on the CPU interpreter under `policy` and returns `y`.
 pub fn run_on_interpreter(variant: RowMaxVariant, case: &RowMaxCase, policy: SpecPolicy) -> Result<Vec<f32>, String> {
+    run_def_on_interpreter(&variant.def(), variant, case, policy)
+}
+
+/// [`run_on_interpreter`] for any kernel `def` taking the row-max arguments, launched as
+/// `shaped_like` would be.
+pub fn run_def_on_interpreter(
+    def: &KernelDef,
+    shaped_like: RowMaxVariant,
+    case: &RowMaxCase,
+    policy: SpecPolicy,
+) -> Result<Vec<f32>, String> {
     let mut mem = Memory::new();
-    let launch = prepare(&mut mem, variant, case);
-    interp::run_def(&variant.def(), &launch.constexprs, &launch.args, policy, launch.grid, &mut mem)
-        .map_err(|e| e.to_string())?;
+    let launch = prepare(&mut mem, shaped_like, case);
+    interp::run_def(def, &launch.constexprs, &launch.args, policy, launch.grid, &mut mem).map_err(|e| e.to_string())?;
     mem.read_f32(launch.y, case.n_rows).map_err(|e| e.to_string())
 }
 
@@ -115,7 +146,7 @@ pub fn run_on_simulator(
 /// [`run_on_simulator`] for any kernel `def` taking the row-max arguments, launched as
 /// `shaped_like` would be.
 pub fn run_def_on_simulator(
-    def: &rtriton::trace::KernelDef,
+    def: &KernelDef,
     shaped_like: RowMaxVariant,
     case: &RowMaxCase,
     policy: SpecPolicy,
@@ -131,16 +162,28 @@ pub fn run_def_on_simulator(
 /// Specializes `def` for `launch`'s arguments under `policy`, traces it and lowers it to
 /// the thread-level program the PTX writer prints.
 pub fn lower(
-    def: &rtriton::trace::KernelDef,
+    def: &KernelDef,
     launch: &Launch,
+    policy: SpecPolicy,
+    num_warps: u32,
+) -> Result<rtriton::backend::ptx::lir::Program, String> {
+    lower_def(def, &launch.constexprs, &launch.args, policy, num_warps)
+}
+
+/// Specializes `def` for `args` under `policy`, traces it with `constexprs` and lowers
+/// it with `num_warps` (the other PTX options at their defaults).
+pub fn lower_def(
+    def: &KernelDef,
+    constexprs: &[(&str, i64)],
+    args: &[ArgValue],
     policy: SpecPolicy,
     num_warps: u32,
 ) -> Result<rtriton::backend::ptx::lir::Program, String> {
     use rtriton::backend::ptx::{self, PtxOptions};
     let (kernel, info) = rtriton::pipeline::specialize_and_trace(
         def,
-        &launch.constexprs,
-        &launch.args,
+        constexprs,
+        args,
         policy,
         &rtriton::trace::TraceOptions::default(),
     )
@@ -176,3 +219,70 @@ pub fn lower(
 /// let _ = store_i32_through_f32();
 /// ```
 pub mod dtype_mismatch_is_a_compile_error {}
+
+/// rstest needs literal `#[values]` lists, so the suites spell out the shape matrix's case
+/// names and the row-max variants; this table keeps every whole list whole when a case or
+/// a variant is added.
+#[cfg(test)]
+mod values_lists {
+    use super::*;
+
+    /// Each suite with its number of case-name lists and of lists naming every variant.
+    const SUITES: &[(&str, &str, usize, usize)] = &[
+        ("golden_ir", include_str!("../tests/golden_ir.rs"), 0, 3),
+        ("gpu", include_str!("../tests/gpu.rs"), 3, 1),
+        ("interpreter", include_str!("../tests/interpreter.rs"), 0, 1),
+        ("ptx_decisions", include_str!("../tests/ptx_decisions.rs"), 0, 1),
+        ("ptx_golden", include_str!("../tests/ptx_golden.rs"), 0, 1),
+        ("ptxas", include_str!("../tests/ptxas.rs"), 0, 1),
+        ("sim_differential", include_str!("../tests/sim_differential.rs"), 0, 1),
+        ("teach_seed", include_str!("../tests/teach_seed.rs"), 1, 0),
+    ];
+
+    #[test]
+    fn every_values_list_names_every_case_and_variant() {
+        for &(name, src, case_lists, variant_lists) in SUITES {
+            assert_case_lists_are_whole(name, src, case_lists);
+            assert_variant_lists_are_whole(name, src, variant_lists);
+        }
+    }
+
+    /// The rstest `#[values(...)]` lists of `src` (a test file's `include_str!`), as the
+    /// items that contain `marker`, with `marker` stripped (`"` for case names, the enum path
+    /// for variants); lists without it are left out.
+    fn values_lists<'a>(src: &'a str, marker: &str) -> Vec<Vec<&'a str>> {
+        src.split("#[values(")
+            .skip(1)
+            .map(|part| &part[..part.find(")]").unwrap_or(part.len())])
+            .map(|list| {
+                list.split(',')
+                    .map(str::trim)
+                    .filter(|item| item.contains(marker))
+                    .map(|item| item.trim_matches('"').trim_start_matches(marker))
+                    .collect::<Vec<_>>()
+            })
+            .filter(|items| !items.is_empty())
+            .collect()
+    }
+
+    /// Panics unless `src` has `lists` `#[values]` lists of quoted case names and each names
+    /// every case of `SHAPE_MATRIX`, in order: rstest needs literal lists, this keeps them
+    /// whole.
+    fn assert_case_lists_are_whole(name: &str, src: &str, lists: usize) {
+        let all: Vec<&str> = SHAPE_MATRIX.iter().map(|c| c.name).collect();
+        let found = values_lists(src, "\"");
+        assert_eq!(found.len(), lists, "{name}.rs: #[values] lists of case names");
+        for names in found {
+            assert_eq!(names, all, "{name}.rs: a #[values] list of cases differs from SHAPE_MATRIX");
+        }
+    }
+
+    /// Panics unless `src` has exactly `lists` `#[values]` lists naming every
+    /// `RowMaxVariant` in the order of `RowMaxVariant::ALL` (lists of some variants, on
+    /// purpose, are not counted): a new variant must be added to every whole list.
+    fn assert_variant_lists_are_whole(name: &str, src: &str, lists: usize) {
+        let all: Vec<String> = RowMaxVariant::ALL.iter().map(|v| format!("{v:?}")).collect();
+        let whole = values_lists(src, "RowMaxVariant::").into_iter().filter(|names| *names == all).count();
+        assert_eq!(whole, lists, "{name}.rs: #[values] lists naming every RowMaxVariant (add a new variant to each)");
+    }
+}

@@ -5,8 +5,6 @@
 //! returns; on the GPU machine they all run (see docs/results/ for runs on the H200).
 
 use rstest::rstest;
-use rtriton::kernel;
-use rtriton::prelude::*;
 use rtriton::spec::SpecPolicy;
 use rtriton_host::HostError;
 use rtriton_host::cache::DiskCache;
@@ -16,6 +14,7 @@ use rtriton_host::reference::RowMaxReference;
 use rtriton_host::validate::{ValidateOptions, compare_bits, launch_shape, render_tables, run_gpu};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
+use rtriton_tests::{case, kernels};
 
 /// The GPU, or `None` after printing why the test is skipped.
 fn gpu_or_skip() -> Option<Gpu> {
@@ -27,10 +26,6 @@ fn gpu_or_skip() -> Option<Gpu> {
         }
         Err(e) => panic!("a CUDA driver is present but the GPU could not be opened: {e}"),
     }
-}
-
-fn case(name: &str) -> RowMaxCase {
-    *SHAPE_MATRIX.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no case `{name}` in SHAPE_MATRIX"))
 }
 
 /// Runs `variants` (both specializations) on one case through `validate` and asserts
@@ -110,15 +105,6 @@ fn variant_matches_the_reference(
     name: &str,
 ) {
     check_case(name, &[variant]);
-}
-
-#[test]
-fn the_value_lists_cover_the_whole_matrix() {
-    let src = include_str!("gpu.rs");
-    for c in SHAPE_MATRIX {
-        let quoted = format!("\"{}\"", c.name);
-        assert_eq!(src.matches(&quoted).count(), 3, "case `{}` is missing from a #[values] list", c.name);
-    }
 }
 
 fn row_max_kernel(n_rows: usize, n_cols: usize) -> JitKernel {
@@ -328,33 +314,6 @@ fn the_launch_path_runs_ptx_from_the_disk_cache_on_every_view(
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-kernel! {
-    /// `row_max` with a NaN-propagating reduction (`tl.max(.., propagate_nan=ALL)`).
-    fn row_max_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                   const BLOCK: usize) {
-        let row = program_id(0).to::<i64>();
-        let cols = arange(0, BLOCK);
-        let x = load(x_ptr + row * stride_row + cols.to::<i64>() * stride_col, Some(cols.lt(n_cols)), Some(f32::NEG_INFINITY));
-        store(y_ptr + row, max_with(x, 0, PropagateNan::All), None);
-    }
-}
-
-kernel! {
-    /// `row_max_loop` with a NaN-propagating running maximum and reduction.
-    fn row_max_loop_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                        const BLOCK: usize) {
-        let row = program_id(0).to::<i64>();
-        let cols = arange(0, BLOCK);
-        let acc = full::<f32>(&[BLOCK], f32::NEG_INFINITY);
-        let acc = for_range(0, n_cols, BLOCK as i32, acc, |start, acc| {
-            let c = start + cols;
-            let x = load(x_ptr + row * stride_row + c.to::<i64>() * stride_col, Some(c.lt(n_cols)), Some(f32::NEG_INFINITY));
-            maximum_with(acc, x, PropagateNan::All)
-        });
-        store(y_ptr + row, max_with(acc, 0, PropagateNan::All), None);
-    }
-}
-
 fn nan_kernel(
     def: rtriton::trace::KernelDef,
     shaped_like: RowMaxVariant,
@@ -372,24 +331,16 @@ fn nan_kernel(
 
 /// Runs without a GPU: every NaN-propagating launch below compiles to PTX.
 #[rstest]
-#[case::single_block(row_max_nan(), RowMaxVariant::RowMax)]
-#[case::looping(row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
+#[case::single_block(kernels::row_max_nan(), RowMaxVariant::RowMax)]
+#[case::looping(kernels::row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
 fn nan_propagating_kernels_compile_for_every_case(
     #[case] def: rtriton::trace::KernelDef,
     #[case] shaped_like: RowMaxVariant,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
 ) {
     for c in SHAPE_MATRIX {
-        let l = c.layout();
         let k = nan_kernel(def.clone(), shaped_like, c, policy);
-        let values = [
-            rtriton::spec::ArgValue::Ptr(0x1000 + 4 * l.offset as u64),
-            rtriton::spec::ArgValue::Ptr(0x2000),
-            rtriton::spec::ArgValue::Int(c.n_rows as i64),
-            rtriton::spec::ArgValue::Int(c.n_cols as i64),
-            rtriton::spec::ArgValue::Int(l.stride_row as i64),
-            rtriton::spec::ArgValue::Int(l.stride_col as i64),
-        ];
+        let values = rtriton_tests::row_max_args(c, 0x1000, 0x2000);
         let spec = rtriton::spec::SpecKey::from_args(def.name, &def.params, &values, policy).unwrap();
         let ptx = rtriton_host::launch::compile_kernel(&k, &spec).unwrap_or_else(|e| panic!("{}: {e}", c.name));
         // A one-element block has nothing to combine.
@@ -403,8 +354,8 @@ fn nan_propagating_kernels_compile_for_every_case(
 /// CUDA reference's propagating entry and `cpu_row_max(.., true)`, bit for bit (any NaN
 /// gives the canonical NaN 0x7FFFFFFF), on every case of the matrix.
 #[rstest]
-#[case::single_block(row_max_nan(), RowMaxVariant::RowMax)]
-#[case::looping(row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
+#[case::single_block(kernels::row_max_nan(), RowMaxVariant::RowMax)]
+#[case::looping(kernels::row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
 fn nan_propagating_kernels_match_the_propagating_references(
     #[case] def: rtriton::trace::KernelDef,
     #[case] shaped_like: RowMaxVariant,

@@ -9,15 +9,7 @@ use rtriton::prelude::*;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{Fill, SHAPE_MATRIX};
-use rtriton_tests::{compare_bits, prepare, reference, run_on_interpreter};
-
-/// The variants the table below lists; `every_variant_is_in_the_table` keeps it complete.
-const TABLE_LEN: usize = 6;
-
-#[test]
-fn every_variant_is_in_the_table() {
-    assert_eq!(RowMaxVariant::ALL.len(), TABLE_LEN, "add the new variant to the #[values] lists in this file");
-}
+use rtriton_tests::{compare_bits, kernels, prepare, reference, run_def_on_interpreter, run_on_interpreter};
 
 #[rstest]
 fn row_max_matches_the_reference_on_every_case(
@@ -55,36 +47,9 @@ fn the_matrix_covers_what_the_foundation_issue_asks_for() {
     assert!(reference(nan_case, true).iter().filter(|v| v.is_nan()).count() > 1);
 }
 
-kernel! {
-    /// `row_max` with a NaN-propagating reduction (`tl.max(.., propagate_nan=ALL)`).
-    fn row_max_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                   const BLOCK: usize) {
-        let row = program_id(0).to::<i64>();
-        let cols = arange(0, BLOCK);
-        let x = load(x_ptr + row * stride_row + cols.to::<i64>() * stride_col, Some(cols.lt(n_cols)), Some(f32::NEG_INFINITY));
-        store(y_ptr + row, max_with(x, 0, PropagateNan::All), None);
-    }
-}
-
-kernel! {
-    /// `row_max_loop` with a NaN-propagating running maximum and reduction.
-    fn row_max_loop_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                        const BLOCK: usize) {
-        let row = program_id(0).to::<i64>();
-        let cols = arange(0, BLOCK);
-        let acc = full::<f32>(&[BLOCK], f32::NEG_INFINITY);
-        let acc = for_range(0, n_cols, BLOCK as i32, acc, |start, acc| {
-            let c = start + cols;
-            let x = load(x_ptr + row * stride_row + c.to::<i64>() * stride_col, Some(c.lt(n_cols)), Some(f32::NEG_INFINITY));
-            maximum_with(acc, x, PropagateNan::All)
-        });
-        store(y_ptr + row, max_with(acc, 0, PropagateNan::All), None);
-    }
-}
-
 #[rstest]
-#[case::single_block(row_max_nan(), RowMaxVariant::RowMax)]
-#[case::looping(row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
+#[case::single_block(kernels::row_max_nan(), RowMaxVariant::RowMax)]
+#[case::looping(kernels::row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
 fn nan_propagating_max_matches_the_propagating_reference(
     #[case] def: rtriton::trace::KernelDef,
     #[case] shaped_like: RowMaxVariant,
@@ -92,11 +57,7 @@ fn nan_propagating_max_matches_the_propagating_reference(
 ) {
     let mut failures = Vec::new();
     for case in SHAPE_MATRIX {
-        let mut mem = Memory::new();
-        let launch = prepare(&mut mem, shaped_like, case);
-        let outcome = interp::run_def(&def, &launch.constexprs, &launch.args, policy, launch.grid, &mut mem)
-            .map_err(|e| e.to_string())
-            .and_then(|()| mem.read_f32(launch.y, case.n_rows).map_err(|e| e.to_string()))
+        let outcome = run_def_on_interpreter(&def, shaped_like, case, policy)
             .and_then(|got| compare_bits(&got, &reference(case, true)));
         if let Err(e) = outcome {
             failures.push(format!("{case}:\n{e}"));

@@ -4,14 +4,16 @@
 
 mod ptx_common;
 
-use ptx_common::{compile, contiguous_args, front, lower, options, trace_threads};
+use ptx_common::{compile, compile_plain, front, options};
 use rstest::rstest;
 use rtriton::backend::ptx::lir::Inst;
 use rtriton::backend::ptx::{self, AccessKind, Arch, PtxOptions};
+use rtriton::interp::Memory;
 use rtriton::prelude::*;
-use rtriton::spec::{ArgValue, SpecKey, SpecPolicy};
-use rtriton::trace::TraceOptions;
+use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::RowMaxVariant;
+use rtriton_kernels::cases::{Fill, RowMaxCase, ViewKind};
+use rtriton_tests::{compare_bits, contiguous_args, prepare, reference};
 
 const X: u64 = 0x7f00_0000_0000;
 const Y: u64 = 0x7f00_0010_0000;
@@ -83,8 +85,12 @@ fn scalar_reason_names_the_missing_fact() {
     assert!(p.decisions.accesses[0].reason.contains("base alignment only 1 B"), "{}", p.decisions.accesses[0].reason);
 }
 
-/// Every element of `y` that a CTA covers is written by exactly one thread, also when the
-/// block is smaller than the CTA (replicated elements) and for scalar results.
+/// Every element of `y` is written by exactly one thread, also when the block is smaller
+/// than the CTA (replicated elements) and for scalar results. On the simulator a second
+/// store of an element (by another thread or another program) is a
+/// `GlobalStoreConflict`, an access outside `x` or `y` is out of bounds, and each
+/// row must hold its own maximum (y starts as NaN, so a row no thread stores fails too,
+/// and random rows make a load from another program's rows change the result).
 #[rstest]
 #[case::row_max_block_16(RowMaxVariant::RowMax, vec![("BLOCK", 16)], 10, 1)]
 #[case::row_max_block_1024(RowMaxVariant::RowMax, vec![("BLOCK", 1024)], 1000, 1)]
@@ -94,34 +100,33 @@ fn scalar_reason_names_the_missing_fact() {
 fn each_output_element_has_one_writer(
     #[case] v: RowMaxVariant,
     #[case] constexprs: Vec<(&'static str, i64)>,
-    #[case] n_cols: i64,
-    #[case] rows_per_cta: u64,
+    #[case] n_cols: usize,
+    #[case] rows_per_cta: usize,
     #[values(1, 4, 8)] num_warps: u32,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
 ) {
-    let n_rows = 1000;
-    let a = args(X, n_cols, n_cols, 1);
-    let program = lower(v, &a, policy, Some(constexprs), &options(Arch::Sm86, num_warps)).expect("lowers");
+    // Three whole programs of rows and a partly filled fourth.
+    let case = RowMaxCase {
+        name: "one_writer",
+        n_rows: 3 * rows_per_cta + 1,
+        n_cols,
+        view: ViewKind::Contiguous,
+        fill: Fill::Random(7),
+    };
+    let mut mem = Memory::new();
+    let mut launch = prepare(&mut mem, v, &case);
+    launch.grid = [v.grid(case.n_rows, &constexprs) as u32, 1, 1];
+    launch.constexprs = constexprs;
+    mem.write_f32(launch.y, &vec![f32::NAN; case.n_rows]).unwrap();
+    let program = rtriton_tests::lower(&v.def(), &launch, policy, num_warps).expect("lowers");
     for inst in program.walk() {
         if let Inst::StGlobal { guard, .. } = inst {
             assert!(guard.is_some(), "stores in a CTA of {} threads must be guarded", program.threads_per_cta);
         }
     }
-    let bits: Vec<u64> = vec![X, Y, n_rows, n_cols as u64, n_cols as u64, 1];
-    let cta = 3u32;
-    let threads = trace_threads(&program, &bits, cta, 1000);
-    let mut stores: Vec<u64> = threads.iter().flat_map(|t| t.stores.iter().copied()).collect();
-    stores.sort_unstable();
-    let want: Vec<u64> = (0..rows_per_cta).map(|r| Y + (u64::from(cta) * rows_per_cta + r) * 4).collect();
-    assert_eq!(stores, want, "each row's result stored exactly once");
-    // Every load stays inside the CTA's rows and columns.
-    let lo = X + u64::from(cta) * rows_per_cta * n_cols as u64 * 4;
-    let hi = lo + rows_per_cta * n_cols as u64 * 4;
-    for t in &threads {
-        for &l in &t.loads {
-            assert!((lo..hi).contains(&l), "load at 0x{l:x} outside [0x{lo:x}, 0x{hi:x})");
-        }
-    }
+    rtriton::sim::run(&program, launch.grid, &launch.args, &mut mem).unwrap_or_else(|e| panic!("{e}"));
+    let got = mem.read_f32(launch.y, case.n_rows).unwrap();
+    compare_bits(&got, &reference(&case, false)).unwrap_or_else(|e| panic!("each row's result stored once:\n{e}"));
 }
 
 #[test]
@@ -158,15 +163,7 @@ fn nan_propagating_max_uses_max_nan() {
             store(y_ptr + program_id(0), max_with(x, 0, PropagateNan::All), None);
         }
     }
-    let def = amax();
-    let (k, info) = rtriton::pipeline::trace_and_verify(
-        &def,
-        &[("BLOCK", 128)],
-        &SpecKey::plain(&def.params),
-        &TraceOptions::default(),
-    )
-    .unwrap();
-    let p = ptx::compile(&k, &info, &PtxOptions::default()).unwrap();
+    let p = compile_plain(&amax(), &[("BLOCK", 128)], &PtxOptions::default()).unwrap();
     assert!(p.text.contains("max.NaN.f32") && !p.text.contains("max.f32"));
 }
 
@@ -200,15 +197,7 @@ fn one_block_in_two_roles_is_a_layout_conflict() {
             store(x_ptr + grid, grid, None);
         }
     }
-    let def = outer_sum();
-    let (k, info) = rtriton::pipeline::trace_and_verify(
-        &def,
-        &[("BLOCK", 16)],
-        &SpecKey::plain(&def.params),
-        &TraceOptions::default(),
-    )
-    .unwrap();
-    let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
+    let e = compile_plain(&outer_sum(), &[("BLOCK", 16)], &PtxOptions::default()).unwrap_err().to_string();
     assert!(e.starts_with("error: kernel `outer_sum` at tests/tests/ptx_decisions.rs:"), "{e}");
     assert!(e.contains("layout conflict"), "{e}");
 }
@@ -228,17 +217,9 @@ rtriton::kernel! {
 #[case::lt(0, 4)]
 #[case::le(1, 1)]
 fn mask_constancy_follows_the_comparison(#[case] le: i64, #[case] width: u32) {
-    let def = copy_masked();
     let args = [ArgValue::Ptr(X), ArgValue::Ptr(Y), ArgValue::Int(4096)];
-    let (k, info) = rtriton::pipeline::specialize_and_trace(
-        &def,
-        &[("BLOCK", 1024), ("LE", le)],
-        &args,
-        SpecPolicy::Triton,
-        &TraceOptions::default(),
-    )
-    .unwrap();
-    let p = ptx::compile(&k, &info, &PtxOptions::default()).unwrap();
+    let p =
+        rtriton_tests::lower_def(&copy_masked(), &[("BLOCK", 1024), ("LE", le)], &args, SpecPolicy::Triton, 4).unwrap();
     let widths: Vec<u32> = p.decisions.accesses.iter().map(|d| d.vector_width).collect();
     assert_eq!(widths, vec![width, width], "{:?}", p.decisions.accesses);
 }
@@ -251,15 +232,7 @@ fn unsupported_op_is_an_error_naming_the_line() {
             store(y_ptr + program_id(0), sum(x, 0), None);
         }
     }
-    let def = sum_i64();
-    let (k, info) = rtriton::pipeline::trace_and_verify(
-        &def,
-        &[("BLOCK", 128)],
-        &SpecKey::plain(&def.params),
-        &TraceOptions::default(),
-    )
-    .unwrap();
-    let e = ptx::compile(&k, &info, &PtxOptions::default()).unwrap_err().to_string();
+    let e = compile_plain(&sum_i64(), &[("BLOCK", 128)], &PtxOptions::default()).unwrap_err().to_string();
     let line = include_str!("ptx_decisions.rs")
         .lines()
         .position(|l| l.contains("store(y_ptr + program_id(0), sum(x, 0), None);"))

@@ -4,11 +4,12 @@
 
 mod ptx_common;
 
-use ptx_common::{compile, contiguous_args, options};
+use ptx_common::{compile, options};
 use rstest::rstest;
 use rtriton::backend::ptx::Arch;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::RowMaxVariant;
+use rtriton_tests::{contiguous_args, lower_def};
 
 #[rstest]
 fn golden_ptx(
@@ -33,7 +34,7 @@ fn golden_ptx(
 /// The lowered form itself (what the SIMT simulator executes), for two variants.
 #[rstest]
 fn golden_lir(#[values(RowMaxVariant::RowMax, RowMaxVariant::RowMax2d)] variant: RowMaxVariant) {
-    let p = ptx_common::lower(variant, &contiguous_args(), SpecPolicy::Triton, None, &options(Arch::Sm86, 4))
+    let p = lower_def(&variant.def(), &variant.default_constexprs(), &contiguous_args(), SpecPolicy::Triton, 4)
         .expect("lowers");
     insta::assert_snapshot!(format!("lir_{}", variant.name()), p.to_string());
 }

@@ -5,12 +5,12 @@
 
 mod ptx_common;
 
-use ptx_common::{assemble, compile, contiguous_args, front, options, ptxas_or_skip, spill_stores};
+use ptx_common::{assemble, compile, compile_plain, front, options, ptxas_or_skip, spill_stores};
 use rstest::rstest;
 use rtriton::backend::ptx::{self, Arch};
-use rtriton::prelude::*;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::RowMaxVariant;
+use rtriton_tests::{contiguous_args, kernels};
 
 fn assemble_all_arches(text: &str, arch: Arch, name: &str) -> Vec<(String, String)> {
     let Some(ptxas) = ptxas_or_skip(name) else { return vec![] };
@@ -83,48 +83,16 @@ fn other_shapes_assemble(
     assemble_all_arches(&ptx.text, Arch::Sm86, &name);
 }
 
-rtriton::kernel! {
-    /// Exercises what the row-max family does not: where, bool casts, int division and
-    /// remainder, int/float conversions, sum and min reductions (f32 and i32), a constant
-    /// mask, num_programs, argmax.
-    fn op_coverage(x_ptr: Ptr<f32>, y_ptr: Ptr<i32>, z_ptr: Ptr<f32>, n: i32; const BLOCK: usize) {
-        let pid = program_id(0);
-        let offs = pid * BLOCK as i32 + arange(0, BLOCK);
-        let always = full::<bool>(&[BLOCK], true);
-        let mask = offs.lt(n) & offs.ge(0) & always;
-        let x = load(x_ptr + offs, Some(mask), Some(0.0));
-        let pos = x.gt(0.0);
-        let flipped = where_(pos, x, x * -1.0);
-        let q = offs / 3 + offs % 5;
-        let f = q.to::<f32>() + flipped;
-        let i = f.to::<i32>() + pos.to::<i32>();
-        store(y_ptr + offs, i, Some(mask));
-        let s = sum(flipped, 0) + min(x, 0) + num_programs(0).to::<f32>();
-        store(z_ptr + pid, s, None);
-        store(y_ptr + pid, sum(q, 0), None);
-        store(y_ptr + pid + 1, argmax(x, 0), None);
-    }
-}
-
 #[rstest]
-fn op_coverage_assembles(#[values(1, 4)] num_warps: u32, #[values(16, 256)] block: i64) {
-    let def = op_coverage();
-    let spec = rtriton::spec::SpecKey::plain(&def.params);
-    let (k, info) =
-        rtriton::pipeline::trace_and_verify(&def, &[("BLOCK", block)], &spec, &rtriton::trace::TraceOptions::default())
-            .expect("traces");
-    let ptx = ptx::compile(&k, &info, &options(Arch::Sm86, num_warps)).expect("compiles");
-    assemble_all_arches(&ptx.text, Arch::Sm86, &format!("op_coverage_w{num_warps}_b{block}"));
+fn op_mix_assembles(#[values(1, 4)] num_warps: u32, #[values(16, 256)] block: i64) {
+    let ptx =
+        compile_plain(&kernels::op_mix(), &[("BLOCK", block)], &options(Arch::Sm86, num_warps)).expect("compiles");
+    assemble_all_arches(&ptx.text, Arch::Sm86, &format!("op_mix_w{num_warps}_b{block}"));
 }
 
 #[test]
-fn op_coverage_text_uses_the_expected_instructions() {
-    let def = op_coverage();
-    let spec = rtriton::spec::SpecKey::plain(&def.params);
-    let (k, info) =
-        rtriton::pipeline::trace_and_verify(&def, &[("BLOCK", 256)], &spec, &rtriton::trace::TraceOptions::default())
-            .expect("traces");
-    let text = ptx::compile(&k, &info, &options(Arch::Sm86, 4)).expect("compiles").text;
+fn op_mix_text_uses_the_expected_instructions() {
+    let text = compile_plain(&kernels::op_mix(), &[("BLOCK", 256)], &options(Arch::Sm86, 4)).expect("compiles").text;
     for needle in [
         "selp.f32",
         "selp.b32",

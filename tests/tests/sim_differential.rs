@@ -2,27 +2,27 @@
 //! and off and `num_warps` in {1, 4, 8}, lowered to the thread-level program the PTX
 //! writer prints and run on the SIMT simulator, must match the interpreter bit for bit
 //! (and pass every simulator check: bounds, alignment, shuffles, barriers, races,
-//! duplicate stores, uninitialized registers).
+//! duplicate stores, uninitialized registers). Kernels beyond row max (vector stores,
+//! argmax, exact loop trip counts, mask comparisons, mixed ops) are also checked against
+//! independent expectations (`cpu_row_max`, a CPU argmax, hand-computed values), and a
+//! mutated program shows the comparison catches what no check does.
+
+mod ptx_common;
 
 use rstest::rstest;
 use rtriton::backend::ptx::layout::MAX_REGS_PER_VALUE;
+use rtriton::backend::ptx::lir::{Inst, Program};
 use rtriton::interp::{self, Memory};
 use rtriton::kernel;
 use rtriton::prelude::*;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
-use rtriton_tests::{compare_bits, prepare, run_def_on_simulator, run_on_interpreter};
+use rtriton_tests::{
+    compare_bits, kernels, lower_def, prepare, reference, run_def_on_interpreter, run_def_on_simulator,
+};
 
 const NUM_WARPS: [u32; 3] = [1, 4, 8];
-
-/// The variants the table below lists; `every_variant_is_in_the_table` keeps it complete.
-const TABLE_LEN: usize = 6;
-
-#[test]
-fn every_variant_is_in_the_table() {
-    assert_eq!(RowMaxVariant::ALL.len(), TABLE_LEN, "add the new variant to the #[values] lists in this file");
-}
 
 /// The matrix the simulator runs: every case of [`SHAPE_MATRIX`] (every view kind and
 /// special value), with row counts capped so the suite stays fast on CI's two cores.
@@ -82,6 +82,31 @@ fn check_one(
     compare_bits(&got?, want)
 }
 
+/// Runs `def` (launched as `shaped_like`) on every case of [`sim_cases`] on the
+/// interpreter, which must match the plain-Rust `cpu_row_max` (NaN propagated or not),
+/// and on the simulator with every `num_warps`, which must match the interpreter; panics
+/// with every failure.
+fn check_all_cases(def: &rtriton::trace::KernelDef, shaped_like: RowMaxVariant, policy: SpecPolicy, nan: bool) {
+    let mut failures = Vec::new();
+    for case in sim_cases() {
+        let want = run_def_on_interpreter(def, shaped_like, &case, policy)
+            .and_then(|w| compare_bits(&w, &reference(&case, nan)).map(|()| w));
+        let want = match want {
+            Ok(w) => w,
+            Err(e) => {
+                failures.push(format!("{case}: interpreter: {e}"));
+                continue;
+            }
+        };
+        for nw in NUM_WARPS {
+            if let Err(e) = check_one(def, shaped_like, &case, policy, nw, &want) {
+                failures.push(format!("{case}, num_warps = {nw}:\n{e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} under {policy:?} failed:\n{}", def.name, failures.join("\n\n"));
+}
+
 #[rstest]
 fn row_max_on_the_simulator_matches_the_interpreter(
     #[values(
@@ -95,83 +120,18 @@ fn row_max_on_the_simulator_matches_the_interpreter(
     variant: RowMaxVariant,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
 ) {
-    let def = variant.def();
-    let mut failures = Vec::new();
-    for case in sim_cases() {
-        let want = match run_on_interpreter(variant, &case, policy) {
-            Ok(w) => w,
-            Err(e) => {
-                failures.push(format!("{case}: interpreter: {e}"));
-                continue;
-            }
-        };
-        for nw in NUM_WARPS {
-            let outcome = check_one(&def, variant, &case, policy, nw, &want);
-            if let Err(e) = outcome {
-                failures.push(format!("{case}, num_warps = {nw}:\n{e}"));
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{} under {policy:?} failed:\n{}", variant.name(), failures.join("\n\n"));
-}
-
-kernel! {
-    /// `row_max` with a NaN-propagating reduction (`max.NaN.f32` in the shuffles).
-    fn row_max_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                   const BLOCK: usize) {
-        let row = program_id(0).to::<i64>();
-        let cols = arange(0, BLOCK);
-        let x = load(x_ptr + row * stride_row + cols.to::<i64>() * stride_col, Some(cols.lt(n_cols)), Some(f32::NEG_INFINITY));
-        store(y_ptr + row, max_with(x, 0, PropagateNan::All), None);
-    }
-}
-
-kernel! {
-    /// `row_max_loop` with a NaN-propagating running maximum and reduction.
-    fn row_max_loop_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                        const BLOCK: usize) {
-        let row = program_id(0).to::<i64>();
-        let cols = arange(0, BLOCK);
-        let acc = full::<f32>(&[BLOCK], f32::NEG_INFINITY);
-        let acc = for_range(0, n_cols, BLOCK as i32, acc, |start, acc| {
-            let c = start + cols;
-            let x = load(x_ptr + row * stride_row + c.to::<i64>() * stride_col, Some(c.lt(n_cols)), Some(f32::NEG_INFINITY));
-            maximum_with(acc, x, PropagateNan::All)
-        });
-        store(y_ptr + row, max_with(acc, 0, PropagateNan::All), None);
-    }
+    check_all_cases(&variant.def(), variant, policy, false);
 }
 
 #[rstest]
-#[case::single_block(row_max_nan(), RowMaxVariant::RowMax)]
-#[case::looping(row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
+#[case::single_block(kernels::row_max_nan(), RowMaxVariant::RowMax)]
+#[case::looping(kernels::row_max_loop_nan(), RowMaxVariant::RowMaxLoop)]
 fn nan_propagating_max_on_the_simulator_matches_the_interpreter(
     #[case] def: rtriton::trace::KernelDef,
     #[case] shaped_like: RowMaxVariant,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
 ) {
-    let mut failures = Vec::new();
-    for case in sim_cases() {
-        let mut mem = Memory::new();
-        let launch = prepare(&mut mem, shaped_like, &case);
-        let want = interp::run_def(&def, &launch.constexprs, &launch.args, policy, launch.grid, &mut mem)
-            .map_err(|e| e.to_string())
-            .and_then(|()| mem.read_f32(launch.y, case.n_rows).map_err(|e| e.to_string()));
-        let want = match want {
-            Ok(w) => w,
-            Err(e) => {
-                failures.push(format!("{case}: interpreter: {e}"));
-                continue;
-            }
-        };
-        for nw in NUM_WARPS {
-            let outcome = check_one(&def, shaped_like, &case, policy, nw, &want);
-            if let Err(e) = outcome {
-                failures.push(format!("{case}, num_warps = {nw}:\n{e}"));
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{}:\n{}", def.name, failures.join("\n\n"));
+    check_all_cases(&def, shaped_like, policy, true);
 }
 
 // ---- kernels beyond the row-max family ------------------------------------------------
@@ -197,29 +157,6 @@ kernel! {
         let cols = arange(0, BLOCK);
         let x = load(x_ptr + row * n_cols + cols, Some(cols.lt(n_cols)), Some(f32::NEG_INFINITY));
         store(y_ptr + row, argmax(x, 0), None);
-    }
-}
-
-kernel! {
-    /// where, bool casts, integer division and remainder, int/float conversions, sum and
-    /// min reductions (f32), sum and max reductions (i32), argmax, a constant mask and
-    /// num_programs; every output element is stored by one program.
-    fn op_mix(x_ptr: Ptr<f32>, yi_ptr: Ptr<i32>, yf_ptr: Ptr<f32>, r_ptr: Ptr<i32>, n: i32; const BLOCK: usize) {
-        let pid = program_id(0);
-        let offs = pid * BLOCK as i32 + arange(0, BLOCK);
-        let always = full::<bool>(&[BLOCK], true);
-        let mask = offs.lt(n) & offs.ge(0) & always;
-        let x = load(x_ptr + offs, Some(mask), Some(0.0));
-        let pos = x.gt(0.0);
-        let flipped = where_(pos, x, x * -1.0);
-        let q = offs / 3 + offs % 5;
-        let f = q.to::<f32>() + flipped;
-        let i = f.to::<i32>() + pos.to::<i32>();
-        store(yi_ptr + offs, i, Some(mask));
-        store(yf_ptr + pid, sum(flipped, 0) + min(x, 0) + num_programs(0).to::<f32>(), None);
-        store(r_ptr + pid * 3, sum(q, 0), None);
-        store(r_ptr + pid * 3 + 1, argmax(x, 0), None);
-        store(r_ptr + pid * 3 + 2, max(i, 0), None);
     }
 }
 
@@ -257,24 +194,24 @@ impl Differential<'_> {
         outs.iter().map(|&(a, n)| mem.read_bytes(a, n).unwrap().to_vec()).collect()
     }
 
-    fn check(&self) {
+    /// The program the PTX writer prints for this launch under `policy` with `num_warps`.
+    fn lower(&self, policy: SpecPolicy, num_warps: u32) -> Program {
+        let (_, args, _) = self.setup();
+        lower_def(&self.def, self.constexprs, &args, policy, num_warps).unwrap()
+    }
+
+    /// Runs the comparison and returns the interpreter's outputs (the same under both
+    /// policies), for tests that also check them against an independent expectation.
+    fn check(&self) -> Vec<Vec<u8>> {
         let mut failures = Vec::new();
+        let mut outputs = Vec::new();
         for policy in [SpecPolicy::Triton, SpecPolicy::Off] {
             let (mut mem, args, outs) = self.setup();
             let grid = [self.grid, 1, 1];
             interp::run_def(&self.def, self.constexprs, &args, policy, grid, &mut mem).unwrap();
             let want = Self::read(&mem, &outs);
-            let (kernel, info) = rtriton::pipeline::specialize_and_trace(
-                &self.def,
-                self.constexprs,
-                &args,
-                policy,
-                &rtriton::trace::TraceOptions::default(),
-            )
-            .unwrap();
             for nw in NUM_WARPS {
-                let options = rtriton::backend::ptx::PtxOptions { num_warps: nw, ..Default::default() };
-                let program = rtriton::backend::ptx::lower(&kernel, &info, &options).unwrap();
+                let program = self.lower(policy, nw);
                 let (mut mem, args, outs) = self.setup();
                 let outcome =
                     rtriton::sim::run(&program, grid, &args, &mut mem).map_err(|e| e.to_string()).and_then(|_| {
@@ -291,8 +228,10 @@ impl Differential<'_> {
                     failures.push(format!("{policy:?}, num_warps = {nw}: {e}"));
                 }
             }
+            outputs = want;
         }
         assert!(failures.is_empty(), "{} {:?}:\n{}", self.def.name, self.constexprs, failures.join("\n"));
+        outputs
     }
 }
 
@@ -300,35 +239,48 @@ fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
+fn i32_bytes(v: &[i32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Vector loads and stores where Triton's rules prove them (4096 with 4 warps); a masked
+/// tail not divisible by 16 and a replicated layout (BLOCK 16 on 128 threads, one element
+/// per thread as in Triton's coalescing rule) are scalar. `y` is exactly `n` elements, so
+/// a store past `n` is out of bounds on the simulator and a second store of an element a
+/// conflict: every element is stored once.
 #[rstest]
-#[case::vector_4096(4096, 1024)]
-#[case::tail_1000(1000, 256)]
-#[case::block_smaller_than_cta(48, 16)]
-fn add_one_on_the_simulator_matches_the_interpreter(#[case] n: usize, #[case] block: i64) {
+#[case::vector_4096(4096, 1024, 4)]
+#[case::tail_1000(1000, 256, 1)]
+#[case::block_smaller_than_cta(48, 16, 1)]
+fn add_one_on_the_simulator_matches_the_interpreter(#[case] n: usize, #[case] block: i64, #[case] want_width: u32) {
     let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - 7.0).collect();
-    Differential {
+    let d = Differential {
         def: add_one(),
         constexprs: &[("BLOCK", block)],
         inputs: vec![f32_bytes(&x)],
         outputs: vec![n * 4],
         scalars: vec![rtriton::spec::ArgValue::Int(n as i64)],
         grid: n.div_ceil(block as usize) as u32,
-    }
-    .check();
+    };
+    let accesses = d.lower(SpecPolicy::Triton, 4).decisions.accesses;
+    let widths: Vec<u32> = accesses.iter().map(|a| a.vector_width).collect();
+    assert_eq!(widths, vec![want_width, want_width], "{accesses:?}");
+    let y: Vec<f32> = x.iter().map(|v| v + 1.0).collect();
+    assert_eq!(d.check(), vec![f32_bytes(&y)]);
 }
 
 #[rstest]
 fn argmax_on_the_simulator_matches_the_interpreter(#[values(16, 256, 1024)] block: i64) {
     let n_cols = (block - 3).max(1) as usize;
     let rows: Vec<Vec<f32>> = vec![
-        (0..n_cols).map(|c| ((c * 37) % 101) as f32).collect(),
+        (0..n_cols).map(|c| ((c * 37) % 101) as f32).collect(), // ties: the first maximum wins
         vec![f32::NEG_INFINITY; n_cols],
         (0..n_cols).map(|c| if c % 2 == 0 { f32::NAN } else { -(c as f32) }).collect(),
         vec![f32::NAN; n_cols],
         (0..n_cols).map(|c| if c == n_cols - 1 { 5.0 } else { 1.0 }).collect(),
         (0..n_cols).map(|c| if c % 3 == 0 { -0.0 } else { 0.0 }).collect(),
     ];
-    Differential {
+    let got = Differential {
         def: row_argmax(),
         constexprs: &[("BLOCK", block)],
         inputs: vec![f32_bytes(&rows.concat())],
@@ -337,6 +289,22 @@ fn argmax_on_the_simulator_matches_the_interpreter(#[values(16, 256, 1024)] bloc
         grid: rows.len() as u32,
     }
     .check();
+    // The masked-off tail of the block is `-inf`: an all-NaN row's argmax is its first slot.
+    let padded = |r: &Vec<f32>| [r.as_slice(), &vec![f32::NEG_INFINITY; block as usize - n_cols]].concat();
+    let want: Vec<i32> = rows.iter().map(|r| cpu_argmax(&padded(r))).collect();
+    assert_eq!(got, vec![i32_bytes(&want)]);
+}
+
+/// The first maximum of a row, NaN losing to every number and `-0.0` tying `+0.0`.
+fn cpu_argmax(row: &[f32]) -> i32 {
+    let mut best = 0;
+    for (i, &v) in row.iter().enumerate() {
+        let b = row[best];
+        if (b.is_nan() && !v.is_nan()) || v > b {
+            best = i;
+        }
+    }
+    best as i32
 }
 
 #[rstest]
@@ -347,7 +315,7 @@ fn mixed_ops_on_the_simulator_match_the_interpreter(#[case] n: usize, #[case] bl
     let x: Vec<f32> = rtriton_kernels::cases::random(5, n, -50.0, 50.0).iter().map(|v| v.round()).collect();
     let grid = n.div_ceil(block as usize);
     Differential {
-        def: op_mix(),
+        def: kernels::op_mix(),
         constexprs: &[("BLOCK", block)],
         inputs: vec![f32_bytes(&x)],
         outputs: vec![n * 4, grid * 4, grid * 3 * 4],
@@ -355,6 +323,115 @@ fn mixed_ops_on_the_simulator_match_the_interpreter(#[case] n: usize, #[case] bl
         grid: grid as u32,
     }
     .check();
+}
+
+kernel! {
+    /// Counts the iterations of `for_range(lo, hi, step)`: the trip count is exact, so
+    /// bounds near the ends of i32 neither wrap nor loop forever.
+    fn count_iterations(y_ptr: Ptr<i32>, lo: i32, hi: i32, step: i32) {
+        let zero = full::<i32>(&[], 0);
+        let n = for_range(lo, hi, step, zero, |_, n| n + 1);
+        store(y_ptr, n, None);
+    }
+}
+
+#[rstest]
+#[case::plain(0, 10, 3, 4)]
+#[case::exact_multiple(0, 12, 3, 4)]
+#[case::empty(5, 5, 1, 0)]
+#[case::reversed(10, 0, 1, 0)]
+#[case::near_i32_max(i32::MAX - 5, i32::MAX, 4, 2)]
+#[case::whole_i32_range(i32::MIN, i32::MAX, 1 << 30, 4)]
+fn loop_trip_count_is_exact(#[case] lo: i32, #[case] hi: i32, #[case] step: i32, #[case] want: i32) {
+    use rtriton::spec::ArgValue::Int;
+    let d = Differential {
+        def: count_iterations(),
+        constexprs: &[],
+        inputs: vec![],
+        outputs: vec![4],
+        scalars: vec![Int(lo.into()), Int(hi.into()), Int(step.into())],
+        grid: 1,
+    };
+    assert_eq!(d.check(), vec![i32_bytes(&[want])]);
+    // Unspecialized, the step is a runtime value: the PTX checks it and traps.
+    let text = rtriton::backend::ptx::write(&d.lower(SpecPolicy::Off, 1));
+    assert!(text.contains("trap;"), "a runtime step is checked");
+    if let Some(ptxas) = ptx_common::ptxas_or_skip("loop_trip_count_is_exact") {
+        ptx_common::assemble(&ptxas, &text, "sm_86", "count_iterations").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    }
+}
+
+kernel! {
+    /// Every comparison between masks, packed into one int per element.
+    fn mask_compare(y_ptr: Ptr<i32>; const BLOCK: usize) {
+        let i = arange(0, BLOCK);
+        let a = (i & 1).eq(1);
+        let b = (i & 2).eq(2);
+        let r = a.lt(b).to::<i32>()
+            + a.le(b).to::<i32>() * 2
+            + a.gt(b).to::<i32>() * 4
+            + a.ge(b).to::<i32>() * 8
+            + a.eq(b).to::<i32>() * 16
+            + a.ne(b).to::<i32>() * 32;
+        store(y_ptr + i, r, None);
+    }
+}
+
+#[test]
+fn masks_compare_as_zero_and_one() {
+    let d = Differential {
+        def: mask_compare(),
+        constexprs: &[("BLOCK", 4)],
+        inputs: vec![],
+        outputs: vec![16],
+        scalars: vec![],
+        grid: 1,
+    };
+    let want: Vec<i32> = (0..4)
+        .map(|i| {
+            let (a, b) = (i & 1 == 1, i & 2 == 2);
+            i32::from(!a & b)
+                + i32::from(a <= b) * 2
+                + i32::from(a & !b) * 4
+                + i32::from(a >= b) * 8
+                + i32::from(a == b) * 16
+                + i32::from(a != b) * 32
+        })
+        .collect();
+    assert_eq!(d.check(), vec![i32_bytes(&want)]);
+    if let Some(ptxas) = ptx_common::ptxas_or_skip("masks_compare_as_zero_and_one") {
+        let text = rtriton::backend::ptx::write(&d.lower(SpecPolicy::Triton, 1));
+        ptx_common::assemble(&ptxas, &text, "sm_86", "mask_compare").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    }
+}
+
+/// The comparison catches what no simulator check can: a butterfly round that reads the
+/// wrong lane (its own, `lane ^ 0`) is legal PTX, but the row maximum misses half a warp.
+#[test]
+fn a_broken_shuffle_round_gives_a_different_row_max() {
+    let case = SHAPE_MATRIX
+        .iter()
+        .find(|c| c.n_rows >= 16 && c.n_cols >= 64 && matches!(c.fill, rtriton_kernels::cases::Fill::Random(_)))
+        .expect("a random case of several rows wider than a warp");
+    let case = RowMaxCase { n_rows: capped_rows(case.n_rows), ..*case };
+    let mut mem = Memory::new();
+    let launch = prepare(&mut mem, RowMaxVariant::RowMax, &case);
+    let mut program = rtriton_tests::lower(&RowMaxVariant::RowMax.def(), &launch, SpecPolicy::Triton, 1).unwrap();
+    let mut control = mem.clone();
+    rtriton::sim::run(&program, launch.grid, &launch.args, &mut control).unwrap();
+    let want = reference(&case, false);
+    compare_bits(&control.read_f32(launch.y, case.n_rows).unwrap(), &want).unwrap();
+    fn first_shfl(insts: &mut [Inst]) -> Option<&mut u32> {
+        insts.iter_mut().find_map(|i| match i {
+            Inst::Shfl { lane_mask, .. } => Some(lane_mask),
+            Inst::Loop { body, .. } => first_shfl(body),
+            _ => None,
+        })
+    }
+    *first_shfl(&mut program.body).expect("row_max shuffles") = 0;
+    rtriton::sim::run(&program, launch.grid, &launch.args, &mut mem).expect("a wrong lane is no check's business");
+    let got = mem.read_f32(launch.y, case.n_rows).unwrap();
+    assert!(compare_bits(&got, &want).is_err(), "{case}: a broken shuffle round must change some row's maximum");
 }
 
 #[test]

@@ -7,8 +7,9 @@
 //! mask, a barrier inside a loop only some threads run... Hand-built programs cover what
 //! the lowering cannot produce (divergent shuffles).
 
-use rtriton::backend::ptx::lir::{BinOp, Cmp, Inst, Operand, Param, ParamTy, Program, Reg, Special, Ty};
+use rtriton::backend::ptx::lir::{BinOp, Cmp, Group, Inst, Operand, Param, ParamTy, Program, Reg, Special, Ty};
 use rtriton::interp::Memory;
+use rtriton::ir::SourceLoc;
 use rtriton::kernel;
 use rtriton::prelude::*;
 use rtriton::sim::{self, Address, Check, SimError};
@@ -372,7 +373,10 @@ impl Builder {
         let upper = self.reg(Ty::I32);
         let iv = self.reg(Ty::I32);
         self.body.extend([
-            Inst::Comment("lanes below the cut run the loop  tests/tests/sim_planted_bugs.rs:1".into()),
+            Inst::Group(Group::at(
+                "lanes below the cut run the loop",
+                SourceLoc { file: "tests/tests/sim_planted_bugs.rs", line: 1, column: 1 },
+            )),
             Inst::ReadSpecial { dst: tid, sreg: Special::TidX },
             Inst::Bin { op: BinOp::And, ty: Ty::I32, dst: lane, a: tid.into(), b: Operand::Int(31) },
             Inst::Setp { cmp: Cmp::Lt, ty: Ty::I32, dst: p, a: lane.into(), b: Operand::Int(active_lanes) },
@@ -503,6 +507,25 @@ fn a_partial_no_warp_writes_is_an_undefined_shared_read() {
     assert!(e.message.contains("thread 0 reads shared byte 4, which no thread of this program wrote"), "{e}");
 }
 
+/// Runs `def` as 4 programs on `mem`: on the interpreter, which runs them in order, `y`
+/// ends as `in_order`; on the simulator the same launch must be a [`Check::GlobalRace`],
+/// which is returned.
+fn race_on_four_programs(
+    def: &rtriton::trace::KernelDef,
+    args: &[ArgValue],
+    mem: &Memory,
+    y: u64,
+    in_order: &[f32],
+) -> SimError {
+    let mut on_interp = mem.clone();
+    rtriton::interp::run_def(def, &[], args, SpecPolicy::Triton, [4, 1, 1], &mut on_interp).unwrap();
+    assert_eq!(on_interp.read_f32(y, 4).unwrap(), in_order, "in program order it works");
+    let program = rtriton_tests::lower_def(def, &[], args, SpecPolicy::Triton, 4).unwrap();
+    let e = sim::run(&program, [4, 1, 1], args, &mut mem.clone()).unwrap_err();
+    assert_eq!(e.check, Check::GlobalRace, "{e}");
+    e
+}
+
 kernel! {
     /// Every program adds the previous program's result to its element: correct on the
     /// interpreter, which runs programs in order, and a race on the GPU, which does not.
@@ -520,20 +543,7 @@ fn a_program_reading_another_programs_store_is_a_race() {
     let x = mem.alloc_f32(&[1.0, 2.0, 3.0, 4.0]);
     let y = mem.alloc(16);
     let args = [ArgValue::Ptr(x), ArgValue::Ptr(y)];
-    let mut on_interp = mem.clone();
-    rtriton::interp::run_def(&def, &[], &args, SpecPolicy::Triton, [4, 1, 1], &mut on_interp).unwrap();
-    assert_eq!(on_interp.read_f32(y, 4).unwrap(), vec![1.0, 3.0, 6.0, 10.0], "in program order it works");
-    let (k, info) = rtriton::pipeline::specialize_and_trace(
-        &def,
-        &[],
-        &args,
-        SpecPolicy::Triton,
-        &rtriton::trace::TraceOptions::default(),
-    )
-    .unwrap();
-    let program = rtriton::backend::ptx::lower(&k, &info, &Default::default()).unwrap();
-    let e = sim::run(&program, [4, 1, 1], &args, &mut mem).unwrap_err();
-    assert_eq!(e.check, Check::GlobalRace, "{e}");
+    let e = race_on_four_programs(&def, &args, &mem, y, &[1.0, 3.0, 6.0, 10.0]);
     assert_eq!((e.program, e.thread, e.address), (Some([1, 0, 0]), Some(0), Some(Address::Global(y))));
     assert!(e.message.contains("thread 0 loads a global element that thread 0 of program (0, 0, 0) stored"), "{e}");
     assert!(e.loc.as_deref().is_some_and(|l| l.starts_with("tests/tests/sim_planted_bugs.rs:")), "{e}");
@@ -606,20 +616,7 @@ fn a_program_reading_what_a_later_program_stores_is_a_race() {
     let x = mem.alloc_f32(&[1.0, 2.0, 3.0, 4.0]);
     let y = mem.alloc_f32(&[10.0, 20.0, 30.0, 40.0]);
     let args = [ArgValue::Ptr(x), ArgValue::Ptr(y), ArgValue::Int(4)];
-    let mut on_interp = mem.clone();
-    rtriton::interp::run_def(&def, &[], &args, SpecPolicy::Triton, [4, 1, 1], &mut on_interp).unwrap();
-    assert_eq!(on_interp.read_f32(y, 4).unwrap(), vec![21.0, 32.0, 43.0, 4.0], "in program order it works");
-    let (k, info) = rtriton::pipeline::specialize_and_trace(
-        &def,
-        &[],
-        &args,
-        SpecPolicy::Triton,
-        &rtriton::trace::TraceOptions::default(),
-    )
-    .unwrap();
-    let program = rtriton::backend::ptx::lower(&k, &info, &Default::default()).unwrap();
-    let e = sim::run(&program, [4, 1, 1], &args, &mut mem).unwrap_err();
-    assert_eq!(e.check, Check::GlobalRace, "{e}");
+    let e = race_on_four_programs(&def, &args, &mem, y, &[21.0, 32.0, 43.0, 4.0]);
     assert_eq!((e.program, e.thread, e.address), (Some([0, 0, 0]), Some(0), Some(Address::Global(y + 4))));
     assert!(
         e.message.contains("program (0, 0, 0) loads a global element that thread 0 of program (1, 0, 0) stores"),

@@ -15,32 +15,16 @@ use rtriton::ir::Kernel;
 use rtriton::pipeline::specialize_and_trace;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{Semantics, TraceOptions};
+use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
-use rtriton_kernels::{RowMaxVariant, cpu_row_max};
+use rtriton_tests::{case, reference, row_max_args};
 
 /// Where the test pretends the buffers live (16-byte aligned; the view offset is added).
 const X_BASE: u64 = 0x7f00_0000_0000;
 const Y_BASE: u64 = 0x7f00_4000_0000;
 
-fn case(name: &str) -> RowMaxCase {
-    *SHAPE_MATRIX.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no case `{name}`"))
-}
-
 fn args(c: &RowMaxCase) -> Vec<ArgValue> {
-    args_at(c, X_BASE, Y_BASE)
-}
-
-/// The launch arguments for case `c` with its buffers at `x_base` and `y_base`.
-fn args_at(c: &RowMaxCase, x_base: u64, y_base: u64) -> Vec<ArgValue> {
-    let l = c.layout();
-    vec![
-        ArgValue::Ptr(x_base + 4 * l.offset as u64),
-        ArgValue::Ptr(y_base),
-        ArgValue::Int(c.n_rows as i64),
-        ArgValue::Int(c.n_cols as i64),
-        ArgValue::Int(l.stride_row as i64),
-        ArgValue::Int(l.stride_col as i64),
-    ]
+    row_max_args(c, X_BASE, Y_BASE)
 }
 
 const STRIDE_ROW_ERROR: &str = "\
@@ -97,7 +81,7 @@ fn seed_scenario(
     let mut mem = Memory::new();
     let input = c.input();
     let (x, y) = (mem.alloc_f32(&input), mem.alloc(4 * c.n_rows));
-    let args = args_at(&c, x, y);
+    let args = row_max_args(&c, x, y);
     let result = specialize_and_trace(&def, &consts, &args, SpecPolicy::Triton, &TraceOptions { semantics });
     let expected = match (variant, semantics) {
         (RowMaxVariant::SkillPort, Semantics::Triton) => expected_skill_port_error(&c),
@@ -106,9 +90,7 @@ fn seed_scenario(
     match (result, expected) {
         (Ok((kernel, _)), None) => {
             let got = run_on_interpreter(&kernel, variant, &c, &args, &mut mem, y);
-            let l = c.layout();
-            let want =
-                cpu_row_max(&input, l.offset, c.n_rows, c.n_cols, l.stride_row as isize, l.stride_col as isize, false);
+            let want = reference(&c, false);
             assert_eq!(bits(&got), bits(&want), "{c}: interpreter result differs from cpu_row_max");
         }
         (Err(e), Some(text)) => assert_eq!(e.to_string(), text, "{c}"),
@@ -133,31 +115,6 @@ fn run_on_interpreter(
 /// Bit patterns, with every NaN made one pattern (NaN payloads are not part of the rule).
 fn bits(v: &[f32]) -> Vec<u32> {
     v.iter().map(|x| if x.is_nan() { f32::NAN.to_bits() } else { x.to_bits() }).collect()
-}
-
-#[test]
-fn the_table_lists_every_case() {
-    // `seed_scenario`'s #[values] must name every case of the matrix.
-    let listed = [
-        "1x1",
-        "single_row",
-        "single_column",
-        "non_pow2",
-        "narrower_than_warp",
-        "wider_than_block",
-        "every_other_column",
-        "transposed",
-        "offset_base",
-        "aligned_pow2",
-        "odd_small",
-        "tall_narrow",
-        "all_negative",
-        "all_neg_inf",
-        "nan_rows",
-        "signed_zeros",
-    ];
-    let all: Vec<&str> = SHAPE_MATRIX.iter().map(|c| c.name).collect();
-    assert_eq!(all, listed);
 }
 
 #[test]

@@ -20,36 +20,24 @@ pub fn canonical_nan() -> f32 {
 /// - `All`: any NaN operand gives the canonical NaN;
 /// - `+0.0 > -0.0`, so `max(-0.0, +0.0) = +0.0` in either order.
 pub fn max_f32(a: f32, b: f32, nan: PropagateNan) -> f32 {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => canonical_nan(),
-        (true, false) | (false, true) if nan == PropagateNan::All => canonical_nan(),
-        (true, false) => b,
-        (false, true) => a,
-        (false, false) => {
-            if a > b || (a == b && b.is_sign_negative()) {
-                a
-            } else {
-                b
-            }
-        }
-    }
+    with_nan_rule(a, b, nan, |a, b| if a > b || (a == b && b.is_sign_negative()) { a } else { b })
 }
 
 /// PTX `min.f32` / `min.NaN.f32`: as [`max_f32`] with `-0.0 < +0.0`, so
 /// `min(-0.0, +0.0) = -0.0` in either order.
 pub fn min_f32(a: f32, b: f32, nan: PropagateNan) -> f32 {
+    with_nan_rule(a, b, nan, |a, b| if a < b || (a == b && a.is_sign_negative()) { a } else { b })
+}
+
+/// The NaN rule shared by `max.f32` and `min.f32` (see [`max_f32`]); `pick` chooses
+/// between two numbers.
+fn with_nan_rule(a: f32, b: f32, nan: PropagateNan, pick: impl FnOnce(f32, f32) -> f32) -> f32 {
     match (a.is_nan(), b.is_nan()) {
         (true, true) => canonical_nan(),
         (true, false) | (false, true) if nan == PropagateNan::All => canonical_nan(),
         (true, false) => b,
         (false, true) => a,
-        (false, false) => {
-            if a < b || (a == b && a.is_sign_negative()) {
-                a
-            } else {
-                b
-            }
-        }
+        (false, false) => pick(a, b),
     }
 }
 

@@ -8,7 +8,7 @@
 //! `Pred` as `0` or `1`.
 
 use super::error::{Check, Fault};
-use crate::backend::ptx::lir::{BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Special, Ty};
+use crate::backend::ptx::lir::{BinOp, Cmp, Group, Guard, Inst, Operand, ParamTy, Program, Special, Ty};
 use crate::interp::scalar::{f32_to_i32, f32_to_i64, max_f32, min_f32};
 use crate::ir::PropagateNan;
 use crate::spec::ArgValue;
@@ -113,13 +113,13 @@ pub(crate) enum Op {
     },
 }
 
-/// The decoded program: instructions and, for each, the group comment above it.
+/// The decoded program: instructions and, for each, the group marker above it.
 #[derive(Debug)]
 pub(crate) struct Decoded {
     pub ops: Vec<Op>,
-    /// Index into `groups` of every op's group comment (`u32::MAX`: none yet).
+    /// Index into `groups` of every op's group marker (`u32::MAX`: none yet).
     pub group_of: Vec<u32>,
-    pub groups: Vec<String>,
+    pub groups: Vec<Group>,
     /// The type of every register (for messages: `%f12`).
     pub tys: Vec<Ty>,
 }
@@ -127,13 +127,7 @@ pub(crate) struct Decoded {
 impl Decoded {
     /// The register's PTX name, as the writer prints it (`%r3`, `%rd4`, `%f5`, `%p6`).
     pub fn reg_name(&self, r: u32) -> String {
-        let prefix = match self.tys.get(r as usize) {
-            Some(Ty::Pred) => "%p",
-            Some(Ty::I32) => "%r",
-            Some(Ty::I64) => "%rd",
-            Some(Ty::F32) => "%f",
-            None => "%?",
-        };
+        let prefix = self.tys.get(r as usize).map_or("%?", |t| crate::backend::ptx::writer::prefix(*t));
         format!("{prefix}{r}")
     }
 }
@@ -148,8 +142,8 @@ pub(crate) fn decode(p: &Program, args: &[ArgValue]) -> Result<Decoded, Fault> {
 
 fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group: &mut u32) -> Result<(), Fault> {
     for inst in insts {
-        if let Inst::Comment(text) = inst {
-            d.groups.push(text.clone());
+        if let Inst::Group(g) = inst {
+            d.groups.push(g.clone());
             *group = d.groups.len() as u32 - 1;
             continue;
         }
@@ -157,7 +151,7 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
         d.ops.push(Op::Nop);
         d.group_of.push(*group);
         let op = match inst {
-            Inst::Comment(_) => unreachable!("handled above"),
+            Inst::Group(_) => unreachable!("handled above"),
             Inst::LdParam { dst, param } => {
                 let prm =
                     p.params.get(*param).ok_or_else(|| unsupported(format!("parameter {param} does not exist")))?;

@@ -90,9 +90,9 @@ pub struct SimErrorInfo {
     /// The entry (kernel) name.
     pub kernel: String,
     /// `file:line` of the block-level op the failing instruction was lowered from (from
-    /// the group comment the lowering puts above it), when known.
+    /// the group marker the lowering puts above it), when known.
     pub loc: Option<String>,
-    /// The group comment itself (the block-level op, its type and layout).
+    /// The group marker's op (the block-level op, its type and layout).
     pub op: Option<String>,
     /// The failing instruction, as PTX (`ld.global.v4.f32 {%f8, ...}, [%rd6];`).
     pub inst: Option<String>,

@@ -9,7 +9,7 @@
 //!
 //! # Checks
 //! Every check is a [`SimError`] naming the kernel, the block-level op's source line (from
-//! the group comment the lowering puts above each op's instructions), the program, the
+//! the group marker the lowering puts above each op's instructions), the program, the
 //! thread and the address ([`Check`] says which):
 //! - global accesses out of bounds ([`Check::OutOfBounds`]) or not aligned to the vector
 //!   width ([`Check::Misaligned`]); shared accesses outside the buffer or misaligned;
@@ -160,24 +160,17 @@ fn check_args(p: &lir::Program, args: &[ArgValue]) -> Result<(), SimError> {
 }
 
 /// Attaches the launch context to a fault: the kernel, the program, the op's group
-/// comment and its source line.
+/// marker and its source line.
 fn attach(p: &lir::Program, d: Option<&decode::Decoded>, at: Option<([u32; 3], usize)>, f: Fault) -> SimError {
     let group = d.zip(at).and_then(|(d, (_, pc))| {
         let g = *d.group_of.get(pc)?;
         d.groups.get(g as usize)
     });
-    let (op, loc) = match group {
-        Some(text) => {
-            let (op, loc) = split_comment(text);
-            (Some(op.to_string()), loc.map(str::to_string))
-        }
-        None => (None, None),
-    };
     SimError(Box::new(SimErrorInfo {
         check: f.check,
         kernel: p.entry.clone(),
-        loc,
-        op,
+        loc: group.and_then(|g| g.loc).map(|l| l.short()),
+        op: group.map(|g| g.op.clone()),
         inst: at.and_then(|(_, pc)| text::nth_inst(p, pc)).map(|i| text::inst_text(p, i)),
         program: at.map(|(pid, _)| pid),
         thread: f.thread,
@@ -185,31 +178,4 @@ fn attach(p: &lir::Program, d: Option<&decode::Decoded>, at: Option<([u32; 3], u
         message: f.message,
         help: f.help,
     }))
-}
-
-/// A group comment is `<op text>  <file>:<line>` (two spaces before the location).
-fn split_comment(text: &str) -> (&str, Option<&str>) {
-    match text.rsplit_once("  ") {
-        Some((op, loc)) if loc.rsplit_once(':').is_some_and(|(f, l)| !f.is_empty() && l.parse::<u32>().is_ok()) => {
-            (op.trim_end(), Some(loc))
-        }
-        _ => (text, None),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn group_comments_split_into_op_and_location() {
-        assert_eq!(
-            split_comment("%9 = load : tensor<16xf32> #blocked (1 per thread)  kernels-gpu/src/row_max.rs:21"),
-            ("%9 = load : tensor<16xf32> #blocked (1 per thread)", Some("kernels-gpu/src/row_max.rs:21"))
-        );
-        assert_eq!(
-            split_comment("thread position: tid, lane = tid % 32"),
-            ("thread position: tid, lane = tid % 32", None)
-        );
-    }
 }

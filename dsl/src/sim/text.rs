@@ -1,15 +1,16 @@
-//! The failing instruction as PTX-like text for error messages (`@%p7 ld.global.v4.f32
-//! {%f8, %f9, %f10, %f11}, [%rd6];`), with the register names the PTX writer uses, so an
-//! error can be found in the printed PTX.
+//! The failing instruction as PTX for error messages (`@%p7 ld.global.v4.f32
+//! {%f8, %f9, %f10, %f11}, [%rd6];`), printed by the PTX writer, so an error can be found
+//! in the printed PTX.
 
-use crate::backend::ptx::lir::{Guard, Inst, Operand, Program, Reg, Ty};
+use crate::backend::ptx::lir::{Inst, Operand, Program, Reg};
+use crate::backend::ptx::writer;
 
 /// The `pc`-th instruction of `p` in the simulator's flattened order (comments skipped, a
 /// loop before its body).
 pub(crate) fn nth_inst(p: &Program, pc: usize) -> Option<&Inst> {
     fn go<'a>(insts: &'a [Inst], pc: usize, i: &mut usize) -> Option<&'a Inst> {
         for inst in insts {
-            if matches!(inst, Inst::Comment(_)) {
+            if matches!(inst, Inst::Group(_)) {
                 continue;
             }
             if *i == pc {
@@ -28,13 +29,7 @@ pub(crate) fn nth_inst(p: &Program, pc: usize) -> Option<&Inst> {
 }
 
 fn reg(p: &Program, r: Reg) -> String {
-    let prefix = match p.regs.get(r.index()) {
-        Some(Ty::Pred) => "%p",
-        Some(Ty::I32) => "%r",
-        Some(Ty::I64) => "%rd",
-        Some(Ty::F32) => "%f",
-        None => "%?",
-    };
+    let prefix = p.regs.get(r.index()).map_or("%?", |t| writer::prefix(*t));
     format!("{prefix}{}", r.0)
 }
 
@@ -46,73 +41,21 @@ fn opnd(p: &Program, o: Operand) -> String {
     }
 }
 
-fn guard(p: &Program, g: Option<Guard>) -> String {
-    g.map_or(String::new(), |g| format!("@{}{} ", if g.negate { "!" } else { "" }, reg(p, g.pred)))
-}
-
-fn ty(t: Ty) -> &'static str {
-    match t {
-        Ty::Pred => "pred",
-        Ty::I32 => "b32",
-        Ty::I64 => "b64",
-        Ty::F32 => "f32",
-    }
-}
-
-fn list(p: &Program, rs: &[Reg]) -> String {
-    let names: Vec<String> = rs.iter().map(|r| reg(p, *r)).collect();
-    if names.len() == 1 { names[0].clone() } else { format!("{{{}}}", names.join(", ")) }
-}
-
-fn vec_suffix(n: usize) -> String {
-    if n > 1 { format!(".v{n}") } else { String::new() }
-}
-
-fn addr(p: &Program, r: Reg, offset: i64) -> String {
-    if offset == 0 { format!("[{}]", reg(p, r)) } else { format!("[{}+{offset}]", reg(p, r)) }
-}
-
-/// The instruction's text (memory, shuffle, barrier and loop instructions as PTX; the
-/// others in `lir`'s debug form).
+/// The instruction's text: its PTX line as the writer prints it; a loop (several lines in
+/// the PTX) as its bounds.
 pub(crate) fn inst_text(p: &Program, inst: &Inst) -> String {
     match inst {
-        Inst::LdGlobal { guard: g, ty: t, dsts, addr: a, offset, .. } => format!(
-            "{}ld.global{}.{} {}, {};",
-            guard(p, *g),
-            vec_suffix(dsts.len()),
-            ty(*t),
-            list(p, dsts),
-            addr(p, *a, *offset)
-        ),
-        Inst::StGlobal { guard: g, ty: t, srcs, addr: a, offset } => format!(
-            "{}st.global{}.{} {}, {};",
-            guard(p, *g),
-            vec_suffix(srcs.len()),
-            ty(*t),
-            addr(p, *a, *offset),
-            list(p, srcs)
-        ),
-        Inst::LdShared { ty: t, dst, addr: a, offset } => {
-            format!("ld.shared.{} {}, {};", ty(*t), reg(p, *dst), addr(p, *a, i64::from(*offset)))
-        }
-        Inst::StShared { guard: g, ty: t, src, addr: a, offset } => {
-            format!("{}st.shared.{} {}, {};", guard(p, *g), ty(*t), addr(p, *a, i64::from(*offset)), reg(p, *src))
-        }
-        Inst::Shfl { dst, src, lane_mask, clamp, member_mask, .. } => {
-            format!("shfl.sync.bfly.b32 {}, {}, {lane_mask}, {clamp}, 0x{member_mask:08x};", reg(p, *dst), reg(p, *src))
-        }
-        Inst::BarSync { id } => format!("bar.sync {id};"),
         Inst::Loop { iv, lower, upper, step, .. } => {
             format!("loop {} = {} .. {} step {}", reg(p, *iv), opnd(p, *lower), opnd(p, *upper), opnd(p, *step))
         }
-        other => format!("{other:?}"),
+        other => writer::inst_line(p, other).unwrap_or_else(|| format!("{other:?}")),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::ptx::lir::Program;
+    use crate::backend::ptx::lir::{Group, Guard, Program, Ty};
 
     fn program(body: Vec<Inst>) -> Program {
         Program {
@@ -142,14 +85,14 @@ mod tests {
             non_coherent: false,
         };
         let p = program(vec![
-            Inst::Comment("a".into()),
+            Inst::Group(Group::synthetic("a")),
             Inst::Loop {
                 ty: Ty::I64,
                 iv: Reg(1),
                 lower: Operand::Int(0),
                 upper: Operand::Int(4),
                 step: Operand::Int(1),
-                body: vec![Inst::Comment("b".into()), ld.clone()],
+                body: vec![Inst::Group(Group::synthetic("b")), ld.clone()],
             },
             Inst::BarSync { id: 0 },
         ]);

@@ -43,7 +43,7 @@
 
 use std::fmt;
 
-use crate::ir::PropagateNan;
+use crate::ir::{PropagateNan, SourceLoc};
 
 /// A virtual register: an index into [`Program::regs`]. Printed `%r7` (I32), `%rd7`
 /// (I64), `%f7` (F32) or `%p7` (Pred) with the same number.
@@ -163,9 +163,9 @@ pub struct Guard {
 /// A thread-level instruction. Each variant documents its exact semantics.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Inst {
-    /// No effect. The lowering puts one above each group of instructions lowered from one
-    /// block-IR op, naming the op and its `loc.short()`; the writer prints it as `// text`.
-    Comment(String),
+    /// No effect: heads the instructions lowered from one block-IR op (see [`Group`]); the
+    /// writer prints it as a `//` comment.
+    Group(Group),
     /// `dst = argument number param` of the launch (the raw bits: an address for pointer
     /// parameters, the value for ints and floats). `dst`'s type is the parameter's.
     LdParam { dst: Reg, param: usize },
@@ -233,6 +233,42 @@ pub enum Inst {
     /// values are registers initialised before the loop and overwritten by `body` (the
     /// body ends with `Mov`s of the next values); after the loop they hold the last values.
     Loop { ty: Ty, iv: Reg, lower: Operand, upper: Operand, step: Operand, body: Vec<Inst> },
+}
+
+/// The marker above each group of instructions the lowering emits for one block-IR op:
+/// what the op is and where its author wrote it. Errors about an instruction (the
+/// simulator's) name the group's op and location; the writers print it as
+/// `op  file:line` (two spaces before the location).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// The op, its type and layout: `%9 = load : tensor<16xf32> #blocked (1 per thread)`,
+    /// or what the group does when the lowering adds it (`thread position: ...`).
+    pub op: String,
+    /// The op's source location; `None` for groups the lowering adds itself.
+    pub loc: Option<SourceLoc>,
+}
+
+impl Group {
+    /// A group of instructions lowered from the op written at `loc`.
+    pub fn at(op: impl Into<String>, loc: SourceLoc) -> Group {
+        Group { op: op.into(), loc: Some(loc) }
+    }
+
+    /// A group the lowering adds with no op of its own.
+    pub fn synthetic(op: impl Into<String>) -> Group {
+        Group { op: op.into(), loc: None }
+    }
+}
+
+impl fmt::Display for Group {
+    /// `op  file:line`, or `op` without a location.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.op)?;
+        if let Some(loc) = &self.loc {
+            write!(f, "  {}", loc.short())?;
+        }
+        Ok(())
+    }
 }
 
 /// A runtime parameter of the entry, in declaration order.
@@ -392,7 +428,7 @@ impl Program {
         let list = |rs: &[Reg]| rs.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ");
         for i in insts {
             let line = match i {
-                Inst::Comment(c) => format!("; {c}"),
+                Inst::Group(g) => format!("; {g}"),
                 Inst::LdParam { dst, param } => format!("{} = param {}", self.def(*dst), self.params[*param].name),
                 Inst::CvtaGlobal { dst, src } => format!("{} = cvta.global {src}", self.def(*dst)),
                 Inst::ReadSpecial { dst, sreg } => format!("{} = special {sreg:?}", self.def(*dst)),

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use super::axis_info::AxisInfoMap;
 use super::layout::{self, Blocked, Geometry, Layout, MAX_REGS_PER_VALUE};
-use super::lir::{BinOp, Cmp, Inst, LayoutNote, Operand, Param, ParamTy, Program, Reg, Special, Ty};
+use super::lir::{BinOp, Cmp, Group, Inst, LayoutNote, Operand, Param, ParamTy, Program, Reg, Special, Ty};
 use super::{Decisions, PtxError, PtxOptions, vectorize};
 use crate::ir::{
     BinaryOp, Block, CmpPred, Constant, DType, Kernel, Op, OpKind, ParamKind, ScalarType, SourceLoc, Value,
@@ -292,7 +292,7 @@ impl Lowerer<'_> {
             return r;
         }
         let r = self.new_reg(Ty::I32);
-        self.emit_pro(Inst::Comment("thread position: tid, lane = tid % 32, warp = tid / 32".into()));
+        self.emit_pro(Inst::Group(Group::synthetic("thread position: tid, lane = tid % 32, warp = tid / 32")));
         self.emit_pro(Inst::ReadSpecial { dst: r, sreg: Special::TidX });
         self.tid = Some(r);
         r
@@ -303,8 +303,7 @@ impl Lowerer<'_> {
             return r;
         }
         let tid = self.tid();
-        let r = self.new_reg(Ty::I32);
-        self.emit_pro(Inst::Bin { op: BinOp::And, ty: Ty::I32, dst: r, a: tid.into(), b: Operand::Int(31) });
+        let r = self.pro_i32(BinOp::And, tid, 31);
         self.lane = Some(r);
         r
     }
@@ -314,9 +313,15 @@ impl Lowerer<'_> {
             return r;
         }
         let tid = self.tid();
-        let r = self.new_reg(Ty::I32);
-        self.emit_pro(Inst::Bin { op: BinOp::ShrU, ty: Ty::I32, dst: r, a: tid.into(), b: Operand::Int(5) });
+        let r = self.pro_i32(BinOp::ShrU, tid, 5);
         self.warp = Some(r);
+        r
+    }
+
+    /// A new `I32` register holding `a op b`, computed in the prologue.
+    fn pro_i32(&mut self, op: BinOp, a: Reg, b: i64) -> Reg {
+        let r = self.new_reg(Ty::I32);
+        self.emit_pro(Inst::Bin { op, ty: Ty::I32, dst: r, a: a.into(), b: Operand::Int(b) });
         r
     }
 
@@ -332,26 +337,10 @@ impl Lowerer<'_> {
         let top = if Some(src) == self.lane { 32 } else { self.enc.warps_per_cta.iter().product::<usize>() };
         let mut cur = src;
         if shift > 0 {
-            let r = self.new_reg(Ty::I32);
-            self.emit_pro(Inst::Bin {
-                op: BinOp::ShrU,
-                ty: Ty::I32,
-                dst: r,
-                a: cur.into(),
-                b: Operand::Int(shift.into()),
-            });
-            cur = r;
+            cur = self.pro_i32(BinOp::ShrU, cur, shift.into());
         }
         if (n << shift) < top {
-            let r = self.new_reg(Ty::I32);
-            self.emit_pro(Inst::Bin {
-                op: BinOp::And,
-                ty: Ty::I32,
-                dst: r,
-                a: cur.into(),
-                b: Operand::Int(n as i64 - 1),
-            });
-            cur = r;
+            cur = self.pro_i32(BinOp::And, cur, n as i64 - 1);
         }
         self.fields.insert((src, shift, n), Operand::Reg(cur));
         Operand::Reg(cur)
@@ -553,7 +542,7 @@ impl Lowerer<'_> {
             OpKind::Compare { pred, .. } => format!("cmp {}", pred.name()),
             k => k.name().to_string(),
         };
-        self.emit(Inst::Comment(format!("{lhs}{name}{ty}{lay}  {}", op.loc.short())));
+        self.emit(Inst::Group(Group::at(format!("{lhs}{name}{ty}{lay}"), op.loc)));
     }
 
     fn op(&mut self, op: &Op) -> Result<(), PtxError> {
@@ -884,7 +873,7 @@ impl Lowerer<'_> {
         }
         let inner = std::mem::replace(&mut self.out, outer);
         self.emit(Inst::Loop { ty, iv, lower: lo, upper: hi, step: st, body: inner });
-        self.emit(Inst::Comment(format!("end for  {}", op.loc.short())));
+        self.emit(Inst::Group(Group::at("end for", op.loc)));
         for (i, r) in op.results.iter().enumerate() {
             self.set(*r, carried[i].iter().map(|x| (*x).into()).collect());
         }

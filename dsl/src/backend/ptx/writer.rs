@@ -20,8 +20,16 @@ struct Writer<'a> {
     loops: u32,
 }
 
+/// The PTX line of one instruction as [`write`] prints it, for every instruction but a
+/// loop (which becomes several lines and labels): `None` for [`Inst::Loop`]. Error
+/// messages (the simulator's) quote instructions with it, so they can be found in the PTX.
+pub(crate) fn inst_line(p: &Program, i: &Inst) -> Option<String> {
+    let w = Writer { p, out: String::new(), loops: 0 };
+    (!matches!(i, Inst::Loop { .. })).then(|| w.single(i))
+}
+
 /// Register name prefix by type: `%p`, `%r`, `%rd`, `%f` (never `%tid`/`%ctaid`).
-fn prefix(ty: Ty) -> &'static str {
+pub(crate) fn prefix(ty: Ty) -> &'static str {
     match ty {
         Ty::Pred => "%p",
         Ty::I32 => "%r",
@@ -163,8 +171,18 @@ impl Writer<'_> {
     }
 
     fn inst(&mut self, i: &Inst, d: usize) {
-        let s = match i {
-            Inst::Comment(c) => format!("// {c}"),
+        if matches!(i, Inst::Loop { .. }) {
+            self.lp(i, d);
+        } else {
+            let s = self.single(i);
+            self.line(d, &s);
+        }
+    }
+
+    /// The one line of an instruction other than a loop.
+    fn single(&self, i: &Inst) -> String {
+        match i {
+            Inst::Group(g) => format!("// {g}"),
             Inst::LdParam { dst, param } => {
                 let prm = &self.p.params[*param];
                 format!("ld.param.{} {}, [{}];", param_ty(prm.kind), self.reg(*dst), prm.name)
@@ -245,48 +263,49 @@ impl Writer<'_> {
                 self.reg(*src)
             ),
             Inst::BarSync { id } => format!("bar.sync {id};"),
-            Inst::Loop { ty, iv, lower, upper, step, body } => {
-                // The trip count, computed exactly in 64 bits (unsigned difference, so even
-                // i64 ranges cannot overflow): the induction variable never wraps, whatever
-                // the bounds. A non-positive runtime step aborts the launch (`trap`).
-                let n = self.loops;
-                self.loops += 1;
-                let ivn = self.reg(*iv);
-                let (lo, hi, st, cnt) =
-                    (format!("%llo{n}"), format!("%lhi{n}"), format!("%lst{n}"), format!("%lcnt{n}"));
-                self.line(d, &format!("mov.{} {ivn}, {};", bty(*ty), self.opnd(*lower, *ty)));
-                self.wide(d, &lo, *lower, *ty);
-                self.wide(d, &hi, *upper, *ty);
-                self.wide(d, &st, *step, *ty);
-                if !matches!(step, Operand::Int(c) if *c > 0) {
-                    self.line(d, &format!("setp.le.s64 %lp{n}, {st}, 0;"));
-                    self.line(d, &format!("@%lp{n} trap;"));
+            Inst::Loop { .. } => unreachable!("loops are written by `lp`"),
+        }
+    }
+
+    /// A loop: the trip count, labels and branches around the body.
+    fn lp(&mut self, i: &Inst, d: usize) {
+        let Inst::Loop { ty, iv, lower, upper, step, body } = i else { unreachable!("`inst` passes loops only") };
+        // The trip count, computed exactly in 64 bits (unsigned difference, so even
+        // i64 ranges cannot overflow): the induction variable never wraps, whatever
+        // the bounds. A non-positive runtime step aborts the launch (`trap`).
+        let n = self.loops;
+        self.loops += 1;
+        let ivn = self.reg(*iv);
+        let (lo, hi, st, cnt) = (format!("%llo{n}"), format!("%lhi{n}"), format!("%lst{n}"), format!("%lcnt{n}"));
+        self.line(d, &format!("mov.{} {ivn}, {};", bty(*ty), self.opnd(*lower, *ty)));
+        self.wide(d, &lo, *lower, *ty);
+        self.wide(d, &hi, *upper, *ty);
+        self.wide(d, &st, *step, *ty);
+        if !matches!(step, Operand::Int(c) if *c > 0) {
+            self.line(d, &format!("setp.le.s64 %lp{n}, {st}, 0;"));
+            self.line(d, &format!("@%lp{n} trap;"));
+        }
+        self.line(d, &format!("setp.le.s64 %lp{n}, {hi}, {lo};"));
+        self.line(d, &format!("@%lp{n} bra.uni LOOP{n}_END;"));
+        self.line(d, &format!("sub.s64 {cnt}, {hi}, {lo};"));
+        self.line(d, &format!("sub.u64 {cnt}, {cnt}, 1;"));
+        match step {
+            Operand::Int(c) if *c > 0 && (*c as u64).is_power_of_two() => {
+                let sh = c.trailing_zeros();
+                if sh > 0 {
+                    self.line(d, &format!("shr.u64 {cnt}, {cnt}, {sh};"));
                 }
-                self.line(d, &format!("setp.le.s64 %lp{n}, {hi}, {lo};"));
-                self.line(d, &format!("@%lp{n} bra.uni LOOP{n}_END;"));
-                self.line(d, &format!("sub.s64 {cnt}, {hi}, {lo};"));
-                self.line(d, &format!("sub.u64 {cnt}, {cnt}, 1;"));
-                match step {
-                    Operand::Int(c) if *c > 0 && (*c as u64).is_power_of_two() => {
-                        let sh = c.trailing_zeros();
-                        if sh > 0 {
-                            self.line(d, &format!("shr.u64 {cnt}, {cnt}, {sh};"));
-                        }
-                    }
-                    _ => self.line(d, &format!("div.u64 {cnt}, {cnt}, {st};")),
-                }
-                self.line(d, &format!("add.u64 {cnt}, {cnt}, 1;"));
-                let _ = writeln!(self.out, "LOOP{n}_HEAD:");
-                self.insts(body, d + 1);
-                self.line(d, &format!("add.{} {ivn}, {ivn}, {};", sty(*ty), self.opnd(*step, *ty)));
-                self.line(d, &format!("sub.u64 {cnt}, {cnt}, 1;"));
-                self.line(d, &format!("setp.ne.u64 %lp{n}, {cnt}, 0;"));
-                self.line(d, &format!("@%lp{n} bra.uni LOOP{n}_HEAD;"));
-                let _ = writeln!(self.out, "LOOP{n}_END:");
-                return;
             }
-        };
-        self.line(d, &s);
+            _ => self.line(d, &format!("div.u64 {cnt}, {cnt}, {st};")),
+        }
+        self.line(d, &format!("add.u64 {cnt}, {cnt}, 1;"));
+        let _ = writeln!(self.out, "LOOP{n}_HEAD:");
+        self.insts(body, d + 1);
+        self.line(d, &format!("add.{} {ivn}, {ivn}, {};", sty(*ty), self.opnd(*step, *ty)));
+        self.line(d, &format!("sub.u64 {cnt}, {cnt}, 1;"));
+        self.line(d, &format!("setp.ne.u64 %lp{n}, {cnt}, 0;"));
+        self.line(d, &format!("@%lp{n} bra.uni LOOP{n}_HEAD;"));
+        let _ = writeln!(self.out, "LOOP{n}_END:");
     }
 
     /// `dst (b64) = ` the loop bound `o` of type `ty`, sign-extended.

@@ -31,7 +31,7 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
     };
     for i in insts {
         match i {
-            Inst::Comment(_) | Inst::LdParam { .. } | Inst::ReadSpecial { .. } | Inst::SharedBase { .. } => {}
+            Inst::Group(_) | Inst::LdParam { .. } | Inst::ReadSpecial { .. } | Inst::SharedBase { .. } => {}
             Inst::BarSync { .. } => {}
             Inst::CvtaGlobal { src, .. } | Inst::Not { src, .. } | Inst::Cvt { src, .. } => {
                 used.insert(*src);
