@@ -1,10 +1,12 @@
 //! `rtriton bench` as a user runs it: on a machine without a GPU it says so and exits 2
 //! (nothing measured is not a pass); with one, a small run prints its table and JSON.
 
+mod common;
+
 use std::process::Command;
 
 fn rtriton(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rtriton")).args(args).output().expect("the binary runs");
+    let out = Command::new(common::rtriton_bin()).args(args).output().expect("the binary runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into(),

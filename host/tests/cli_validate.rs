@@ -1,9 +1,11 @@
 //! `rtriton validate` as a user runs it: exit status, output and the JSON file.
 
+mod common;
+
 use std::process::Command;
 
 fn rtriton(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rtriton")).args(args).output().expect("the binary runs");
+    let out = Command::new(common::rtriton_bin()).args(args).output().expect("the binary runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into(),
@@ -118,8 +120,7 @@ fn the_cache_command_honours_the_environment_override() {
     std::fs::create_dir_all(dir.join("ptx")).unwrap();
     std::fs::write(dir.join("ptx").join("row_max-0123456789abcdef.json"), "{}").unwrap();
     let run = |args: &[&str]| {
-        let out =
-            Command::new(env!("CARGO_BIN_EXE_rtriton")).args(args).env("RTRITON_CACHE_DIR", &dir).output().unwrap();
+        let out = Command::new(common::rtriton_bin()).args(args).env("RTRITON_CACHE_DIR", &dir).output().unwrap();
         (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
     };
     let (ok, stdout) = run(&["cache"]);

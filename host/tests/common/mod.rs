@@ -1,0 +1,11 @@
+//! Shared by the CLI test binaries.
+
+use std::path::PathBuf;
+
+/// The `rtriton` binary under test. Cargo bakes its build path in at compile time; a
+/// nextest archive run on another machine (the GPU recipe in `gpu-runs.md`) moves it, and
+/// nextest then says where it is in `NEXTEST_BIN_EXE_rtriton`.
+pub fn rtriton_bin() -> PathBuf {
+    std::env::var_os("NEXTEST_BIN_EXE_rtriton")
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_rtriton")), PathBuf::from)
+}
