@@ -1,6 +1,6 @@
 //! The runtime: a device plus the compiled-kernel caches, through which launches go.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use rtriton::diag::{Diagnostic, Diagnostics};
@@ -51,6 +51,9 @@ pub struct Runtime {
     offset_widths: HashMap<CacheKey, OffsetWidths>,
     /// Lint findings per kernel and constexpr set, computed on the first compile.
     lint_findings: HashMap<LintId, Vec<Diagnostic>>,
+    /// Findings already printed: the same finding under another constexpr set (another
+    /// BLOCK) is printed once per process.
+    lint_printed: HashSet<Diagnostic>,
     compiler: String,
     pub stats: CacheStats,
 }
@@ -79,6 +82,7 @@ impl Runtime {
             modules: HashMap::new(),
             offset_widths: HashMap::new(),
             lint_findings: HashMap::new(),
+            lint_printed: HashSet::new(),
             compiler: crate::cache::compiler_identity(),
             stats: CacheStats::default(),
         }
@@ -147,7 +151,9 @@ impl Runtime {
                 })?;
             if !options.deny {
                 for f in &findings {
-                    eprintln!("{f}");
+                    if self.lint_printed.insert(f.clone()) {
+                        eprintln!("{f}");
+                    }
                 }
             }
             self.lint_findings.insert(id.clone(), findings);
