@@ -3,16 +3,7 @@
 
 mod common;
 
-use std::process::Command;
-
-fn rtriton(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(common::rtriton_bin()).args(args).output().expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use common::rtriton;
 
 #[test]
 fn bench_exits_2_without_a_gpu_and_measures_with_one() {

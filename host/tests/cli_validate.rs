@@ -2,16 +2,9 @@
 
 mod common;
 
-use std::process::Command;
+use common::rtriton;
 
-fn rtriton(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(common::rtriton_bin()).args(args).output().expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use std::process::Command;
 
 #[test]
 fn validate_on_the_interpreter_prints_tables_writes_json_and_exits_zero() {

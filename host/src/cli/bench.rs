@@ -8,7 +8,6 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use rtriton_kernels::RowMaxVariant;
 
 use crate::bench::{BENCH_SHAPES, BenchOptions, render_table, run_bench};
 
@@ -52,16 +51,7 @@ pub fn options(args: &BenchArgs) -> anyhow::Result<BenchOptions> {
         ..Default::default()
     };
     if !args.variants.is_empty() {
-        o.variants = args
-            .variants
-            .iter()
-            .map(|n| {
-                RowMaxVariant::from_name(n).with_context(|| {
-                    let known: Vec<_> = RowMaxVariant::ALL.iter().map(|v| v.name()).collect();
-                    format!("unknown variant `{n}`; pick one of {}", known.join(", "))
-                })
-            })
-            .collect::<anyhow::Result<_>>()?;
+        o.variants = super::parse_variants(&args.variants)?;
     }
     if !args.shapes.is_empty() {
         o.shapes =

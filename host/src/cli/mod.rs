@@ -77,6 +77,21 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Row-max variants by name (`--variant`), or an error listing the known names.
+pub fn parse_variants(names: &[String]) -> anyhow::Result<Vec<rtriton_kernels::RowMaxVariant>> {
+    use anyhow::Context;
+    use rtriton_kernels::RowMaxVariant;
+    names
+        .iter()
+        .map(|n| {
+            RowMaxVariant::from_name(n).with_context(|| {
+                let known: Vec<_> = RowMaxVariant::ALL.iter().map(|v| v.name()).collect();
+                format!("unknown variant `{n}`; pick one of {}", known.join(", "))
+            })
+        })
+        .collect()
+}
+
 /// The kernels the CLI knows (the row-max family).
 pub fn known_kernels() -> Vec<rtriton::trace::KernelDef> {
     rtriton_kernels::RowMaxVariant::ALL.iter().map(|v| v.def()).collect()

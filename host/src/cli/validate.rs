@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use rtriton::spec::SpecPolicy;
-use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::SHAPE_MATRIX;
 
 use crate::validate::{BackendChoice, ValidateOptions, render_tables, run};
@@ -71,16 +70,7 @@ fn options(args: &ValidateArgs) -> anyhow::Result<ValidateOptions> {
     let mut o =
         ValidateOptions { huge: args.huge, backend: args.backend, progress: !args.no_progress, ..Default::default() };
     if !args.variants.is_empty() {
-        o.variants = args
-            .variants
-            .iter()
-            .map(|n| {
-                RowMaxVariant::from_name(n).with_context(|| {
-                    let known: Vec<_> = RowMaxVariant::ALL.iter().map(|v| v.name()).collect();
-                    format!("unknown variant `{n}`; pick one of {}", known.join(", "))
-                })
-            })
-            .collect::<anyhow::Result<_>>()?;
+        o.variants = super::parse_variants(&args.variants)?;
     }
     if !args.cases.is_empty() {
         o.cases =
