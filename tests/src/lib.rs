@@ -3,6 +3,7 @@
 //! simulator and GPU suites all go through these, so they check the same thing.
 
 pub mod kernels;
+pub mod tables;
 
 use rtriton::interp::{self, Memory};
 use rtriton::spec::{ArgValue, SpecPolicy};
@@ -220,31 +221,18 @@ pub fn lower_def(
 /// ```
 pub mod dtype_mismatch_is_a_compile_error {}
 
-/// rstest needs literal `#[values]` lists, so the suites spell out the shape matrix's case
-/// names and the row-max variants; this table keeps every whole list whole when a case or
-/// a variant is added.
+/// rstest needs literal `#[values]` lists, so the shared templates in `tables.rs` spell out
+/// the shape matrix's case names and the row-max variants; this keeps them whole when a
+/// case or a variant is added.
 #[cfg(test)]
 mod values_lists {
     use super::*;
 
-    /// Each suite with its number of case-name lists and of lists naming every variant.
-    const SUITES: &[(&str, &str, usize, usize)] = &[
-        ("golden_ir", include_str!("../tests/golden_ir.rs"), 0, 3),
-        ("gpu", include_str!("../tests/gpu.rs"), 3, 1),
-        ("interpreter", include_str!("../tests/interpreter.rs"), 0, 1),
-        ("ptx_decisions", include_str!("../tests/ptx_decisions.rs"), 0, 1),
-        ("ptx_golden", include_str!("../tests/ptx_golden.rs"), 0, 1),
-        ("ptxas", include_str!("../tests/ptxas.rs"), 0, 1),
-        ("sim_differential", include_str!("../tests/sim_differential.rs"), 0, 1),
-        ("teach_seed", include_str!("../tests/teach_seed.rs"), 1, 0),
-    ];
-
     #[test]
-    fn every_values_list_names_every_case_and_variant() {
-        for &(name, src, case_lists, variant_lists) in SUITES {
-            assert_case_lists_are_whole(name, src, case_lists);
-            assert_variant_lists_are_whole(name, src, variant_lists);
-        }
+    fn the_shared_tables_name_every_case_and_variant() {
+        let src = include_str!("tables.rs");
+        assert_case_lists_are_whole("tables", src, 2);
+        assert_variant_lists_are_whole("tables", src, 2);
     }
 
     /// The rstest `#[values(...)]` lists of `src` (a test file's `include_str!`), as the

@@ -4,6 +4,7 @@
 //! --test golden_ir` (in CI, where `CI` is set, a mismatch fails).
 
 use rstest::rstest;
+use rstest_reuse::apply;
 use rtriton::ir::Kernel;
 use rtriton::passes::dce;
 use rtriton::pipeline::trace_and_verify;
@@ -11,6 +12,7 @@ use rtriton::spec::{ArgValue, SpecKey, SpecPolicy};
 use rtriton::trace::{TraceOptions, trace};
 use rtriton::verify::verify;
 use rtriton_kernels::RowMaxVariant;
+use rtriton_tests::tables::every_variant;
 
 /// Launch arguments whose specialization folds `stride_col` and hints both pointers:
 /// `x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col` (37 x 100, row-major).
@@ -36,19 +38,8 @@ fn traced(variant: RowMaxVariant, on: bool) -> Kernel {
         .0
 }
 
-#[rstest]
-fn ir_text_is_stable(
-    #[values(
-        RowMaxVariant::RowMax,
-        RowMaxVariant::RowMaxLoop,
-        RowMaxVariant::RowMax2d,
-        RowMaxVariant::SkillPort,
-        RowMaxVariant::FixedPort,
-        RowMaxVariant::RowMaxI32
-    )]
-    variant: RowMaxVariant,
-    #[values(true, false)] spec_on: bool,
-) {
+#[apply(every_variant)]
+fn ir_text_is_stable(variant: RowMaxVariant, #[values(true, false)] spec_on: bool) {
     let name = format!("{}__spec_{}", variant.name(), if spec_on { "on" } else { "off" });
     insta::assert_snapshot!(name, traced(variant, spec_on).to_string());
 }
@@ -56,18 +47,8 @@ fn ir_text_is_stable(
 /// With `stride_col` folded to 1, nothing reads the `stride_col` parameter (the multiply
 /// by it is folded away, so the column offsets stay contiguous); without specialization
 /// every variant reads it.
-#[rstest]
-fn folding_of_stride_col_is_visible(
-    #[values(
-        RowMaxVariant::RowMax,
-        RowMaxVariant::RowMaxLoop,
-        RowMaxVariant::RowMax2d,
-        RowMaxVariant::SkillPort,
-        RowMaxVariant::FixedPort,
-        RowMaxVariant::RowMaxI32
-    )]
-    variant: RowMaxVariant,
-) {
+#[apply(every_variant)]
+fn folding_of_stride_col_is_visible(variant: RowMaxVariant) {
     let on = traced(variant, true).to_string();
     let off = traced(variant, false).to_string();
     assert!(on.contains("stride_col: i32 [=1]"), "{on}");
@@ -79,19 +60,8 @@ fn folding_of_stride_col_is_visible(
 
 /// DCE keeps the kernel valid, removes the dead constant the folded argument was bound
 /// to, and is idempotent.
-#[rstest]
-fn dce_keeps_kernels_valid(
-    #[values(
-        RowMaxVariant::RowMax,
-        RowMaxVariant::RowMaxLoop,
-        RowMaxVariant::RowMax2d,
-        RowMaxVariant::SkillPort,
-        RowMaxVariant::FixedPort,
-        RowMaxVariant::RowMaxI32
-    )]
-    variant: RowMaxVariant,
-    #[values(true, false)] spec_on: bool,
-) {
+#[apply(every_variant)]
+fn dce_keeps_kernels_valid(variant: RowMaxVariant, #[values(true, false)] spec_on: bool) {
     let constexprs = variant.default_constexprs();
     let mut kernel = trace(&variant.def(), &constexprs, &spec(variant, spec_on), &TraceOptions::default()).unwrap();
     verify(&kernel).unwrap();

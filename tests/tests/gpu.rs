@@ -5,6 +5,7 @@
 //! returns; on the GPU machine they all run (see docs/results/ for runs on the H200).
 
 use rstest::rstest;
+use rstest_reuse::apply;
 use rtriton::spec::SpecPolicy;
 use rtriton_host::HostError;
 use rtriton_host::cache::DiskCache;
@@ -14,6 +15,7 @@ use rtriton_host::reference::RowMaxReference;
 use rtriton_host::validate::{ValidateOptions, compare_bits, launch_shape, render_tables, run_gpu};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
+use rtriton_tests::tables::{every_case, every_variant_and_case};
 use rtriton_tests::{case, kernels};
 
 /// The GPU, or `None` after printing why the test is skipped.
@@ -48,62 +50,13 @@ fn check_case(name: &str, variants: &[RowMaxVariant]) {
     assert!(report.passed > 0, "nothing ran: {}", report.summary());
 }
 
-#[rstest]
-fn cuda_reference_matches_the_cpu(
-    #[values(
-        "1x1",
-        "single_row",
-        "single_column",
-        "non_pow2",
-        "narrower_than_warp",
-        "wider_than_block",
-        "every_other_column",
-        "transposed",
-        "offset_base",
-        "aligned_pow2",
-        "odd_small",
-        "tall_narrow",
-        "all_negative",
-        "all_neg_inf",
-        "nan_rows",
-        "signed_zeros"
-    )]
-    name: &str,
-) {
+#[apply(every_case)]
+fn cuda_reference_matches_the_cpu(name: &str) {
     check_case(name, &[]);
 }
 
-#[rstest]
-fn variant_matches_the_reference(
-    #[values(
-        RowMaxVariant::RowMax,
-        RowMaxVariant::RowMaxLoop,
-        RowMaxVariant::RowMax2d,
-        RowMaxVariant::SkillPort,
-        RowMaxVariant::FixedPort,
-        RowMaxVariant::RowMaxI32
-    )]
-    variant: RowMaxVariant,
-    #[values(
-        "1x1",
-        "single_row",
-        "single_column",
-        "non_pow2",
-        "narrower_than_warp",
-        "wider_than_block",
-        "every_other_column",
-        "transposed",
-        "offset_base",
-        "aligned_pow2",
-        "odd_small",
-        "tall_narrow",
-        "all_negative",
-        "all_neg_inf",
-        "nan_rows",
-        "signed_zeros"
-    )]
-    name: &str,
-) {
+#[apply(every_variant_and_case)]
+fn variant_matches_the_reference(variant: RowMaxVariant, name: &str) {
     check_case(name, &[variant]);
 }
 
@@ -254,28 +207,8 @@ DONE:
 }
 "#;
 
-#[rstest]
-fn the_launch_path_runs_ptx_from_the_disk_cache_on_every_view(
-    #[values(
-        "1x1",
-        "single_row",
-        "single_column",
-        "non_pow2",
-        "narrower_than_warp",
-        "wider_than_block",
-        "every_other_column",
-        "transposed",
-        "offset_base",
-        "aligned_pow2",
-        "odd_small",
-        "tall_narrow",
-        "all_negative",
-        "all_neg_inf",
-        "nan_rows",
-        "signed_zeros"
-    )]
-    name: &str,
-) {
+#[apply(every_case)]
+fn the_launch_path_runs_ptx_from_the_disk_cache_on_every_view(name: &str) {
     use rtriton_host::cache::CompiledPtx;
     let Some(gpu) = gpu_or_skip() else { return };
     let c = case(name);

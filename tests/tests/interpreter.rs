@@ -3,24 +3,18 @@
 //! interpreter's corner cases (wraparound, NaN, signed zeros, argmax ties, empty loops).
 
 use rstest::rstest;
+use rstest_reuse::apply;
 use rtriton::interp::{self, Fault, InterpError, InterpRunError, Memory};
 use rtriton::kernel;
 use rtriton::prelude::*;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{Fill, SHAPE_MATRIX};
+use rtriton_tests::tables::every_variant;
 use rtriton_tests::{compare_bits, kernels, prepare, reference, run_def_on_interpreter, run_on_interpreter};
 
-#[rstest]
+#[apply(every_variant)]
 fn row_max_matches_the_reference_on_every_case(
-    #[values(
-        RowMaxVariant::RowMax,
-        RowMaxVariant::RowMaxLoop,
-        RowMaxVariant::RowMax2d,
-        RowMaxVariant::SkillPort,
-        RowMaxVariant::FixedPort,
-        RowMaxVariant::RowMaxI32
-    )]
     variant: RowMaxVariant,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
 ) {

@@ -6,6 +6,7 @@ mod ptx_common;
 
 use ptx_common::{compile, compile_plain, front, options};
 use rstest::rstest;
+use rstest_reuse::apply;
 use rtriton::backend::ptx::lir::Inst;
 use rtriton::backend::ptx::{self, AccessKind, Arch, PtxOptions};
 use rtriton::interp::Memory;
@@ -13,6 +14,7 @@ use rtriton::prelude::*;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{Fill, RowMaxCase, ViewKind};
+use rtriton_tests::tables::every_variant;
 use rtriton_tests::{compare_bits, contiguous_args, prepare, reference};
 
 const X: u64 = 0x7f00_0000_0000;
@@ -34,18 +36,9 @@ fn load_widths(v: RowMaxVariant, a: &[ArgValue], policy: SpecPolicy) -> Vec<u32>
     p.decisions.accesses.iter().filter(|d| d.kind == AccessKind::Load).map(|d| d.vector_width).collect()
 }
 
-#[rstest]
-fn contiguous_aligned_stride_one_loads_are_v4(
-    #[values(
-        RowMaxVariant::RowMax,
-        RowMaxVariant::RowMaxLoop,
-        RowMaxVariant::RowMax2d,
-        RowMaxVariant::SkillPort,
-        RowMaxVariant::FixedPort,
-        RowMaxVariant::RowMaxI32
-    )]
-    v: RowMaxVariant,
-) {
+#[apply(every_variant)]
+fn contiguous_aligned_stride_one_loads_are_v4(variant: RowMaxVariant) {
+    let v = variant;
     assert_eq!(load_widths(v, &contiguous_args(), SpecPolicy::Triton), vec![4], "{}", v.name());
     let p = compile(v, &contiguous_args(), SpecPolicy::Triton, &PtxOptions::default()).unwrap();
     assert!(p.text.contains("ld.global.v4.f32"), "{}", v.name());

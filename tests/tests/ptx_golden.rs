@@ -6,21 +6,15 @@ mod ptx_common;
 
 use ptx_common::{compile, options};
 use rstest::rstest;
+use rstest_reuse::apply;
 use rtriton::backend::ptx::Arch;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::RowMaxVariant;
+use rtriton_tests::tables::every_variant;
 use rtriton_tests::{contiguous_args, lower_def};
 
-#[rstest]
+#[apply(every_variant)]
 fn golden_ptx(
-    #[values(
-        RowMaxVariant::RowMax,
-        RowMaxVariant::RowMaxLoop,
-        RowMaxVariant::RowMax2d,
-        RowMaxVariant::SkillPort,
-        RowMaxVariant::FixedPort,
-        RowMaxVariant::RowMaxI32
-    )]
     variant: RowMaxVariant,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
     #[values(Arch::Sm86, Arch::Sm90)] arch: Arch,

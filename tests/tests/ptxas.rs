@@ -7,9 +7,11 @@ mod ptx_common;
 
 use ptx_common::{assemble, compile, compile_plain, front, options, ptxas_or_skip, spill_stores};
 use rstest::rstest;
+use rstest_reuse::apply;
 use rtriton::backend::ptx::{self, Arch};
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::RowMaxVariant;
+use rtriton_tests::tables::every_variant;
 use rtriton_tests::{contiguous_args, kernels};
 
 fn assemble_all_arches(text: &str, arch: Arch, name: &str) -> Vec<(String, String)> {
@@ -26,16 +28,8 @@ fn assemble_all_arches(text: &str, arch: Arch, name: &str) -> Vec<(String, Strin
 }
 
 /// The golden matrix, plus: 0 bytes of spill stores at the default config (num_warps 4).
-#[rstest]
+#[apply(every_variant)]
 fn golden_matrix_assembles_without_spills(
-    #[values(
-        RowMaxVariant::RowMax,
-        RowMaxVariant::RowMaxLoop,
-        RowMaxVariant::RowMax2d,
-        RowMaxVariant::SkillPort,
-        RowMaxVariant::FixedPort,
-        RowMaxVariant::RowMaxI32
-    )]
     variant: RowMaxVariant,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
     #[values(Arch::Sm86, Arch::Sm90)] arch: Arch,

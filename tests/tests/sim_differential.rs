@@ -10,6 +10,7 @@
 mod ptx_common;
 
 use rstest::rstest;
+use rstest_reuse::apply;
 use rtriton::backend::ptx::layout::MAX_REGS_PER_VALUE;
 use rtriton::backend::ptx::lir::{Inst, Program};
 use rtriton::interp::{self, Memory};
@@ -18,6 +19,7 @@ use rtriton::prelude::*;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
+use rtriton_tests::tables::every_variant;
 use rtriton_tests::{
     compare_bits, kernels, lower_def, prepare, reference, run_def_on_interpreter, run_def_on_simulator,
 };
@@ -107,16 +109,8 @@ fn check_all_cases(def: &rtriton::trace::KernelDef, shaped_like: RowMaxVariant, 
     assert!(failures.is_empty(), "{} under {policy:?} failed:\n{}", def.name, failures.join("\n\n"));
 }
 
-#[rstest]
+#[apply(every_variant)]
 fn row_max_on_the_simulator_matches_the_interpreter(
-    #[values(
-        RowMaxVariant::RowMax,
-        RowMaxVariant::RowMaxLoop,
-        RowMaxVariant::RowMax2d,
-        RowMaxVariant::SkillPort,
-        RowMaxVariant::FixedPort,
-        RowMaxVariant::RowMaxI32
-    )]
     variant: RowMaxVariant,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
 ) {

@@ -10,6 +10,7 @@
 //! that traces also runs on the CPU interpreter and must match `cpu_row_max` bit for bit.
 
 use rstest::rstest;
+use rstest_reuse::apply;
 use rtriton::interp::{Memory, run};
 use rtriton::ir::Kernel;
 use rtriton::pipeline::specialize_and_trace;
@@ -17,6 +18,7 @@ use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{Semantics, TraceOptions};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
+use rtriton_tests::tables::every_case;
 use rtriton_tests::{case, reference, row_max_args};
 
 /// Where the test pretends the buffers live (16-byte aligned; the view offset is added).
@@ -51,28 +53,10 @@ fn expected_skill_port_error(c: &RowMaxCase) -> Option<String> {
     (!errors.is_empty()).then(|| errors.join("\n"))
 }
 
-#[rstest]
+#[apply(every_case)]
 fn seed_scenario(
     #[values(RowMaxVariant::SkillPort, RowMaxVariant::FixedPort)] variant: RowMaxVariant,
     #[values(Semantics::Rtriton, Semantics::Triton)] semantics: Semantics,
-    #[values(
-        "1x1",
-        "single_row",
-        "single_column",
-        "non_pow2",
-        "narrower_than_warp",
-        "wider_than_block",
-        "every_other_column",
-        "transposed",
-        "offset_base",
-        "aligned_pow2",
-        "odd_small",
-        "tall_narrow",
-        "all_negative",
-        "all_neg_inf",
-        "nan_rows",
-        "signed_zeros"
-    )]
     name: &str,
 ) {
     let c = case(name);
