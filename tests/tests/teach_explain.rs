@@ -29,7 +29,7 @@ fn explain(args: &[&str]) -> (u8, String) {
 fn unknown_kernel() {
     assert_eq!(
         explain(&["no_such_kernel"]),
-        (1, "unknown kernel `no_such_kernel`; `rtriton list` shows the kernels\n".to_string())
+        (1, "unknown kernel `no_such_kernel`; known kernels: row_max, row_max_loop, row_max_2d, row_max_skill_port, row_max_fixed_port, row_max_i32 (`rtriton list` shows their parameters)\n".to_string())
     );
 }
 

@@ -11,7 +11,7 @@ use rtriton::backend::ptx::PtxOptions;
 use rtriton::explain::{ExplainInput, Explanation, Section, explain, render};
 use rtriton::guard::TensorExtent;
 use rtriton::ir::{ParamKind, ScalarType};
-use rtriton::lint::{LintOptions, Rule};
+
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{KernelDef, Semantics};
 use rtriton_kernels::RowMaxVariant;
@@ -171,17 +171,8 @@ fn case_launch(c: &RowMaxCase, variant: RowMaxVariant) -> (Vec<String>, Vec<(&'s
 /// launch would not go ahead: the trace fails, the guard refuses, or `--deny` and the
 /// lint found something).
 pub fn run(a: &ExplainArgs, out: &mut String) -> anyhow::Result<u8> {
-    let def = super::known_kernels()
-        .into_iter()
-        .find(|d| d.name == a.kernel)
-        .ok_or_else(|| anyhow!("unknown kernel `{}`; `rtriton list` shows the kernels", a.kernel))?;
-    let mut lint = LintOptions { deny: a.deny, allow: Vec::new() };
-    for r in &a.allow {
-        lint.allow.push(Rule::from_code(r).ok_or_else(|| {
-            let codes: Vec<&str> = Rule::ALL.iter().map(|r| r.code()).collect();
-            anyhow!("unknown lint rule `{r}`; the rules are: {}", codes.join(", "))
-        })?);
-    }
+    let def = super::find_kernel(&a.kernel)?;
+    let lint = super::lint_options(a.deny, &a.allow)?;
     let variant = RowMaxVariant::from_name(def.name);
     let case = match &a.case {
         None => None,

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use anyhow::{anyhow, bail};
-use rtriton::lint::{LintOptions, Rule, lint};
+use rtriton::lint::lint;
 
 #[derive(Debug, clap::Args)]
 pub struct LintArgs {
@@ -25,17 +25,8 @@ pub struct LintArgs {
 
 /// Runs the lint, writing the findings to `out`; returns the exit status.
 pub fn run(a: &LintArgs, out: &mut String) -> anyhow::Result<u8> {
-    let def = super::known_kernels()
-        .into_iter()
-        .find(|d| d.name == a.kernel)
-        .ok_or_else(|| anyhow!("unknown kernel `{}`; `rtriton list` shows the kernels", a.kernel))?;
-    let mut options = LintOptions { deny: a.deny, allow: Vec::new() };
-    for r in &a.allow {
-        options.allow.push(Rule::from_code(r).ok_or_else(|| {
-            let codes: Vec<&str> = Rule::ALL.iter().map(|r| r.code()).collect();
-            anyhow!("unknown lint rule `{r}`; the rules are: {}", codes.join(", "))
-        })?);
-    }
+    let def = super::find_kernel(&a.kernel)?;
+    let options = super::lint_options(a.deny, &a.allow)?;
     let mut consts: Vec<(&str, i64)> =
         rtriton_kernels::RowMaxVariant::from_name(def.name).map(|v| v.default_constexprs()).unwrap_or_default();
     for c in &a.consts {

@@ -92,6 +92,31 @@ pub fn parse_variants(names: &[String]) -> anyhow::Result<Vec<rtriton_kernels::R
         .collect()
 }
 
+/// The kernel named `name`, or an error listing the known names.
+pub fn find_kernel(name: &str) -> anyhow::Result<rtriton::trace::KernelDef> {
+    let kernels = known_kernels();
+    let names: Vec<&str> = kernels.iter().map(|d| d.name).collect();
+    let known = names.join(", ");
+    kernels.into_iter().find(|d| d.name == name).ok_or_else(|| {
+        anyhow::anyhow!("unknown kernel `{name}`; known kernels: {known} (`rtriton list` shows their parameters)")
+    })
+}
+
+/// Lint options from the `--deny` and `--allow RULE` flags shared by `lint` and `explain`.
+pub fn lint_options(deny: bool, allow: &[String]) -> anyhow::Result<rtriton::lint::LintOptions> {
+    use rtriton::lint::Rule;
+    let allow = allow
+        .iter()
+        .map(|r| {
+            Rule::from_code(r).ok_or_else(|| {
+                let codes: Vec<&str> = Rule::ALL.iter().map(|r| r.code()).collect();
+                anyhow::anyhow!("unknown lint rule `{r}`; the rules are: {}", codes.join(", "))
+            })
+        })
+        .collect::<anyhow::Result<_>>()?;
+    Ok(rtriton::lint::LintOptions { deny, allow })
+}
+
 /// The kernels the CLI knows (the row-max family).
 pub fn known_kernels() -> Vec<rtriton::trace::KernelDef> {
     rtriton_kernels::RowMaxVariant::ALL.iter().map(|v| v.def()).collect()

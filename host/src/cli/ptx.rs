@@ -101,13 +101,7 @@ pub fn launch_args(def: &KernelDef, given: &[String]) -> anyhow::Result<Vec<ArgV
 }
 
 pub fn run(a: &PtxArgs) -> anyhow::Result<ExitCode> {
-    let def = super::known_kernels().into_iter().find(|d| d.name == a.kernel).ok_or_else(|| {
-        anyhow!(
-            "unknown kernel `{}`; known kernels: {}",
-            a.kernel,
-            super::known_kernels().iter().map(|d| d.name).collect::<Vec<_>>().join(", ")
-        )
-    })?;
+    let def = super::find_kernel(&a.kernel)?;
     let arch: Arch = a.arch.parse().map_err(|e: String| anyhow!(e))?;
     let mut consts: Vec<(&str, i64)> =
         rtriton_kernels::RowMaxVariant::from_name(def.name).map(|v| v.default_constexprs()).unwrap_or_default();
