@@ -1,23 +1,19 @@
-//! The driver side of rtriton: launches through cudarc, caches, the CUDA reference runner
-//! and the `rtriton` CLI. Builds and runs its non-GPU parts on machines with no CUDA.
+//! The row-max application of rtriton, on top of the generic runtime
+//! ([`rtriton_runtime`]): the CUDA reference runner, `validate`, `bench` and the `rtriton`
+//! CLI. Builds and runs its non-GPU parts on machines with no CUDA.
 //!
 //! Code map:
-//! - [`driver`]: the cudarc layer (device, buffers, modules, events);
-//! - [`launch`]: `kernel[grid](args)` for DSL kernels: argument checks, specialization,
-//!   compile, cache, launch;
-//! - [`cache`]: the in-memory module cache and the on-disk PTX cache;
 //! - [`reference`](mod@reference): the CUDA C row-max reference, compiled with NVRTC;
 //! - [`validate`]: every row-max variant against the reference, on the GPU or the interpreter;
 //! - [`bench`]: GPU time and bandwidth of every row-max variant against the reference;
 //! - [`cli`]: the `rtriton` command line.
+//!
+//! The runtime's modules are re-exported under their old paths (`rtriton_host::launch`,
+//! ...) so code written against the single host crate keeps compiling.
+
+pub use rtriton_runtime::{HostError, cache, driver, error, launch};
 
 pub mod bench;
-pub mod cache;
 pub mod cli;
-pub mod driver;
-pub mod error;
-pub mod launch;
 pub mod reference;
 pub mod validate;
-
-pub use error::HostError;

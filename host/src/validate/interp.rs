@@ -117,7 +117,7 @@ fn run_one(
         specialize_and_trace(&def, &constexprs, &args, policy, &TraceOptions::default()).map_err(|e| e.to_string())?;
     match overflow_guard(&OffsetWidths::of(&kernel), &case_extents(case)) {
         Ok(()) => {}
-        Err(LaunchError::IndexOverflow(d)) => return Ok(Ran::Refused(d)),
+        Err(LaunchError::IndexOverflow(d)) => return Ok(Ran::Refused(*d)),
         Err(e) => return Err(e.to_string()),
     }
     let Some(_) = x else { return Ok(Ran::Accepted) };

@@ -1,10 +1,10 @@
 //! Launching DSL kernels in the spirit of Triton's `kernel[grid](args...)`:
 //!
 //! ```no_run
-//! use rtriton_host::driver::DeviceBuffer;
-//! use rtriton_host::launch::{Arg, JitKernel, Runtime, TensorArg};
+//! use rtriton_runtime::driver::DeviceBuffer;
+//! use rtriton_runtime::launch::{Arg, JitKernel, Runtime, TensorArg};
 //!
-//! # fn main() -> Result<(), rtriton_host::HostError> {
+//! # fn main() -> Result<(), rtriton_runtime::HostError> {
 //! let mut rt = Runtime::new()?; // device 0, PTX cache under RTRITON_CACHE_DIR or ~/.cache/rtriton
 //! let (n_rows, n_cols) = (4usize, 8usize);
 //! let x = DeviceBuffer::from_host(&rt.gpu, &vec![1.0f32; n_rows * n_cols])?;

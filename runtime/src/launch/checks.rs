@@ -50,7 +50,7 @@ pub enum LaunchError {
     /// a tensor passed to it extends past `i32::MAX` elements. The diagnostic names the
     /// kernel, the op's file:line, the tensor and its extent, and the fix.
     #[error("{0}")]
-    IndexOverflow(Diagnostic),
+    IndexOverflow(Box<Diagnostic>),
     #[error(transparent)]
     Spec(#[from] SpecError),
 }
@@ -167,7 +167,7 @@ pub fn overflow_guard(widths: &OffsetWidths, extents: &[TensorExtent]) -> Result
     if !needs_overflow_guard(extents) {
         return Ok(());
     }
-    widths.check(extents).map_err(LaunchError::IndexOverflow)
+    widths.check(extents).map_err(|d| LaunchError::IndexOverflow(Box::new(d)))
 }
 
 #[cfg(test)]

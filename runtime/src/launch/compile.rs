@@ -28,7 +28,7 @@ pub fn compile_ptx(kernel: &Kernel, info: &KernelInfo, options: &PtxOptions) -> 
 /// options, remove dead code, verify (no device needed).
 pub fn trace_kernel(kernel: &JitKernel, spec: &SpecKey) -> Result<(Kernel, KernelInfo), HostError> {
     trace_and_verify(&kernel.def, &kernel.meta.0, spec, &kernel.trace_options)
-        .map_err(|source| HostError::FrontEnd { kernel: kernel.def.name.to_string(), source })
+        .map_err(|source| HostError::FrontEnd { kernel: kernel.def.name.to_string(), source: Box::new(source) })
 }
 
 /// Front end then back end for one specialization (no device needed).

@@ -147,7 +147,7 @@ impl Runtime {
             let findings =
                 rtriton::lint::lint(&kernel.def, &kernel.meta.0, options).map_err(|e| HostError::FrontEnd {
                     kernel: kernel.def.name.to_string(),
-                    source: rtriton::pipeline::FrontEndError::Trace(e),
+                    source: Box::new(rtriton::pipeline::FrontEndError::Trace(e)),
                 })?;
             if !options.deny {
                 for f in &findings {

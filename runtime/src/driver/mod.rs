@@ -92,6 +92,12 @@ pub struct Gpu {
 }
 
 impl Gpu {
+    /// This `Gpu`'s identity, which its buffers carry: launch checks (the runtime's and an
+    /// application's own, such as the CUDA reference runner) refuse buffers of another `Gpu`.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
     /// Opens device `ordinal`, or says clearly why there is none.
     pub fn open(ordinal: usize) -> Result<Gpu, HostError> {
         driver_present()?;
