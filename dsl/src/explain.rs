@@ -272,7 +272,7 @@ fn trace_section(e: &Explanation, out: &mut String) {
 fn op_counts(k: &Kernel) -> BTreeMap<&'static str, usize> {
     let mut m = BTreeMap::new();
     for id in k.walk() {
-        if !matches!(k.op(id).kind, OpKind::Constant(_)) {
+        if !matches!(k.op(id).kind, OpKind::Constant { .. }) {
             *m.entry(k.op(id).kind.name()).or_insert(0) += 1;
         }
     }
@@ -290,11 +290,27 @@ fn readers(k: &Kernel, v: Value) -> Vec<crate::ir::OpId> {
                 continue;
             }
             match op.kind {
-                OpKind::Cast(_) | OpKind::Splat(_) | OpKind::Broadcast(_) => {
+                OpKind::Cast { .. } | OpKind::Splat { .. } | OpKind::Broadcast { .. } => {
                     out.push(id);
                     frontier.extend(op.results.iter().copied());
                 }
-                _ => out.push(id),
+                // Any other reader: a use that is listed but not followed further.
+                OpKind::Param { .. }
+                | OpKind::Constant { .. }
+                | OpKind::ProgramId { .. }
+                | OpKind::NumPrograms { .. }
+                | OpKind::Arange { .. }
+                | OpKind::ExpandDims { .. }
+                | OpKind::Unary { .. }
+                | OpKind::Binary { .. }
+                | OpKind::Compare { .. }
+                | OpKind::Select { .. }
+                | OpKind::AddPtr { .. }
+                | OpKind::Load { .. }
+                | OpKind::Store { .. }
+                | OpKind::Reduce { .. }
+                | OpKind::For { .. }
+                | OpKind::Yield { .. } => out.push(id),
             }
         }
     }

@@ -177,10 +177,7 @@ impl<'k> Analyzer<'k> {
         let mut block_args = HashMap::new();
         for id in k.walk() {
             if let OpKind::For { init, body, .. } = &k.op(id).kind {
-                let yielded = body.ops.last().and_then(|l| match &k.op(*l).kind {
-                    OpKind::Yield(vs) => Some(vs.clone()),
-                    _ => None,
-                });
+                let yielded = k.yielded(body);
                 if let Some(iv) = body.args.first() {
                     block_args.insert(*iv, BlockArg::Induction);
                 }
@@ -226,9 +223,20 @@ impl<'k> Analyzer<'k> {
                 }
                 OpKind::Arange { .. } => s.arange = true,
                 OpKind::Load { .. } => s.loaded = true,
-                OpKind::Constant(_) | OpKind::AddPtr { .. } => {}
+                OpKind::Constant { .. } | OpKind::AddPtr { .. } => {}
                 // A reduction or loop result depends on its inputs like any other op.
-                _ => {
+                OpKind::Splat { .. }
+                | OpKind::Broadcast { .. }
+                | OpKind::ExpandDims { .. }
+                | OpKind::Unary { .. }
+                | OpKind::Binary { .. }
+                | OpKind::Compare { .. }
+                | OpKind::Cast { .. }
+                | OpKind::Select { .. }
+                | OpKind::Reduce { .. }
+                | OpKind::For { .. }
+                | OpKind::Store { .. }
+                | OpKind::Yield { .. } => {
                     for i in self.inputs(v) {
                         let si = self.sources(i);
                         s.union(&si);
@@ -258,7 +266,7 @@ impl<'k> Analyzer<'k> {
         }
         if let ValueDef::Result { op, .. } = self.k.values[v.index()].def {
             let kind = &self.k.op(op).kind;
-            if matches!(kind, OpKind::Binary { op: BinaryOp::Mul, .. } | OpKind::Cast(_)) {
+            if matches!(kind, OpKind::Binary { op: BinaryOp::Mul, .. } | OpKind::Cast { .. }) {
                 out.insert(op);
             }
             if matches!(kind, OpKind::Load { .. } | OpKind::AddPtr { .. }) {
@@ -273,7 +281,7 @@ impl<'k> Analyzer<'k> {
     /// The cast `op` if it widens an i32 to i64.
     fn widening(&mut self, op: OpId) -> Option<Widening> {
         let o = self.k.op(op);
-        let OpKind::Cast(v) = o.kind else { return None };
+        let OpKind::Cast { value: v } = o.kind else { return None };
         let from = self.k.dtype(v).scalar()?;
         let to = self.k.dtype(*o.results.first()?).scalar()?;
         if (from, to) != (ScalarType::I32, ScalarType::I64) {
@@ -308,14 +316,26 @@ impl<'k> Analyzer<'k> {
                         return matches!(self.k.dtype(v), DType::Ptr(_)).then_some(*index);
                     }
                     OpKind::AddPtr { ptr, .. } => v = *ptr,
-                    OpKind::Splat(x) | OpKind::Broadcast(x) => v = *x,
+                    OpKind::Splat { value: x } | OpKind::Broadcast { value: x } => v = *x,
                     OpKind::ExpandDims { value, .. } => v = *value,
                     OpKind::Select { on_true, .. } => v = *on_true,
                     OpKind::For { init, .. } => {
                         let index = self.k.op(op).results.iter().position(|r| *r == v)?;
                         v = *init.get(index)?;
                     }
-                    _ => return None,
+                    // Not a pointer that leads back to a parameter.
+                    OpKind::Constant { .. }
+                    | OpKind::ProgramId { .. }
+                    | OpKind::NumPrograms { .. }
+                    | OpKind::Arange { .. }
+                    | OpKind::Unary { .. }
+                    | OpKind::Binary { .. }
+                    | OpKind::Compare { .. }
+                    | OpKind::Cast { .. }
+                    | OpKind::Load { .. }
+                    | OpKind::Store { .. }
+                    | OpKind::Reduce { .. }
+                    | OpKind::Yield { .. } => return None,
                 },
                 ValueDef::BlockArg => match self.block_args.get(&v) {
                     Some(BlockArg::Carried { init, .. }) => v = *init,

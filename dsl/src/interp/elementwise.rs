@@ -2,9 +2,9 @@
 //! offsets. The typing rules are checked by the verifier; each function here only
 //! defines what the elements become (see `docs/semantics.md`).
 
-use crate::ir::{BinaryOp, CmpPred, DType, ScalarType};
+use crate::ir::{BinaryOp, CmpPred, DType, ScalarType, UnaryOp};
 
-use super::scalar::{f32_to_i32, f32_to_i64, max_f32, min_f32};
+use super::scalar::{f32_to_i32, f32_to_i64, max_f32, min_f32, unary_f32, unary_int};
 use super::value::{Data, Trap, unsupported};
 
 fn zip_map<T: Copy, U>(a: &[T], b: &[T], f: impl Fn(T, T) -> U) -> Vec<U> {
@@ -85,6 +85,17 @@ fn binary_bool(op: BinaryOp, x: &[bool], y: &[bool]) -> Result<Vec<bool>, Trap> 
             }
             if op == BinaryOp::Div { x.to_vec() } else { vec![false; x.len()] }
         }
+    })
+}
+
+/// `op x` element-wise, with the element semantics of [`super::scalar::unary_f32`] and
+/// [`super::scalar::unary_int`] (which the simulator shares).
+pub(crate) fn unary(op: UnaryOp, x: &Data) -> Result<Data, Trap> {
+    Ok(match x {
+        Data::I32(x) => Data::I32(x.iter().map(|&v| unary_int(op, i64::from(v)) as i32).collect()),
+        Data::I64(x) => Data::I64(x.iter().map(|&v| unary_int(op, v)).collect()),
+        Data::F32(x) => Data::F32(x.iter().map(|&v| unary_f32(op, v)).collect()),
+        a => return unsupported(format!("`{}` on {}", op.name(), a.kind())),
     })
 }
 

@@ -2,7 +2,7 @@
 //! whole blocks (see `value.rs`). Loops run their body once per iteration with the body's
 //! arguments bound to the induction variable and the carried values.
 
-use crate::ir::{Block, Kernel, OpId, OpKind, ParamKind, ScalarType, Value};
+use crate::ir::{Block, Effect, Kernel, OpId, OpKind, ParamKind, ScalarType, Value};
 use crate::lang::semantic::MAX_BLOCK_NUMEL;
 use crate::spec::ArgValue;
 
@@ -36,14 +36,7 @@ fn invariant_ops(k: &Kernel) -> Vec<bool> {
     let mut invariant = vec![false; k.ops.len()];
     for id in k.walk() {
         let op = k.op(id);
-        let pure = !matches!(
-            op.kind,
-            OpKind::Load { .. }
-                | OpKind::Store { .. }
-                | OpKind::ProgramId { .. }
-                | OpKind::For { .. }
-                | OpKind::Yield(_)
-        );
+        let pure = op.kind.effect() == Effect::Pure;
         let inputs = op.kind.operands().iter().all(|v| invariant_value.get(v.index()).copied().unwrap_or(false));
         if pure
             && inputs
@@ -111,15 +104,34 @@ impl<'k> Program<'k> {
         for &id in &block.ops {
             let op = self.kernel.op(id);
             match &op.kind {
-                OpKind::Yield(vs) => {
+                OpKind::Yield { values: vs } => {
                     let out = vs.iter().map(|v| self.get(*v).cloned()).collect::<Result<_, _>>();
                     return out.map(Some).map_err(|t| (id, t));
                 }
                 OpKind::For { lower, upper, step, init, body } => {
                     self.for_loop(id, [*lower, *upper, *step], init, body, mem)?;
                 }
-                _ if self.is_computed_invariant(id) => {}
-                _ => self.op(id, mem).map_err(|t| (id, t))?,
+                OpKind::Param { .. }
+                | OpKind::Constant { .. }
+                | OpKind::ProgramId { .. }
+                | OpKind::NumPrograms { .. }
+                | OpKind::Arange { .. }
+                | OpKind::Splat { .. }
+                | OpKind::Broadcast { .. }
+                | OpKind::ExpandDims { .. }
+                | OpKind::Unary { .. }
+                | OpKind::Binary { .. }
+                | OpKind::Compare { .. }
+                | OpKind::Cast { .. }
+                | OpKind::Select { .. }
+                | OpKind::AddPtr { .. }
+                | OpKind::Load { .. }
+                | OpKind::Store { .. }
+                | OpKind::Reduce { .. } => {
+                    if !self.is_computed_invariant(id) {
+                        self.op(id, mem).map_err(|t| (id, t))?;
+                    }
+                }
             }
         }
         Ok(None)
@@ -182,23 +194,24 @@ impl<'k> Program<'k> {
         }
         let data = match &op.kind {
             OpKind::Param { index } => self.param(*index)?,
-            OpKind::Constant(c) => match result {
+            OpKind::Constant { value: c } => match result {
                 Some(r) => Data::splat_constant(*c, k.dtype(r), numel)?,
                 None => return unsupported("a constant without a result"),
             },
             OpKind::ProgramId { axis } => Data::I32(vec![self.pid.get(*axis as usize).copied().unwrap_or(0) as i32]),
             OpKind::NumPrograms { axis } => Data::I32(vec![self.grid.get(*axis as usize).copied().unwrap_or(1) as i32]),
             OpKind::Arange { start, end } => Data::I32((*start..*end).map(|i| i as i32).collect()),
-            OpKind::Splat(v) => self.get(*v)?.splat(numel)?,
-            OpKind::Broadcast(v) => {
+            OpKind::Splat { value: v } => self.get(*v)?.splat(numel)?,
+            OpKind::Broadcast { value: v } => {
                 let to = result.map(|r| k.shape(r).dims().to_vec()).unwrap_or_default();
                 let idx = broadcast_indices(k.shape(*v).dims(), &to)?;
                 self.get(*v)?.gather(&idx)
             }
             OpKind::ExpandDims { value, .. } => self.get(*value)?.clone(),
+            OpKind::Unary { op, value } => elementwise::unary(*op, self.get(*value)?)?,
             OpKind::Binary { op, lhs, rhs } => elementwise::binary(*op, self.get(*lhs)?, self.get(*rhs)?)?,
             OpKind::Compare { pred, lhs, rhs } => elementwise::compare(*pred, self.get(*lhs)?, self.get(*rhs)?)?,
-            OpKind::Cast(v) => match result {
+            OpKind::Cast { value: v } => match result {
                 Some(r) => elementwise::cast(self.get(*v)?, k.dtype(r))?,
                 None => return unsupported("a cast without a result"),
             },
@@ -220,7 +233,7 @@ impl<'k> Program<'k> {
                 return access::store(mem, self.get(*ptr)?, self.get(*value)?, mask);
             }
             OpKind::Reduce { op, value, axis } => reduce(*op, self.get(*value)?, k.shape(*value).dims(), *axis)?,
-            OpKind::For { .. } | OpKind::Yield(_) => return unsupported("control flow outside a block walk"),
+            OpKind::For { .. } | OpKind::Yield { .. } => return unsupported("control flow outside a block walk"),
         };
         match result {
             Some(r) => self.set(r, data),

@@ -34,11 +34,15 @@
 
 mod entities;
 mod location;
+mod ops;
 pub mod printer;
+mod typing;
 mod types;
 
 pub use entities::{OpId, Value};
 pub use location::SourceLoc;
+pub use ops::{Effect, OpField, OpKind};
+pub use typing::TypeCx;
 pub use types::{DType, ScalarType, Shape, TensorType};
 
 use crate::spec::SpecKey;
@@ -69,6 +73,29 @@ pub enum PropagateNan {
     None,
     /// Any NaN operand gives NaN (Triton's `PropagateNan.ALL`, PTX `max.NaN.f32`).
     All,
+}
+
+/// Element-wise unary operations. Operand and result have one dtype and shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// `-x`: integers wrap (`-MIN == MIN`); floats flip the sign bit (IEEE `negate`, so
+    /// `-(+0.0) == -0.0`; a NaN keeps its payload on the interpreter and the simulator).
+    Neg,
+}
+
+impl UnaryOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "neg",
+        }
+    }
+
+    /// Whether the op is defined on elements of `dtype`.
+    pub fn accepts(self, dtype: DType) -> bool {
+        match self {
+            UnaryOp::Neg => matches!(dtype, DType::Scalar(ScalarType::I32 | ScalarType::I64 | ScalarType::F32)),
+        }
+    }
 }
 
 /// Element-wise binary operations. Operands and result have one dtype and shape.
@@ -159,113 +186,6 @@ impl ReduceOp {
             ReduceOp::Min(PropagateNan::All) => "min.nan",
             ReduceOp::Sum => "sum",
             ReduceOp::Argmax => "argmax",
-        }
-    }
-}
-
-/// What an op does. The typing rule of each op is on its variant.
-#[derive(Clone, Debug, PartialEq)]
-pub enum OpKind {
-    /// The runtime kernel argument `index` (a scalar of the parameter's dtype). Arguments
-    /// folded by specialization never appear as `Param`: they are `Constant`s.
-    Param { index: usize },
-    /// A constant splat to the result's shape and dtype.
-    Constant(Constant),
-    /// Scalar `i32`: this program's index along `axis` (0..3).
-    ProgramId { axis: u32 },
-    /// Scalar `i32`: the grid size along `axis`.
-    NumPrograms { axis: u32 },
-    /// `tensor<Nxi32>` with `N = end - start` (a power of two): `start, start + 1, ...`.
-    Arange { start: i64, end: i64 },
-    /// Scalar to block: every element equals the operand.
-    Splat(Value),
-    /// Dims of size 1 in the operand are repeated to the result's shape (same rank).
-    Broadcast(Value),
-    /// Inserts a dim of size 1 at `axis` (Triton's `x[:, None]` / `x[None, :]`).
-    ExpandDims { value: Value, axis: usize },
-    /// Element-wise `lhs op rhs`; same dtype and shape on both sides and the result.
-    Binary { op: BinaryOp, lhs: Value, rhs: Value },
-    /// Element-wise comparison into `i1`.
-    Compare { pred: CmpPred, lhs: Value, rhs: Value },
-    /// Element-wise conversion to the result's dtype: int widening sign-extends, int
-    /// narrowing wraps, int to float rounds to nearest, float to int truncates.
-    Cast(Value),
-    /// `cond ? on_true : on_false` element-wise (Triton's `where`).
-    Select { cond: Value, on_true: Value, on_false: Value },
-    /// Pointer arithmetic: `ptr + offset` elements (the offset is an int tensor of the
-    /// same shape; the byte offset is `offset * sizeof(pointee)` in 64 bits).
-    AddPtr { ptr: Value, offset: Value },
-    /// Reads the pointee of every element of `ptr` whose `mask` is true; the others give
-    /// `other` (a value of the result's type) or an unspecified value when there is none.
-    Load { ptr: Value, mask: Option<Value>, other: Option<Value> },
-    /// Writes `value` to every element of `ptr` whose `mask` is true. No results.
-    Store { ptr: Value, value: Value, mask: Option<Value> },
-    /// Reduces `value` along `axis`; the result drops that dim.
-    Reduce { op: ReduceOp, value: Value, axis: usize },
-    /// `for iv in (lower..upper).step_by(step)` with loop-carried values: the body's
-    /// arguments are `[iv, carried...]`, it ends with `Yield(next carried...)`, and the
-    /// op's results are the carried values after the last iteration (`init` when the range
-    /// is empty). Bounds and step are scalars of one int type; `step` must be positive.
-    For { lower: Value, upper: Value, step: Value, init: Vec<Value>, body: Block },
-    /// Ends a loop body with the next values of the loop-carried variables.
-    Yield(Vec<Value>),
-}
-
-impl OpKind {
-    /// The values this op reads (not those of nested blocks).
-    pub fn operands(&self) -> Vec<Value> {
-        match self {
-            OpKind::Param { .. }
-            | OpKind::Constant(_)
-            | OpKind::ProgramId { .. }
-            | OpKind::NumPrograms { .. }
-            | OpKind::Arange { .. } => vec![],
-            OpKind::Splat(v) | OpKind::Broadcast(v) | OpKind::Cast(v) => vec![*v],
-            OpKind::ExpandDims { value, .. } => vec![*value],
-            OpKind::Binary { lhs, rhs, .. } | OpKind::Compare { lhs, rhs, .. } => vec![*lhs, *rhs],
-            OpKind::Select { cond, on_true, on_false } => vec![*cond, *on_true, *on_false],
-            OpKind::AddPtr { ptr, offset } => vec![*ptr, *offset],
-            OpKind::Load { ptr, mask, other } => {
-                let mut v = vec![*ptr];
-                v.extend(mask.iter().chain(other.iter()));
-                v
-            }
-            OpKind::Store { ptr, value, mask } => {
-                let mut v = vec![*ptr, *value];
-                v.extend(mask.iter());
-                v
-            }
-            OpKind::Reduce { value, .. } => vec![*value],
-            OpKind::For { lower, upper, step, init, .. } => {
-                let mut v = vec![*lower, *upper, *step];
-                v.extend(init.iter().copied());
-                v
-            }
-            OpKind::Yield(values) => values.clone(),
-        }
-    }
-
-    /// The op's name in IR text.
-    pub fn name(&self) -> &'static str {
-        match self {
-            OpKind::Param { .. } => "param",
-            OpKind::Constant(_) => "constant",
-            OpKind::ProgramId { .. } => "program_id",
-            OpKind::NumPrograms { .. } => "num_programs",
-            OpKind::Arange { .. } => "arange",
-            OpKind::Splat(_) => "splat",
-            OpKind::Broadcast(_) => "broadcast",
-            OpKind::ExpandDims { .. } => "expand_dims",
-            OpKind::Binary { op, .. } => op.name(),
-            OpKind::Compare { .. } => "cmp",
-            OpKind::Cast(_) => "cast",
-            OpKind::Select { .. } => "where",
-            OpKind::AddPtr { .. } => "addptr",
-            OpKind::Load { .. } => "load",
-            OpKind::Store { .. } => "store",
-            OpKind::Reduce { .. } => "reduce",
-            OpKind::For { .. } => "for",
-            OpKind::Yield(_) => "yield",
         }
     }
 }
@@ -382,10 +302,14 @@ impl Kernel {
 
     /// The constant `v` is defined as, if any.
     pub fn constant(&self, v: Value) -> Option<Constant> {
-        match self.def_op(v)?.kind {
-            OpKind::Constant(c) => Some(c),
-            _ => None,
-        }
+        if let OpKind::Constant { value } = self.def_op(v)?.kind { Some(value) } else { None }
+    }
+
+    /// The values a loop body hands to the next iteration: the operands of its final
+    /// `yield` (`None` when the body does not end with one; the verifier reports that).
+    pub fn yielded<'a>(&'a self, body: &Block) -> Option<&'a [Value]> {
+        let last = self.op(*body.ops.last()?);
+        if let OpKind::Yield { values } = &last.kind { Some(values) } else { None }
     }
 
     /// Every op of the kernel, nested loop bodies included, in program order.

@@ -41,26 +41,28 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
         if !op.results.is_empty() && !matches!(op.kind, OpKind::For { .. }) {
             let _ = write!(line, "{} = ", list(&op.results));
         }
+        // The op's name comes from the op table; what follows it is printed per op.
+        let name = op.kind.name();
         let body = match &op.kind {
-            OpKind::Param { index } => format!("param {index} ({})", k.params[*index].name),
-            OpKind::Constant(c) => match c {
-                Constant::Bool(b) => format!("constant {b}"),
-                Constant::Int(i) => format!("constant {i}"),
-                Constant::F32(x) => format!("constant {x:?} (0x{:08X})", x.to_bits()),
+            OpKind::Param { index } => format!("{name} {index} ({})", k.params[*index].name),
+            OpKind::Constant { value: c } => match c {
+                Constant::Bool(b) => format!("{name} {b}"),
+                Constant::Int(i) => format!("{name} {i}"),
+                Constant::F32(x) => format!("{name} {x:?} (0x{:08X})", x.to_bits()),
             },
-            OpKind::ProgramId { axis } => format!("program_id {axis}"),
-            OpKind::NumPrograms { axis } => format!("num_programs {axis}"),
-            OpKind::Arange { start, end } => format!("arange {start}..{end}"),
-            OpKind::Splat(v) => format!("splat {v}"),
-            OpKind::Broadcast(v) => format!("broadcast {v}"),
-            OpKind::ExpandDims { value, axis } => format!("expand_dims {value}, axis {axis}"),
-            OpKind::Binary { op, lhs, rhs } => format!("{} {lhs}, {rhs}", op.name()),
-            OpKind::Compare { pred, lhs, rhs } => format!("cmp {} {lhs}, {rhs}", pred.name()),
-            OpKind::Cast(v) => format!("cast {v}"),
-            OpKind::Select { cond, on_true, on_false } => format!("where {cond}, {on_true}, {on_false}"),
-            OpKind::AddPtr { ptr, offset } => format!("addptr {ptr}, {offset}"),
+            OpKind::ProgramId { axis } | OpKind::NumPrograms { axis } => format!("{name} {axis}"),
+            OpKind::Arange { start, end } => format!("{name} {start}..{end}"),
+            OpKind::Splat { value } | OpKind::Broadcast { value } | OpKind::Cast { value } => {
+                format!("{name} {value}")
+            }
+            OpKind::ExpandDims { value, axis } => format!("{name} {value}, axis {axis}"),
+            OpKind::Unary { value, .. } => format!("{name} {value}"),
+            OpKind::Binary { lhs, rhs, .. } => format!("{name} {lhs}, {rhs}"),
+            OpKind::Compare { pred, lhs, rhs } => format!("{name} {} {lhs}, {rhs}", pred.name()),
+            OpKind::Select { cond, on_true, on_false } => format!("{name} {cond}, {on_true}, {on_false}"),
+            OpKind::AddPtr { ptr, offset } => format!("{name} {ptr}, {offset}"),
             OpKind::Load { ptr, mask, other } => {
-                let mut s = format!("load {ptr}");
+                let mut s = format!("{name} {ptr}");
                 if let Some(m) = mask {
                     let _ = write!(s, ", mask {m}");
                 }
@@ -70,23 +72,23 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
                 s
             }
             OpKind::Store { ptr, value, mask } => {
-                let mut s = format!("store {ptr}, {value}");
+                let mut s = format!("{name} {ptr}, {value}");
                 if let Some(m) = mask {
                     let _ = write!(s, ", mask {m}");
                 }
                 s
             }
-            OpKind::Reduce { op, value, axis } => format!("reduce {} {value}, axis {axis}", op.name()),
+            OpKind::Reduce { op, value, axis } => format!("{name} {} {value}, axis {axis}", op.name()),
             OpKind::For { lower, upper, step, init, body } => {
                 let iters: Vec<String> = body.args[1..].iter().zip(init).map(|(a, i)| format!("{a} = {i}")).collect();
                 let results = if op.results.is_empty() { String::new() } else { format!("{} = ", list(&op.results)) };
                 format!(
-                    "{results}for {} = {lower} to {upper} step {step} iter_args({})",
+                    "{results}{name} {} = {lower} to {upper} step {step} iter_args({})",
                     body.args[0],
                     iters.join(", ")
                 )
             }
-            OpKind::Yield(vs) => format!("yield {}", list(vs)),
+            OpKind::Yield { values } => format!("{name} {}", list(values)),
         };
         line.push_str(&body);
         let types: Vec<String> = op.results.iter().map(|r| k.ty(*r).to_string()).collect();

@@ -274,7 +274,7 @@ where
                 );
             }
         }
-        b.push(OpKind::Yield(next.clone()), vec![], loc);
+        b.push(OpKind::Yield { values: next.clone() }, vec![], loc);
         let body_block = b.close_block();
         b.push(
             OpKind::For { lower, upper: upper.id(), step, init: init_values, body: body_block },

@@ -4,7 +4,8 @@
 //! see equal shapes and dtypes on both sides of every element-wise op.
 
 use crate::ir::{
-    BinaryOp, CmpPred, Constant, DType, OpKind, PropagateNan, ReduceOp, ScalarType, Shape, SourceLoc, TensorType, Value,
+    BinaryOp, CmpPred, Constant, DType, OpKind, PropagateNan, ReduceOp, ScalarType, Shape, SourceLoc, TensorType, UnaryOp,
+    Value,
 };
 use crate::trace::{Builder, Semantics};
 
@@ -44,7 +45,7 @@ pub fn triton_to_error(param: &str) -> (String, String) {
 impl Builder {
     /// A constant of `dtype` splat to `shape`.
     pub fn constant_value(&mut self, c: Constant, dtype: DType, shape: Shape, loc: SourceLoc) -> Value {
-        self.push1(OpKind::Constant(c), TensorType::new(dtype, shape), loc)
+        self.push1(OpKind::Constant { value: c }, TensorType::new(dtype, shape), loc)
     }
 
     /// `v` broadcast to `shape` (scalars are splat; dims of size 1 repeat; missing leading
@@ -61,7 +62,7 @@ impl Builder {
             return self.constant_value(c, dtype, shape.clone(), loc);
         }
         if from.is_scalar() {
-            return self.push1(OpKind::Splat(v), TensorType::new(dtype, shape.clone()), loc);
+            return self.push1(OpKind::Splat { value: v }, TensorType::new(dtype, shape.clone()), loc);
         }
         if broadcast_shapes(&from, shape).as_ref() != Some(shape) {
             self.error(
@@ -80,7 +81,7 @@ impl Builder {
         if &cur == shape {
             return v;
         }
-        self.push1(OpKind::Broadcast(v), TensorType::new(dtype, shape.clone()), loc)
+        self.push1(OpKind::Broadcast { value: v }, TensorType::new(dtype, shape.clone()), loc)
     }
 
     /// Broadcasts two values to their common shape (numpy / Triton rules).
@@ -154,7 +155,7 @@ impl Builder {
             self.inherit_constexpr(result, &[v]);
             return result;
         }
-        self.push1(OpKind::Cast(v), TensorType::new(to, ty.shape), loc)
+        self.push1(OpKind::Cast { value: v }, TensorType::new(to, ty.shape), loc)
     }
 
     /// Marks scalar constant `result`, computed from `inputs`, as standing for a folded
@@ -187,6 +188,20 @@ impl Builder {
                 (a, b)
             }
         }
+    }
+
+    /// `op value` element-wise; a dtype the op is not defined on is a located error.
+    pub fn unary(&mut self, op: UnaryOp, value: Value, loc: SourceLoc) -> Value {
+        let ty = self.ty(value).clone();
+        if !op.accepts(ty.dtype) {
+            self.error(
+                loc,
+                format!("`{}` is not defined on {}", op.name(), ty.dtype),
+                "convert the operand with .to::<T>() to a type the op takes",
+            );
+            return value;
+        }
+        self.push1(OpKind::Unary { op, value }, ty, loc)
     }
 
     /// `lhs op rhs` with promotion, broadcasting and constant folding.
@@ -228,7 +243,17 @@ impl Builder {
                 BinaryOp::Add if cl == zero => return rhs,
                 BinaryOp::Sub if cr == zero => return lhs,
                 BinaryOp::Div if cr == one => return lhs,
-                _ => {}
+                // No identity operand: keep the op.
+                BinaryOp::Add
+                | BinaryOp::Sub
+                | BinaryOp::Mul
+                | BinaryOp::Div
+                | BinaryOp::Rem
+                | BinaryOp::Max(_)
+                | BinaryOp::Min(_)
+                | BinaryOp::And
+                | BinaryOp::Or
+                | BinaryOp::Xor => {}
             }
         }
         self.push1(OpKind::Binary { op, lhs, rhs }, ty, loc)
@@ -448,7 +473,14 @@ fn fold_binary(op: BinaryOp, a: Constant, b: Constant, ty: ScalarType) -> Option
             BinaryOp::And => Some(Constant::Bool(x & y)),
             BinaryOp::Or => Some(Constant::Bool(x | y)),
             BinaryOp::Xor => Some(Constant::Bool(x ^ y)),
-            _ => None,
+            // Left to run time (i1 arithmetic is folded by the back ends' one-bit rules).
+            BinaryOp::Add
+            | BinaryOp::Sub
+            | BinaryOp::Mul
+            | BinaryOp::Div
+            | BinaryOp::Rem
+            | BinaryOp::Max(_)
+            | BinaryOp::Min(_) => None,
         },
         _ => None,
     }

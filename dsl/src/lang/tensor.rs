@@ -1,9 +1,9 @@
 //! `Tensor<T>`: the handle a kernel body computes with, and its operators.
 
 use std::marker::PhantomData;
-use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Not, Rem, Sub};
+use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Sub};
 
-use crate::ir::{BinaryOp, CmpPred, Constant, DType, ReduceOp, Shape, SourceLoc, Value};
+use crate::ir::{BinaryOp, CmpPred, Constant, DType, ReduceOp, Shape, SourceLoc, UnaryOp, Value};
 use crate::trace::with_builder;
 
 use super::dtype::{AddOutput, DTypeMarker, IntMarker, NumericMarker, Promote, ScalarMarker};
@@ -243,6 +243,16 @@ arith_literal_lhs! {
     i32 => Add::add => BinaryOp::Add, Sub::sub => BinaryOp::Sub, Mul::mul => BinaryOp::Mul;
     i64 => Add::add => BinaryOp::Add, Sub::sub => BinaryOp::Sub, Mul::mul => BinaryOp::Mul;
     f32 => Add::add => BinaryOp::Add, Sub::sub => BinaryOp::Sub, Mul::mul => BinaryOp::Mul;
+}
+
+/// `-x` (unary minus) on ints and floats: ints wrap, floats flip the sign bit.
+impl<T: NumericMarker> Neg for Tensor<T> {
+    type Output = Tensor<T>;
+    #[track_caller]
+    fn neg(self) -> Tensor<T> {
+        let loc = SourceLoc::caller();
+        Tensor::from_value(with_builder(|b| b.unary(UnaryOp::Neg, self.value, loc)))
+    }
 }
 
 impl Not for Tensor<bool> {

@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::{Block, Kernel, Op, OpId, OpKind, Value, ValueData, ValueDef};
+use crate::ir::{Block, Effect, Kernel, Op, OpId, OpKind, Value, ValueData, ValueDef};
 
 use super::remap::map_operands;
 
@@ -53,7 +53,7 @@ fn live_ops(k: &Kernel) -> HashSet<OpId> {
     }
     let mut live = HashSet::new();
     let mut work: Vec<OpId> =
-        k.walk().into_iter().filter(|id| matches!(k.op(*id).kind, OpKind::Store { .. })).collect();
+        k.walk().into_iter().filter(|id| k.op(*id).kind.effect() == Effect::WritesMemory).collect();
     while let Some(id) = work.pop() {
         if !live.insert(id) {
             continue;
@@ -199,8 +199,8 @@ mod tests {
     #[test]
     fn removes_unused_constants_and_keeps_stores_with_their_inputs() {
         let mut k = kernel(|k| {
-            push(k, OpKind::Constant(Constant::Int(1)), Some(DType::I32)); // dead
-            let seven = push(k, OpKind::Constant(Constant::Int(7)), Some(DType::I32));
+            push(k, OpKind::Constant { value: Constant::Int(1) }, Some(DType::I32)); // dead
+            let seven = push(k, OpKind::Constant { value: Constant::Int(7) }, Some(DType::I32));
             push(k, OpKind::Store { ptr: Value(0), value: seven, mask: None }, None);
         });
         assert_eq!(run(&mut k), 1);
@@ -214,7 +214,7 @@ mod tests {
     #[test]
     fn a_kernel_without_side_effects_becomes_empty() {
         let mut k = kernel(|k| {
-            push(k, OpKind::Constant(Constant::Int(3)), Some(DType::I32));
+            push(k, OpKind::Constant { value: Constant::Int(3) }, Some(DType::I32));
         });
         assert_eq!(run(&mut k), 2);
         verify(&k).unwrap();
@@ -247,8 +247,8 @@ mod tests {
     #[test]
     fn running_twice_changes_nothing_the_second_time() {
         let mut k = kernel(|k| {
-            let c = push(k, OpKind::Constant(Constant::Int(7)), Some(DType::I32));
-            push(k, OpKind::Constant(Constant::Int(1)), Some(DType::I32));
+            let c = push(k, OpKind::Constant { value: Constant::Int(7) }, Some(DType::I32));
+            push(k, OpKind::Constant { value: Constant::Int(1) }, Some(DType::I32));
             push(k, OpKind::Store { ptr: Value(0), value: c, mask: None }, None);
         });
         assert_eq!(run(&mut k), 1);

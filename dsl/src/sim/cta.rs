@@ -9,7 +9,7 @@
 
 use super::SimReport;
 use super::checks::{GlobalStores, SharedRaces};
-use super::decode::{Decoded, Op, Src};
+use super::decode::{Decoded, Op, Src, unary_bits};
 use super::error::{Address, Check, Fault};
 use super::shfl::source_lane;
 use crate::backend::ptx::lir::{Guard, Special, Ty};
@@ -265,6 +265,15 @@ impl Cta {
                     let mut x = self.fetch(Src::Reg(*src), 0);
                     for v in x.iter_mut() {
                         *v ^= 1;
+                    }
+                    self.put(*dst, &x);
+                    self.scratch[0] = x;
+                }
+                Op::Unary { op, ty, dst, src } => {
+                    self.need_reg(*src)?;
+                    let mut x = self.fetch(Src::Reg(*src), 0);
+                    for v in x.iter_mut() {
+                        *v = unary_bits(*op, *ty, *v)?;
                     }
                     self.put(*dst, &x);
                     self.scratch[0] = x;

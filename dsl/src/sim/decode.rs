@@ -9,8 +9,8 @@
 
 use super::error::{Check, Fault};
 use crate::backend::ptx::lir::{BinOp, Cmp, Group, Guard, Inst, Operand, ParamTy, Program, Special, Ty};
-use crate::interp::scalar::{f32_to_i32, f32_to_i64, max_f32, min_f32};
-use crate::ir::PropagateNan;
+use crate::interp::scalar::{f32_to_i32, f32_to_i64, max_f32, min_f32, unary_f32, unary_int};
+use crate::ir::{PropagateNan, UnaryOp};
 use crate::spec::ArgValue;
 
 /// An instruction input: a register number or the bits of an immediate.
@@ -42,6 +42,13 @@ pub(crate) enum Op {
         dst: u32,
         a: Src,
         b: Src,
+    },
+    /// Runs the interpreter's element function of `op` (shared, so the two agree bit for bit).
+    Unary {
+        op: UnaryOp,
+        ty: Ty,
+        dst: u32,
+        src: u32,
     },
     Not {
         dst: u32,
@@ -172,6 +179,7 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                 let bty = if matches!(op, BinOp::Shl | BinOp::ShrU) { Ty::I32 } else { *ty };
                 Op::Bin { f: bin_fn(*op, *ty)?, dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, bty) }
             }
+            Inst::Unary { op, ty, dst, src } => Op::Unary { op: *op, ty: *ty, dst: dst.0, src: src.0 },
             Inst::Not { dst, src } => Op::Not { dst: dst.0, src: src.0 },
             Inst::MulWide { dst, a, b } => {
                 let f: BinFn = |a, b| Some((i64::from(a as u32 as i32) * i64::from(b as u32 as i32)) as u64);
@@ -258,6 +266,17 @@ pub(crate) fn src_of(o: Operand, ty: Ty) -> Src {
             _ => u64::from(x.to_bits()),
         }),
     }
+}
+
+/// One element of [`Op::Unary`]: the interpreter's own element function on the bits of
+/// a register of type `ty`.
+pub(crate) fn unary_bits(op: UnaryOp, ty: Ty, x: u64) -> Result<u64, Fault> {
+    Ok(match ty {
+        Ty::I32 => from_i32(unary_int(op, i64::from(i32_of(x))) as i32),
+        Ty::I64 => unary_int(op, x as i64) as u64,
+        Ty::F32 => from_f32(unary_f32(op, f32_of(x))),
+        Ty::Pred => return Err(unsupported(format!("`{}` on a predicate", op.name()))),
+    })
 }
 
 fn i32_of(x: u64) -> i32 {

@@ -171,7 +171,7 @@ impl Builder {
         let loc = self.kernel.loc;
         let ty = TensorType::scalar(kind.dtype());
         if self.kernel.spec.args.get(index).map(|a| a.2) == Some(ArgSpec::FoldedOne) {
-            let v = self.push1(OpKind::Constant(Constant::Int(1)), ty, loc);
+            let v = self.push1(OpKind::Constant { value: Constant::Int(1) }, ty, loc);
             self.folded_params.insert(v, index);
             v
         } else {

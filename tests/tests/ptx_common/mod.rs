@@ -84,6 +84,11 @@ pub fn ptxas_or_skip(test: &str) -> Option<PathBuf> {
 pub fn assemble(ptxas: &PathBuf, text: &str, arch: &str, name: &str) -> Result<String, String> {
     let dir = std::env::temp_dir().join(format!("rtriton-ptxas-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    // One file per call: tests of one binary run in parallel threads and several assemble
+    // kernels of the same name (a shared name raced: one test's ptxas read another's file).
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = format!("{name}-{n}");
     let file = dir.join(format!("{name}.ptx"));
     std::fs::write(&file, text).unwrap();
     let out = Command::new(ptxas)

@@ -15,7 +15,7 @@
 //! constants, and flow through the rules below. The vector width of a load or store is
 //! decided from them in [`super::vectorize`].
 
-use crate::ir::{BinaryOp, CmpPred, Constant, DType, Kernel, OpKind, ParamKind, Value};
+use crate::ir::{BinaryOp, CmpPred, Constant, DType, Kernel, OpKind, Value};
 use crate::spec::ArgSpec;
 
 /// Triton's `kMaxDivisor`: the divisibility of the constant 0.
@@ -89,18 +89,15 @@ impl AxisInfoMap {
             let get = |v: Value, infos: &Vec<AxisInfo>| infos[v.index()].clone();
             let info = match &op.kind {
                 OpKind::Param { index } => {
-                    let p = &k.params[*index];
                     let spec = k.spec.args.get(*index).map_or(ArgSpec::Plain, |a| a.2);
-                    let div = match (spec, p.kind) {
-                        (ArgSpec::Divisible16, _) => crate::spec::HINT_DIVISIBILITY,
-                        (ArgSpec::FoldedOne, ParamKind::Scalar(_)) => 1,
-                        _ => 1,
-                    };
+                    // Only the divisibility hint says anything about a runtime argument.
+                    let div =
+                        if matches!(spec, ArgSpec::Divisible16) { crate::spec::HINT_DIVISIBILITY } else { 1 };
                     AxisInfo::uniform(&shape, div, None)
                 }
-                OpKind::Constant(Constant::Int(v)) => AxisInfo::uniform(&shape, pow2_divisor(*v), Some(*v)),
-                OpKind::Constant(Constant::Bool(b)) => AxisInfo::uniform(&shape, 1, Some(i64::from(*b))),
-                OpKind::Constant(Constant::F32(_)) => AxisInfo::uniform(&shape, 1, None),
+                OpKind::Constant { value: Constant::Int(v) } => AxisInfo::uniform(&shape, pow2_divisor(*v), Some(*v)),
+                OpKind::Constant { value: Constant::Bool(b) } => AxisInfo::uniform(&shape, 1, Some(i64::from(*b))),
+                OpKind::Constant { value: Constant::F32(_) } => AxisInfo::uniform(&shape, 1, None),
                 OpKind::ProgramId { .. } | OpKind::NumPrograms { .. } => AxisInfo::uniform(&shape, 1, None),
                 OpKind::Arange { start, end } => AxisInfo {
                     contiguity: vec![(end - start) as u64],
@@ -108,11 +105,11 @@ impl AxisInfoMap {
                     constancy: vec![1],
                     constant: None,
                 },
-                OpKind::Splat(v) => {
+                OpKind::Splat { value: v } => {
                     let s = get(*v, &infos);
                     AxisInfo::uniform(&shape, s.divisibility[0], s.constant)
                 }
-                OpKind::Broadcast(v) => {
+                OpKind::Broadcast { value: v } => {
                     let s = get(*v, &infos);
                     let from = k.shape(*v).dims().to_vec();
                     let mut out = s.clone();
@@ -144,11 +141,17 @@ impl AxisInfoMap {
                     }
                     out
                 }
+                // Element-wise functions keep runs of equal elements, nothing else.
+                OpKind::Unary { value, .. } => {
+                    let s = get(*value, &infos);
+                    let n = s.constancy.len();
+                    AxisInfo { contiguity: vec![1; n], divisibility: vec![1; n], constant: None, ..s }
+                }
                 OpKind::Binary { op: bop, lhs, rhs } => {
                     binary(*bop, &get(*lhs, &infos), &get(*rhs, &infos), k.dtype(res))
                 }
                 OpKind::Compare { pred, lhs, rhs } => compare(*pred, &get(*lhs, &infos), &get(*rhs, &infos), &shape),
-                OpKind::Cast(v) => {
+                OpKind::Cast { value: v } => {
                     let s = get(*v, &infos);
                     if k.dtype(*v).is_int() && k.dtype(res).is_int() {
                         s
@@ -192,7 +195,7 @@ impl AxisInfoMap {
                     infos[body.args[0].index()] = AxisInfo::uniform(&[], div, None);
                     continue;
                 }
-                OpKind::Load { .. } | OpKind::Reduce { .. } | OpKind::Store { .. } | OpKind::Yield(_) => continue,
+                OpKind::Load { .. } | OpKind::Reduce { .. } | OpKind::Store { .. } | OpKind::Yield { .. } => continue,
             };
             infos[res.index()] = info;
         }
@@ -207,7 +210,21 @@ fn binary(op: BinaryOp, l: &AxisInfo, r: &AxisInfo, dtype: DType) -> AxisInfo {
         (Some(a), Some(b), BinaryOp::Add) => Some(a.wrapping_add(b)),
         (Some(a), Some(b), BinaryOp::Sub) => Some(a.wrapping_sub(b)),
         (Some(a), Some(b), BinaryOp::Mul) => Some(a.wrapping_mul(b)),
-        _ => None,
+        // Other ops, or an operand that is not a known constant: not folded here.
+        (
+            _,
+            _,
+            BinaryOp::Add
+            | BinaryOp::Sub
+            | BinaryOp::Mul
+            | BinaryOp::Div
+            | BinaryOp::Rem
+            | BinaryOp::Max(_)
+            | BinaryOp::Min(_)
+            | BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor,
+        ) => None,
     };
     if !dtype.is_int() {
         return AxisInfo { contiguity: vec![1; n], divisibility: vec![1; n], constancy, constant: None };
@@ -236,7 +253,13 @@ fn binary(op: BinaryOp, l: &AxisInfo, r: &AxisInfo, dtype: DType) -> AxisInfo {
                 let rd = if r.contiguity[d] > 1 && l.constant != Some(1) { 1 } else { r.divisibility[d] };
                 (contiguity, mul_div(ld, rd))
             }
-            _ => (1, 1),
+            BinaryOp::Div
+            | BinaryOp::Rem
+            | BinaryOp::Max(_)
+            | BinaryOp::Min(_)
+            | BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor => (1, 1),
         })
         .unzip();
     AxisInfo { contiguity, divisibility, constancy, constant }
@@ -261,7 +284,7 @@ fn compare(pred: CmpPred, l: &AxisInfo, r: &AxisInfo, shape: &[usize]) -> AxisIn
             let range = match pred {
                 CmpPred::Lt | CmpPred::Ge if l.contiguity[d] > 1 && uniform(r) => run(l, r),
                 CmpPred::Gt | CmpPred::Le if r.contiguity[d] > 1 && uniform(l) => run(r, l),
-                _ => 1,
+                CmpPred::Lt | CmpPred::Ge | CmpPred::Gt | CmpPred::Le | CmpPred::Eq | CmpPred::Ne => 1,
             };
             both.max(range)
         })

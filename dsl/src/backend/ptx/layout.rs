@@ -254,7 +254,9 @@ pub fn assign(k: &Kernel, rank: usize) -> Result<Vec<Option<Layout>>, PtxError> 
         };
         match &op.kind {
             OpKind::Binary { lhs, rhs, .. } | OpKind::Compare { lhs, rhs, .. } => tie(&[*lhs, *rhs, op.results[0]]),
-            OpKind::Cast(v) | OpKind::Broadcast(v) => tie(&[*v, op.results[0]]),
+            OpKind::Unary { value: v, .. } | OpKind::Cast { value: v } | OpKind::Broadcast { value: v } => {
+                tie(&[*v, op.results[0]])
+            }
             OpKind::Select { cond, on_true, on_false } => tie(&[*cond, *on_true, *on_false, op.results[0]]),
             OpKind::AddPtr { ptr, offset } => tie(&[*ptr, *offset, op.results[0]]),
             OpKind::Load { .. } | OpKind::Store { .. } => {
@@ -263,10 +265,7 @@ pub fn assign(k: &Kernel, rank: usize) -> Result<Vec<Option<Layout>>, PtxError> 
                 tie(&vs);
             }
             OpKind::For { init, body, .. } => {
-                let yields = body.ops.last().and_then(|l| match &k.op(*l).kind {
-                    OpKind::Yield(ys) => Some(ys.clone()),
-                    _ => None,
-                });
+                let yields = k.yielded(body);
                 for (i, v) in init.iter().enumerate() {
                     let mut vs = vec![*v, body.args[i + 1], op.results[i]];
                     if let Some(ys) = &yields {
@@ -281,7 +280,17 @@ pub fn assign(k: &Kernel, rank: usize) -> Result<Vec<Option<Layout>>, PtxError> 
             OpKind::Reduce { value, axis, .. } if is_block(op.results[0]) => {
                 relations.push((*value, op.results[0], *axis, false, op.loc))
             }
-            _ => {}
+            // Scalars and ops that start a layout class of their own: nothing to tie. (A
+            // scalar operand of `expand_dims` or a reduction to a scalar relates no blocks.)
+            OpKind::Param { .. }
+            | OpKind::Constant { .. }
+            | OpKind::ProgramId { .. }
+            | OpKind::NumPrograms { .. }
+            | OpKind::Arange { .. }
+            | OpKind::Splat { .. }
+            | OpKind::ExpandDims { .. }
+            | OpKind::Reduce { .. }
+            | OpKind::Yield { .. } => {}
         }
     }
     let mut class_embed: Vec<Option<Vec<usize>>> = vec![None; n];

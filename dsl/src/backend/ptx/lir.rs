@@ -43,7 +43,7 @@
 
 use std::fmt;
 
-use crate::ir::{PropagateNan, SourceLoc};
+use crate::ir::{PropagateNan, SourceLoc, UnaryOp};
 
 /// A virtual register: an index into [`Program::regs`]. Printed `%r7` (I32), `%rd7`
 /// (I64), `%f7` (F32) or `%p7` (Pred) with the same number.
@@ -178,6 +178,10 @@ pub enum Inst {
     Mov { ty: Ty, dst: Reg, src: Operand },
     /// `dst = a op b` in type `ty` (see [`BinOp`]).
     Bin { op: BinOp, ty: Ty, dst: Reg, a: Operand, b: Operand },
+    /// `dst = op src` in type `ty`, element by element with the semantics of the block-IR
+    /// [`UnaryOp`] (`crate::interp::scalar::unary_f32` / `unary_int`, which the simulator
+    /// runs too).
+    Unary { op: UnaryOp, ty: Ty, dst: Reg, src: Reg },
     /// `dst = !src` on predicates.
     Not { dst: Reg, src: Reg },
     /// `dst (I64) = sext(a) * sext(b)` of two `I32` operands: the full 64-bit product
@@ -434,6 +438,7 @@ impl Program {
                 Inst::ReadSpecial { dst, sreg } => format!("{} = special {sreg:?}", self.def(*dst)),
                 Inst::Mov { dst, src, .. } => format!("{} = {src}", self.def(*dst)),
                 Inst::Bin { op, dst, a, b, .. } => format!("{} = {op:?} {a}, {b}", self.def(*dst)),
+                Inst::Unary { op, dst, src, .. } => format!("{} = {} {src}", self.def(*dst), op.name()),
                 Inst::Not { dst, src } => format!("{} = not {src}", self.def(*dst)),
                 Inst::MulWide { dst, a, b } => format!("{} = mul.wide {a}, {b}", self.def(*dst)),
                 Inst::Cvt { dst, src, from, .. } => format!("{} = cvt {src}:{from}", self.def(*dst)),

@@ -243,7 +243,7 @@ impl Lowerer<'_> {
         let identity = match op {
             BinOp::Add | BinOp::Sub | BinOp::Shl | BinOp::ShrU | BinOp::Or | BinOp::Xor => Some(0),
             BinOp::Mul => Some(1),
-            _ => None,
+            BinOp::Div | BinOp::Rem | BinOp::Max(_) | BinOp::Min(_) | BinOp::And => None,
         };
         if let Some(id) = identity
             && ty != Ty::F32
@@ -511,7 +511,7 @@ impl Lowerer<'_> {
     fn block(&mut self, block: &Block) -> Result<(), PtxError> {
         for &id in &block.ops {
             let op = self.k.op(id);
-            if matches!(op.kind, OpKind::Yield(_)) {
+            if matches!(op.kind, OpKind::Yield { .. }) {
                 continue;
             }
             let pure = !matches!(op.kind, OpKind::Store { .. } | OpKind::For { .. });
@@ -562,7 +562,7 @@ impl Lowerer<'_> {
                 };
                 self.set(res.unwrap(), vec![v.into()]);
             }
-            OpKind::Constant(c) => {
+            OpKind::Constant { value: c } => {
                 let r = res.unwrap();
                 let imm = match c {
                     Constant::Bool(b) => Operand::Int(i64::from(*b)),
@@ -598,7 +598,7 @@ impl Lowerer<'_> {
                 }
                 self.set(r, elems);
             }
-            OpKind::Splat(v) => {
+            OpKind::Splat { value: v } => {
                 let r = res.unwrap();
                 let s = self.val(*v)[0];
                 let n = self.count(r);
@@ -612,7 +612,7 @@ impl Lowerer<'_> {
                 // registers (the layouts share one parent shape).
                 self.set(r, if src.len() == n { src } else { vec![src[0]; n] });
             }
-            OpKind::Broadcast(v) => {
+            OpKind::Broadcast { value: v } => {
                 let r = res.unwrap();
                 let (gs, gd) = (self.geometry(*v).unwrap(), self.geometry(r).unwrap());
                 let src = self.val(*v);
@@ -625,6 +625,21 @@ impl Lowerer<'_> {
                             }
                         }
                         src[gs.index(&kk)]
+                    })
+                    .collect();
+                self.set(r, elems);
+            }
+            OpKind::Unary { op: uop, value } => {
+                let r = res.unwrap();
+                let ty = ty_of(k.dtype(r));
+                let elems = self
+                    .val(*value)
+                    .into_iter()
+                    .map(|x| {
+                        let src = self.reg(x, ty);
+                        let dst = self.new_reg(ty);
+                        self.emit(Inst::Unary { op: *uop, ty, dst, src });
+                        Operand::Reg(dst)
                     })
                     .collect();
                 self.set(r, elems);
@@ -646,7 +661,9 @@ impl Lowerer<'_> {
                     (BinaryOp::And, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::And,
                     (BinaryOp::Or, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::Or,
                     (BinaryOp::Xor, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::Xor,
-                    _ => {
+                    (BinaryOp::Rem, Ty::F32 | Ty::Pred)
+                    | (BinaryOp::Div | BinaryOp::Max(_) | BinaryOp::Min(_), Ty::Pred)
+                    | (BinaryOp::And | BinaryOp::Or | BinaryOp::Xor, Ty::F32) => {
                         return Err(self.err(
                             op.loc,
                             format!("`{}` on {} is not supported by the PTX back end", bop.name(), k.dtype(r)),
@@ -679,7 +696,7 @@ impl Lowerer<'_> {
                 let elems = a.iter().zip(&b).map(|(x, y)| Operand::Reg(self.setp(cmp, ty, *x, *y))).collect();
                 self.set(res.unwrap(), elems);
             }
-            OpKind::Cast(v) => {
+            OpKind::Cast { value: v } => {
                 let r = res.unwrap();
                 let (from, to) = (ty_of(k.dtype(*v)), ty_of(k.dtype(r)));
                 let src = self.val(*v);
@@ -741,7 +758,7 @@ impl Lowerer<'_> {
                 self.set(res.unwrap(), elems);
             }
             OpKind::For { lower, upper, step, init, body } => self.for_loop(op, *lower, *upper, *step, init, body)?,
-            OpKind::Yield(_) => {}
+            OpKind::Yield { .. } => {}
         }
         Ok(())
     }
@@ -841,7 +858,7 @@ impl Lowerer<'_> {
         self.block(body)?;
         // The yield: next carried values into the carried registers (through temporaries
         // when a yielded value is itself a carried register, a parallel move).
-        if let Some(OpKind::Yield(ys)) = body.ops.last().map(|l| &self.k.op(*l).kind) {
+        if let Some(OpKind::Yield { values: ys }) = body.ops.last().map(|l| &self.k.op(*l).kind) {
             let all: Vec<Reg> = carried.iter().flatten().copied().collect();
             let mut moves: Vec<(Ty, Reg, Operand)> = Vec::new();
             for (i, y) in ys.iter().enumerate() {

@@ -128,14 +128,16 @@ pub fn layout_chunk(k: &Kernel, ai: &AxisInfoMap, rank: usize, anchor_numel: usi
     let mut best_load = 0;
     let mut best_store = 0;
     for id in k.walk() {
-        match &k.op(id).kind {
-            OpKind::Load { ptr, mask, .. } if k.shape(*ptr).rank() == rank => {
-                best_load = best_load.max(Facts::of(k, ai, *ptr, *mask).provable())
-            }
-            OpKind::Store { ptr, mask, .. } if k.shape(*ptr).rank() == rank => {
-                best_store = best_store.max(Facts::of(k, ai, *ptr, *mask).provable())
-            }
-            _ => {}
+        // Only memory accesses of this rank matter; every other op is skipped.
+        if let OpKind::Load { ptr, mask, .. } = &k.op(id).kind
+            && k.shape(*ptr).rank() == rank
+        {
+            best_load = best_load.max(Facts::of(k, ai, *ptr, *mask).provable());
+        }
+        if let OpKind::Store { ptr, mask, .. } = &k.op(id).kind
+            && k.shape(*ptr).rank() == rank
+        {
+            best_store = best_store.max(Facts::of(k, ai, *ptr, *mask).provable());
         }
     }
     let best = if best_load > 0 { best_load } else { best_store.max(1) };

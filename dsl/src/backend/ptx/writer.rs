@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::lir::{BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
-use crate::ir::PropagateNan;
+use crate::ir::{PropagateNan, UnaryOp};
 
 /// The PTX text of `p`.
 pub fn write(p: &Program) -> String {
@@ -49,6 +49,13 @@ fn reg_decl(ty: Ty) -> &'static str {
 }
 
 /// Signed arithmetic / comparison suffix.
+/// The PTX instruction of each block-IR unary op (the type suffix is added by the caller).
+fn unary_name(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::Neg => "neg",
+    }
+}
+
 fn sty(ty: Ty) -> &'static str {
     match ty {
         Ty::Pred => "pred",
@@ -195,6 +202,9 @@ impl Writer<'_> {
                 let bt = if matches!(op, BinOp::Shl | BinOp::ShrU) { Ty::I32 } else { *ty };
                 format!("{name} {}, {}, {};", self.reg(*dst), self.opnd(*a, *ty), self.opnd(*b, bt))
             }
+            Inst::Unary { op, ty, dst, src } => {
+                format!("{}.{} {}, {};", unary_name(*op), sty(*ty), self.reg(*dst), self.reg(*src))
+            }
             Inst::Not { dst, src } => format!("not.pred {}, {};", self.reg(*dst), self.reg(*src)),
             Inst::MulWide { dst, a, b } => {
                 format!("mul.wide.s32 {}, {}, {};", self.reg(*dst), self.opnd(*a, Ty::I32), self.opnd(*b, Ty::I32))
@@ -337,7 +347,26 @@ fn count_loops(insts: &[Inst]) -> usize {
         .iter()
         .map(|i| match i {
             Inst::Loop { body, .. } => 1 + count_loops(body),
-            _ => 0,
+            // Only loops nest.
+            Inst::Group(_)
+            | Inst::LdParam { .. }
+            | Inst::CvtaGlobal { .. }
+            | Inst::ReadSpecial { .. }
+            | Inst::Mov { .. }
+            | Inst::Bin { .. }
+            | Inst::Unary { .. }
+            | Inst::Not { .. }
+            | Inst::MulWide { .. }
+            | Inst::Cvt { .. }
+            | Inst::Setp { .. }
+            | Inst::Selp { .. }
+            | Inst::LdGlobal { .. }
+            | Inst::StGlobal { .. }
+            | Inst::SharedBase { .. }
+            | Inst::LdShared { .. }
+            | Inst::StShared { .. }
+            | Inst::Shfl { .. }
+            | Inst::BarSync { .. } => 0,
         })
         .sum()
 }

@@ -33,7 +33,7 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
         match i {
             Inst::Group(_) | Inst::LdParam { .. } | Inst::ReadSpecial { .. } | Inst::SharedBase { .. } => {}
             Inst::BarSync { .. } => {}
-            Inst::CvtaGlobal { src, .. } | Inst::Not { src, .. } | Inst::Cvt { src, .. } => {
+            Inst::CvtaGlobal { src, .. } | Inst::Unary { src, .. } | Inst::Not { src, .. } | Inst::Cvt { src, .. } => {
                 used.insert(*src);
             }
             Inst::Mov { src, .. } => op(src, used),
@@ -85,13 +85,21 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::ReadSpecial { dst, .. }
         | Inst::Mov { dst, .. }
         | Inst::Bin { dst, .. }
+        | Inst::Unary { dst, .. }
         | Inst::Not { dst, .. }
         | Inst::MulWide { dst, .. }
         | Inst::Cvt { dst, .. }
         | Inst::Setp { dst, .. }
         | Inst::Selp { dst, .. }
         | Inst::SharedBase { dst } => Some(*dst),
-        _ => None,
+        Inst::Group(_)
+        | Inst::LdGlobal { .. }
+        | Inst::StGlobal { .. }
+        | Inst::LdShared { .. }
+        | Inst::StShared { .. }
+        | Inst::Shfl { .. }
+        | Inst::BarSync { .. }
+        | Inst::Loop { .. } => None,
     }
 }
 

@@ -1,0 +1,243 @@
+//! The op table: every block-IR op declared once.
+//!
+//! In the spirit of Cranelift's meta crate and MLIR's ODS, each op is one entry of
+//! [`declare_ops!`] below: its fields (operands are the fields of type [`Value`],
+//! `Option<Value>` or `Vec<Value>`; everything else is an attribute), its name in IR text,
+//! its [`Effect`] and its typing rule (a function of [`super::typing`]). From the table come
+//! the [`OpKind`] enum, [`OpKind::operands`], [`OpKind::map_operands`], [`OpKind::name`],
+//! [`OpKind::effect`] and [`OpKind::check_types`] (what the verifier runs). Every other
+//! place that handles op kinds (printer, interpreter, lowering, analyses) matches
+//! [`OpKind`] exhaustively, so adding an entry here makes the compiler list each place to
+//! change (`docs/adding-an-op.md`).
+
+use super::typing::{self, TypeCx};
+use super::{BinaryOp, Block, CmpPred, Constant, ReduceOp, UnaryOp, Value};
+
+/// What running an op does besides computing its results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Effect {
+    /// A function of its operands and of launch-wide facts (arguments, grid size): the same
+    /// in every program, so it may be computed once, and removed when unused.
+    Pure,
+    /// Pure, but depends on which program runs it (`program_id`).
+    ProgramIndex,
+    /// Reads global memory: removable when unused, not movable across stores.
+    ReadsMemory,
+    /// Writes global memory: never removed.
+    WritesMemory,
+    /// Holds a nested block (a loop): live when its body is.
+    Region,
+    /// Ends a block, handing values to the op that holds it.
+    Terminator,
+}
+
+/// The values an op field holds, for the operand accessors the table generates. Fields of
+/// other types are attributes and hold none.
+pub trait OpField: Sized {
+    /// Appends the values this field reads.
+    fn collect(&self, out: &mut Vec<Value>);
+    /// This field with every value `v` replaced by `f(v)`.
+    fn remap(&self, f: &mut dyn FnMut(Value) -> Value) -> Self;
+}
+
+impl OpField for Value {
+    fn collect(&self, out: &mut Vec<Value>) {
+        out.push(*self);
+    }
+    fn remap(&self, f: &mut dyn FnMut(Value) -> Value) -> Self {
+        f(*self)
+    }
+}
+
+impl OpField for Option<Value> {
+    fn collect(&self, out: &mut Vec<Value>) {
+        out.extend(self.iter().copied());
+    }
+    fn remap(&self, f: &mut dyn FnMut(Value) -> Value) -> Self {
+        self.map(f)
+    }
+}
+
+impl OpField for Vec<Value> {
+    fn collect(&self, out: &mut Vec<Value>) {
+        out.extend(self.iter().copied());
+    }
+    fn remap(&self, f: &mut dyn FnMut(Value) -> Value) -> Self {
+        self.iter().map(|v| f(*v)).collect()
+    }
+}
+
+/// Attribute fields: no operands; copied unchanged by [`OpKind::map_operands`].
+macro_rules! attribute_fields {
+    ($($t:ty),* $(,)?) => {$(
+        impl OpField for $t {
+            fn collect(&self, _: &mut Vec<Value>) {}
+            fn remap(&self, _: &mut dyn FnMut(Value) -> Value) -> Self {
+                self.clone()
+            }
+        }
+    )*};
+}
+
+// A nested block is an attribute here: its values are not the op's operands, and passes
+// rebuild bodies themselves, block by block.
+attribute_fields!(usize, u32, i64, Constant, UnaryOp, BinaryOp, CmpPred, ReduceOp, Block);
+
+/// Declares [`OpKind`] and everything derived from the table. Each entry:
+///
+/// ```text
+/// /// docs (the typing rule, in words)
+/// Name { field: Type, ... } => name: <expr, fields in scope>, effect: Effect::X,
+///     typing: |cx, out| <expr calling super::typing, fields in scope>;
+/// ```
+macro_rules! declare_ops {
+    ($(
+        $(#[doc = $doc:literal])*
+        $op:ident { $($field:ident : $fty:ty),* $(,)? }
+            => name: $name:expr, effect: $effect:expr,
+               typing: |$cx:ident, $out:ident| $typing:expr;
+    )*) => {
+        /// What an op does. The typing rule of each op is on its variant; the table in
+        /// `ir/ops.rs` is the one place ops are declared.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum OpKind {
+            $( $(#[doc = $doc])* $op { $($field: $fty),* }, )*
+        }
+
+        impl OpKind {
+            /// The values this op reads (not those of nested blocks), in field order.
+            pub fn operands(&self) -> Vec<Value> {
+                let mut out = Vec::new();
+                match self {
+                    $( OpKind::$op { $($field),* } => { $( OpField::collect($field, &mut out); )* } )*
+                }
+                out
+            }
+
+            /// This op with every operand `v` replaced by `f(v)`; a nested body is copied
+            /// unchanged.
+            pub fn map_operands(&self, mut f: impl FnMut(Value) -> Value) -> OpKind {
+                match self {
+                    $( OpKind::$op { $($field),* } => OpKind::$op { $($field: OpField::remap($field, &mut f)),* }, )*
+                }
+            }
+
+            /// The op's name in IR text.
+            #[allow(unused_variables, reason = "a name is a function of some fields only")]
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( OpKind::$op { $($field),* } => $name, )*
+                }
+            }
+
+            /// What running the op does besides computing its results.
+            #[allow(unused_variables, reason = "the effect of most ops does not depend on fields")]
+            pub fn effect(&self) -> Effect {
+                match self {
+                    $( OpKind::$op { $($field),* } => $effect, )*
+                }
+            }
+
+            /// The op's typing rule: what is wrong with its operand and result types
+            /// (empty when it type-checks). The verifier reports each with the op's location.
+            #[allow(unused_variables, reason = "a typing rule reads the fields it needs")]
+            pub fn check_types(&self, cx: &TypeCx<'_>) -> Vec<String> {
+                let mut problems = Vec::new();
+                match self {
+                    $( OpKind::$op { $($field),* } => {
+                        let ($cx, $out) = (cx, &mut problems);
+                        $typing
+                    } )*
+                }
+                problems
+            }
+        }
+    };
+}
+
+declare_ops! {
+    /// The runtime kernel argument `index` (a scalar of the parameter's dtype). Arguments
+    /// folded by specialization never appear as `Param`: they are `Constant`s.
+    Param { index: usize }
+        => name: "param", effect: Effect::Pure,
+           typing: |cx, out| typing::param(cx, out, *index);
+    /// A constant splat to the result's shape and dtype.
+    Constant { value: Constant }
+        => name: "constant", effect: Effect::Pure,
+           typing: |cx, out| typing::results(cx, out, 1);
+    /// Scalar `i32`: this program's index along `axis` (0..3).
+    ProgramId { axis: u32 }
+        => name: "program_id", effect: Effect::ProgramIndex,
+           typing: |cx, out| typing::results(cx, out, 1);
+    /// Scalar `i32`: the grid size along `axis`.
+    NumPrograms { axis: u32 }
+        => name: "num_programs", effect: Effect::Pure,
+           typing: |cx, out| typing::results(cx, out, 1);
+    /// `tensor<Nxi32>` with `N = end - start` (a power of two): `start, start + 1, ...`.
+    Arange { start: i64, end: i64 }
+        => name: "arange", effect: Effect::Pure,
+           typing: |cx, out| typing::arange(cx, out, *start, *end);
+    /// Scalar to block: every element equals the operand.
+    Splat { value: Value }
+        => name: "splat", effect: Effect::Pure,
+           typing: |cx, out| typing::splat(cx, out, *value);
+    /// Dims of size 1 in the operand are repeated to the result's shape (same rank).
+    Broadcast { value: Value }
+        => name: "broadcast", effect: Effect::Pure,
+           typing: |cx, out| typing::broadcast(cx, out, *value);
+    /// Inserts a dim of size 1 at `axis` (Triton's `x[:, None]` / `x[None, :]`).
+    ExpandDims { value: Value, axis: usize }
+        => name: "expand_dims", effect: Effect::Pure,
+           typing: |cx, out| typing::expand_dims(cx, out, *value, *axis);
+    /// Element-wise `op value`; operand and result have one dtype and shape, and the
+    /// dtype is one the op accepts ([`UnaryOp::accepts`]).
+    Unary { op: UnaryOp, value: Value }
+        => name: op.name(), effect: Effect::Pure,
+           typing: |cx, out| typing::unary(cx, out, *op, *value);
+    /// Element-wise `lhs op rhs`; same dtype and shape on both sides and the result.
+    Binary { op: BinaryOp, lhs: Value, rhs: Value }
+        => name: op.name(), effect: Effect::Pure,
+           typing: |cx, out| typing::binary(cx, out, *lhs, *rhs);
+    /// Element-wise comparison into `i1`.
+    Compare { pred: CmpPred, lhs: Value, rhs: Value }
+        => name: "cmp", effect: Effect::Pure,
+           typing: |cx, out| typing::compare(cx, out, *lhs, *rhs);
+    /// Element-wise conversion to the result's dtype: int widening sign-extends, int
+    /// narrowing wraps, int to float rounds to nearest, float to int truncates.
+    Cast { value: Value }
+        => name: "cast", effect: Effect::Pure,
+           typing: |cx, out| typing::cast(cx, out, *value);
+    /// `cond ? on_true : on_false` element-wise (Triton's `where`).
+    Select { cond: Value, on_true: Value, on_false: Value }
+        => name: "where", effect: Effect::Pure,
+           typing: |cx, out| typing::select(cx, out, *cond, *on_true, *on_false);
+    /// Pointer arithmetic: `ptr + offset` elements (the offset is an int tensor of the
+    /// same shape; the byte offset is `offset * sizeof(pointee)` in 64 bits).
+    AddPtr { ptr: Value, offset: Value }
+        => name: "addptr", effect: Effect::Pure,
+           typing: |cx, out| typing::add_ptr(cx, out, *ptr, *offset);
+    /// Reads the pointee of every element of `ptr` whose `mask` is true; the others give
+    /// `other` (a value of the result's type) or an unspecified value when there is none.
+    Load { ptr: Value, mask: Option<Value>, other: Option<Value> }
+        => name: "load", effect: Effect::ReadsMemory,
+           typing: |cx, out| typing::load(cx, out, *ptr, *mask, *other);
+    /// Writes `value` to every element of `ptr` whose `mask` is true. No results.
+    Store { ptr: Value, value: Value, mask: Option<Value> }
+        => name: "store", effect: Effect::WritesMemory,
+           typing: |cx, out| typing::store(cx, out, *ptr, *value, *mask);
+    /// Reduces `value` along `axis`; the result drops that dim.
+    Reduce { op: ReduceOp, value: Value, axis: usize }
+        => name: "reduce", effect: Effect::Pure,
+           typing: |cx, out| typing::reduce(cx, out, *op, *value, *axis);
+    /// `for iv in (lower..upper).step_by(step)` with loop-carried values: the body's
+    /// arguments are `[iv, carried...]`, it ends with `Yield(next carried...)`, and the
+    /// op's results are the carried values after the last iteration (`init` when the range
+    /// is empty). Bounds and step are scalars of one int type; `step` must be positive.
+    For { lower: Value, upper: Value, step: Value, init: Vec<Value>, body: Block }
+        => name: "for", effect: Effect::Region,
+           typing: |cx, out| typing::for_loop(cx, out, [*lower, *upper, *step], init, body);
+    /// Ends a loop body with the next values of the loop-carried variables.
+    Yield { values: Vec<Value> }
+        => name: "yield", effect: Effect::Terminator,
+           typing: |cx, out| { let _ = (cx, out, values); };
+}

@@ -1,0 +1,184 @@
+//! The typing rule of every op, referenced by its entry in the op table (`ir/ops.rs`).
+//! Each function pushes what is wrong (lowercase, no trailing period) onto `out`; the
+//! verifier prefixes the op and reports it at the op's location.
+
+use super::{Block, DType, Kernel, Op, ParamKind, ReduceOp, TensorType, UnaryOp, Value};
+
+/// What a typing rule may look at: the kernel's types and the op's results.
+#[derive(Clone, Copy, Debug)]
+pub struct TypeCx<'k> {
+    pub kernel: &'k Kernel,
+    pub op: &'k Op,
+}
+
+impl<'k> TypeCx<'k> {
+    fn ty(&self, v: Value) -> &'k TensorType {
+        self.kernel.ty(v)
+    }
+
+    fn result(&self, i: usize) -> Option<&'k TensorType> {
+        self.op.results.get(i).map(|r| self.kernel.ty(*r))
+    }
+}
+
+/// The op has exactly `n` results.
+pub fn results(cx: &TypeCx<'_>, out: &mut Vec<String>, n: usize) {
+    if cx.op.results.len() != n {
+        out.push(format!("expects {n} results, has {}", cx.op.results.len()));
+    }
+}
+
+pub fn param(cx: &TypeCx<'_>, out: &mut Vec<String>, index: usize) {
+    results(cx, out, 1);
+    match cx.kernel.params.get(index) {
+        None => out.push(format!("parameter {index} does not exist")),
+        Some(p) => {
+            let want = match p.kind {
+                ParamKind::Ptr(s) => DType::Ptr(s),
+                ParamKind::Scalar(s) => DType::Scalar(s),
+            };
+            if cx.result(0).map(|t| t.dtype) != Some(want) || !cx.result(0).is_some_and(|t| t.shape.is_scalar()) {
+                out.push(format!("result must be a {want} scalar"));
+            }
+        }
+    }
+}
+
+pub fn arange(cx: &TypeCx<'_>, out: &mut Vec<String>, start: i64, end: i64) {
+    results(cx, out, 1);
+    let n = end.checked_sub(start).unwrap_or(0);
+    if n <= 0 || (n as u64).count_ones() != 1 {
+        out.push(format!("arange length {n} is not a power of two"));
+    }
+}
+
+pub fn splat(cx: &TypeCx<'_>, out: &mut Vec<String>, value: Value) {
+    if !cx.ty(value).shape.is_scalar() {
+        out.push("splat operand must be a scalar".into());
+    }
+}
+
+pub fn broadcast(cx: &TypeCx<'_>, out: &mut Vec<String>, value: Value) {
+    if let Some(r) = cx.result(0)
+        && r.shape.rank() != cx.ty(value).shape.rank()
+    {
+        out.push("broadcast keeps the rank".into());
+    }
+}
+
+pub fn cast(_cx: &TypeCx<'_>, _out: &mut Vec<String>, _value: Value) {
+    // Any dtype converts to any other (the semantics are on `OpKind::Cast`); the front end
+    // keeps the shape.
+}
+
+pub fn expand_dims(cx: &TypeCx<'_>, out: &mut Vec<String>, value: Value, axis: usize) {
+    if axis > cx.ty(value).shape.rank() {
+        out.push(format!("axis {axis} out of range"));
+    }
+}
+
+pub fn unary(cx: &TypeCx<'_>, out: &mut Vec<String>, op: UnaryOp, value: Value) {
+    let t = cx.ty(value);
+    if cx.result(0) != Some(t) {
+        out.push(format!("operand and result must have one type, got {t}"));
+    }
+    if !op.accepts(t.dtype) {
+        out.push(format!("`{}` is not defined on {}", op.name(), t.dtype));
+    }
+}
+
+pub fn binary(cx: &TypeCx<'_>, out: &mut Vec<String>, lhs: Value, rhs: Value) {
+    if cx.ty(lhs) != cx.ty(rhs) || cx.result(0) != Some(cx.ty(lhs)) {
+        out.push(format!("operands and result must have one type, got {} and {}", cx.ty(lhs), cx.ty(rhs)));
+    }
+}
+
+pub fn compare(cx: &TypeCx<'_>, out: &mut Vec<String>, lhs: Value, rhs: Value) {
+    if cx.ty(lhs) != cx.ty(rhs) {
+        out.push(format!("operands must have one type, got {} and {}", cx.ty(lhs), cx.ty(rhs)));
+    }
+    if cx.result(0).map(|t| t.dtype) != Some(DType::BOOL) {
+        out.push("comparison result must be i1".into());
+    }
+}
+
+pub fn select(cx: &TypeCx<'_>, out: &mut Vec<String>, cond: Value, on_true: Value, on_false: Value) {
+    let (c, t, f) = (cx.ty(cond), cx.ty(on_true), cx.ty(on_false));
+    if c.dtype != DType::BOOL || c.shape != t.shape || t != f {
+        out.push("where needs an i1 condition and two operands of its shape and one type".into());
+    }
+}
+
+pub fn add_ptr(cx: &TypeCx<'_>, out: &mut Vec<String>, ptr: Value, offset: Value) {
+    let (p, o) = (cx.ty(ptr), cx.ty(offset));
+    if !p.dtype.is_ptr() || !o.dtype.is_int() || p.shape != o.shape {
+        out.push("addptr needs pointers and integer offsets of one shape".into());
+    }
+}
+
+pub fn load(cx: &TypeCx<'_>, out: &mut Vec<String>, ptr: Value, mask: Option<Value>, other: Option<Value>) {
+    let p = cx.ty(ptr);
+    if !p.dtype.is_ptr() {
+        out.push("load needs pointers".into());
+    }
+    if let Some(m) = mask
+        && (cx.ty(m).dtype != DType::BOOL || cx.ty(m).shape != p.shape)
+    {
+        out.push("load mask must be i1 of the pointers' shape".into());
+    }
+    if let Some(o) = other
+        && cx.result(0) != Some(cx.ty(o))
+    {
+        out.push("load other must have the result's type".into());
+    }
+}
+
+pub fn store(cx: &TypeCx<'_>, out: &mut Vec<String>, ptr: Value, value: Value, mask: Option<Value>) {
+    let p = cx.ty(ptr);
+    if p.dtype.pointee().map(DType::Scalar) != Some(cx.ty(value).dtype) || p.shape != cx.ty(value).shape {
+        out.push("store value must match the pointee type and the pointers' shape".into());
+    }
+    if let Some(m) = mask
+        && (cx.ty(m).dtype != DType::BOOL || cx.ty(m).shape != p.shape)
+    {
+        out.push("store mask must be i1 of the pointers' shape".into());
+    }
+}
+
+pub fn reduce(cx: &TypeCx<'_>, out: &mut Vec<String>, op: ReduceOp, value: Value, axis: usize) {
+    let t = cx.ty(value);
+    if axis >= t.shape.rank() {
+        out.push(format!("reduction axis {axis} out of range for rank {}", t.shape.rank()));
+    } else if let Some(r) = cx.result(0) {
+        let mut dims = t.shape.0.clone();
+        dims.remove(axis);
+        let want = match op {
+            ReduceOp::Argmax => DType::I32,
+            ReduceOp::Max(_) | ReduceOp::Min(_) | ReduceOp::Sum => t.dtype,
+        };
+        if r.shape.0 != dims || r.dtype != want {
+            out.push("reduction result has the wrong type".into());
+        }
+    }
+}
+
+pub fn for_loop(cx: &TypeCx<'_>, out: &mut Vec<String>, [lower, upper, step]: [Value; 3], init: &[Value], body: &Block) {
+    let iv = cx.ty(lower);
+    if !iv.dtype.is_int() || !iv.shape.is_scalar() || iv != cx.ty(upper) || iv != cx.ty(step) {
+        out.push("loop bounds and step must be scalars of one integer type".into());
+    }
+    if body.args.len() != init.len() + 1 || cx.op.results.len() != init.len() {
+        out.push("loop needs one body argument per carried value plus the induction variable".into());
+        return;
+    }
+    for (i, v) in init.iter().enumerate() {
+        if cx.ty(*v) != cx.ty(body.args[i + 1]) || cx.ty(*v) != cx.ty(cx.op.results[i]) {
+            out.push(format!("carried value {i} changes type"));
+        }
+    }
+    if let Some(values) = cx.kernel.yielded(body)
+        && (values.len() != init.len() || values.iter().zip(init).any(|(y, i)| cx.ty(*y) != cx.ty(*i)))
+    {
+        out.push("yield must give one value of each carried type".into());
+    }
+}
