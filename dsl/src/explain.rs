@@ -163,6 +163,7 @@ pub fn explain(input: &ExplainInput<'_>) -> Result<Explanation, SpecError> {
     let guard_kernel = specialized.as_ref().or(unspecialized.as_ref()).ok();
     let guard = match (input.extents.is_empty(), guard_kernel) {
         (false, Some((k, _))) => Some(check_offsets(k, input.extents)),
+        // extents not given or no trace: no guard verdict (not an op kind)
         _ => None,
     };
     let compile = |t: &Traced| t.as_ref().ok().map(|(k, i)| crate::backend::ptx::compile(k, i, &input.ptx));
@@ -389,6 +390,7 @@ fn index_section(e: &Explanation, out: &mut String) {
     let (k, which) = match (&e.specialized, &e.unspecialized) {
         (Ok((k, _)), _) => (k, "specialized"),
         (Err(_), Ok((k, _))) => (k, "unspecialized"),
+        // neither trace succeeded (a pair of results, not an op kind)
         _ => {
             let _ = writeln!(out, "index math: not shown (the kernel does not trace)");
             return;
@@ -418,6 +420,7 @@ fn vector_section(e: &Explanation, out: &mut String) {
             let _ = writeln!(out, "vector widths (specialized; unspecialized in brackets):");
             let plain = match plain {
                 Some(Ok(p)) => Some(&p.decisions.accesses),
+                // no unspecialized PTX (a Result, not an op kind)
                 _ => None,
             };
             for (i, a) in s.decisions.accesses.iter().enumerate() {

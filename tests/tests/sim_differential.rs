@@ -478,3 +478,63 @@ fn shuffle_lanes_match_the_gpu() {
     }
     assert_eq!(checked, 540);
 }
+
+kernel! {
+    /// `y = -x` in f32 and `z = -w` in i32: the first unary op, through every back end.
+    fn negate(x_ptr: Ptr<f32>, w_ptr: Ptr<i32>, y_ptr: Ptr<f32>, z_ptr: Ptr<i32>, n: i32; const BLOCK: usize) {
+        let offs = program_id(0) * BLOCK as i32 + arange(0, BLOCK);
+        let mask = offs.lt(n);
+        store(y_ptr + offs, -load(x_ptr + offs, Some(mask), None), Some(mask));
+        store(z_ptr + offs, -load(w_ptr + offs, Some(mask), None), Some(mask));
+    }
+}
+
+/// Unary minus flips the sign bit of every float (zeros, infinities, subnormals and NaN
+/// payloads included) and wraps on ints (`-i32::MIN == i32::MIN`), the same on the
+/// interpreter and the simulator, with a masked tail; ptxas assembles the `neg` it prints.
+#[rstest]
+fn negation_flips_the_sign_bit_and_wraps(#[values(16, 128)] block: i64) {
+    let x = [
+        0.0,
+        -0.0,
+        1.5,
+        -2.25,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::from_bits(1),
+        f32::from_bits(0x7FC0_1234),
+        f32::from_bits(0xFFC0_0001),
+        f32::MAX,
+        f32::MIN_POSITIVE,
+        3.0,
+        4.0,
+        5.0,
+        6.0,
+        7.0,
+        8.0,
+        9.0,
+        10.0,
+        11.0,
+    ];
+    let w: Vec<i32> = (0..x.len() as i32).map(|i| i * 1000 - 7000).chain([i32::MIN, i32::MAX, 0, -1]).collect();
+    let n = x.len().min(w.len());
+    let d = Differential {
+        def: negate(),
+        constexprs: &[("BLOCK", block)],
+        inputs: vec![f32_bytes(&x[..n]), i32_bytes(&w[..n])],
+        outputs: vec![n * 4, n * 4],
+        scalars: vec![rtriton::spec::ArgValue::Int(n as i64)],
+        grid: n.div_ceil(block as usize) as u32,
+    };
+    let got = d.check();
+    let want_y: Vec<f32> = x[..n].iter().map(|v| f32::from_bits(v.to_bits() ^ 0x8000_0000)).collect();
+    let want_z: Vec<i32> = w[..n].iter().map(|v| v.wrapping_neg()).collect();
+    assert_eq!(got, vec![f32_bytes(&want_y), i32_bytes(&want_z)]);
+    let text = rtriton::backend::ptx::write(&d.lower(SpecPolicy::Triton, 4));
+    assert!(text.contains("neg.f32") && text.contains("neg.s32"), "{text}");
+    if let Some(ptxas) = ptx_common::ptxas_or_skip("negation_flips_the_sign_bit_and_wraps") {
+        for arch in ["sm_86", "sm_90"] {
+            ptx_common::assemble(&ptxas, &text, arch, "negate").unwrap_or_else(|e| panic!("{e}\n{text}"));
+        }
+    }
+}

@@ -199,6 +199,7 @@ impl<'k> Analyzer<'k> {
             ValueDef::Result { op, .. } => self.k.op(op).kind.operands(),
             ValueDef::BlockArg => match self.block_args.get(&v) {
                 Some(BlockArg::Carried { init, next }) => std::iter::once(*init).chain(*next).collect(),
+                // the induction variable and unknown arguments read nothing (not an op kind)
                 _ => Vec::new(),
             },
         }
@@ -339,6 +340,7 @@ impl<'k> Analyzer<'k> {
                 },
                 ValueDef::BlockArg => match self.block_args.get(&v) {
                     Some(BlockArg::Carried { init, .. }) => v = *init,
+                    // the induction variable is not a pointer (not an op kind)
                     _ => return None,
                 },
             }

@@ -81,6 +81,7 @@ impl<'k> Program<'k> {
     fn get(&self, v: Value) -> Result<&Data, Trap> {
         match self.values.get(v.index()) {
             Some(Some(d)) => Ok(d),
+            // no slot or not yet written (not an op kind)
             _ => unsupported(format!("{v} is read before it is defined")),
         }
     }
@@ -166,6 +167,7 @@ impl<'k> Program<'k> {
             let iv = (i128::from(lo) + k * i128::from(st)) as i64;
             let iv = match iv_type {
                 Some(ScalarType::I32) => Data::I32(vec![iv as i32]),
+                // the verifier allows only i32 and i64 induction variables (a scalar type, not an op kind)
                 _ => Data::I64(vec![iv]),
             };
             self.set(body.args[0], iv).map_err(at)?;
@@ -174,6 +176,7 @@ impl<'k> Program<'k> {
             }
             carried = match self.block(body, mem)? {
                 Some(next) if next.len() == init.len() => next,
+                // a body without a final yield of the right arity (not an op kind)
                 _ => return Err((id, Trap::Unsupported("a loop body that does not yield its carried values".into()))),
             };
         }

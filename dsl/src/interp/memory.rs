@@ -146,6 +146,7 @@ impl Memory {
             Some((&base, data)) if addr.checked_add(bytes).is_some_and(|end| end <= base + data.len() as u64) => {
                 Ok((base, data))
             }
+            // no allocation, or the access runs past its end (not an op kind)
             _ => Err(self.out_of_bounds(addr, bytes)),
         }
     }
@@ -158,6 +159,7 @@ impl Memory {
                 let start = (addr - base) as usize;
                 Ok(&mut data[start..start + bytes as usize])
             }
+            // no allocation, or the access runs past its end (not an op kind)
             _ => Err(err),
         }
     }

@@ -92,6 +92,7 @@ fn check_args(kernel: &Kernel, args: &[ArgValue]) -> Result<(), InterpError> {
             (ParamKind::Scalar(ScalarType::I32), ArgValue::Int(v)) => i32::try_from(v).is_ok(),
             (ParamKind::Scalar(ScalarType::I64), ArgValue::Int(_)) => true,
             (ParamKind::Scalar(ScalarType::F32), ArgValue::F32(_)) => true,
+            // any other (parameter, argument) pair does not fit (not an op kind)
             _ => false,
         };
         if !fits {
@@ -106,6 +107,7 @@ fn check_args(kernel: &Kernel, args: &[ArgValue]) -> Result<(), InterpError> {
             (ArgSpec::FoldedOne, ArgValue::Int(v)) => v == 1,
             (ArgSpec::Divisible16, ArgValue::Int(v)) => v % HINT_DIVISIBILITY as i64 == 0,
             (ArgSpec::Divisible16, ArgValue::Ptr(addr)) => addr.is_multiple_of(HINT_DIVISIBILITY),
+            // no hint to check for this argument (not an op kind)
             _ => true,
         };
         if !agrees {

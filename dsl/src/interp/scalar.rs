@@ -52,6 +52,23 @@ pub fn f32_to_i32(x: f32) -> i32 {
     x as i32
 }
 
+/// The element semantics of every [`UnaryOp`] on f32, shared by the interpreter and the
+/// simulator so that the simulator differential stays bit-exact.
+pub fn unary_f32(op: UnaryOp, x: f32) -> f32 {
+    match op {
+        // IEEE `negate`: the sign bit flips, NaN payloads included.
+        UnaryOp::Neg => f32::from_bits(x.to_bits() ^ 0x8000_0000),
+    }
+}
+
+/// The element semantics of every [`UnaryOp`] on integers (i32 values sign-extended into
+/// i64; the caller truncates to the width).
+pub fn unary_int(op: UnaryOp, x: i64) -> i64 {
+    match op {
+        UnaryOp::Neg => x.wrapping_neg(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,22 +113,5 @@ mod tests {
         assert_eq!(f32_to_i32(3e10), i32::MAX);
         assert_eq!(f32_to_i32(-2.9), -2);
         assert_eq!(f32_to_i64(-1e30), i64::MIN);
-    }
-}
-
-/// The element semantics of every [`UnaryOp`] on f32, shared by the interpreter and the
-/// simulator so that the simulator differential stays bit-exact.
-pub fn unary_f32(op: UnaryOp, x: f32) -> f32 {
-    match op {
-        // IEEE `negate`: the sign bit flips, NaN payloads included.
-        UnaryOp::Neg => f32::from_bits(x.to_bits() ^ 0x8000_0000),
-    }
-}
-
-/// The element semantics of every [`UnaryOp`] on integers (i32 values sign-extended into
-/// i64; the caller truncates to the width).
-pub fn unary_int(op: UnaryOp, x: i64) -> i64 {
-    match op {
-        UnaryOp::Neg => x.wrapping_neg(),
     }
 }

@@ -97,6 +97,7 @@ impl Data {
         match self {
             Data::I32(v) if v.len() == 1 => Ok(i64::from(v[0])),
             Data::I64(v) if v.len() == 1 => Ok(v[0]),
+            // a float, a mask or a block (data, not an op kind)
             _ => unsupported("a loop bound or step that is not an integer scalar"),
         }
     }

@@ -36,14 +36,14 @@ mod entities;
 mod location;
 mod ops;
 pub mod printer;
-mod typing;
 mod types;
+mod typing;
 
 pub use entities::{OpId, Value};
 pub use location::SourceLoc;
 pub use ops::{Effect, OpField, OpKind};
-pub use typing::TypeCx;
 pub use types::{DType, ScalarType, Shape, TensorType};
+pub use typing::TypeCx;
 
 use crate::spec::SpecKey;
 
@@ -60,6 +60,7 @@ impl Constant {
     pub fn as_int(self) -> Option<i64> {
         match self {
             Constant::Int(v) => Some(v),
+            // bool and float constants are not ints (a constant, not an op kind)
             _ => None,
         }
     }

@@ -34,6 +34,7 @@ impl ScalarType {
         match self {
             ScalarType::I32 => Some(32),
             ScalarType::I64 => Some(64),
+            // bool and floats have no integer width (a scalar type, not an op kind)
             _ => None,
         }
     }

@@ -162,7 +162,13 @@ pub fn reduce(cx: &TypeCx<'_>, out: &mut Vec<String>, op: ReduceOp, value: Value
     }
 }
 
-pub fn for_loop(cx: &TypeCx<'_>, out: &mut Vec<String>, [lower, upper, step]: [Value; 3], init: &[Value], body: &Block) {
+pub fn for_loop(
+    cx: &TypeCx<'_>,
+    out: &mut Vec<String>,
+    [lower, upper, step]: [Value; 3],
+    init: &[Value],
+    body: &Block,
+) {
     let iv = cx.ty(lower);
     if !iv.dtype.is_int() || !iv.shape.is_scalar() || iv != cx.ty(upper) || iv != cx.ty(step) {
         out.push("loop bounds and step must be scalars of one integer type".into());

@@ -51,6 +51,7 @@ pub fn zeros<T: ScalarMarker>(shape: &[usize]) -> Tensor<T> {
     let zero = match T::DTYPE {
         DType::F32 => crate::ir::Constant::F32(0.0),
         DType::BOOL => crate::ir::Constant::Bool(false),
+        // every integer type's zero (a dtype, not an op kind)
         _ => crate::ir::Constant::Int(0),
     };
     Tensor::from_value(with_builder(|b| b.full(shape, zero, T::DTYPE, loc)))

@@ -4,8 +4,8 @@
 //! see equal shapes and dtypes on both sides of every element-wise op.
 
 use crate::ir::{
-    BinaryOp, CmpPred, Constant, DType, OpKind, PropagateNan, ReduceOp, ScalarType, Shape, SourceLoc, TensorType, UnaryOp,
-    Value,
+    BinaryOp, CmpPred, Constant, DType, OpKind, PropagateNan, ReduceOp, ScalarType, Shape, SourceLoc, TensorType,
+    UnaryOp, Value,
 };
 use crate::trace::{Builder, Semantics};
 
@@ -17,6 +17,7 @@ pub fn wrap_int(v: i64, ty: ScalarType) -> i64 {
     match ty {
         ScalarType::I32 => i64::from(v as i32),
         ScalarType::Bool => v & 1,
+        // i64 keeps its value; floats never reach here (a scalar type, not an op kind)
         _ => v,
     }
 }
@@ -179,6 +180,7 @@ impl Builder {
         match (da, db) {
             (DType::I32, DType::I64) => (self.cast(a, DType::I64, loc, false), b),
             (DType::I64, DType::I32) => (a, self.cast(b, DType::I64, loc, false)),
+            // no promotion combines these dtypes (not an op kind)
             _ => {
                 self.error(
                     loc,
@@ -434,6 +436,7 @@ pub fn broadcast_shapes(a: &Shape, b: &Shape) -> Option<Shape> {
             (x, y) if x == y => *x,
             (1, y) => *y,
             (x, 1) => *x,
+            // dims that are neither equal nor 1 do not broadcast (not an op kind)
             _ => return None,
         });
     }
@@ -446,6 +449,7 @@ fn fold_cast(c: Constant, to: ScalarType) -> Option<Constant> {
         (Constant::Int(v), ScalarType::F32) => Constant::F32(v as f32),
         (Constant::Bool(b), t) if t.is_int() => Constant::Int(i64::from(b)),
         (Constant::F32(f), ScalarType::F32) => Constant::F32(f),
+        // no exact fold for this constant and type (not an op kind)
         _ => return None,
     })
 }
@@ -482,6 +486,7 @@ fn fold_binary(op: BinaryOp, a: Constant, b: Constant, ty: ScalarType) -> Option
             | BinaryOp::Max(_)
             | BinaryOp::Min(_) => None,
         },
+        // constants of different or float kinds are not folded (not an op kind)
         _ => None,
     }
 }

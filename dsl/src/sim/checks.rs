@@ -173,6 +173,7 @@ impl GlobalStores {
                     )
                     .at(Address::Global(addr)));
                 }
+                // same thread, or an earlier barrier epoch: no conflict (not an op kind)
                 _ => {}
             }
         }

@@ -167,6 +167,7 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                     (ParamTy::I32, ArgValue::Int(v)) => u64::from(v as i32 as u32),
                     (ParamTy::I64, ArgValue::Int(v)) => v as u64,
                     (ParamTy::F32, ArgValue::F32(x)) => u64::from(x.to_bits()),
+                    // any other (parameter, argument) pair does not fit (not an op kind)
                     _ => return Err(unsupported(format!("argument {param} does not fit its parameter"))),
                 };
                 Op::Mov { dst: dst.0, src: Src::Imm(bits) }
@@ -263,6 +264,7 @@ pub(crate) fn src_of(o: Operand, ty: Ty) -> Src {
         }),
         Operand::F32(x) => Src::Imm(match ty {
             Ty::I64 => x.to_bits() as i32 as i64 as u64,
+            // 32-bit registers take the float's bits (a register type, not an op kind)
             _ => u64::from(x.to_bits()),
         }),
     }

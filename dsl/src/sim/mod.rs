@@ -146,6 +146,7 @@ fn check_args(p: &lir::Program, args: &[ArgValue]) -> Result<(), SimError> {
                 true
             }
             (ParamTy::I32, ArgValue::Int(v)) => i32::try_from(v).is_ok(),
+            // any other (parameter, argument) pair does not fit (not an op kind)
             _ => false,
         };
         if !fits {

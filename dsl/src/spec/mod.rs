@@ -125,6 +125,7 @@ impl SpecKey {
                     return Err(SpecError::NullPtr { kernel: kernel.to_string(), param: p.name });
                 }
                 (ParamKind::Ptr(_), ArgValue::Ptr(addr)) => classify_ptr(addr, p, policy),
+                // any other (parameter kind, argument) pair is a type error (not an op kind)
                 _ => return Err(type_error()),
             };
             out.push((p.name, p.kind, spec));

@@ -121,6 +121,7 @@ impl ConstexprValue for bool {
         match v {
             0 => Some(false),
             1 => Some(true),
+            // bool constexprs are 0 or 1 (an integer, not an op kind)
             _ => None,
         }
     }

@@ -91,8 +91,7 @@ impl AxisInfoMap {
                 OpKind::Param { index } => {
                     let spec = k.spec.args.get(*index).map_or(ArgSpec::Plain, |a| a.2);
                     // Only the divisibility hint says anything about a runtime argument.
-                    let div =
-                        if matches!(spec, ArgSpec::Divisible16) { crate::spec::HINT_DIVISIBILITY } else { 1 };
+                    let div = if matches!(spec, ArgSpec::Divisible16) { crate::spec::HINT_DIVISIBILITY } else { 1 };
                     AxisInfo::uniform(&shape, div, None)
                 }
                 OpKind::Constant { value: Constant::Int(v) } => AxisInfo::uniform(&shape, pow2_divisor(*v), Some(*v)),

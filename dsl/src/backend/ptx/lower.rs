@@ -259,6 +259,7 @@ impl Lowerer<'_> {
         let (a, b) = match (a, b) {
             (Operand::Reg(_), _) => (a, b),
             (_, Operand::Reg(_)) if commutes => (b, a),
+            // two immediates: materialize the first (operands, not an op kind)
             _ => (Operand::Reg(self.reg(a, ty)), b),
         };
         let dst = self.new_reg(ty);
@@ -427,6 +428,7 @@ impl Lowerer<'_> {
                 }
                 Operand::Reg(cur)
             }
+            // a dim with no thread or warp split starts at 0 (not an op kind)
             _ => Operand::Int(0),
         };
         self.bases.insert(key, b);
@@ -799,6 +801,7 @@ impl Lowerer<'_> {
             (Operand::Int(c), Ty::I32 | Ty::I64, Ty::I64) => return Operand::Int(c),
             (Operand::Int(c), Ty::I64, Ty::I32) => return Operand::Int(i64::from(c as i32)),
             (Operand::Int(c), Ty::I32 | Ty::I64, Ty::F32) => return Operand::F32(c as f32),
+            // not a foldable immediate (operand and register types, not an op kind)
             _ => {}
         }
         match (from, to) {
@@ -817,6 +820,7 @@ impl Lowerer<'_> {
                 let zero = if from == Ty::F32 { Operand::F32(0.0) } else { Operand::Int(0) };
                 Operand::Reg(self.setp(Cmp::Ne, from, x, zero))
             }
+            // number to number: one cvt (register types, not an op kind)
             _ => {
                 let src = self.reg(x, from);
                 let dst = self.new_reg(to);

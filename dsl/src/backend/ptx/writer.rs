@@ -117,6 +117,7 @@ impl Writer<'_> {
             Operand::Int(v) => match ty {
                 Ty::I32 => (v as i32).to_string(),
                 Ty::F32 => format!("0f{:08X}", (v as f32).to_bits()),
+                // I64 and Pred immediates print as integers (a register type, not an op kind)
                 _ => v.to_string(),
             },
         }
@@ -213,10 +214,12 @@ impl Writer<'_> {
                 let mode = match (from, to) {
                     (Ty::I32 | Ty::I64, Ty::F32) => ".rn",
                     (Ty::F32, Ty::I32 | Ty::I64) => ".rzi",
+                    // int to int conversions need no rounding mode (register types, not an op kind)
                     _ => "",
                 };
                 let (t, f) = match (from, to) {
                     (Ty::I64, Ty::I32) => ("u32", "u64"),
+                    // the other conversions name both types (register types, not an op kind)
                     _ => (sty(*to), sty(*from)),
                 };
                 format!("cvt{mode}.{t}.{f} {}, {};", self.reg(*dst), self.reg(*src))
@@ -306,6 +309,7 @@ impl Writer<'_> {
                     self.line(d, &format!("shr.u64 {cnt}, {cnt}, {sh};"));
                 }
             }
+            // a runtime or non-power-of-two step divides (an operand, not an op kind)
             _ => self.line(d, &format!("div.u64 {cnt}, {cnt}, {st};")),
         }
         self.line(d, &format!("add.u64 {cnt}, {cnt}, 1;"));
@@ -375,6 +379,7 @@ fn vec_suffix(n: usize) -> &'static str {
     match n {
         1 => "",
         2 => ".v2",
+        // 4 is the widest access the vectorizer emits (a width, not an op kind)
         _ => ".v4",
     }
 }

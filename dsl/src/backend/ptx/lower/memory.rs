@@ -18,6 +18,7 @@ impl Lowerer<'_> {
                 // Only the layout's fastest dim keeps a thread's chunk in consecutive registers.
                 if last == self.enc.order[0] { g.chunk[last] } else { 1 }
             }
+            // a scalar pointer: one element per access (not an op kind)
             _ => 1,
         };
         let (width, reason) = vectorize::decide(&facts, chunk as u64);
