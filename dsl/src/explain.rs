@@ -17,17 +17,18 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::sync::Arc;
 
 use crate::analysis::index_width::{IndexWidths, analyze};
 use crate::backend::ptx::{AccessKind, Ptx, PtxError, PtxOptions};
 use crate::diag::Diagnostic;
 use crate::guard::{TensorExtent, check_offsets};
 use crate::ir::{Kernel, OpKind, ParamDecl, ParamKind, Value};
-use crate::lint::{LintOptions, lint};
-use crate::pipeline::{FrontEndError, trace_and_verify};
+use crate::lint::LintOptions;
+use crate::session::{CompileError, CompileSession, FrontEndError, SessionStats};
 use crate::spec::{ArgSpec, ArgValue, HINT_DIVISIBILITY, SpecError, SpecKey, SpecPolicy};
-use crate::trace::{KernelDef, Semantics, TraceError, TraceOptions};
-use crate::verify::KernelInfo;
+use crate::trace::{KernelDef, Semantics, TraceOptions};
+use crate::verify::VerifiedKernel;
 
 /// One part of the report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -103,7 +104,7 @@ pub struct ArgLine {
 }
 
 /// A traced and verified kernel, or why tracing failed.
-pub type Traced = Result<(Kernel, KernelInfo), FrontEndError>;
+pub type Traced = Result<Arc<VerifiedKernel>, FrontEndError>;
 
 /// Everything the report shows, computed once.
 #[derive(Debug)]
@@ -119,12 +120,14 @@ pub struct Explanation {
     pub specialized: Traced,
     /// Traced with every argument plain, rtriton semantics (the baseline).
     pub unspecialized: Traced,
-    pub lints: Result<Vec<Diagnostic>, TraceError>,
+    pub lints: Result<Vec<Diagnostic>, FrontEndError>,
     /// `None` when no extents were given.
     pub guard: Option<Result<(), Diagnostic>>,
     /// PTX of the specialized and unspecialized traces (`None` when the trace failed).
-    pub ptx_specialized: Option<Result<Ptx, PtxError>>,
-    pub ptx_unspecialized: Option<Result<Ptx, PtxError>>,
+    pub ptx_specialized: Option<Result<Arc<Ptx>, PtxError>>,
+    pub ptx_unspecialized: Option<Result<Arc<Ptx>, PtxError>>,
+    /// How often each stage ran for this report (each trace once).
+    pub stages: SessionStats,
 }
 
 impl Explanation {
@@ -156,17 +159,33 @@ pub fn explain(input: &ExplainInput<'_>) -> Result<Explanation, SpecError> {
             why: why(p, *v, *s, input.policy),
         })
         .collect();
+    // One session for the whole report: the unspecialized trace serves the folding
+    // section, the lint and the baseline PTX, traced once.
+    let mut session = CompileSession::new();
     let options = TraceOptions { semantics: input.semantics };
-    let specialized = trace_and_verify(def, input.constexprs, &spec, &options);
-    let unspecialized = trace_and_verify(def, input.constexprs, &SpecKey::plain(&def.params), &TraceOptions::default());
-    let lints = lint(def, input.constexprs, input.lint);
+    let plain = SpecKey::plain(&def.params);
+    let specialized = session.front_end(def, input.constexprs, &spec, &options);
+    let unspecialized = session.front_end(def, input.constexprs, &plain, &TraceOptions::default());
+    let lints = session.lint(def, input.constexprs, input.lint);
     let guard_kernel = specialized.as_ref().or(unspecialized.as_ref()).ok();
     let guard = match (input.extents.is_empty(), guard_kernel) {
-        (false, Some((k, _))) => Some(check_offsets(k, input.extents)),
+        (false, Some(v)) => Some(check_offsets(v.kernel(), input.extents)),
         // extents not given or no trace: no guard verdict (not an op kind)
         _ => None,
     };
-    let compile = |t: &Traced| t.as_ref().ok().map(|(k, i)| crate::backend::ptx::compile(k, i, &input.ptx));
+    let mut compile = |t: &Traced, spec: &SpecKey, options: &TraceOptions| {
+        t.as_ref().ok().map(|_| {
+            session.ptx(def, input.constexprs, spec, options, &input.ptx).map_err(|e| match e {
+                CompileError::Ptx(p) => p,
+                // The trace succeeded (checked above), so only the back end can fail here.
+                CompileError::FrontEnd(_) | CompileError::LintDenied(_) => {
+                    PtxError::new(def.name, def.loc, e.to_string(), "report this as an rtriton bug")
+                }
+            })
+        })
+    };
+    let ptx_specialized = compile(&specialized, &spec, &options);
+    let ptx_unspecialized = compile(&unspecialized, &plain, &TraceOptions::default());
     Ok(Explanation {
         kernel: def.name.to_string(),
         signature: def.signature(),
@@ -175,8 +194,9 @@ pub fn explain(input: &ExplainInput<'_>) -> Result<Explanation, SpecError> {
         semantics: input.semantics,
         args,
         spec,
-        ptx_specialized: compile(&specialized),
-        ptx_unspecialized: compile(&unspecialized),
+        ptx_specialized,
+        ptx_unspecialized,
+        stages: session.stats(),
         specialized,
         unspecialized,
         lints,
@@ -258,7 +278,8 @@ fn semantics_name(s: Semantics) -> &'static str {
 
 fn trace_section(e: &Explanation, out: &mut String) {
     match &e.specialized {
-        Ok((k, _)) => {
+        Ok(v) => {
+            let k = v.kernel();
             let _ = writeln!(out, "trace ({} semantics): ok, {} ops", semantics_name(e.semantics), k.walk().len());
         }
         Err(err) => {
@@ -321,10 +342,11 @@ fn readers(k: &Kernel, v: Value) -> Vec<crate::ir::OpId> {
 }
 
 fn fold_section(e: &Explanation, out: &mut String) {
-    let (Ok((spec, _)), Ok((plain, _))) = (&e.specialized, &e.unspecialized) else {
+    let (Ok(spec), Ok(plain)) = (&e.specialized, &e.unspecialized) else {
         let _ = writeln!(out, "folding: not shown (the kernel does not trace)");
         return;
     };
+    let (spec, plain) = (spec.kernel(), plain.kernel());
     let (a, b) = (op_counts(plain), op_counts(spec));
     let (na, nb) = (a.values().sum::<usize>(), b.values().sum::<usize>());
     let _ = writeln!(
@@ -388,8 +410,8 @@ fn describe_offsets(k: &Kernel, w: &IndexWidths, out: &mut String) {
 
 fn index_section(e: &Explanation, out: &mut String) {
     let (k, which) = match (&e.specialized, &e.unspecialized) {
-        (Ok((k, _)), _) => (k, "specialized"),
-        (Err(_), Ok((k, _))) => (k, "unspecialized"),
+        (Ok(v), _) => (v.kernel(), "specialized"),
+        (Err(_), Ok(v)) => (v.kernel(), "unspecialized"),
         // neither trace succeeded (a pair of results, not an op kind)
         _ => {
             let _ = writeln!(out, "index math: not shown (the kernel does not trace)");
@@ -492,9 +514,9 @@ fn guard_section(e: &Explanation, out: &mut String) {
 
 fn ir_section(e: &Explanation, out: &mut String) {
     match &e.specialized {
-        Ok((k, _)) => {
+        Ok(v) => {
             let _ = writeln!(out, "specialized IR:");
-            out.push_str(&k.to_string());
+            out.push_str(&v.kernel().to_string());
         }
         Err(_) => {
             let _ = writeln!(out, "specialized IR: none (the kernel does not trace)");

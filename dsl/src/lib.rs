@@ -1,10 +1,12 @@
 //! rtriton: a block-level GPU kernel language in Rust that mirrors Triton.
 //!
-//! The pipeline shows in the types:
+//! The pipeline shows in the types, and one driver runs it ([`session::CompileSession`]):
 //! 1. [`trace::trace`]`(def, constexprs, spec, options) -> ir::Kernel` runs a kernel body;
 //! 2. [`passes::dce::run`]`(&mut Kernel)` drops dead ops the trace left behind;
-//! 3. [`verify::verify`]`(&Kernel) -> KernelInfo` checks the IR;
-//! 4. back ends and the interpreter ([`interp::run`]) consume a verified kernel.
+//! 3. [`verify::verify`]`(Kernel) -> VerifiedKernel` checks the IR (only the verifier
+//!    makes a `VerifiedKernel`);
+//! 4. the interpreter ([`interp::run`]) and the PTX back end ([`backend::ptx::lower`] to
+//!    `lir::Program`, [`backend::ptx::write`] to text) take a `VerifiedKernel`.
 //!
 //! This crate has no CUDA dependency (an architecture invariant): it builds and tests on
 //! machines without a GPU.
@@ -19,7 +21,7 @@ pub mod ir;
 pub mod lang;
 pub mod lint;
 pub mod passes;
-pub mod pipeline;
+pub mod session;
 pub mod sim;
 pub mod spec;
 pub mod trace;

@@ -91,7 +91,7 @@ impl RowMaxReference {
         // SAFETY: the parameters follow row_max_ref's signature (two pointers, five
         // 64-bit integers); check_args proved both views lie inside live buffers of this
         // device, and the kernel reads exactly the view and writes y[0..n_rows].
-        unsafe { module.launch(gpu, grid, [ROW_MAX_REF_THREADS, 1, 1], 0, &raw) }
+        unsafe { module.launch(gpu, grid, [ROW_MAX_REF_THREADS, 1, 1], &raw) }
     }
 }
 

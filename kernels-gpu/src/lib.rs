@@ -4,7 +4,6 @@
 //! pointer, shape and both strides (so strided and transposed views work). NaN is ignored
 //! (`tl.max`, CUDA `fmaxf`), the identity is `-inf`.
 
-pub mod aot;
 pub mod cases;
 pub mod reference;
 pub mod row_max;

@@ -29,7 +29,7 @@ pub enum HostError {
     Launch(#[from] LaunchError),
     /// The kernel could not be specialized, traced or verified.
     #[error("kernel `{kernel}` failed in the front end: {source}")]
-    FrontEnd { kernel: String, source: Box<rtriton::pipeline::FrontEndError> },
+    FrontEnd { kernel: String, source: Box<rtriton::session::FrontEndError> },
     /// The portability lint found problems and the launch asked to deny them.
     #[error("{0}")]
     LintDenied(rtriton::diag::Diagnostics),

@@ -8,17 +8,21 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use rtriton::backend::ptx::{self, PtxOptions};
+use rtriton::backend::ptx::PtxOptions;
+use rtriton::session::CompileSession;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::TraceOptions;
 use rtriton_kernels::RowMaxVariant;
 
 fn compile_once(v: RowMaxVariant, args: &[ArgValue], policy: SpecPolicy) -> usize {
+    // A fresh session each time: the figure is a first compile, nothing memoized.
     let def = v.def();
-    let (k, info) =
-        rtriton::pipeline::specialize_and_trace(&def, &v.default_constexprs(), args, policy, &TraceOptions::default())
-            .expect("front end");
-    ptx::compile(&k, &info, &PtxOptions::default()).expect("compiles").text.len()
+    let spec = CompileSession::specialize(&def, args, policy).expect("specializes");
+    CompileSession::new()
+        .ptx(&def, &v.default_constexprs(), &spec, &TraceOptions::default(), &PtxOptions::default())
+        .expect("compiles")
+        .text
+        .len()
 }
 
 fn main() {

@@ -180,16 +180,14 @@ pub fn lower_def(
     policy: SpecPolicy,
     num_warps: u32,
 ) -> Result<rtriton::backend::ptx::lir::Program, String> {
-    use rtriton::backend::ptx::{self, PtxOptions};
-    let (kernel, info) = rtriton::pipeline::specialize_and_trace(
-        def,
-        constexprs,
-        args,
-        policy,
-        &rtriton::trace::TraceOptions::default(),
-    )
-    .map_err(|e| e.to_string())?;
-    ptx::lower(&kernel, &info, &PtxOptions { num_warps, ..PtxOptions::default() }).map_err(|e| e.to_string())
+    use rtriton::backend::ptx::PtxOptions;
+    use rtriton::session::CompileSession;
+    let options = rtriton::trace::TraceOptions::default();
+    let spec = CompileSession::specialize(def, args, policy).map_err(|e| e.to_string())?;
+    let program = CompileSession::new()
+        .lower(def, constexprs, &spec, &options, &PtxOptions { num_warps, ..PtxOptions::default() })
+        .map_err(|e| e.to_string())?;
+    Ok(program.as_ref().clone())
 }
 
 /// Mixing dtypes in a kernel body is a Rust compile error, not a run-time diagnostic:

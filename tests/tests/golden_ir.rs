@@ -7,10 +7,10 @@ use rstest::rstest;
 use rstest_reuse::apply;
 use rtriton::ir::Kernel;
 use rtriton::passes::dce;
-use rtriton::pipeline::trace_and_verify;
+use rtriton::session::CompileSession;
 use rtriton::spec::{ArgValue, SpecKey, SpecPolicy};
 use rtriton::trace::{TraceOptions, trace};
-use rtriton::verify::verify;
+use rtriton::verify::check;
 use rtriton_kernels::RowMaxVariant;
 use rtriton_tests::tables::every_variant;
 
@@ -33,9 +33,11 @@ fn spec(variant: RowMaxVariant, on: bool) -> SpecKey {
 
 fn traced(variant: RowMaxVariant, on: bool) -> Kernel {
     let constexprs = variant.default_constexprs();
-    trace_and_verify(&variant.def(), &constexprs, &spec(variant, on), &TraceOptions::default())
+    CompileSession::new()
+        .front_end(&variant.def(), &constexprs, &spec(variant, on), &TraceOptions::default())
         .unwrap_or_else(|e| panic!("{} does not trace: {e}", variant.name()))
-        .0
+        .kernel()
+        .clone()
 }
 
 #[apply(every_variant)]
@@ -64,10 +66,10 @@ fn folding_of_stride_col_is_visible(variant: RowMaxVariant) {
 fn dce_keeps_kernels_valid(variant: RowMaxVariant, #[values(true, false)] spec_on: bool) {
     let constexprs = variant.default_constexprs();
     let mut kernel = trace(&variant.def(), &constexprs, &spec(variant, spec_on), &TraceOptions::default()).unwrap();
-    verify(&kernel).unwrap();
+    check(&kernel).unwrap();
     let before = kernel.walk().len();
     let removed = dce::run(&mut kernel);
-    verify(&kernel).unwrap_or_else(|e| panic!("DCE broke {}: {e}\n{kernel}", variant.name()));
+    check(&kernel).unwrap_or_else(|e| panic!("DCE broke {}: {e}\n{kernel}", variant.name()));
     assert_eq!(kernel.walk().len(), before - removed);
     assert_eq!(kernel.ops.len(), kernel.walk().len(), "the arena holds only reachable ops");
     if spec_on {

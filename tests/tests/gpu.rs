@@ -271,11 +271,13 @@ fn nan_propagating_kernels_compile_for_every_case(
     #[case] shaped_like: RowMaxVariant,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
 ) {
+    let mut session = rtriton::session::CompileSession::new();
     for c in SHAPE_MATRIX {
         let k = nan_kernel(def.clone(), shaped_like, c, policy);
         let values = rtriton_tests::row_max_args(c, 0x1000, 0x2000);
         let spec = rtriton::spec::SpecKey::from_args(def.name, &def.params, &values, policy).unwrap();
-        let ptx = rtriton_host::launch::compile_kernel(&k, &spec).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+        let ptx =
+            rtriton_host::launch::compile_kernel(&mut session, &k, &spec).unwrap_or_else(|e| panic!("{}: {e}", c.name));
         // A one-element block has nothing to combine.
         if c.n_cols > 1 {
             assert!(ptx.text.contains("max.NaN.f32"), "{}: no max.NaN.f32 in\n{}", c.name, ptx.text);

@@ -273,14 +273,9 @@ fn a_launch_that_disagrees_with_the_specialization_is_refused() {
     let mut mem = Memory::new();
     let launch = prepare(&mut mem, RowMaxVariant::RowMax, case);
     let def = RowMaxVariant::RowMax.def();
-    let (kernel, _) = rtriton::pipeline::specialize_and_trace(
-        &def,
-        &launch.constexprs,
-        &launch.args,
-        SpecPolicy::Triton,
-        &Default::default(),
-    )
-    .unwrap();
+    let kernel = rtriton::session::CompileSession::new()
+        .front_end_for_args(&def, &launch.constexprs, &launch.args, SpecPolicy::Triton, &Default::default())
+        .unwrap();
     let mut args = launch.args.clone();
     args[5] = ArgValue::Int(2);
     let err = interp::run(&kernel, launch.grid, &args, &mut mem).unwrap_err();

@@ -161,8 +161,9 @@ fn nan_propagating_max_uses_max_nan() {
 }
 
 fn compile_err(v: RowMaxVariant, constexprs: Vec<(&'static str, i64)>, o: &PtxOptions) -> String {
-    let (k, info) = front(v, &contiguous_args(), SpecPolicy::Triton, Some(constexprs));
-    ptx::compile(&k, &info, o).expect_err("must not compile").to_string()
+    ptx::compile(&front(v, &contiguous_args(), SpecPolicy::Triton, Some(constexprs)), o)
+        .expect_err("must not compile")
+        .to_string()
 }
 
 #[test]

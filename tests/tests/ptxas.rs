@@ -71,8 +71,8 @@ fn other_shapes_assemble(
     } else {
         vec![("BLOCK", block)]
     };
-    let (k, info) = front(variant, &args, SpecPolicy::Triton, Some(constexprs));
-    let ptx = ptx::compile(&k, &info, &options(Arch::Sm86, num_warps)).expect("compiles");
+    let verified = front(variant, &args, SpecPolicy::Triton, Some(constexprs));
+    let ptx = ptx::compile(&verified, &options(Arch::Sm86, num_warps)).expect("compiles");
     let name = format!("{}_b{block}_n{n_cols}_s{stride_col}_o{base_offset}_w{num_warps}", variant.name());
     assemble_all_arches(&ptx.text, Arch::Sm86, &name);
 }

@@ -295,3 +295,35 @@ fn lint_subcommand() {
     let (code, out) = run_captured(["rtriton", "lint", "row_max_i32", "--allow", "i32-index-product", "--deny"]);
     assert_eq!((code, out.as_str()), (0, "row_max_i32: no findings\n"));
 }
+
+/// `explain` runs every stage through one compile session: the unspecialized trace serves
+/// the folding section, the lint and the baseline PTX, so each of the two kernels it shows
+/// is traced once (the lint used to trace the unspecialized kernel a second time), and
+/// with specialization off the two are one.
+#[test]
+fn explain_traces_each_kernel_once() {
+    use rtriton::explain::{ExplainInput, explain};
+    let def = opt_outs();
+    let args = [
+        rtriton::spec::ArgValue::Ptr(0x7f00_0000_0000),
+        rtriton::spec::ArgValue::Ptr(0x7f00_0000_1000),
+        rtriton::spec::ArgValue::Int(64),
+        rtriton::spec::ArgValue::Int(1),
+        rtriton::spec::ArgValue::Int(16),
+        rtriton::spec::ArgValue::F32(2.0),
+    ];
+    for (policy, traces) in [(rtriton::spec::SpecPolicy::Triton, 2), (rtriton::spec::SpecPolicy::Off, 1)] {
+        let input = ExplainInput {
+            def: &def,
+            constexprs: &[("BLOCK", 64)],
+            args: &args,
+            policy,
+            semantics: rtriton::trace::Semantics::Rtriton,
+            extents: &[],
+            ptx: Default::default(),
+            lint: &Default::default(),
+        };
+        let e = explain(&input).expect("arguments fit");
+        assert_eq!((e.stages.traces, e.stages.lints, e.stages.lowerings), (traces, 1, traces), "{policy:?}");
+    }
+}

@@ -6,7 +6,7 @@ use rstest::rstest;
 use rtriton::guard::{TensorExtent, check_offsets};
 use rtriton::interp::{Memory, run};
 use rtriton::ir::Kernel;
-use rtriton::pipeline::specialize_and_trace;
+use rtriton::session::CompileSession;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::TraceOptions;
 use rtriton_kernels::cases::{HUGE_CASE, SHAPE_MATRIX};
@@ -25,9 +25,11 @@ fn traced_for_huge(variant: RowMaxVariant) -> Kernel {
         ArgValue::Int(l.stride_col as i64),
     ];
     let consts = variant.constexprs_for(c.n_rows, c.n_cols);
-    specialize_and_trace(&variant.def(), &consts, &args, SpecPolicy::Triton, &TraceOptions::default())
+    CompileSession::new()
+        .front_end_for_args(&variant.def(), &consts, &args, SpecPolicy::Triton, &TraceOptions::default())
         .expect("traces")
-        .0
+        .kernel()
+        .clone()
 }
 
 fn huge_extents() -> Vec<TensorExtent> {
@@ -120,12 +122,13 @@ fn guard_before_the_interpreter(#[case] variant: RowMaxVariant) {
         ArgValue::Int(l.stride_col as i64),
     ];
     let consts = variant.constexprs_for(c.n_rows, c.n_cols);
-    let (kernel, _) =
-        specialize_and_trace(&variant.def(), &consts, &args, SpecPolicy::Triton, &TraceOptions::default())
-            .expect("traces");
+    let verified = CompileSession::new()
+        .front_end_for_args(&variant.def(), &consts, &args, SpecPolicy::Triton, &TraceOptions::default())
+        .expect("traces");
+    let kernel = verified.kernel();
     let fake = TensorExtent { param: "x_ptr".into(), numel: 3 << 30, max_offset_elems: (3 << 30) - 1 };
     let real = TensorExtent::of_view("x_ptr", 0, &[c.n_rows as u64, c.n_cols as u64], &[100, 1]);
-    let verdict = check_offsets(&kernel, std::slice::from_ref(&fake));
+    let verdict = check_offsets(kernel, std::slice::from_ref(&fake));
     if variant.promotes_to_i64() {
         assert_eq!(verdict, Ok(()));
     } else {
@@ -136,9 +139,9 @@ error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: launch refused: t
   help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
         );
     }
-    assert_eq!(check_offsets(&kernel, &[real]), Ok(()));
+    assert_eq!(check_offsets(kernel, &[real]), Ok(()));
     let grid = variant.grid(c.n_rows, &consts) as u32;
-    run(&kernel, [grid, 1, 1], &args, &mut mem).expect("runs");
+    run(&verified, [grid, 1, 1], &args, &mut mem).expect("runs");
     let got = mem.read_f32(y, c.n_rows).expect("allocated");
     assert_eq!(got, cpu_row_max(&input, 0, c.n_rows, c.n_cols, 100, 1, false));
 }

@@ -3,8 +3,8 @@
 use rstest::rstest;
 use rtriton::diag::Severity;
 use rtriton::lint::{LintOptions, Rule, lint};
-use rtriton::pipeline::{CheckedError, compile_with_lints};
 use rtriton::prelude::*;
+use rtriton::session::{CompileError, CompileSession};
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{KernelDef, TraceOptions};
 use rtriton_kernels::RowMaxVariant;
@@ -86,20 +86,15 @@ fn deny_makes_findings_errors_and_refuses_compilation() {
         ArgValue::Int(2),
     ];
     let consts = v.default_constexprs();
-    let err = compile_with_lints(&v.def(), &consts, &args, SpecPolicy::Triton, &TraceOptions::default(), Some(&deny))
+    let err = CompileSession::new()
+        .checked(&v.def(), &consts, &args, SpecPolicy::Triton, &TraceOptions::default(), Some(&deny))
         .expect_err("deny refuses the skill port");
-    let CheckedError::Denied(diags) = err else { panic!("expected a lint refusal, got {err}") };
+    let CompileError::LintDenied(diags) = err else { panic!("expected a lint refusal, got {err}") };
     assert_eq!(format!("{diags}\n"), SKILL_PORT.replace("warning:", "error:"));
     // By default the same compile goes ahead with the findings as warnings.
-    let ok = compile_with_lints(
-        &v.def(),
-        &consts,
-        &args,
-        SpecPolicy::Triton,
-        &TraceOptions::default(),
-        Some(&LintOptions::default()),
-    )
-    .expect("warnings do not stop compilation");
+    let ok = CompileSession::new()
+        .checked(&v.def(), &consts, &args, SpecPolicy::Triton, &TraceOptions::default(), Some(&LintOptions::default()))
+        .expect("warnings do not stop compilation");
     assert_eq!(ok.lints.iter().map(|d| format!("{d}\n")).collect::<String>(), SKILL_PORT);
 }
 

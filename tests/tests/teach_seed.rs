@@ -12,14 +12,23 @@
 use rstest::rstest;
 use rstest_reuse::apply;
 use rtriton::interp::{Memory, run};
-use rtriton::ir::Kernel;
-use rtriton::pipeline::specialize_and_trace;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{Semantics, TraceOptions};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
 use rtriton_tests::tables::every_case;
 use rtriton_tests::{case, reference, row_max_args};
+
+/// The front end for one launch's arguments, through a compile session.
+fn specialize_and_trace(
+    def: &rtriton::trace::KernelDef,
+    constexprs: &[(&str, i64)],
+    args: &[ArgValue],
+    policy: SpecPolicy,
+    options: &TraceOptions,
+) -> Result<std::sync::Arc<rtriton::verify::VerifiedKernel>, rtriton::session::FrontEndError> {
+    rtriton::session::CompileSession::new().front_end_for_args(def, constexprs, args, policy, options)
+}
 
 /// Where the test pretends the buffers live (16-byte aligned; the view offset is added).
 const X_BASE: u64 = 0x7f00_0000_0000;
@@ -72,7 +81,7 @@ fn seed_scenario(
         _ => None,
     };
     match (result, expected) {
-        (Ok((kernel, _)), None) => {
+        (Ok(kernel), None) => {
             let got = run_on_interpreter(&kernel, variant, &c, &args, &mut mem, y);
             let want = reference(&c, false);
             assert_eq!(bits(&got), bits(&want), "{c}: interpreter result differs from cpu_row_max");
@@ -84,7 +93,7 @@ fn seed_scenario(
 }
 
 fn run_on_interpreter(
-    kernel: &Kernel,
+    kernel: &rtriton::verify::VerifiedKernel,
     variant: RowMaxVariant,
     c: &RowMaxCase,
     args: &[ArgValue],

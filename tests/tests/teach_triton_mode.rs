@@ -2,8 +2,8 @@
 //! constexpr ints (no `.to()`), and that default mode accepts the same kernels.
 
 use rstest::rstest;
-use rtriton::pipeline::specialize_and_trace;
 use rtriton::prelude::*;
+use rtriton::session::CompileSession;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{KernelDef, Semantics, TraceOptions};
 
@@ -38,7 +38,8 @@ rtriton::kernel! {
 fn trace(def: &KernelDef, ints: &[i64], semantics: Semantics) -> Result<(), String> {
     let mut args = vec![ArgValue::Ptr(0x1000), ArgValue::Ptr(0x2000)];
     args.extend(ints.iter().map(|v| ArgValue::Int(*v)));
-    specialize_and_trace(def, &[("BLOCK", 64)], &args, SpecPolicy::Triton, &TraceOptions { semantics })
+    CompileSession::new()
+        .front_end_for_args(def, &[("BLOCK", 64)], &args, SpecPolicy::Triton, &TraceOptions { semantics })
         .map(|_| ())
         .map_err(|e| e.to_string())
 }

@@ -5,8 +5,7 @@
 use std::fmt;
 
 use crate::diag::Diagnostic;
-use crate::pipeline::FrontEndError;
-use crate::verify::VerifyError;
+use crate::session::FrontEndError;
 
 /// Whether a memory fault happened in a load or a store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -55,9 +54,6 @@ pub enum Fault {
 /// Why [`crate::interp::run`] failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum InterpError {
-    /// The kernel's IR is not valid (only hand-built IR can be).
-    #[error(transparent)]
-    InvalidKernel(#[from] VerifyError),
     /// The arguments or the grid do not fit the kernel.
     #[error("{0}")]
     Launch(Box<Diagnostic>),
@@ -67,12 +63,10 @@ pub enum InterpError {
 }
 
 impl InterpError {
-    /// The diagnostic of a launch error or fault (`None` for an invalid kernel, which
-    /// carries several).
-    pub fn diagnostic(&self) -> Option<&Diagnostic> {
+    /// The diagnostic of a launch error or fault.
+    pub fn diagnostic(&self) -> &Diagnostic {
         match self {
-            InterpError::InvalidKernel(_) => None,
-            InterpError::Launch(d) | InterpError::Fault { diagnostic: d, .. } => Some(d),
+            InterpError::Launch(d) | InterpError::Fault { diagnostic: d, .. } => d,
         }
     }
 }

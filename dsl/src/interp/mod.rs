@@ -28,10 +28,10 @@ pub use memory::{BUFFER_ALIGN, Memory, MemoryError};
 
 use crate::diag::Diagnostic;
 use crate::ir::{Kernel, OpId, ParamKind, ScalarType};
-use crate::pipeline::specialize_and_trace;
+use crate::session::CompileSession;
 use crate::spec::{ArgSpec, ArgValue, HINT_DIVISIBILITY, SpecPolicy};
 use crate::trace::{KernelDef, TraceOptions};
-use crate::verify::verify;
+use crate::verify::VerifiedKernel;
 
 use error::element_text;
 use value::{Trap, unflatten};
@@ -40,8 +40,8 @@ use value::{Trap, unflatten};
 /// pointers are addresses from `mem`, possibly offset into a buffer for views).
 ///
 /// A grid with a zero dimension runs no program (Triton's launcher does the same).
-pub fn run(kernel: &Kernel, grid: [u32; 3], args: &[ArgValue], mem: &mut Memory) -> Result<(), InterpError> {
-    verify(kernel)?;
+pub fn run(verified: &VerifiedKernel, grid: [u32; 3], args: &[ArgValue], mem: &mut Memory) -> Result<(), InterpError> {
+    let kernel = verified.kernel();
     check_args(kernel, args)?;
     let mut program = eval::Program::new(kernel, args, grid);
     for z in 0..grid[2] {
@@ -65,8 +65,8 @@ pub fn run_def(
     grid: [u32; 3],
     mem: &mut Memory,
 ) -> Result<(), InterpRunError> {
-    let (kernel, _info) = specialize_and_trace(def, constexprs, args, policy, &TraceOptions::default())?;
-    run(&kernel, grid, args, mem)?;
+    let verified = CompileSession::new().front_end_for_args(def, constexprs, args, policy, &TraceOptions::default())?;
+    run(&verified, grid, args, mem)?;
     Ok(())
 }
 

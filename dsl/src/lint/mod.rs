@@ -14,7 +14,7 @@
 //! findings do not depend on the launch's argument values.
 //!
 //! Findings are warnings; [`LintOptions::deny`] makes them errors, which
-//! [`crate::pipeline::compile_with_lints`] then refuses to compile.
+//! [`crate::session::CompileSession::checked`] then refuses to compile.
 
 mod i32_offset;
 mod to_on_arg;
@@ -24,7 +24,7 @@ use std::fmt;
 
 use crate::diag::{Diagnostic, Severity};
 use crate::ir::Kernel;
-use crate::trace::{KernelDef, TraceError, trace_unspecialized};
+use crate::trace::KernelDef;
 
 /// A lint rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -74,9 +74,9 @@ impl fmt::Display for Rule {
 }
 
 /// How the lint runs.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct LintOptions {
-    /// Report findings as errors (compilation through `compile_with_lints` then fails).
+    /// Report findings as errors (compilation through `CompileSession::checked` then fails).
     pub deny: bool,
     /// Rules not to run.
     pub allow: Vec<Rule>,
@@ -96,17 +96,30 @@ fn finding(rule: Rule, kernel: &Kernel, loc: crate::ir::SourceLoc, message: Stri
 
 /// Lints kernel definition `def` traced with `constexprs`: every rule, on the
 /// unspecialized trace (and the probes of the first rule). Fails only when the kernel
-/// does not trace at all.
-pub fn lint(def: &KernelDef, constexprs: &[(&str, i64)], options: &LintOptions) -> Result<Vec<Diagnostic>, TraceError> {
-    let mut kernel = trace_unspecialized(def, constexprs)?;
-    // As the pipeline does: ops whose results nothing uses are not findings.
-    crate::passes::dce::run(&mut kernel);
+/// does not trace at all. A one-shot [`crate::session::CompileSession::lint`]; callers
+/// that also compile the kernel use their session so it is traced once.
+pub fn lint(
+    def: &KernelDef,
+    constexprs: &[(&str, i64)],
+    options: &LintOptions,
+) -> Result<Vec<Diagnostic>, crate::session::FrontEndError> {
+    crate::session::CompileSession::new().lint(def, constexprs, options)
+}
+
+/// Every rule on `kernel`, the unspecialized (dead-code-free) trace of `def` with
+/// `constexprs` (the first rule also probes `def`).
+pub fn lint_traced(
+    def: &KernelDef,
+    constexprs: &[(&str, i64)],
+    kernel: &Kernel,
+    options: &LintOptions,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if options.runs(Rule::ToOnSpecializableArg) {
-        out.extend(to_on_arg::check(def, constexprs, &kernel));
+        out.extend(to_on_arg::check(def, constexprs, kernel));
     }
-    out.extend(lint_kernel(&kernel, options));
-    Ok(finish(out, options))
+    out.extend(lint_kernel(kernel, options));
+    finish(out, options)
 }
 
 /// The rules that need only a traced kernel (all but [`Rule::ToOnSpecializableArg`],

@@ -153,7 +153,7 @@ mod tests {
     use crate::ir::{Constant, DType, ParamDecl, ParamKind, ScalarType, Shape, SourceLoc, TensorType};
     use crate::prelude::*;
     use crate::spec::SpecKey;
-    use crate::verify::verify;
+    use crate::verify::check;
 
     /// A tiny hand-built kernel: `%0 = param 0`, then whatever `build` appends.
     fn kernel(build: impl FnOnce(&mut Kernel)) -> Kernel {
@@ -204,7 +204,7 @@ mod tests {
             push(k, OpKind::Store { ptr: Value(0), value: seven, mask: None }, None);
         });
         assert_eq!(run(&mut k), 1);
-        verify(&k).unwrap();
+        check(&k).unwrap();
         assert_eq!(k.ops.len(), 3);
         let text = k.to_string();
         assert!(text.contains("%1 = constant 7"), "{text}");
@@ -217,7 +217,7 @@ mod tests {
             push(k, OpKind::Constant { value: Constant::Int(3) }, Some(DType::I32));
         });
         assert_eq!(run(&mut k), 2);
-        verify(&k).unwrap();
+        check(&k).unwrap();
         assert!(k.body.ops.is_empty() && k.ops.is_empty() && k.values.is_empty());
     }
 
@@ -237,7 +237,7 @@ mod tests {
         let loops_before = k.walk().iter().filter(|id| matches!(k.op(**id).kind, OpKind::For { .. })).count();
         assert_eq!(loops_before, 2);
         assert!(run(&mut k) > 0);
-        verify(&k).unwrap();
+        check(&k).unwrap();
         let text = k.to_string();
         assert_eq!(text.matches(" for ").count(), 1, "{text}");
         assert!(!text.contains("load"), "{text}");

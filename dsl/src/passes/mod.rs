@@ -2,7 +2,7 @@
 //! every pass).
 //!
 //! - [`dce`]: removes ops whose results nobody uses and that have no side effects (run by
-//!   `pipeline::trace_and_verify`, so every consumer sees clean IR).
+//!   `session::CompileSession::front_end`, so every consumer sees clean IR).
 
 pub mod dce;
 pub mod remap;

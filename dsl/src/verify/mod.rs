@@ -9,13 +9,43 @@ use std::collections::HashSet;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{Block, Kernel, OpKind, SourceLoc, TypeCx, Value};
 
-/// Facts the verifier established, handed to later stages.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Facts the verifier established, handed to later stages with the kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelInfo {
     /// How many ops read each value (index = value id).
-    pub uses: Vec<u32>,
-    /// Whether any op reads a runtime parameter (else the kernel has no runtime inputs).
-    pub has_loops: bool,
+    uses: Vec<u32>,
+}
+
+impl KernelInfo {
+    /// How many ops read `v` (0 for a value nothing reads).
+    pub fn uses(&self, v: Value) -> u32 {
+        self.uses.get(v.index()).copied().unwrap_or(0)
+    }
+}
+
+/// A kernel the verifier accepted, with what it established. Only [`verify`] makes one
+/// (the fields are private), so every stage that takes a `VerifiedKernel` (the
+/// interpreter, the PTX back end, the compile session) runs on verified IR by type, not by
+/// convention.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerifiedKernel {
+    kernel: Kernel,
+    info: KernelInfo,
+}
+
+impl VerifiedKernel {
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    pub fn info(&self) -> &KernelInfo {
+        &self.info
+    }
+
+    /// The IR, to transform it (the result must be verified again to reach a back end).
+    pub fn into_kernel(self) -> Kernel {
+        self.kernel
+    }
 }
 
 /// Everything wrong with a kernel.
@@ -23,13 +53,15 @@ pub struct KernelInfo {
 #[error("{0}")]
 pub struct VerifyError(pub Diagnostics);
 
-/// Checks `kernel` and returns the facts later stages use.
-pub fn verify(kernel: &Kernel) -> Result<KernelInfo, VerifyError> {
-    let mut v = Verifier {
-        k: kernel,
-        errors: Vec::new(),
-        info: KernelInfo { uses: vec![0; kernel.values.len()], has_loops: false },
-    };
+/// Checks `kernel` and hands it on as verified, or reports every violation.
+pub fn verify(kernel: Kernel) -> Result<VerifiedKernel, VerifyError> {
+    let info = check(&kernel)?;
+    Ok(VerifiedKernel { kernel, info })
+}
+
+/// Checks `kernel` without taking it (tests re-verify after each pass with this).
+pub fn check(kernel: &Kernel) -> Result<KernelInfo, VerifyError> {
+    let mut v = Verifier { k: kernel, errors: Vec::new(), info: KernelInfo { uses: vec![0; kernel.values.len()] } };
     let mut scope = HashSet::new();
     v.block(&kernel.body, &mut scope, false);
     if v.errors.is_empty() { Ok(v.info) } else { Err(VerifyError(Diagnostics(v.errors))) }
@@ -73,7 +105,6 @@ impl Verifier<'_> {
             }
             self.typing(id);
             if let OpKind::For { body, .. } = &op.kind {
-                self.info.has_loops = true;
                 if body.ops.last().map(|l| matches!(self.k.op(*l).kind, OpKind::Yield { .. })) != Some(true) {
                     self.err(op.loc, format!("{id}: loop body does not end with yield"));
                 }

@@ -12,8 +12,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
-use rtriton::backend::ptx::{self, Arch, PtxOptions};
+use rtriton::backend::ptx::{Arch, PtxOptions};
 use rtriton::ir::{ParamKind, ScalarType};
+use rtriton::session::CompileSession;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{KernelDef, TraceOptions};
 
@@ -118,24 +119,19 @@ pub fn run(a: &PtxArgs) -> anyhow::Result<ExitCode> {
     let policy = if a.no_specialize { SpecPolicy::Off } else { SpecPolicy::Triton };
     // The portability lint runs at compile time; its findings are warnings on stderr, so
     // the PTX on stdout stays clean (`rtriton lint --deny` makes them errors).
-    let checked = rtriton::pipeline::compile_with_lints(
-        &def,
-        &consts,
-        &args,
-        policy,
-        &TraceOptions::default(),
-        Some(&Default::default()),
-    )?;
+    let mut session = CompileSession::new();
+    let trace = TraceOptions::default();
+    let checked = session.checked(&def, &consts, &args, policy, &trace, Some(&Default::default()))?;
     for finding in &checked.lints {
         eprintln!("{finding}");
     }
-    let (kernel, info) = (checked.kernel, checked.info);
+    let spec = checked.verified.kernel().spec.clone();
     let options = PtxOptions { arch, num_warps: a.num_warps, ..PtxOptions::default() };
     if a.lir {
-        print!("{}", ptx::lower(&kernel, &info, &options)?);
+        print!("{}", session.lower(&def, &consts, &spec, &trace, &options)?);
         return Ok(ExitCode::SUCCESS);
     }
-    let out = ptx::compile(&kernel, &info, &options)?;
+    let out = session.ptx(&def, &consts, &spec, &trace, &options)?;
     if a.decisions {
         for d in &out.decisions.accesses {
             println!("{:?} at {}: {}", d.kind, d.loc.short(), d.reason);

@@ -6,7 +6,7 @@
 use rtriton::diag::Diagnostic;
 use rtriton::guard::OffsetWidths;
 use rtriton::interp;
-use rtriton::pipeline::specialize_and_trace;
+use rtriton::session::CompileSession;
 use rtriton::spec::{ArgValue, SpecKey, SpecPolicy};
 use rtriton::trace::TraceOptions;
 use rtriton_kernels::cases::RowMaxCase;
@@ -113,14 +113,15 @@ fn run_one(
     ];
     let spec = SpecKey::from_args(def.name, &def.params, &args, policy).map_err(|e| e.to_string())?;
     r.spec_key = spec.to_string();
-    let (kernel, _info) =
-        specialize_and_trace(&def, &constexprs, &args, policy, &TraceOptions::default()).map_err(|e| e.to_string())?;
-    match overflow_guard(&OffsetWidths::of(&kernel), &case_extents(case)) {
+    let verified = CompileSession::new()
+        .front_end(&def, &constexprs, &spec, &TraceOptions::default())
+        .map_err(|e| e.to_string())?;
+    match overflow_guard(&OffsetWidths::of(verified.kernel()), &case_extents(case)) {
         Ok(()) => {}
         Err(LaunchError::IndexOverflow(d)) => return Ok(Ran::Refused(*d)),
         Err(e) => return Err(e.to_string()),
     }
     let Some(_) = x else { return Ok(Ran::Accepted) };
-    interp::run(&kernel, [grid as u32, 1, 1], &args, &mut mem).map_err(|e| e.to_string())?;
+    interp::run(&verified, [grid as u32, 1, 1], &args, &mut mem).map_err(|e| e.to_string())?;
     mem.read_f32(y_addr, case.n_rows).map(Ran::Rows).map_err(|e| e.to_string())
 }

@@ -260,6 +260,7 @@ mod tests {
     #[test]
     fn every_validate_launch_compiles_to_ptx() {
         let mut failures = Vec::new();
+        let mut session = rtriton::session::CompileSession::new();
         for case in SHAPE_MATRIX.iter().chain([&HUGE_CASE]) {
             let l = case.layout();
             for variant in RowMaxVariant::ALL {
@@ -278,7 +279,7 @@ mod tests {
                         ArgValue::Int(l.stride_col as i64),
                     ];
                     let spec = SpecKey::from_args(variant.name(), &kernel.def.params, &args, policy).unwrap();
-                    match compile_kernel(&kernel, &spec) {
+                    match compile_kernel(&mut session, &kernel, &spec) {
                         Ok(ptx) => {
                             assert!(ptx.text.contains(&format!(".entry {}(", ptx.entry)), "{}", ptx.text);
                             assert_eq!(ptx.threads_per_cta, shape.num_warps * 32);

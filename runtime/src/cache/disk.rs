@@ -23,7 +23,8 @@ pub fn cache_dir() -> Option<PathBuf> {
 
 #[derive(Serialize, Deserialize)]
 struct Entry {
-    key: CacheKey,
+    /// The full key as printed: an entry is used only for exactly this key.
+    key: String,
     ptx: CompiledPtx,
 }
 
@@ -82,7 +83,7 @@ impl DiskCache {
     pub fn get(&self, key: &CacheKey) -> Option<CompiledPtx> {
         let text = std::fs::read_to_string(self.path(key)).ok()?;
         let entry: Entry = serde_json::from_str(&text).ok()?;
-        (entry.key == *key).then_some(entry.ptx)
+        (entry.key == key.to_string()).then_some(entry.ptx)
     }
 
     /// Stores `ptx` for `key` (write to a temporary file, then rename: readers in other
@@ -92,7 +93,7 @@ impl DiskCache {
         let err = |e: std::io::Error| HostError::Cache { path: path.display().to_string(), message: e.to_string() };
         let dir = path.parent().expect("cache entries live in a folder");
         std::fs::create_dir_all(dir).map_err(err)?;
-        let json = serde_json::to_string(&Entry { key: key.clone(), ptx: ptx.clone() }).expect("entries serialize");
+        let json = serde_json::to_string(&Entry { key: key.to_string(), ptx: ptx.clone() }).expect("entries serialize");
         let tmp = dir.join(format!(".{}.{}.tmp", key.file_stem(), std::process::id()));
         std::fs::write(&tmp, json).map_err(err)?;
         std::fs::rename(&tmp, &path).map_err(err)
@@ -103,16 +104,10 @@ impl DiskCache {
 mod tests {
     use super::*;
 
-    fn key(kernel: &str) -> CacheKey {
-        CacheKey {
-            kernel: kernel.into(),
-            source: "here".into(),
-            constexprs: vec![("BLOCK".into(), 64)],
-            spec: "-".into(),
-            ptx_options: "o".into(),
-            semantics: "s".into(),
-            compiler: "c".into(),
-        }
+    fn key(kernel: &'static str) -> CacheKey {
+        let mut k = super::super::key::test_key();
+        k.stage.kernel = kernel;
+        k
     }
 
     fn ptx() -> CompiledPtx {
@@ -148,7 +143,7 @@ mod tests {
         let cache = DiskCache::new(temp_root("collision"));
         cache.put(&key("a"), &ptx()).unwrap();
         let path = cache.path(&key("a"));
-        let other = CacheKey { spec: "other".into(), ..key("a") };
+        let other = CacheKey { compiler: "other".into(), ..key("a") };
         std::fs::copy(&path, cache.path(&other)).unwrap();
         assert_eq!(cache.get(&other), None);
         std::fs::remove_dir_all(cache.root()).unwrap();

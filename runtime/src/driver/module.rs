@@ -46,7 +46,6 @@ impl LoadedModule {
         gpu: &Gpu,
         grid: [u32; 3],
         block: [u32; 3],
-        dynamic_shared_bytes: u32,
         params: &[RawParam],
     ) -> Result<(), HostError> {
         let mut builder = gpu.stream.launch_builder(&self.function);
@@ -61,7 +60,8 @@ impl LoadedModule {
         let cfg = LaunchConfig {
             grid_dim: (grid[0], grid[1], grid[2]),
             block_dim: (block[0], block[1], block[2]),
-            shared_mem_bytes: dynamic_shared_bytes,
+            // rtriton's PTX and the CUDA reference declare their shared memory statically.
+            shared_mem_bytes: 0,
         };
         // SAFETY: forwarded to the caller (see above).
         unsafe { builder.launch(cfg) }.map_err(HostError::driver("cuLaunchKernel"))?;

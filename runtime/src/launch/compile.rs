@@ -1,11 +1,12 @@
-//! The compile step of a launch: the front end (trace, verify) then the PTX back end.
-//! The one place the host calls the back end.
+//! The compile step of a launch, through the runtime's compile session (the one driver
+//! of the stages, `rtriton::session`): front end (trace, verify), then the PTX back end.
 
-use rtriton::backend::ptx::{self, PtxOptions};
-use rtriton::ir::Kernel;
-use rtriton::pipeline::trace_and_verify;
+use std::sync::Arc;
+
+use rtriton::backend::ptx::PtxOptions;
+use rtriton::session::{CompileError, CompileSession};
 use rtriton::spec::SpecKey;
-use rtriton::verify::KernelInfo;
+use rtriton::verify::VerifiedKernel;
 
 use super::JitKernel;
 use crate::cache::CompiledPtx;
@@ -17,22 +18,43 @@ pub fn ptx_options(num_warps: u32) -> PtxOptions {
     PtxOptions { num_warps, ..PtxOptions::default() }
 }
 
-/// Lowers a traced, verified kernel to PTX.
-pub fn compile_ptx(kernel: &Kernel, info: &KernelInfo, options: &PtxOptions) -> Result<CompiledPtx, HostError> {
-    let p = ptx::compile(kernel, info, options)
-        .map_err(|e| HostError::Ptx { kernel: kernel.name.clone(), message: e.to_string() })?;
-    Ok(CompiledPtx { text: p.text, entry: p.entry, threads_per_cta: p.threads_per_cta, shared_bytes: p.shared_bytes })
+/// A session's error for `kernel` as the host's error.
+pub fn host_error(kernel: &JitKernel, e: CompileError) -> HostError {
+    match e {
+        CompileError::FrontEnd(source) => {
+            HostError::FrontEnd { kernel: kernel.def.name.to_string(), source: Box::new(source) }
+        }
+        CompileError::Ptx(p) => HostError::Ptx { kernel: kernel.def.name.to_string(), message: p.to_string() },
+        CompileError::LintDenied(d) => HostError::LintDenied(d),
+    }
 }
 
 /// The front end for one specialization: trace with the launch's constexprs and trace
-/// options, remove dead code, verify (no device needed).
-pub fn trace_kernel(kernel: &JitKernel, spec: &SpecKey) -> Result<(Kernel, KernelInfo), HostError> {
-    trace_and_verify(&kernel.def, &kernel.meta.0, spec, &kernel.trace_options)
-        .map_err(|source| HostError::FrontEnd { kernel: kernel.def.name.to_string(), source: Box::new(source) })
+/// options, remove dead code, verify (no device needed; once per session and key).
+pub fn front_end(
+    session: &mut CompileSession,
+    kernel: &JitKernel,
+    spec: &SpecKey,
+) -> Result<Arc<VerifiedKernel>, HostError> {
+    session
+        .front_end(&kernel.def, &kernel.meta.0, spec, &kernel.trace_options)
+        .map_err(|e| host_error(kernel, CompileError::FrontEnd(e)))
 }
 
-/// Front end then back end for one specialization (no device needed).
-pub fn compile_kernel(kernel: &JitKernel, spec: &SpecKey) -> Result<CompiledPtx, HostError> {
-    let (ir, info) = trace_kernel(kernel, spec)?;
-    compile_ptx(&ir, &info, &ptx_options(kernel.num_warps))
+/// Front end then back end for one specialization (no device needed; once per session
+/// and key).
+pub fn compile_kernel(
+    session: &mut CompileSession,
+    kernel: &JitKernel,
+    spec: &SpecKey,
+) -> Result<CompiledPtx, HostError> {
+    let p = session
+        .ptx(&kernel.def, &kernel.meta.0, spec, &kernel.trace_options, &ptx_options(kernel.num_warps))
+        .map_err(|e| host_error(kernel, e))?;
+    Ok(CompiledPtx {
+        text: p.text.clone(),
+        entry: p.entry.clone(),
+        threads_per_cta: p.threads_per_cta,
+        shared_bytes: p.shared_bytes,
+    })
 }

@@ -47,6 +47,6 @@ pub use args::{Arg, TensorArg};
 pub use checks::{
     LaunchError, check_args, check_block, check_grid, needs_overflow_guard, overflow_guard, tensor_extents,
 };
-pub use compile::{compile_kernel, compile_ptx, ptx_options, trace_kernel};
+pub use compile::{compile_kernel, front_end, host_error, ptx_options};
 pub use jit::{JitKernel, Meta};
 pub use runtime::{CacheStats, LaunchRecord, Runtime, cache_key, guard_launch};

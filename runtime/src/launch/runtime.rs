@@ -8,9 +8,11 @@ use rtriton::guard::OffsetWidths;
 use rtriton::ir::{ParamKind, ScalarType};
 use rtriton::spec::SpecKey;
 
+use rtriton::session::{CompileError, CompileSession, SessionStats, StageKey};
+
 use super::{
-    Arg, JitKernel, LaunchError, check_args, check_block, check_grid, compile_kernel, needs_overflow_guard,
-    overflow_guard, ptx_options, tensor_extents, trace_kernel,
+    Arg, JitKernel, LaunchError, check_args, check_block, check_grid, compile_kernel, front_end, host_error,
+    needs_overflow_guard, overflow_guard, ptx_options, tensor_extents,
 };
 use crate::cache::{CacheKey, CompiledPtx, DiskCache};
 use crate::driver::{Gpu, LoadedModule, RawParam};
@@ -46,8 +48,11 @@ pub struct Runtime {
     pub gpu: Gpu,
     disk: Option<DiskCache>,
     modules: HashMap<CacheKey, Arc<Loaded>>,
-    /// The overflow guard's summary per kernel, traced once on the first launch that
-    /// needs it (a tensor past `i32::MAX` elements).
+    /// The stage driver: the guard, the lint and the compile of one kernel share its
+    /// traces, so a launch traces each kernel once.
+    session: CompileSession,
+    /// The overflow guard's summary per kernel, computed on the first launch that needs
+    /// it (a tensor past `i32::MAX` elements) from the session's trace.
     offset_widths: HashMap<CacheKey, OffsetWidths>,
     /// Lint findings per kernel and constexpr set, computed on the first compile.
     lint_findings: HashMap<LintId, Vec<Diagnostic>>,
@@ -80,6 +85,7 @@ impl Runtime {
             gpu,
             disk,
             modules: HashMap::new(),
+            session: CompileSession::new(),
             offset_widths: HashMap::new(),
             lint_findings: HashMap::new(),
             lint_printed: HashSet::new(),
@@ -126,13 +132,7 @@ impl Runtime {
         // wider row than its view reads outside it, which the device reports as an
         // illegal-address error on the next synchronization (it cannot touch host memory).
         unsafe {
-            loaded.module.launch(
-                &self.gpu,
-                record.grid,
-                [loaded.ptx.threads_per_cta, 1, 1],
-                loaded.ptx.dynamic_shared_bytes(),
-                &params,
-            )?;
+            loaded.module.launch(&self.gpu, record.grid, [loaded.ptx.threads_per_cta, 1, 1], &params)?;
         }
         Ok(record)
     }
@@ -144,11 +144,10 @@ impl Runtime {
         let Some(options) = &kernel.lint else { return Ok(()) };
         let id = (kernel.def.name.to_string(), kernel.meta.0.clone());
         if !self.lint_findings.contains_key(&id) {
-            let findings =
-                rtriton::lint::lint(&kernel.def, &kernel.meta.0, options).map_err(|e| HostError::FrontEnd {
-                    kernel: kernel.def.name.to_string(),
-                    source: Box::new(rtriton::pipeline::FrontEndError::Trace(e)),
-                })?;
+            let findings = self
+                .session
+                .lint(&kernel.def, &kernel.meta.0, options)
+                .map_err(|e| host_error(kernel, CompileError::FrontEnd(e)))?;
             if !options.deny {
                 for f in &findings {
                     if self.lint_printed.insert(f.clone()) {
@@ -165,20 +164,27 @@ impl Runtime {
         Ok(())
     }
 
+    /// How often the runtime's compile session ran each stage (each kernel is traced once
+    /// per specialization, whatever the guard, the lint and the compile need).
+    pub fn compile_stats(&self) -> SessionStats {
+        self.session.stats()
+    }
+
     /// The lint findings of every kernel compiled so far (warnings already printed).
     pub fn lint_findings(&self) -> impl Iterator<Item = &Diagnostic> {
         self.lint_findings.values().flatten()
     }
 
-    /// [`guard_launch`] with the kernel's offset summary traced once per cache key.
+    /// [`guard_launch`] on the session's trace, with the kernel's offset summary kept per
+    /// cache key.
     fn guard(&mut self, kernel: &JitKernel, spec: &SpecKey, key: &CacheKey, args: &[Arg<'_>]) -> Result<(), HostError> {
         let extents = tensor_extents(&kernel.def.params, args);
         if !needs_overflow_guard(&extents) {
             return Ok(());
         }
         if !self.offset_widths.contains_key(key) {
-            let (traced, _) = trace_kernel(kernel, spec)?;
-            self.offset_widths.insert(key.clone(), OffsetWidths::of(&traced));
+            let verified = front_end(&mut self.session, kernel, spec)?;
+            self.offset_widths.insert(key.clone(), OffsetWidths::of(verified.kernel()));
         }
         Ok(overflow_guard(&self.offset_widths[key], &extents)?)
     }
@@ -199,7 +205,7 @@ impl Runtime {
                 ptx
             }
             None => {
-                let ptx = compile_kernel(kernel, spec)?;
+                let ptx = compile_kernel(&mut self.session, kernel, spec)?;
                 self.stats.compiles += 1;
                 // A cache that cannot be written costs recompiles, not the launch: say so
                 // once and go on without it.
@@ -224,27 +230,27 @@ impl Runtime {
 /// offset into that tensor is computed in i32. Launches on smaller tensors cost nothing
 /// (no trace); the runtime keeps each kernel's summary, so it traces once per kernel.
 /// Pure: no device and no allocation, so it runs on fake views of any size.
-pub fn guard_launch(kernel: &JitKernel, spec: &SpecKey, args: &[Arg<'_>]) -> Result<(), HostError> {
+pub fn guard_launch(
+    session: &mut CompileSession,
+    kernel: &JitKernel,
+    spec: &SpecKey,
+    args: &[Arg<'_>],
+) -> Result<(), HostError> {
     let extents = tensor_extents(&kernel.def.params, args);
     if !needs_overflow_guard(&extents) {
         return Ok(());
     }
-    let (traced, _) = trace_kernel(kernel, spec)?;
-    Ok(overflow_guard(&OffsetWidths::of(&traced), &extents)?)
+    let verified = front_end(session, kernel, spec)?;
+    Ok(overflow_guard(&OffsetWidths::of(verified.kernel()), &extents)?)
 }
 
-/// The full cache key of `kernel` under `spec` for the compiler build `compiler`: name,
-/// definition site, constexprs (sorted), specialization, PTX options and semantics.
+/// The full cache key of `kernel` under `spec` for the compiler build `compiler`: the
+/// session's stage key (name, definition site, sorted constexprs, specialization, trace
+/// options) and the PTX options.
 pub fn cache_key(kernel: &JitKernel, spec: &SpecKey, compiler: &str) -> CacheKey {
-    let mut constexprs: Vec<_> = kernel.meta.0.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-    constexprs.sort();
     CacheKey {
-        kernel: kernel.def.name.to_string(),
-        source: kernel.def.loc.to_string(),
-        constexprs,
-        spec: spec.to_string(),
-        ptx_options: format!("{:?}", ptx_options(kernel.num_warps)),
-        semantics: format!("{:?}", kernel.trace_options.semantics),
+        stage: StageKey::new(&kernel.def, &kernel.meta.0, spec, &kernel.trace_options),
+        ptx_options: ptx_options(kernel.num_warps),
         compiler: compiler.to_string(),
     }
 }
@@ -290,8 +296,8 @@ mod tests {
     fn the_key_follows_everything_that_changes_the_ptx() {
         let k = JitKernel::new(RowMaxVariant::RowMax2d.def()).constexpr("BLOCK_M", 16).constexpr("BLOCK_N", 64);
         let base = cache_key(&k, &spec(&k, 0x1000, 1), "c");
-        assert!(base.source.starts_with("kernels-gpu/src/row_max.rs:"), "{}", base.source);
-        assert_eq!(base.constexprs, [("BLOCK_M".to_string(), 16), ("BLOCK_N".to_string(), 64)]);
+        assert_eq!(base.stage.site, k.def.loc);
+        assert_eq!(base.stage.constexprs, [("BLOCK_M".to_string(), 16), ("BLOCK_N".to_string(), 64)]);
         // Constexpr order does not matter.
         let swapped = JitKernel::new(RowMaxVariant::RowMax2d.def()).constexpr("BLOCK_N", 64).constexpr("BLOCK_M", 16);
         assert_eq!(cache_key(&swapped, &spec(&swapped, 0x1000, 1), "c"), base);
@@ -334,7 +340,40 @@ mod tests {
             JitKernel::new(variant.def()).constexprs(&variant.constexprs_for(n_rows, n_cols)).spec_policy(policy);
         let values: Vec<_> = args.iter().map(Arg::value).collect();
         let spec = SpecKey::from_args(kernel.def.name, &kernel.def.params, &values, policy).unwrap();
-        guard_launch(&kernel, &spec, &args)
+        guard_launch(&mut CompileSession::new(), &kernel, &spec, &args)
+    }
+
+    /// The guard, the lint and the compile of one launch share the session's trace: a
+    /// launch past 2^31 elements traces its kernel once (it used to trace it twice).
+    #[test]
+    fn a_guarded_launch_traces_its_kernel_once() {
+        let (shape, strides) = HUGE;
+        let len = (shape[0] - 1) * strides[0] as usize + (shape[1] - 1) * strides[1] as usize + 1;
+        let x = RawBuffer::unowned(0x7f00_0000_0000, len, ScalarType::F32);
+        let y = RawBuffer::unowned(0x7e00_0000_0000, shape[0], ScalarType::F32);
+        let args = [
+            Arg::Tensor(TensorArg::from_raw(x, &shape, &strides)),
+            Arg::Tensor(TensorArg::from_raw(y, &[shape[0]], &[1])),
+            Arg::Int(shape[0] as i64),
+            Arg::Int(shape[1] as i64),
+            Arg::Int(strides[0] as i64),
+            Arg::Int(strides[1] as i64),
+        ];
+        let v = RowMaxVariant::RowMax;
+        // Specialization off: the launch's key is the unspecialized one the lint reads.
+        let kernel = JitKernel::new(v.def()).constexprs(&v.constexprs_for(64, 1024)).spec_policy(SpecPolicy::Off);
+        let values: Vec<_> = args.iter().map(Arg::value).collect();
+        let spec = SpecKey::from_args(kernel.def.name, &kernel.def.params, &values, SpecPolicy::Off).unwrap();
+        let mut session = CompileSession::new();
+        guard_launch(&mut session, &kernel, &spec, &args).unwrap();
+        session.lint(&kernel.def, &kernel.meta.0, &Default::default()).unwrap();
+        let ptx = compile_kernel(&mut session, &kernel, &spec).unwrap();
+        assert!(ptx.text.contains(".entry row_max"));
+        let stats = session.stats();
+        assert_eq!((stats.traces, stats.lowerings, stats.lints), (1, 1, 1), "{stats:?}");
+        // Asking again costs nothing.
+        compile_kernel(&mut session, &kernel, &spec).unwrap();
+        assert_eq!(session.stats(), stats);
     }
 
     /// 65537 x 32768 contiguous: 2^31 + 32768 elements, the largest offset 2147516415.

@@ -7,27 +7,30 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use rtriton::backend::ptx::{self, Arch, Ptx, PtxError, PtxOptions};
-use rtriton::ir::Kernel;
+use std::sync::Arc;
+
+use rtriton::session::CompileSession;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::TraceOptions;
-use rtriton::verify::KernelInfo;
+use rtriton::verify::VerifiedKernel;
 use rtriton_kernels::RowMaxVariant;
 
-/// Traces and verifies `v` with its default constexprs for `args` under `policy`.
+/// Traces and verifies `v` (its default constexprs unless given) for `args` under
+/// `policy`, through a compile session.
 pub fn front(
     v: RowMaxVariant,
     args: &[ArgValue],
     policy: SpecPolicy,
     constexprs: Option<Vec<(&'static str, i64)>>,
-) -> (Kernel, KernelInfo) {
+) -> Arc<VerifiedKernel> {
     let c = constexprs.unwrap_or_else(|| v.default_constexprs());
-    rtriton::pipeline::specialize_and_trace(&v.def(), &c, args, policy, &TraceOptions::default())
+    CompileSession::new()
+        .front_end_for_args(&v.def(), &c, args, policy, &TraceOptions::default())
         .unwrap_or_else(|e| panic!("front end failed for {}: {e}", v.name()))
 }
 
 pub fn compile(v: RowMaxVariant, args: &[ArgValue], policy: SpecPolicy, options: &PtxOptions) -> Result<Ptx, PtxError> {
-    let (k, info) = front(v, args, policy, None);
-    ptx::compile(&k, &info, options)
+    ptx::compile(&front(v, args, policy, None), options)
 }
 
 /// Traces `def` with `constexprs` for a plain specialization key (no argument facts)
@@ -38,9 +41,10 @@ pub fn compile_plain(
     options: &PtxOptions,
 ) -> Result<Ptx, PtxError> {
     let spec = rtriton::spec::SpecKey::plain(&def.params);
-    let (k, info) = rtriton::pipeline::trace_and_verify(def, constexprs, &spec, &TraceOptions::default())
+    let verified = CompileSession::new()
+        .front_end(def, constexprs, &spec, &TraceOptions::default())
         .unwrap_or_else(|e| panic!("front end failed for {}: {e}", def.name));
-    ptx::compile(&k, &info, options)
+    ptx::compile(&verified, options)
 }
 
 pub fn options(arch: Arch, num_warps: u32) -> PtxOptions {

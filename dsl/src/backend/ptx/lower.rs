@@ -73,7 +73,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
                 "use a smaller block (loop over the row in blocks) or more warps",
             ));
         }
-        if info.uses.get(i).copied().unwrap_or(1) > 0 {
+        if info.uses(Value(i as u32)) > 0 {
             notes.push(LayoutNote {
                 value: Value(i as u32).to_string(),
                 ty: vd.ty.to_string(),
@@ -517,7 +517,7 @@ impl Lowerer<'_> {
                 continue;
             }
             let pure = !matches!(op.kind, OpKind::Store { .. } | OpKind::For { .. });
-            if pure && op.results.iter().all(|r| self.info.uses.get(r.index()).copied().unwrap_or(1) == 0) {
+            if pure && op.results.iter().all(|r| self.info.uses(*r) == 0) {
                 continue;
             }
             self.comment(op);

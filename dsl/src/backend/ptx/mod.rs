@@ -1,4 +1,4 @@
-//! The PTX back end: a verified block-level [`Kernel`] to PTX text.
+//! The PTX back end: a verified block-level kernel ([`VerifiedKernel`]) to PTX text.
 //!
 //! # Pipeline
 //! 1. [`axis_info`]: contiguity / divisibility / constancy of every value (Triton's
@@ -46,8 +46,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{Kernel, SourceLoc};
-use crate::verify::KernelInfo;
+use crate::ir::SourceLoc;
+use crate::verify::VerifiedKernel;
 
 /// The GPU architecture PTX is generated for (`.target`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
@@ -184,8 +184,8 @@ impl PtxError {
 }
 
 /// Lowers a verified kernel to the thread-level form.
-pub fn lower(kernel: &Kernel, info: &KernelInfo, options: &PtxOptions) -> Result<lir::Program, PtxError> {
-    lower::lower_kernel(kernel, info, options)
+pub fn lower(kernel: &VerifiedKernel, options: &PtxOptions) -> Result<lir::Program, PtxError> {
+    lower::lower_kernel(kernel.kernel(), kernel.info(), options)
 }
 
 /// Prints a lowered program as PTX text.
@@ -194,14 +194,19 @@ pub fn write(program: &lir::Program) -> String {
 }
 
 /// [`fn@lower`] then [`fn@write`].
-pub fn compile(kernel: &Kernel, info: &KernelInfo, options: &PtxOptions) -> Result<Ptx, PtxError> {
-    let program = lower(kernel, info, options)?;
-    let text = write(&program);
-    Ok(Ptx {
+pub fn compile(kernel: &VerifiedKernel, options: &PtxOptions) -> Result<Ptx, PtxError> {
+    let program = lower(kernel, options)?;
+    Ok(ptx_of(&program))
+}
+
+/// The PTX text of a lowered program, with what launches need to know about it.
+pub fn ptx_of(program: &lir::Program) -> Ptx {
+    let text = write(program);
+    Ptx {
         text,
         entry: program.entry.clone(),
         threads_per_cta: program.threads_per_cta,
         shared_bytes: program.shared_bytes,
-        decisions: program.decisions,
-    })
+        decisions: program.decisions.clone(),
+    }
 }

@@ -1,0 +1,230 @@
+//! The compile session: the one driver of the stages (Triton's stage list, Cranelift's
+//! `Context`). Each stage takes the previous stage's type:
+//!
+//! ```text
+//! KernelDef + constexprs + SpecKey + TraceOptions
+//!   --trace, dce-->      ir::Kernel                 (traced)
+//!   --verify-->          verify::VerifiedKernel     (only the verifier makes one)
+//!   --ptx::lower-->      lir::Program               (lowered)
+//!   --ptx::write-->      backend::ptx::Ptx          (text)
+//! ```
+//!
+//! The session memoizes each stage per [`StageKey`] (a derived `Hash` of structured values:
+//! the kernel's identity, its constexprs, the specialization and the trace options; plus the
+//! PTX options for the back-end stages), so a launch that needs the overflow guard, the
+//! lint and the PTX, or an `explain` that needs both traces, the lint and both PTX texts,
+//! traces each kernel once. Nothing outside this module runs the stages by hand: the
+//! runtime, the CLI, `validate`, `bench` and the test helpers all call a session.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::backend::ptx::{self, Ptx, PtxError, PtxOptions, lir};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::SourceLoc;
+use crate::lint::LintOptions;
+use crate::spec::{ArgValue, SpecError, SpecKey, SpecPolicy};
+use crate::trace::{KernelDef, TraceError, TraceOptions, trace};
+use crate::verify::{VerifiedKernel, VerifyError, verify};
+
+/// Why a kernel could not be specialized, traced or verified.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FrontEndError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+}
+
+/// Why a kernel could not be compiled to PTX.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CompileError {
+    #[error(transparent)]
+    FrontEnd(#[from] FrontEndError),
+    #[error(transparent)]
+    Ptx(#[from] PtxError),
+    /// The portability lint found something and the caller asked to deny findings.
+    #[error("{0}")]
+    LintDenied(Diagnostics),
+}
+
+/// What selects one traced kernel: the definition (name and definition site), the
+/// constexprs (sorted by name: their order does not change the kernel), the
+/// specialization and the trace options.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StageKey {
+    pub kernel: &'static str,
+    pub site: SourceLoc,
+    pub constexprs: Vec<(String, i64)>,
+    pub spec: SpecKey,
+    pub options: TraceOptions,
+}
+
+impl StageKey {
+    pub fn new(def: &KernelDef, constexprs: &[(&str, i64)], spec: &SpecKey, options: &TraceOptions) -> StageKey {
+        let mut constexprs: Vec<(String, i64)> = constexprs.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        constexprs.sort();
+        StageKey { kernel: def.name, site: def.loc, constexprs, spec: spec.clone(), options: *options }
+    }
+}
+
+/// How often each stage ran (memoized results are not counted again).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SessionStats {
+    /// Traces, each followed by dce and verify.
+    pub traces: u64,
+    /// Lowerings to `lir`.
+    pub lowerings: u64,
+    /// Lint runs (each on a memoized unspecialized trace).
+    pub lints: u64,
+}
+
+type LintKey = (StageKey, LintOptions);
+
+/// The stage driver with its memo tables (see the module doc).
+#[derive(Debug, Default)]
+pub struct CompileSession {
+    verified: HashMap<StageKey, Result<Arc<VerifiedKernel>, FrontEndError>>,
+    lowered: HashMap<(StageKey, PtxOptions), Result<Arc<lir::Program>, PtxError>>,
+    ptx: HashMap<(StageKey, PtxOptions), Arc<Ptx>>,
+    lints: HashMap<LintKey, Vec<Diagnostic>>,
+    stats: SessionStats,
+}
+
+impl CompileSession {
+    pub fn new() -> CompileSession {
+        CompileSession::default()
+    }
+
+    pub fn stats(&self) -> SessionStats {
+        self.stats
+    }
+
+    /// Triton's specialization of `def` for actual arguments `args` under `policy`.
+    pub fn specialize(def: &KernelDef, args: &[ArgValue], policy: SpecPolicy) -> Result<SpecKey, FrontEndError> {
+        Ok(SpecKey::from_args(def.name, &def.params, args, policy)?)
+    }
+
+    /// Trace (with dead-code removal) and verify, once per [`StageKey`].
+    pub fn front_end(
+        &mut self,
+        def: &KernelDef,
+        constexprs: &[(&str, i64)],
+        spec: &SpecKey,
+        options: &TraceOptions,
+    ) -> Result<Arc<VerifiedKernel>, FrontEndError> {
+        let key = StageKey::new(def, constexprs, spec, options);
+        if let Some(done) = self.verified.get(&key) {
+            return done.clone();
+        }
+        self.stats.traces += 1;
+        let result = trace(def, constexprs, spec, options).map_err(FrontEndError::from).and_then(|mut kernel| {
+            crate::passes::dce::run(&mut kernel);
+            Ok(Arc::new(verify(kernel)?))
+        });
+        self.verified.insert(key, result.clone());
+        result
+    }
+
+    /// [`CompileSession::specialize`] then [`CompileSession::front_end`].
+    pub fn front_end_for_args(
+        &mut self,
+        def: &KernelDef,
+        constexprs: &[(&str, i64)],
+        args: &[ArgValue],
+        policy: SpecPolicy,
+        options: &TraceOptions,
+    ) -> Result<Arc<VerifiedKernel>, FrontEndError> {
+        let spec = Self::specialize(def, args, policy)?;
+        self.front_end(def, constexprs, &spec, options)
+    }
+
+    /// The front end, then the lowering to `lir` under `ptx_options`, once per key.
+    pub fn lower(
+        &mut self,
+        def: &KernelDef,
+        constexprs: &[(&str, i64)],
+        spec: &SpecKey,
+        options: &TraceOptions,
+        ptx_options: &PtxOptions,
+    ) -> Result<Arc<lir::Program>, CompileError> {
+        let verified = self.front_end(def, constexprs, spec, options)?;
+        let key = (StageKey::new(def, constexprs, spec, options), *ptx_options);
+        if let Some(done) = self.lowered.get(&key) {
+            return Ok(done.clone()?);
+        }
+        self.stats.lowerings += 1;
+        let result = ptx::lower(&verified, ptx_options).map(Arc::new);
+        self.lowered.insert(key, result.clone());
+        Ok(result?)
+    }
+
+    /// The lowered program printed as PTX, once per key.
+    pub fn ptx(
+        &mut self,
+        def: &KernelDef,
+        constexprs: &[(&str, i64)],
+        spec: &SpecKey,
+        options: &TraceOptions,
+        ptx_options: &PtxOptions,
+    ) -> Result<Arc<Ptx>, CompileError> {
+        let program = self.lower(def, constexprs, spec, options, ptx_options)?;
+        let key = (StageKey::new(def, constexprs, spec, options), *ptx_options);
+        Ok(self.ptx.entry(key).or_insert_with(|| Arc::new(ptx::ptx_of(&program))).clone())
+    }
+
+    /// The portability lint's findings for `def` with `constexprs`, on the unspecialized
+    /// trace (shared with any other stage that needs that trace). Errors only when the
+    /// kernel does not trace.
+    pub fn lint(
+        &mut self,
+        def: &KernelDef,
+        constexprs: &[(&str, i64)],
+        lint: &LintOptions,
+    ) -> Result<Vec<Diagnostic>, FrontEndError> {
+        let plain = SpecKey::plain(&def.params);
+        let options = TraceOptions::default();
+        let key = (StageKey::new(def, constexprs, &plain, &options), lint.clone());
+        if let Some(done) = self.lints.get(&key) {
+            return Ok(done.clone());
+        }
+        let unspecialized = self.front_end(def, constexprs, &plain, &options)?;
+        self.stats.lints += 1;
+        let findings = crate::lint::lint_traced(def, constexprs, unspecialized.kernel(), lint);
+        self.lints.insert(key, findings.clone());
+        Ok(findings)
+    }
+
+    /// The front end for actual arguments plus the lint, as a compile does by default:
+    /// findings come back as warnings, or as [`CompileError::LintDenied`] when `lint.deny`.
+    /// `lint: None` skips the lint.
+    pub fn checked(
+        &mut self,
+        def: &KernelDef,
+        constexprs: &[(&str, i64)],
+        args: &[ArgValue],
+        policy: SpecPolicy,
+        options: &TraceOptions,
+        lint: Option<&LintOptions>,
+    ) -> Result<Checked, CompileError> {
+        let verified = self.front_end_for_args(def, constexprs, args, policy, options)?;
+        let lints = match lint {
+            Some(lo) => self.lint(def, constexprs, lo)?,
+            None => Vec::new(),
+        };
+        if lint.is_some_and(|l| l.deny) && !lints.is_empty() {
+            return Err(CompileError::LintDenied(Diagnostics(lints)));
+        }
+        Ok(Checked { verified, lints })
+    }
+}
+
+/// A kernel through the front end, with the portability lint's findings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    pub verified: Arc<VerifiedKernel>,
+    /// Warnings of the portability lint (empty when it is off or found nothing).
+    pub lints: Vec<Diagnostic>,
+}
