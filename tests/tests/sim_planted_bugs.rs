@@ -354,7 +354,6 @@ impl Builder {
             params: vec![Param { name: "y".into(), kind: ParamTy::Ptr }],
             target: "sm_86".into(),
             ptx_version: (7, 8),
-            num_warps,
             threads_per_cta: num_warps * 32,
             shared_bytes: 0,
             regs: self.regs,

@@ -13,7 +13,7 @@ use super::reduce::reduce;
 use super::value::{Data, Trap, broadcast_indices, unsupported};
 
 /// The state of one program instance.
-pub(crate) struct Program<'k> {
+pub(crate) struct ProgramRun<'k> {
     pub kernel: &'k Kernel,
     pub args: &'k [ArgValue],
     pub grid: [u32; 3],
@@ -54,9 +54,9 @@ fn invariant_ops(k: &Kernel) -> Vec<bool> {
 /// A trap and the op it happened at (the innermost one, inside loops).
 pub(crate) type OpTrap = (OpId, Trap);
 
-impl<'k> Program<'k> {
+impl<'k> ProgramRun<'k> {
     pub fn new(kernel: &'k Kernel, args: &'k [ArgValue], grid: [u32; 3]) -> Self {
-        Program {
+        ProgramRun {
             kernel,
             args,
             grid,

@@ -43,7 +43,7 @@ use value::{Trap, unflatten};
 pub fn run(verified: &VerifiedKernel, grid: [u32; 3], args: &[ArgValue], mem: &mut Memory) -> Result<(), InterpError> {
     let kernel = verified.kernel();
     check_args(kernel, args)?;
-    let mut program = eval::Program::new(kernel, args, grid);
+    let mut program = eval::ProgramRun::new(kernel, args, grid);
     for z in 0..grid[2] {
         for y in 0..grid[1] {
             for x in 0..grid[0] {

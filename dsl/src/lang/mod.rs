@@ -14,4 +14,4 @@ pub use ops::{
     Carry, arange, argmax, cdiv, for_range, full, load, max, max_with, maximum, maximum_with, min, min_with, minimum,
     minimum_with, num_programs, program_id, store, sum, where_, zeros,
 };
-pub use tensor::{Operand, Tensor};
+pub use tensor::{Tensor, TensorOperand};

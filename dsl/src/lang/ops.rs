@@ -4,7 +4,7 @@ use crate::ir::{BinaryOp, DType, OpKind, PropagateNan, ReduceOp, SourceLoc, Tens
 use crate::trace::with_builder;
 
 use super::dtype::{DTypeMarker, IntMarker, NumericMarker, Promote, Ptr, ScalarMarker};
-use super::tensor::{Operand, Tensor};
+use super::tensor::{Tensor, TensorOperand};
 
 /// This program's index along `axis` (0, 1 or 2), an `i32` scalar.
 #[track_caller]
@@ -74,7 +74,7 @@ pub fn store<E: ScalarMarker>(ptr: Tensor<Ptr<E>>, value: Tensor<E>, mask: Optio
 
 /// Triton's `where(cond, a, b)` (`where` is a Rust keyword).
 #[track_caller]
-pub fn where_<T: DTypeMarker, R: Operand>(
+pub fn where_<T: DTypeMarker, R: TensorOperand>(
     cond: Tensor<bool>,
     a: Tensor<T>,
     b: R,
@@ -87,7 +87,12 @@ where
     Tensor::from_value(with_builder(|bl| bl.select(cond.id(), a.id(), bv, loc)))
 }
 
-fn binary<T, R: Operand>(op: BinaryOp, a: Tensor<T>, b: R, loc: SourceLoc) -> Tensor<<T as Promote<R::DType>>::Output>
+fn binary<T, R: TensorOperand>(
+    op: BinaryOp,
+    a: Tensor<T>,
+    b: R,
+    loc: SourceLoc,
+) -> Tensor<<T as Promote<R::DType>>::Output>
 where
     T: Promote<R::DType>,
 {
@@ -97,7 +102,7 @@ where
 
 /// Element-wise maximum; NaN is ignored (`tl.maximum` with `propagate_nan=NONE`).
 #[track_caller]
-pub fn maximum<T: NumericMarker, R: Operand>(a: Tensor<T>, b: R) -> Tensor<<T as Promote<R::DType>>::Output>
+pub fn maximum<T: NumericMarker, R: TensorOperand>(a: Tensor<T>, b: R) -> Tensor<<T as Promote<R::DType>>::Output>
 where
     T: Promote<R::DType>,
 {
@@ -106,7 +111,7 @@ where
 
 /// Element-wise maximum with an explicit NaN rule.
 #[track_caller]
-pub fn maximum_with<T: NumericMarker, R: Operand>(
+pub fn maximum_with<T: NumericMarker, R: TensorOperand>(
     a: Tensor<T>,
     b: R,
     propagate_nan: PropagateNan,
@@ -119,7 +124,7 @@ where
 
 /// Element-wise minimum; NaN is ignored.
 #[track_caller]
-pub fn minimum<T: NumericMarker, R: Operand>(a: Tensor<T>, b: R) -> Tensor<<T as Promote<R::DType>>::Output>
+pub fn minimum<T: NumericMarker, R: TensorOperand>(a: Tensor<T>, b: R) -> Tensor<<T as Promote<R::DType>>::Output>
 where
     T: Promote<R::DType>,
 {
@@ -128,7 +133,7 @@ where
 
 /// Element-wise minimum with an explicit NaN rule.
 #[track_caller]
-pub fn minimum_with<T: NumericMarker, R: Operand>(
+pub fn minimum_with<T: NumericMarker, R: TensorOperand>(
     a: Tensor<T>,
     b: R,
     propagate_nan: PropagateNan,
@@ -177,7 +182,7 @@ pub fn argmax<T: NumericMarker>(x: Tensor<T>, axis: usize) -> Tensor<i32> {
 
 /// `ceil(a / b)` for non-negative integers (`tl.cdiv`).
 #[track_caller]
-pub fn cdiv<T: IntMarker, R: Operand>(a: Tensor<T>, b: R) -> Tensor<<T as Promote<R::DType>>::Output>
+pub fn cdiv<T: IntMarker, R: TensorOperand>(a: Tensor<T>, b: R) -> Tensor<<T as Promote<R::DType>>::Output>
 where
     T: Promote<R::DType>,
 {
@@ -242,8 +247,8 @@ carry_tuple!(A, B, C, D);
 pub fn for_range<I, L, S, C>(lower: L, upper: Tensor<I>, step: S, init: C, body: impl FnOnce(Tensor<I>, C) -> C) -> C
 where
     I: IntMarker + Promote<L::DType, Output = I> + Promote<S::DType, Output = I>,
-    L: Operand,
-    S: Operand,
+    L: TensorOperand,
+    S: TensorOperand,
     C: Carry,
 {
     let loc = SourceLoc::caller();

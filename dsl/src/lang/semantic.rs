@@ -4,8 +4,7 @@
 //! see equal shapes and dtypes on both sides of every element-wise op.
 
 use crate::ir::{
-    BinaryOp, CmpPred, Constant, DType, OpKind, PropagateNan, ReduceOp, ScalarType, Shape, SourceLoc, TensorType,
-    UnaryOp, Value,
+    BinaryOp, CmpPred, Constant, DType, OpKind, ReduceOp, ScalarType, Shape, SourceLoc, TensorType, UnaryOp, Value,
 };
 use crate::trace::{Builder, Semantics};
 
@@ -489,9 +488,4 @@ fn fold_binary(op: BinaryOp, a: Constant, b: Constant, ty: ScalarType) -> Option
         // constants of different or float kinds are not folded (not an op kind)
         _ => None,
     }
-}
-
-/// The NaN rule a `maximum`/`minimum` op uses.
-pub fn nan_rule(propagate: bool) -> PropagateNan {
-    if propagate { PropagateNan::All } else { PropagateNan::None }
 }

@@ -31,12 +31,12 @@ impl<T> std::fmt::Debug for Tensor<T> {
 
 /// Anything that can stand on the right of an op with a `Tensor`: another tensor or a
 /// Rust literal (integer literals are `i32`, float literals `f32`).
-pub trait Operand: Copy {
+pub trait TensorOperand: Copy {
     type DType: DTypeMarker;
     fn value(self, loc: SourceLoc) -> Value;
 }
 
-impl<T: DTypeMarker> Operand for Tensor<T> {
+impl<T: DTypeMarker> TensorOperand for Tensor<T> {
     type DType = T;
     fn value(self, _loc: SourceLoc) -> Value {
         self.value
@@ -47,32 +47,32 @@ fn literal(c: Constant, dtype: DType, loc: SourceLoc) -> Value {
     with_builder(|b| b.constant_value(c, dtype, Shape::scalar(), loc))
 }
 
-impl Operand for i32 {
+impl TensorOperand for i32 {
     type DType = i32;
     fn value(self, loc: SourceLoc) -> Value {
         literal(Constant::Int(self.into()), DType::I32, loc)
     }
 }
-impl Operand for i64 {
+impl TensorOperand for i64 {
     type DType = i64;
     fn value(self, loc: SourceLoc) -> Value {
         literal(Constant::Int(self), DType::I64, loc)
     }
 }
-impl Operand for f32 {
+impl TensorOperand for f32 {
     type DType = f32;
     fn value(self, loc: SourceLoc) -> Value {
         literal(Constant::F32(self), DType::F32, loc)
     }
 }
 /// Unsuffixed float literals default to `f64` in Rust; they are `f32` constants here.
-impl Operand for f64 {
+impl TensorOperand for f64 {
     type DType = f32;
     fn value(self, loc: SourceLoc) -> Value {
         literal(Constant::F32(self as f32), DType::F32, loc)
     }
 }
-impl Operand for bool {
+impl TensorOperand for bool {
     type DType = bool;
     fn value(self, loc: SourceLoc) -> Value {
         literal(Constant::Bool(self), DType::BOOL, loc)
@@ -125,7 +125,7 @@ macro_rules! comparisons {
             $(
                 #[doc = $doc]
                 #[track_caller]
-                pub fn $name<R: Operand>(self, rhs: R) -> Tensor<bool>
+                pub fn $name<R: TensorOperand>(self, rhs: R) -> Tensor<bool>
                 where
                     T: Promote<R::DType>,
                 {
@@ -181,7 +181,7 @@ impl<T: NumericMarker> Tensor<T> {
 impl<T: IntMarker> Tensor<T> {
     /// `ceil(self / rhs)` for non-negative operands (Triton's `cdiv`).
     #[track_caller]
-    pub fn cdiv<R: Operand>(self, rhs: R) -> Tensor<<T as Promote<R::DType>>::Output>
+    pub fn cdiv<R: TensorOperand>(self, rhs: R) -> Tensor<<T as Promote<R::DType>>::Output>
     where
         T: Promote<R::DType>,
     {
@@ -191,7 +191,7 @@ impl<T: IntMarker> Tensor<T> {
 
 macro_rules! arith {
     ($($trait:ident :: $method:ident => $op:expr, $out:ident;)*) => {$(
-        impl<L: DTypeMarker, R: Operand> $trait<R> for Tensor<L>
+        impl<L: DTypeMarker, R: TensorOperand> $trait<R> for Tensor<L>
         where
             L: $out<R::DType>,
         {
@@ -227,9 +227,9 @@ macro_rules! arith_literal_lhs {
     ($($lit:ty => $($trait:ident :: $method:ident => $op:expr),*;)*) => {$($(
         impl<R: DTypeMarker> $trait<Tensor<R>> for $lit
         where
-            <$lit as Operand>::DType: Promote<R>,
+            <$lit as TensorOperand>::DType: Promote<R>,
         {
-            type Output = Tensor<<<$lit as Operand>::DType as Promote<R>>::Output>;
+            type Output = Tensor<<<$lit as TensorOperand>::DType as Promote<R>>::Output>;
             #[track_caller]
             fn $method(self, rhs: Tensor<R>) -> Self::Output {
                 let loc = SourceLoc::caller();

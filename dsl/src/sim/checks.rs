@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::error::{Address, Check, Fault};
+use super::error::{Address, Check, SimFault};
 
 const NONE: u32 = u32::MAX;
 
@@ -54,10 +54,10 @@ impl SharedRaces {
     }
 
     /// Thread `t` reads bytes `addr..addr + n` (already bounds-checked).
-    pub fn read(&mut self, t: u32, addr: u32, n: u32) -> Result<(), Fault> {
+    pub fn read(&mut self, t: u32, addr: u32, n: u32) -> Result<(), SimFault> {
         for b in addr as usize..(addr + n) as usize {
             if !self.defined[b] {
-                return Err(Fault::new(
+                return Err(SimFault::new(
                     Check::UninitializedShared,
                     Some(t),
                     format!("thread {t} reads shared byte {b}, which no thread of this program wrote (its value is undefined)"),
@@ -81,7 +81,7 @@ impl SharedRaces {
     }
 
     /// Thread `t` writes bytes `addr..addr + n` (already bounds-checked).
-    pub fn write(&mut self, t: u32, addr: u32, n: u32) -> Result<(), Fault> {
+    pub fn write(&mut self, t: u32, addr: u32, n: u32) -> Result<(), SimFault> {
         for b in addr as usize..(addr + n) as usize {
             let w = self.writer[b];
             if w != NONE && w != t {
@@ -99,8 +99,8 @@ impl SharedRaces {
     }
 }
 
-fn race(t: u32, addr: u32, what: String) -> Fault {
-    Fault::new(
+fn race(t: u32, addr: u32, what: String) -> SimFault {
+    SimFault::new(
         Check::SharedRace,
         Some(t),
         format!("shared-memory race: {what} with no bar.sync in between"),
@@ -150,7 +150,7 @@ pub(crate) struct GlobalStores {
 impl GlobalStores {
     /// Thread `t` of `program` stores `bytes` bytes at `addr` (aligned, in bounds) in
     /// barrier epoch `epoch`. A thread may overwrite its own stores.
-    pub fn store(&mut self, program: [u32; 3], t: u32, epoch: u64, addr: u64, bytes: u32) -> Result<(), Fault> {
+    pub fn store(&mut self, program: [u32; 3], t: u32, epoch: u64, addr: u64, bytes: u32) -> Result<(), SimFault> {
         let now = Stored { program, thread: t, epoch };
         if self.words.is_empty() {
             (self.lo, self.hi) = (u64::MAX, 0);
@@ -165,7 +165,7 @@ impl GlobalStores {
                     } else {
                         format!("thread {} of program {}", before.thread, program_text(before.program))
                     };
-                    return Err(Fault::new(
+                    return Err(SimFault::new(
                         Check::GlobalStoreConflict,
                         Some(t),
                         format!("two threads store the same global element: thread {t} and {who}"),
@@ -199,7 +199,7 @@ impl GlobalStores {
     /// After the launch: a load of a word that another program stored *later* in the
     /// simulator's order (the earlier case is reported when the load runs). Returns the
     /// fault with the loading program and op.
-    pub fn loads_before_stores(&self) -> Result<(), (Fault, [u32; 3], usize)> {
+    pub fn loads_before_stores(&self) -> Result<(), (SimFault, [u32; 3], usize)> {
         if self.words.is_empty() {
             return Ok(());
         }
@@ -208,7 +208,7 @@ impl GlobalStores {
                 continue;
             }
             if let Some((&w, s)) = self.words.range(run.start & !3..run.end).find(|(_, s)| s.program != run.program) {
-                let fault = Fault::new(
+                let fault = SimFault::new(
                     Check::GlobalRace,
                     Some(run.first_thread),
                     format!(
@@ -228,7 +228,7 @@ impl GlobalStores {
     }
 
     /// Thread `t` of `program` loads `bytes` bytes at `addr` in barrier epoch `epoch`.
-    pub fn load(&self, program: [u32; 3], t: u32, epoch: u64, addr: u64, bytes: u32) -> Result<(), Fault> {
+    pub fn load(&self, program: [u32; 3], t: u32, epoch: u64, addr: u64, bytes: u32) -> Result<(), SimFault> {
         if self.words.is_empty() || addr + u64::from(bytes) <= self.lo || addr >= self.hi {
             return Ok(());
         }
@@ -247,7 +247,7 @@ impl GlobalStores {
                         "programs run in any order, concurrently: a program must not read what another program of the same launch writes (split the work into two launches)",
                     )
                 };
-                return Err(Fault::new(
+                return Err(SimFault::new(
                     Check::GlobalRace,
                     Some(t),
                     format!("thread {t} loads a global element that {who} stored during this launch"),

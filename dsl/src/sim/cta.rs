@@ -9,8 +9,8 @@
 
 use super::SimReport;
 use super::checks::{GlobalStores, SharedRaces};
-use super::decode::{Decoded, Op, Src, unary_bits};
-use super::error::{Address, Check, Fault};
+use super::decode::{Decoded, MicroOp, Src, unary_bits};
+use super::error::{Address, Check, SimFault};
 use super::shfl::source_lane;
 use crate::backend::ptx::lir::{Guard, Special, Ty};
 use crate::interp::{Memory, MemoryError};
@@ -74,7 +74,7 @@ impl Cta {
     }
 
     /// Runs program `pid` from the first instruction to the last.
-    pub fn run(&mut self, l: &mut Launch<'_>, mem: &mut Memory, pid: [u32; 3]) -> Result<(), Fault> {
+    pub fn run(&mut self, l: &mut Launch<'_>, mem: &mut Memory, pid: [u32; 3]) -> Result<(), SimFault> {
         self.pid = pid;
         self.written_all.fill(false);
         self.written.fill(0);
@@ -168,14 +168,14 @@ impl Cta {
     }
 
     /// Every active thread must have written `s` before reading it.
-    fn need(&self, s: Src) -> Result<(), Fault> {
+    fn need(&self, s: Src) -> Result<(), SimFault> {
         match s {
             Src::Reg(r) => self.need_reg(r),
             Src::Imm(_) => Ok(()),
         }
     }
 
-    fn need_reg(&self, r: u32) -> Result<(), Fault> {
+    fn need_reg(&self, r: u32) -> Result<(), SimFault> {
         let ri = r as usize;
         if self.written_all[ri] {
             return Ok(());
@@ -184,7 +184,7 @@ impl Cta {
             (0..self.t).find(|&t| self.active(t) && self.written[ri * self.words + t / 64] & (1 << (t % 64)) == 0);
         match missing {
             None => Ok(()),
-            Some(t) => Err(Fault::new(
+            Some(t) => Err(SimFault::new(
                 Check::UninitializedRegister,
                 Some(t as u32),
                 format!("register {} is read before this thread wrote it (its value is unspecified)", self.names[ri]),
@@ -200,7 +200,7 @@ impl Cta {
         }
     }
 
-    fn need_guard(&self, g: Option<Guard>) -> Result<(), Fault> {
+    fn need_guard(&self, g: Option<Guard>) -> Result<(), SimFault> {
         match g {
             None => Ok(()),
             Some(g) => self.need_reg(g.pred.0),
@@ -209,21 +209,21 @@ impl Cta {
 
     // ---- execution ----
 
-    fn exec(&mut self, l: &mut Launch<'_>, mem: &mut Memory, start: usize, end: usize) -> Result<(), Fault> {
+    fn exec(&mut self, l: &mut Launch<'_>, mem: &mut Memory, start: usize, end: usize) -> Result<(), SimFault> {
         let d = l.d;
         let mut pc = start;
         while pc < end {
             self.pc = pc;
             l.report.instructions += 1;
             match &d.ops[pc] {
-                Op::Nop => {}
-                Op::Mov { dst, src } => {
+                MicroOp::Nop => {}
+                MicroOp::Mov { dst, src } => {
                     self.need(*src)?;
                     let mut a = self.fetch(*src, 0);
                     self.put(*dst, &a);
                     std::mem::swap(&mut self.scratch[0], &mut a);
                 }
-                Op::Special { dst, sreg } => {
+                MicroOp::Special { dst, sreg } => {
                     let mut out = std::mem::take(&mut self.scratch[3]);
                     for (t, o) in out.iter_mut().enumerate() {
                         *o = u64::from(match sreg {
@@ -235,7 +235,7 @@ impl Cta {
                     self.put(*dst, &out);
                     self.scratch[3] = out;
                 }
-                Op::Bin { f, dst, a, b } => {
+                MicroOp::Bin { f, dst, a, b } => {
                     self.need(*a)?;
                     self.need(*b)?;
                     let (x, y) = (self.fetch(*a, 0), self.fetch(*b, 1));
@@ -247,7 +247,7 @@ impl Cta {
                             Some(v) => out[t] = v,
                             None if !self.active(t) => out[t] = 0,
                             None => {
-                                return Err(Fault::new(
+                                return Err(SimFault::new(
                                     Check::DivisionByZero,
                                     Some(t as u32),
                                     "integer division by zero (the result is unspecified on the GPU)",
@@ -260,7 +260,7 @@ impl Cta {
                     self.put(*dst, &out);
                     self.scratch = [x, y, std::mem::take(&mut self.scratch[2]), out];
                 }
-                Op::Not { dst, src } => {
+                MicroOp::Not { dst, src } => {
                     self.need_reg(*src)?;
                     let mut x = self.fetch(Src::Reg(*src), 0);
                     for v in x.iter_mut() {
@@ -269,7 +269,7 @@ impl Cta {
                     self.put(*dst, &x);
                     self.scratch[0] = x;
                 }
-                Op::Unary { op, ty, dst, src } => {
+                MicroOp::Unary { op, ty, dst, src } => {
                     self.need_reg(*src)?;
                     let mut x = self.fetch(Src::Reg(*src), 0);
                     for v in x.iter_mut() {
@@ -278,7 +278,7 @@ impl Cta {
                     self.put(*dst, &x);
                     self.scratch[0] = x;
                 }
-                Op::Cvt { f, dst, src } => {
+                MicroOp::Cvt { f, dst, src } => {
                     self.need_reg(*src)?;
                     let mut x = self.fetch(Src::Reg(*src), 0);
                     let n = self.t;
@@ -290,7 +290,7 @@ impl Cta {
                     self.put(*dst, &x);
                     self.scratch[0] = x;
                 }
-                Op::Setp { f, dst, a, b } => {
+                MicroOp::Setp { f, dst, a, b } => {
                     self.need(*a)?;
                     self.need(*b)?;
                     let (mut x, y) = (self.fetch(*a, 0), self.fetch(*b, 1));
@@ -304,7 +304,7 @@ impl Cta {
                     self.scratch[0] = x;
                     self.scratch[1] = y;
                 }
-                Op::Selp { dst, a, b, cond } => {
+                MicroOp::Selp { dst, a, b, cond } => {
                     self.need(*a)?;
                     self.need(*b)?;
                     self.need_reg(*cond)?;
@@ -322,12 +322,12 @@ impl Cta {
                     self.scratch[1] = y;
                     self.scratch[2] = c;
                 }
-                Op::LdGlobal { guard, size, dsts, addr, offset } => {
+                MicroOp::LdGlobal { guard, size, dsts, addr, offset } => {
                     self.need_guard(*guard)?;
                     self.need_reg(*addr)?;
                     self.ld_global(l, mem, *guard, *size, dsts, *addr, *offset)?;
                 }
-                Op::StGlobal { guard, size, srcs, addr, offset } => {
+                MicroOp::StGlobal { guard, size, srcs, addr, offset } => {
                     self.need_guard(*guard)?;
                     self.need_reg(*addr)?;
                     for s in srcs {
@@ -335,7 +335,7 @@ impl Cta {
                     }
                     self.st_global(l, mem, *guard, *size, srcs, *addr, *offset)?;
                 }
-                Op::LdShared { size, dst, addr, offset } => {
+                MicroOp::LdShared { size, dst, addr, offset } => {
                     self.need_reg(*addr)?;
                     for t in 0..self.t {
                         if self.active(t) {
@@ -348,7 +348,7 @@ impl Cta {
                     }
                     self.wrote(*dst);
                 }
-                Op::StShared { guard, size, src, addr, offset } => {
+                MicroOp::StShared { guard, size, src, addr, offset } => {
                     self.need_guard(*guard)?;
                     self.need_reg(*addr)?;
                     self.need_reg(*src)?;
@@ -361,14 +361,14 @@ impl Cta {
                         }
                     }
                 }
-                Op::Shfl { dst, src, mode, b, c, member_mask } => {
+                MicroOp::Shfl { dst, src, mode, b, c, member_mask } => {
                     self.need_reg(*src)?;
                     l.report.shuffles += self.shfl(*dst, *src, *mode, *b, *c, *member_mask)?;
                 }
-                Op::BarSync { id } => {
+                MicroOp::BarSync { id } => {
                     if let Some(t) = (0..self.t).find(|&t| !self.active(t)) {
                         let reached = self.active.iter().filter(|a| **a).count();
-                        return Err(Fault::new(
+                        return Err(SimFault::new(
                             Check::BarrierDivergence,
                             Some(t as u32),
                             format!(
@@ -382,7 +382,7 @@ impl Cta {
                     self.epoch += 1;
                     l.report.barriers += 1;
                 }
-                Op::Loop { ty, iv, lower, upper, step, end } => {
+                MicroOp::Loop { ty, iv, lower, upper, step, end } => {
                     self.run_loop(l, mem, pc, *ty, *iv, *lower, *upper, *step, *end)?;
                     pc = *end;
                     continue;
@@ -407,7 +407,7 @@ impl Cta {
         upper: Src,
         step: Src,
         end: usize,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), SimFault> {
         self.need(lower)?;
         self.need(upper)?;
         self.need(step)?;
@@ -423,7 +423,7 @@ impl Cta {
             }
             let (lo, hi, st) = (signed(self.get(lower, t)), signed(self.get(upper, t)), signed(self.get(step, t)));
             if st <= 0 {
-                return Err(Fault::new(
+                return Err(SimFault::new(
                     Check::LoopBounds,
                     Some(t as u32),
                     format!("loop step {st} is not positive (the GPU traps)"),
@@ -469,10 +469,10 @@ impl Cta {
         Ok(())
     }
 
-    fn shared_addr(&self, addr: u32, offset: u32, size: u32, t: usize) -> Result<u32, Fault> {
+    fn shared_addr(&self, addr: u32, offset: u32, size: u32, t: usize) -> Result<u32, SimFault> {
         let a = (self.get(Src::Reg(addr), t) as u32).wrapping_add(offset);
         if u64::from(a) + u64::from(size) > self.shared.len() as u64 {
-            return Err(Fault::new(
+            return Err(SimFault::new(
                 Check::SharedOutOfBounds,
                 Some(t as u32),
                 format!(
@@ -484,7 +484,7 @@ impl Cta {
             .at(Address::Shared(a)));
         }
         if !a.is_multiple_of(size) {
-            return Err(Fault::new(
+            return Err(SimFault::new(
                 Check::Misaligned,
                 Some(t as u32),
                 format!("{size}-byte shared access at offset {a} is not aligned to {size} bytes"),
@@ -506,12 +506,12 @@ impl Cta {
         n: usize,
         t: usize,
         what: &str,
-    ) -> Result<u64, Fault> {
+    ) -> Result<u64, SimFault> {
         let a = self.get(Src::Reg(addr), t).wrapping_add(offset as u64);
         let bytes = u64::from(size) * n as u64;
         if !a.is_multiple_of(bytes) {
             let vec = if n > 1 { format!(".v{n} ") } else { String::new() };
-            return Err(Fault::new(
+            return Err(SimFault::new(
                 Check::Misaligned,
                 Some(t as u32),
                 format!("misaligned global {vec}{what}: {}", MemoryError::Misaligned { addr: a, bytes }),
@@ -520,7 +520,7 @@ impl Cta {
             .at(Address::Global(a)));
         }
         if let Err(e) = mem.read_bytes(a, bytes as usize) {
-            return Err(Fault::new(
+            return Err(SimFault::new(
                 Check::OutOfBounds,
                 Some(t as u32),
                 format!("out-of-bounds global {what}: {e}"),
@@ -540,7 +540,7 @@ impl Cta {
         dsts: &[u32],
         addr: u32,
         offset: i64,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), SimFault> {
         let n = dsts.len();
         let partial = guard.is_some() || !self.all_active;
         for t in 0..self.t {
@@ -584,7 +584,7 @@ impl Cta {
         srcs: &[u32],
         addr: u32,
         offset: i64,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), SimFault> {
         let n = srcs.len();
         let mut buf = [0u8; 32];
         for t in 0..self.t {
@@ -604,7 +604,15 @@ impl Cta {
     }
 
     /// Executes a shuffle in every warp with an active lane; returns how many warps did.
-    fn shfl(&mut self, dst: u32, src: u32, mode: super::shfl::Mode, b: u32, c: u32, member: u32) -> Result<u64, Fault> {
+    fn shfl(
+        &mut self,
+        dst: u32,
+        src: u32,
+        mode: super::shfl::Mode,
+        b: u32,
+        c: u32,
+        member: u32,
+    ) -> Result<u64, SimFault> {
         let mut warps = 0;
         for w in 0..self.t / 32 {
             let base = w * 32;
@@ -622,7 +630,7 @@ impl Cta {
             warps += 1;
             let help = "every lane named in the member mask must execute the shuffle, and only those: keep shuffles out of divergent code and pass the mask of the lanes that take part";
             if let Some(l) = (0..32).find(|&l| executing & (1 << l) != 0 && member & (1 << l) == 0) {
-                return Err(Fault::new(
+                return Err(SimFault::new(
                     Check::ShuffleMembership,
                     Some((base + l) as u32),
                     format!("lane {l} executes shfl.sync but is not in its member mask 0x{member:08x}"),
@@ -630,7 +638,7 @@ impl Cta {
                 ));
             }
             if let Some(l) = (0..32).find(|&l| member & (1 << l) != 0 && executing & (1 << l) == 0) {
-                return Err(Fault::new(
+                return Err(SimFault::new(
                     Check::ShuffleMembership,
                     Some((base + l) as u32),
                     format!("lane {l} is named in the member mask 0x{member:08x} of shfl.sync but does not execute it"),
@@ -644,7 +652,7 @@ impl Cta {
                 let (j, _) = source_lane(mode, l, b, c);
                 if member & (1 << j) == 0 || executing & (1 << j) == 0 {
                     let why = if member & (1 << j) == 0 { "outside the member mask" } else { "inactive" };
-                    return Err(Fault::new(
+                    return Err(SimFault::new(
                         Check::ShuffleSource,
                         Some(base as u32 + l),
                         format!(

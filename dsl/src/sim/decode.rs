@@ -7,7 +7,7 @@
 //! Register bits: `I32` and `F32` values are held zero-extended in a `u64`, `I64` as is,
 //! `Pred` as `0` or `1`.
 
-use super::error::{Check, Fault};
+use super::error::{Check, SimFault};
 use crate::backend::ptx::lir::{BinOp, Cmp, Group, Guard, Inst, Operand, ParamTy, Program, Special, Ty};
 use crate::interp::scalar::{f32_to_i32, f32_to_i64, max_f32, min_f32, unary_f32, unary_int};
 use crate::ir::{PropagateNan, UnaryOp};
@@ -27,7 +27,7 @@ pub(crate) type CvtFn = fn(u64) -> u64;
 
 /// A decoded instruction (see [`Inst`] for the semantics of each).
 #[derive(Clone, Debug)]
-pub(crate) enum Op {
+pub(crate) enum MicroOp {
     Nop,
     Mov {
         dst: u32,
@@ -123,7 +123,7 @@ pub(crate) enum Op {
 /// The decoded program: instructions and, for each, the group marker above it.
 #[derive(Debug)]
 pub(crate) struct Decoded {
-    pub ops: Vec<Op>,
+    pub ops: Vec<MicroOp>,
     /// Index into `groups` of every op's group marker (`u32::MAX`: none yet).
     pub group_of: Vec<u32>,
     pub groups: Vec<Group>,
@@ -140,14 +140,14 @@ impl Decoded {
 }
 
 /// Decodes `p` for a launch with `args` (already checked against the parameters).
-pub(crate) fn decode(p: &Program, args: &[ArgValue]) -> Result<Decoded, Fault> {
+pub(crate) fn decode(p: &Program, args: &[ArgValue]) -> Result<Decoded, SimFault> {
     let mut d = Decoded { ops: Vec::new(), group_of: Vec::new(), groups: Vec::new(), tys: p.regs.clone() };
     let mut group = u32::MAX;
     block(p, args, &p.body, &mut d, &mut group)?;
     Ok(d)
 }
 
-fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group: &mut u32) -> Result<(), Fault> {
+fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group: &mut u32) -> Result<(), SimFault> {
     for inst in insts {
         if let Inst::Group(g) = inst {
             d.groups.push(g.clone());
@@ -155,7 +155,7 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
             continue;
         }
         let at = d.ops.len();
-        d.ops.push(Op::Nop);
+        d.ops.push(MicroOp::Nop);
         d.group_of.push(*group);
         let op = match inst {
             Inst::Group(_) => unreachable!("handled above"),
@@ -170,43 +170,51 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                     // any other (parameter, argument) pair does not fit (not an op kind)
                     _ => return Err(unsupported(format!("argument {param} does not fit its parameter"))),
                 };
-                Op::Mov { dst: dst.0, src: Src::Imm(bits) }
+                MicroOp::Mov { dst: dst.0, src: Src::Imm(bits) }
             }
-            Inst::CvtaGlobal { dst, src } => Op::Mov { dst: dst.0, src: Src::Reg(src.0) },
-            Inst::ReadSpecial { dst, sreg } => Op::Special { dst: dst.0, sreg: *sreg },
-            Inst::Mov { ty, dst, src } => Op::Mov { dst: dst.0, src: src_of(*src, *ty) },
+            Inst::CvtaGlobal { dst, src } => MicroOp::Mov { dst: dst.0, src: Src::Reg(src.0) },
+            Inst::ReadSpecial { dst, sreg } => MicroOp::Special { dst: dst.0, sreg: *sreg },
+            Inst::Mov { ty, dst, src } => MicroOp::Mov { dst: dst.0, src: src_of(*src, *ty) },
             Inst::Bin { op, ty, dst, a, b } => {
                 // Shift amounts are 32-bit whatever the shifted type (as the writer prints).
                 let bty = if matches!(op, BinOp::Shl | BinOp::ShrU) { Ty::I32 } else { *ty };
-                Op::Bin { f: bin_fn(*op, *ty)?, dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, bty) }
+                MicroOp::Bin { f: bin_fn(*op, *ty)?, dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, bty) }
             }
-            Inst::Unary { op, ty, dst, src } => Op::Unary { op: *op, ty: *ty, dst: dst.0, src: src.0 },
-            Inst::Not { dst, src } => Op::Not { dst: dst.0, src: src.0 },
+            Inst::Unary { op, ty, dst, src } => MicroOp::Unary { op: *op, ty: *ty, dst: dst.0, src: src.0 },
+            Inst::Not { dst, src } => MicroOp::Not { dst: dst.0, src: src.0 },
             Inst::MulWide { dst, a, b } => {
                 let f: BinFn = |a, b| Some((i64::from(a as u32 as i32) * i64::from(b as u32 as i32)) as u64);
-                Op::Bin { f, dst: dst.0, a: src_of(*a, Ty::I32), b: src_of(*b, Ty::I32) }
+                MicroOp::Bin { f, dst: dst.0, a: src_of(*a, Ty::I32), b: src_of(*b, Ty::I32) }
             }
-            Inst::Cvt { dst, to, src, from } => Op::Cvt { f: cvt_fn(*from, *to)?, dst: dst.0, src: src.0 },
+            Inst::Cvt { dst, to, src, from } => MicroOp::Cvt { f: cvt_fn(*from, *to)?, dst: dst.0, src: src.0 },
             Inst::Setp { cmp, ty, dst, a, b } => {
-                Op::Setp { f: cmp_fn(*cmp, *ty)?, dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, *ty) }
+                MicroOp::Setp { f: cmp_fn(*cmp, *ty)?, dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, *ty) }
             }
             Inst::Selp { ty, dst, a, b, cond } => {
-                Op::Selp { dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, *ty), cond: cond.0 }
+                MicroOp::Selp { dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, *ty), cond: cond.0 }
             }
-            Inst::LdGlobal { guard, ty, dsts, addr, offset, .. } => {
-                Op::LdGlobal { guard: *guard, size: mem_size(*ty)?, dsts: regs(dsts)?, addr: addr.0, offset: *offset }
-            }
-            Inst::StGlobal { guard, ty, srcs, addr, offset } => {
-                Op::StGlobal { guard: *guard, size: mem_size(*ty)?, srcs: regs(srcs)?, addr: addr.0, offset: *offset }
-            }
-            Inst::SharedBase { dst } => Op::Mov { dst: dst.0, src: Src::Imm(0) },
+            Inst::LdGlobal { guard, ty, dsts, addr, offset, .. } => MicroOp::LdGlobal {
+                guard: *guard,
+                size: mem_size(*ty)?,
+                dsts: regs(dsts)?,
+                addr: addr.0,
+                offset: *offset,
+            },
+            Inst::StGlobal { guard, ty, srcs, addr, offset } => MicroOp::StGlobal {
+                guard: *guard,
+                size: mem_size(*ty)?,
+                srcs: regs(srcs)?,
+                addr: addr.0,
+                offset: *offset,
+            },
+            Inst::SharedBase { dst } => MicroOp::Mov { dst: dst.0, src: Src::Imm(0) },
             Inst::LdShared { ty, dst, addr, offset } => {
-                Op::LdShared { size: mem_size(*ty)?, dst: dst.0, addr: addr.0, offset: *offset }
+                MicroOp::LdShared { size: mem_size(*ty)?, dst: dst.0, addr: addr.0, offset: *offset }
             }
             Inst::StShared { guard, ty, src, addr, offset } => {
-                Op::StShared { guard: *guard, size: mem_size(*ty)?, src: src.0, addr: addr.0, offset: *offset }
+                MicroOp::StShared { guard: *guard, size: mem_size(*ty)?, src: src.0, addr: addr.0, offset: *offset }
             }
-            Inst::Shfl { dst, src, lane_mask, clamp, member_mask, .. } => Op::Shfl {
+            Inst::Shfl { dst, src, lane_mask, clamp, member_mask, .. } => MicroOp::Shfl {
                 dst: dst.0,
                 src: src.0,
                 mode: super::shfl::Mode::Bfly,
@@ -214,14 +222,14 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                 c: *clamp,
                 member_mask: *member_mask,
             },
-            Inst::BarSync { id } => Op::BarSync { id: *id },
+            Inst::BarSync { id } => MicroOp::BarSync { id: *id },
             Inst::Loop { ty, iv, lower, upper, step, body } => {
                 if !matches!(ty, Ty::I32 | Ty::I64) {
                     return Err(unsupported(format!("a loop over {ty:?}")));
                 }
                 let (lower, upper, step) = (src_of(*lower, *ty), src_of(*upper, *ty), src_of(*step, *ty));
                 block(p, args, body, d, group)?;
-                Op::Loop { ty: *ty, iv: iv.0, lower, upper, step, end: d.ops.len() }
+                MicroOp::Loop { ty: *ty, iv: iv.0, lower, upper, step, end: d.ops.len() }
             }
         };
         d.ops[at] = op;
@@ -229,8 +237,8 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
     Ok(())
 }
 
-fn unsupported(what: String) -> Fault {
-    Fault::new(
+fn unsupported(what: String) -> SimFault {
+    SimFault::new(
         Check::Unsupported,
         None,
         format!("the simulator cannot execute {what}"),
@@ -238,14 +246,14 @@ fn unsupported(what: String) -> Fault {
     )
 }
 
-fn regs(rs: &[crate::backend::ptx::lir::Reg]) -> Result<Vec<u32>, Fault> {
+fn regs(rs: &[crate::backend::ptx::lir::Reg]) -> Result<Vec<u32>, SimFault> {
     if !matches!(rs.len(), 1 | 2 | 4) {
         return Err(unsupported(format!("a vector access of {} elements", rs.len())));
     }
     Ok(rs.iter().map(|r| r.0).collect())
 }
 
-fn mem_size(ty: Ty) -> Result<u32, Fault> {
+fn mem_size(ty: Ty) -> Result<u32, SimFault> {
     match ty {
         Ty::Pred => Err(unsupported("a memory access of type pred".into())),
         t => Ok(t.size_bytes()),
@@ -270,9 +278,9 @@ pub(crate) fn src_of(o: Operand, ty: Ty) -> Src {
     }
 }
 
-/// One element of [`Op::Unary`]: the interpreter's own element function on the bits of
+/// One element of [`MicroOp::Unary`]: the interpreter's own element function on the bits of
 /// a register of type `ty`.
-pub(crate) fn unary_bits(op: UnaryOp, ty: Ty, x: u64) -> Result<u64, Fault> {
+pub(crate) fn unary_bits(op: UnaryOp, ty: Ty, x: u64) -> Result<u64, SimFault> {
     Ok(match ty {
         Ty::I32 => from_i32(unary_int(op, i64::from(i32_of(x))) as i32),
         Ty::I64 => unary_int(op, x as i64) as u64,
@@ -297,7 +305,7 @@ fn from_f32(x: f32) -> u64 {
     u64::from(x.to_bits())
 }
 
-fn bin_fn(op: BinOp, ty: Ty) -> Result<BinFn, Fault> {
+fn bin_fn(op: BinOp, ty: Ty) -> Result<BinFn, SimFault> {
     use PropagateNan::{All, None as Ign};
     let f: BinFn = match (op, ty) {
         (BinOp::Add, Ty::I32) => |a, b| Some(from_i32(i32_of(a).wrapping_add(i32_of(b)))),
@@ -334,7 +342,7 @@ fn bin_fn(op: BinOp, ty: Ty) -> Result<BinFn, Fault> {
     Ok(f)
 }
 
-fn cmp_fn(cmp: Cmp, ty: Ty) -> Result<CmpFn, Fault> {
+fn cmp_fn(cmp: Cmp, ty: Ty) -> Result<CmpFn, SimFault> {
     let f: CmpFn = match (cmp, ty) {
         (Cmp::Lt, Ty::I32) => |a, b| i32_of(a) < i32_of(b),
         (Cmp::Le, Ty::I32) => |a, b| i32_of(a) <= i32_of(b),
@@ -358,7 +366,7 @@ fn cmp_fn(cmp: Cmp, ty: Ty) -> Result<CmpFn, Fault> {
     Ok(f)
 }
 
-fn cvt_fn(from: Ty, to: Ty) -> Result<CvtFn, Fault> {
+fn cvt_fn(from: Ty, to: Ty) -> Result<CvtFn, SimFault> {
     let f: CvtFn = match (from, to) {
         (a, b) if a == b => |x| x,
         (Ty::I32, Ty::I64) => |x| i64::from(i32_of(x)) as u64,

@@ -152,7 +152,7 @@ impl std::error::Error for SimError {}
 /// A check that fired inside a CTA, before the launch context (kernel, program, source
 /// line) is attached by [`super::cta`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Fault {
+pub(crate) struct SimFault {
     pub check: Check,
     pub thread: Option<u32>,
     pub address: Option<Address>,
@@ -160,12 +160,12 @@ pub(crate) struct Fault {
     pub help: String,
 }
 
-impl Fault {
-    pub fn new(check: Check, thread: Option<u32>, message: impl Into<String>, help: impl Into<String>) -> Fault {
-        Fault { check, thread, address: None, message: message.into(), help: help.into() }
+impl SimFault {
+    pub fn new(check: Check, thread: Option<u32>, message: impl Into<String>, help: impl Into<String>) -> SimFault {
+        SimFault { check, thread, address: None, message: message.into(), help: help.into() }
     }
 
-    pub fn at(mut self, address: Address) -> Fault {
+    pub fn at(mut self, address: Address) -> SimFault {
         self.address = Some(address);
         self
     }

@@ -56,7 +56,7 @@ use crate::backend::ptx::lir::{self, ParamTy};
 use crate::interp::Memory;
 use crate::spec::ArgValue;
 
-use error::Fault;
+use error::SimFault;
 
 /// What a launch did (for tests and timing): counts over all programs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -162,7 +162,7 @@ fn check_args(p: &lir::Program, args: &[ArgValue]) -> Result<(), SimError> {
 
 /// Attaches the launch context to a fault: the kernel, the program, the op's group
 /// marker and its source line.
-fn attach(p: &lir::Program, d: Option<&decode::Decoded>, at: Option<([u32; 3], usize)>, f: Fault) -> SimError {
+fn attach(p: &lir::Program, d: Option<&decode::Decoded>, at: Option<([u32; 3], usize)>, f: SimFault) -> SimError {
     let group = d.zip(at).and_then(|(d, (_, pc))| {
         let g = *d.group_of.get(pc)?;
         d.groups.get(g as usize)

@@ -63,7 +63,6 @@ mod tests {
             params: Vec::new(),
             target: "sm_86".into(),
             ptx_version: (7, 8),
-            num_warps: 1,
             threads_per_cta: 32,
             shared_bytes: 0,
             regs: vec![Ty::Pred, Ty::I64, Ty::F32, Ty::F32],

@@ -104,10 +104,6 @@ impl Builder {
         if self.errors.is_empty() { Ok(self.kernel) } else { Err(TraceError(Diagnostics(self.errors))) }
     }
 
-    pub fn kernel_name(&self) -> &str {
-        &self.kernel.name
-    }
-
     pub fn semantics(&self) -> Semantics {
         self.options.semantics
     }

@@ -295,16 +295,6 @@ pub enum ParamTy {
     F32,
 }
 
-impl ParamTy {
-    pub fn reg_ty(self) -> Ty {
-        match self {
-            ParamTy::Ptr | ParamTy::I64 => Ty::I64,
-            ParamTy::I32 => Ty::I32,
-            ParamTy::F32 => Ty::F32,
-        }
-    }
-}
-
 /// A human-readable record of one block value's layout (for readers and golden files).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayoutNote {
@@ -330,7 +320,6 @@ pub struct Program {
     pub target: String,
     /// `.version` (major, minor).
     pub ptx_version: (u32, u32),
-    pub num_warps: u32,
     /// `num_warps * 32`, printed as `.maxntid`.
     pub threads_per_cta: u32,
     /// Bytes of the CTA's shared buffer (0: none is declared). 16-byte aligned.

@@ -133,7 +133,6 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
             .collect(),
         target: options.arch.to_string(),
         ptx_version: options.ptx_version,
-        num_warps: nw,
         threads_per_cta: threads as u32,
         shared_bytes: l.shared_bytes,
         regs: l.regs,
