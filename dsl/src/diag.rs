@@ -1,9 +1,113 @@
-//! Diagnostics shared by every stage: what went wrong, in which kernel, at which op's
-//! source line, and what to do about it.
+//! The one diagnostic type every stage reports with: a stable code, a severity, the
+//! kernel, the source location of the offending op, what went wrong, notes and what to do.
+//!
+//! Codes are declared once, in [`declare_codes!`] below (documented in
+//! `docs/diagnostics.md`, which a test keeps in step). Callers branch on [`Code`], never on
+//! message text: "is this a register-budget refusal?" is
+//! `d.code == Code::PtxRegisterBudget`.
 
 use std::fmt;
 
 use crate::ir::SourceLoc;
+
+/// The stage a diagnostic comes from (the hundreds digit of its code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    Trace,
+    Verify,
+    Lint,
+    Interpreter,
+    Simulator,
+    Guard,
+    Launch,
+    PtxBackEnd,
+}
+
+/// Declares [`Code`] with each code's stable id, stage and one-line summary.
+macro_rules! declare_codes {
+    ($( $(#[doc = $doc:literal])* $name:ident = $id:literal, $stage:ident, $summary:literal; )*) => {
+        /// A diagnostic's stable code (`RT0801`...). See `docs/diagnostics.md`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code {
+            $( $(#[doc = $doc])* $name, )*
+        }
+
+        impl Code {
+            /// Every code, in table order.
+            pub const ALL: &'static [Code] = &[$(Code::$name),*];
+
+            /// The stable id, `RT` and four digits.
+            pub fn id(self) -> &'static str {
+                match self {
+                    $( Code::$name => $id, )*
+                }
+            }
+
+            pub fn stage(self) -> Stage {
+                match self {
+                    $( Code::$name => Stage::$stage, )*
+                }
+            }
+
+            /// What the code means, in one line.
+            pub fn summary(self) -> &'static str {
+                match self {
+                    $( Code::$name => $summary, )*
+                }
+            }
+
+            /// The code with this id (`RT0801`).
+            pub fn from_id(id: &str) -> Option<Code> {
+                Code::ALL.iter().copied().find(|c| c.id() == id)
+            }
+        }
+    };
+}
+
+declare_codes! {
+    TraceRule = "RT0101", Trace, "an op breaks a language rule (types, shapes, ranges, constexprs)";
+    TraceTritonConstexprTo = "RT0102", Trace, "Triton semantics: `.to()` on an argument specialized to 1 (Triton's AttributeError)";
+    InvalidIr = "RT0201", Verify, "the IR breaks an invariant (a compiler bug or hand-built IR)";
+    LintToOnSpecializableArg = "RT0301", Lint, "`.to()` on an integer argument Triton specializes when it is 1 (triton-lang/triton#2939)";
+    LintI32IndexProduct = "RT0302", Lint, "an i32 index times an argument: can pass 2^31 (triton-lang/triton#832)";
+    LintUnspecializedUnitStride = "RT0303", Lint, "a unit stride that specialization cannot fold (triton-lang/triton#9834)";
+    InterpLaunch = "RT0401", Interpreter, "the arguments or the grid do not fit the kernel";
+    InterpOutOfBounds = "RT0402", Interpreter, "a load or store outside every allocation";
+    InterpMisaligned = "RT0403", Interpreter, "a load or store at an address not aligned to its element";
+    InterpDivisionByZero = "RT0404", Interpreter, "an integer division by zero";
+    InterpNonPositiveStep = "RT0405", Interpreter, "a loop with a step that is not positive";
+    InterpUnsupported = "RT0406", Interpreter, "an op the interpreter cannot run (hand-built IR)";
+    SimLaunch = "RT0501", Simulator, "the arguments do not fit the lowered program";
+    SimOutOfBounds = "RT0502", Simulator, "a global access outside every allocation";
+    SimMisaligned = "RT0503", Simulator, "a global access not aligned to its width";
+    SimSharedOutOfBounds = "RT0504", Simulator, "a shared-memory access outside the CTA's buffer";
+    SimShuffleMembership = "RT0505", Simulator, "a shuffle by a thread outside its member mask";
+    SimShuffleSource = "RT0506", Simulator, "a shuffle reading an inactive or non-member lane";
+    SimBarrierDivergence = "RT0507", Simulator, "a barrier not reached by every thread of the CTA";
+    SimSharedRace = "RT0508", Simulator, "two threads touch a shared byte with no barrier between, one writing";
+    SimGlobalStoreConflict = "RT0509", Simulator, "two threads store the same global element";
+    SimGlobalRace = "RT0510", Simulator, "a program loads a global element another program stores";
+    SimUninitializedRegister = "RT0511", Simulator, "a register read before any write";
+    SimUninitializedShared = "RT0512", Simulator, "a shared byte read before any write";
+    SimDivisionByZero = "RT0513", Simulator, "an integer division by zero";
+    SimLoopBounds = "RT0514", Simulator, "a loop with bounds the lowering never emits";
+    SimUnsupported = "RT0515", Simulator, "an instruction the simulator cannot execute";
+    GuardIndexOverflow = "RT0601", Guard, "i32 index math on a tensor past 2^31 - 1 elements";
+    LaunchArgCount = "RT0701", Launch, "the wrong number of runtime arguments";
+    LaunchArgType = "RT0702", Launch, "an argument of another type than its parameter";
+    LaunchIntRange = "RT0703", Launch, "an integer that does not fit its i32 parameter";
+    LaunchNullPointer = "RT0704", Launch, "a null pointer argument";
+    LaunchForeignPointer = "RT0705", Launch, "a pointer this runtime did not allocate";
+    LaunchStrideRank = "RT0706", Launch, "a view with one stride per dimension missing";
+    LaunchViewOutOfBounds = "RT0707", Launch, "a view that reaches outside its buffer";
+    LaunchGridZero = "RT0708", Launch, "a grid with a zero dimension";
+    LaunchGridTooLarge = "RT0709", Launch, "a grid past the device's limit";
+    LaunchBlockTooLarge = "RT0710", Launch, "more threads per program than the device allows";
+    LaunchMissingConstexpr = "RT0711", Launch, "the grid closure reads a constexpr the launch does not set";
+    PtxUnsupported = "RT0801", PtxBackEnd, "an op or dtype the PTX back end does not lower";
+    PtxRegisterBudget = "RT0802", PtxBackEnd, "a block needs more registers per thread than the budget";
+    PtxLayoutConflict = "RT0803", PtxBackEnd, "one value would need two layouts (no layout conversion yet)";
+}
 
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -12,45 +116,87 @@ pub enum Severity {
     Warning,
 }
 
-/// One finding of a stage, always tied to a kernel and a source location.
+/// One finding of a stage.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
+    pub code: Code,
     pub severity: Severity,
     pub kernel: String,
-    pub loc: SourceLoc,
+    /// The offending op's source location (`None` only where no op is involved: a launch
+    /// argument, a grid).
+    pub loc: Option<SourceLoc>,
     /// What is wrong, lowercase, no trailing period.
     pub message: String,
+    /// Context lines, each printed on its own line (`at: program (1, 0, 0), thread 4`).
+    /// (A boxed slice: results carrying a `Diagnostic` as their error stay small.)
+    pub notes: Box<[String]>,
     /// What to do about it.
     pub help: String,
 }
 
 impl Diagnostic {
-    pub fn error(kernel: &str, loc: SourceLoc, message: impl Into<String>, help: impl Into<String>) -> Self {
+    pub fn error(
+        code: Code,
+        kernel: &str,
+        loc: impl Into<Option<SourceLoc>>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Self {
         Diagnostic {
+            code,
             severity: Severity::Error,
             kernel: kernel.to_string(),
-            loc,
+            loc: loc.into(),
             message: message.into(),
+            notes: Box::default(),
             help: help.into(),
         }
     }
 
-    pub fn warning(kernel: &str, loc: SourceLoc, message: impl Into<String>, help: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(kernel, loc, message, help) }
+    pub fn warning(
+        code: Code,
+        kernel: &str,
+        loc: impl Into<Option<SourceLoc>>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Self {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, kernel, loc, message, help) }
+    }
+
+    /// Adds a context line.
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        let mut notes = std::mem::take(&mut self.notes).into_vec();
+        notes.push(note.into());
+        self.notes = notes.into_boxed_slice();
+        self
     }
 }
 
 impl fmt::Display for Diagnostic {
     /// ```text
     /// error: kernel `row_max` at kernels-gpu/src/row_max.rs:31: message
+    ///   note lines
     ///   help: what to do
     /// ```
+    /// With `{:#}`, the header carries the code: `error[RT0802]: kernel ...`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let sev = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        write!(f, "{sev}: kernel `{}` at {}: {}", self.kernel, self.loc.short(), self.message)?;
+        if f.alternate() {
+            write!(f, "{sev}[{}]", self.code.id())?;
+        } else {
+            write!(f, "{sev}")?;
+        }
+        write!(f, ": kernel `{}`", self.kernel)?;
+        if let Some(loc) = self.loc {
+            write!(f, " at {}", loc.short())?;
+        }
+        write!(f, ": {}", self.message)?;
+        for n in self.notes.iter() {
+            write!(f, "\n  {n}")?;
+        }
         if !self.help.is_empty() {
             write!(f, "\n  help: {}", self.help)?;
         }
@@ -62,16 +208,81 @@ impl fmt::Display for Diagnostic {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
+impl Diagnostics {
+    /// Whether any diagnostic has `code`.
+    pub fn has(&self, code: Code) -> bool {
+        self.0.iter().any(|d| d.code == code)
+    }
+}
+
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, d) in self.0.iter().enumerate() {
             if i > 0 {
                 writeln!(f)?;
             }
-            write!(f, "{d}")?;
+            if f.alternate() { write!(f, "{d:#}")? } else { write!(f, "{d}")? }
         }
         Ok(())
     }
 }
 
 impl std::error::Error for Diagnostics {}
+
+/// What every stage's error offers: its diagnostics, each with a code.
+pub trait HasDiagnostics {
+    fn diagnostics(&self) -> Vec<Diagnostic>;
+
+    /// Whether any of the diagnostics has `code`.
+    fn has_code(&self, code: Code) -> bool {
+        self.diagnostics().iter().any(|d| d.code == code)
+    }
+}
+
+impl HasDiagnostics for Diagnostics {
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.0.clone()
+    }
+}
+
+impl HasDiagnostics for Diagnostic {
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        vec![self.clone()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_numbered_by_stage() {
+        let mut seen = std::collections::HashSet::new();
+        for c in Code::ALL {
+            assert!(seen.insert(c.id()), "duplicate id {}", c.id());
+            assert_eq!(Code::from_id(c.id()), Some(*c));
+            let digit = match c.stage() {
+                Stage::Trace => '1',
+                Stage::Verify => '2',
+                Stage::Lint => '3',
+                Stage::Interpreter => '4',
+                Stage::Simulator => '5',
+                Stage::Guard => '6',
+                Stage::Launch => '7',
+                Stage::PtxBackEnd => '8',
+            };
+            assert!(c.id().starts_with("RT0") && c.id().chars().nth(3) == Some(digit), "{} in {:?}", c.id(), c.stage());
+            assert!(!c.summary().is_empty() && !c.summary().ends_with('.'));
+        }
+    }
+
+    #[test]
+    fn the_alternate_form_shows_the_code() {
+        let loc = SourceLoc { file: "k.rs", line: 3, column: 1 };
+        let d = Diagnostic::error(Code::PtxRegisterBudget, "k", loc, "too many", "use fewer").note("at: here");
+        assert_eq!(d.to_string(), "error: kernel `k` at k.rs:3: too many\n  at: here\n  help: use fewer");
+        assert_eq!(format!("{d:#}"), "error[RT0802]: kernel `k` at k.rs:3: too many\n  at: here\n  help: use fewer");
+        let no_loc = Diagnostic::warning(Code::LaunchGridZero, "k", None, "m", "");
+        assert_eq!(no_loc.to_string(), "warning: kernel `k`: m");
+    }
+}

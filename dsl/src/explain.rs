@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use crate::analysis::index_width::{IndexWidths, analyze};
 use crate::backend::ptx::{AccessKind, Ptx, PtxError, PtxOptions};
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 use crate::guard::{TensorExtent, check_offsets};
 use crate::ir::{Kernel, OpKind, ParamDecl, ParamKind, Value};
 use crate::lint::LintOptions;
@@ -178,9 +178,13 @@ pub fn explain(input: &ExplainInput<'_>) -> Result<Explanation, SpecError> {
             session.ptx(def, input.constexprs, spec, options, &input.ptx).map_err(|e| match e {
                 CompileError::Ptx(p) => p,
                 // The trace succeeded (checked above), so only the back end can fail here.
-                CompileError::FrontEnd(_) | CompileError::LintDenied(_) => {
-                    PtxError::new(def.name, def.loc, e.to_string(), "report this as an rtriton bug")
-                }
+                CompileError::FrontEnd(_) | CompileError::LintDenied(_) => PtxError::new(
+                    Code::PtxUnsupported,
+                    def.name,
+                    def.loc,
+                    e.to_string(),
+                    "report this as an rtriton bug",
+                ),
             })
         })
     };

@@ -8,7 +8,7 @@
 //! tensor.
 
 use crate::analysis::index_width::analyze;
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 use crate::ir::{Kernel, ParamKind, SourceLoc};
 
 /// The largest element offset an i32 index can reach.
@@ -96,6 +96,7 @@ impl OffsetWidths {
             let Some((_, narrow)) = self.pointers.iter().find(|(p, _)| *p == extent.param) else {
                 let names: Vec<&str> = self.pointers.iter().map(|(p, _)| *p).collect();
                 return Err(Diagnostic::error(
+                    Code::GuardIndexOverflow,
                     &self.kernel,
                     self.loc,
                     format!(
@@ -107,6 +108,7 @@ impl OffsetWidths {
             };
             let (Some((loc, what)), true) = (narrow, extent.max_offset_elems > I32_MAX_OFFSET) else { continue };
             return Err(Diagnostic::error(
+                Code::GuardIndexOverflow,
                 &self.kernel,
                 *loc,
                 format!(

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::backend::ptx::{self, Ptx, PtxError, PtxOptions, lir};
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Diagnostic, Diagnostics, HasDiagnostics};
 use crate::ir::SourceLoc;
 use crate::lint::LintOptions;
 use crate::spec::{ArgValue, SpecError, SpecKey, SpecPolicy};
@@ -48,6 +48,26 @@ pub enum CompileError {
     /// The portability lint found something and the caller asked to deny findings.
     #[error("{0}")]
     LintDenied(Diagnostics),
+}
+
+impl HasDiagnostics for FrontEndError {
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        match self {
+            FrontEndError::Spec(e) => e.diagnostics(),
+            FrontEndError::Trace(e) => e.diagnostics(),
+            FrontEndError::Verify(e) => e.diagnostics(),
+        }
+    }
+}
+
+impl HasDiagnostics for CompileError {
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        match self {
+            CompileError::FrontEnd(e) => e.diagnostics(),
+            CompileError::Ptx(e) => HasDiagnostics::diagnostics(e),
+            CompileError::LintDenied(d) => d.diagnostics(),
+        }
+    }
 }
 
 /// What selects one traced kernel: the definition (name and definition site), the

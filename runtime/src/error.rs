@@ -4,6 +4,8 @@
 
 use cudarc::driver::DriverError;
 
+use rtriton::diag::{Diagnostic, HasDiagnostics};
+
 use crate::launch::LaunchError;
 
 /// Why a host operation failed.
@@ -33,9 +35,9 @@ pub enum HostError {
     /// The portability lint found problems and the launch asked to deny them.
     #[error("{0}")]
     LintDenied(rtriton::diag::Diagnostics),
-    /// The PTX back end refused the kernel.
-    #[error("kernel `{kernel}`: the ptx back end failed: {message}")]
-    Ptx { kernel: String, message: String },
+    /// The PTX back end refused the kernel (typed: ask `has_code(Code::PtxRegisterBudget)`).
+    #[error("kernel `{kernel}`: the ptx back end failed: {source}")]
+    Ptx { kernel: String, source: Box<rtriton::backend::ptx::PtxError> },
     /// The on-disk PTX cache could not be read or written.
     #[error("ptx cache at {path}: {message}; set RTRITON_CACHE_DIR to a writable folder")]
     Cache { path: String, message: String },
@@ -47,8 +49,31 @@ impl HostError {
         move |e| HostError::Driver { op, message: format!("{e:?}") }
     }
 
+    /// The diagnostics behind a refusal of the kernel or its launch (each with its code);
+    /// empty for driver, NVRTC and cache failures, which concern no kernel op.
+    pub fn kernel_diagnostics(&self) -> Vec<Diagnostic> {
+        match self {
+            HostError::Launch(e) => e.diagnostics(),
+            HostError::FrontEnd { source, .. } => source.diagnostics(),
+            HostError::LintDenied(d) => d.diagnostics(),
+            HostError::Ptx { source, .. } => HasDiagnostics::diagnostics(source.as_ref()),
+            HostError::NoDriver(_)
+            | HostError::NoNvrtc(_)
+            | HostError::NoDevice(_)
+            | HostError::Driver { .. }
+            | HostError::Nvrtc { .. }
+            | HostError::Cache { .. } => Vec::new(),
+        }
+    }
+
     /// Whether this error means "there is no GPU here" (as opposed to a failure on one).
     pub fn is_no_gpu(&self) -> bool {
         matches!(self, HostError::NoDriver(_) | HostError::NoDevice(_))
+    }
+}
+
+impl HasDiagnostics for HostError {
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.kernel_diagnostics()
     }
 }

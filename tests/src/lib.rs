@@ -140,7 +140,7 @@ pub fn run_on_simulator(
     case: &RowMaxCase,
     policy: SpecPolicy,
     num_warps: u32,
-) -> Result<Vec<f32>, String> {
+) -> Result<Vec<f32>, SimRunError> {
     run_def_on_simulator(&variant.def(), variant, case, policy, num_warps)
 }
 
@@ -152,12 +152,31 @@ pub fn run_def_on_simulator(
     case: &RowMaxCase,
     policy: SpecPolicy,
     num_warps: u32,
-) -> Result<Vec<f32>, String> {
+) -> Result<Vec<f32>, SimRunError> {
     let mut mem = Memory::new();
     let launch = prepare(&mut mem, shaped_like, case);
-    let program = lower(def, &launch, policy, num_warps)?;
-    rtriton::sim::run(&program, launch.grid, &launch.args, &mut mem).map_err(|e| e.to_string())?;
-    mem.read_f32(launch.y, case.n_rows).map_err(|e| e.to_string())
+    let program = lower(def, &launch, policy, num_warps).map_err(SimRunError::Compile)?;
+    rtriton::sim::run(&program, launch.grid, &launch.args, &mut mem).map_err(SimRunError::Simulator)?;
+    mem.read_f32(launch.y, case.n_rows).map_err(|e| SimRunError::Memory(e.to_string()))
+}
+
+/// Why [`run_def_on_simulator`] produced no rows, typed so tests branch on diagnostic
+/// codes (a register-budget refusal is `Compile` with `Code::PtxRegisterBudget`).
+#[derive(Debug)]
+pub enum SimRunError {
+    Compile(rtriton::session::CompileError),
+    Simulator(rtriton::sim::SimError),
+    Memory(String),
+}
+
+impl std::fmt::Display for SimRunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SimRunError::Compile(e) => write!(f, "{e}"),
+            SimRunError::Simulator(e) => write!(f, "{e}"),
+            SimRunError::Memory(e) => write!(f, "{e}"),
+        }
+    }
 }
 
 /// Specializes `def` for `launch`'s arguments under `policy`, traces it and lowers it to
@@ -167,7 +186,7 @@ pub fn lower(
     launch: &Launch,
     policy: SpecPolicy,
     num_warps: u32,
-) -> Result<rtriton::backend::ptx::lir::Program, String> {
+) -> Result<rtriton::backend::ptx::lir::Program, rtriton::session::CompileError> {
     lower_def(def, &launch.constexprs, &launch.args, policy, num_warps)
 }
 
@@ -179,14 +198,18 @@ pub fn lower_def(
     args: &[ArgValue],
     policy: SpecPolicy,
     num_warps: u32,
-) -> Result<rtriton::backend::ptx::lir::Program, String> {
+) -> Result<rtriton::backend::ptx::lir::Program, rtriton::session::CompileError> {
     use rtriton::backend::ptx::PtxOptions;
     use rtriton::session::CompileSession;
     let options = rtriton::trace::TraceOptions::default();
-    let spec = CompileSession::specialize(def, args, policy).map_err(|e| e.to_string())?;
-    let program = CompileSession::new()
-        .lower(def, constexprs, &spec, &options, &PtxOptions { num_warps, ..PtxOptions::default() })
-        .map_err(|e| e.to_string())?;
+    let spec = CompileSession::specialize(def, args, policy)?;
+    let program = CompileSession::new().lower(
+        def,
+        constexprs,
+        &spec,
+        &options,
+        &PtxOptions { num_warps, ..PtxOptions::default() },
+    )?;
     Ok(program.as_ref().clone())
 }
 

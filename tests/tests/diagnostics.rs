@@ -216,3 +216,52 @@ error: kernel `copy_unmasked` at tests/tests/diagnostics.rs:131: 2 runtime argum
 const LAUNCH_ARG_TYPE: &str = "\
 error: kernel `copy_unmasked` at tests/tests/diagnostics.rs:131: argument `x_ptr` is declared *f32, got 7
   help: pass a value of the declared type (pointers as device addresses from Memory)";
+
+/// Every stage's errors carry a code of that stage's family, so callers branch on codes:
+/// one bad input per stage.
+#[test]
+fn every_stage_reports_with_its_own_codes() {
+    use rtriton::diag::{Code, HasDiagnostics, Stage};
+    use rtriton::session::CompileSession;
+    let mut found: Vec<(Vec<Code>, Code, Stage)> = Vec::new();
+    let mut mem = Memory::new();
+    let args = args2(&mut mem, 20);
+    let opts = TraceOptions::default();
+    // Trace: a shape mismatch.
+    let e = CompileSession::new().front_end_for_args(&add_mismatched(), &[], &args, SpecPolicy::Triton, &opts);
+    found.push((codes(e.unwrap_err().diagnostics()), Code::TraceRule, Stage::Trace));
+    // Specialization (a launch check): one argument too few.
+    let e = CompileSession::new().front_end_for_args(
+        &copy_unmasked(),
+        &[("BLOCK", 16)],
+        &args[..2],
+        SpecPolicy::Triton,
+        &opts,
+    );
+    found.push((codes(e.unwrap_err().diagnostics()), Code::LaunchArgCount, Stage::Launch));
+    // Verifier: hand-built IR.
+    found.push((
+        codes(verify(store_i32_through_f32_pointer()).unwrap_err().diagnostics()),
+        Code::InvalidIr,
+        Stage::Verify,
+    ));
+    // Interpreter: an out-of-bounds load.
+    let e = interp::run_def(&copy_unmasked(), &[("BLOCK", 16)], &args, SpecPolicy::Triton, [2, 1, 1], &mut mem);
+    found.push((codes(e.unwrap_err().diagnostics()), Code::InterpOutOfBounds, Stage::Interpreter));
+    // PTX back end: a block over the register budget.
+    let spec = CompileSession::specialize(&copy_unmasked(), &args, SpecPolicy::Triton).unwrap();
+    let e = CompileSession::new().ptx(&copy_unmasked(), &[("BLOCK", 65536)], &spec, &opts, &Default::default());
+    found.push((codes(e.unwrap_err().diagnostics()), Code::PtxRegisterBudget, Stage::PtxBackEnd));
+    // Simulator: a launch with too few arguments.
+    let program = rtriton_tests::lower_def(&copy_unmasked(), &[("BLOCK", 16)], &args, SpecPolicy::Triton, 4).unwrap();
+    let e = rtriton::sim::run(&program, [1, 1, 1], &args[..2], &mut mem);
+    found.push((codes(e.unwrap_err().diagnostics()), Code::SimLaunch, Stage::Simulator));
+    for (got, want, stage) in found {
+        assert_eq!(got, [want], "{want:?}");
+        assert_eq!(want.stage(), stage);
+    }
+}
+
+fn codes(ds: Vec<rtriton::diag::Diagnostic>) -> Vec<rtriton::diag::Code> {
+    ds.iter().map(|d| d.code).collect()
+}

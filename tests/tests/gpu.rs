@@ -6,7 +6,7 @@
 
 use rstest::rstest;
 use rstest_reuse::apply;
-use rtriton::spec::SpecPolicy;
+use rtriton::spec::{SpecError, SpecPolicy};
 use rtriton_host::HostError;
 use rtriton_host::cache::DiskCache;
 use rtriton_host::driver::{DeviceBuffer, Gpu};
@@ -97,10 +97,10 @@ fn launch_checks_refuse_bad_arguments_before_the_driver() {
     let yv = || TensorArg::contiguous(&y, &[4]);
 
     let e = launch_error(rt.launch(&k, &row_max_args(xv(), yv(), 4, 8)[..5]));
-    assert!(matches!(e, LaunchError::ArgCount { expected: 6, got: 5, .. }), "{e}");
+    assert!(matches!(e, LaunchError::Spec(SpecError::ArgCount { expected: 6, got: 5, .. })), "{e}");
     let mut wrong = row_max_args(xv(), yv(), 4, 8);
     wrong[2] = Arg::F32(4.0);
-    assert!(matches!(launch_error(rt.launch(&k, &wrong)), LaunchError::ArgType { .. }));
+    assert!(matches!(launch_error(rt.launch(&k, &wrong)), LaunchError::Spec(SpecError::ArgType { .. })));
     let e = launch_error(rt.launch(&k, &row_max_args(TensorArg::contiguous(&foreign, &[4, 8]), yv(), 4, 8)));
     assert!(matches!(e, LaunchError::ForeignPointer { .. }), "{e}");
     assert!(e.to_string().starts_with("kernel `row_max`"), "{e}");

@@ -13,6 +13,7 @@ use rstest::rstest;
 use rstest_reuse::apply;
 use rtriton::backend::ptx::layout::MAX_REGS_PER_VALUE;
 use rtriton::backend::ptx::lir::{Inst, Program};
+use rtriton::diag::{Code, HasDiagnostics};
 use rtriton::interp::{self, Memory};
 use rtriton::kernel;
 use rtriton::prelude::*;
@@ -21,7 +22,7 @@ use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
 use rtriton_tests::tables::every_variant;
 use rtriton_tests::{
-    compare_bits, kernels, lower_def, prepare, reference, run_def_on_interpreter, run_def_on_simulator,
+    SimRunError, compare_bits, kernels, lower_def, prepare, reference, run_def_on_interpreter, run_def_on_simulator,
 };
 
 const NUM_WARPS: [u32; 3] = [1, 4, 8];
@@ -76,12 +77,12 @@ fn check_one(
     let got = run_def_on_simulator(def, variant, case, policy, nw);
     if over_register_budget(variant, case, nw) {
         return match got {
-            Err(e) if e.contains("registers per thread") => Ok(()),
+            Err(SimRunError::Compile(e)) if e.has_code(Code::PtxRegisterBudget) => Ok(()),
             Err(e) => Err(format!("expected the register-budget refusal, got: {e}")),
             Ok(_) => Err("expected the lowering to refuse a block over the register budget".into()),
         };
     }
-    compare_bits(&got?, want)
+    compare_bits(&got.map_err(|e| e.to_string())?, want)
 }
 
 /// Runs `def` (launched as `shaped_like`) on every case of [`sim_cases`] on the

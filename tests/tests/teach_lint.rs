@@ -90,6 +90,8 @@ fn deny_makes_findings_errors_and_refuses_compilation() {
         .checked(&v.def(), &consts, &args, SpecPolicy::Triton, &TraceOptions::default(), Some(&deny))
         .expect_err("deny refuses the skill port");
     let CompileError::LintDenied(diags) = err else { panic!("expected a lint refusal, got {err}") };
+    // Findings are told apart by code: both are the `.to()` rule's.
+    assert!(diags.0.iter().all(|d| Rule::from_diag_code(d.code) == Some(Rule::ToOnSpecializableArg)), "{diags}");
     assert_eq!(format!("{diags}\n"), SKILL_PORT.replace("warning:", "error:"));
     // By default the same compile goes ahead with the findings as warnings.
     let ok = CompileSession::new()

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, HasDiagnostics};
 use crate::session::FrontEndError;
 
 /// Whether a memory fault happened in a load or a store.
@@ -71,6 +71,12 @@ impl InterpError {
     }
 }
 
+impl HasDiagnostics for InterpError {
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        vec![self.diagnostic().clone()]
+    }
+}
+
 /// Why [`crate::interp::run_def`] failed: in the front end (specialization, trace,
 /// verification) or while running.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -79,6 +85,15 @@ pub enum InterpRunError {
     FrontEnd(#[from] FrontEndError),
     #[error(transparent)]
     Interp(#[from] InterpError),
+}
+
+impl HasDiagnostics for InterpRunError {
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        match self {
+            InterpRunError::FrontEnd(e) => e.diagnostics(),
+            InterpRunError::Interp(e) => e.diagnostics(),
+        }
+    }
 }
 
 /// `[5]` or `[3, 7]`: a lane's index in its block.

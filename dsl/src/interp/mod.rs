@@ -26,7 +26,7 @@ mod value;
 pub use error::{Access, Fault, InterpError, InterpRunError, ProgramId};
 pub use memory::{BUFFER_ALIGN, Memory, MemoryError};
 
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 use crate::ir::{Kernel, OpId, ParamKind, ScalarType};
 use crate::session::CompileSession;
 use crate::spec::{ArgSpec, ArgValue, HINT_DIVISIBILITY, SpecPolicy};
@@ -71,7 +71,7 @@ pub fn run_def(
 }
 
 fn launch_error(kernel: &Kernel, message: String, help: impl Into<String>) -> InterpError {
-    InterpError::Launch(Box::new(Diagnostic::error(&kernel.name, kernel.loc, message, help)))
+    InterpError::Launch(Box::new(Diagnostic::error(Code::InterpLaunch, &kernel.name, kernel.loc, message, help)))
 }
 
 /// The arguments must match the parameters in number and kind, and agree with the
@@ -178,5 +178,12 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
             "this is an rtriton bug or a hand-built IR error; please report it with the kernel's IR text".to_string(),
         ),
     };
-    InterpError::Fault { fault, diagnostic: Box::new(Diagnostic::error(&kernel.name, o.loc, message, help)) }
+    let code = match fault {
+        Fault::OutOfBounds { .. } => Code::InterpOutOfBounds,
+        Fault::Misaligned { .. } => Code::InterpMisaligned,
+        Fault::DivisionByZero { .. } => Code::InterpDivisionByZero,
+        Fault::NonPositiveStep { .. } => Code::InterpNonPositiveStep,
+        Fault::Unsupported { .. } => Code::InterpUnsupported,
+    };
+    InterpError::Fault { fault, diagnostic: Box::new(Diagnostic::error(code, &kernel.name, o.loc, message, help)) }
 }

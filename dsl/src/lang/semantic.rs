@@ -3,6 +3,7 @@
 //! calls these; they make every implicit conversion an explicit IR op, so later stages
 //! see equal shapes and dtypes on both sides of every element-wise op.
 
+use crate::diag::Code;
 use crate::ir::{
     BinaryOp, CmpPred, Constant, DType, OpKind, ReduceOp, ScalarType, Shape, SourceLoc, TensorType, UnaryOp, Value,
 };
@@ -132,7 +133,7 @@ impl Builder {
         {
             let name = self.kernel.params[index].name;
             let (message, help) = triton_to_error(name);
-            self.error(loc, message, help);
+            self.error_with(Code::TraceTritonConstexprTo, loc, message, help);
             return v;
         }
         let ty = self.ty(v).clone();

@@ -22,7 +22,7 @@ mod unspecialized_stride;
 
 use std::fmt;
 
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::{Code, Diagnostic, Severity};
 use crate::ir::Kernel;
 use crate::trace::KernelDef;
 
@@ -65,6 +65,20 @@ impl Rule {
     pub fn from_code(code: &str) -> Option<Rule> {
         Rule::ALL.into_iter().find(|r| r.code() == code)
     }
+
+    /// The diagnostic code of the rule's findings (callers tell rules apart by it).
+    pub fn diag_code(self) -> Code {
+        match self {
+            Rule::ToOnSpecializableArg => Code::LintToOnSpecializableArg,
+            Rule::I32IndexProduct => Code::LintI32IndexProduct,
+            Rule::UnspecializedUnitStride => Code::LintUnspecializedUnitStride,
+        }
+    }
+
+    /// The rule whose findings carry `code`.
+    pub fn from_diag_code(code: Code) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.diag_code() == code)
+    }
 }
 
 impl fmt::Display for Rule {
@@ -89,9 +103,15 @@ impl LintOptions {
 }
 
 /// Builds a finding of `rule`: the fix is followed by the rule's name and origin.
-fn finding(rule: Rule, kernel: &Kernel, loc: crate::ir::SourceLoc, message: String, fix: String) -> Diagnostic {
+fn finding(
+    rule: Rule,
+    kernel: &Kernel,
+    loc: impl Into<Option<crate::ir::SourceLoc>>,
+    message: String,
+    fix: String,
+) -> Diagnostic {
     let help = format!("{fix} [{}, from {}]", rule.code(), rule.origin());
-    Diagnostic::warning(&kernel.name, loc, message, help)
+    Diagnostic::warning(rule.diag_code(), &kernel.name, loc, message, help)
 }
 
 /// Lints kernel definition `def` traced with `constexprs`: every rule, on the
@@ -140,7 +160,7 @@ pub fn lint_kernel(kernel: &Kernel, options: &LintOptions) -> Vec<Diagnostic> {
 fn finish(mut out: Vec<Diagnostic>, options: &LintOptions) -> Vec<Diagnostic> {
     let mut seen = std::collections::HashSet::new();
     out.retain(|d| seen.insert(d.clone()));
-    out.sort_by_key(|d| (d.loc.file, d.loc.line, d.loc.column));
+    out.sort_by_key(|d| d.loc.map(|l| (l.file, l.line, l.column)));
     if options.deny {
         for d in &mut out {
             d.severity = Severity::Error;

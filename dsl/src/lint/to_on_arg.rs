@@ -13,7 +13,7 @@
 //! confuse an explicit `.to` with the implicit widening `i64 * i32` does (which is fine
 //! in Triton).
 
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 use crate::ir::{Kernel, ParamKind};
 use crate::lang::semantic::TRITON_TO_ERROR;
 use crate::spec::{ArgSpec, SpecKey};
@@ -32,7 +32,7 @@ pub(super) fn check(def: &KernelDef, constexprs: &[(&str, i64)], kernel: &Kernel
         spec.args[index].2 = ArgSpec::FoldedOne;
         let options = TraceOptions { semantics: Semantics::Triton };
         let Err(err) = trace(def, constexprs, &spec, &options) else { continue };
-        for d in err.0.0.iter().filter(|d| d.message.starts_with(TRITON_TO_ERROR)) {
+        for d in err.0.0.iter().filter(|d| d.code == Code::TraceTritonConstexprTo) {
             out.push(finding(
                 Rule::ToOnSpecializableArg,
                 kernel,

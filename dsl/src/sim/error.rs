@@ -4,6 +4,9 @@
 
 use std::fmt;
 
+use crate::diag::{Code, Diagnostic, HasDiagnostics};
+use crate::ir::SourceLoc;
+
 /// Which check fired. Tests match on this; the text is in [`SimErrorInfo::message`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Check {
@@ -89,9 +92,9 @@ pub struct SimErrorInfo {
     pub check: Check,
     /// The entry (kernel) name.
     pub kernel: String,
-    /// `file:line` of the block-level op the failing instruction was lowered from (from
-    /// the group marker the lowering puts above it), when known.
-    pub loc: Option<String>,
+    /// The block-level op the failing instruction was lowered from (from the group marker
+    /// the lowering puts above it), when known.
+    pub loc: Option<SourceLoc>,
     /// The group marker's op (the block-level op, its type and layout).
     pub op: Option<String>,
     /// The failing instruction, as PTX (`ld.global.v4.f32 {%f8, ...}, [%rd6];`).
@@ -114,13 +117,36 @@ impl fmt::Display for SimError {
     }
 }
 
-impl fmt::Display for SimErrorInfo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error: kernel `{}`", self.kernel)?;
-        if let Some(loc) = &self.loc {
-            write!(f, " at {loc}")?;
+impl Check {
+    /// The diagnostic code of this check.
+    pub fn code(self) -> Code {
+        match self {
+            Check::Launch => Code::SimLaunch,
+            Check::OutOfBounds => Code::SimOutOfBounds,
+            Check::Misaligned => Code::SimMisaligned,
+            Check::SharedOutOfBounds => Code::SimSharedOutOfBounds,
+            Check::ShuffleMembership => Code::SimShuffleMembership,
+            Check::ShuffleSource => Code::SimShuffleSource,
+            Check::BarrierDivergence => Code::SimBarrierDivergence,
+            Check::SharedRace => Code::SimSharedRace,
+            Check::GlobalStoreConflict => Code::SimGlobalStoreConflict,
+            Check::GlobalRace => Code::SimGlobalRace,
+            Check::UninitializedRegister => Code::SimUninitializedRegister,
+            Check::UninitializedShared => Code::SimUninitializedShared,
+            Check::DivisionByZero => Code::SimDivisionByZero,
+            Check::LoopBounds => Code::SimLoopBounds,
+            Check::Unsupported => Code::SimUnsupported,
         }
-        write!(f, ": {}", self.message)?;
+    }
+}
+
+impl SimErrorInfo {
+    /// The finding as the diagnostic every stage reports with: the check's code, the
+    /// kernel, the op's source line, and the program, thread, address, op and failing
+    /// instruction as notes.
+    pub fn diagnostic(&self) -> Diagnostic {
+        let mut d =
+            Diagnostic::error(self.check.code(), &self.kernel, self.loc, self.message.clone(), self.help.clone());
         let mut at = Vec::new();
         if let Some([x, y, z]) = self.program {
             at.push(format!("program ({x}, {y}, {z})"));
@@ -132,18 +158,27 @@ impl fmt::Display for SimErrorInfo {
             at.push(a.to_string());
         }
         if !at.is_empty() {
-            write!(f, "\n  at: {}", at.join(", "))?;
+            d = d.note(format!("at: {}", at.join(", ")));
         }
         if let Some(op) = &self.op {
-            write!(f, "\n  op: {op}")?;
+            d = d.note(format!("op: {op}"));
         }
         if let Some(inst) = &self.inst {
-            write!(f, "\n  inst: {inst}")?;
+            d = d.note(format!("inst: {inst}"));
         }
-        if !self.help.is_empty() {
-            write!(f, "\n  help: {}", self.help)?;
-        }
-        Ok(())
+        d
+    }
+}
+
+impl fmt::Display for SimErrorInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() { write!(f, "{:#}", self.diagnostic()) } else { write!(f, "{}", self.diagnostic()) }
+    }
+}
+
+impl HasDiagnostics for SimError {
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        vec![self.diagnostic()]
     }
 }
 

@@ -170,7 +170,7 @@ fn attach(p: &lir::Program, d: Option<&decode::Decoded>, at: Option<([u32; 3], u
     SimError(Box::new(SimErrorInfo {
         check: f.check,
         kernel: p.entry.clone(),
-        loc: group.and_then(|g| g.loc).map(|l| l.short()),
+        loc: group.and_then(|g| g.loc),
         op: group.map(|g| g.op.clone()),
         inst: at.and_then(|(_, pc)| text::nth_inst(p, pc)).map(|i| text::inst_text(p, i)),
         program: at.map(|(pid, _)| pid),

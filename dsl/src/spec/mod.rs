@@ -17,6 +17,7 @@
 
 use std::fmt;
 
+use crate::diag::{Code, Diagnostic, HasDiagnostics};
 use crate::ir::{ParamDecl, ParamKind, ScalarType};
 
 /// The alignment (bytes) and divisibility Triton's hints promise.
@@ -85,6 +86,43 @@ pub enum SpecError {
     IntRange { kernel: String, param: &'static str, value: i64 },
     #[error("kernel `{kernel}`: argument `{param}` is a null pointer; pass a device allocation")]
     NullPtr { kernel: String, param: &'static str },
+}
+
+impl SpecError {
+    pub fn code(&self) -> Code {
+        match self {
+            SpecError::ArgCount { .. } => Code::LaunchArgCount,
+            SpecError::ArgType { .. } => Code::LaunchArgType,
+            SpecError::IntRange { .. } => Code::LaunchIntRange,
+            SpecError::NullPtr { .. } => Code::LaunchNullPointer,
+        }
+    }
+
+    fn kernel(&self) -> &str {
+        match self {
+            SpecError::ArgCount { kernel, .. }
+            | SpecError::ArgType { kernel, .. }
+            | SpecError::IntRange { kernel, .. }
+            | SpecError::NullPtr { kernel, .. } => kernel,
+        }
+    }
+}
+
+impl HasDiagnostics for SpecError {
+    /// The error as a diagnostic with no source location (an argument, not an op, is
+    /// wrong); the message is the text after the kernel's name.
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        vec![launch_diagnostic(self.code(), self.kernel(), &self.to_string())]
+    }
+}
+
+/// A launch-argument problem as a [`Diagnostic`]: `text` is the error's one-line rendering
+/// (`kernel `k`: what; fix`), split into message and help at the first `; `.
+pub fn launch_diagnostic(code: Code, kernel: &str, text: &str) -> Diagnostic {
+    let prefix = format!("kernel `{kernel}`: ");
+    let body = text.strip_prefix(&prefix).unwrap_or(text);
+    let (message, help) = body.split_once("; ").unwrap_or((body, ""));
+    Diagnostic::error(code, kernel, None, message, help)
 }
 
 impl SpecKey {

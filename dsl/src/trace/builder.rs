@@ -3,7 +3,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::ir::{Block, Constant, DType, Kernel, Op, OpId, OpKind, SourceLoc, TensorType, Value, ValueData, ValueDef};
 use crate::spec::{ArgSpec, SpecKey};
 
@@ -88,6 +88,7 @@ impl Builder {
         for name in &def.constexprs {
             if b.kernel.constexpr(name).is_none() {
                 b.errors.push(Diagnostic::error(
+                    Code::TraceRule,
                     def.name,
                     def.loc,
                     format!("constexpr `{name}` has no value"),
@@ -116,9 +117,14 @@ impl Builder {
         self.kernel.constant(v)
     }
 
-    /// Records an error at `loc`.
+    /// Records an error at `loc` (a language rule: [`Code::TraceRule`]).
     pub fn error(&mut self, loc: SourceLoc, message: impl Into<String>, help: impl Into<String>) {
-        let d = Diagnostic::error(&self.kernel.name, loc, message, help);
+        self.error_with(Code::TraceRule, loc, message, help);
+    }
+
+    /// Records an error with a specific code at `loc`.
+    pub fn error_with(&mut self, code: Code, loc: SourceLoc, message: impl Into<String>, help: impl Into<String>) {
+        let d = Diagnostic::error(code, &self.kernel.name, loc, message, help);
         self.errors.push(d);
     }
 

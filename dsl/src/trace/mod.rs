@@ -13,7 +13,7 @@ pub use builder::Builder;
 pub(crate) use builder::with_builder;
 pub use kernel_def::{ArgBinder, ConstexprValue, KernelDef, ParamType};
 
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::ir::Kernel;
 use crate::spec::SpecKey;
 
@@ -40,6 +40,12 @@ pub struct TraceOptions {
 #[error("{0}")]
 pub struct TraceError(pub Diagnostics);
 
+impl crate::diag::HasDiagnostics for TraceError {
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.0.0.clone()
+    }
+}
+
 /// Runs `def`'s body with the given constexprs and specialization and returns its IR.
 pub fn trace(
     def: &KernelDef,
@@ -51,6 +57,7 @@ pub fn trace(
     for (name, _) in constexprs {
         if !def.constexprs.contains(name) {
             errors.push(Diagnostic::error(
+                Code::TraceRule,
                 def.name,
                 def.loc,
                 format!("unknown constexpr `{name}`"),
@@ -62,6 +69,7 @@ pub fn trace(
         || spec.args.iter().zip(&def.params).any(|((n, k, _), p)| *n != p.name || *k != p.kind)
     {
         errors.push(Diagnostic::error(
+            Code::TraceRule,
             def.name,
             def.loc,
             "the specialization key does not match the kernel's parameters",

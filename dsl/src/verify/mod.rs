@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::ir::{Block, Kernel, OpKind, SourceLoc, TypeCx, Value};
 
 /// Facts the verifier established, handed to later stages with the kernel.
@@ -53,6 +53,12 @@ impl VerifiedKernel {
 #[error("{0}")]
 pub struct VerifyError(pub Diagnostics);
 
+impl crate::diag::HasDiagnostics for VerifyError {
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.0.0.clone()
+    }
+}
+
 /// Checks `kernel` and hands it on as verified, or reports every violation.
 pub fn verify(kernel: Kernel) -> Result<VerifiedKernel, VerifyError> {
     let info = check(&kernel)?;
@@ -76,6 +82,7 @@ struct Verifier<'a> {
 impl Verifier<'_> {
     fn err(&mut self, loc: SourceLoc, msg: String) {
         self.errors.push(Diagnostic::error(
+            Code::InvalidIr,
             &self.k.name,
             loc,
             msg,

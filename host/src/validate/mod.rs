@@ -389,7 +389,13 @@ error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: launch refused: t
 
     #[test]
     fn a_refusal_passes_only_where_expected_and_an_acceptance_there_fails() {
-        let d = Diagnostic::error("row_max_i32", rtriton_kernels::RowMaxVariant::RowMaxI32.def().loc, "m", "h");
+        let d = Diagnostic::error(
+            rtriton::diag::Code::GuardIndexOverflow,
+            "row_max_i32",
+            rtriton_kernels::RowMaxVariant::RowMaxI32.def().loc,
+            "m",
+            "h",
+        );
         assert!(matches!(refused(&d, true), Outcome::RefusedAsExpected { .. }));
         let unexpected = refused(&d, false);
         assert!(unexpected.is_failure());

@@ -1,24 +1,16 @@
 //! Launch-time checks: everything about a launch's arguments and grid that can be wrong
 //! is found here, before the driver sees it, with an error that names the kernel.
 
-use rtriton::diag::Diagnostic;
+use rtriton::diag::{Code, Diagnostic, HasDiagnostics};
 use rtriton::guard::{I32_MAX_OFFSET, OffsetWidths, TensorExtent};
 use rtriton::ir::{ParamDecl, ParamKind};
-use rtriton::spec::SpecError;
+use rtriton::spec::{SpecError, launch_diagnostic};
 
 use super::args::Arg;
 
 /// Why a launch was refused. Each message names the kernel and says what to do.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LaunchError {
-    #[error("kernel `{kernel}` takes {expected} runtime arguments ({names}), got {got}")]
-    ArgCount { kernel: String, expected: usize, got: usize, names: String },
-    #[error(
-        "kernel `{kernel}`: argument `{param}` is declared {expected}, got {got}; pass a value of the declared type"
-    )]
-    ArgType { kernel: String, param: String, expected: String, got: String },
-    #[error("kernel `{kernel}`: argument `{param}` is a null pointer; pass a device allocation")]
-    NullPointer { kernel: String, param: String },
     #[error(
         "kernel `{kernel}`: argument `{param}` points at 0x{ptr:x}, which this runtime did not allocate; pass a \
          buffer allocated on the same device and runtime"
@@ -55,16 +47,51 @@ pub enum LaunchError {
     Spec(#[from] SpecError),
 }
 
+impl LaunchError {
+    /// The diagnostic code of this refusal.
+    pub fn code(&self) -> Code {
+        match self {
+            LaunchError::ForeignPointer { .. } => Code::LaunchForeignPointer,
+            LaunchError::StrideRank { .. } => Code::LaunchStrideRank,
+            LaunchError::ViewOutOfBounds { .. } => Code::LaunchViewOutOfBounds,
+            LaunchError::GridZero { .. } => Code::LaunchGridZero,
+            LaunchError::GridTooLarge { .. } => Code::LaunchGridTooLarge,
+            LaunchError::BlockTooLarge { .. } => Code::LaunchBlockTooLarge,
+            LaunchError::MissingConstexpr { .. } => Code::LaunchMissingConstexpr,
+            LaunchError::IndexOverflow(d) => d.code,
+            LaunchError::Spec(e) => e.code(),
+        }
+    }
+}
+
+impl HasDiagnostics for LaunchError {
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        let kernel = match self {
+            LaunchError::ForeignPointer { kernel, .. }
+            | LaunchError::StrideRank { kernel, .. }
+            | LaunchError::ViewOutOfBounds { kernel, .. }
+            | LaunchError::GridZero { kernel, .. }
+            | LaunchError::GridTooLarge { kernel, .. }
+            | LaunchError::BlockTooLarge { kernel, .. }
+            | LaunchError::MissingConstexpr { kernel, .. } => kernel,
+            LaunchError::IndexOverflow(d) => return vec![(**d).clone()],
+            LaunchError::Spec(e) => return e.diagnostics(),
+        };
+        vec![launch_diagnostic(self.code(), kernel, &self.to_string())]
+    }
+}
+
 /// Checks count, types and pointers of `args` against `params`. `owner` is the id of the
 /// runtime's device: a tensor whose buffer another device or runtime owns is foreign.
 pub fn check_args(kernel: &str, params: &[ParamDecl], args: &[Arg<'_>], owner: u64) -> Result<(), LaunchError> {
     if params.len() != args.len() {
-        return Err(LaunchError::ArgCount {
+        return Err(SpecError::ArgCount {
             kernel: kernel.into(),
             expected: params.len(),
             got: args.len(),
             names: params.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
-        });
+        }
+        .into());
     }
     for (p, a) in params.iter().zip(args) {
         let ok = match (p.kind, a) {
@@ -74,17 +101,18 @@ pub fn check_args(kernel: &str, params: &[ParamDecl], args: &[Arg<'_>], owner: u
             _ => false,
         };
         if !ok {
-            return Err(LaunchError::ArgType {
+            return Err(SpecError::ArgType {
                 kernel: kernel.into(),
-                param: p.name.into(),
+                param: p.name,
                 expected: p.kind.to_string(),
                 got: a.describe(),
-            });
+            }
+            .into());
         }
         if let Arg::Tensor(t) = a {
             let param = || p.name.to_string();
             if t.buffer.ptr == 0 {
-                return Err(LaunchError::NullPointer { kernel: kernel.into(), param: param() });
+                return Err(SpecError::NullPtr { kernel: kernel.into(), param: p.name }.into());
             }
             if t.buffer.owner != owner {
                 return Err(LaunchError::ForeignPointer { kernel: kernel.into(), param: param(), ptr: t.buffer.ptr });
@@ -231,13 +259,13 @@ mod tests {
     fn a_buffer_of_the_wrong_element_type_is_a_type_error() {
         let ints = RawBuffer { elem: ScalarType::I32, ..owned(0x1000, 32) };
         let e = check(&row_max_args(TensorArg::from_raw(ints, &[4, 8], &[8, 1]), y())).unwrap_err();
-        assert!(matches!(e, LaunchError::ArgType { ref param, .. } if param == "x_ptr"), "{e}");
+        assert!(matches!(e, LaunchError::Spec(SpecError::ArgType { param: "x_ptr", .. })), "{e}");
     }
 
     #[test]
     fn null_and_foreign_pointers_are_refused() {
         let null = TensorArg::from_raw(owned(0, 32), &[4, 8], &[8, 1]);
-        assert!(matches!(check(&row_max_args(null, y())), Err(LaunchError::NullPointer { .. })));
+        assert!(matches!(check(&row_max_args(null, y())), Err(LaunchError::Spec(SpecError::NullPtr { .. }))));
         let foreign = TensorArg::from_raw(RawBuffer::unowned(0x1000, 32, ScalarType::F32), &[4, 8], &[8, 1]);
         let e = check(&row_max_args(foreign, y())).unwrap_err();
         assert!(e.to_string().contains("which this runtime did not allocate"), "{e}");

@@ -24,7 +24,7 @@ pub fn host_error(kernel: &JitKernel, e: CompileError) -> HostError {
         CompileError::FrontEnd(source) => {
             HostError::FrontEnd { kernel: kernel.def.name.to_string(), source: Box::new(source) }
         }
-        CompileError::Ptx(p) => HostError::Ptx { kernel: kernel.def.name.to_string(), message: p.to_string() },
+        CompileError::Ptx(p) => HostError::Ptx { kernel: kernel.def.name.to_string(), source: Box::new(p) },
         CompileError::LintDenied(d) => HostError::LintDenied(d),
     }
 }

@@ -273,6 +273,7 @@ fn raw_params(params: &[rtriton::ir::ParamDecl], args: &[Arg<'_>]) -> Vec<RawPar
 
 #[cfg(test)]
 mod tests {
+    use rtriton::diag::HasDiagnostics;
     use rtriton::spec::{ArgValue, SpecPolicy};
     use rtriton_kernels::RowMaxVariant;
 
@@ -384,6 +385,7 @@ mod tests {
         for policy in [SpecPolicy::Triton, SpecPolicy::Off] {
             let e = guard(RowMaxVariant::RowMaxI32, policy, HUGE.0, HUGE.1).unwrap_err();
             assert!(matches!(e, HostError::Launch(LaunchError::IndexOverflow(_))), "{e:?}");
+            assert!(e.has_code(rtriton::diag::Code::GuardIndexOverflow), "{e:?}");
             assert_eq!(
                 e.to_string(),
                 "\

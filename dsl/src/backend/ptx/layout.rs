@@ -38,6 +38,7 @@
 use std::fmt;
 
 use super::PtxError;
+use crate::diag::Code;
 use crate::ir::{Kernel, OpKind, Value};
 
 /// Registers per thread one block value may take (the register budget).
@@ -302,6 +303,7 @@ pub fn assign(k: &Kernel, rank: usize) -> Result<Vec<Option<Layout>>, PtxError> 
         let c = uf.find(v.index());
         match &class_embed[c] {
             Some(old) if *old != e => Err(PtxError::new(
+                Code::PtxLayoutConflict,
                 &k.name,
                 loc,
                 format!(

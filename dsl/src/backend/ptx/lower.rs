@@ -17,6 +17,7 @@ use super::axis_info::AxisInfoMap;
 use super::layout::{self, Blocked, Geometry, Layout, MAX_REGS_PER_VALUE};
 use super::lir::{BinOp, Cmp, Group, Inst, LayoutNote, Operand, Param, ParamTy, Program, Reg, Special, Ty};
 use super::{Decisions, PtxError, PtxOptions, vectorize};
+use crate::diag::Code;
 use crate::ir::{
     BinaryOp, Block, CmpPred, Constant, DType, Kernel, Op, OpKind, ParamKind, ScalarType, SourceLoc, Value,
 };
@@ -26,6 +27,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
     let nw = options.num_warps;
     if nw == 0 || !nw.is_power_of_two() || nw > 32 {
         return Err(PtxError::new(
+            Code::PtxUnsupported,
             &k.name,
             k.loc,
             format!("num_warps = {nw} has no valid layout"),
@@ -35,6 +37,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
     if options.ptx_version < options.arch.min_ptx_version() {
         let (a, b) = options.arch.min_ptx_version();
         return Err(PtxError::new(
+            Code::PtxUnsupported,
             &k.name,
             k.loc,
             format!("PTX version {}.{} cannot target {}", options.ptx_version.0, options.ptx_version.1, options.arch),
@@ -64,6 +67,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         if n > MAX_REGS_PER_VALUE {
             let loc = k.def_op(Value(i as u32)).map_or(k.loc, |o| o.loc);
             return Err(PtxError::new(
+                Code::PtxRegisterBudget,
                 &k.name,
                 loc,
                 format!(
@@ -184,8 +188,9 @@ pub(super) struct Lowerer<'a> {
 }
 
 impl Lowerer<'_> {
+    /// An op or dtype this back end does not lower ([`Code::PtxUnsupported`]).
     pub fn err(&self, loc: SourceLoc, msg: impl Into<String>, help: impl Into<String>) -> PtxError {
-        PtxError::new(&self.k.name, loc, msg, help)
+        PtxError::new(Code::PtxUnsupported, &self.k.name, loc, msg, help)
     }
 
     pub fn new_reg(&mut self, ty: Ty) -> Reg {

@@ -45,7 +45,7 @@ pub mod writer;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Code, Diagnostic, Diagnostics, HasDiagnostics};
 use crate::ir::SourceLoc;
 use crate::verify::VerifiedKernel;
 
@@ -174,12 +174,24 @@ pub struct Decisions {
 pub struct PtxError(pub Diagnostics);
 
 impl PtxError {
-    pub fn new(kernel: &str, loc: SourceLoc, message: impl Into<String>, help: impl Into<String>) -> PtxError {
-        PtxError(Diagnostics(vec![Diagnostic::error(kernel, loc, message, help)]))
+    pub fn new(
+        code: Code,
+        kernel: &str,
+        loc: SourceLoc,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> PtxError {
+        PtxError(Diagnostics(vec![Diagnostic::error(code, kernel, loc, message, help)]))
     }
 
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.0.0
+    }
+}
+
+impl HasDiagnostics for PtxError {
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.0.0.clone()
     }
 }
 
