@@ -37,14 +37,20 @@ fn unknown_kernel() {
 fn missing_and_unknown_arguments() {
     assert_eq!(
         explain(&["row_max", "--arg", "x_ptr=0x1000"]),
-        (1, "missing --arg for: y_ptr, n_rows, n_cols, stride_row, stride_col\n".to_string())
+        // The same defaults as `rtriton ptx`: pointers default, ints must be given.
+        (
+            1,
+            "missing --arg n_rows=<i32>: integer and float arguments drive specialization, give every one \
+             (pointers default to 0x7f0000000000)\n"
+                .to_string()
+        )
     );
     assert_eq!(
         explain(&["row_max", "--arg", "stride=1"]),
         (
             1,
-            "kernel `row_max` has no parameter `stride`; its parameters are: x_ptr, y_ptr, n_rows, n_cols, \
-             stride_row, stride_col\n"
+            "--arg stride: kernel `row_max` has no parameter `stride`; its parameters are: x_ptr, y_ptr, n_rows, \
+             n_cols, stride_row, stride_col\n"
                 .to_string()
         )
     );
@@ -279,7 +285,10 @@ fn case_errors() {
          all_negative, all_neg_inf, nan_rows, signed_zeros, huge\n"
     );
     let (code, out) = explain(&["row_max", "--case", "transposed", "--const", "NOPE=3"]);
-    assert_eq!((code, out.as_str()), (1, "kernel `row_max` has no constexpr `NOPE`; its constexprs are: BLOCK\n"));
+    assert_eq!(
+        (code, out.as_str()),
+        (1, "--const NOPE: kernel `row_max` has no constexpr `NOPE`; its constexprs are: BLOCK\n")
+    );
 }
 
 #[test]

@@ -5,15 +5,16 @@
 
 use std::fmt::Write;
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::{anyhow, bail};
 use clap::ValueEnum;
 use rtriton::backend::ptx::PtxOptions;
 use rtriton::explain::{ExplainInput, Explanation, Section, explain, render};
 use rtriton::guard::TensorExtent;
-use rtriton::ir::{ParamKind, ScalarType};
+use rtriton::ir::ParamKind;
 
+use super::named;
 use rtriton::spec::{ArgValue, SpecPolicy};
-use rtriton::trace::{KernelDef, Semantics};
+use rtriton::trace::Semantics;
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{HUGE_CASE, RowMaxCase, SHAPE_MATRIX};
 
@@ -76,45 +77,6 @@ pub struct ExplainArgs {
 /// The sections the host adds after the library's report.
 const PTX_DIFF: &str = "ptx-diff";
 
-fn split(s: &str) -> anyhow::Result<(&str, &str)> {
-    s.split_once('=').ok_or_else(|| anyhow!("`{s}` is not NAME=VALUE"))
-}
-
-fn parse_int(s: &str) -> anyhow::Result<i64> {
-    let s = s.trim();
-    let v = match s.strip_prefix("0x") {
-        Some(hex) => i64::from_str_radix(hex, 16),
-        None => s.parse(),
-    };
-    v.with_context(|| format!("`{s}` is not an integer"))
-}
-
-fn parse_args(def: &KernelDef, given: &[String]) -> anyhow::Result<Vec<ArgValue>> {
-    let mut values: Vec<Option<ArgValue>> = vec![None; def.params.len()];
-    for g in given {
-        let (name, v) = split(g)?;
-        let Some((i, p)) = def.param(name) else {
-            bail!(
-                "kernel `{}` has no parameter `{name}`; its parameters are: {}",
-                def.name,
-                def.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
-            );
-        };
-        values[i] = Some(match p.kind {
-            ParamKind::Ptr(_) => ArgValue::Ptr(parse_int(v)? as u64),
-            ParamKind::Scalar(ScalarType::F32) => {
-                ArgValue::F32(v.parse().with_context(|| format!("`{v}` is not a float"))?)
-            }
-            ParamKind::Scalar(_) => ArgValue::Int(parse_int(v)?),
-        });
-    }
-    let missing: Vec<&str> = def.params.iter().zip(&values).filter(|(_, v)| v.is_none()).map(|(p, _)| p.name).collect();
-    if !missing.is_empty() {
-        bail!("missing --arg for: {}", missing.join(", "));
-    }
-    Ok(values.into_iter().flatten().collect())
-}
-
 fn sections(only: &[String]) -> anyhow::Result<(Vec<Section>, bool)> {
     if only.is_empty() {
         return Ok((Section::DEFAULT.to_vec(), true));
@@ -147,16 +109,19 @@ fn find_case(name: &str) -> anyhow::Result<RowMaxCase> {
     })
 }
 
-/// The `--arg` strings, constexprs and extents of a launch of `variant` on case `c`.
-fn case_launch(c: &RowMaxCase, variant: RowMaxVariant) -> (Vec<String>, Vec<(&'static str, i64)>, Vec<TensorExtent>) {
+/// The arguments, constexprs and extents of a launch of `variant` on case `c` (`--arg`,
+/// `--const` and `--extent` override them).
+type CaseLaunch = (Vec<Option<ArgValue>>, Vec<(&'static str, i64)>, Vec<TensorExtent>);
+
+fn case_launch(c: &RowMaxCase, variant: RowMaxVariant) -> CaseLaunch {
     let l = c.layout();
     let args = vec![
-        format!("x_ptr=0x{:x}", CASE_X + 4 * l.offset as u64),
-        format!("y_ptr=0x{CASE_Y:x}"),
-        format!("n_rows={}", c.n_rows),
-        format!("n_cols={}", c.n_cols),
-        format!("stride_row={}", l.stride_row),
-        format!("stride_col={}", l.stride_col),
+        Some(ArgValue::Ptr(CASE_X + 4 * l.offset as u64)),
+        Some(ArgValue::Ptr(CASE_Y)),
+        Some(ArgValue::Int(c.n_rows as i64)),
+        Some(ArgValue::Int(c.n_cols as i64)),
+        Some(ArgValue::Int(l.stride_row as i64)),
+        Some(ArgValue::Int(l.stride_col as i64)),
     ];
     let (rows, cols) = (c.n_rows as u64, c.n_cols as u64);
     let extents = vec![
@@ -178,27 +143,21 @@ pub fn run(a: &ExplainArgs, out: &mut String) -> anyhow::Result<u8> {
         None => None,
         Some(name) => Some(find_case(name)?),
     };
-    let (mut given_args, mut consts, mut extents) = match (case, variant) {
+    let (preset, defaults, mut extents) = match (case, variant) {
         (Some(c), Some(v)) => case_launch(&c, v),
         (Some(_), None) => bail!("--case fills the row-max family's arguments; `{}` is not one of them", def.name),
         (None, _) => (Vec::new(), variant.map(|v| v.default_constexprs()).unwrap_or_default(), Vec::new()),
     };
-    given_args.extend(a.args.iter().cloned());
-    let args = parse_args(&def, &given_args)?;
-    for c in &a.consts {
-        let (name, v) = split(c)?;
-        let v = parse_int(v)?;
-        let Some(name) = def.constexprs.iter().find(|n| **n == name).copied() else {
-            bail!("kernel `{}` has no constexpr `{name}`; its constexprs are: {}", def.name, def.constexprs.join(", "));
-        };
-        match consts.iter_mut().find(|(n, _)| *n == name) {
-            Some(slot) => slot.1 = v,
-            None => consts.push((name, v)),
+    let args = named::launch_args(&def, &a.args, &preset)?;
+    let consts = named::constexprs(&def, &a.consts, defaults)?;
+    for (name, v) in named::assignments("--extent", &a.extents)? {
+        if !def.params.iter().any(|p| p.name == name && matches!(p.kind, ParamKind::Ptr(_))) {
+            bail!(
+                "--extent {name}: kernel `{}` has no pointer parameter `{name}`; give extents of its pointers",
+                def.name
+            );
         }
-    }
-    for x in &a.extents {
-        let (name, v) = split(x)?;
-        let n = parse_int(v)? as u64;
+        let n = named::parse_u64("--extent", name, v, "an element count")?;
         extents.retain(|e: &TensorExtent| e.param != name);
         extents.push(TensorExtent { param: name.to_string(), numel: n, max_offset_elems: n.saturating_sub(1) });
     }

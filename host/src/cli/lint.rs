@@ -4,7 +4,6 @@
 
 use std::fmt::Write;
 
-use anyhow::{anyhow, bail};
 use rtriton::lint::lint;
 
 #[derive(Debug, clap::Args)]
@@ -27,19 +26,9 @@ pub struct LintArgs {
 pub fn run(a: &LintArgs, out: &mut String) -> anyhow::Result<u8> {
     let def = super::find_kernel(&a.kernel)?;
     let options = super::lint_options(a.deny, &a.allow)?;
-    let mut consts: Vec<(&str, i64)> =
+    let defaults =
         rtriton_kernels::RowMaxVariant::from_name(def.name).map(|v| v.default_constexprs()).unwrap_or_default();
-    for c in &a.consts {
-        let (name, v) = c.split_once('=').ok_or_else(|| anyhow!("`{c}` is not NAME=VALUE"))?;
-        let Some(name) = def.constexprs.iter().find(|n| **n == name).copied() else {
-            bail!("kernel `{}` has no constexpr `{name}`; its constexprs are: {}", def.name, def.constexprs.join(", "));
-        };
-        let v: i64 = v.trim().parse().map_err(|_| anyhow!("`{v}` is not an integer"))?;
-        match consts.iter_mut().find(|(n, _)| *n == name) {
-            Some(slot) => slot.1 = v,
-            None => consts.push((name, v)),
-        }
-    }
+    let consts = super::named::constexprs(&def, &a.consts, defaults)?;
     let found = lint(&def, &consts, &options)?;
     if found.is_empty() {
         let _ = writeln!(out, "{}: no findings", def.name);

@@ -9,6 +9,7 @@ mod cache;
 mod explain;
 mod lint;
 mod list;
+pub mod named;
 mod ptx;
 mod validate;
 

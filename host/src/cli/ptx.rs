@@ -4,22 +4,21 @@
 //! Prints the PTX of one specialization. The `--arg` values drive specialization exactly
 //! as a launch's arguments would (Triton's rules: an int equal to 1 is folded, one
 //! divisible by 16 and a 16-byte aligned pointer get the divisibility hint). Pointers are
-//! addresses (`--arg x_ptr=0x7f0000000004`); a pointer not given defaults to a
-//! 256-byte-aligned address (what cudaMalloc returns); every int must be given.
-//! Constexprs not given take the kernel's ahead-of-time defaults (row-max family).
+//! addresses (`--arg x_ptr=0x7f0000000004`). Arguments and constexprs are parsed by
+//! [`super::named`], the parser `explain` and `lint` share: a pointer not given defaults
+//! to a 256-byte-aligned address, every int must be given, constexprs not given take the
+//! kernel's defaults.
 
 use std::process::ExitCode;
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::anyhow;
 use clap::Args;
 use rtriton::backend::ptx::{Arch, PtxOptions};
-use rtriton::ir::{ParamKind, ScalarType};
 use rtriton::session::CompileSession;
-use rtriton::spec::{ArgValue, SpecPolicy};
-use rtriton::trace::{KernelDef, TraceOptions};
+use rtriton::spec::SpecPolicy;
+use rtriton::trace::TraceOptions;
 
-/// The address a pointer argument takes when `--arg` does not give one (256-aligned).
-pub const DEFAULT_PTR: u64 = 0x7f00_0000_0000;
+use super::named;
 
 #[derive(Debug, Args)]
 pub struct PtxArgs {
@@ -48,74 +47,13 @@ pub struct PtxArgs {
     pub lir: bool,
 }
 
-fn split(s: &str) -> anyhow::Result<(&str, &str)> {
-    s.split_once('=').ok_or_else(|| anyhow!("`{s}` is not NAME=V"))
-}
-
-fn parse_int(s: &str) -> anyhow::Result<i64> {
-    let s = s.trim();
-    let (neg, body) = s.strip_prefix('-').map_or((false, s), |b| (true, b));
-    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        i64::from_str_radix(h, 16)?
-    } else {
-        body.parse::<i64>()?
-    };
-    Ok(if neg { -v } else { v })
-}
-
-/// The launch arguments `--arg` describes, in parameter order.
-pub fn launch_args(def: &KernelDef, given: &[String]) -> anyhow::Result<Vec<ArgValue>> {
-    let mut values: Vec<Option<ArgValue>> = vec![None; def.params.len()];
-    for a in given {
-        let (name, v) = split(a)?;
-        let (i, p) = def.param(name).ok_or_else(|| {
-            anyhow!(
-                "kernel `{}` has no parameter `{name}`; its parameters are: {}",
-                def.name,
-                def.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
-            )
-        })?;
-        values[i] = Some(match p.kind {
-            ParamKind::Ptr(_) => {
-                ArgValue::Ptr(parse_int(v).with_context(|| format!("--arg {name}: not an address"))? as u64)
-            }
-            ParamKind::Scalar(ScalarType::F32) => {
-                ArgValue::F32(v.parse().with_context(|| format!("--arg {name}: not a float"))?)
-            }
-            ParamKind::Scalar(_) => {
-                ArgValue::Int(parse_int(v).with_context(|| format!("--arg {name}: not an integer"))?)
-            }
-        });
-    }
-    def.params
-        .iter()
-        .zip(values)
-        .map(|(p, v)| match (v, p.kind) {
-            (Some(v), _) => Ok(v),
-            (None, ParamKind::Ptr(_)) => Ok(ArgValue::Ptr(DEFAULT_PTR)),
-            (None, kind) => bail!(
-                "missing --arg {}=<{kind}>: integer and float arguments drive specialization, give every one (pointers default to 0x{DEFAULT_PTR:x})",
-                p.name
-            ),
-        })
-        .collect()
-}
-
 pub fn run(a: &PtxArgs) -> anyhow::Result<ExitCode> {
     let def = super::find_kernel(&a.kernel)?;
     let arch: Arch = a.arch.parse().map_err(|e: String| anyhow!(e))?;
-    let mut consts: Vec<(&str, i64)> =
+    let defaults =
         rtriton_kernels::RowMaxVariant::from_name(def.name).map(|v| v.default_constexprs()).unwrap_or_default();
-    for c in &a.consts {
-        let (name, v) = split(c)?;
-        let name: &'static str = def.constexprs.iter().find(|n| **n == name).ok_or_else(|| {
-            anyhow!("kernel `{}` has no constexpr `{name}`; it has: {}", def.name, def.constexprs.join(", "))
-        })?;
-        let v = parse_int(v).with_context(|| format!("--const {name}: not an integer"))?;
-        consts.retain(|(n, _)| *n != name);
-        consts.push((name, v));
-    }
-    let args = launch_args(&def, &a.args)?;
+    let consts = named::constexprs(&def, &a.consts, defaults)?;
+    let args = named::launch_args(&def, &a.args, &[])?;
     let policy = if a.no_specialize { SpecPolicy::Off } else { SpecPolicy::Triton };
     // The portability lint runs at compile time; its findings are warnings on stderr, so
     // the PTX on stdout stays clean (`rtriton lint --deny` makes them errors).
@@ -147,6 +85,11 @@ pub fn run(a: &PtxArgs) -> anyhow::Result<ExitCode> {
 
 #[cfg(test)]
 mod tests {
+    use rtriton::spec::ArgValue;
+
+    use super::named::DEFAULT_PTR;
+    use rtriton::trace::KernelDef;
+
     use super::*;
 
     fn row_max() -> KernelDef {
@@ -159,9 +102,10 @@ mod tests {
 
     #[test]
     fn args_drive_specialization_like_a_launch() {
-        let a = launch_args(
+        let a = named::launch_args(
             &row_max(),
             &strings(&["x_ptr=0x7f0000000004", "n_rows=10", "n_cols=1024", "stride_row=1024", "stride_col=1"]),
+            &[],
         )
         .unwrap();
         assert_eq!(
@@ -181,17 +125,6 @@ mod tests {
             key.to_string(),
             "x_ptr:*f32:-, y_ptr:*f32:D16, n_rows:i32:-, n_cols:i32:D16, stride_row:i32:D16, stride_col:i32:=1"
         );
-    }
-
-    #[test]
-    fn missing_int_and_unknown_names_are_clear_errors() {
-        let e = launch_args(&row_max(), &strings(&["n_rows=10"])).unwrap_err().to_string();
-        assert_eq!(
-            e,
-            "missing --arg n_cols=<i32>: integer and float arguments drive specialization, give every one (pointers default to 0x7f0000000000)"
-        );
-        let e = launch_args(&row_max(), &strings(&["cols=3"])).unwrap_err().to_string();
-        assert!(e.starts_with("kernel `row_max` has no parameter `cols`"), "{e}");
     }
 
     #[test]
