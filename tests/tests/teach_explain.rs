@@ -207,8 +207,9 @@ rtriton::kernel! {
     }
 }
 
-fn spec_section(policy: rtriton::spec::SpecPolicy, ints: [i64; 3]) -> String {
-    use rtriton::explain::{ExplainInput, Section, explain, render};
+/// `explain` of `opt_outs` for a launch with ints `ints` (an unaligned `x_ptr`).
+fn explain_opt_outs(policy: rtriton::spec::SpecPolicy, ints: [i64; 3]) -> rtriton::explain::Explanation {
+    use rtriton::explain::{ExplainInput, explain};
     let def = opt_outs();
     let args = [
         rtriton::spec::ArgValue::Ptr(0x7f00_0000_0004),
@@ -228,7 +229,12 @@ fn spec_section(policy: rtriton::spec::SpecPolicy, ints: [i64; 3]) -> String {
         ptx: Default::default(),
         lint: &Default::default(),
     };
-    render(&explain(&input).expect("arguments fit"), &[Section::Spec])
+    explain(&input).expect("arguments fit")
+}
+
+fn spec_section(policy: rtriton::spec::SpecPolicy, ints: [i64; 3]) -> String {
+    use rtriton::explain::{Section, render};
+    render(&explain_opt_outs(policy, ints), &[Section::Spec])
 }
 
 #[test]
@@ -311,28 +317,8 @@ fn lint_subcommand() {
 /// with specialization off the two are one.
 #[test]
 fn explain_traces_each_kernel_once() {
-    use rtriton::explain::{ExplainInput, explain};
-    let def = opt_outs();
-    let args = [
-        rtriton::spec::ArgValue::Ptr(0x7f00_0000_0000),
-        rtriton::spec::ArgValue::Ptr(0x7f00_0000_1000),
-        rtriton::spec::ArgValue::Int(64),
-        rtriton::spec::ArgValue::Int(1),
-        rtriton::spec::ArgValue::Int(16),
-        rtriton::spec::ArgValue::F32(2.0),
-    ];
     for (policy, traces) in [(rtriton::spec::SpecPolicy::Triton, 2), (rtriton::spec::SpecPolicy::Off, 1)] {
-        let input = ExplainInput {
-            def: &def,
-            constexprs: &[("BLOCK", 64)],
-            args: &args,
-            policy,
-            semantics: rtriton::trace::Semantics::Rtriton,
-            extents: &[],
-            ptx: Default::default(),
-            lint: &Default::default(),
-        };
-        let e = explain(&input).expect("arguments fit");
+        let e = explain_opt_outs(policy, [64, 1, 16]);
         assert_eq!((e.stages.traces, e.stages.lints, e.stages.lowerings), (traces, 1, traces), "{policy:?}");
     }
 }
