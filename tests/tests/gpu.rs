@@ -362,6 +362,11 @@ error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: launch refused: t
     );
     assert_eq!(rt.stats.compiles, 0, "the guard refuses before compiling");
     rt.launch(&kernel(RowMaxVariant::RowMax), &args()).unwrap();
+    // One trace per specialization: row_max_i32's for its guard (refused before the lint
+    // runs), row_max's for its guard (the compile reuses it), and row_max's unspecialized
+    // one for the lint; one lowering, row_max's.
+    let stats = rt.compile_stats();
+    assert_eq!((stats.traces, stats.lowerings), (3, 1), "{stats:?}");
     let got = y.to_host(&rt.gpu).unwrap();
     assert!(got.iter().all(|v| v.to_bits() == 0), "every row of zeros has the maximum +0.0");
 }

@@ -27,6 +27,39 @@ impl KernelInfo {
 /// (the fields are private), so every stage that takes a `VerifiedKernel` (the
 /// interpreter, the PTX back end, the compile session) runs on verified IR by type, not by
 /// convention.
+///
+/// An unverified kernel does not type-check where a verified one is needed:
+///
+/// ```compile_fail,E0308
+/// # use rtriton::interp::{Memory, run};
+/// # use rtriton::prelude::*;
+/// # rtriton::kernel! { fn k(p: Ptr<i32>) { store(p, program_id(0), None); } }
+/// let kernel = rtriton::trace::trace_unspecialized(&k(), &[]).unwrap();
+/// run(&kernel, [1, 1, 1], &[], &mut Memory::new()); // a `Kernel`, not a `VerifiedKernel`
+/// ```
+///
+/// and outside the verifier a `VerifiedKernel` cannot be built by hand:
+///
+/// ```compile_fail,E0451
+/// # use rtriton::prelude::*;
+/// # rtriton::kernel! { fn k(p: Ptr<i32>) { store(p, program_id(0), None); } }
+/// let kernel = rtriton::trace::trace_unspecialized(&k(), &[]).unwrap();
+/// let info = rtriton::verify::verify(kernel.clone()).unwrap().info().clone();
+/// let forged = rtriton::verify::VerifiedKernel { kernel, info };
+/// ```
+///
+/// while the verifier's own output runs:
+///
+/// ```
+/// # use rtriton::interp::{Memory, run};
+/// # use rtriton::prelude::*;
+/// # rtriton::kernel! { fn k(p: Ptr<i32>) { store(p, program_id(0), None); } }
+/// let kernel = rtriton::trace::trace_unspecialized(&k(), &[]).unwrap();
+/// let mut mem = Memory::new();
+/// let p = mem.alloc(4);
+/// let verified = rtriton::verify::verify(kernel).unwrap();
+/// run(&verified, [1, 1, 1], &[rtriton::spec::ArgValue::Ptr(p)], &mut mem).unwrap();
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct VerifiedKernel {
     kernel: Kernel,

@@ -34,6 +34,8 @@ pub fn run_interp(options: &ValidateOptions, why: Option<String>) -> Report {
     let bar =
         if options.progress { indicatif::ProgressBar::new(total as u64) } else { indicatif::ProgressBar::hidden() };
     let mut results = Vec::new();
+    // One session for the run: the cases that specialize alike share one trace.
+    let mut session = CompileSession::new();
     for case in &cases {
         bar.set_message(case.name);
         let l = case.layout();
@@ -48,7 +50,7 @@ pub fn run_interp(options: &ValidateOptions, why: Option<String>) -> Report {
                 let expect_refusal = expects_overflow_refusal(variant, case);
                 // Never interpret a launch the guard must refuse, even if it does not.
                 let input = (runnable && !expect_refusal).then_some(x.as_slice());
-                r.outcome = match run_one(variant, policy, case, input, &mut r) {
+                r.outcome = match run_one(&mut session, variant, policy, case, input, &mut r) {
                     Ok(Ran::Refused(d)) => refused(&d, expect_refusal),
                     Ok(Ran::Accepted) if expect_refusal => not_refused(variant, case),
                     Ok(Ran::Accepted) => Outcome::Skipped {
@@ -89,6 +91,7 @@ enum Ran {
 /// Specializes and traces `variant` for `case`, runs the overflow guard on the case's
 /// extents (as a GPU launch does), then, given the input `x`, interprets it.
 fn run_one(
+    session: &mut CompileSession,
     variant: RowMaxVariant,
     policy: SpecPolicy,
     case: &RowMaxCase,
@@ -113,9 +116,7 @@ fn run_one(
     ];
     let spec = SpecKey::from_args(def.name, &def.params, &args, policy).map_err(|e| e.to_string())?;
     r.spec_key = spec.to_string();
-    let verified = CompileSession::new()
-        .front_end(&def, &constexprs, &spec, &TraceOptions::default())
-        .map_err(|e| e.to_string())?;
+    let verified = session.front_end(&def, &constexprs, &spec, &TraceOptions::default()).map_err(|e| e.to_string())?;
     match overflow_guard(&OffsetWidths::of(verified.kernel()), &case_extents(case)) {
         Ok(()) => {}
         Err(LaunchError::IndexOverflow(d)) => return Ok(Ran::Refused(*d)),
