@@ -13,8 +13,6 @@ use std::collections::{HashMap, HashSet};
 
 use crate::ir::{Block, Effect, Kernel, Op, OpId, OpKind, Value, ValueData, ValueDef};
 
-use super::remap::map_operands;
-
 /// Removes dead ops from `kernel`; returns how many were removed.
 pub fn run(kernel: &mut Kernel) -> usize {
     let live = live_ops(kernel);
@@ -121,7 +119,8 @@ impl Compactor<'_> {
                 }
                 kind => {
                     let mut missing = false;
-                    let kind = map_operands(kind, |v| {
+                    // The op table generates the operand rewriting (`OpKind::map_operands`).
+                    let kind = kind.map_operands(|v| {
                         self.lookup(v).unwrap_or_else(|| {
                             missing = true;
                             v

@@ -5,4 +5,3 @@
 //!   `session::CompileSession::front_end`, so every consumer sees clean IR).
 
 pub mod dce;
-pub mod remap;

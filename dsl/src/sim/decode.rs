@@ -177,7 +177,7 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
             Inst::Mov { ty, dst, src } => MicroOp::Mov { dst: dst.0, src: src_of(*src, *ty) },
             Inst::Bin { op, ty, dst, a, b } => {
                 // Shift amounts are 32-bit whatever the shifted type (as the writer prints).
-                let bty = if matches!(op, BinOp::Shl | BinOp::ShrU) { Ty::I32 } else { *ty };
+                let bty = if op.is_shift() { Ty::I32 } else { *ty };
                 MicroOp::Bin { f: bin_fn(*op, *ty)?, dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, bty) }
             }
             Inst::Unary { op, ty, dst, src } => MicroOp::Unary { op: *op, ty: *ty, dst: dst.0, src: src.0 },

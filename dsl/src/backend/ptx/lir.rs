@@ -139,6 +139,43 @@ pub enum BinOp {
     ShrU,
 }
 
+impl BinOp {
+    /// `a op b == b op a`: the lowering may swap an immediate into the second operand.
+    pub fn commutes(self) -> bool {
+        match self {
+            BinOp::Add | BinOp::Mul | BinOp::Max(_) | BinOp::Min(_) | BinOp::And | BinOp::Or | BinOp::Xor => true,
+            BinOp::Sub | BinOp::Div | BinOp::Rem | BinOp::Shl | BinOp::ShrU => false,
+        }
+    }
+
+    /// The integer `id` with `x op id == x` (`x + 0`, `x * 1`, `x << 0`, ...), if any.
+    pub fn right_identity(self) -> Option<i64> {
+        match self {
+            BinOp::Add | BinOp::Sub | BinOp::Shl | BinOp::ShrU | BinOp::Or | BinOp::Xor => Some(0),
+            BinOp::Mul => Some(1),
+            BinOp::Div | BinOp::Rem | BinOp::Max(_) | BinOp::Min(_) | BinOp::And => None,
+        }
+    }
+
+    /// A shift: the second operand is a 32-bit amount whatever the shifted type (PTX's
+    /// `shl.b64 %rd, %rd, %r`), as the writer prints and the simulator reads it.
+    pub fn is_shift(self) -> bool {
+        match self {
+            BinOp::Shl | BinOp::ShrU => true,
+            BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Div
+            | BinOp::Rem
+            | BinOp::Max(_)
+            | BinOp::Min(_)
+            | BinOp::And
+            | BinOp::Or
+            | BinOp::Xor => false,
+        }
+    }
+}
+
 /// Comparison predicates of [`Inst::Setp`]: signed for integers; for floats `Lt..Ge`,
 /// `Eq` are ordered (false when an operand is NaN) and `Ne` is unordered (true when an
 /// operand is NaN), like C and Triton.

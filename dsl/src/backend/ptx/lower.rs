@@ -19,7 +19,7 @@ use super::lir::{BinOp, Cmp, Group, Inst, LayoutNote, Operand, Param, ParamTy, P
 use super::{Decisions, PtxError, PtxOptions, vectorize};
 use crate::diag::Code;
 use crate::ir::{
-    BinaryOp, Block, CmpPred, Constant, DType, Kernel, Op, OpKind, ParamKind, ScalarType, SourceLoc, Value,
+    BinaryOp, Block, CmpPred, Constant, DType, Effect, Kernel, Op, OpKind, ParamKind, ScalarType, SourceLoc, Value,
 };
 use crate::verify::KernelInfo;
 
@@ -241,22 +241,16 @@ impl Lowerer<'_> {
     }
 
     pub fn bin(&mut self, op: BinOp, ty: Ty, a: Operand, b: Operand) -> Operand {
-        let commutes =
-            matches!(op, BinOp::Add | BinOp::Mul | BinOp::Max(_) | BinOp::Min(_) | BinOp::And | BinOp::Or | BinOp::Xor);
-        // Identities: x + 0, x - 0, x * 1, x << 0, x >> 0.
-        let identity = match op {
-            BinOp::Add | BinOp::Sub | BinOp::Shl | BinOp::ShrU | BinOp::Or | BinOp::Xor => Some(0),
-            BinOp::Mul => Some(1),
-            BinOp::Div | BinOp::Rem | BinOp::Max(_) | BinOp::Min(_) | BinOp::And => None,
-        };
-        if let Some(id) = identity
+        let commutes = op.commutes();
+        // Identities: x + 0, x - 0, x * 1, x << 0, x >> 0 (and 0 + x, 1 * x when `op` commutes).
+        if let Some(id) = op.right_identity()
             && ty != Ty::F32
             && ty != Ty::Pred
         {
             if b == Operand::Int(id) {
                 return a;
             }
-            if a == Operand::Int(id) && !matches!(op, BinOp::Sub | BinOp::Shl | BinOp::ShrU) {
+            if a == Operand::Int(id) && commutes {
                 return b;
             }
         }
@@ -517,11 +511,14 @@ impl Lowerer<'_> {
     fn block(&mut self, block: &Block) -> Result<(), PtxError> {
         for &id in &block.ops {
             let op = self.k.op(id);
-            if matches!(op.kind, OpKind::Yield { .. }) {
-                continue;
-            }
-            let pure = !matches!(op.kind, OpKind::Store { .. } | OpKind::For { .. });
-            if pure && op.results.iter().all(|r| self.info.uses(*r) == 0) {
+            // The op table's effect says what may be skipped when its results are unused.
+            let removable = match op.kind.effect() {
+                // a `yield` is lowered by its loop (`for_loop`)
+                Effect::Terminator => continue,
+                Effect::Pure | Effect::ProgramIndex | Effect::ReadsMemory => true,
+                Effect::WritesMemory | Effect::Region => false,
+            };
+            if removable && op.results.iter().all(|r| self.info.uses(*r) == 0) {
                 continue;
             }
             self.comment(op);

@@ -48,7 +48,6 @@ fn reg_decl(ty: Ty) -> &'static str {
     }
 }
 
-/// Signed arithmetic / comparison suffix.
 /// The PTX instruction of each block-IR unary op (the type suffix is added by the caller).
 fn unary_name(op: UnaryOp) -> &'static str {
     match op {
@@ -56,6 +55,7 @@ fn unary_name(op: UnaryOp) -> &'static str {
     }
 }
 
+/// Signed arithmetic / comparison suffix.
 fn sty(ty: Ty) -> &'static str {
     match ty {
         Ty::Pred => "pred",
@@ -200,7 +200,7 @@ impl Writer<'_> {
             Inst::Mov { ty, dst, src } => format!("mov.{} {}, {};", bty(*ty), self.reg(*dst), self.opnd(*src, *ty)),
             Inst::Bin { op, ty, dst, a, b } => {
                 let name = bin_name(*op, *ty);
-                let bt = if matches!(op, BinOp::Shl | BinOp::ShrU) { Ty::I32 } else { *ty };
+                let bt = if op.is_shift() { Ty::I32 } else { *ty };
                 format!("{name} {}, {}, {};", self.reg(*dst), self.opnd(*a, *ty), self.opnd(*b, bt))
             }
             Inst::Unary { op, ty, dst, src } => {
