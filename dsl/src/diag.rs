@@ -174,7 +174,7 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     /// ```text
-    /// error: kernel `row_max` at kernels-gpu/src/row_max.rs:31: message
+    /// error: kernel `row_max` at src/my_kernels.rs:31: message
     ///   note lines
     ///   help: what to do
     /// ```

@@ -7,6 +7,7 @@
 pub mod cases;
 pub mod reference;
 pub mod row_max;
+pub mod source;
 
 pub use row_max::{
     RowMaxVariant, cpu_row_max, row_max, row_max_2d, row_max_fixed_port, row_max_loop, row_max_skill_port,

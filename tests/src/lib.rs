@@ -2,6 +2,7 @@
 //! case of the shape matrix, compute the reference, compare bit for bit. The interpreter,
 //! simulator and GPU suites all go through these, so they check the same thing.
 
+pub mod fixtures;
 pub mod kernels;
 pub mod tables;
 

@@ -1,7 +1,9 @@
 //! Golden IR text of every row-max variant, with specialization on (aligned pointers,
-//! `stride_col` = 1) and off. The snapshots live in `tests/tests/snapshots/`; review a change
-//! in its diff, then regenerate with `INSTA_UPDATE=always cargo test -p rtriton-tests
-//! --test golden_ir` (in CI, where `CI` is set, a mismatch fails).
+//! `stride_col` = 1) and off, traced from the fixture copies in `tests/src/fixtures/` (so
+//! the snapshots name that file, not `row_max.rs`). The snapshots live in
+//! `tests/tests/snapshots/`; review a change in its diff, then regenerate with
+//! `INSTA_UPDATE=always cargo test -p rtriton-tests --test golden_ir` (in CI, where `CI` is
+//! set, a mismatch fails).
 
 use rstest::rstest;
 use rstest_reuse::apply;
@@ -12,6 +14,7 @@ use rtriton::spec::{ArgValue, SpecKey, SpecPolicy};
 use rtriton::trace::{TraceOptions, trace};
 use rtriton::verify::check;
 use rtriton_kernels::RowMaxVariant;
+use rtriton_tests::fixtures::row_max_family;
 use rtriton_tests::tables::every_variant;
 
 /// Launch arguments whose specialization folds `stride_col` and hints both pointers:
@@ -26,7 +29,7 @@ const ARGS: [ArgValue; 6] = [
 ];
 
 fn spec(variant: RowMaxVariant, on: bool) -> SpecKey {
-    let def = variant.def();
+    let def = row_max_family::def(variant);
     let policy = if on { SpecPolicy::Triton } else { SpecPolicy::Off };
     SpecKey::from_args(def.name, &def.params, &ARGS, policy).expect("the arguments fit every variant")
 }
@@ -34,7 +37,7 @@ fn spec(variant: RowMaxVariant, on: bool) -> SpecKey {
 fn traced(variant: RowMaxVariant, on: bool) -> Kernel {
     let constexprs = variant.default_constexprs();
     CompileSession::new()
-        .front_end(&variant.def(), &constexprs, &spec(variant, on), &TraceOptions::default())
+        .front_end(&row_max_family::def(variant), &constexprs, &spec(variant, on), &TraceOptions::default())
         .unwrap_or_else(|e| panic!("{} does not trace: {e}", variant.name()))
         .kernel()
         .clone()
@@ -65,7 +68,8 @@ fn folding_of_stride_col_is_visible(variant: RowMaxVariant) {
 #[apply(every_variant)]
 fn dce_keeps_kernels_valid(variant: RowMaxVariant, #[values(true, false)] spec_on: bool) {
     let constexprs = variant.default_constexprs();
-    let mut kernel = trace(&variant.def(), &constexprs, &spec(variant, spec_on), &TraceOptions::default()).unwrap();
+    let mut kernel =
+        trace(&row_max_family::def(variant), &constexprs, &spec(variant, spec_on), &TraceOptions::default()).unwrap();
     check(&kernel).unwrap();
     let before = kernel.walk().len();
     let removed = dce::run(&mut kernel);

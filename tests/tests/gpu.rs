@@ -354,11 +354,15 @@ fn the_launch_path_refuses_row_max_i32_past_2_pow_31_and_runs_row_max() {
     };
     let e = launch_error(rt.launch(&kernel(RowMaxVariant::RowMaxI32), &args()));
     assert!(matches!(e, LaunchError::IndexOverflow(_)), "{e:?}");
+    // The runtime launches the production kernel; its line is found in its source.
+    let at = rtriton_kernels::source::line_of(RowMaxVariant::RowMaxI32, "let x = load(").expect("row_max_i32 loads x");
     assert_eq!(
         e.to_string(),
-        "\
-error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: launch refused: tensor `x_ptr` has 2147516416 elements and a maximum element offset of 2147516415, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
+        format!(
+            "\
+error: kernel `row_max_i32` at {at}: launch refused: tensor `x_ptr` has 2147516416 elements and a maximum element offset of 2147516415, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
   help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
+        )
     );
     assert_eq!(rt.stats.compiles, 0, "the guard refuses before compiling");
     rt.launch(&kernel(RowMaxVariant::RowMax), &args()).unwrap();

@@ -4,16 +4,17 @@
 
 mod ptx_common;
 
-use ptx_common::{compile, compile_plain, front, options};
+use ptx_common::{compile, compile_def, compile_plain, options};
 use rstest::rstest;
 use rstest_reuse::apply;
 use rtriton::backend::ptx::lir::Inst;
-use rtriton::backend::ptx::{self, AccessKind, Arch, PtxOptions};
+use rtriton::backend::ptx::{AccessKind, Arch, PtxOptions};
 use rtriton::interp::Memory;
 use rtriton::prelude::*;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{Fill, RowMaxCase, ViewKind};
+use rtriton_tests::fixtures::row_max_family;
 use rtriton_tests::tables::every_variant;
 use rtriton_tests::{compare_bits, contiguous_args, prepare, reference};
 
@@ -160,10 +161,11 @@ fn nan_propagating_max_uses_max_nan() {
     assert!(p.text.contains("max.NaN.f32") && !p.text.contains("max.f32"));
 }
 
+/// The error compiling `v`'s fixture copy gives (the text names the fixture's lines, so an
+/// edit of `row_max.rs` does not change it).
 fn compile_err(v: RowMaxVariant, constexprs: Vec<(&'static str, i64)>, o: &PtxOptions) -> String {
-    ptx::compile(&front(v, &contiguous_args(), SpecPolicy::Triton, Some(constexprs)), o)
-        .expect_err("must not compile")
-        .to_string()
+    let def = row_max_family::def(v);
+    compile_def(&def, &constexprs, &contiguous_args(), SpecPolicy::Triton, o).expect_err("must not compile").to_string()
 }
 
 #[test]
@@ -171,14 +173,14 @@ fn block_over_register_budget_is_an_error() {
     let e = compile_err(RowMaxVariant::RowMax, vec![("BLOCK", 65536)], &PtxOptions::default());
     assert_eq!(
         e,
-        "error: kernel `row_max` at kernels-gpu/src/row_max.rs:19: block tensor<65536xi32> needs 512 registers per thread with num_warps = 4 (the budget is 128 per value)\n  help: use a smaller block (loop over the row in blocks) or more warps"
+        "error: kernel `row_max` at tests/src/fixtures/row_max_family.rs:19: block tensor<65536xi32> needs 512 registers per thread with num_warps = 4 (the budget is 128 per value)\n  help: use a smaller block (loop over the row in blocks) or more warps"
     );
 }
 
 #[test]
 fn num_warps_without_layout_is_an_error() {
     let e = compile_err(RowMaxVariant::RowMax, vec![("BLOCK", 1024)], &options(Arch::Sm86, 3));
-    assert!(e.starts_with("error: kernel `row_max` at kernels-gpu/src/row_max.rs:"), "{e}");
+    assert!(e.starts_with("error: kernel `row_max` at tests/src/fixtures/row_max_family.rs:"), "{e}");
     assert!(e.contains("num_warps = 3 has no valid layout"), "{e}");
 }
 

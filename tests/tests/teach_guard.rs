@@ -1,6 +1,7 @@
 //! The launch-time overflow guard: the i32-indexing variant is refused on a tensor past
 //! 2^31 elements (a fake extent: nothing that large is allocated), the i64-promoting
 //! variants are accepted on the same extent, and everything is accepted on small tensors.
+//! The kernels are the fixture copies in `tests/src/fixtures/`, whose lines the errors name.
 
 use rstest::rstest;
 use rtriton::guard::{TensorExtent, check_offsets};
@@ -11,6 +12,7 @@ use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::TraceOptions;
 use rtriton_kernels::cases::{HUGE_CASE, SHAPE_MATRIX};
 use rtriton_kernels::{RowMaxVariant, cpu_row_max};
+use rtriton_tests::fixtures::row_max_family;
 
 /// The kernel as a launch on `HUGE_CASE` (65537 x 32768, contiguous) would trace it.
 fn traced_for_huge(variant: RowMaxVariant) -> Kernel {
@@ -26,7 +28,7 @@ fn traced_for_huge(variant: RowMaxVariant) -> Kernel {
     ];
     let consts = variant.constexprs_for(c.n_rows, c.n_cols);
     CompileSession::new()
-        .front_end_for_args(&variant.def(), &consts, &args, SpecPolicy::Triton, &TraceOptions::default())
+        .front_end_for_args(&row_max_family::def(variant), &consts, &args, SpecPolicy::Triton, &TraceOptions::default())
         .expect("traces")
         .kernel()
         .clone()
@@ -60,7 +62,7 @@ fn refuses_the_i32_variant_past_2_pow_31() {
     assert_eq!(
         err.to_string(),
         "\
-error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: launch refused: tensor `x_ptr` has 2147516416 elements and a maximum element offset of 2147516415, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
+error: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: launch refused: tensor `x_ptr` has 2147516416 elements and a maximum element offset of 2147516415, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
   help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
     );
 }
@@ -91,7 +93,7 @@ fn an_extent_for_no_pointer_parameter_is_an_error() {
     assert_eq!(
         check_offsets(&k, &[bad]).expect_err("not a pointer").to_string(),
         "\
-error: kernel `row_max` at kernels-gpu/src/row_max.rs:13: the overflow guard got an extent for `n_rows`, which is not a pointer parameter
+error: kernel `row_max` at tests/src/fixtures/row_max_family.rs:13: the overflow guard got an extent for `n_rows`, which is not a pointer parameter
   help: pass extents for the pointer parameters: x_ptr, y_ptr"
     );
 }
@@ -123,7 +125,7 @@ fn guard_before_the_interpreter(#[case] variant: RowMaxVariant) {
     ];
     let consts = variant.constexprs_for(c.n_rows, c.n_cols);
     let verified = CompileSession::new()
-        .front_end_for_args(&variant.def(), &consts, &args, SpecPolicy::Triton, &TraceOptions::default())
+        .front_end_for_args(&row_max_family::def(variant), &consts, &args, SpecPolicy::Triton, &TraceOptions::default())
         .expect("traces");
     let kernel = verified.kernel();
     let fake = TensorExtent { param: "x_ptr".into(), numel: 3 << 30, max_offset_elems: (3 << 30) - 1 };
@@ -135,7 +137,7 @@ fn guard_before_the_interpreter(#[case] variant: RowMaxVariant) {
         assert_eq!(
             verdict.expect_err("refused").to_string(),
             "\
-error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: launch refused: tensor `x_ptr` has 3221225472 elements and a maximum element offset of 3221225471, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
+error: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: launch refused: tensor `x_ptr` has 3221225472 elements and a maximum element offset of 3221225471, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
   help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
         );
     }

@@ -1,4 +1,5 @@
-//! The portability lint: every rule, rendered findings compared as whole text.
+//! The portability lint: every rule, rendered findings compared as whole text. The row-max
+//! family is the fixture copy in `tests/src/fixtures/`, whose lines the findings name.
 
 use rstest::rstest;
 use rtriton::diag::Severity;
@@ -8,6 +9,7 @@ use rtriton::session::{CompileError, CompileSession};
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{KernelDef, TraceOptions};
 use rtriton_kernels::RowMaxVariant;
+use rtriton_tests::fixtures::row_max_family::def as fixture;
 
 rtriton::kernel! {
     /// A strided copy whose stride is `#[do_not_specialize]`: never folded to 1, so the
@@ -27,20 +29,20 @@ fn render(def: &KernelDef, constexprs: &[(&str, i64)], options: &LintOptions) ->
 }
 
 fn check(variant: RowMaxVariant, expected: &str) {
-    assert_eq!(render(&variant.def(), &variant.default_constexprs(), &LintOptions::default()), expected);
+    assert_eq!(render(&fixture(variant), &variant.default_constexprs(), &LintOptions::default()), expected);
 }
 
 const SKILL_PORT: &str = "\
-warning: kernel `row_max_skill_port` at kernels-gpu/src/row_max.rs:71: `.to()` on the integer argument `stride_row`: in Triton this argument becomes a constant when it is 1 and `.to` raises AttributeError: 'int' object has no attribute 'to' (for every input where `stride_row` is 1, e.g. a contiguous dimension's stride)
+warning: kernel `row_max_skill_port` at tests/src/fixtures/row_max_family.rs:71: `.to()` on the integer argument `stride_row`: in Triton this argument becomes a constant when it is 1 and `.to` raises AttributeError: 'int' object has no attribute 'to' (for every input where `stride_row` is 1, e.g. a contiguous dimension's stride)
   help: promote the index tensor instead: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride_row`, and let `stride_row` widen by promotion [to-on-specializable-arg, from triton-lang/triton#2939]
-warning: kernel `row_max_skill_port` at kernels-gpu/src/row_max.rs:72: `.to()` on the integer argument `stride_col`: in Triton this argument becomes a constant when it is 1 and `.to` raises AttributeError: 'int' object has no attribute 'to' (for every input where `stride_col` is 1, e.g. a contiguous dimension's stride)
+warning: kernel `row_max_skill_port` at tests/src/fixtures/row_max_family.rs:72: `.to()` on the integer argument `stride_col`: in Triton this argument becomes a constant when it is 1 and `.to` raises AttributeError: 'int' object has no attribute 'to' (for every input where `stride_col` is 1, e.g. a contiguous dimension's stride)
   help: promote the index tensor instead: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride_col`, and let `stride_col` widen by promotion [to-on-specializable-arg, from triton-lang/triton#2939]
 ";
 
 const ROW_MAX_I32: &str = "\
-warning: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: the offset into `x_ptr` multiplies program_id(0) by `stride_row` in i32: it wraps past 2^31 - 1 elements and addresses the wrong memory on large tensors
+warning: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: the offset into `x_ptr` multiplies program_id(0) by `stride_row` in i32: it wraps past 2^31 - 1 elements and addresses the wrong memory on large tensors
   help: promote the index tensor before multiplying: `program_id(0).to::<i64>()` or `offs.to::<i64>()`, so the product runs in i64 [i32-index-product, from triton-lang/triton#832]
-warning: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: the offset into `x_ptr` multiplies an arange index tensor by `stride_col` in i32: it wraps past 2^31 - 1 elements and addresses the wrong memory on large tensors
+warning: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: the offset into `x_ptr` multiplies an arange index tensor by `stride_col` in i32: it wraps past 2^31 - 1 elements and addresses the wrong memory on large tensors
   help: promote the index tensor before multiplying: `program_id(0).to::<i64>()` or `offs.to::<i64>()`, so the product runs in i64 [i32-index-product, from triton-lang/triton#832]
 ";
 
@@ -58,7 +60,7 @@ fn row_max_family(#[case] variant: RowMaxVariant, #[case] expected: &str) {
 #[test]
 fn do_not_specialize_stride_blocks_vectorization() {
     let expected = "\
-warning: kernel `copy_unspecialized_stride` at tests/tests/teach_lint.rs:19: `stride` is #[do_not_specialize] and multiplies an element index in a pointer offset: it is never folded to 1, so this access is not known to be contiguous and is not vectorized even when `stride` is 1
+warning: kernel `copy_unspecialized_stride` at tests/tests/teach_lint.rs:21: `stride` is #[do_not_specialize] and multiplies an element index in a pointer offset: it is never folded to 1, so this access is not known to be contiguous and is not vectorized even when `stride` is 1
   help: drop #[do_not_specialize] from `stride` (use #[do_not_specialize_on_alignment] to keep the folding and drop only the hint); in Triton, also leave the stride unannotated [unspecialized-unit-stride, from triton-lang/triton#9834]
 ";
     assert_eq!(render(&copy_unspecialized_stride(), &[("BLOCK", 256)], &LintOptions::default()), expected);
@@ -68,14 +70,14 @@ warning: kernel `copy_unspecialized_stride` at tests/tests/teach_lint.rs:19: `st
 fn allow_turns_a_rule_off() {
     let options = LintOptions { deny: false, allow: vec![Rule::ToOnSpecializableArg] };
     let v = RowMaxVariant::SkillPort;
-    assert_eq!(render(&v.def(), &v.default_constexprs(), &options), "");
+    assert_eq!(render(&fixture(v), &v.default_constexprs(), &options), "");
 }
 
 #[test]
 fn deny_makes_findings_errors_and_refuses_compilation() {
     let v = RowMaxVariant::SkillPort;
     let deny = LintOptions { deny: true, allow: vec![] };
-    let found = lint(&v.def(), &v.default_constexprs(), &deny).expect("traces");
+    let found = lint(&fixture(v), &v.default_constexprs(), &deny).expect("traces");
     assert!(found.iter().all(|d| d.severity == Severity::Error));
     let args = [
         ArgValue::Ptr(0x7f00_0000_0000),
@@ -87,7 +89,7 @@ fn deny_makes_findings_errors_and_refuses_compilation() {
     ];
     let consts = v.default_constexprs();
     let err = CompileSession::new()
-        .checked(&v.def(), &consts, &args, SpecPolicy::Triton, &TraceOptions::default(), Some(&deny))
+        .checked(&fixture(v), &consts, &args, SpecPolicy::Triton, &TraceOptions::default(), Some(&deny))
         .expect_err("deny refuses the skill port");
     let CompileError::LintDenied(diags) = err else { panic!("expected a lint refusal, got {err}") };
     // Findings are told apart by code: both are the `.to()` rule's.
@@ -95,7 +97,14 @@ fn deny_makes_findings_errors_and_refuses_compilation() {
     assert_eq!(format!("{diags}\n"), SKILL_PORT.replace("warning:", "error:"));
     // By default the same compile goes ahead with the findings as warnings.
     let ok = CompileSession::new()
-        .checked(&v.def(), &consts, &args, SpecPolicy::Triton, &TraceOptions::default(), Some(&LintOptions::default()))
+        .checked(
+            &fixture(v),
+            &consts,
+            &args,
+            SpecPolicy::Triton,
+            &TraceOptions::default(),
+            Some(&LintOptions::default()),
+        )
         .expect("warnings do not stop compilation");
     assert_eq!(ok.lints.iter().map(|d| format!("{d}\n")).collect::<String>(), SKILL_PORT);
 }

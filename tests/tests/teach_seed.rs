@@ -16,6 +16,7 @@ use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{Semantics, TraceOptions};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
+use rtriton_tests::fixtures::row_max_family;
 use rtriton_tests::tables::every_case;
 use rtriton_tests::{case, reference, row_max_args};
 
@@ -39,12 +40,12 @@ fn args(c: &RowMaxCase) -> Vec<ArgValue> {
 }
 
 const STRIDE_ROW_ERROR: &str = "\
-error: kernel `row_max_skill_port` at kernels-gpu/src/row_max.rs:71: AttributeError: 'int' object has no attribute 'to'
+error: kernel `row_max_skill_port` at tests/src/fixtures/row_max_family.rs:71: AttributeError: 'int' object has no attribute 'to'
   note: Triton specializes an integer argument equal to 1 into the constant 1 (a plain int, key (\"constexpr\", 1)), so `stride_row` is not a tensor here and has no `.to()`; this fails for every input where `stride_row` is 1 (a contiguous dimension's stride) and compiles only for other values
   help: promote the index tensor instead of the scalar argument: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride_row`, and let `stride_row` widen to i64 by promotion";
 
 const STRIDE_COL_ERROR: &str = "\
-error: kernel `row_max_skill_port` at kernels-gpu/src/row_max.rs:72: AttributeError: 'int' object has no attribute 'to'
+error: kernel `row_max_skill_port` at tests/src/fixtures/row_max_family.rs:72: AttributeError: 'int' object has no attribute 'to'
   note: Triton specializes an integer argument equal to 1 into the constant 1 (a plain int, key (\"constexpr\", 1)), so `stride_col` is not a tensor here and has no `.to()`; this fails for every input where `stride_col` is 1 (a contiguous dimension's stride) and compiles only for other values
   help: promote the index tensor instead of the scalar argument: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride_col`, and let `stride_col` widen to i64 by promotion";
 
@@ -69,7 +70,8 @@ fn seed_scenario(
     name: &str,
 ) {
     let c = case(name);
-    let def = variant.def();
+    // The fixture copy: the expected errors name its lines.
+    let def = row_max_family::def(variant);
     let consts = variant.constexprs_for(c.n_rows, c.n_cols);
     let mut mem = Memory::new();
     let input = c.input();

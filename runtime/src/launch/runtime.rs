@@ -382,15 +382,20 @@ mod tests {
 
     #[test]
     fn the_overflow_guard_refuses_row_max_i32_on_a_view_past_2_pow_31() {
+        // Where row_max_i32 loads `x`, found in its source so no line number is written down.
+        let at =
+            rtriton_kernels::source::line_of(RowMaxVariant::RowMaxI32, "let x = load(").expect("row_max_i32 loads x");
         for policy in [SpecPolicy::Triton, SpecPolicy::Off] {
             let e = guard(RowMaxVariant::RowMaxI32, policy, HUGE.0, HUGE.1).unwrap_err();
             assert!(matches!(e, HostError::Launch(LaunchError::IndexOverflow(_))), "{e:?}");
             assert!(e.has_code(rtriton::diag::Code::GuardIndexOverflow), "{e:?}");
             assert_eq!(
                 e.to_string(),
-                "\
-error: kernel `row_max_i32` at kernels-gpu/src/row_max.rs:111: launch refused: tensor `x_ptr` has 2147516416 elements and a maximum element offset of 2147516415, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
+                format!(
+                    "\
+error: kernel `row_max_i32` at {at}: launch refused: tensor `x_ptr` has 2147516416 elements and a maximum element offset of 2147516415, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
   help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
+                )
             );
         }
     }

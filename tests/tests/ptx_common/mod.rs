@@ -33,6 +33,21 @@ pub fn compile(v: RowMaxVariant, args: &[ArgValue], policy: SpecPolicy, options:
     ptx::compile(&front(v, args, policy, None), options)
 }
 
+/// [`compile`] for any kernel `def` with `constexprs` (the golden suites pass the fixture
+/// copies of the row-max family); panics when tracing fails.
+pub fn compile_def(
+    def: &rtriton::trace::KernelDef,
+    constexprs: &[(&str, i64)],
+    args: &[ArgValue],
+    policy: SpecPolicy,
+    options: &PtxOptions,
+) -> Result<Ptx, PtxError> {
+    let verified = CompileSession::new()
+        .front_end_for_args(def, constexprs, args, policy, &TraceOptions::default())
+        .unwrap_or_else(|e| panic!("front end failed for {}: {e}", def.name));
+    ptx::compile(&verified, options)
+}
+
 /// Traces `def` with `constexprs` for a plain specialization key (no argument facts)
 /// and compiles it with `options`; panics when tracing fails.
 pub fn compile_plain(
