@@ -104,6 +104,7 @@ declare_codes! {
     LaunchGridTooLarge = "RT0709", Launch, "a grid past the device's limit";
     LaunchBlockTooLarge = "RT0710", Launch, "more threads per program than the device allows";
     LaunchMissingConstexpr = "RT0711", Launch, "the grid closure reads a constexpr the launch does not set";
+    LaunchAddressOverflow = "RT0712", Launch, "a view offset that takes the address past the 64-bit address space";
     PtxUnsupported = "RT0801", PtxBackEnd, "an op or dtype the PTX back end does not lower";
     PtxRegisterBudget = "RT0802", PtxBackEnd, "a block needs more registers per thread than the budget";
     PtxLayoutConflict = "RT0803", PtxBackEnd, "one value would need two layouts (no layout conversion yet)";

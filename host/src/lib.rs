@@ -15,5 +15,6 @@ pub use rtriton_runtime::{HostError, cache, driver, error, launch};
 
 pub mod bench;
 pub mod cli;
+pub mod provenance;
 pub mod reference;
 pub mod validate;

@@ -9,7 +9,7 @@ use rtriton_kernels::reference::{
 
 use crate::driver::{DeviceBuffer, Gpu, LoadedModule, RawParam, nvrtc_present};
 use crate::error::HostError;
-use crate::launch::{TensorArg, check_args, check_grid};
+use crate::launch::{LaunchError, TensorArg, check_args, check_grid};
 
 /// The reference, compiled and loaded on one device.
 #[derive(Debug)]
@@ -81,7 +81,11 @@ impl RowMaxReference {
         let grid = check_grid(kernel, [n_rows as u64, 1, 1], gpu.info.max_grid)?;
         let raw = [
             RawParam::Ptr(x.buffer.ptr),
-            RawParam::Ptr(y_view.address()),
+            RawParam::Ptr(y_view.address().map_err(|source| LaunchError::AddressOverflow {
+                kernel: kernel.into(),
+                param: params[1].name.into(),
+                source,
+            })?),
             RawParam::I64(x.offset_elems as i64),
             RawParam::I64(n_rows as i64),
             RawParam::I64(n_cols as i64),

@@ -59,4 +59,22 @@ fn unknown_variants_and_shapes_are_errors_that_list_the_choices() {
     );
     let (code, _, stderr) = rtriton(&["bench", "--iters", "0"]);
     assert_eq!(code, 2, "clap's usage error: {stderr}");
+    // Empty text is in every name; a flush too large to count in bytes is refused, not wrapped.
+    let (code, _, stderr) = rtriton(&["bench", "--shape", ""]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        "--shape \"\": empty text selects every shape; give part of a shape name (e.g. --shape transposed) or leave \
+         --shape out\n"
+    );
+    let max = usize::MAX.to_string();
+    let (code, _, stderr) = rtriton(&["bench", "--flush-mib", &max]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        format!(
+            "--flush-mib {max}: {max} MiB does not fit in this machine's address space; give at most {}\n",
+            usize::MAX >> 20
+        )
+    );
 }

@@ -24,7 +24,8 @@ fn validate_on_the_interpreter_prints_tables_writes_json_and_exits_zero() {
         json.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stdout.starts_with("back end: interpreter"), "{stdout}");
+    // The first line is the build (checked in version_and_report_headers_carry_the_commit_and_profile).
+    assert!(stdout.lines().nth(1).is_some_and(|l| l.starts_with("back end: interpreter")), "{stdout}");
     assert!(stdout.contains("offset_base (40x130, strides (130, 1), offset 3)"), "{stdout}");
     // Offset 3 elements: the pointer is not 16-byte aligned, so x_ptr gets no hint.
     assert!(stdout.contains("x_ptr:- y_ptr:D16"), "{stdout}");
@@ -45,7 +46,7 @@ fn validate_on_the_interpreter_prints_tables_writes_json_and_exits_zero() {
 #[test]
 fn the_huge_case_on_the_interpreter_is_refused_for_row_max_i32_and_counted_as_a_pass() {
     let json = std::env::temp_dir().join(format!("rtriton-validate-huge-{}.json", std::process::id()));
-    let (code, stdout, stderr) = rtriton(&[
+    let args = [
         "validate",
         "--backend",
         "interp",
@@ -59,7 +60,17 @@ fn the_huge_case_on_the_interpreter_is_refused_for_row_max_i32_and_counted_as_a_
         "--no-progress",
         "--json",
         json.to_str().unwrap(),
-    ]);
+    ];
+    // The int64 variant cannot run on the interpreter: without --allow-skips that is an
+    // incomplete run and exit status 1; the JSON says so.
+    let (code, stdout, stderr) = rtriton(&args);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(stdout.contains("INCOMPLETE: 2 passed (2 refused by the overflow guard, as expected), 0 failed, 2 skipped (requested rows did not run: --allow-skips accepts that)"), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!((report["status"].as_str(), report["allow_skips"].as_bool()), (Some("incomplete"), Some(false)));
+    let mut allowed = args.to_vec();
+    allowed.push("--allow-skips");
+    let (code, stdout, stderr) = rtriton(&allowed);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     // The CLI runs the production kernel; the line is found in its source.
     let at = rtriton_kernels::source::line_of(RowMaxVariant::RowMaxI32, "let x = load(").expect("row_max_i32 loads x");
@@ -106,6 +117,45 @@ fn unknown_variants_and_cases_are_errors_that_list_the_choices() {
     let (code, _, stderr) = rtriton(&["validate", "--backend", "interp", "--case", "nope"]);
     assert_ne!(code, 0);
     assert!(stderr.contains("no case name contains [\"nope\"]"), "{stderr}");
+    // Empty text is in every name: refused rather than running everything.
+    let (code, _, stderr) = rtriton(&["validate", "--backend", "interp", "--case", ""]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        "--case \"\": empty text selects every case; give part of a case name (e.g. --case transposed) or leave \
+         --case out\n"
+    );
+}
+
+/// The build's commit and profile: `--version`, the first line of `validate`, its JSON.
+#[test]
+fn version_and_report_headers_carry_the_commit_and_profile() {
+    let line = rtriton_host::provenance::Provenance::current().line();
+    let (code, stdout, _) = rtriton(&["--version"]);
+    assert_eq!((code, stdout), (0, format!("{line}\n")));
+    let json = std::env::temp_dir().join(format!("rtriton-validate-build-{}.json", std::process::id()));
+    let (code, stdout, stderr) = rtriton(&[
+        "validate",
+        "--backend",
+        "interp",
+        "--case",
+        "1x1",
+        "--variant",
+        "row_max",
+        "--no-progress",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert_eq!(stdout.lines().next(), Some(line.as_str()));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let p = rtriton_host::provenance::Provenance::current();
+    assert_eq!(
+        report["build"],
+        serde_json::json!({"version": p.version, "commit": p.commit, "dirty": p.dirty, "profile": p.profile})
+    );
+    assert_eq!(report["status"], "ok");
+    std::fs::remove_file(json).unwrap();
 }
 
 #[test]
@@ -120,7 +170,13 @@ fn the_cache_command_honours_the_environment_override() {
     let (ok, stdout) = run(&["cache"]);
     assert!(ok, "{stdout}");
     assert!(stdout.starts_with(&format!("{} (set RTRITON_CACHE_DIR to move it)", dir.display())), "{stdout}");
-    assert!(stdout.contains("row_max ") && stdout.trim_end().ends_with("1 entries"), "{stdout}");
+    // `{}` is no entry: listed, as corrupt.
+    assert!(
+        stdout
+            .contains("row_max-0123456789abcdef.json  CORRUPT (no header line; a miss, replaced on the next compile)"),
+        "{stdout}"
+    );
+    assert!(stdout.trim_end().ends_with("1 entries (0 valid, 1 corrupt)"), "{stdout}");
     let (ok, stdout) = run(&["cache", "--clear"]);
     assert!(ok && stdout.contains("removed 1 entries"), "{stdout}");
     std::fs::remove_dir_all(&dir).unwrap();

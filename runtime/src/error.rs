@@ -23,6 +23,13 @@ pub enum HostError {
     /// A driver call failed.
     #[error("cuda driver call `{op}` failed: {message}")]
     Driver { op: &'static str, message: String },
+    /// A kernel faulted (an illegal address, a trap...) and left a sticky error: the
+    /// context is unusable until it is reset (`Runtime::recover`, `Gpu::reset`).
+    #[error(
+        "the cuda context is poisoned: `{op}` failed with {code:?}, a sticky error from a kernel fault; every later \
+         call on this context fails: recover the runtime (`Runtime::recover`) or restart the process"
+    )]
+    ContextPoisoned { op: &'static str, code: cudarc::driver::sys::CUresult },
     /// NVRTC rejected a CUDA C source.
     #[error("nvrtc could not compile `{name}`: {message}")]
     Nvrtc { name: String, message: String },
@@ -45,8 +52,20 @@ pub enum HostError {
 
 impl HostError {
     /// Wraps a driver error with the name of the call that returned it.
+    /// A sticky error (see [`crate::driver::is_sticky`]) becomes [`HostError::ContextPoisoned`].
     pub fn driver(op: &'static str) -> impl FnOnce(DriverError) -> HostError {
-        move |e| HostError::Driver { op, message: format!("{e:?}") }
+        move |e| {
+            if crate::driver::is_sticky(e.0) {
+                HostError::ContextPoisoned { op, code: e.0 }
+            } else {
+                HostError::Driver { op, message: format!("{e:?}") }
+            }
+        }
+    }
+
+    /// Whether the context is unusable and must be reset before the next call.
+    pub fn is_context_poisoned(&self) -> bool {
+        matches!(self, HostError::ContextPoisoned { .. })
     }
 
     /// The diagnostics behind a refusal of the kernel or its launch (each with its code);
@@ -61,6 +80,7 @@ impl HostError {
             | HostError::NoNvrtc(_)
             | HostError::NoDevice(_)
             | HostError::Driver { .. }
+            | HostError::ContextPoisoned { .. }
             | HostError::Nvrtc { .. }
             | HostError::Cache { .. } => Vec::new(),
         }

@@ -4,10 +4,13 @@ use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
 
 use super::{BenchRow, BenchStatus, RowKind};
+use crate::provenance::Provenance;
 
 /// Everything one `bench` run measured.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {
+    /// The build that produced this report.
+    pub build: Provenance,
     /// The device, and how the kernels reached it (PTX for sm_86, JIT-compiled).
     pub device: String,
     pub warmup: usize,
@@ -22,7 +25,7 @@ pub struct BenchReport {
 impl BenchReport {
     pub fn new(device: String, warmup: usize, iters: usize, flush_bytes: usize, rows: Vec<BenchRow>) -> BenchReport {
         let failed = rows.iter().filter(|r| r.is_failure()).count();
-        BenchReport { device, warmup, iters, flush_bytes, rows, failed }
+        BenchReport { build: Provenance::current(), device, warmup, iters, flush_bytes, rows, failed }
     }
 
     pub fn ok(&self) -> bool {
@@ -32,10 +35,11 @@ impl BenchReport {
     /// The lines printed above the tables.
     pub fn heading(&self) -> String {
         format!(
-            "device: {}\nper kernel: {} warm-up launches, then {} launches each timed with CUDA events, after writing \
+            "{}\ndevice: {}\nper kernel: {} warm-up launches, then {} launches each timed with CUDA events, after writing \
              {} MiB to flush L2; GB/s = bytes of the view read / median time; speed vs ref = reference median / \
              median (above 1: faster than the CUDA reference); of copy = GB/s over the device-to-device copy's \
              (read + write) GB/s",
+            self.build.line(),
             self.device,
             self.warmup,
             self.iters,
@@ -233,5 +237,11 @@ mod tests {
             serde_json::json!({"status": "wrong", "detail": "1 of 32768 rows differ"})
         );
         assert_eq!(json["rows"][2]["gb_per_s"], serde_json::Value::Null);
+        let p = Provenance::current();
+        assert_eq!(
+            json["build"],
+            serde_json::json!({"version": p.version, "commit": p.commit, "dirty": p.dirty, "profile": p.profile})
+        );
+        assert!(report.heading().starts_with(&format!("{}\ndevice: test device\n", p.line())), "{}", report.heading());
     }
 }

@@ -43,10 +43,19 @@ pub struct BenchArgs {
 
 /// The options `args` describe (no device needed).
 pub fn options(args: &BenchArgs) -> anyhow::Result<BenchOptions> {
+    let flush_bytes = match args.flush_mib {
+        None => None,
+        Some(mib) => Some(mib.checked_mul(1 << 20).with_context(|| {
+            format!(
+                "--flush-mib {mib}: {mib} MiB does not fit in this machine's address space; give at most {}",
+                usize::MAX >> 20
+            )
+        })?),
+    };
     let mut o = BenchOptions {
-        warmup: args.warmup as usize,
-        iters: args.iters as usize,
-        flush_bytes: args.flush_mib.map(|m| m << 20),
+        warmup: usize::try_from(args.warmup).context("--warmup: too large for this machine")?,
+        iters: usize::try_from(args.iters).context("--iters: too large for this machine")?,
+        flush_bytes,
         progress: !args.no_progress,
         ..Default::default()
     };
@@ -54,6 +63,10 @@ pub fn options(args: &BenchArgs) -> anyhow::Result<BenchOptions> {
         o.variants = super::parse_variants(&args.variants)?;
     }
     if !args.shapes.is_empty() {
+        anyhow::ensure!(
+            args.shapes.iter().all(|t| !t.is_empty()),
+            "--shape \"\": empty text selects every shape; give part of a shape name (e.g. --shape transposed) or leave --shape out"
+        );
         o.shapes =
             BENCH_SHAPES.iter().copied().filter(|s| args.shapes.iter().any(|t| s.name.contains(t.as_str()))).collect();
         anyhow::ensure!(

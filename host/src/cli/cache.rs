@@ -1,10 +1,11 @@
-//! `rtriton cache`: where the on-disk PTX cache is, what it holds, and `--clear`.
+//! `rtriton cache`: where the on-disk PTX cache is, what it holds (each entry checked:
+//! valid or corrupt, with the reason), and `--clear`.
 
 use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::cache::{CACHE_DIR_ENV, DiskCache};
+use crate::cache::{CACHE_DIR_ENV, DiskCache, EntryState};
 
 #[derive(Debug, Args)]
 pub struct CacheArgs {
@@ -24,9 +25,17 @@ pub fn run(args: &CacheArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let entries = cache.entries();
-    for (file, kernel, bytes) in &entries {
-        println!("{kernel:<24} {bytes:>8} B  {file}");
+    let mut corrupt = 0;
+    for e in &entries {
+        let state = match &e.state {
+            EntryState::Valid => "valid".to_string(),
+            EntryState::Corrupt(why) => {
+                corrupt += 1;
+                format!("CORRUPT ({why}; a miss, replaced on the next compile)")
+            }
+        };
+        println!("{:<24} {:>8} B  {}  {state}", e.kernel, e.bytes, e.file);
     }
-    println!("{} entries", entries.len());
+    println!("{} entries ({} valid, {corrupt} corrupt)", entries.len(), entries.len() - corrupt);
     Ok(ExitCode::SUCCESS)
 }

@@ -15,7 +15,7 @@ mod validate;
 
 /// rtriton: a block-level GPU kernel language in Rust that mirrors Triton.
 #[derive(Debug, Parser)]
-#[command(name = "rtriton", version, about)]
+#[command(name = "rtriton", version = crate::provenance::LONG_VERSION, about)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -1,5 +1,6 @@
 //! `rtriton validate`: the row-max family against the CUDA reference (GPU) or the CPU
-//! reference (interpreter, when there is no GPU). Exit status 1 on any mismatch.
+//! reference (interpreter, when there is no GPU). Exit status 1 on any mismatch, and when a
+//! requested row was skipped unless `--allow-skips`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,7 +10,7 @@ use clap::Args;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::cases::SHAPE_MATRIX;
 
-use crate::validate::{BackendChoice, ValidateOptions, render_tables, run};
+use crate::validate::{BackendChoice, Status, ValidateOptions, render_tables, run};
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
@@ -37,6 +38,10 @@ pub struct ValidateArgs {
     /// Also write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Accept rows that could not run (e.g. `--huge` on a GPU with too little memory): without
+    /// it, a skipped row makes the run INCOMPLETE and the exit status 1.
+    #[arg(long)]
+    pub allow_skips: bool,
     /// No progress bar.
     #[arg(long)]
     pub no_progress: bool,
@@ -44,7 +49,7 @@ pub struct ValidateArgs {
 
 pub fn run_cli(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     let options = options(&args)?;
-    let report = run(&options).context("validate could not start")?;
+    let report = run(&options).context("validate could not start")?.with_allow_skips(args.allow_skips);
     anyhow::ensure!(
         !args.reference_only || report.backend == "gpu",
         "--reference-only runs the CUDA reference, which needs a GPU: {}",
@@ -63,7 +68,10 @@ pub fn run_cli(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         let json = serde_json::to_string_pretty(&report).expect("the report serializes");
         std::fs::write(path, json).with_context(|| format!("could not write {}", path.display()))?;
     }
-    Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(match report.status {
+        Status::Ok => ExitCode::SUCCESS,
+        Status::Failed | Status::Incomplete => ExitCode::FAILURE,
+    })
 }
 
 fn options(args: &ValidateArgs) -> anyhow::Result<ValidateOptions> {
@@ -73,9 +81,14 @@ fn options(args: &ValidateArgs) -> anyhow::Result<ValidateOptions> {
         o.variants = super::parse_variants(&args.variants)?;
     }
     if !args.cases.is_empty() {
+        // Empty text is contained in every name: it would select everything silently.
+        anyhow::ensure!(
+            args.cases.iter().all(|t| !t.is_empty()),
+            "--case \"\": empty text selects every case; give part of a case name (e.g. --case transposed) or leave --case out"
+        );
         o.cases =
             SHAPE_MATRIX.iter().copied().filter(|c| args.cases.iter().any(|t| c.name.contains(t.as_str()))).collect();
-        o.huge = o.huge || args.cases.iter().any(|t| "huge".contains(t.as_str()) && !t.is_empty());
+        o.huge = o.huge || args.cases.iter().any(|t| "huge".contains(t.as_str()));
         anyhow::ensure!(!o.cases.is_empty() || o.huge, "no case name contains {:?}", args.cases);
     }
     if args.reference_only {

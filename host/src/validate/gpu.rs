@@ -19,18 +19,29 @@ use crate::reference::RowMaxReference;
 /// the reference cannot be compiled.
 pub fn run_gpu(options: &ValidateOptions) -> Result<Report, HostError> {
     let mut rt = Runtime::new()?;
-    let reference = RowMaxReference::compile(&rt.gpu)?;
+    let mut reference = RowMaxReference::compile(&rt.gpu)?;
     let cases = options.cases_to_run();
     let bar = progress_bar(options.progress, cases.len() as u64 * per_case(options));
     let mut results = Vec::new();
     for case in &cases {
         bar.set_message(case.name);
-        match run_case(&mut rt, &reference, options, case, &bar) {
-            Ok(mut r) => results.append(&mut r),
-            Err(e) => {
-                let mut r = CaseResult::new(case, "cuda_reference", None);
-                r.outcome = Outcome::Error { message: e.to_string() };
-                results.push(r);
+        if let Err(e) = run_case(&mut rt, &reference, options, case, &bar, &mut results) {
+            let mut r = CaseResult::new(case, "cuda_reference", None);
+            let poisoned = e.is_context_poisoned();
+            r.outcome = Outcome::Error {
+                message: if poisoned {
+                    format!("case stopped: {e}; the runtime was recovered and the next case runs on a fresh context")
+                } else {
+                    e.to_string()
+                },
+            };
+            results.push(r);
+            // A kernel fault poisons the context: reset it so the next case still runs
+            // (the reference's module lived in the old context and is loaded again).
+            if poisoned {
+                drop(reference);
+                rt = rt.recover()?;
+                reference = RowMaxReference::compile(&rt.gpu)?;
             }
         }
     }
@@ -69,17 +80,28 @@ fn run_case(
     options: &ValidateOptions,
     case: &RowMaxCase,
     bar: &ProgressBar,
-) -> Result<Vec<CaseResult>, HostError> {
+    out: &mut Vec<CaseResult>,
+) -> Result<(), HostError> {
     let l = case.layout();
-    let needed = (l.buffer_len + 2 * case.n_rows) * std::mem::size_of::<f32>();
+    // Checked: a case too large to count in bytes is too large for any GPU.
+    let needed = l.buffer_len.checked_add(2 * case.n_rows).and_then(|n| n.checked_mul(std::mem::size_of::<f32>()));
     let (free, _) = rt.gpu.mem_info()?;
-    if needed > free {
-        let mut r = CaseResult::new(case, "cuda_reference", None);
-        r.outcome = Outcome::Skipped {
-            reason: format!("needs {needed} bytes of device memory, {free} free; run on a GPU with more memory"),
-        };
+    if needed.is_none_or(|n| n > free) {
+        // Every requested row is reported as skipped, so the JSON lists what did not run.
+        let needed = needed.map_or("more than usize::MAX".to_string(), |n| n.to_string());
+        let reason = format!("needs {needed} bytes of device memory, {free} free; run on a GPU with more memory");
+        let mut rows = vec![CaseResult::new(case, "cuda_reference", None)];
+        for &variant in &options.variants {
+            for &policy in &options.policies {
+                rows.push(CaseResult::new(case, variant.name(), Some(policy)));
+            }
+        }
+        for mut r in rows {
+            r.outcome = Outcome::Skipped { reason: reason.clone() };
+            out.push(r);
+        }
         bar.inc(per_case(options));
-        return Ok(vec![r]);
+        return Ok(());
     }
     let host_x = case.input();
     let cpu = (case.numel() <= CPU_CHECK_MAX_ELEMS).then(|| {
@@ -94,7 +116,6 @@ fn run_case(
             .with_offset(l.offset)
     };
 
-    let mut out = Vec::new();
     let mut r = CaseResult::new(case, "cuda_reference", None);
     y.fill_bytes(gpu, 0xff)?;
     let timer = Timer::start(gpu)?;
@@ -107,7 +128,7 @@ fn run_case(
             r.vs_cpu = Some(c.equal());
             if c.equal() { Outcome::Match } else { Outcome::Mismatch { detail: c.describe("cpu_row_max") } }
         }
-        None => Outcome::Skipped { reason: "too large for the CPU check; the variants are compared with it".into() },
+        None => Outcome::Unchecked { reason: "too large for the CPU check; the variants are compared with it".into() },
     };
     out.push(r);
     bar.inc(1);
@@ -120,13 +141,20 @@ fn run_case(
                 Ok(Some(got)) => judge(&mut r, &got, &want, cpu.as_deref()),
                 Ok(None) => not_refused(variant, case),
                 Err(HostError::Launch(LaunchError::IndexOverflow(d))) => refused(&d, expect_refusal),
+                // The context is unusable: record this row, stop the case (the caller
+                // recovers the runtime and goes on with the next case).
+                Err(e) if e.is_context_poisoned() => {
+                    r.outcome = Outcome::Error { message: e.to_string() };
+                    out.push(r);
+                    return Err(e);
+                }
                 Err(e) => Outcome::Error { message: e.to_string() },
             };
             out.push(r);
             bar.inc(1);
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Launches `variant` on `case` through the launch API and returns its rows. The launch
@@ -161,8 +189,10 @@ fn run_variant(
         Arg::Int(l.stride_row as i64),
         Arg::Int(l.stride_col as i64),
     ];
-    let values: Vec<_> = args.iter().map(Arg::value).collect();
-    if let Ok(spec) = SpecKey::from_args(kernel.def.name, &kernel.def.params, &values, policy) {
+    // The key for the report; a launch the checks refuse below reports why instead.
+    if let Ok(values) = crate::launch::arg_values(kernel.def.name, &kernel.def.params, &args)
+        && let Ok(spec) = SpecKey::from_args(kernel.def.name, &kernel.def.params, &values, policy)
+    {
         r.spec_key = spec.to_string();
     }
     // Check, guard and compile (or load) first so the timing below is the kernel only.

@@ -16,7 +16,7 @@ mod report;
 pub use compare::{Comparison, compare_bits};
 pub use gpu::run_gpu;
 pub use interp::run_interp;
-pub use report::{Report, render_tables};
+pub use report::{Report, Status, render_tables};
 
 use rtriton::diag::Diagnostic;
 use rtriton::guard::TensorExtent;
@@ -90,8 +90,12 @@ pub enum Outcome {
     Mismatch { detail: String },
     /// Refused at launch as expected (e.g. an overflow guard); counts as a pass.
     RefusedAsExpected { reason: String },
-    /// Not run, with the reason (not a failure).
+    /// Not run, with the reason: not a failure and not a pass; the run is incomplete
+    /// unless skips are allowed (`--allow-skips`).
     Skipped { reason: String },
+    /// Ran, but nothing compared its output (the CUDA reference on a case too large for
+    /// the CPU check, which the variants are then compared with).
+    Unchecked { reason: String },
     /// Failed to compile, launch or run.
     Error { message: String },
 }
@@ -107,6 +111,7 @@ impl Outcome {
             Outcome::Mismatch { detail } => format!("MISMATCH: {detail}"),
             Outcome::RefusedAsExpected { reason } => format!("refused (expected): {reason}"),
             Outcome::Skipped { reason } => format!("skipped: {reason}"),
+            Outcome::Unchecked { reason } => format!("ran, unchecked: {reason}"),
             Outcome::Error { message } => format!("ERROR: {message}"),
         }
     }
@@ -316,7 +321,8 @@ mod tests {
                 assert_eq!(report.backend, "interpreter");
                 let why = report.fallback_reason.as_deref().unwrap();
                 assert!(why.starts_with("no CUDA"), "{why}");
-                assert!(report.heading().starts_with("no GPU: no CUDA"), "{}", report.heading());
+                let first = format!("{}\nno GPU: no CUDA", crate::provenance::Provenance::current().line());
+                assert!(report.heading().starts_with(&first), "{}", report.heading());
             }
             _ => assert_eq!(report.backend, "gpu"),
         }
@@ -337,6 +343,46 @@ mod tests {
         assert!(!with(Outcome::Mismatch { detail: "d".into() }).ok());
         assert!(!with(Outcome::Error { message: "m".into() }).ok());
         assert!(with(Outcome::Error { message: "m".into() }).summary().starts_with("FAILED: 0 passed, 1 failed"));
+    }
+
+    /// Skipped rows are neither passes nor failures: the run is INCOMPLETE (exit 1) unless
+    /// skips are allowed; the status and the counts are in the JSON.
+    #[test]
+    fn skips_make_the_run_incomplete_unless_allowed() {
+        let case = SHAPE_MATRIX[0];
+        let rows = |outcomes: Vec<Outcome>| {
+            outcomes
+                .into_iter()
+                .map(|o| {
+                    let mut r = CaseResult::new(&case, "row_max", Some(SpecPolicy::Triton));
+                    r.outcome = o;
+                    r
+                })
+                .collect::<Vec<_>>()
+        };
+        let skip = || Outcome::Skipped { reason: "needs 9 bytes".into() };
+        let report = |o: Vec<Outcome>, allow| {
+            Report::new("gpu", "test".into(), None, rows(o), Default::default()).with_allow_skips(allow)
+        };
+        let r = report(vec![Outcome::Match, skip()], false);
+        assert_eq!((r.status, r.passed, r.skipped), (Status::Incomplete, 1, 1));
+        assert!(r.summary().starts_with(
+            "INCOMPLETE: 1 passed, 0 failed, 1 skipped (requested rows did not run: --allow-skips accepts that) on the gpu"
+        ));
+        assert_eq!(r.results[1].outcome.label(), "skipped: needs 9 bytes");
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!((json["status"].as_str(), json["skipped"].as_u64()), (Some("incomplete"), Some(1)));
+        assert_eq!(json["results"][1]["outcome"]["status"], "skipped");
+        let allowed = report(vec![Outcome::Match, skip()], true);
+        assert_eq!(allowed.status, Status::Ok);
+        assert!(allowed.summary().starts_with("ok: 1 passed, 0 failed, 1 skipped on the gpu"), "{}", allowed.summary());
+        assert_eq!(report(vec![skip(), Outcome::Error { message: "m".into() }], true).status, Status::Failed);
+        let unchecked = report(vec![Outcome::Unchecked { reason: "too large".into() }, Outcome::Match], false);
+        assert_eq!((unchecked.status, unchecked.passed, unchecked.unchecked), (Status::Ok, 1, 1));
+        assert!(unchecked.summary().starts_with("ok: 1 passed, 0 failed, 0 skipped, 1 ran unchecked on the gpu"));
+        let p = crate::provenance::Provenance::current();
+        assert_eq!(json["build"]["commit"], p.commit);
+        assert!(r.heading().starts_with(&format!("{}\nback end: gpu", p.line())), "{}", r.heading());
     }
 
     #[test]
@@ -385,8 +431,12 @@ error: kernel `row_max_i32` at {at}: launch refused: tensor `x_ptr` has 21475164
             }
         }
         assert_eq!((report.passed, report.refused_as_expected, report.failed, report.skipped), (2, 2, 0, 10));
+        // The int64 variants could not run on the interpreter: the run is incomplete.
+        assert_eq!(report.status, Status::Incomplete);
         assert!(
-            report.summary().starts_with("ok: 2 passed (2 refused by the overflow guard, as expected), 0 failed"),
+            report.summary().starts_with(
+                "INCOMPLETE: 2 passed (2 refused by the overflow guard, as expected), 0 failed, 10 skipped"
+            ),
             "{}",
             report.summary()
         );

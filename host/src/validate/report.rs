@@ -5,10 +5,28 @@ use serde::Serialize;
 
 use super::CaseResult;
 use crate::launch::CacheStats;
+use crate::provenance::Provenance;
+
+/// How a run ended, as the exit status and the JSON `status` say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Every requested row ran and passed (or was skipped with `--allow-skips`).
+    Ok,
+    /// A row mismatched or failed.
+    Failed,
+    /// Nothing failed, but requested rows were skipped and skips were not allowed.
+    Incomplete,
+}
 
 /// Everything one `validate` run found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The build that produced this report.
+    pub build: Provenance,
+    pub status: Status,
+    /// Whether skipped rows were accepted (`--allow-skips`).
+    pub allow_skips: bool,
     /// `"gpu"` or `"interpreter"`.
     pub backend: String,
     /// The device (GPU) or a note on the interpreter.
@@ -22,6 +40,8 @@ pub struct Report {
     pub refused_as_expected: usize,
     pub failed: usize,
     pub skipped: usize,
+    /// Rows that ran with nothing to compare them with (see [`super::Outcome::Unchecked`]).
+    pub unchecked: usize,
     pub cache: CacheSummary,
 }
 
@@ -42,32 +62,56 @@ impl Report {
     ) -> Report {
         let failed = results.iter().filter(|r| r.outcome.is_failure()).count();
         let skipped = results.iter().filter(|r| matches!(r.outcome, super::Outcome::Skipped { .. })).count();
+        let unchecked = results.iter().filter(|r| matches!(r.outcome, super::Outcome::Unchecked { .. })).count();
         let refused_as_expected =
             results.iter().filter(|r| matches!(r.outcome, super::Outcome::RefusedAsExpected { .. })).count();
-        Report {
+        let mut r = Report {
+            build: Provenance::current(),
+            status: Status::Ok,
+            allow_skips: false,
             backend: backend.into(),
             device,
             fallback_reason,
-            passed: results.len() - failed - skipped,
+            passed: results.len() - failed - skipped - unchecked,
             refused_as_expected,
             failed,
             skipped,
+            unchecked,
             results,
             cache: CacheSummary {
                 compiles: stats.compiles,
                 disk_hits: stats.disk_hits,
                 memory_hits: stats.memory_hits,
             },
+        };
+        r.status = r.judge();
+        r
+    }
+
+    /// The same report with skips accepted (`true`) or counted against it.
+    pub fn with_allow_skips(mut self, allow: bool) -> Report {
+        self.allow_skips = allow;
+        self.status = self.judge();
+        self
+    }
+
+    fn judge(&self) -> Status {
+        match (self.failed, self.skipped) {
+            (0, 0) => Status::Ok,
+            (0, _) if self.allow_skips => Status::Ok,
+            (0, _) => Status::Incomplete,
+            _ => Status::Failed,
         }
     }
 
+    /// No row failed (skips aside: see [`Report::status`]).
     pub fn ok(&self) -> bool {
         self.failed == 0
     }
 
     /// The heading printed above the tables.
     pub fn heading(&self) -> String {
-        let mut s = String::new();
+        let mut s = format!("{}\n", self.build.line());
         if let Some(why) = &self.fallback_reason {
             s.push_str(&format!(
                 "no GPU: {why}\nrunning the same matrix on the interpreter (the huge case, when asked, through the \
@@ -84,10 +128,22 @@ impl Report {
             0 => String::new(),
             n => format!(" ({n} refused by the overflow guard, as expected)"),
         };
+        let unchecked = match self.unchecked {
+            0 => String::new(),
+            n => format!(", {n} ran unchecked"),
+        };
+        let skips = match self.status {
+            Status::Incomplete => " (requested rows did not run: --allow-skips accepts that)",
+            Status::Ok | Status::Failed => "",
+        };
         format!(
-            "{}: {} passed{refused}, {} failed, {} skipped on the {} (ptx: {} compiled, {} from disk cache, {} from \
-             memory)",
-            if self.ok() { "ok" } else { "FAILED" },
+            "{}: {} passed{refused}, {} failed, {} skipped{skips}{unchecked} on the {} (ptx: {} compiled, {} from disk cache, {} \
+             from memory)",
+            match self.status {
+                Status::Ok => "ok",
+                Status::Failed => "FAILED",
+                Status::Incomplete => "INCOMPLETE",
+            },
             self.passed,
             self.failed,
             self.skipped,

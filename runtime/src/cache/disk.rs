@@ -1,17 +1,31 @@
 //! PTX on disk under the user's cache directory, so a second process does not recompile:
 //! `$RTRITON_CACHE_DIR` if set, else `dirs::cache_dir()/rtriton` (`~/.cache/rtriton` on
-//! Linux). Each entry is `ptx/<kernel>-<hash>.json` holding the full key (checked on read,
-//! so a hash collision is a miss, not a wrong kernel) and the compiled PTX.
+//! Linux). Each entry is `ptx/<kernel>-<hash>.json`: one header line
+//! `rtriton-ptx-cache v1 <body bytes> <sha256 of the body>`, then the JSON body holding the
+//! full key (checked on read, so a hash collision is a miss, not a wrong kernel) and the
+//! compiled PTX.
+//!
+//! **Safe under concurrent writers.** Each write goes to its own temporary file (the
+//! `tempfile` crate: a unique name per write, not per process) in the same folder and is
+//! renamed over the entry, which is atomic: a reader sees the old entry, the new one, or
+//! none, never half of one. A truncated or corrupt entry (a crash mid-copy, a full disk, a
+//! stray edit) fails the length or checksum check: `get` treats it as a miss and
+//! `rtriton cache` lists it as corrupt.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use super::key::{CacheKey, CompiledPtx};
 use crate::error::HostError;
 
 /// The environment variable that overrides the cache directory.
 pub const CACHE_DIR_ENV: &str = "RTRITON_CACHE_DIR";
+
+/// The first word of every entry's header line, with the format version.
+const MAGIC: &str = "rtriton-ptx-cache v1";
 
 /// The cache directory, or `None` when neither the variable nor a user cache dir exists.
 pub fn cache_dir() -> Option<PathBuf> {
@@ -26,6 +40,53 @@ struct Entry {
     /// The full key as printed: an entry is used only for exactly this key.
     key: String,
     ptx: CompiledPtx,
+}
+
+/// What a file in the cache holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EntryState {
+    /// Header, length, checksum and JSON all check out.
+    Valid,
+    /// Not a usable entry; the reason says why (it is a miss on read).
+    Corrupt(String),
+}
+
+/// One file of the cache, as `rtriton cache` lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryInfo {
+    pub file: String,
+    pub kernel: String,
+    pub bytes: u64,
+    pub state: EntryState,
+}
+
+fn sha256_hex(body: &[u8]) -> String {
+    Sha256::digest(body).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The bytes of an entry file: header line, then body.
+fn encode(entry: &Entry) -> Result<Vec<u8>, serde_json::Error> {
+    let body = serde_json::to_vec(entry)?;
+    let mut out = format!("{MAGIC} {} {}\n", body.len(), sha256_hex(&body)).into_bytes();
+    out.extend_from_slice(&body);
+    Ok(out)
+}
+
+/// The entry in `bytes`, or why it is not one.
+fn decode(bytes: &[u8]) -> Result<Entry, String> {
+    let newline = bytes.iter().position(|&b| b == b'\n').ok_or("no header line")?;
+    let header = std::str::from_utf8(&bytes[..newline]).map_err(|_| "the header is not text")?;
+    let body = &bytes[newline + 1..];
+    let rest = header.strip_prefix(MAGIC).and_then(|r| r.strip_prefix(' ')).ok_or("not an rtriton v1 entry")?;
+    let (len, sum) = rest.split_once(' ').ok_or("the header has no checksum")?;
+    let len: usize = len.parse().map_err(|_| "the header's length is not a number")?;
+    if body.len() != len {
+        return Err(format!("truncated or padded: {} body bytes, the header says {len}", body.len()));
+    }
+    if sha256_hex(body) != sum {
+        return Err("checksum mismatch".into());
+    }
+    serde_json::from_slice(body).map_err(|e| format!("the body is not an entry: {e}"))
 }
 
 /// The on-disk PTX cache rooted at one directory.
@@ -48,30 +109,43 @@ impl DiskCache {
         &self.root
     }
 
-    fn path(&self, key: &CacheKey) -> PathBuf {
-        self.root.join("ptx").join(format!("{}.json", key.file_stem()))
+    fn dir(&self) -> PathBuf {
+        self.root.join("ptx")
     }
 
-    /// The entries on disk: `(file name, kernel name, bytes)`, sorted by file name.
-    pub fn entries(&self) -> Vec<(String, String, u64)> {
-        let Ok(dir) = std::fs::read_dir(self.root.join("ptx")) else { return Vec::new() };
+    fn path(&self, key: &CacheKey) -> PathBuf {
+        self.dir().join(format!("{}.json", key.file_stem()))
+    }
+
+    /// The entries on disk, sorted by file name, each checked (temporary files of writes
+    /// in progress are not entries and are not listed).
+    pub fn entries(&self) -> Vec<EntryInfo> {
+        let Ok(dir) = std::fs::read_dir(self.dir()) else { return Vec::new() };
         let mut out: Vec<_> = dir
             .filter_map(Result::ok)
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
-            .map(|e| {
+            .filter(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
-                let kernel = name.rsplit_once('-').map_or(name.clone(), |(k, _)| k.to_string());
-                (name, kernel, e.metadata().map_or(0, |m| m.len()))
+                name.ends_with(".json") && !name.starts_with('.')
+            })
+            .map(|e| {
+                let file = e.file_name().to_string_lossy().into_owned();
+                let stem = file.trim_end_matches(".json");
+                let kernel = stem.rsplit_once('-').map_or(stem.to_string(), |(k, _)| k.to_string());
+                let state = match std::fs::read(e.path()) {
+                    Ok(bytes) => decode(&bytes).map_or_else(EntryState::Corrupt, |_| EntryState::Valid),
+                    Err(err) => EntryState::Corrupt(format!("unreadable: {err}")),
+                };
+                EntryInfo { file, kernel, bytes: e.metadata().map_or(0, |m| m.len()), state }
             })
             .collect();
-        out.sort();
+        out.sort_by(|a, b| a.file.cmp(&b.file));
         out
     }
 
     /// Removes every entry; returns how many there were.
     pub fn clear(&self) -> Result<usize, HostError> {
         let n = self.entries().len();
-        let dir = self.root.join("ptx");
+        let dir = self.dir();
         match std::fs::remove_dir_all(&dir) {
             Ok(()) => Ok(n),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
@@ -79,82 +153,30 @@ impl DiskCache {
         }
     }
 
-    /// The cached PTX for `key`, if present and written for exactly this key.
+    /// The cached PTX for `key`: present, intact and written for exactly this key, else
+    /// `None` (a corrupt entry is a miss; the next `put` replaces it).
     pub fn get(&self, key: &CacheKey) -> Option<CompiledPtx> {
-        let text = std::fs::read_to_string(self.path(key)).ok()?;
-        let entry: Entry = serde_json::from_str(&text).ok()?;
+        let bytes = std::fs::read(self.path(key)).ok()?;
+        let entry = decode(&bytes).ok()?;
         (entry.key == key.to_string()).then_some(entry.ptx)
     }
 
-    /// Stores `ptx` for `key` (write to a temporary file, then rename: readers in other
-    /// processes never see half a file).
+    /// Stores `ptx` for `key`: written to a temporary file of its own, then renamed over
+    /// the entry (see the module doc), so any number of threads and processes may store
+    /// the same key at once.
     pub fn put(&self, key: &CacheKey, ptx: &CompiledPtx) -> Result<(), HostError> {
         let path = self.path(key);
         let err = |e: std::io::Error| HostError::Cache { path: path.display().to_string(), message: e.to_string() };
-        let dir = path.parent().expect("cache entries live in a folder");
-        std::fs::create_dir_all(dir).map_err(err)?;
-        let json = serde_json::to_string(&Entry { key: key.to_string(), ptx: ptx.clone() }).expect("entries serialize");
-        let tmp = dir.join(format!(".{}.{}.tmp", key.file_stem(), std::process::id()));
-        std::fs::write(&tmp, json).map_err(err)?;
-        std::fs::rename(&tmp, &path).map_err(err)
+        let dir = self.dir();
+        std::fs::create_dir_all(&dir).map_err(err)?;
+        let bytes = encode(&Entry { key: key.to_string(), ptx: ptx.clone() }).map_err(|e| err(e.into()))?;
+        // A leading dot keeps a write in progress out of `entries`.
+        let mut tmp = tempfile::Builder::new().prefix(".").suffix(".tmp").tempfile_in(&dir).map_err(err)?;
+        tmp.write_all(&bytes).map_err(err)?;
+        tmp.persist(&path).map_err(|e| err(e.error))?;
+        Ok(())
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn key(kernel: &'static str) -> CacheKey {
-        let mut k = super::super::key::test_key();
-        k.stage.kernel = kernel;
-        k
-    }
-
-    fn ptx() -> CompiledPtx {
-        CompiledPtx { text: ".version 7.8\n".into(), entry: "k".into(), threads_per_cta: 128, shared_bytes: 16 }
-    }
-
-    fn temp_root(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("rtriton-cache-test-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
-    }
-
-    #[test]
-    fn put_then_get_round_trips_and_other_keys_miss() {
-        let cache = DiskCache::new(temp_root("roundtrip"));
-        assert_eq!(cache.get(&key("a")), None);
-        cache.put(&key("a"), &ptx()).unwrap();
-        assert_eq!(cache.get(&key("a")), Some(ptx()));
-        assert_eq!(cache.get(&key("b")), None);
-        // A second cache object on the same folder (another process) sees the entry.
-        assert_eq!(DiskCache::new(cache.root()).get(&key("a")), Some(ptx()));
-        let entries = cache.entries();
-        assert_eq!(entries.len(), 1);
-        assert_eq!(entries[0].1, "a");
-        assert_eq!(cache.clear().unwrap(), 1);
-        assert_eq!((cache.entries().len(), cache.get(&key("a"))), (0, None));
-        assert_eq!(cache.clear().unwrap(), 0);
-        std::fs::remove_dir_all(cache.root()).unwrap();
-    }
-
-    #[test]
-    fn an_entry_for_another_key_under_the_same_name_is_a_miss() {
-        let cache = DiskCache::new(temp_root("collision"));
-        cache.put(&key("a"), &ptx()).unwrap();
-        let path = cache.path(&key("a"));
-        let other = CacheKey { compiler: "other".into(), ..key("a") };
-        std::fs::copy(&path, cache.path(&other)).unwrap();
-        assert_eq!(cache.get(&other), None);
-        std::fs::remove_dir_all(cache.root()).unwrap();
-    }
-
-    #[test]
-    fn an_unwritable_root_is_a_clear_error() {
-        let file = temp_root("file");
-        std::fs::write(&file, "not a folder").unwrap();
-        let e = DiskCache::new(&file).put(&key("a"), &ptx()).unwrap_err();
-        assert!(e.to_string().contains("set RTRITON_CACHE_DIR to a writable folder"), "{e}");
-        std::fs::remove_file(&file).unwrap();
-    }
-}
+mod tests;

@@ -8,5 +8,5 @@
 mod disk;
 mod key;
 
-pub use disk::{CACHE_DIR_ENV, DiskCache, cache_dir};
+pub use disk::{CACHE_DIR_ENV, DiskCache, EntryInfo, EntryState, cache_dir};
 pub use key::{CacheKey, CompiledPtx, compiler_identity};

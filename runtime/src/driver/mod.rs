@@ -7,10 +7,12 @@
 
 mod buffer;
 mod module;
+mod recovery;
 mod timer;
 
 pub use buffer::{DeviceBuffer, Element, RawBuffer};
 pub use module::{LoadedModule, RawParam};
+pub use recovery::is_sticky;
 pub use timer::Timer;
 
 use std::sync::Arc;

@@ -27,15 +27,12 @@ impl<'a> TensorArg<'a> {
         Self::from_raw(buffer.raw(), shape, strides)
     }
 
-    /// A row-major view of the whole buffer with this shape.
+    /// A row-major view of the whole buffer with this shape. A stride past `isize::MAX`
+    /// saturates there, so the launch check refuses the view as out of bounds instead of
+    /// a stride wrapping to a small or negative number.
     pub fn contiguous<T: Element>(buffer: &'a DeviceBuffer<T>, shape: &[usize]) -> Self {
-        let mut strides = vec![1isize; shape.len()];
-        for i in (0..shape.len().saturating_sub(1)).rev() {
-            strides[i] = strides[i + 1] * shape[i + 1] as isize;
-        }
-        Self::new(buffer, shape, &strides)
+        Self::new(buffer, shape, &contiguous_strides(shape))
     }
-
     /// The same view moved `offset_elems` elements into the buffer (a slice such as `x[1:]`).
     pub fn with_offset(mut self, offset_elems: usize) -> Self {
         self.offset_elems = offset_elems;
@@ -47,9 +44,17 @@ impl<'a> TensorArg<'a> {
         TensorArg { buffer, offset_elems: 0, shape: shape.to_vec(), strides: strides.to_vec(), _borrow: PhantomData }
     }
 
-    /// The address of the view's first element (what the kernel's pointer receives).
-    pub fn address(&self) -> u64 {
-        self.buffer.ptr + self.offset_elems as u64 * self.buffer.elem.size_bytes()
+    /// The address of the view's first element (what the kernel's pointer receives), or
+    /// an error when the offset takes it past the 64-bit address space (checked: user
+    /// input must not wrap to a small address).
+    pub fn address(&self) -> Result<u64, AddressOverflow> {
+        let elem_bytes = self.buffer.elem.size_bytes();
+        let overflow = AddressOverflow { ptr: self.buffer.ptr, offset_elems: self.offset_elems, elem_bytes };
+        u64::try_from(self.offset_elems)
+            .ok()
+            .and_then(|o| o.checked_mul(elem_bytes))
+            .and_then(|bytes| self.buffer.ptr.checked_add(bytes))
+            .ok_or(overflow)
     }
 
     /// The lowest and highest element index (relative to the buffer start) the view
@@ -71,6 +76,27 @@ impl<'a> TensorArg<'a> {
     }
 }
 
+/// Row-major strides (in elements) of `shape`, saturating at `isize::MAX`.
+pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
+    let mut strides = vec![1isize; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        let next = isize::try_from(shape[i + 1]).unwrap_or(isize::MAX);
+        strides[i] = strides[i + 1].saturating_mul(next);
+    }
+    strides
+}
+
+/// A view offset that takes the address past `u64::MAX`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "an offset of {offset_elems} elements of {elem_bytes} bytes from 0x{ptr:x} passes the end of the 64-bit address space"
+)]
+pub struct AddressOverflow {
+    pub ptr: u64,
+    pub offset_elems: usize,
+    pub elem_bytes: u64,
+}
+
 /// One runtime argument of a launch, in parameter order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Arg<'a> {
@@ -81,12 +107,12 @@ pub enum Arg<'a> {
 
 impl<'a> Arg<'a> {
     /// The value specialization sees: a tensor is the address of its first element.
-    pub fn value(&self) -> ArgValue {
-        match self {
-            Arg::Tensor(t) => ArgValue::Ptr(t.address()),
+    pub fn value(&self) -> Result<ArgValue, AddressOverflow> {
+        Ok(match self {
+            Arg::Tensor(t) => ArgValue::Ptr(t.address()?),
             Arg::Int(v) => ArgValue::Int(*v),
             Arg::F32(v) => ArgValue::F32(*v),
-        }
+        })
     }
 
     pub(crate) fn describe(&self) -> String {
@@ -118,15 +144,41 @@ mod tests {
     fn contiguous_views_are_row_major() {
         let t = TensorArg::from_raw(buffer(24), &[2, 3, 4], &[12, 4, 1]);
         assert_eq!(t.reach(), Some((0, 23)));
-        assert_eq!(t.address(), 0x1000);
+        assert_eq!(t.address(), Ok(0x1000));
     }
 
     #[test]
     fn the_offset_moves_the_address_and_the_reach() {
         let t = TensorArg::from_raw(buffer(64), &[7, 8], &[8, 1]).with_offset(3);
-        assert_eq!(t.address(), 0x1000 + 12);
+        assert_eq!(t.address(), Ok(0x1000 + 12));
         assert_eq!(t.reach(), Some((3, 3 + 6 * 8 + 7)));
-        assert_eq!(Arg::Tensor(t).value(), ArgValue::Ptr(0x100c));
+        assert_eq!(Arg::Tensor(t).value(), Ok(ArgValue::Ptr(0x100c)));
+    }
+
+    /// Offsets from user input: the address is checked, never wrapped (release) or a
+    /// panic (debug); the launch check turns the error into a located refusal.
+    #[test]
+    fn an_offset_past_the_address_space_is_an_error_not_a_wrap() {
+        let t = TensorArg::from_raw(buffer(64), &[1], &[1]).with_offset(usize::MAX / 2);
+        let e = t.address().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "an offset of {} elements of 4 bytes from 0x1000 passes the end of the 64-bit address space",
+                usize::MAX / 2
+            )
+        );
+        assert_eq!(Arg::Tensor(t).value(), Err(e));
+        let last = TensorArg::from_raw(RawBuffer::unowned(u64::MAX - 3, 1, ScalarType::F32), &[1], &[1]);
+        assert_eq!(last.address(), Ok(u64::MAX - 3));
+        assert!(last.with_offset(1).address().is_err());
+    }
+
+    #[test]
+    fn contiguous_strides_saturate_instead_of_wrapping() {
+        assert_eq!(contiguous_strides(&[2, 3, 4]), vec![12, 4, 1]);
+        assert_eq!(contiguous_strides(&[2, usize::MAX, 1 << 40]), vec![isize::MAX, 1 << 40, 1]);
+        assert_eq!(contiguous_strides(&[]), Vec::<isize>::new());
     }
 
     #[test]

@@ -4,9 +4,9 @@
 use rtriton::diag::{Code, Diagnostic, HasDiagnostics};
 use rtriton::guard::{I32_MAX_OFFSET, OffsetWidths, TensorExtent};
 use rtriton::ir::{ParamDecl, ParamKind};
-use rtriton::spec::{SpecError, launch_diagnostic};
+use rtriton::spec::{ArgValue, SpecError, launch_diagnostic};
 
-use super::args::Arg;
+use super::args::{AddressOverflow, Arg};
 
 /// Why a launch was refused. Each message names the kernel and says what to do.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -26,6 +26,8 @@ pub enum LaunchError {
          offset, shape or strides"
     )]
     ViewOutOfBounds { kernel: String, param: String, lo: i128, hi: i128, len: usize },
+    #[error("kernel `{kernel}`: argument `{param}`: {source}; fix the view's offset")]
+    AddressOverflow { kernel: String, param: String, source: AddressOverflow },
     #[error("kernel `{kernel}`: grid {grid:?} has a zero dimension; launch at least one program per axis")]
     GridZero { kernel: String, grid: [u64; 3] },
     #[error(
@@ -58,6 +60,7 @@ impl LaunchError {
             LaunchError::GridTooLarge { .. } => Code::LaunchGridTooLarge,
             LaunchError::BlockTooLarge { .. } => Code::LaunchBlockTooLarge,
             LaunchError::MissingConstexpr { .. } => Code::LaunchMissingConstexpr,
+            LaunchError::AddressOverflow { .. } => Code::LaunchAddressOverflow,
             LaunchError::IndexOverflow(d) => d.code,
             LaunchError::Spec(e) => e.code(),
         }
@@ -73,7 +76,8 @@ impl HasDiagnostics for LaunchError {
             | LaunchError::GridZero { kernel, .. }
             | LaunchError::GridTooLarge { kernel, .. }
             | LaunchError::BlockTooLarge { kernel, .. }
-            | LaunchError::MissingConstexpr { kernel, .. } => kernel,
+            | LaunchError::MissingConstexpr { kernel, .. }
+            | LaunchError::AddressOverflow { kernel, .. } => kernel,
             LaunchError::IndexOverflow(d) => return vec![(**d).clone()],
             LaunchError::Spec(e) => return e.diagnostics(),
         };
@@ -117,6 +121,11 @@ pub fn check_args(kernel: &str, params: &[ParamDecl], args: &[Arg<'_>], owner: u
             if t.buffer.owner != owner {
                 return Err(LaunchError::ForeignPointer { kernel: kernel.into(), param: param(), ptr: t.buffer.ptr });
             }
+            t.address().map_err(|source| LaunchError::AddressOverflow {
+                kernel: kernel.into(),
+                param: param(),
+                source,
+            })?;
             if t.shape.len() != t.strides.len() {
                 return Err(LaunchError::StrideRank {
                     kernel: kernel.into(),
@@ -139,6 +148,21 @@ pub fn check_args(kernel: &str, params: &[ParamDecl], args: &[Arg<'_>], owner: u
         }
     }
     Ok(())
+}
+
+/// The values specialization sees, in parameter order (a tensor is its address, checked).
+pub fn arg_values(kernel: &str, params: &[ParamDecl], args: &[Arg<'_>]) -> Result<Vec<ArgValue>, LaunchError> {
+    params
+        .iter()
+        .zip(args)
+        .map(|(p, a)| {
+            a.value().map_err(|source| LaunchError::AddressOverflow {
+                kernel: kernel.into(),
+                param: p.name.into(),
+                source,
+            })
+        })
+        .collect()
 }
 
 /// Checks a grid against zero and the device's per-axis limits; returns it as `u32`s.
@@ -269,6 +293,22 @@ mod tests {
         let foreign = TensorArg::from_raw(RawBuffer::unowned(0x1000, 32, ScalarType::F32), &[4, 8], &[8, 1]);
         let e = check(&row_max_args(foreign, y())).unwrap_err();
         assert!(e.to_string().contains("which this runtime did not allocate"), "{e}");
+    }
+
+    #[test]
+    fn an_offset_past_the_address_space_is_refused_by_name() {
+        let e = check(&row_max_args(x().with_offset(usize::MAX / 2), y())).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "kernel `row_max`: argument `x_ptr`: an offset of {} elements of 4 bytes from 0x1000 passes the end of \
+                 the 64-bit address space; fix the view's offset",
+                usize::MAX / 2
+            )
+        );
+        let def = RowMaxVariant::RowMax.def();
+        let args = row_max_args(x().with_offset(usize::MAX / 2), y());
+        assert_eq!(arg_values(def.name, &def.params, &args), Err(e));
     }
 
     #[test]

@@ -43,9 +43,9 @@ mod compile;
 mod jit;
 mod runtime;
 
-pub use args::{Arg, TensorArg};
+pub use args::{AddressOverflow, Arg, TensorArg, contiguous_strides};
 pub use checks::{
-    LaunchError, check_args, check_block, check_grid, needs_overflow_guard, overflow_guard, tensor_extents,
+    LaunchError, arg_values, check_args, check_block, check_grid, needs_overflow_guard, overflow_guard, tensor_extents,
 };
 pub use compile::{compile_kernel, front_end, host_error, ptx_options};
 pub use jit::{JitKernel, Meta};

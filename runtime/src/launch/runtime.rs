@@ -11,8 +11,8 @@ use rtriton::spec::SpecKey;
 use rtriton::session::{CompileError, CompileSession, SessionStats, StageKey};
 
 use super::{
-    Arg, JitKernel, LaunchError, check_args, check_block, check_grid, compile_kernel, front_end, host_error,
-    needs_overflow_guard, overflow_guard, ptx_options, tensor_extents,
+    Arg, JitKernel, LaunchError, arg_values, check_args, check_block, check_grid, compile_kernel, front_end,
+    host_error, needs_overflow_guard, overflow_guard, ptx_options, tensor_extents,
 };
 use crate::cache::{CacheKey, CompiledPtx, DiskCache};
 use crate::driver::{Gpu, LoadedModule, RawParam};
@@ -94,6 +94,21 @@ impl Runtime {
         }
     }
 
+    /// The same runtime on a freshly reset device context, after a sticky error
+    /// ([`HostError::ContextPoisoned`]): loaded modules are dropped (they lived in the old
+    /// context) and are compiled again, or read from the disk cache, on the next launch; the
+    /// disk cache, the lint and guard state and the statistics are kept. Buffers allocated on the old
+    /// context are gone: drop them before calling, allocate again after.
+    pub fn recover(mut self) -> Result<Runtime, HostError> {
+        self.modules.clear();
+        let disk = self.disk.take();
+        let Runtime { gpu, session, offset_widths, lint_findings, lint_printed, compiler, stats, .. } = self;
+        let mut rt = Runtime::with_disk_cache(gpu.reset()?, disk);
+        (rt.session, rt.offset_widths, rt.lint_findings, rt.lint_printed, rt.compiler, rt.stats) =
+            (session, offset_widths, lint_findings, lint_printed, compiler, stats);
+        Ok(rt)
+    }
+
     /// Checks the arguments and grid, specializes, runs the overflow guard, and compiles or
     /// loads the kernel for them, without launching (so a timed launch afterwards is the
     /// kernel only).
@@ -108,7 +123,7 @@ impl Runtime {
     ) -> Result<(LaunchRecord, Arc<Loaded>), HostError> {
         let def = &kernel.def;
         check_args(def.name, &def.params, args, self.gpu.id)?;
-        let values: Vec<_> = args.iter().map(Arg::value).collect();
+        let values = arg_values(def.name, &def.params, args)?;
         let spec = SpecKey::from_args(def.name, &def.params, &values, kernel.spec_policy).map_err(LaunchError::from)?;
         let grid = check_grid(def.name, kernel.grid_for_launch()?, self.gpu.info.max_grid)?;
         let key = self.key(kernel, &spec);
@@ -123,7 +138,7 @@ impl Runtime {
     /// Does not wait: call `rt.gpu.synchronize()` (or copy results back) to see faults.
     pub fn launch(&mut self, kernel: &JitKernel, args: &[Arg<'_>]) -> Result<LaunchRecord, HostError> {
         let (record, loaded) = self.prepare_loaded(kernel, args)?;
-        let params = raw_params(&kernel.def.params, args);
+        let params = raw_params(&kernel.def, args)?;
         // SAFETY: `check_args` matched count and types to the declaration, the PTX
         // signature has every runtime parameter in declaration order with these types
         // (back-end invariant), every pointer is a live buffer of this device whose view
@@ -256,17 +271,21 @@ pub fn cache_key(kernel: &JitKernel, spec: &SpecKey, compiler: &str) -> CacheKey
 }
 
 /// The parameters in PTX order: every runtime parameter, folded ones included.
-fn raw_params(params: &[rtriton::ir::ParamDecl], args: &[Arg<'_>]) -> Vec<RawParam> {
-    params
+fn raw_params(def: &rtriton::trace::KernelDef, args: &[Arg<'_>]) -> Result<Vec<RawParam>, LaunchError> {
+    def.params
         .iter()
         .zip(args)
-        .map(|(p, a)| match (p.kind, a) {
-            (ParamKind::Ptr(_), Arg::Tensor(t)) => RawParam::Ptr(t.address()),
-            (ParamKind::Scalar(ScalarType::I64), Arg::Int(v)) => RawParam::I64(*v),
-            // In range: SpecKey::from_args refused i32 arguments that do not fit.
-            (ParamKind::Scalar(_), Arg::Int(v)) => RawParam::I32(*v as i32),
-            (_, Arg::F32(v)) => RawParam::F32(*v),
-            _ => unreachable!("check_args matched argument kinds to parameters"),
+        .map(|(p, a)| {
+            Ok(match (p.kind, a) {
+                (ParamKind::Ptr(_), Arg::Tensor(t)) => RawParam::Ptr(t.address().map_err(|source| {
+                    LaunchError::AddressOverflow { kernel: def.name.into(), param: p.name.into(), source }
+                })?),
+                (ParamKind::Scalar(ScalarType::I64), Arg::Int(v)) => RawParam::I64(*v),
+                // In range: SpecKey::from_args refused i32 arguments that do not fit.
+                (ParamKind::Scalar(_), Arg::Int(v)) => RawParam::I32(*v as i32),
+                (_, Arg::F32(v)) => RawParam::F32(*v),
+                _ => unreachable!("check_args matched argument kinds to parameters"),
+            })
         })
         .collect()
 }
@@ -339,7 +358,7 @@ mod tests {
         ];
         let kernel =
             JitKernel::new(variant.def()).constexprs(&variant.constexprs_for(n_rows, n_cols)).spec_policy(policy);
-        let values: Vec<_> = args.iter().map(Arg::value).collect();
+        let values = arg_values(kernel.def.name, &kernel.def.params, &args).unwrap();
         let spec = SpecKey::from_args(kernel.def.name, &kernel.def.params, &values, policy).unwrap();
         guard_launch(&mut CompileSession::new(), &kernel, &spec, &args)
     }
@@ -363,7 +382,7 @@ mod tests {
         let v = RowMaxVariant::RowMax;
         // Specialization off: the launch's key is the unspecialized one the lint reads.
         let kernel = JitKernel::new(v.def()).constexprs(&v.constexprs_for(64, 1024)).spec_policy(SpecPolicy::Off);
-        let values: Vec<_> = args.iter().map(Arg::value).collect();
+        let values = arg_values(kernel.def.name, &kernel.def.params, &args).unwrap();
         let spec = SpecKey::from_args(kernel.def.name, &kernel.def.params, &values, SpecPolicy::Off).unwrap();
         let mut session = CompileSession::new();
         guard_launch(&mut session, &kernel, &spec, &args).unwrap();
