@@ -41,7 +41,7 @@ fn explain(extra: &[&str]) -> (u8, String) {
 )]
 #[case::i32_past_range(
     &["--arg", "n_cols=2147483648", "--arg", "stride_col=1"],
-    "kernel `row_max`: argument `n_cols` = 2147483648 does not fit i32; declare the parameter i64 or pass a smaller value"
+    "--arg n_cols=2147483648: out of the i32 range -2147483648..=2147483647 of `n_cols`"
 )]
 #[case::missing_int(
     &["--arg", "n_cols=16"],

@@ -38,16 +38,18 @@ pub fn assignments<'a>(flag: &str, given: &'a [String]) -> anyhow::Result<Vec<(&
     Ok(out)
 }
 
-/// The magnitude of `digits` (decimal, or hex after `0x`/`0X`), `None` when malformed.
+/// The magnitude of `digits` (decimal, or hex after `0x`/`0X`; `_` may group digits, as
+/// in Rust literals: `0xffff_ffff`), `None` when malformed.
 fn magnitude(digits: &str) -> Option<u128> {
     let (radix, body) = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
         Some(hex) => (16, hex),
         None => (10, digits),
     };
-    if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
+    let grouped_well = !body.starts_with('_') && !body.ends_with('_') && !body.contains("__");
+    if body.is_empty() || !grouped_well || !body.chars().all(|c| c == '_' || c.is_digit(radix)) {
         return None;
     }
-    u128::from_str_radix(body, radix).ok()
+    u128::from_str_radix(&body.replace('_', ""), radix).ok()
 }
 
 /// A signed integer in `i64`'s whole range.
@@ -75,6 +77,11 @@ pub fn parse_u64(flag: &str, name: &str, text: &str, what: &str) -> anyhow::Resu
 
 fn parse_f32(flag: &str, name: &str, text: &str) -> anyhow::Result<f32> {
     let v: f32 = text.parse().map_err(|_| anyhow!("{flag} {name}={text}: `{text}` is not a float"))?;
+    // `1e39` parses to inf: refuse it rather than pass a value the user did not write.
+    let spelled_special = ["inf", "nan"].iter().any(|w| text.to_ascii_lowercase().contains(w));
+    if !v.is_finite() && !spelled_special {
+        bail!("{flag} {name}={text}: out of the f32 range (largest {:e}); write inf for infinity", f32::MAX);
+    }
     Ok(v)
 }
 
@@ -94,6 +101,13 @@ pub fn launch_args(def: &KernelDef, given: &[String], preset: &[Option<ArgValue>
         values[i] = Some(match p.kind {
             ParamKind::Ptr(_) => ArgValue::Ptr(parse_u64("--arg", name, v, "an address")?),
             ParamKind::Scalar(ScalarType::F32) => ArgValue::F32(parse_f32("--arg", name, v)?),
+            ParamKind::Scalar(ScalarType::I32) => {
+                let x = parse_i64("--arg", name, v)?;
+                if i32::try_from(x).is_err() {
+                    bail!("--arg {name}={v}: out of the i32 range {}..={} of `{name}`", i32::MIN, i32::MAX);
+                }
+                ArgValue::Int(x)
+            }
             ParamKind::Scalar(_) => ArgValue::Int(parse_i64("--arg", name, v)?),
         });
     }
@@ -157,9 +171,21 @@ mod tests {
             ("stride_col=1", Ok(ArgValue::Int(1))),
             ("stride_col=-1", Ok(ArgValue::Int(-1))),
             ("stride_col=0x10", Ok(ArgValue::Int(16))),
-            ("stride_col=-9223372036854775808", Ok(ArgValue::Int(i64::MIN))),
-            ("stride_col=9223372036854775807", Ok(ArgValue::Int(i64::MAX))),
+            (
+                "stride_col=-9223372036854775808",
+                Err(
+                    "--arg stride_col=-9223372036854775808: out of the i32 range -2147483648..=2147483647 of `stride_col`",
+                ),
+            ),
             ("x_ptr=0xffffffffffffffff", Ok(ArgValue::Ptr(u64::MAX))),
+            ("x_ptr=0xffff_ffff_ffff_ffff", Ok(ArgValue::Ptr(u64::MAX))),
+            ("stride_col=2_147_483_647", Ok(ArgValue::Int(i32::MAX.into()))),
+            ("stride_col=-2147483648", Ok(ArgValue::Int(i32::MIN.into()))),
+            (
+                "stride_col=2147483648",
+                Err("--arg stride_col=2147483648: out of the i32 range -2147483648..=2147483647 of `stride_col`"),
+            ),
+            ("x_ptr=0x_ff", Err("--arg x_ptr=0x_ff: `0x_ff` is not an address; write it in decimal or 0x hex")),
             ("x_ptr=0", Ok(ArgValue::Ptr(0))),
             (
                 "stride_col=--1",
@@ -213,6 +239,19 @@ mod tests {
                 (got, want) => panic!("{arg}: got {got:?}, want {want:?}"),
             }
         }
+    }
+
+    /// i64 parameters take the whole i64 range (`row_max`'s are i32, so parse directly).
+    #[test]
+    fn i64_values_cover_the_whole_range() {
+        assert_eq!(parse_i64("--arg", "n", "-9223372036854775808").unwrap(), i64::MIN);
+        assert_eq!(parse_i64("--arg", "n", "0x7fff_ffff_ffff_ffff").unwrap(), i64::MAX);
+        assert!(parse_i64("--arg", "n", "-9223372036854775809").is_err());
+        assert_eq!(
+            parse_f32("--arg", "s", "1e39").unwrap_err().to_string(),
+            "--arg s=1e39: out of the f32 range (largest 3.4028235e38); write inf for infinity"
+        );
+        assert_eq!(parse_f32("--arg", "s", "-inf").unwrap(), f32::NEG_INFINITY);
     }
 
     #[test]
