@@ -265,3 +265,24 @@ fn every_stage_reports_with_its_own_codes() {
 fn codes(ds: Vec<rtriton::diag::Diagnostic>) -> Vec<rtriton::diag::Code> {
     ds.iter().map(|d| d.code).collect()
 }
+
+/// Hand-built IR whose store names values that do not exist: the verifier reports each
+/// undefined operand instead of panicking on it (it used to type-check the op anyway and
+/// index past the value table).
+#[test]
+fn undefined_operands_in_hand_built_ir_are_verifier_errors() {
+    let mut kernel = store_i32_through_f32_pointer();
+    let loc = kernel.loc;
+    kernel.ops.push(Op { kind: OpKind::Store { ptr: Value(7), value: Value(8), mask: None }, results: vec![], loc });
+    kernel.body.ops.push(OpId(3));
+    let err = verify(kernel).unwrap_err();
+    let rendered: Vec<String> = err.0.0.iter().map(|d| format!("{d:#}")).collect();
+    assert_eq!(rendered[0], format!("{:#}", verify(store_i32_through_f32_pointer()).unwrap_err().0.0[0]));
+    assert_eq!(
+        rendered[1..],
+        [
+            "error[RT0201]: kernel `store_i32_through_f32` at tests/tests/diagnostics.rs:999: op3 uses undefined value %7\n  help: this is an rtriton compiler bug or a hand-built IR error; please report it with the kernel's IR text",
+            "error[RT0201]: kernel `store_i32_through_f32` at tests/tests/diagnostics.rs:999: op3 uses undefined value %8\n  help: this is an rtriton compiler bug or a hand-built IR error; please report it with the kernel's IR text",
+        ]
+    );
+}

@@ -8,7 +8,8 @@ use ptx_common::{compile, compile_def, compile_plain, options};
 use rstest::rstest;
 use rstest_reuse::apply;
 use rtriton::backend::ptx::lir::Inst;
-use rtriton::backend::ptx::{AccessKind, Arch, PtxOptions};
+use rtriton::backend::ptx::{AccessKind, Arch, PtxError, PtxOptions};
+use rtriton::diag::{Code, HasDiagnostics};
 use rtriton::interp::Memory;
 use rtriton::prelude::*;
 use rtriton::spec::{ArgValue, SpecPolicy};
@@ -163,16 +164,17 @@ fn nan_propagating_max_uses_max_nan() {
 
 /// The error compiling `v`'s fixture copy gives (the text names the fixture's lines, so an
 /// edit of `row_max.rs` does not change it).
-fn compile_err(v: RowMaxVariant, constexprs: Vec<(&'static str, i64)>, o: &PtxOptions) -> String {
+fn compile_err(v: RowMaxVariant, constexprs: Vec<(&'static str, i64)>, o: &PtxOptions) -> PtxError {
     let def = row_max_family::def(v);
-    compile_def(&def, &constexprs, &contiguous_args(), SpecPolicy::Triton, o).expect_err("must not compile").to_string()
+    compile_def(&def, &constexprs, &contiguous_args(), SpecPolicy::Triton, o).expect_err("must not compile")
 }
 
 #[test]
 fn block_over_register_budget_is_an_error() {
     let e = compile_err(RowMaxVariant::RowMax, vec![("BLOCK", 65536)], &PtxOptions::default());
+    assert!(e.has_code(Code::PtxRegisterBudget), "{e}");
     assert_eq!(
-        e,
+        e.to_string(),
         "error: kernel `row_max` at tests/src/fixtures/row_max_family.rs:19: block tensor<65536xi32> needs 512 registers per thread with num_warps = 4 (the budget is 128 per value)\n  help: use a smaller block (loop over the row in blocks) or more warps"
     );
 }
@@ -180,6 +182,8 @@ fn block_over_register_budget_is_an_error() {
 #[test]
 fn num_warps_without_layout_is_an_error() {
     let e = compile_err(RowMaxVariant::RowMax, vec![("BLOCK", 1024)], &options(Arch::Sm86, 3));
+    assert!(e.has_code(Code::PtxUnsupported) && !e.has_code(Code::PtxRegisterBudget), "{e}");
+    let e = e.to_string();
     assert!(e.starts_with("error: kernel `row_max` at tests/src/fixtures/row_max_family.rs:"), "{e}");
     assert!(e.contains("num_warps = 3 has no valid layout"), "{e}");
 }
@@ -193,9 +197,10 @@ fn one_block_in_two_roles_is_a_layout_conflict() {
             store(x_ptr + grid, grid, None);
         }
     }
-    let e = compile_plain(&outer_sum(), &[("BLOCK", 16)], &PtxOptions::default()).unwrap_err().to_string();
+    let e = compile_plain(&outer_sum(), &[("BLOCK", 16)], &PtxOptions::default()).unwrap_err();
+    assert!(e.has_code(Code::PtxLayoutConflict), "{e}");
+    let e = e.to_string();
     assert!(e.starts_with("error: kernel `outer_sum` at tests/tests/ptx_decisions.rs:"), "{e}");
-    assert!(e.contains("layout conflict"), "{e}");
 }
 
 rtriton::kernel! {

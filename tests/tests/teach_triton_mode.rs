@@ -78,7 +78,8 @@ fn the_lint_flags_the_same_call() {
     );
     for def in [mixed_stride(), unspecialized_stride()] {
         let found = rtriton::lint::lint(&def, &[("BLOCK", 64)], &Default::default()).expect("traces");
-        let to_findings: Vec<_> = found.iter().filter(|d| d.help.contains("to-on-specializable-arg")).collect();
+        let to_findings: Vec<_> =
+            found.iter().filter(|d| d.code == rtriton::diag::Code::LintToOnSpecializableArg).collect();
         assert!(to_findings.is_empty(), "{}: {to_findings:?}", def.name);
     }
 }

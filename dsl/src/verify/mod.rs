@@ -128,9 +128,11 @@ impl Verifier<'_> {
         scope.extend(block.args.iter().copied());
         for (pos, &id) in block.ops.iter().enumerate() {
             let op = self.k.op(id);
+            let mut all_defined = true;
             for v in op.kind.operands() {
                 if v.index() >= self.k.values.len() {
                     self.err(op.loc, format!("{id} uses undefined value {v}"));
+                    all_defined = false;
                     continue;
                 }
                 self.info.uses[v.index()] += 1;
@@ -143,7 +145,11 @@ impl Verifier<'_> {
             {
                 self.err(op.loc, format!("{id}: yield must be the last op of a loop body"));
             }
-            self.typing(id);
+            // Typing reads the operands' types: an undefined one is already reported and
+            // has no type to read.
+            if all_defined {
+                self.typing(id);
+            }
             if let OpKind::For { body, .. } = &op.kind {
                 if body.ops.last().map(|l| matches!(self.k.op(*l).kind, OpKind::Yield { .. })) != Some(true) {
                     self.err(op.loc, format!("{id}: loop body does not end with yield"));
