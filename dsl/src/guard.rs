@@ -30,14 +30,17 @@ impl TensorExtent {
     /// The extent of a strided view: `shape` and `strides` in elements, starting
     /// `view_offset` elements after the pointer passed (0 when the pointer passed is the
     /// view's first element).
+    /// Every sum and product saturates at `u64::MAX`: the sizes come from the user, and
+    /// a saturated extent is still past i32, so the guard refuses it instead of wrapping
+    /// (a shape of `[2^40, 2^40]` has more than `u64::MAX` elements).
     pub fn of_view(param: &str, view_offset: u64, shape: &[u64], strides: &[i64]) -> TensorExtent {
-        let numel = shape.iter().product();
+        let numel = shape.iter().fold(1u64, |a, &n| a.saturating_mul(n));
         let span: u64 = if numel == 0 {
             0
         } else {
-            shape.iter().zip(strides).map(|(n, s)| (n - 1).saturating_mul(s.unsigned_abs())).sum()
+            shape.iter().zip(strides).fold(0u64, |a, (n, s)| a.saturating_add((n - 1).saturating_mul(s.unsigned_abs())))
         };
-        TensorExtent { param: param.to_string(), numel, max_offset_elems: view_offset + span }
+        TensorExtent { param: param.to_string(), numel, max_offset_elems: view_offset.saturating_add(span) }
     }
 }
 

@@ -31,7 +31,28 @@ pub enum Fill {
     SomeNaN(u64),
     /// Rows of `-0.0` and `+0.0` only, in both orders.
     SignedZeros,
+    /// [`SPECIAL_VALUES`] over and over: NaN with payloads (both signs, quiet and
+    /// signalling), signed zeros, infinities and subnormals. In a one-column view each row
+    /// is one of them alone, where a reduction of one element must still apply its NaN
+    /// rule (`docs/semantics.md`).
+    Specials,
 }
+
+/// The values [`Fill::Specials`] cycles through, as bits.
+pub const SPECIAL_VALUES: [u32; 12] = [
+    0x7FC0_1234, // quiet NaN with a payload
+    0xFFC0_0001, // negative quiet NaN with a payload
+    0x7F80_0001, // signalling NaN
+    0x7FFF_FFFF, // the canonical NaN
+    0x8000_0000, // -0.0
+    0x0000_0000, // +0.0
+    0x7F80_0000, // +inf
+    0xFF80_0000, // -inf
+    0x0000_0001, // the smallest subnormal
+    0x8000_0001, // the smallest negative subnormal
+    0x007F_FFFF, // the largest subnormal
+    0x3F80_0000, // 1.0
+];
 
 /// One case of the matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -74,6 +95,8 @@ pub const SHAPE_MATRIX: &[RowMaxCase] = &[
     case("all_neg_inf", 5, 64, ViewKind::Contiguous, Fill::AllNegInf),
     case("nan_rows", 16, 50, ViewKind::Contiguous, Fill::SomeNaN(14)),
     case("signed_zeros", 8, 40, ViewKind::Contiguous, Fill::SignedZeros),
+    case("one_column_specials", 24, 1, ViewKind::Contiguous, Fill::Specials),
+    case("one_column_specials_offset", 13, 1, ViewKind::Offset(1), Fill::Specials),
 ];
 
 /// A case with more than 2^31 elements (8.6 GB of f32): GPU only.
@@ -119,6 +142,7 @@ impl RowMaxCase {
                 v
             }
             Fill::SignedZeros => (0..len).map(|i| if (i / 3 + i / 7) % 2 == 0 { -0.0 } else { 0.0 }).collect(),
+            Fill::Specials => (0..len).map(|i| f32::from_bits(SPECIAL_VALUES[i % SPECIAL_VALUES.len()])).collect(),
         }
     }
 }

@@ -46,7 +46,9 @@ pub fn every_case(
         "all_negative",
         "all_neg_inf",
         "nan_rows",
-        "signed_zeros"
+        "signed_zeros",
+        "one_column_specials",
+        "one_column_specials_offset"
     )]
     name: &str,
 ) {
@@ -83,7 +85,9 @@ pub fn every_variant_and_case(
         "all_negative",
         "all_neg_inf",
         "nan_rows",
-        "signed_zeros"
+        "signed_zeros",
+        "one_column_specials",
+        "one_column_specials_offset"
     )]
     name: &str,
 ) {

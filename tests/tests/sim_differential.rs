@@ -351,9 +351,26 @@ fn loop_trip_count_is_exact(#[case] lo: i32, #[case] hi: i32, #[case] step: i32,
     // Unspecialized, the step is a runtime value: the PTX checks it and traps.
     let text = rtriton::backend::ptx::write(&d.lower(SpecPolicy::Off, 1));
     assert!(text.contains("trap;"), "a runtime step is checked");
-    if let Some(ptxas) = ptx_common::ptxas_or_skip("loop_trip_count_is_exact") {
+}
+
+/// The unspecialized loop's PTX (its runtime step check included) assembles.
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn loop_with_a_runtime_step_assembles() {
+    use rtriton::spec::ArgValue::Int;
+    let d = Differential {
+        def: count_iterations(),
+        constexprs: &[],
+        inputs: vec![],
+        outputs: vec![4],
+        scalars: vec![Int(0), Int(10), Int(3)],
+        grid: 1,
+    };
+    let text = rtriton::backend::ptx::write(&d.lower(SpecPolicy::Off, 1));
+    let ptxas = ptx_common::ptxas("loop_with_a_runtime_step_assembles");
+    let info =
         ptx_common::assemble(&ptxas, &text, "sm_86", "count_iterations").unwrap_or_else(|e| panic!("{e}\n{text}"));
-    }
+    assert!(info.contains("entry function 'count_iterations'"), "{info}");
 }
 
 kernel! {
@@ -394,10 +411,24 @@ fn masks_compare_as_zero_and_one() {
         })
         .collect();
     assert_eq!(d.check(), vec![i32_bytes(&want)]);
-    if let Some(ptxas) = ptx_common::ptxas_or_skip("masks_compare_as_zero_and_one") {
-        let text = rtriton::backend::ptx::write(&d.lower(SpecPolicy::Triton, 1));
-        ptx_common::assemble(&ptxas, &text, "sm_86", "mask_compare").unwrap_or_else(|e| panic!("{e}\n{text}"));
-    }
+}
+
+/// The mask comparisons' PTX assembles.
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn mask_compares_assemble() {
+    let d = Differential {
+        def: mask_compare(),
+        constexprs: &[("BLOCK", 4)],
+        inputs: vec![],
+        outputs: vec![16],
+        scalars: vec![],
+        grid: 1,
+    };
+    let text = rtriton::backend::ptx::write(&d.lower(SpecPolicy::Triton, 1));
+    let ptxas = ptx_common::ptxas("mask_compares_assemble");
+    let info = ptx_common::assemble(&ptxas, &text, "sm_86", "mask_compare").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert!(info.contains("entry function 'mask_compare'"), "{info}");
 }
 
 /// The comparison catches what no simulator check can: a butterfly round that reads the
@@ -492,7 +523,7 @@ kernel! {
 
 /// Unary minus flips the sign bit of every float (zeros, infinities, subnormals and NaN
 /// payloads included) and wraps on ints (`-i32::MIN == i32::MIN`), the same on the
-/// interpreter and the simulator, with a masked tail; ptxas assembles the `neg` it prints.
+/// interpreter and the simulator, with a masked tail (`negation_assembles` runs ptxas).
 #[rstest]
 fn negation_flips_the_sign_bit_and_wraps(#[values(16, 128)] block: i64) {
     let x = [
@@ -533,9 +564,24 @@ fn negation_flips_the_sign_bit_and_wraps(#[values(16, 128)] block: i64) {
     assert_eq!(got, vec![f32_bytes(&want_y), i32_bytes(&want_z)]);
     let text = rtriton::backend::ptx::write(&d.lower(SpecPolicy::Triton, 4));
     assert!(text.contains("neg.f32") && text.contains("neg.s32"), "{text}");
-    if let Some(ptxas) = ptx_common::ptxas_or_skip("negation_flips_the_sign_bit_and_wraps") {
-        for arch in ["sm_86", "sm_90"] {
-            ptx_common::assemble(&ptxas, &text, arch, "negate").unwrap_or_else(|e| panic!("{e}\n{text}"));
-        }
+}
+
+/// ptxas assembles the `neg` the negation kernel prints, for sm_86 and sm_90.
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn negation_assembles() {
+    let d = Differential {
+        def: negate(),
+        constexprs: &[("BLOCK", 16)],
+        inputs: vec![f32_bytes(&[1.0; 4]), i32_bytes(&[1; 4])],
+        outputs: vec![16, 16],
+        scalars: vec![rtriton::spec::ArgValue::Int(4)],
+        grid: 1,
+    };
+    let text = rtriton::backend::ptx::write(&d.lower(SpecPolicy::Triton, 4));
+    let ptxas = ptx_common::ptxas("negation_assembles");
+    for arch in ["sm_86", "sm_90"] {
+        let info = ptx_common::assemble(&ptxas, &text, arch, "negate").unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert!(info.contains("entry function 'negate'"), "{info}");
     }
 }

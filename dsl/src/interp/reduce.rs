@@ -6,6 +6,11 @@
 //! give the same bits, and a block that holds only NaN reduces to the canonical NaN as on
 //! the GPU. Float sums fold left to right from the first element; the GPU's tree adds in
 //! another order, so float sums are not bit-exact across back ends.
+//!
+//! An axis of exactly one element still applies the reduction's NaN rule: a float max
+//! (min) of one element is `max.f32(-inf, x)` (`min.f32(+inf, x)`), as Triton's and
+//! CUDA's `fmaxf(-inf, x)` give, so a lone NaN becomes `-inf` (`+inf`) under
+//! `PropagateNan::None` and the canonical NaN under `All`; it never keeps its payload.
 
 use crate::ir::ReduceOp;
 
@@ -83,7 +88,14 @@ pub(crate) fn reduce(op: ReduceOp, v: &Data, dims: &[usize], axis: usize) -> Res
     if axis >= dims.len() {
         return unsupported(format!("a reduction along axis {axis} of shape {dims:?}"));
     }
+    let single = dims[axis] == 1;
     Ok(match v {
+        Data::F32(x) if single => match op {
+            ReduceOp::Max(nan) => Data::F32(x.iter().map(|&a| max_f32(f32::NEG_INFINITY, a, nan)).collect()),
+            ReduceOp::Min(nan) => Data::F32(x.iter().map(|&a| min_f32(f32::INFINITY, a, nan)).collect()),
+            ReduceOp::Sum => Data::F32(x.clone()),
+            ReduceOp::Argmax => Data::I32(vec![0; x.len()]),
+        },
         Data::F32(x) => match op {
             ReduceOp::Max(nan) => Data::F32(lines(x, dims, axis, |it| it.reduce(|a, b| max_f32(a, b, nan)))?),
             ReduceOp::Min(nan) => Data::F32(lines(x, dims, axis, |it| it.reduce(|a, b| min_f32(a, b, nan)))?),
@@ -129,6 +141,22 @@ mod tests {
         assert_eq!(bits(reduce(none, &v, &[2, 2], 1).unwrap()), vec![0x0000_0000, 0x8000_0000]);
         let min = ReduceOp::Min(PropagateNan::None);
         assert_eq!(bits(reduce(min, &v, &[2, 2], 1).unwrap()), vec![0x8000_0000, 0x8000_0000]);
+    }
+
+    #[test]
+    fn an_axis_of_one_element_applies_the_nan_rule() {
+        let payload = f32::from_bits(0x7FC0_1234);
+        let v = Data::F32(vec![payload, -0.0, f32::INFINITY, f32::from_bits(1)]);
+        let none = ReduceOp::Max(PropagateNan::None);
+        let all = ReduceOp::Max(PropagateNan::All);
+        let inf = f32::INFINITY.to_bits();
+        let ninf = f32::NEG_INFINITY.to_bits();
+        assert_eq!(bits(reduce(none, &v, &[4, 1], 1).unwrap()), vec![ninf, 0x8000_0000, inf, 1]);
+        assert_eq!(bits(reduce(all, &v, &[4, 1], 1).unwrap()), vec![CANONICAL_NAN_BITS, 0x8000_0000, inf, 1]);
+        let min = ReduceOp::Min(PropagateNan::None);
+        assert_eq!(bits(reduce(min, &v, &[1, 4], 0).unwrap()), vec![inf, 0x8000_0000, inf, 1]);
+        assert_eq!(reduce(ReduceOp::Argmax, &v, &[4, 1], 1).unwrap(), Data::I32(vec![0; 4]));
+        assert_eq!(bits(reduce(ReduceOp::Sum, &v, &[4, 1], 1).unwrap()), vec![0x7FC0_1234, 0x8000_0000, inf, 1]);
     }
 
     #[test]

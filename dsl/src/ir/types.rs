@@ -132,8 +132,10 @@ impl Shape {
     }
 
     /// Number of elements (1 for a scalar).
+    /// Saturates at `usize::MAX` (shapes come from the user, `full(&[1 << 32, 1 << 32])`),
+    /// so a size check against a block limit refuses it instead of seeing a wrapped count.
     pub fn numel(&self) -> usize {
-        self.0.iter().product()
+        self.0.iter().fold(1usize, |a, &d| a.saturating_mul(d))
     }
 
     pub fn dims(&self) -> &[usize] {

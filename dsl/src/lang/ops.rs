@@ -34,7 +34,19 @@ pub fn num_programs(axis: u32) -> Tensor<i32> {
 #[track_caller]
 pub fn arange(start: usize, end: usize) -> Tensor<i32> {
     let loc = SourceLoc::caller();
-    Tensor::from_value(with_builder(|b| b.arange(start as i64, end as i64, loc)))
+    // A bound past i64::MAX must not wrap to a negative one (`arange(usize::MAX, 0)` read
+    // as `arange(-1, 0)`).
+    Tensor::from_value(with_builder(|b| match (i64::try_from(start), i64::try_from(end)) {
+        (Ok(start), Ok(end)) => b.arange(start, end, loc),
+        _ => {
+            b.error(
+                loc,
+                format!("arange({start}, {end}) does not fit i32"),
+                "keep arange bounds in i32 and add a scalar offset",
+            );
+            b.arange(0, 1, loc)
+        }
+    }))
 }
 
 /// A block of `shape` filled with `value`.

@@ -336,7 +336,14 @@ impl Builder {
 
     /// `tl.arange(start, end)`.
     pub fn arange(&mut self, start: i64, end: i64, loc: SourceLoc) -> Value {
-        let n = end - start;
+        let Some(n) = end.checked_sub(start) else {
+            self.error(
+                loc,
+                format!("arange({start}, {end}) does not fit i32"),
+                "keep arange bounds in i32 and add a scalar offset",
+            );
+            return self.push1(OpKind::Arange { start: 0, end: 1 }, TensorType::new(DType::I32, Shape(vec![1])), loc);
+        };
         if n <= 0 || (n as u64).count_ones() != 1 || n as usize > MAX_BLOCK_NUMEL {
             self.error(
                 loc,
@@ -344,11 +351,9 @@ impl Builder {
                 "choose a power-of-two BLOCK (for example 128, 256, 1024) and mask the tail",
             );
             let size = if n > 0 { (n as u64).next_power_of_two().min(MAX_BLOCK_NUMEL as u64) as usize } else { 1 };
-            return self.push1(
-                OpKind::Arange { start, end: start + size as i64 },
-                TensorType::new(DType::I32, Shape(vec![size])),
-                loc,
-            );
+            // `start` may sit near i64::MAX; past the error only the shape matters.
+            let (start, end) = start.checked_add(size as i64).map_or((0, size as i64), |end| (start, end));
+            return self.push1(OpKind::Arange { start, end }, TensorType::new(DType::I32, Shape(vec![size])), loc);
         }
         if end > i64::from(i32::MAX) || start < i64::from(i32::MIN) {
             self.error(
@@ -368,7 +373,7 @@ impl Builder {
 
     /// Block shapes must be powers of two (Triton's rule, which the layouts rely on).
     pub fn check_block_shape(&mut self, shape: &[usize], loc: SourceLoc) {
-        let numel: usize = shape.iter().product();
+        let numel = Shape(shape.to_vec()).numel();
         if shape.iter().any(|d| !d.is_power_of_two()) || numel > MAX_BLOCK_NUMEL {
             self.error(
                 loc,

@@ -54,10 +54,25 @@ pub(super) fn run(builder: Builder, body: impl FnOnce(&mut ArgBinder)) -> Builde
 /// # Panics
 /// When no trace is in progress: DSL ops only make sense inside a kernel body being
 /// traced (a programming error in Rust code, not bad kernel input).
+///
+/// # Panics
+///
+/// Called outside a trace (a DSL op run as plain Rust, not from a `kernel!` body that
+/// `trace` or a launch runs), where there is no builder to record an error in and no
+/// `Tensor` to return: the panic names the op's file:line (the DSL ops are
+/// `#[track_caller]`) and the fix.
+#[track_caller]
 pub(crate) fn with_builder<R>(f: impl FnOnce(&mut Builder) -> R) -> R {
+    let at = std::panic::Location::caller();
     CURRENT.with(|c| {
         let mut slot = c.borrow_mut();
-        let b = slot.as_mut().expect("rtriton DSL op called outside a kernel trace: call it from a kernel! body");
+        let Some(b) = slot.as_mut() else {
+            panic!(
+                "rtriton DSL op at {}:{} called outside a kernel trace: call it from a kernel! body and run the kernel through rtriton::trace (or a launch)",
+                at.file(),
+                at.line()
+            )
+        };
         f(b)
     })
 }

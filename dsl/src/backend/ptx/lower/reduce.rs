@@ -139,7 +139,20 @@ impl Lowerer<'_> {
             self.across_warps(op, rop, ty, &gs, &gr, a, warps, &mut accs);
         }
 
+        // 4. An axis of one element still applies the reduction's NaN rule (docs/semantics.md):
+        // `max.f32(x, -inf)`, as `fmaxf(-inf, x)` in Triton and CUDA, so a lone NaN never keeps
+        // its payload. Longer axes combine at least two elements, which applies it already.
         let shape = k.shape(value);
+        if shape.dims()[axis] == 1 && ty == Ty::F32 {
+            for acc in accs.iter_mut() {
+                let identity = match rop {
+                    ReduceOp::Max(_) => Operand::F32(f32::NEG_INFINITY),
+                    ReduceOp::Min(_) => Operand::F32(f32::INFINITY),
+                    ReduceOp::Sum | ReduceOp::Argmax => continue,
+                };
+                *acc = self.combine(rop, ty, *acc, Acc { v: identity, i: None });
+            }
+        }
         self.decisions.reductions.push(ReductionDecision {
             loc: op.loc,
             uses_shuffles: lanes > 1,
