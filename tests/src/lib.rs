@@ -1,17 +1,21 @@
-//! Shared helpers of the integration suites in `tests/tests/`: run a row-max variant on a
-//! case of the shape matrix, compute the reference, compare bit for bit. The interpreter,
-//! simulator and GPU suites all go through these, so they check the same thing.
+//! The row-max shape matrix as `rtriton-testing` cases, and the helpers the integration
+//! suites in `tests/tests/` share. Placing buffers, specializing, lowering and running on
+//! the interpreter and the simulator is the harness's (`rtriton_testing::run`), the same
+//! code a user's crate gets; this crate only says what a row-max launch is.
 
 pub mod fixtures;
 pub mod kernels;
 pub mod tables;
 
-use rtriton::interp::{self, Memory};
+use rtriton::interp::Memory;
+use rtriton::session::CompileSession;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::KernelDef;
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
 use rtriton_kernels::cpu_row_max;
+use rtriton_testing::compare::differences;
+use rtriton_testing::{Case, Data, Rule, Suite, View};
 
 /// The case of [`SHAPE_MATRIX`] named `name` (rstest tables list cases by name).
 pub fn case(name: &str) -> RowMaxCase {
@@ -45,20 +49,54 @@ pub fn launch_shape(variant: RowMaxVariant, case: &RowMaxCase) -> LaunchShape {
     LaunchShape { constexprs, grid }
 }
 
-/// The runtime arguments `x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col` for
-/// `case`, given the device address of the input *buffer* (`case.input()`, whose view
-/// starts `layout().offset` elements in) and of the output (`n_rows` floats). Any back end
-/// (interpreter, simulator, GPU) passes its own addresses.
+/// `case` as a harness case with the row-max arguments `x_ptr, y_ptr, n_rows, n_cols,
+/// stride_row, stride_col`: `x` is the case's input buffer seen through its view, `y` a
+/// zeroed output of `n_rows` floats; no constexprs, one program, 4 warps.
+pub fn row_max_tensors(case: &RowMaxCase) -> Case {
+    let l = case.layout();
+    let x = View::strided(&[case.n_rows, case.n_cols], &[l.stride_row as isize, l.stride_col as isize])
+        .with_offset(l.offset);
+    Case::new(case.name)
+        .input("x", case.input(), x)
+        .output("y", vec![0.0f32; case.n_rows], View::contiguous(&[case.n_rows]))
+        .int(case.n_rows as i64)
+        .int(case.n_cols as i64)
+        .int(l.stride_row as i64)
+        .int(l.stride_col as i64)
+}
+
+/// [`row_max_tensors`] launched as `shaped_like` launches on `case` ([`launch_shape`]).
+pub fn harness_case(shaped_like: RowMaxVariant, case: &RowMaxCase) -> Case {
+    let LaunchShape { constexprs, grid } = launch_shape(shaped_like, case);
+    let mut c = row_max_tensors(case).grid(grid);
+    c.constexprs = constexprs;
+    c
+}
+
+/// The harness suite of `def` launched as `shaped_like` over `cases`, against
+/// `cpu_row_max` (NaN ignored or propagated), bit for bit. `y` starts as 0xFFFFFFFF (a NaN
+/// no kernel computes: the canonical NaN is 0x7FFFFFFF), so a row no program stores fails.
+pub fn row_max_suite(def: KernelDef, shaped_like: RowMaxVariant, cases: &[RowMaxCase], propagate_nan: bool) -> Suite {
+    let by_name: Vec<RowMaxCase> = cases.to_vec();
+    let unwritten = |mut c: Case| {
+        let n = c.tensor("y").data.len();
+        c.tensor_mut("y").data = Data::F32(vec![f32::from_bits(0xFFFF_FFFF); n]);
+        c
+    };
+    Suite::new(def)
+        .cases(cases.iter().map(|c| unwritten(harness_case(shaped_like, c))))
+        .reference(move |c| {
+            let case = by_name.iter().find(|r| r.name == c.name).expect("a case of the suite");
+            c.tensor_mut("y").data = Data::F32(reference(case, propagate_nan));
+        })
+        .rule(Rule::BITS)
+}
+
+/// The runtime arguments for `case`, given the device address of the input *buffer*
+/// (`case.input()`, whose view starts `layout().offset` elements in) and of the output
+/// (`n_rows` floats). Any back end (interpreter, simulator, GPU) passes its own addresses.
 pub fn row_max_args(case: &RowMaxCase, x_buffer: u64, y: u64) -> Vec<ArgValue> {
-    let layout = case.layout();
-    vec![
-        ArgValue::Ptr(x_buffer + layout.offset as u64 * 4),
-        ArgValue::Ptr(y),
-        ArgValue::Int(case.n_rows as i64),
-        ArgValue::Int(case.n_cols as i64),
-        ArgValue::Int(layout.stride_row as i64),
-        ArgValue::Int(layout.stride_col as i64),
-    ]
+    row_max_tensors(case).arg_values(&[x_buffer, y])
 }
 
 /// A launch prepared in the interpreter's [`Memory`].
@@ -72,13 +110,12 @@ pub struct Launch {
     pub y: u64,
 }
 
-/// Allocates `case`'s input buffer and a zeroed output in `mem`, and returns the launch
-/// of `variant` on them.
+/// Places `case`'s buffers in `mem` through the harness and returns the launch of
+/// `variant` on them.
 pub fn prepare(mem: &mut Memory, variant: RowMaxVariant, case: &RowMaxCase) -> Launch {
-    let x_buffer = mem.alloc_f32(&case.input());
-    let y = mem.alloc(case.n_rows * 4);
-    let LaunchShape { constexprs, grid } = launch_shape(variant, case);
-    Launch { constexprs, grid, args: row_max_args(case, x_buffer, y), y }
+    let c = harness_case(variant, case);
+    let placed = rtriton_testing::run::place(mem, &c).unwrap_or_else(|e| panic!("{case}: {e}"));
+    Launch { constexprs: c.constexprs, grid: c.grid, args: placed.args, y: placed.buffers[1] }
 }
 
 /// Runs `variant` on `case` on the CPU interpreter under `policy` and returns `y`.
@@ -94,10 +131,13 @@ pub fn run_def_on_interpreter(
     case: &RowMaxCase,
     policy: SpecPolicy,
 ) -> Result<Vec<f32>, String> {
-    let mut mem = Memory::new();
-    let launch = prepare(&mut mem, shaped_like, case);
-    interp::run_def(def, &launch.constexprs, &launch.args, policy, launch.grid, &mut mem).map_err(|e| e.to_string())?;
-    mem.read_f32(launch.y, case.n_rows).map_err(|e| e.to_string())
+    let out = rtriton_testing::run::run_interpreter(def, &harness_case(shaped_like, case), policy)
+        .map_err(|e| e.to_string())?;
+    Ok(y_of(&out))
+}
+
+fn y_of(out: &rtriton_testing::Outputs) -> Vec<f32> {
+    rtriton_testing::suite::output(out, "y").and_then(Data::as_f32).expect("y is an f32 output").to_vec()
 }
 
 /// The CPU reference for `case` (NaN ignored, or propagated).
@@ -115,21 +155,15 @@ pub fn reference(case: &RowMaxCase, propagate_nan: bool) -> Vec<f32> {
 }
 
 /// `Ok` when `got` and `want` have equal bits everywhere (so `-0.0 != +0.0` and the NaN
-/// payload counts); else a message naming the first differing rows.
+/// payload counts); else a message naming the first differing rows (the harness's
+/// comparison under `Rule::BITS`).
 pub fn compare_bits(got: &[f32], want: &[f32]) -> Result<(), String> {
     if got.len() != want.len() {
         return Err(format!("{} results, expected {}", got.len(), want.len()));
     }
-    let bad: Vec<String> = got
-        .iter()
-        .zip(want)
-        .enumerate()
-        .filter(|(_, (g, w))| g.to_bits() != w.to_bits())
-        .take(5)
-        .map(|(r, (g, w))| {
-            format!("row {r}: got {g:?} (0x{:08X}), expected {w:?} (0x{:08X})", g.to_bits(), w.to_bits())
-        })
-        .collect();
+    let (diffs, _) = differences(&Data::F32(got.to_vec()), &Data::F32(want.to_vec()), &Rule::BITS, 5);
+    let bad: Vec<String> =
+        diffs.iter().map(|d| format!("row {}: got {}, expected {}", d.element, d.got, d.want)).collect();
     if bad.is_empty() { Ok(()) } else { Err(bad.join("\n")) }
 }
 
@@ -154,31 +188,14 @@ pub fn run_def_on_simulator(
     policy: SpecPolicy,
     num_warps: u32,
 ) -> Result<Vec<f32>, SimRunError> {
-    let mut mem = Memory::new();
-    let launch = prepare(&mut mem, shaped_like, case);
-    let program = lower(def, &launch, policy, num_warps).map_err(SimRunError::Compile)?;
-    rtriton::sim::run(&program, launch.grid, &launch.args, &mut mem).map_err(SimRunError::Simulator)?;
-    mem.read_f32(launch.y, case.n_rows).map_err(|e| SimRunError::Memory(e.to_string()))
+    let c = harness_case(shaped_like, case).num_warps(num_warps);
+    Ok(y_of(&rtriton_testing::run::run_simulator(def, &c, policy)?))
 }
 
-/// Why [`run_def_on_simulator`] produced no rows, typed so tests branch on diagnostic
-/// codes (a register-budget refusal is `Compile` with `Code::PtxRegisterBudget`).
-#[derive(Debug)]
-pub enum SimRunError {
-    Compile(rtriton::session::CompileError),
-    Simulator(rtriton::sim::SimError),
-    Memory(String),
-}
-
-impl std::fmt::Display for SimRunError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SimRunError::Compile(e) => write!(f, "{e}"),
-            SimRunError::Simulator(e) => write!(f, "{e}"),
-            SimRunError::Memory(e) => write!(f, "{e}"),
-        }
-    }
-}
+/// Why [`run_def_on_simulator`] produced no rows: the harness's typed error, so tests
+/// branch on diagnostic codes (a register-budget refusal is `Compile` with
+/// `Code::PtxRegisterBudget`).
+pub type SimRunError = rtriton_testing::RunError;
 
 /// Specializes `def` for `launch`'s arguments under `policy`, traces it and lowers it to
 /// the thread-level program the PTX writer prints.
@@ -192,7 +209,7 @@ pub fn lower(
 }
 
 /// Specializes `def` for `args` under `policy`, traces it with `constexprs` and lowers
-/// it with `num_warps` (the other PTX options at their defaults).
+/// it with `num_warps` (the other PTX options at their defaults), through the harness.
 pub fn lower_def(
     def: &KernelDef,
     constexprs: &[(&str, i64)],
@@ -200,18 +217,7 @@ pub fn lower_def(
     policy: SpecPolicy,
     num_warps: u32,
 ) -> Result<rtriton::backend::ptx::lir::Program, rtriton::session::CompileError> {
-    use rtriton::backend::ptx::PtxOptions;
-    use rtriton::session::CompileSession;
-    let options = rtriton::trace::TraceOptions::default();
-    let spec = CompileSession::specialize(def, args, policy)?;
-    let program = CompileSession::new().lower(
-        def,
-        constexprs,
-        &spec,
-        &options,
-        &PtxOptions { num_warps, ..PtxOptions::default() },
-    )?;
-    Ok(program.as_ref().clone())
+    rtriton_testing::run::lower(&mut CompileSession::new(), def, constexprs, args, policy, num_warps)
 }
 
 /// Mixing dtypes in a kernel body is a Rust compile error, not a run-time diagnostic:

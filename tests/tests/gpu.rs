@@ -1,14 +1,16 @@
 //! GPU suite: the row-max family on the device against the CUDA C reference (bit for bit)
 //! and the CPU, over the shared shape matrix, plus the launch API's checks and caches.
 //!
-//! Every test that needs the device is `#[ignore = "needs a GPU"]`, so `cargo test` lists it
-//! as ignored instead of counting a skip as a pass; the GPU recipe runs them with
+//! The kernels run on the device through `rtriton-testing` (the harness users get). Every
+//! test that needs the device is `#[ignore = "needs a GPU"]`, so `cargo test` lists it as
+//! ignored instead of counting a skip as a pass; the GPU recipe runs them with
 //! `cargo test -p rtriton-tests --test gpu -- --include-ignored` (see docs/results/ for
 //! runs on the H200). Asked for without a GPU, such a test fails.
 
 use rstest::rstest;
 use rstest_reuse::apply;
 use rtriton::spec::{SpecError, SpecPolicy};
+use rtriton::trace::KernelDef;
 use rtriton_host::HostError;
 use rtriton_host::cache::DiskCache;
 use rtriton_host::driver::{DeviceBuffer, Gpu};
@@ -17,8 +19,9 @@ use rtriton_host::reference::RowMaxReference;
 use rtriton_host::validate::{ValidateOptions, compare_bits, launch_shape, render_tables, run_gpu};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
+use rtriton_testing::{Backend, Suite};
 use rtriton_tests::tables::{every_case, every_variant_and_case};
-use rtriton_tests::{case, kernels};
+use rtriton_tests::{case, kernels, row_max_suite};
 
 /// The GPU. Its callers are ignored tests that run only when asked for, so a missing GPU
 /// is a failure here, never a skip.
@@ -49,10 +52,23 @@ fn cuda_reference_matches_the_cpu(name: &str) {
     check_case(name, &[]);
 }
 
+/// The harness suite of `def` (launched as `shaped_like`) on `cases`, each case with the
+/// number of warps `validate` launches it with.
+fn gpu_suite(def: KernelDef, shaped_like: RowMaxVariant, cases: &[RowMaxCase], propagate_nan: bool) -> Suite {
+    let mut suite = row_max_suite(def, shaped_like, cases, propagate_nan);
+    for (c, r) in suite.cases.iter_mut().zip(cases) {
+        c.num_warps = launch_shape(shaped_like, r).num_warps;
+    }
+    suite
+}
+
+/// Every variant on the device through the harness, both specializations, bit for bit
+/// against `cpu_row_max` and the interpreter; with `cuda_reference_matches_the_cpu`, bit for
+/// bit against the CUDA reference too.
 #[apply(every_variant_and_case)]
 #[ignore = "needs a GPU"]
 fn variant_matches_the_reference(variant: RowMaxVariant, name: &str) {
-    check_case(name, &[variant]);
+    gpu_suite(variant.def(), variant, &[case(name)], false).check(name, Backend::Gpu);
 }
 
 fn row_max_kernel(n_rows: usize, n_cols: usize) -> JitKernel {
@@ -296,33 +312,22 @@ fn nan_propagating_kernels_match_the_propagating_references(
 ) {
     let gpu = gpu();
     let reference = RowMaxReference::compile(&gpu).unwrap();
-    let mut rt = Runtime::with_disk_cache(gpu, None);
     let mut failures = Vec::new();
     for c in SHAPE_MATRIX {
         let l = c.layout();
-        let host_x = c.input();
-        let cpu = rtriton_tests::reference(c, true);
-        let x = DeviceBuffer::from_host(&rt.gpu, &host_x).unwrap();
-        let mut y_ref = DeviceBuffer::<f32>::zeros(&rt.gpu, c.n_rows).unwrap();
-        let mut y = DeviceBuffer::<f32>::zeros(&rt.gpu, c.n_rows).unwrap();
-        y.fill_bytes(&rt.gpu, 0xff).unwrap();
-        let view = || {
-            TensorArg::new(&x, &[c.n_rows, c.n_cols], &[l.stride_row as isize, l.stride_col as isize])
-                .with_offset(l.offset)
-        };
-        reference.run_with_nan_rule(&rt.gpu, &view(), &mut y_ref, true).unwrap();
-        let want = y_ref.to_host(&rt.gpu).unwrap();
-        let k = nan_kernel(def.clone(), shaped_like, c, policy);
-        rt.launch(&k, &row_max_args(view(), TensorArg::contiguous(&y, &[c.n_rows]), c.n_rows, c.n_cols)).unwrap();
-        let got = y.to_host(&rt.gpu).unwrap();
-        for (what, a, b) in [("reference vs cpu", &want, &cpu), ("kernel vs reference", &got, &want)] {
-            let cmp = compare_bits(a, b);
-            if !cmp.equal() {
-                failures.push(format!("{} {what}: {}", c.name, cmp.describe("the other")));
-            }
+        let x = DeviceBuffer::from_host(&gpu, &c.input()).unwrap();
+        let mut y_ref = DeviceBuffer::<f32>::zeros(&gpu, c.n_rows).unwrap();
+        let view = TensorArg::new(&x, &[c.n_rows, c.n_cols], &[l.stride_row as isize, l.stride_col as isize])
+            .with_offset(l.offset);
+        reference.run_with_nan_rule(&gpu, &view, &mut y_ref, true).unwrap();
+        let cmp = compare_bits(&y_ref.to_host(&gpu).unwrap(), &rtriton_tests::reference(c, true));
+        if !cmp.equal() {
+            failures.push(format!("{} reference vs cpu: {}", c.name, cmp.describe("the other")));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The kernels through the harness, against the same CPU reference (and so the CUDA one).
+    gpu_suite(def, shaped_like, SHAPE_MATRIX, true).policies(&[policy]).check_all(Backend::Gpu);
 }
 
 /// The overflow guard on the real launch path: a zero-filled buffer of 65537 x 32768 f32

@@ -10,23 +10,16 @@ use rtriton::prelude::*;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{Fill, SHAPE_MATRIX};
+use rtriton_testing::Backend;
 use rtriton_tests::tables::every_variant;
-use rtriton_tests::{compare_bits, kernels, prepare, reference, run_def_on_interpreter, run_on_interpreter};
+use rtriton_tests::{kernels, prepare, reference, row_max_suite};
 
 #[apply(every_variant)]
 fn row_max_matches_the_reference_on_every_case(
     variant: RowMaxVariant,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
 ) {
-    let mut failures = Vec::new();
-    for case in SHAPE_MATRIX {
-        let outcome =
-            run_on_interpreter(variant, case, policy).and_then(|got| compare_bits(&got, &reference(case, false)));
-        if let Err(e) = outcome {
-            failures.push(format!("{case}:\n{e}"));
-        }
-    }
-    assert!(failures.is_empty(), "{} under {policy:?} failed:\n{}", variant.name(), failures.join("\n\n"));
+    row_max_suite(variant.def(), variant, SHAPE_MATRIX, false).policies(&[policy]).check_all(Backend::Interpreter);
 }
 
 #[test]
@@ -49,15 +42,7 @@ fn nan_propagating_max_matches_the_propagating_reference(
     #[case] shaped_like: RowMaxVariant,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
 ) {
-    let mut failures = Vec::new();
-    for case in SHAPE_MATRIX {
-        let outcome = run_def_on_interpreter(&def, shaped_like, case, policy)
-            .and_then(|got| compare_bits(&got, &reference(case, true)));
-        if let Err(e) = outcome {
-            failures.push(format!("{case}:\n{e}"));
-        }
-    }
-    assert!(failures.is_empty(), "{}:\n{}", def.name, failures.join("\n\n"));
+    row_max_suite(def, shaped_like, SHAPE_MATRIX, true).policies(&[policy]).check_all(Backend::Interpreter);
 }
 
 /// The recorded results of Triton on an H200 (`data/triton_h200_row_max.txt`, made by

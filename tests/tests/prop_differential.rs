@@ -13,11 +13,12 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;
-use rtriton::interp::{self, Memory};
-use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton::spec::SpecPolicy;
 use rtriton_kernels::cases::SPECIAL_VALUES;
 use rtriton_kernels::{RowMaxVariant, cpu_row_max};
-use rtriton_tests::{compare_bits, lower_def};
+use rtriton_testing::run::{run_interpreter, run_simulator};
+use rtriton_testing::{Case, View};
+use rtriton_tests::compare_bits;
 
 /// One random launch.
 #[derive(Clone, Debug)]
@@ -156,25 +157,22 @@ fn check(l: &Launch) -> Result<(), TestCaseError> {
     let constexprs = l.constexprs();
     let grid = [l.variant.grid(l.n_rows, &constexprs) as u32, 1, 1];
     let input = l.input();
+    // The launch as a harness case: placing, lowering and running are rtriton-testing's.
+    let x = View::strided(&[l.n_rows, l.n_cols], &[l.stride_row as isize, l.stride_col as isize]).with_offset(l.base());
+    let mut case = Case::new("random")
+        .input("x", input.clone(), x)
+        .output("y", vec![0.0f32; l.n_rows], View::contiguous(&[l.n_rows]))
+        .int(l.n_rows as i64)
+        .int(l.n_cols as i64)
+        .int(l.stride_row)
+        .int(l.stride_col)
+        .num_warps(l.num_warps)
+        .grid(grid);
+    case.constexprs = constexprs.clone();
     let run = |sim: bool| -> Result<Vec<f32>, String> {
-        let mut mem = Memory::new();
-        let x = mem.alloc_f32(&input);
-        let y = mem.alloc(l.n_rows * 4);
-        let args = vec![
-            ArgValue::Ptr(x + l.base() as u64 * 4),
-            ArgValue::Ptr(y),
-            ArgValue::Int(l.n_rows as i64),
-            ArgValue::Int(l.n_cols as i64),
-            ArgValue::Int(l.stride_row),
-            ArgValue::Int(l.stride_col),
-        ];
-        if sim {
-            let program = lower_def(&def, &constexprs, &args, l.policy, l.num_warps).map_err(|e| e.to_string())?;
-            rtriton::sim::run(&program, grid, &args, &mut mem).map_err(|e| e.to_string())?;
-        } else {
-            interp::run_def(&def, &constexprs, &args, l.policy, grid, &mut mem).map_err(|e| e.to_string())?;
-        }
-        mem.read_f32(y, l.n_rows).map_err(|e| e.to_string())
+        let out = if sim { run_simulator(&def, &case, l.policy) } else { run_interpreter(&def, &case, l.policy) }
+            .map_err(|e| e.to_string())?;
+        Ok(out.buffers[0].1.as_f32().expect("y is f32").to_vec())
     };
     let block = constexprs[0].1 as usize;
     let want = model(l, &input, block);

@@ -14,12 +14,16 @@ use rstest_reuse::apply;
 use rtriton::backend::ptx::layout::MAX_REGS_PER_VALUE;
 use rtriton::backend::ptx::lir::{Inst, Program};
 use rtriton::diag::{Code, HasDiagnostics};
-use rtriton::interp::{self, Memory};
+use rtriton::interp::Memory;
 use rtriton::kernel;
 use rtriton::prelude::*;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{RowMaxCase, SHAPE_MATRIX};
+use rtriton_testing::compare::differences;
+use rtriton_testing::run::{run_interpreter, run_simulator};
+use rtriton_testing::suite::arg_values;
+use rtriton_testing::{Case, Data, Outputs, Rule, View};
 use rtriton_tests::tables::every_variant;
 use rtriton_tests::{
     SimRunError, compare_bits, kernels, lower_def, prepare, reference, run_def_on_interpreter, run_def_on_simulator,
@@ -156,78 +160,91 @@ kernel! {
 }
 
 /// A launch of any kernel whose parameters are input buffers, then output buffers, then
-/// scalars: runs it on the interpreter and, for every policy and `num_warps`, on the
-/// simulator, and compares every output byte.
+/// scalars, as a harness case: runs it on the interpreter and, for every policy and
+/// `num_warps`, on the simulator (both through `rtriton_testing::run`), and compares every
+/// output bit.
 struct Differential<'a> {
     def: rtriton::trace::KernelDef,
-    constexprs: &'a [(&'a str, i64)],
-    inputs: Vec<Vec<u8>>,
-    /// Output sizes in bytes (filled with 0xAB first, so untouched bytes must agree too).
-    outputs: Vec<usize>,
+    constexprs: &'a [(&'static str, i64)],
+    inputs: Vec<Data>,
+    /// Output buffers as they start (filled with 0xAB bytes by [`untouched_f32`] and
+    /// [`untouched_i32`], so untouched elements must agree too).
+    outputs: Vec<Data>,
     scalars: Vec<rtriton::spec::ArgValue>,
     grid: u32,
 }
 
-impl Differential<'_> {
-    fn setup(&self) -> (Memory, Vec<rtriton::spec::ArgValue>, Vec<(u64, usize)>) {
-        let mut mem = Memory::new();
-        let mut args = Vec::new();
-        for data in &self.inputs {
-            args.push(rtriton::spec::ArgValue::Ptr(mem.alloc_bytes(data)));
-        }
-        let mut outs = Vec::new();
-        for &bytes in &self.outputs {
-            let a = mem.alloc_bytes(&vec![0xAB; bytes]);
-            args.push(rtriton::spec::ArgValue::Ptr(a));
-            outs.push((a, bytes));
-        }
-        args.extend(self.scalars.iter().copied());
-        (mem, args, outs)
-    }
+/// Tensor names for the harness's reports, in parameter order.
+const INPUTS: [&str; 4] = ["in0", "in1", "in2", "in3"];
+const OUTPUTS: [&str; 4] = ["out0", "out1", "out2", "out3"];
 
-    fn read(mem: &Memory, outs: &[(u64, usize)]) -> Vec<Vec<u8>> {
-        outs.iter().map(|&(a, n)| mem.read_bytes(a, n).unwrap().to_vec()).collect()
+/// `n` floats of 0xAB bytes: what an output holds before the kernel stores.
+fn untouched_f32(n: usize) -> Data {
+    Data::F32(vec![f32::from_bits(0xABAB_ABAB); n])
+}
+
+fn untouched_i32(n: usize) -> Data {
+    Data::I32(vec![0xABAB_ABABu32 as i32; n])
+}
+
+impl Differential<'_> {
+    /// The launch as a harness case with `num_warps` warps.
+    fn case(&self, num_warps: u32) -> Case {
+        let mut c = Case::new(self.def.name).grid([self.grid, 1, 1]).num_warps(num_warps);
+        c.constexprs = self.constexprs.to_vec();
+        for (data, name) in self.inputs.iter().zip(INPUTS) {
+            c = c.input(name, data.clone(), View::contiguous(&[data.len()]));
+        }
+        for (data, name) in self.outputs.iter().zip(OUTPUTS) {
+            c = c.output(name, data.clone(), View::contiguous(&[data.len()]));
+        }
+        for s in &self.scalars {
+            c = match *s {
+                rtriton::spec::ArgValue::Int(v) => c.int(v),
+                rtriton::spec::ArgValue::F32(v) => c.f32(v),
+                rtriton::spec::ArgValue::Ptr(_) => panic!("pointers are inputs or outputs, not scalars"),
+            };
+        }
+        c
     }
 
     /// The program the PTX writer prints for this launch under `policy` with `num_warps`.
     fn lower(&self, policy: SpecPolicy, num_warps: u32) -> Program {
-        let (_, args, _) = self.setup();
+        let args = arg_values(&self.case(num_warps)).unwrap_or_else(|e| panic!("{e}"));
         lower_def(&self.def, self.constexprs, &args, policy, num_warps).unwrap()
     }
 
-    /// Runs the comparison and returns the interpreter's outputs (the same under both
-    /// policies), for tests that also check them against an independent expectation.
+    /// Runs the comparison and returns the interpreter's outputs as bytes (the same under
+    /// both policies), for tests that also check them against an independent expectation.
     fn check(&self) -> Vec<Vec<u8>> {
         let mut failures = Vec::new();
         let mut outputs = Vec::new();
         for policy in [SpecPolicy::Triton, SpecPolicy::Off] {
-            let (mut mem, args, outs) = self.setup();
-            let grid = [self.grid, 1, 1];
-            interp::run_def(&self.def, self.constexprs, &args, policy, grid, &mut mem).unwrap();
-            let want = Self::read(&mem, &outs);
+            let want = run_interpreter(&self.def, &self.case(4), policy).unwrap_or_else(|e| panic!("{e}"));
             for nw in NUM_WARPS {
-                let program = self.lower(policy, nw);
-                let (mut mem, args, outs) = self.setup();
-                let outcome =
-                    rtriton::sim::run(&program, grid, &args, &mut mem).map_err(|e| e.to_string()).and_then(|_| {
-                        let got = Self::read(&mem, &outs);
-                        match (0..got.len()).find(|&i| got[i] != want[i]) {
-                            None => Ok(()),
-                            Some(i) => {
-                                let at = (0..got[i].len()).find(|&b| got[i][b] != want[i][b]).unwrap();
-                                Err(format!("output {i} differs first at byte {at}"))
-                            }
-                        }
-                    });
+                let outcome = run_simulator(&self.def, &self.case(nw), policy)
+                    .map_err(|e| e.to_string())
+                    .and_then(|got| first_difference(&got, &want));
                 if let Err(e) = outcome {
                     failures.push(format!("{policy:?}, num_warps = {nw}: {e}"));
                 }
             }
-            outputs = want;
+            outputs = want.buffers.iter().map(|(_, d)| d.to_le_bytes()).collect();
         }
         assert!(failures.is_empty(), "{} {:?}:\n{}", self.def.name, self.constexprs, failures.join("\n"));
         outputs
     }
+}
+
+/// `Ok` when every output has the same bits on both back ends; else the first difference.
+fn first_difference(got: &Outputs, want: &Outputs) -> Result<(), String> {
+    for ((name, g), (_, w)) in got.buffers.iter().zip(&want.buffers) {
+        let (diffs, _) = differences(g, w, &Rule::BITS, 1);
+        if let Some(d) = diffs.first() {
+            return Err(format!("`{name}` differs first at element {}: got {}, expected {}", d.element, d.got, d.want));
+        }
+    }
+    Ok(())
 }
 
 fn f32_bytes(v: &[f32]) -> Vec<u8> {
@@ -252,8 +269,8 @@ fn add_one_on_the_simulator_matches_the_interpreter(#[case] n: usize, #[case] bl
     let d = Differential {
         def: add_one(),
         constexprs: &[("BLOCK", block)],
-        inputs: vec![f32_bytes(&x)],
-        outputs: vec![n * 4],
+        inputs: vec![x.clone().into()],
+        outputs: vec![untouched_f32(n)],
         scalars: vec![rtriton::spec::ArgValue::Int(n as i64)],
         grid: n.div_ceil(block as usize) as u32,
     };
@@ -278,8 +295,8 @@ fn argmax_on_the_simulator_matches_the_interpreter(#[values(16, 256, 1024)] bloc
     let got = Differential {
         def: row_argmax(),
         constexprs: &[("BLOCK", block)],
-        inputs: vec![f32_bytes(&rows.concat())],
-        outputs: vec![rows.len() * 4],
+        inputs: vec![rows.concat().into()],
+        outputs: vec![untouched_i32(rows.len())],
         scalars: vec![rtriton::spec::ArgValue::Int(n_cols as i64)],
         grid: rows.len() as u32,
     }
@@ -312,8 +329,8 @@ fn mixed_ops_on_the_simulator_match_the_interpreter(#[case] n: usize, #[case] bl
     Differential {
         def: kernels::op_mix(),
         constexprs: &[("BLOCK", block)],
-        inputs: vec![f32_bytes(&x)],
-        outputs: vec![n * 4, grid * 4, grid * 3 * 4],
+        inputs: vec![x.into()],
+        outputs: vec![untouched_i32(n), untouched_f32(grid), untouched_i32(grid * 3)],
         scalars: vec![rtriton::spec::ArgValue::Int(n as i64)],
         grid: grid as u32,
     }
@@ -343,7 +360,7 @@ fn loop_trip_count_is_exact(#[case] lo: i32, #[case] hi: i32, #[case] step: i32,
         def: count_iterations(),
         constexprs: &[],
         inputs: vec![],
-        outputs: vec![4],
+        outputs: vec![untouched_i32(1)],
         scalars: vec![Int(lo.into()), Int(hi.into()), Int(step.into())],
         grid: 1,
     };
@@ -362,7 +379,7 @@ fn loop_with_a_runtime_step_assembles() {
         def: count_iterations(),
         constexprs: &[],
         inputs: vec![],
-        outputs: vec![4],
+        outputs: vec![untouched_i32(1)],
         scalars: vec![Int(0), Int(10), Int(3)],
         grid: 1,
     };
@@ -395,7 +412,7 @@ fn masks_compare_as_zero_and_one() {
         def: mask_compare(),
         constexprs: &[("BLOCK", 4)],
         inputs: vec![],
-        outputs: vec![16],
+        outputs: vec![untouched_i32(4)],
         scalars: vec![],
         grid: 1,
     };
@@ -421,7 +438,7 @@ fn mask_compares_assemble() {
         def: mask_compare(),
         constexprs: &[("BLOCK", 4)],
         inputs: vec![],
-        outputs: vec![16],
+        outputs: vec![untouched_i32(4)],
         scalars: vec![],
         grid: 1,
     };
@@ -553,8 +570,8 @@ fn negation_flips_the_sign_bit_and_wraps(#[values(16, 128)] block: i64) {
     let d = Differential {
         def: negate(),
         constexprs: &[("BLOCK", block)],
-        inputs: vec![f32_bytes(&x[..n]), i32_bytes(&w[..n])],
-        outputs: vec![n * 4, n * 4],
+        inputs: vec![x[..n].to_vec().into(), w[..n].to_vec().into()],
+        outputs: vec![untouched_f32(n), untouched_i32(n)],
         scalars: vec![rtriton::spec::ArgValue::Int(n as i64)],
         grid: n.div_ceil(block as usize) as u32,
     };
@@ -573,8 +590,8 @@ fn negation_assembles() {
     let d = Differential {
         def: negate(),
         constexprs: &[("BLOCK", 16)],
-        inputs: vec![f32_bytes(&[1.0; 4]), i32_bytes(&[1; 4])],
-        outputs: vec![16, 16],
+        inputs: vec![vec![1.0f32; 4].into(), vec![1i32; 4].into()],
+        outputs: vec![untouched_f32(4), untouched_i32(4)],
         scalars: vec![rtriton::spec::ArgValue::Int(4)],
         grid: 1,
     };

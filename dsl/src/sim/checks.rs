@@ -148,6 +148,11 @@ pub(crate) struct GlobalStores {
 }
 
 impl GlobalStores {
+    /// Who stored each word: (program, thread).
+    pub fn writers(&self) -> BTreeMap<u64, ([u32; 3], u32)> {
+        self.words.iter().map(|(&w, s)| (w, (s.program, s.thread))).collect()
+    }
+
     /// Thread `t` of `program` stores `bytes` bytes at `addr` (aligned, in bounds) in
     /// barrier epoch `epoch`. A thread may overwrite its own stores.
     pub fn store(&mut self, program: [u32; 3], t: u32, epoch: u64, addr: u64, bytes: u32) -> Result<(), SimFault> {

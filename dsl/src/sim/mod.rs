@@ -83,6 +83,28 @@ pub struct SimReport {
 ///
 /// A grid with a zero dimension runs no program.
 pub fn run(program: &lir::Program, grid: [u32; 3], args: &[ArgValue], mem: &mut Memory) -> Result<SimReport, SimError> {
+    run_with_writers(program, grid, args, mem).map(|(report, _)| report)
+}
+
+/// Which program and thread stored each global 4-byte word of a launch (the duplicate-store
+/// check's own record), so a test harness can say who wrote a wrong element.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Writers(std::collections::BTreeMap<u64, ([u32; 3], u32)>);
+
+impl Writers {
+    /// The program and thread that stored the word holding byte `addr`, if any did.
+    pub fn writer_of(&self, addr: u64) -> Option<([u32; 3], u32)> {
+        self.0.get(&(addr & !3)).copied()
+    }
+}
+
+/// [`run`], also returning who stored each global word.
+pub fn run_with_writers(
+    program: &lir::Program,
+    grid: [u32; 3],
+    args: &[ArgValue],
+    mem: &mut Memory,
+) -> Result<(SimReport, Writers), SimError> {
     check_args(program, args)?;
     let d = decode::decode(program, args).map_err(|f| attach(program, None, None, f))?;
     let threads = program.threads_per_cta as usize;
@@ -112,7 +134,7 @@ pub fn run(program: &lir::Program, grid: [u32; 3], args: &[ArgValue], mem: &mut 
         }
     }
     launch.stores.loads_before_stores().map_err(|(f, pid, pc)| attach(program, Some(&d), Some((pid, pc)), f))?;
-    Ok(launch.report)
+    Ok((launch.report, Writers(launch.stores.writers())))
 }
 
 fn launch_error(p: &lir::Program, message: String, help: &str) -> SimError {

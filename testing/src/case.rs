@@ -1,0 +1,172 @@
+//! One launch as data: the tensors (buffers seen through views), scalars, constexprs,
+//! `num_warps` and grid a kernel runs with. Every back end gets the same case.
+
+use std::fmt;
+
+use crate::data::Data;
+use crate::view::View;
+
+/// A tensor argument: a whole buffer and the view the kernel is given.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    pub name: &'static str,
+    pub data: Data,
+    pub view: View,
+    /// Compared after the run (the whole buffer: bytes outside the view must not change).
+    pub output: bool,
+}
+
+impl Tensor {
+    fn wrong_dtype(&self, asked: &str) -> ! {
+        panic!("tensor `{}` holds {}, not {asked}", self.name, self.data.dtype())
+    }
+
+    /// The element at view index `index` of an `f32` tensor.
+    pub fn f32_at(&self, index: &[usize]) -> f32 {
+        self.data.as_f32().unwrap_or_else(|| self.wrong_dtype("f32"))[self.view.element(index)]
+    }
+
+    pub fn set_f32(&mut self, index: &[usize], value: f32) {
+        let e = self.view.element(index);
+        let (name, dtype) = (self.name, self.data.dtype());
+        self.data.as_f32_mut().unwrap_or_else(|| panic!("tensor `{name}` holds {dtype}, not f32"))[e] = value;
+    }
+
+    pub fn i32_at(&self, index: &[usize]) -> i32 {
+        self.data.as_i32().unwrap_or_else(|| self.wrong_dtype("i32"))[self.view.element(index)]
+    }
+
+    pub fn set_i32(&mut self, index: &[usize], value: i32) {
+        let e = self.view.element(index);
+        let (name, dtype) = (self.name, self.data.dtype());
+        self.data.as_i32_mut().unwrap_or_else(|| panic!("tensor `{name}` holds {dtype}, not i32"))[e] = value;
+    }
+}
+
+/// One runtime argument, in parameter order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CaseArg {
+    Tensor(Tensor),
+    Int(i64),
+    F32(f32),
+}
+
+/// A launch description; build one with [`Case::new`] and the chained methods.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    pub name: String,
+    pub args: Vec<CaseArg>,
+    pub constexprs: Vec<(&'static str, i64)>,
+    pub num_warps: u32,
+    pub grid: [u32; 3],
+}
+
+impl Case {
+    /// An empty case: no arguments, 4 warps, one program.
+    pub fn new(name: impl Into<String>) -> Case {
+        Case { name: name.into(), args: Vec::new(), constexprs: Vec::new(), num_warps: 4, grid: [1, 1, 1] }
+    }
+
+    /// A tensor the kernel reads: `data` is the whole buffer, `view` what the kernel sees.
+    pub fn input(mut self, name: &'static str, data: impl Into<Data>, view: View) -> Case {
+        self.args.push(CaseArg::Tensor(Tensor { name, data: data.into(), view, output: false }));
+        self
+    }
+
+    /// A tensor the kernel writes (compared after the run); `data` is its initial content.
+    pub fn output(mut self, name: &'static str, data: impl Into<Data>, view: View) -> Case {
+        self.args.push(CaseArg::Tensor(Tensor { name, data: data.into(), view, output: true }));
+        self
+    }
+
+    pub fn int(mut self, value: i64) -> Case {
+        self.args.push(CaseArg::Int(value));
+        self
+    }
+
+    pub fn f32(mut self, value: f32) -> Case {
+        self.args.push(CaseArg::F32(value));
+        self
+    }
+
+    pub fn constexpr(mut self, name: &'static str, value: i64) -> Case {
+        self.constexprs.push((name, value));
+        self
+    }
+
+    pub fn num_warps(mut self, num_warps: u32) -> Case {
+        self.num_warps = num_warps;
+        self
+    }
+
+    pub fn grid(mut self, grid: [u32; 3]) -> Case {
+        self.grid = grid;
+        self
+    }
+
+    pub fn tensors(&self) -> impl Iterator<Item = &Tensor> {
+        self.args.iter().filter_map(|a| if let CaseArg::Tensor(t) = a { Some(t) } else { None })
+    }
+
+    /// The tensor named `name` (for references, which write the expected outputs into it).
+    pub fn tensor(&self, name: &str) -> &Tensor {
+        self.tensors().find(|t| t.name == name).unwrap_or_else(|| panic!("case `{}` has no tensor `{name}`", self.name))
+    }
+
+    pub fn tensor_mut(&mut self, name: &str) -> &mut Tensor {
+        let case = self.name.clone();
+        self.args
+            .iter_mut()
+            .find_map(|a| if let CaseArg::Tensor(t) = a { (t.name == name).then_some(t) } else { None })
+            .unwrap_or_else(|| panic!("case `{case}` has no tensor `{name}`"))
+    }
+
+    /// The runtime argument values with tensor `i`'s buffer at address `buffers[i]` (the
+    /// kernel gets the address of the view's first element).
+    pub fn arg_values(&self, buffers: &[u64]) -> Vec<rtriton::spec::ArgValue> {
+        use rtriton::spec::ArgValue;
+        let mut buffers = buffers.iter();
+        self.args
+            .iter()
+            .map(|a| match a {
+                CaseArg::Tensor(t) => {
+                    let base = buffers
+                        .next()
+                        .copied()
+                        .unwrap_or_else(|| panic!("case `{}`: no address for `{}`", self.name, t.name));
+                    ArgValue::Ptr(base + t.view.offset as u64 * t.data.dtype().size_bytes())
+                }
+                CaseArg::Int(v) => ArgValue::Int(*v),
+                CaseArg::F32(v) => ArgValue::F32(*v),
+            })
+            .collect()
+    }
+
+    /// `Ok` when every view fits its buffer; else which tensor is wrong and how.
+    pub fn check(&self) -> Result<(), String> {
+        for t in self.tensors() {
+            t.view.check(t.data.len()).map_err(|e| format!("case `{}`, tensor `{}`: {e}", self.name, t.name))?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Case {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "case `{}`: grid {:?}, num_warps {}", self.name, self.grid, self.num_warps)?;
+        if !self.constexprs.is_empty() {
+            let c: Vec<String> = self.constexprs.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            write!(f, ", constexprs {}", c.join(" "))?;
+        }
+        for (i, a) in self.args.iter().enumerate() {
+            match a {
+                CaseArg::Tensor(t) => {
+                    write!(f, "\n  arg {i} `{}`: {} (buffer of {} {})", t.name, t.view, t.data.len(), t.data.dtype())?
+                }
+                CaseArg::Int(v) => write!(f, "\n  arg {i}: {v}")?,
+                CaseArg::F32(v) => write!(f, "\n  arg {i}: {v:?}")?,
+            }
+        }
+        Ok(())
+    }
+}

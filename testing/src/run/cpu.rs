@@ -1,0 +1,87 @@
+//! The two CPU back ends: the interpreter and the SIMT simulator, over the interpreter's
+//! simulated device memory.
+
+use rtriton::interp::{self, Memory};
+use rtriton::session::{CompileError, CompileSession};
+use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton::trace::{KernelDef, TraceOptions};
+
+use super::{Outputs, RunError, lower};
+use crate::case::Case;
+use crate::data::Data;
+
+/// A case placed in [`Memory`]: the runtime arguments (a tensor is the address of its
+/// view's first element) and each tensor's buffer address, in case order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placed {
+    pub args: Vec<ArgValue>,
+    pub buffers: Vec<u64>,
+}
+
+/// Allocates every tensor's whole buffer in `mem` (exactly its length: one element past
+/// it is out of bounds) and returns the launch arguments.
+pub fn place(mem: &mut Memory, case: &Case) -> Result<Placed, RunError> {
+    case.check().map_err(RunError::Case)?;
+    let buffers: Vec<u64> = case
+        .tensors()
+        .map(|t| match &t.data {
+            Data::F32(v) => mem.alloc_f32(v),
+            Data::I32(v) => mem.alloc_i32(v),
+            Data::I64(v) => mem.alloc_i64(v),
+        })
+        .collect();
+    Ok(Placed { args: case.arg_values(&buffers), buffers })
+}
+
+/// Reads every output tensor's buffer back from `mem`.
+pub fn read_outputs(mem: &Memory, case: &Case, placed: &Placed) -> Result<Outputs, RunError> {
+    let mut buffers = Vec::new();
+    for (t, &base) in case.tensors().zip(&placed.buffers) {
+        if !t.output {
+            continue;
+        }
+        let n = t.data.len();
+        let data = match &t.data {
+            Data::F32(_) => mem.read_f32(base, n).map(Data::F32),
+            Data::I32(_) => mem.read_i32(base, n).map(Data::I32),
+            Data::I64(_) => mem.read_i64(base, n).map(Data::I64),
+        }
+        .map_err(|e| RunError::Memory(e.to_string()))?;
+        buffers.push((t.name, data));
+    }
+    Ok(Outputs { buffers, writers: None })
+}
+
+/// Runs `case` on the CPU interpreter under `policy`.
+pub fn run_interpreter(def: &KernelDef, case: &Case, policy: SpecPolicy) -> Result<Outputs, RunError> {
+    let mut mem = Memory::new();
+    let placed = place(&mut mem, case)?;
+    let verified = CompileSession::new()
+        .front_end_for_args(def, &case.constexprs, &placed.args, policy, &TraceOptions::default())
+        .map_err(|e| RunError::Compile(CompileError::FrontEnd(e)))?;
+    interp::run(&verified, case.grid, &placed.args, &mut mem).map_err(RunError::Interpreter)?;
+    read_outputs(&mem, case, &placed)
+}
+
+/// Lowers `case`'s kernel under `policy` with `case.num_warps` and runs it on the SIMT
+/// simulator with every check on; the outputs carry who stored each element.
+pub fn run_simulator(def: &KernelDef, case: &Case, policy: SpecPolicy) -> Result<Outputs, RunError> {
+    let mut mem = Memory::new();
+    let placed = place(&mut mem, case)?;
+    let program = lower(&mut CompileSession::new(), def, &case.constexprs, &placed.args, policy, case.num_warps)
+        .map_err(RunError::Compile)?;
+    let (_, writers) =
+        rtriton::sim::run_with_writers(&program, case.grid, &placed.args, &mut mem).map_err(RunError::Simulator)?;
+    let mut outputs = read_outputs(&mem, case, &placed)?;
+    let by_element = case
+        .tensors()
+        .zip(&placed.buffers)
+        .filter(|(t, _)| t.output)
+        .map(|(t, &base)| {
+            let elem = t.data.dtype().size_bytes();
+            (0..t.data.len() as u64).map(|i| writers.writer_of(base + i * elem)).collect()
+        })
+        .collect();
+    outputs.writers = Some(by_element);
+    Ok(outputs)
+}
