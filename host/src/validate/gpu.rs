@@ -29,18 +29,25 @@ pub fn run_gpu(options: &ValidateOptions) -> Result<Report, HostError> {
             let mut r = CaseResult::new(case, "cuda_reference", None);
             let poisoned = e.is_context_poisoned();
             r.outcome = Outcome::Error {
-                message: if poisoned {
-                    format!("case stopped: {e}; the runtime was recovered and the next case runs on a fresh context")
-                } else {
-                    e.to_string()
-                },
+                message: if poisoned { format!("case stopped by a kernel fault: {e}") } else { e.to_string() },
             };
             results.push(r);
-            // A kernel fault poisons the context: reset it so the next case still runs
-            // (the reference's module lived in the old context and is loaded again).
+            // A kernel fault poisons the context: try to reset it so the next case still
+            // runs (the reference's module lived in the old context and is loaded again).
+            // Where the driver refuses a new context (the H200 with driver 580 does), the
+            // error says to restart the process; the cases run so far are in it.
             if poisoned {
                 drop(reference);
-                rt = rt.recover()?;
+                let mut done: Vec<&str> = results.iter().map(|r: &CaseResult| r.case.as_str()).collect();
+                done.dedup();
+                rt = rt.recover().map_err(|e| HostError::Driver {
+                    op: "Runtime::recover",
+                    message: format!(
+                        "{e}; the driver gives no new context after the fault, so validate stops here \
+                         (cases run: {}); restart it without the failing case",
+                        done.join(", ")
+                    ),
+                })?;
                 reference = RowMaxReference::compile(&rt.gpu)?;
             }
         }

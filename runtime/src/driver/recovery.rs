@@ -83,11 +83,15 @@ mod tests {
 }
 ";
 
-    /// A store through a bogus pointer poisons the context; after `reset` the same process
-    /// loads and launches again and gets the right result.
+    /// A store through a bogus pointer poisons the context and every later call says so.
+    /// `reset` then either gives a working context (the same process loads, launches and
+    /// reads back the right result) or refuses with the typed poisoned error, never a
+    /// wrong result. On the H200 with driver 580 it refuses: the driver does not hand out
+    /// a new context after an illegal address (NVIDIA documents that the process must be
+    /// restarted), recorded in docs/results/2026-12-03-h200/.
     #[test]
     #[ignore = "needs a GPU"]
-    fn an_illegal_address_poisons_the_context_and_reset_recovers_it() {
+    fn an_illegal_address_poisons_the_context_and_reset_recovers_or_refuses() {
         let gpu = Gpu::open(0).expect("a GPU");
         let module = LoadedModule::load(&gpu, STORE_ONE, "store_one").unwrap();
         // SAFETY: deliberately not: the pointer is unmapped, the fault is the test.
@@ -97,7 +101,14 @@ mod tests {
         // Every later call fails the same way.
         assert!(DeviceBuffer::<i32>::zeros(&gpu, 1).is_err_and(|e| e.is_context_poisoned()));
         drop(module);
-        let gpu = gpu.reset().unwrap();
+        let gpu = match gpu.reset() {
+            Ok(gpu) => gpu,
+            Err(e) => {
+                assert!(e.is_context_poisoned(), "reset failed for another reason: {e}");
+                eprintln!("reset refused after the fault (restart the process): {e}");
+                return;
+            }
+        };
         let module = LoadedModule::load(&gpu, STORE_ONE, "store_one").unwrap();
         let buf = DeviceBuffer::<i32>::zeros(&gpu, 1).unwrap();
         // SAFETY: one i32 of device memory, live until after the synchronize below.
