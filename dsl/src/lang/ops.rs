@@ -38,6 +38,7 @@ pub fn arange(start: usize, end: usize) -> Tensor<i32> {
     // as `arange(-1, 0)`).
     Tensor::from_value(with_builder(|b| match (i64::try_from(start), i64::try_from(end)) {
         (Ok(start), Ok(end)) => b.arange(start, end, loc),
+        // a bound past i64::MAX (a pair of conversions, not an op kind)
         _ => {
             b.error(
                 loc,
