@@ -64,7 +64,7 @@ impl HasDiagnostics for CompileError {
     fn diagnostics(&self) -> Vec<Diagnostic> {
         match self {
             CompileError::FrontEnd(e) => e.diagnostics(),
-            CompileError::Ptx(e) => HasDiagnostics::diagnostics(e),
+            CompileError::Ptx(e) => e.diagnostics(),
             CompileError::LintDenied(d) => d.diagnostics(),
         }
     }

@@ -68,14 +68,21 @@ impl HostError {
         matches!(self, HostError::ContextPoisoned { .. })
     }
 
+    /// Whether this error means "there is no GPU here" (as opposed to a failure on one).
+    pub fn is_no_gpu(&self) -> bool {
+        matches!(self, HostError::NoDriver(_) | HostError::NoDevice(_))
+    }
+}
+
+impl HasDiagnostics for HostError {
     /// The diagnostics behind a refusal of the kernel or its launch (each with its code);
     /// empty for driver, NVRTC and cache failures, which concern no kernel op.
-    pub fn kernel_diagnostics(&self) -> Vec<Diagnostic> {
+    fn diagnostics(&self) -> Vec<Diagnostic> {
         match self {
             HostError::Launch(e) => e.diagnostics(),
             HostError::FrontEnd { source, .. } => source.diagnostics(),
             HostError::LintDenied(d) => d.diagnostics(),
-            HostError::Ptx { source, .. } => HasDiagnostics::diagnostics(source.as_ref()),
+            HostError::Ptx { source, .. } => source.diagnostics(),
             HostError::NoDriver(_)
             | HostError::NoNvrtc(_)
             | HostError::NoDevice(_)
@@ -84,16 +91,5 @@ impl HostError {
             | HostError::Nvrtc { .. }
             | HostError::Cache { .. } => Vec::new(),
         }
-    }
-
-    /// Whether this error means "there is no GPU here" (as opposed to a failure on one).
-    pub fn is_no_gpu(&self) -> bool {
-        matches!(self, HostError::NoDriver(_) | HostError::NoDevice(_))
-    }
-}
-
-impl HasDiagnostics for HostError {
-    fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.kernel_diagnostics()
     }
 }

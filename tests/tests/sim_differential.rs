@@ -406,16 +406,21 @@ kernel! {
     }
 }
 
-#[test]
-fn masks_compare_as_zero_and_one() {
-    let d = Differential {
+/// One program of `mask_compare` over a block of 4.
+fn mask_compare_launch() -> Differential<'static> {
+    Differential {
         def: mask_compare(),
         constexprs: &[("BLOCK", 4)],
         inputs: vec![],
         outputs: vec![untouched_i32(4)],
         scalars: vec![],
         grid: 1,
-    };
+    }
+}
+
+#[test]
+fn masks_compare_as_zero_and_one() {
+    let d = mask_compare_launch();
     let want: Vec<i32> = (0..4)
         .map(|i| {
             let (a, b) = (i & 1 == 1, i & 2 == 2);
@@ -434,14 +439,7 @@ fn masks_compare_as_zero_and_one() {
 #[test]
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn mask_compares_assemble() {
-    let d = Differential {
-        def: mask_compare(),
-        constexprs: &[("BLOCK", 4)],
-        inputs: vec![],
-        outputs: vec![untouched_i32(4)],
-        scalars: vec![],
-        grid: 1,
-    };
+    let d = mask_compare_launch();
     let text = rtriton::backend::ptx::write(&d.lower(SpecPolicy::Triton, 1));
     let ptxas = ptx_common::ptxas("mask_compares_assemble");
     let info = ptx_common::assemble(&ptxas, &text, "sm_86", "mask_compare").unwrap_or_else(|e| panic!("{e}\n{text}"));

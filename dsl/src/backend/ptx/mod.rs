@@ -183,10 +183,6 @@ impl PtxError {
     ) -> PtxError {
         PtxError(Diagnostics(vec![Diagnostic::error(code, kernel, loc, message, help)]))
     }
-
-    pub fn diagnostics(&self) -> &[Diagnostic] {
-        &self.0.0
-    }
 }
 
 impl HasDiagnostics for PtxError {
