@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use rtriton::spec::SpecPolicy;
-use rtriton_kernels::cases::SHAPE_MATRIX;
+use rtriton_kernels::cases::{HUGE_CASE, RowMaxCase, SHAPE_MATRIX};
 
-use crate::validate::{BackendChoice, Status, ValidateOptions, render_tables, run};
+use crate::validate::{BackendChoice, OnFault, Status, ValidateOptions, render_tables, run};
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
@@ -45,6 +45,18 @@ pub struct ValidateArgs {
     /// No progress bar.
     #[arg(long)]
     pub no_progress: bool,
+    /// Only the case with exactly this name (repeatable): how validate runs the cases
+    /// after a kernel fault in a new process of itself.
+    #[arg(long = "exact-case", value_name = "NAME", hide = true, conflicts_with = "cases")]
+    pub exact_cases: Vec<String>,
+    /// Launch a faulting kernel (a store to an unmapped address) in the case of exactly this
+    /// name, to test that validate reports it and goes on with the other cases.
+    #[arg(long, value_name = "NAME", hide = true)]
+    pub inject_fault: Option<String>,
+    /// Stop at a kernel fault the driver cannot recover from, instead of running the
+    /// remaining cases in a new process.
+    #[arg(long)]
+    pub no_restart: bool,
 }
 
 pub fn run_cli(args: ValidateArgs) -> anyhow::Result<ExitCode> {
@@ -90,6 +102,37 @@ fn options(args: &ValidateArgs) -> anyhow::Result<ValidateOptions> {
             SHAPE_MATRIX.iter().copied().filter(|c| args.cases.iter().any(|t| c.name.contains(t.as_str()))).collect();
         o.huge = o.huge || args.cases.iter().any(|t| "huge".contains(t.as_str()));
         anyhow::ensure!(!o.cases.is_empty() || o.huge, "no case name contains {:?}", args.cases);
+    }
+    if !args.exact_cases.is_empty() {
+        let all: Vec<RowMaxCase> = SHAPE_MATRIX.iter().copied().chain([HUGE_CASE]).collect();
+        o.cases = Vec::new();
+        for name in &args.exact_cases {
+            let case = all.iter().find(|c| c.name == name.as_str()).with_context(|| {
+                format!("--exact-case {name:?}: no case has this name (the tables `rtriton validate` prints name every case)")
+            })?;
+            if case.name == HUGE_CASE.name {
+                o.huge = true;
+            } else {
+                o.cases.push(*case);
+            }
+        }
+    }
+    if let Some(name) = &args.inject_fault {
+        anyhow::ensure!(
+            args.backend == BackendChoice::Gpu,
+            "--inject-fault tests recovery from a GPU kernel fault: use it with --backend gpu"
+        );
+        anyhow::ensure!(
+            o.cases_to_run().iter().any(|c| c.name == name.as_str()),
+            "--inject-fault {name:?}: no selected case has this name"
+        );
+        o.inject_fault = Some(name.clone());
+    }
+    if !args.no_restart {
+        // The CLI may restart itself; a library caller keeps the default (stop).
+        if let Ok(exe) = std::env::current_exe() {
+            o.on_fault = OnFault::Restart { exe };
+        }
     }
     if args.reference_only {
         o.variants.clear();

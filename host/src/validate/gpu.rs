@@ -7,63 +7,94 @@ use rtriton_kernels::{RowMaxVariant, cpu_row_max};
 
 use super::launch_shape;
 use super::{
-    CPU_CHECK_MAX_ELEMS, CaseResult, Outcome, Report, ValidateOptions, compare_bits, expects_overflow_refusal,
+    CPU_CHECK_MAX_ELEMS, CaseResult, OnFault, Outcome, Report, ValidateOptions, compare_bits, expects_overflow_refusal,
     not_refused, refused,
 };
 use crate::driver::{DeviceBuffer, Timer};
 use crate::error::HostError;
-use crate::launch::{Arg, JitKernel, LaunchError, Runtime, TensorArg};
+use crate::launch::{Arg, CacheStats, JitKernel, LaunchError, Runtime, TensorArg};
 use crate::reference::RowMaxReference;
 
 /// Runs the matrix on device 0. Fails (before running anything) when there is no GPU or
 /// the reference cannot be compiled.
 pub fn run_gpu(options: &ValidateOptions) -> Result<Report, HostError> {
     let mut rt = Runtime::new()?;
+    let gpu_summary = rt.gpu.info.summary();
     let mut reference = RowMaxReference::compile(&rt.gpu)?;
     let cases = options.cases_to_run();
     let bar = progress_bar(options.progress, cases.len() as u64 * per_case(options));
     let mut results = Vec::new();
-    for case in &cases {
+    let mut restarts = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
         bar.set_message(case.name);
-        if let Err(e) = run_case(&mut rt, &reference, options, case, &bar, &mut results) {
-            let mut r = CaseResult::new(case, "cuda_reference", None);
-            let poisoned = e.is_context_poisoned();
-            r.outcome = Outcome::Error {
-                message: if poisoned { format!("case stopped by a kernel fault: {e}") } else { e.to_string() },
-            };
-            results.push(r);
-            // A kernel fault poisons the context: try to reset it so the next case still
-            // runs (the reference's module lived in the old context and is loaded again).
-            // Where the driver refuses a new context (the H200 with driver 580 does), the
-            // error says to restart the process; the cases run so far are in it.
-            if poisoned {
-                drop(reference);
-                let mut done: Vec<&str> = results.iter().map(|r: &CaseResult| r.case.as_str()).collect();
-                done.dedup();
-                rt = rt.recover().map_err(|e| HostError::Driver {
-                    op: "Runtime::recover",
-                    message: format!(
-                        "{e}; the driver gives no new context after the fault, so validate stops here \
-                         (cases run: {}); restart it without the failing case",
-                        done.join(", ")
-                    ),
-                })?;
+        let Err(e) = run_case(&mut rt, &reference, options, case, &bar, &mut results) else { continue };
+        let mut r = CaseResult::new(case, "cuda_reference", None);
+        let poisoned = e.is_context_poisoned();
+        r.outcome = Outcome::Error {
+            message: if poisoned { format!("case stopped by a kernel fault: {e}") } else { e.to_string() },
+        };
+        results.push(r);
+        if !poisoned {
+            continue;
+        }
+        // A kernel fault poisons the context: try to reset it so the next case still runs
+        // in this process (the reference's module lived in the old context and is loaded
+        // again). Where the driver refuses a new context (the H200 with driver 580 does),
+        // the remaining cases run in a new process (`OnFault::Restart`, the CLI's choice)
+        // or validate stops with an error naming the cases run (`OnFault::Stop`).
+        drop(reference);
+        let stats_before = rt.stats;
+        match rt.recover() {
+            Ok(recovered) => {
+                rt = recovered;
                 reference = RowMaxReference::compile(&rt.gpu)?;
+            }
+            Err(refusal) => {
+                let OnFault::Restart { exe } = &options.on_fault else {
+                    let mut done: Vec<&str> = results.iter().map(|r: &CaseResult| r.case.as_str()).collect();
+                    done.dedup();
+                    return Err(HostError::Driver {
+                        op: "Runtime::recover",
+                        message: format!(
+                            "{refusal}; the driver gives no new context after the fault, so validate stops here \
+                             (cases run: {}); restart it without the failing case",
+                            done.join(", ")
+                        ),
+                    });
+                };
+                bar.finish_and_clear();
+                restarts.push(case.name.to_string());
+                let child = super::restart::run_remaining(exe, options, &cases[i + 1..]);
+                results.extend(child.results);
+                restarts.extend(child.restarts);
+                let mut report = Report::new(
+                    "gpu",
+                    device_line(&format!("{} (cases after a kernel fault ran in a new process)", gpu_summary)),
+                    None,
+                    results,
+                    CacheStats {
+                        compiles: stats_before.compiles + child.cache.compiles,
+                        disk_hits: stats_before.disk_hits + child.cache.disk_hits,
+                        memory_hits: stats_before.memory_hits + child.cache.memory_hits,
+                    },
+                );
+                report.restarts = restarts;
+                return Ok(report);
             }
         }
     }
     bar.finish_and_clear();
-    Ok(Report::new(
-        "gpu",
-        format!(
-            "{}; rtriton PTX targets sm_86 (.target sm_86), JIT-compiled by the driver for this GPU; the reference is \
-             NVRTC PTX for compute_86",
-            rt.gpu.info.summary()
-        ),
-        None,
-        results,
-        rt.stats,
-    ))
+    let mut report = Report::new("gpu", device_line(&rt.gpu.info.summary()), None, results, rt.stats);
+    report.restarts = restarts;
+    Ok(report)
+}
+
+/// The report's device text: the GPU, and that the PTX targets sm_86 and is JIT-compiled.
+fn device_line(gpu: &str) -> String {
+    format!(
+        "{gpu}; rtriton PTX targets sm_86 (.target sm_86), JIT-compiled by the driver for this GPU; the reference is \
+         NVRTC PTX for compute_86"
+    )
 }
 
 /// Progress steps per case: the reference plus every variant x specialization.
@@ -139,6 +170,14 @@ fn run_case(
     };
     out.push(r);
     bar.inc(1);
+
+    if options.inject_fault.as_deref() == Some(case.name) {
+        let e = super::fault::inject(gpu);
+        let mut r = CaseResult::new(case, "injected_fault", None);
+        r.outcome = Outcome::Error { message: format!("--inject-fault: {e}") };
+        out.push(r);
+        return Err(e);
+    }
 
     for &variant in &options.variants {
         for &policy in &options.policies {

@@ -9,21 +9,24 @@
 //! allocated or interpreted).
 
 mod compare;
+mod fault;
 mod gpu;
 mod interp;
 mod report;
+mod restart;
 
 pub use compare::{Comparison, compare_bits};
 pub use gpu::run_gpu;
 pub use interp::run_interp;
 pub use report::{Report, Status, render_tables};
+pub use restart::{OnFault, child_args};
 
 use rtriton::diag::Diagnostic;
 use rtriton::guard::TensorExtent;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::RowMaxVariant;
 use rtriton_kernels::cases::{HUGE_CASE, RowMaxCase, SHAPE_MATRIX};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::HostError;
 use crate::launch::needs_overflow_guard;
@@ -54,6 +57,11 @@ pub struct ValidateOptions {
     pub huge: bool,
     pub backend: BackendChoice,
     pub progress: bool,
+    /// What to do when a kernel fault poisons the context for good (see [`OnFault`]).
+    pub on_fault: OnFault,
+    /// Launch a kernel that stores through an unmapped pointer in the case of this exact
+    /// name, after its reference row: a way to test the recovery path on a GPU.
+    pub inject_fault: Option<String>,
 }
 
 impl Default for ValidateOptions {
@@ -65,6 +73,8 @@ impl Default for ValidateOptions {
             huge: false,
             backend: BackendChoice::Auto,
             progress: true,
+            on_fault: OnFault::Stop,
+            inject_fault: None,
         }
     }
 }
@@ -81,7 +91,7 @@ impl ValidateOptions {
 }
 
 /// How one run ended.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Outcome {
     /// Every row equal, bit for bit, to every reference it was compared with.
@@ -118,7 +128,7 @@ impl Outcome {
 }
 
 /// One variant x case x specialization.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CaseResult {
     pub case: String,
     /// `"row_max"`, ..., or `"cuda_reference"` for the reference checked against the CPU.

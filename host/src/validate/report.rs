@@ -1,7 +1,7 @@
 //! The validation report: one table per case for people, JSON for tools.
 
 use comfy_table::{Cell, Table, presets::UTF8_FULL_CONDENSED};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::CaseResult;
 use crate::launch::CacheStats;
@@ -43,9 +43,12 @@ pub struct Report {
     /// Rows that ran with nothing to compare them with (see [`super::Outcome::Unchecked`]).
     pub unchecked: usize,
     pub cache: CacheSummary,
+    /// The cases after whose kernel fault the remaining cases ran in a new process (see
+    /// `validate::OnFault`), in order.
+    pub restarts: Vec<String>,
 }
 
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct CacheSummary {
     pub compiles: u64,
     pub disk_hits: u64,
@@ -83,6 +86,7 @@ impl Report {
                 disk_hits: stats.disk_hits,
                 memory_hits: stats.memory_hits,
             },
+            restarts: Vec::new(),
         };
         r.status = r.judge();
         r
@@ -136,9 +140,16 @@ impl Report {
             Status::Incomplete => " (requested rows did not run: --allow-skips accepts that)",
             Status::Ok | Status::Failed => "",
         };
+        let restarts = match self.restarts.as_slice() {
+            [] => String::new(),
+            cases => format!(
+                "; after the kernel fault in {} the remaining cases ran in a new process",
+                cases.join(", then ")
+            ),
+        };
         format!(
             "{}: {} passed{refused}, {} failed, {} skipped{skips}{unchecked} on the {} (ptx: {} compiled, {} from disk cache, {} \
-             from memory)",
+             from memory){restarts}",
             match self.status {
                 Status::Ok => "ok",
                 Status::Failed => "FAILED",
