@@ -2,6 +2,8 @@
 //! (see `tests/` and docs/testing.md): `out[i] = alpha * x[i] + y[i]` over strided views.
 
 use rtriton::kernel;
+
+pub mod suite;
 use rtriton::prelude::*;
 
 kernel! {

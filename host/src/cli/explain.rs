@@ -135,10 +135,10 @@ fn case_launch(c: &RowMaxCase, variant: RowMaxVariant) -> CaseLaunch {
 /// Runs the command, writing the report to `out`; returns the exit status (1 when the
 /// launch would not go ahead: the trace fails, the guard refuses, or `--deny` and the
 /// lint found something).
-pub fn run(a: &ExplainArgs, out: &mut String) -> anyhow::Result<u8> {
-    let def = super::find_kernel(&a.kernel)?;
+pub fn run(a: &ExplainArgs, kernels: &super::kernels::KernelSet, out: &mut String) -> anyhow::Result<u8> {
+    let def = kernels.find(&a.kernel)?;
     let lint = super::lint_options(a.deny, &a.allow)?;
-    let variant = RowMaxVariant::from_name(def.name);
+    let variant = kernels.row_max_variant(&def);
     let case = match &a.case {
         None => None,
         Some(name) => Some(find_case(name)?),

@@ -23,12 +23,10 @@ pub struct LintArgs {
 }
 
 /// Runs the lint, writing the findings to `out`; returns the exit status.
-pub fn run(a: &LintArgs, out: &mut String) -> anyhow::Result<u8> {
-    let def = super::find_kernel(&a.kernel)?;
+pub fn run(a: &LintArgs, kernels: &super::kernels::KernelSet, out: &mut String) -> anyhow::Result<u8> {
+    let def = kernels.find(&a.kernel)?;
     let options = super::lint_options(a.deny, &a.allow)?;
-    let defaults =
-        rtriton_kernels::RowMaxVariant::from_name(def.name).map(|v| v.default_constexprs()).unwrap_or_default();
-    let consts = super::named::constexprs(&def, &a.consts, defaults)?;
+    let consts = super::named::constexprs(&def, &a.consts, kernels.default_constexprs(&def))?;
     let found = lint(&def, &consts, &options)?;
     if found.is_empty() {
         let _ = writeln!(out, "{}: no findings", def.name);

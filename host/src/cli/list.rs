@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 
-pub fn run() -> anyhow::Result<ExitCode> {
-    for def in super::known_kernels() {
+pub fn run(kernels: &super::kernels::KernelSet) -> anyhow::Result<ExitCode> {
+    for def in kernels.defs() {
         println!("{}", def.signature());
     }
     Ok(ExitCode::SUCCESS)

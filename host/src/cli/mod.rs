@@ -7,11 +7,18 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod cache;
 mod explain;
+pub mod kernels;
 mod lint;
 mod list;
 pub mod named;
 mod ptx;
+mod suites;
+mod user;
 mod validate;
+
+pub use kernels::KernelSet;
+pub use suites::{SuiteArgs, SuiteBackends};
+pub use user::{App, main_with};
 
 /// rtriton: a block-level GPU kernel language in Rust that mirrors Triton.
 #[derive(Debug, Parser)]
@@ -50,24 +57,25 @@ pub enum Command {
 /// Parses the command line, runs the subcommand and maps errors to a non-zero status.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    let kernels = KernelSet::builtin();
     let result = match cli.command {
-        Command::List => list::run(),
+        Command::List => list::run(&kernels),
         Command::Cache(a) => cache::run(&a),
         Command::Validate(args) => validate::run_cli(args),
         Command::Bench(a) => bench::run(&a),
         Command::Explain(a) => {
             let mut out = String::new();
-            let r = explain::run(&a, &mut out);
+            let r = explain::run(&a, &kernels, &mut out);
             print!("{out}");
             r.map(ExitCode::from)
         }
         Command::Lint(a) => {
             let mut out = String::new();
-            let r = lint::run(&a, &mut out);
+            let r = lint::run(&a, &kernels, &mut out);
             print!("{out}");
             r.map(ExitCode::from)
         }
-        Command::Ptx(a) => ptx::run(&a),
+        Command::Ptx(a) => ptx::run(&a, &kernels),
     };
     match result {
         Ok(code) => code,
@@ -93,16 +101,6 @@ pub fn parse_variants(names: &[String]) -> anyhow::Result<Vec<rtriton_kernels::R
         .collect()
 }
 
-/// The kernel named `name`, or an error listing the known names.
-pub fn find_kernel(name: &str) -> anyhow::Result<rtriton::trace::KernelDef> {
-    let kernels = known_kernels();
-    let names: Vec<&str> = kernels.iter().map(|d| d.name).collect();
-    let known = names.join(", ");
-    kernels.into_iter().find(|d| d.name == name).ok_or_else(|| {
-        anyhow::anyhow!("unknown kernel `{name}`; known kernels: {known} (`rtriton list` shows their parameters)")
-    })
-}
-
 /// Lint options from the `--deny` and `--allow RULE` flags shared by `lint` and `explain`.
 pub fn lint_options(deny: bool, allow: &[String]) -> anyhow::Result<rtriton::lint::LintOptions> {
     use rtriton::lint::Rule;
@@ -116,11 +114,6 @@ pub fn lint_options(deny: bool, allow: &[String]) -> anyhow::Result<rtriton::lin
         })
         .collect::<anyhow::Result<_>>()?;
     Ok(rtriton::lint::LintOptions { deny, allow })
-}
-
-/// The kernels the CLI knows (the row-max family).
-pub fn known_kernels() -> Vec<rtriton::trace::KernelDef> {
-    rtriton_kernels::RowMaxVariant::ALL.iter().map(|v| v.def()).collect()
 }
 
 /// Runs an `explain` or `lint` command line (`["rtriton", "explain", ...]`) and returns its exit
@@ -137,8 +130,8 @@ where
     };
     let mut out = String::new();
     let result = match cli.command {
-        Command::Explain(a) => explain::run(&a, &mut out),
-        Command::Lint(a) => lint::run(&a, &mut out),
+        Command::Explain(a) => explain::run(&a, &KernelSet::builtin(), &mut out),
+        Command::Lint(a) => lint::run(&a, &KernelSet::builtin(), &mut out),
         // The other subcommands print as they go (or need a GPU); the tutorial runs
         // `explain` and `lint` only.
         _ => Err(anyhow::anyhow!("run_captured runs `explain` and `lint` only")),

@@ -147,6 +147,18 @@ pub fn constexprs(
             None => out.push((name, v)),
         }
     }
+    // A missing value would trace with a placeholder and report follow-on errors (an
+    // empty arange) after the real one; refuse here, naming every missing constexpr.
+    let missing: Vec<&str> = def.constexprs.iter().filter(|c| !out.iter().any(|(n, _)| n == *c)).copied().collect();
+    if !missing.is_empty() {
+        bail!(
+            "kernel `{}` needs a value for constexpr{} {}: pass {}",
+            def.name,
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", "),
+            missing.iter().map(|c| format!("--const {c}=V")).collect::<Vec<_>>().join(" ")
+        );
+    }
     Ok(out)
 }
 

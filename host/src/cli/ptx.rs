@@ -18,6 +18,9 @@ use rtriton::session::CompileSession;
 use rtriton::spec::SpecPolicy;
 use rtriton::trace::TraceOptions;
 
+use std::fmt::Write;
+
+use super::kernels::KernelSet;
 use super::named;
 
 #[derive(Debug, Args)]
@@ -47,12 +50,19 @@ pub struct PtxArgs {
     pub lir: bool,
 }
 
-pub fn run(a: &PtxArgs) -> anyhow::Result<ExitCode> {
-    let def = super::find_kernel(&a.kernel)?;
+pub fn run(a: &PtxArgs, kernels: &KernelSet) -> anyhow::Result<ExitCode> {
+    let mut out = String::new();
+    let code = render(a, kernels, &mut out)?;
+    print!("{out}");
+    Ok(ExitCode::from(code))
+}
+
+/// The PTX (or `--lir`, `--decisions`) written to `out`; returns the exit status. Lint
+/// findings go to stderr, so `out` is the PTX alone.
+pub fn render(a: &PtxArgs, kernels: &KernelSet, out: &mut String) -> anyhow::Result<u8> {
+    let def = kernels.find(&a.kernel)?;
     let arch: Arch = a.arch.parse().map_err(|e: String| anyhow!(e))?;
-    let defaults =
-        rtriton_kernels::RowMaxVariant::from_name(def.name).map(|v| v.default_constexprs()).unwrap_or_default();
-    let consts = named::constexprs(&def, &a.consts, defaults)?;
+    let consts = named::constexprs(&def, &a.consts, kernels.default_constexprs(&def))?;
     let args = named::launch_args(&def, &a.args, &[])?;
     let policy = if a.no_specialize { SpecPolicy::Off } else { SpecPolicy::Triton };
     // The portability lint runs at compile time; its findings are warnings on stderr, so
@@ -66,21 +76,21 @@ pub fn run(a: &PtxArgs) -> anyhow::Result<ExitCode> {
     let spec = checked.verified.kernel().spec.clone();
     let options = PtxOptions { arch, num_warps: a.num_warps, ..PtxOptions::default() };
     if a.lir {
-        print!("{}", session.lower(&def, &consts, &spec, &trace, &options)?);
-        return Ok(ExitCode::SUCCESS);
+        let _ = write!(out, "{}", session.lower(&def, &consts, &spec, &trace, &options)?);
+        return Ok(0);
     }
-    let out = session.ptx(&def, &consts, &spec, &trace, &options)?;
+    let ptx = session.ptx(&def, &consts, &spec, &trace, &options)?;
     if a.decisions {
-        for d in &out.decisions.accesses {
-            println!("{:?} at {}: {}", d.kind, d.loc.short(), d.reason);
+        for d in &ptx.decisions.accesses {
+            let _ = writeln!(out, "{:?} at {}: {}", d.kind, d.loc.short(), d.reason);
         }
-        for r in &out.decisions.reductions {
-            println!("reduce at {}: {}", r.loc.short(), r.reason);
+        for r in &ptx.decisions.reductions {
+            let _ = writeln!(out, "reduce at {}: {}", r.loc.short(), r.reason);
         }
     } else {
-        print!("{}", out.text);
+        out.push_str(&ptx.text);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(0)
 }
 
 #[cfg(test)]
@@ -139,7 +149,7 @@ mod tests {
             decisions: true,
             lir: false,
         };
-        assert_eq!(run(&a).unwrap(), ExitCode::SUCCESS);
+        assert_eq!(run(&a, &KernelSet::builtin()).unwrap(), ExitCode::SUCCESS);
         let lir = PtxArgs {
             lir: true,
             consts: a.consts.clone(),
@@ -148,9 +158,9 @@ mod tests {
             arch: a.arch.clone(),
             ..a
         };
-        assert_eq!(run(&lir).unwrap(), ExitCode::SUCCESS);
+        assert_eq!(run(&lir, &KernelSet::builtin()).unwrap(), ExitCode::SUCCESS);
         let a = PtxArgs { lir: false, ..lir };
         let bad = PtxArgs { arch: "sm_75".into(), ..a };
-        assert!(run(&bad).unwrap_err().to_string().contains("unknown architecture `sm_75`"));
+        assert!(run(&bad, &KernelSet::builtin()).unwrap_err().to_string().contains("unknown architecture `sm_75`"));
     }
 }
