@@ -3,9 +3,17 @@
 
 use std::process::Command;
 
+/// The binary under test: Cargo bakes its build path in; a nextest archive run on another
+/// machine (the GPU recipe) moves it and says where in `NEXTEST_BIN_EXE_testing-user`.
+fn bin() -> std::path::PathBuf {
+    std::env::var_os("NEXTEST_BIN_EXE_testing-user")
+        .or_else(|| std::env::var_os("NEXTEST_BIN_EXE_testing_user"))
+        .map_or_else(|| env!("CARGO_BIN_EXE_testing-user").into(), Into::into)
+}
+
 /// Runs the binary; returns (status, stdout, stderr).
 fn cli(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_testing-user")).args(args).output().expect("the binary runs");
+    let out = Command::new(bin()).args(args).output().expect("the binary runs");
     (
         out.status.code().expect("an exit status"),
         String::from_utf8_lossy(&out.stdout).into_owned(),
