@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+"""Peers for the tutorial ports (issue 11): torch and Triton's tutorial kernels timed on
+the same shapes, dtypes and methodology as `rtriton bench`, their outputs checked against
+each other, results written as JSON.
+
+Methodology: `triton.testing.do_bench` (it zeroes a 256 MB buffer before every timed call,
+which flushes the L2, and times with CUDA events), median of the repetitions; bandwidth is
+bytes read + written per second, the bytes counted per kernel below (the same count
+`rtriton bench` uses).
+
+Run on the GPU machine (torch 2.11, triton 3.6):
+    python3 bench/peers/tutorial_peers.py --out peers.json
+    python3 bench/peers/tutorial_peers.py --only softmax --dtype f32
+Without a GPU, `--dry-run` lists what would be measured and writes that list as JSON.
+
+The Triton kernels are written here after the tutorials (python/tutorials/ in
+triton-lang/triton): 01-vector-add.py (`add_kernel`), 02-fused-softmax.py
+(`softmax_kernel`, one row per program), 05-layer-norm.py (`_layer_norm_fwd_fused`,
+`_layer_norm_bwd_dx_fused` with its lock, `_layer_norm_bwd_dwdb`).
+"""
+
+import argparse
+import json
+import sys
+import time
+
+SHAPES_2D = [(4096, 1024), (4096, 4096), (4096, 16384), (2048, 32768), (32768, 1024)]
+SHAPES_1D = [1 << 24, 1 << 28]
+DTYPES = ["f32", "f16", "bf16"]
+KERNELS = ["add", "softmax", "layer_norm_fwd", "layer_norm_bwd", "sum", "amax", "argmax", "gelu_tanh", "gelu_erf", "silu"]
+# Tolerances when two implementations are compared (atol, rtol), per dtype.
+TOL = {"f32": (1e-5, 1e-5), "f16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2)}
+
+
+def plan(only, dtypes):
+    """Every (kernel, dtype, shape) measured, in order."""
+    out = []
+    for k in KERNELS:
+        if only and k not in only:
+            continue
+        for dt in dtypes:
+            if k in ("argmax",) and dt != "f32":
+                continue
+            shapes = SHAPES_1D if k == "add" else SHAPES_2D
+            for s in shapes:
+                out.append((k, dt, s if isinstance(s, tuple) else (s,)))
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default="tutorial_peers.json", help="JSON file to write")
+    p.add_argument("--only", action="append", choices=KERNELS, help="only this kernel (repeatable)")
+    p.add_argument("--dtype", action="append", choices=DTYPES, help="only this dtype (repeatable)")
+    p.add_argument("--rep", type=int, default=100, help="do_bench repetition time in ms")
+    p.add_argument("--dry-run", action="store_true", help="list the measurements without a GPU")
+    a = p.parse_args()
+    todo = plan(a.only, a.dtype or DTYPES)
+    if a.dry_run:
+        rows = [{"kernel": k, "dtype": dt, "shape": list(s)} for k, dt, s in todo]
+        json.dump({"dry_run": True, "planned": rows}, open(a.out, "w"), indent=1)
+        print(f"{len(rows)} measurements planned; written to {a.out}")
+        return 0
+    return run(todo, a)
+
+
+# --- everything below needs torch, triton and a GPU -------------------------------------
+
+def run(todo, a):
+    import torch
+    import triton
+
+    k = kernels()
+    env = {
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "gpu": torch.cuda.get_device_name(0),
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "cuda": torch.version.cuda,
+        "methodology": "triton.testing.do_bench (L2 flushed before each call, CUDA events), median",
+    }
+    results = []
+    for name, dt, shape in todo:
+        torch.manual_seed(0)
+        try:
+            rows = MEASURE[name](k, dtype_of(dt), shape, a.rep)
+        except Exception as e:  # a peer that fails is reported, not dropped
+            rows = [{"impl": "error", "ms": None, "bytes": None, "check": f"{type(e).__name__}: {e}"}]
+        for r in rows:
+            r.update(kernel=name, dtype=dt, shape=list(shape))
+            r["tbps"] = r["bytes"] / (r["ms"] * 1e-3) / 1e12 if r.get("ms") else None
+            results.append(r)
+            tb = f"{r['tbps']:.3f} TB/s" if r["tbps"] else "-"
+            print(f"{name:15} {dt:5} {str(shape):16} {r['impl']:8} {tb:>12}  {r['check']}", flush=True)
+    json.dump({"env": env, "results": results}, open(a.out, "w"), indent=1)
+    print(f"written to {a.out}")
+    return 0
+
+
+def dtype_of(name):
+    import torch
+    return {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[name]
+
+
+def bench(fn, rep, grad_to_none=None):
+    import triton
+    return triton.testing.do_bench(fn, warmup=25, rep=rep, grad_to_none=grad_to_none, return_mode="median")
+
+
+def check(got, want, dt):
+    """'ok' or the largest difference, comparing two implementations."""
+    import torch
+    atol, rtol = TOL[{torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}.get(got.dtype, "f32")]
+    try:
+        torch.testing.assert_close(got.float(), want.float(), atol=atol, rtol=rtol)
+        return "ok"
+    except AssertionError as e:
+        return "MISMATCH: " + str(e).splitlines()[-1][:160]
+
+
+def kernels():
+    """The Triton kernels, defined only when triton is importable."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+    @triton.jit
+    def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        x = tl.load(in_ptr + row * in_stride + cols, mask=cols < n_cols, other=-float("inf")).to(tl.float32)
+        z = x - tl.max(x, axis=0)
+        num = tl.exp(z)
+        y = num / tl.sum(num, axis=0)
+        tl.store(out_ptr + row * out_stride + cols, y.to(out_ptr.dtype.element_ty), mask=cols < n_cols)
+
+    @triton.jit
+    def ln_fwd(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        X += row * stride
+        Y += row * stride
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for off in range(0, N, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            acc += tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+        mean = tl.sum(acc, axis=0) / N
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for off in range(0, N, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            x = tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+            d = tl.where(cols < N, x - mean, 0.0)
+            acc += d * d
+        rstd = 1 / tl.sqrt(tl.sum(acc, axis=0) / N + eps)
+        tl.store(Mean + row, mean)
+        tl.store(Rstd + row, rstd)
+        for off in range(0, N, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            m = cols < N
+            x = tl.load(X + cols, mask=m, other=0.0).to(tl.float32)
+            w = tl.load(W + cols, mask=m)
+            b = tl.load(B + cols, mask=m)
+            tl.store(Y + cols, ((x - mean) * rstd * w + b).to(Y.dtype.element_ty), mask=m)
+
+    @triton.jit
+    def ln_bwd_dx(DX, DY, DW, DB, X, W, Mean, Rstd, Lock, stride, N, GROUP: tl.constexpr, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        m = cols < N
+        X += row * stride
+        DY += row * stride
+        DX += row * stride
+        lock_id = row % GROUP
+        Lock += lock_id
+        Count = Lock + GROUP
+        DW = DW + lock_id * N + cols
+        DB = DB + lock_id * N + cols
+        x = tl.load(X + cols, mask=m, other=0).to(tl.float32)
+        dy = tl.load(DY + cols, mask=m, other=0).to(tl.float32)
+        w = tl.load(W + cols, mask=m).to(tl.float32)
+        mean = tl.load(Mean + row)
+        rstd = tl.load(Rstd + row)
+        xhat = tl.where(m, (x - mean) * rstd, 0.0)
+        wdy = tl.where(m, w * dy, 0.0)
+        c1 = tl.sum(xhat * wdy, axis=0) / N
+        c2 = tl.sum(wdy, axis=0) / N
+        tl.store(DX + cols, ((wdy - (xhat * c1 + c2)) * rstd).to(DX.dtype.element_ty), mask=m)
+        pdw = (dy * xhat).to(w.dtype)
+        pdb = dy.to(w.dtype)
+        while tl.atomic_cas(Lock, 0, 1) == 1:
+            pass
+        count = tl.load(Count)
+        if count == 0:
+            tl.atomic_xchg(Count, 1)
+        else:
+            pdw += tl.load(DW, mask=m)
+            pdb += tl.load(DB, mask=m)
+        tl.store(DW, pdw, mask=m)
+        tl.store(DB, pdb, mask=m)
+        tl.atomic_xchg(Lock, 0)
+
+    @triton.jit
+    def ln_bwd_dwdb(DW, DB, FDW, FDB, M, N, BM: tl.constexpr, BN: tl.constexpr):
+        cols = tl.program_id(0) * BN + tl.arange(0, BN)
+        dw = tl.zeros((BM, BN), dtype=tl.float32)
+        db = tl.zeros((BM, BN), dtype=tl.float32)
+        for i in range(0, M, BM):
+            rows = i + tl.arange(0, BM)
+            mk = (rows[:, None] < M) & (cols[None, :] < N)
+            offs = rows[:, None] * N + cols[None, :]
+            dw += tl.load(DW + offs, mask=mk, other=0.0)
+            db += tl.load(DB + offs, mask=mk, other=0.0)
+        tl.store(FDW + cols, tl.sum(dw, axis=0), mask=cols < N)
+        tl.store(FDB + cols, tl.sum(db, axis=0), mask=cols < N)
+
+    @triton.jit
+    def epilogue(x_ptr, y_ptr, n, scale, bias, KIND: tl.constexpr, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        x = tl.load(x_ptr + offs, mask=m).to(tl.float32) * scale + bias
+        if KIND == 0:  # gelu, tanh form
+            inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)
+            y = 0.5 * x * (1 + (2 * tl.sigmoid(2 * inner) - 1))
+        elif KIND == 1:  # gelu, erf form
+            y = 0.5 * x * (1 + tl.math.erf(x * 0.7071067811865476))
+        else:  # silu
+            y = x * tl.sigmoid(x)
+        tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=m)
+
+    return dict(add=add_kernel, softmax=softmax_kernel, ln_fwd=ln_fwd, ln_bwd_dx=ln_bwd_dx,
+                ln_bwd_dwdb=ln_bwd_dwdb, epilogue=epilogue)
+
+
+def warps_for(block):
+    return 4 if block < 2048 else 8 if block < 4096 else 16
+
+
+def m_add(k, dt, shape, rep):
+    import torch
+    import triton
+    (n,) = shape
+    x, y = torch.randn(n, device="cuda", dtype=dt), torch.randn(n, device="cuda", dtype=dt)
+    out_t, out_r = torch.empty_like(x), torch.empty_like(x)
+    grid = (triton.cdiv(n, 1024),)
+    tri = lambda: k["add"][grid](x, y, out_r, n, BLOCK=1024)
+    tor = lambda: torch.add(x, y, out=out_t)
+    tri(); tor()
+    b = 3 * n * x.element_size()
+    return [dict(impl="torch", ms=bench(tor, rep), bytes=b, check="reference"),
+            dict(impl="triton", ms=bench(tri, rep), bytes=b, check=check(out_r, out_t, dt))]
+
+
+def m_softmax(k, dt, shape, rep):
+    import torch
+    import triton
+    rows, cols = shape
+    x = torch.randn(rows, cols, device="cuda", dtype=dt)
+    y = torch.empty_like(x)
+    block = triton.next_power_of_2(cols)
+    tri = lambda: k["softmax"][(rows,)](y, x, x.stride(0), y.stride(0), cols, BLOCK=block, num_warps=warps_for(block))
+    tor = lambda: torch.softmax(x, dim=1)
+    tri()
+    want = tor()
+    b = 2 * x.numel() * x.element_size()
+    return [dict(impl="torch", ms=bench(tor, rep), bytes=b, check="reference"),
+            dict(impl="triton", ms=bench(tri, rep), bytes=b, check=check(y, want, dt))]
+
+
+def ln_inputs(dt, shape):
+    import torch
+    rows, cols = shape
+    x = -2.3 + 0.5 * torch.randn(rows, cols, device="cuda", dtype=dt)
+    w = torch.rand(cols, device="cuda", dtype=dt)
+    b = torch.rand(cols, device="cuda", dtype=dt)
+    return x, w, b
+
+
+def ln_triton_fwd(k, x, w, b, eps=1e-5):
+    import torch
+    import triton
+    rows, cols = x.shape
+    y = torch.empty_like(x)
+    mean = torch.empty(rows, device="cuda", dtype=torch.float32)
+    rstd = torch.empty(rows, device="cuda", dtype=torch.float32)
+    block = min(65536 // x.element_size(), triton.next_power_of_2(cols))
+    warps = min(max(block // 256, 1), 8)
+    k["ln_fwd"][(rows,)](x, y, w, b, mean, rstd, x.stride(0), cols, eps, BLOCK=block, num_warps=warps)
+    return y, mean, rstd, block, warps
+
+
+def m_ln_fwd(k, dt, shape, rep):
+    import torch
+    x, w, b = ln_inputs(dt, shape)
+    y = ln_triton_fwd(k, x, w, b)[0]
+    want = torch.nn.functional.layer_norm(x, (shape[1],), w, b, 1e-5)
+    tri = lambda: ln_triton_fwd(k, x, w, b)
+    tor = lambda: torch.nn.functional.layer_norm(x, (shape[1],), w, b, 1e-5)
+    byt = 2 * x.numel() * x.element_size()
+    return [dict(impl="torch", ms=bench(tor, rep), bytes=byt, check="reference"),
+            dict(impl="triton", ms=bench(tri, rep), bytes=byt, check=check(y, want, dt))]
+
+
+def m_ln_bwd(k, dt, shape, rep):
+    import torch
+    import triton
+    rows, cols = shape
+    x, w, b = ln_inputs(dt, shape)
+    dy = 0.1 * torch.randn_like(x)
+    _, mean, rstd, block, warps = ln_triton_fwd(k, x, w, b)
+    if cols > block:
+        return [dict(impl="triton", ms=None, bytes=None, check="skipped: the tutorial's backward needs N <= 64 KB")]
+    group = 64 if cols > 8192 else 96 if cols > 4096 else 128 if cols > 1024 else 256
+    dx = torch.empty_like(x)
+    dw, db = torch.empty(cols, device="cuda", dtype=dt), torch.empty(cols, device="cuda", dtype=dt)
+    pdw = torch.empty(group, cols, device="cuda", dtype=dt)
+    pdb = torch.empty(group, cols, device="cuda", dtype=dt)
+    locks = torch.zeros(2 * group, device="cuda", dtype=torch.int32)
+
+    def tri():
+        locks.zero_()
+        k["ln_bwd_dx"][(rows,)](dx, dy, pdw, pdb, x, w, mean, rstd, locks, x.stride(0), cols,
+                                GROUP=group, BLOCK=block, num_warps=warps)
+        k["ln_bwd_dwdb"][(triton.cdiv(cols, 128),)](pdw, pdb, dw, db, group, cols, BM=32, BN=128)
+
+    xr, wr, br = (t.detach().clone().requires_grad_(True) for t in (x, w, b))
+    yr = torch.nn.functional.layer_norm(xr, (cols,), wr, br, 1e-5)
+    tor = lambda: yr.backward(dy, retain_graph=True)
+    tri()
+    tor()
+    c = check(dx, xr.grad, dt)
+    byt = 3 * x.numel() * x.element_size()
+    return [dict(impl="torch", ms=bench(tor, rep, grad_to_none=[xr, wr, br]), bytes=byt, check="reference"),
+            dict(impl="triton", ms=bench(tri, rep), bytes=byt, check=c)]
+
+
+def m_reduce(op):
+    def m(k, dt, shape, rep):
+        import torch
+        x = torch.randn(*shape, device="cuda", dtype=dt)
+        out = []
+        for dim in (1, 0):
+            f = {"sum": lambda: torch.sum(x, dim=dim), "amax": lambda: torch.amax(x, dim=dim),
+                 "argmax": lambda: torch.argmax(x, dim=dim)}[op]
+            r = f()
+            byt = x.numel() * x.element_size() + r.numel() * r.element_size()
+            out.append(dict(impl=f"torch_dim{dim}", ms=bench(f, rep), bytes=byt, check="reference"))
+        return out
+    return m
+
+
+def m_epilogue(kind):
+    def m(k, dt, shape, rep):
+        import torch
+        import torch.nn.functional as F
+        import triton
+        x = torch.randn(*shape, device="cuda", dtype=dt)
+        y = torch.empty_like(x)
+        n = x.numel()
+        scale, bias = 1.25, -0.5
+        code = {"gelu_tanh": 0, "gelu_erf": 1, "silu": 2}[kind]
+        tor = {"gelu_tanh": lambda: F.gelu(x * scale + bias, approximate="tanh"),
+               "gelu_erf": lambda: F.gelu(x * scale + bias),
+               "silu": lambda: F.silu(x * scale + bias)}[kind]
+        tri = lambda: k["epilogue"][(triton.cdiv(n, 1024),)](x, y, n, scale, bias, KIND=code, BLOCK=1024)
+        tri()
+        want = tor()
+        byt = 2 * n * x.element_size()
+        return [dict(impl="torch", ms=bench(tor, rep), bytes=byt, check="reference (unfused: 2-3 kernels)"),
+                dict(impl="triton", ms=bench(tri, rep), bytes=byt, check=check(y, want, dt))]
+    return m
+
+
+MEASURE = {"add": m_add, "softmax": m_softmax, "layer_norm_fwd": m_ln_fwd, "layer_norm_bwd": m_ln_bwd,
+           "sum": m_reduce("sum"), "amax": m_reduce("amax"), "argmax": m_reduce("argmax"),
+           "gelu_tanh": m_epilogue("gelu_tanh"), "gelu_erf": m_epilogue("gelu_erf"), "silu": m_epilogue("silu")}
+
+if __name__ == "__main__":
+    sys.exit(main())
