@@ -335,6 +335,8 @@ fn readers(k: &Kernel, v: Value) -> Vec<crate::ir::OpId> {
                 | OpKind::Load { .. }
                 | OpKind::Store { .. }
                 | OpKind::Reduce { .. }
+                | OpKind::ReduceWith { .. }
+                | OpKind::Scan { .. }
                 | OpKind::For { .. }
                 | OpKind::Yield { .. } => out.push(id),
             }

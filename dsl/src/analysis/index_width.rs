@@ -235,6 +235,8 @@ impl<'k> Analyzer<'k> {
                 | OpKind::Cast { .. }
                 | OpKind::Select { .. }
                 | OpKind::Reduce { .. }
+                | OpKind::ReduceWith { .. }
+                | OpKind::Scan { .. }
                 | OpKind::For { .. }
                 | OpKind::Store { .. }
                 | OpKind::Yield { .. } => {
@@ -336,6 +338,8 @@ impl<'k> Analyzer<'k> {
                     | OpKind::Load { .. }
                     | OpKind::Store { .. }
                     | OpKind::Reduce { .. }
+                    | OpKind::ReduceWith { .. }
+                    | OpKind::Scan { .. }
                     | OpKind::Yield { .. } => return None,
                 },
                 ValueDef::BlockArg => match self.block_args.get(&v) {

@@ -7,6 +7,7 @@ use crate::lang::semantic::MAX_BLOCK_NUMEL;
 use crate::spec::ArgValue;
 
 use super::access;
+use super::combine;
 use super::elementwise;
 use super::memory::Memory;
 use super::reduce::reduce;
@@ -112,6 +113,12 @@ impl<'k> ProgramRun<'k> {
                 OpKind::For { lower, upper, step, init, body } => {
                     self.for_loop(id, [*lower, *upper, *step], init, body, mem)?;
                 }
+                OpKind::ReduceWith { values, axis, combine } => {
+                    self.combine_op(values, *axis, combine, true, &op.results).map_err(|t| (id, t))?;
+                }
+                OpKind::Scan { values, axis, combine } => {
+                    self.combine_op(values, *axis, combine, false, &op.results).map_err(|t| (id, t))?;
+                }
                 OpKind::Param { .. }
                 | OpKind::Constant { .. }
                 | OpKind::ProgramId { .. }
@@ -186,6 +193,33 @@ impl<'k> ProgramRun<'k> {
         Ok(())
     }
 
+    /// `ReduceWith` (`reduce`) or `Scan`: runs the combine region in the order of
+    /// `combine.rs` and stores one result per operand.
+    fn combine_op(
+        &mut self,
+        values: &[Value],
+        axis: usize,
+        region: &Block,
+        reduce: bool,
+        results: &[Value],
+    ) -> Result<(), Trap> {
+        let Some(first) = values.first() else { return unsupported("a combine op without operands") };
+        let dims = self.kernel.shape(*first).dims().to_vec();
+        let inputs = values.iter().map(|v| self.get(*v).cloned()).collect::<Result<Vec<_>, _>>()?;
+        let out = if reduce {
+            combine::reduce_with(self.kernel, region, inputs, &dims, axis)?
+        } else {
+            combine::scan(self.kernel, region, inputs, &dims, axis)?
+        };
+        if out.len() != results.len() {
+            return unsupported("a combine region that yields another number of values than the op has results");
+        }
+        for (r, d) in results.iter().zip(out) {
+            self.set(*r, d)?;
+        }
+        Ok(())
+    }
+
     /// Evaluates one straight-line op and stores its result.
     fn op(&mut self, id: OpId, mem: &mut Memory) -> Result<(), Trap> {
         let k = self.kernel;
@@ -236,7 +270,9 @@ impl<'k> ProgramRun<'k> {
                 return access::store(mem, self.get(*ptr)?, self.get(*value)?, mask);
             }
             OpKind::Reduce { op, value, axis } => reduce(*op, self.get(*value)?, k.shape(*value).dims(), *axis)?,
-            OpKind::For { .. } | OpKind::Yield { .. } => return unsupported("control flow outside a block walk"),
+            OpKind::For { .. } | OpKind::Yield { .. } | OpKind::ReduceWith { .. } | OpKind::Scan { .. } => {
+                return unsupported("an op with a region outside a block walk");
+            }
         };
         match result {
             Some(r) => self.set(r, data),

@@ -15,6 +15,7 @@
 //! and the element.
 
 mod access;
+mod combine;
 mod elementwise;
 mod error;
 mod eval;

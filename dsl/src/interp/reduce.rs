@@ -53,6 +53,16 @@ fn lines<T: Copy, U>(
 /// for NaN); ties, `-0.0` against `+0.0` included, keep the smallest index; a line of
 /// only NaN gives 0.
 fn argmax_line<T: PartialOrd + Copy>(it: &mut dyn Iterator<Item = T>) -> Option<i32> {
+    arg_line(it, |v, best| v > best)
+}
+
+/// `argmax_line`'s mirror: the index of the first minimum, NaN skipped, all-NaN gives 0.
+fn argmin_line<T: PartialOrd + Copy>(it: &mut dyn Iterator<Item = T>) -> Option<i32> {
+    arg_line(it, |v, best| v < best)
+}
+
+/// The index of the first element no later element `beats`, NaN skipped.
+fn arg_line<T: PartialOrd + Copy>(it: &mut dyn Iterator<Item = T>, beats: fn(T, T) -> bool) -> Option<i32> {
     let mut best: Option<(T, usize)> = None;
     for (k, v) in it.enumerate() {
         #[allow(clippy::eq_op, reason = "`v == v` is false exactly for NaN")]
@@ -62,7 +72,7 @@ fn argmax_line<T: PartialOrd + Copy>(it: &mut dyn Iterator<Item = T>) -> Option<
         }
         let better = match best {
             None => true,
-            Some((b, _)) => v > b,
+            Some((b, _)) => beats(v, b),
         };
         if better {
             best = Some((v, k));
@@ -79,6 +89,8 @@ macro_rules! int_reduce {
             ReduceOp::Min(_) => Data::$variant(lines(v, dims, axis, |it| it.reduce(Ord::min))?),
             ReduceOp::Sum => Data::$variant(lines(v, dims, axis, |it| it.reduce(|a, b| a.wrapping_add(b)))?),
             ReduceOp::Argmax => Data::I32(lines(v, dims, axis, argmax_line)?),
+            ReduceOp::Argmin => Data::I32(lines(v, dims, axis, argmin_line)?),
+            ReduceOp::XorSum => Data::$variant(lines(v, dims, axis, |it| it.reduce(|a, b| a ^ b))?),
         }
     }};
 }
@@ -94,13 +106,16 @@ pub(crate) fn reduce(op: ReduceOp, v: &Data, dims: &[usize], axis: usize) -> Res
             ReduceOp::Max(nan) => Data::F32(x.iter().map(|&a| max_f32(f32::NEG_INFINITY, a, nan)).collect()),
             ReduceOp::Min(nan) => Data::F32(x.iter().map(|&a| min_f32(f32::INFINITY, a, nan)).collect()),
             ReduceOp::Sum => Data::F32(x.clone()),
-            ReduceOp::Argmax => Data::I32(vec![0; x.len()]),
+            ReduceOp::Argmax | ReduceOp::Argmin => Data::I32(vec![0; x.len()]),
+            ReduceOp::XorSum => return unsupported("xor_sum of f32 (the verifier refuses it)"),
         },
         Data::F32(x) => match op {
             ReduceOp::Max(nan) => Data::F32(lines(x, dims, axis, |it| it.reduce(|a, b| max_f32(a, b, nan)))?),
             ReduceOp::Min(nan) => Data::F32(lines(x, dims, axis, |it| it.reduce(|a, b| min_f32(a, b, nan)))?),
             ReduceOp::Sum => Data::F32(lines(x, dims, axis, |it| it.reduce(|a, b| a + b))?),
             ReduceOp::Argmax => Data::I32(lines(x, dims, axis, argmax_line)?),
+            ReduceOp::Argmin => Data::I32(lines(x, dims, axis, argmin_line)?),
+            ReduceOp::XorSum => return unsupported("xor_sum of f32 (the verifier refuses it)"),
         },
         Data::I32(x) => int_reduce!(x, dims, axis, op, I32),
         Data::I64(x) => int_reduce!(x, dims, axis, op, I64),
@@ -166,6 +181,22 @@ mod tests {
         assert_eq!(reduce(ReduceOp::Argmax, &v, &[2, 4], 1).unwrap(), Data::I32(vec![1, 0]));
         let v = Data::F32(vec![f32::NEG_INFINITY; 4]);
         assert_eq!(reduce(ReduceOp::Argmax, &v, &[4], 0).unwrap(), Data::I32(vec![0]));
+    }
+
+    #[test]
+    fn argmin_takes_the_first_minimum_and_ignores_nan() {
+        let nan = f32::NAN;
+        let v = Data::F32(vec![nan, 2.0, 1.0, 1.0, 0.0, -0.0, nan, nan]);
+        assert_eq!(reduce(ReduceOp::Argmin, &v, &[2, 4], 1).unwrap(), Data::I32(vec![2, 0]));
+        let v = Data::I64(vec![3, i64::MIN, 7, i64::MIN]);
+        assert_eq!(reduce(ReduceOp::Argmin, &v, &[4], 0).unwrap(), Data::I32(vec![1]));
+    }
+
+    #[test]
+    fn xor_sum_folds_bits() {
+        let v = Data::I64(vec![i64::MIN, 1, -1, 6]);
+        assert_eq!(reduce(ReduceOp::XorSum, &v, &[2, 2], 1).unwrap(), Data::I64(vec![i64::MIN | 1, -7]));
+        assert!(reduce(ReduceOp::XorSum, &Data::F32(vec![1.0, 2.0]), &[2], 0).is_err());
     }
 
     #[test]

@@ -176,6 +176,11 @@ pub enum ReduceOp {
     /// Index (`i32`) of the first maximum; NaN is ignored like `Max(None)`; ties give the
     /// smallest index (`-0.0` ties with `+0.0`); an all-`-inf` or all-NaN row gives 0.
     Argmax,
+    /// Index (`i32`) of the first minimum, the mirror of `Argmax`: NaN is ignored (it never
+    /// compares less), ties give the smallest index, an all-NaN row gives 0.
+    Argmin,
+    /// Bitwise xor of the elements (integers only; identity 0).
+    XorSum,
 }
 
 impl ReduceOp {
@@ -187,6 +192,44 @@ impl ReduceOp {
             ReduceOp::Min(PropagateNan::All) => "min.nan",
             ReduceOp::Sum => "sum",
             ReduceOp::Argmax => "argmax",
+            ReduceOp::Argmin => "argmin",
+            ReduceOp::XorSum => "xor_sum",
+        }
+    }
+
+    /// Whether the result is the `i32` index of an element rather than a combined value.
+    pub fn gives_index(self) -> bool {
+        match self {
+            ReduceOp::Argmax | ReduceOp::Argmin => true,
+            ReduceOp::Max(_) | ReduceOp::Min(_) | ReduceOp::Sum | ReduceOp::XorSum => false,
+        }
+    }
+}
+
+impl OpKind {
+    /// The block this op holds: a loop's body or a reduction's or scan's combine region.
+    pub fn nested_block(&self) -> Option<&Block> {
+        match self {
+            OpKind::For { body, .. } => Some(body),
+            OpKind::ReduceWith { combine, .. } | OpKind::Scan { combine, .. } => Some(combine),
+            OpKind::Param { .. }
+            | OpKind::Constant { .. }
+            | OpKind::ProgramId { .. }
+            | OpKind::NumPrograms { .. }
+            | OpKind::Arange { .. }
+            | OpKind::Splat { .. }
+            | OpKind::Broadcast { .. }
+            | OpKind::ExpandDims { .. }
+            | OpKind::Unary { .. }
+            | OpKind::Binary { .. }
+            | OpKind::Compare { .. }
+            | OpKind::Cast { .. }
+            | OpKind::Select { .. }
+            | OpKind::AddPtr { .. }
+            | OpKind::Load { .. }
+            | OpKind::Store { .. }
+            | OpKind::Reduce { .. }
+            | OpKind::Yield { .. } => None,
         }
     }
 }
@@ -313,7 +356,8 @@ impl Kernel {
         if let OpKind::Yield { values } = &last.kind { Some(values) } else { None }
     }
 
-    /// Every op of the kernel, nested loop bodies included, in program order.
+    /// Every op of the kernel, nested loop bodies and combine regions included, in program
+    /// order.
     pub fn walk(&self) -> Vec<OpId> {
         let mut out = Vec::new();
         self.walk_block(&self.body, &mut out);
@@ -323,7 +367,7 @@ impl Kernel {
     fn walk_block(&self, block: &Block, out: &mut Vec<OpId>) {
         for &id in &block.ops {
             out.push(id);
-            if let OpKind::For { body, .. } = &self.op(id).kind {
+            if let Some(body) = self.op(id).kind.nested_block() {
                 self.walk_block(body, out);
             }
         }

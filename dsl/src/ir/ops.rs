@@ -229,6 +229,20 @@ declare_ops! {
     Reduce { op: ReduceOp, value: Value, axis: usize }
         => name: "reduce", effect: Effect::Pure,
            typing: |cx, out| typing::reduce(cx, out, *op, *value, *axis);
+    /// Reduces the blocks `values` (one or more, of one shape) along `axis` with the
+    /// `combine` region (Triton's `tl.reduce`): the region's arguments are
+    /// `[a_0.., b_0..]`, one scalar per operand twice, and it ends with `Yield` of one
+    /// scalar per operand of the operand's dtype; the results drop `axis`. The combine
+    /// order is the balanced tree over positions (`docs/semantics.md`, Reductions).
+    ReduceWith { values: Vec<Value>, axis: usize, combine: Block }
+        => name: "reduce_with", effect: Effect::Pure,
+           typing: |cx, out| typing::combine_op(cx, out, values, *axis, combine, true);
+    /// Inclusive scan of the blocks `values` along `axis` with the `combine` region
+    /// (Triton's `tl.associative_scan`); region as for `ReduceWith`, results of the
+    /// operands' types. Combine order: the Hillis-Steele rounds (`docs/semantics.md`).
+    Scan { values: Vec<Value>, axis: usize, combine: Block }
+        => name: "scan", effect: Effect::Pure,
+           typing: |cx, out| typing::combine_op(cx, out, values, *axis, combine, false);
     /// `for iv in (lower..upper).step_by(step)` with loop-carried values: the body's
     /// arguments are `[iv, carried...]`, it ends with `Yield(next carried...)`, and the
     /// op's results are the carried values after the last iteration (`init` when the range

@@ -79,6 +79,9 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
                 s
             }
             OpKind::Reduce { op, value, axis } => format!("{name} {} {value}, axis {axis}", op.name()),
+            OpKind::ReduceWith { values, axis, combine } | OpKind::Scan { values, axis, combine } => {
+                format!("{name} {}, axis {axis} combine({})", list(values), list(&combine.args))
+            }
             OpKind::For { lower, upper, step, init, body } => {
                 let iters: Vec<String> = body.args[1..].iter().zip(init).map(|(a, i)| format!("{a} = {i}")).collect();
                 let results = if op.results.is_empty() { String::new() } else { format!("{} = ", list(&op.results)) };
@@ -96,8 +99,8 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
             let _ = write!(line, " : {}", types.join(", "));
         }
         let _ = writeln!(line, "  loc({})", op.loc.short());
-        if let OpKind::For { body, .. } = &op.kind {
-            // Open the body on the same line as the `for`.
+        if let Some(body) = op.kind.nested_block() {
+            // Open the body (a loop's, a combine region) on the same line as the op.
             line.truncate(line.trim_end().len());
             line.push_str(" {\n");
             out.push_str(&line);

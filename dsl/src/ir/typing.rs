@@ -152,10 +152,10 @@ pub fn reduce(cx: &TypeCx<'_>, out: &mut Vec<String>, op: ReduceOp, value: Value
     } else if let Some(r) = cx.result(0) {
         let mut dims = t.shape.0.clone();
         dims.remove(axis);
-        let want = match op {
-            ReduceOp::Argmax => DType::I32,
-            ReduceOp::Max(_) | ReduceOp::Min(_) | ReduceOp::Sum => t.dtype,
-        };
+        let want = if op.gives_index() { DType::I32 } else { t.dtype };
+        if op == ReduceOp::XorSum && !t.dtype.is_int() {
+            out.push(format!("xor_sum needs integers, got {}", t.dtype));
+        }
         if r.shape.0 != dims || r.dtype != want {
             out.push("reduction result has the wrong type".into());
         }
@@ -186,5 +186,53 @@ pub fn for_loop(
         && (values.len() != init.len() || values.iter().zip(init).any(|(y, i)| cx.ty(*y) != cx.ty(*i)))
     {
         out.push("yield must give one value of each carried type".into());
+    }
+}
+
+/// `ReduceWith` (`reduce` true) and `Scan`: operands of one shape, `axis` in range, a
+/// combine region taking two scalars per operand and yielding one of each operand's dtype,
+/// results one per operand (the shape without `axis` for a reduction, the same for a scan).
+pub fn combine_op(
+    cx: &TypeCx<'_>,
+    out: &mut Vec<String>,
+    values: &[Value],
+    axis: usize,
+    combine: &Block,
+    reduce: bool,
+) {
+    let Some(first) = values.first() else {
+        out.push("needs at least one operand".into());
+        return;
+    };
+    let shape = &cx.ty(*first).shape;
+    if values.iter().any(|v| &cx.ty(*v).shape != shape) {
+        out.push("operands must have one shape".into());
+    }
+    if axis >= shape.rank() {
+        out.push(format!("axis {axis} out of range for rank {}", shape.rank()));
+        return;
+    }
+    if cx.op.results.len() != values.len() {
+        out.push(format!("expects {} results, has {}", values.len(), cx.op.results.len()));
+        return;
+    }
+    let mut dims = shape.0.clone();
+    if reduce {
+        dims.remove(axis);
+    }
+    for (v, r) in values.iter().zip(&cx.op.results) {
+        if cx.ty(*r) != &TensorType::new(cx.ty(*v).dtype, super::Shape(dims.clone())) {
+            out.push(format!("result {r} must be {} of shape {:?}", cx.ty(*v).dtype, dims));
+        }
+    }
+    let scalar = |v: &Value| TensorType::scalar(cx.ty(*v).dtype);
+    let want: Vec<TensorType> = values.iter().chain(values).map(scalar).collect();
+    if combine.args.len() != want.len() || combine.args.iter().zip(&want).any(|(a, w)| cx.ty(*a) != w) {
+        out.push("the combine region takes two scalars of each operand's dtype".into());
+    }
+    match cx.kernel.yielded(combine) {
+        Some(ys) if ys.len() == values.len() && ys.iter().zip(values).all(|(y, v)| cx.ty(*y) == &scalar(v)) => {}
+        // a missing yield, or one of another count or type (not an op kind)
+        _ => out.push("the combine region must yield one scalar of each operand's dtype".into()),
     }
 }

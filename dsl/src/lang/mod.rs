@@ -4,11 +4,13 @@
 //! types and the promotion table; `semantic.rs` holds every typing, broadcasting and
 //! folding rule.
 
+mod combine;
 mod dtype;
 mod ops;
 pub mod semantic;
 mod tensor;
 
+pub use combine::{argmin, associative_scan, cumsum, reduce, xor_sum};
 pub use dtype::{AddOutput, DTypeMarker, IntMarker, NumericMarker, Promote, Ptr, ScalarMarker};
 pub use ops::{
     Carry, arange, argmax, cdiv, for_range, full, load, max, max_with, maximum, maximum_with, min, min_with, minimum,

@@ -405,9 +405,17 @@ impl Builder {
             self.error(loc, format!("cannot reduce a block of {}", ty.dtype), "reduce numeric blocks");
             return v;
         }
+        if op == ReduceOp::XorSum && !ty.dtype.is_int() {
+            self.error(
+                loc,
+                format!("xor_sum of a block of {}: xor is defined on integers only", ty.dtype),
+                "reduce an integer block (bitcast floats to integers first), or use sum",
+            );
+            return v;
+        }
         let mut dims = ty.shape.0.clone();
         dims.remove(axis);
-        let dtype = if op == ReduceOp::Argmax { DType::I32 } else { ty.dtype };
+        let dtype = if op.gives_index() { DType::I32 } else { ty.dtype };
         self.push1(OpKind::Reduce { op, value: v, axis }, TensorType::new(dtype, Shape(dims)), loc)
     }
 

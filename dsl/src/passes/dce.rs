@@ -4,7 +4,8 @@
 //! the body multiplies it away, parameters the body never uses, literals that folding
 //! replaced. An op is *live* when it has a side effect (a store), when a live op reads
 //! one of its results, or when it is a loop that holds a live op (then its `yield` is
-//! live too, and so are all its carried values). Everything else is removed, and the
+//! live too, and so are all its carried values). A live reduction or scan keeps its
+//! combine region's `yield` and what it reads. Everything else is removed, and the
 //! kernel's arenas are renumbered in program order so the IR text stays dense
 //! (`%0, %1, ...`). Loads have no side effect: an unused load is removed, as GPU
 //! compilers do.
@@ -36,11 +37,11 @@ pub fn run(kernel: &mut Kernel) -> usize {
 
 /// Every live op (see the module doc).
 fn live_ops(k: &Kernel) -> HashSet<OpId> {
-    // The loop each op sits in, and the loop each block argument belongs to.
+    // The loop (or combine op) each op sits in, and the one each block argument belongs to.
     let mut parent: HashMap<OpId, OpId> = HashMap::new();
     let mut arg_owner: HashMap<Value, OpId> = HashMap::new();
     for id in k.walk() {
-        if let OpKind::For { body, .. } = &k.op(id).kind {
+        if let Some(body) = k.op(id).kind.nested_block() {
             for &inner in &body.ops {
                 parent.insert(inner, id);
             }
@@ -65,7 +66,7 @@ fn live_ops(k: &Kernel) -> HashSet<OpId> {
             }
         }
         work.extend(parent.get(&id));
-        if let OpKind::For { body, .. } = &op.kind {
+        if let Some(body) = op.kind.nested_block() {
             work.extend(body.ops.last());
         }
     }
@@ -116,6 +117,14 @@ impl Compactor<'_> {
                     let init = init.iter().map(|v| self.lookup(*v)).collect::<Option<Vec<_>>>()?;
                     let body = self.block(body)?;
                     OpKind::For { lower, upper, step, init, body }
+                }
+                OpKind::ReduceWith { values, axis, combine } => {
+                    let values = values.iter().map(|v| self.lookup(*v)).collect::<Option<Vec<_>>>()?;
+                    OpKind::ReduceWith { values, axis: *axis, combine: self.block(combine)? }
+                }
+                OpKind::Scan { values, axis, combine } => {
+                    let values = values.iter().map(|v| self.lookup(*v)).collect::<Option<Vec<_>>>()?;
+                    OpKind::Scan { values, axis: *axis, combine: self.block(combine)? }
                 }
                 kind => {
                     let mut missing = false;

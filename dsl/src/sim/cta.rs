@@ -365,6 +365,19 @@ impl Cta {
                     self.need_reg(*src)?;
                     l.report.shuffles += self.shfl(*dst, *src, *mode, *b, *c, *member_mask)?;
                 }
+                MicroOp::Unpack64 { lo, hi, src } => {
+                    self.need_reg(*src)?;
+                    let mut x = self.fetch(Src::Reg(*src), 0);
+                    let mut high = self.fetch(Src::Reg(*src), 1);
+                    for (l, h) in x.iter_mut().zip(high.iter_mut()) {
+                        *h >>= 32;
+                        *l &= 0xFFFF_FFFF;
+                    }
+                    self.put(*lo, &x);
+                    self.put(*hi, &high);
+                    self.scratch[0] = x;
+                    self.scratch[1] = high;
+                }
                 MicroOp::BarSync { id } => {
                     if let Some(t) = (0..self.t).find(|&t| !self.active(t)) {
                         let reached = self.active.iter().filter(|a| **a).count();

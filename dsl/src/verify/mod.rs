@@ -156,6 +156,12 @@ impl Verifier<'_> {
                 }
                 let mut inner = scope.clone();
                 self.block(body, &mut inner, true);
+            } else if let Some(region) = op.kind.nested_block() {
+                // A combine region sees its own arguments and values only.
+                if region.ops.last().map(|l| matches!(self.k.op(*l).kind, OpKind::Yield { .. })) != Some(true) {
+                    self.err(op.loc, format!("{id}: combine region does not end with yield"));
+                }
+                self.block(region, &mut HashSet::new(), true);
             }
             scope.extend(op.results.iter().copied());
         }

@@ -194,7 +194,12 @@ impl AxisInfoMap {
                     infos[body.args[0].index()] = AxisInfo::uniform(&[], div, None);
                     continue;
                 }
-                OpKind::Load { .. } | OpKind::Reduce { .. } | OpKind::Store { .. } | OpKind::Yield { .. } => continue,
+                OpKind::Load { .. }
+                | OpKind::Reduce { .. }
+                | OpKind::ReduceWith { .. }
+                | OpKind::Scan { .. }
+                | OpKind::Store { .. }
+                | OpKind::Yield { .. } => continue,
             };
             infos[res.index()] = info;
         }

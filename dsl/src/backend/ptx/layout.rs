@@ -281,6 +281,19 @@ pub fn assign(k: &Kernel, rank: usize) -> Result<Vec<Option<Layout>>, PtxError> 
             OpKind::Reduce { value, axis, .. } if is_block(op.results[0]) => {
                 relations.push((*value, op.results[0], *axis, false, op.loc))
             }
+            // Every operand of a combine reduction has one layout; each result is its slice.
+            OpKind::ReduceWith { values, axis, .. } => {
+                tie(values);
+                for (v, r) in values.iter().zip(&op.results).filter(|(_, r)| is_block(**r)) {
+                    relations.push((*v, *r, *axis, false, op.loc));
+                }
+            }
+            // A scan keeps its operands' layout.
+            OpKind::Scan { values, .. } => {
+                let mut vs = values.clone();
+                vs.extend(op.results.iter().copied());
+                tie(&vs);
+            }
             // Scalars and ops that start a layout class of their own: nothing to tie. (A
             // scalar operand of `expand_dims` or a reduction to a scalar relates no blocks.)
             OpKind::Param { .. }

@@ -258,6 +258,12 @@ pub enum Inst {
     /// and `member_mask` is `0xffffffff`: all 32 lanes take part, and all 32 execute it
     /// together. `ty` is `F32` or `I32` (32-bit payload).
     Shfl { ty: Ty, dst: Reg, src: Reg, lane_mask: u32, clamp: u32, member_mask: u32 },
+    /// `{lo, hi} = src`: the low and the high 32 bits of the 64-bit register `src` (of type
+    /// `ty`, `I64` or a 64-bit float) into two `I32` registers (`mov.b64 {lo, hi}, src`).
+    /// How a 64-bit value crosses a 32-bit shuffle.
+    Unpack64 { ty: Ty, lo: Reg, hi: Reg, src: Reg },
+    /// `dst = hi << 32 | lo` (`mov.b64 dst, {lo, hi}`): [`Inst::Unpack64`]'s inverse.
+    Pack64 { ty: Ty, dst: Reg, lo: Reg, hi: Reg },
     /// `bar.sync id`: waits until every thread of the CTA reached it; shared-memory
     /// writes before it are visible to every thread after it.
     BarSync { id: u32 },
@@ -484,6 +490,8 @@ impl Program {
                 Inst::Shfl { dst, src, lane_mask, .. } => {
                     format!("{} = shfl.bfly {src}, lane ^ {lane_mask}", self.def(*dst))
                 }
+                Inst::Unpack64 { lo, hi, src, .. } => format!("{}, {} = unpack64 {src}", self.def(*lo), self.def(*hi)),
+                Inst::Pack64 { dst, lo, hi, .. } => format!("{} = pack64 {lo}, {hi}", self.def(*dst)),
                 Inst::BarSync { id } => format!("bar.sync {id}"),
                 Inst::Loop { iv, lower, upper, step, body, .. } => {
                     writeln!(f, "{pad}loop {} = {lower} .. {upper} step {step} {{", self.def(*iv))?;

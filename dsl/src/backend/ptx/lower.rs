@@ -7,9 +7,12 @@
 //! types it does not handle, layouts it cannot build and blocks over the register budget
 //! are [`PtxError`]s naming the kernel and the op's line.
 
+mod combine;
 mod dce;
 mod memory;
 mod reduce;
+mod scan;
+mod wide;
 
 use std::collections::HashMap;
 
@@ -760,6 +763,8 @@ impl Lowerer<'_> {
                 let elems = self.reduce(op, *rop, *value, *axis)?;
                 self.set(res.unwrap(), elems);
             }
+            OpKind::ReduceWith { values, axis, combine } => self.reduce_with(op, values, *axis, combine)?,
+            OpKind::Scan { values, axis, combine } => self.scan(op, values, *axis, combine)?,
             OpKind::For { lower, upper, step, init, body } => self.for_loop(op, *lower, *upper, *step, init, body)?,
             OpKind::Yield { .. } => {}
         }

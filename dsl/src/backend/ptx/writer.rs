@@ -275,6 +275,12 @@ impl Writer<'_> {
                 self.reg(*dst),
                 self.reg(*src)
             ),
+            Inst::Unpack64 { lo, hi, src, .. } => {
+                format!("mov.b64 {{{}, {}}}, {};", self.reg(*lo), self.reg(*hi), self.reg(*src))
+            }
+            Inst::Pack64 { dst, lo, hi, .. } => {
+                format!("mov.b64 {}, {{{}, {}}};", self.reg(*dst), self.reg(*lo), self.reg(*hi))
+            }
             Inst::BarSync { id } => format!("bar.sync {id};"),
             Inst::Loop { .. } => unreachable!("loops are written by `lp`"),
         }
@@ -370,6 +376,8 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::LdShared { .. }
             | Inst::StShared { .. }
             | Inst::Shfl { .. }
+            | Inst::Unpack64 { .. }
+            | Inst::Pack64 { .. }
             | Inst::BarSync { .. } => 0,
         })
         .sum()

@@ -63,8 +63,12 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
                 used.insert(*addr);
                 used.insert(*src);
             }
-            Inst::Shfl { src, .. } => {
+            Inst::Shfl { src, .. } | Inst::Unpack64 { src, .. } => {
                 used.insert(*src);
+            }
+            Inst::Pack64 { lo, hi, .. } => {
+                used.insert(*lo);
+                used.insert(*hi);
             }
             Inst::Loop { iv, lower, upper, step, body, .. } => {
                 used.insert(*iv);
@@ -91,6 +95,7 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::Cvt { dst, .. }
         | Inst::Setp { dst, .. }
         | Inst::Selp { dst, .. }
+        | Inst::Pack64 { dst, .. }
         | Inst::SharedBase { dst } => Some(*dst),
         Inst::Group(_)
         | Inst::LdGlobal { .. }
@@ -98,6 +103,8 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::LdShared { .. }
         | Inst::StShared { .. }
         | Inst::Shfl { .. }
+        // two destinations: kept (the lowering unpacks only what it shuffles)
+        | Inst::Unpack64 { .. }
         | Inst::BarSync { .. }
         | Inst::Loop { .. } => None,
     }

@@ -37,38 +37,47 @@ impl Lowerer<'_> {
             ReduceOp::Max(n) => Acc { v: self.bin(BinOp::Max(n), ty, a.v, b.v), i: None },
             ReduceOp::Min(n) => Acc { v: self.bin(BinOp::Min(n), ty, a.v, b.v), i: None },
             ReduceOp::Sum => Acc { v: self.bin(BinOp::Add, ty, a.v, b.v), i: None },
-            ReduceOp::Argmax => {
-                let (ai, bi) = (a.i.expect("argmax index"), b.i.expect("argmax index"));
-                // take b when: vb > va, or vb == va and ib < ia, or (floats) va is NaN and
-                // vb is not, or both are NaN and ib < ia.
-                let gt = self.setp(Cmp::Gt, ty, b.v, a.v);
-                let eq = self.setp(Cmp::Eq, ty, b.v, a.v);
-                let lt_i = self.setp(Cmp::Lt, Ty::I32, bi, ai);
-                let tie = self.bin(BinOp::And, Ty::Pred, eq.into(), lt_i.into());
-                let mut take = self.bin(BinOp::Or, Ty::Pred, gt.into(), tie);
-                if ty == Ty::F32 {
-                    let a_nan = self.setp(Cmp::Ne, ty, a.v, a.v);
-                    let b_num = self.setp(Cmp::Eq, ty, b.v, b.v);
-                    let b_nan = self.new_reg(Ty::Pred);
-                    self.emit(Inst::Not { dst: b_nan, src: b_num });
-                    let num_beats_nan = self.bin(BinOp::And, Ty::Pred, a_nan.into(), b_num.into());
-                    let both_nan = self.bin(BinOp::And, Ty::Pred, a_nan.into(), b_nan.into());
-                    let nan_tie = self.bin(BinOp::And, Ty::Pred, both_nan, lt_i.into());
-                    take = self.bin(BinOp::Or, Ty::Pred, take, num_beats_nan);
-                    take = self.bin(BinOp::Or, Ty::Pred, take, nan_tie);
-                }
-                let take = self.reg(take, Ty::Pred);
-                let v = self.new_reg(ty);
-                self.emit(Inst::Selp { ty, dst: v, a: b.v, b: a.v, cond: take });
-                let i = self.new_reg(Ty::I32);
-                self.emit(Inst::Selp { ty: Ty::I32, dst: i, a: bi, b: ai, cond: take });
-                Acc { v: v.into(), i: Some(i.into()) }
-            }
+            ReduceOp::XorSum => Acc { v: self.bin(BinOp::Xor, ty, a.v, b.v), i: None },
+            ReduceOp::Argmax => self.arg_combine(Cmp::Gt, ty, a, b),
+            ReduceOp::Argmin => self.arg_combine(Cmp::Lt, ty, a, b),
         }
     }
 
-    fn shfl(&mut self, ty: Ty, x: Operand, lane_mask: u32) -> Operand {
+    /// The (value, index) pair that wins under `beats` (`Gt` for argmax, `Lt` for argmin).
+    fn arg_combine(&mut self, beats: Cmp, ty: Ty, a: Acc, b: Acc) -> Acc {
+        let (ai, bi) = (a.i.expect("arg reduction index"), b.i.expect("arg reduction index"));
+        // take b when: vb beats va, or vb == va and ib < ia, or (floats) va is NaN and
+        // vb is not, or both are NaN and ib < ia.
+        let gt = self.setp(beats, ty, b.v, a.v);
+        let eq = self.setp(Cmp::Eq, ty, b.v, a.v);
+        let lt_i = self.setp(Cmp::Lt, Ty::I32, bi, ai);
+        let tie = self.bin(BinOp::And, Ty::Pred, eq.into(), lt_i.into());
+        let mut take = self.bin(BinOp::Or, Ty::Pred, gt.into(), tie);
+        if ty == Ty::F32 {
+            let a_nan = self.setp(Cmp::Ne, ty, a.v, a.v);
+            let b_num = self.setp(Cmp::Eq, ty, b.v, b.v);
+            let b_nan = self.new_reg(Ty::Pred);
+            self.emit(Inst::Not { dst: b_nan, src: b_num });
+            let num_beats_nan = self.bin(BinOp::And, Ty::Pred, a_nan.into(), b_num.into());
+            let both_nan = self.bin(BinOp::And, Ty::Pred, a_nan.into(), b_nan.into());
+            let nan_tie = self.bin(BinOp::And, Ty::Pred, both_nan, lt_i.into());
+            take = self.bin(BinOp::Or, Ty::Pred, take, num_beats_nan);
+            take = self.bin(BinOp::Or, Ty::Pred, take, nan_tie);
+        }
+        let take = self.reg(take, Ty::Pred);
+        let v = self.new_reg(ty);
+        self.emit(Inst::Selp { ty, dst: v, a: b.v, b: a.v, cond: take });
+        let i = self.new_reg(Ty::I32);
+        self.emit(Inst::Selp { ty: Ty::I32, dst: i, a: bi, b: ai, cond: take });
+        Acc { v: v.into(), i: Some(i.into()) }
+    }
+
+    /// `x` of lane `lane ^ lane_mask`; a 64-bit value moves as two 32-bit halves.
+    pub(super) fn shfl(&mut self, ty: Ty, x: Operand, lane_mask: u32) -> Operand {
         let src = self.reg(x, ty);
+        if ty.size_bytes() == 8 {
+            return self.shfl_wide(ty, src, lane_mask);
+        }
         let dst = self.new_reg(ty);
         self.emit(Inst::Shfl { ty, dst, src, lane_mask, clamp: 0x1f, member_mask: 0xffff_ffff });
         dst.into()
@@ -83,17 +92,14 @@ impl Lowerer<'_> {
     ) -> Result<Vec<Operand>, PtxError> {
         let k = self.k;
         let ty = ty_of(k.dtype(value));
-        if !matches!(ty, Ty::F32 | Ty::I32) {
+        if !matches!(ty.size_bytes(), 4 | 8) || ty == Ty::Pred {
             return Err(self.err(
                 op.loc,
-                format!(
-                    "reductions of {} are not supported by the PTX back end (32-bit shuffles only)",
-                    k.dtype(value)
-                ),
-                "reduce f32 or i32 values",
+                format!("reductions of {} are not supported by the PTX back end", k.dtype(value)),
+                "reduce 32- or 64-bit values (convert the block first)",
             ));
         }
-        let argmax = rop == ReduceOp::Argmax;
+        let argmax = rop.gives_index();
         let gs = self.geometry(value).expect("a reduced value is a block");
         let a = self.layout(value).unwrap().embed[axis];
         let mut pr = gs.parent.clone();
@@ -148,7 +154,7 @@ impl Lowerer<'_> {
                 let identity = match rop {
                     ReduceOp::Max(_) => Operand::F32(f32::NEG_INFINITY),
                     ReduceOp::Min(_) => Operand::F32(f32::INFINITY),
-                    ReduceOp::Sum | ReduceOp::Argmax => continue,
+                    ReduceOp::Sum | ReduceOp::Argmax | ReduceOp::Argmin | ReduceOp::XorSum => continue,
                 };
                 *acc = self.combine(rop, ty, *acc, Acc { v: identity, i: None });
             }
@@ -169,8 +175,8 @@ impl Lowerer<'_> {
     }
 
     /// Stage 3: partials of `warps` warps through shared memory. Slot of result element
-    /// `e` from warp `w`: `(e * warps + w) * 4` bytes (argmax indices in a second array
-    /// after the values).
+    /// `e` from warp `w`: `(e * warps + w) * size` bytes, `size` the value's (4 or 8; argmax
+    /// and argmin indices in a second array of slots of the same stride after the values).
     fn across_warps(
         &mut self,
         op: &Op,
@@ -183,9 +189,11 @@ impl Lowerer<'_> {
         accs: &mut [Acc],
     ) {
         let res_numel: usize = self.k.shape(op.results[0]).numel();
-        let array = (res_numel * warps * 4) as i64;
-        let arrays = if rop == ReduceOp::Argmax { 2 } else { 1 };
-        let bytes = ((array as usize) * arrays).next_multiple_of(16) as u32;
+        let size = ty.size_bytes() as i64;
+        let array = res_numel as i64 * warps as i64 * size;
+        // Index slots mirror the value slots (same stride), so one address serves both.
+        let index_array = if rop.gives_index() { array } else { 0 };
+        let bytes = ((array + index_array) as usize).next_multiple_of(16) as u32;
         self.shared_bytes = self.shared_bytes.max(bytes);
         let base = self.smem_base();
         let lane_a = self.lane_pos(a);
@@ -219,21 +227,21 @@ impl Lowerer<'_> {
                 };
             }
             let read = match e {
-                Operand::Int(x) => Operand::Int(x * warps as i64 * 4),
-                e => self.bin(BinOp::Mul, Ty::I32, e, Operand::Int(warps as i64 * 4)),
+                Operand::Int(x) => Operand::Int(x * warps as i64 * size),
+                e => self.bin(BinOp::Mul, Ty::I32, e, Operand::Int(warps as i64 * size)),
             };
             let read = self.bin(BinOp::Add, Ty::I32, base.into(), read);
             slots.push(self.reg(read, Ty::I32));
         }
         let warp_off = match warp_a {
-            Operand::Int(x) => Operand::Int(x * 4),
+            Operand::Int(x) => Operand::Int(x * size),
             w => {
                 let masked = if self.enc.warps_per_cta[a] > warps {
                     self.bin(BinOp::And, Ty::I32, w, Operand::Int(warps as i64 - 1))
                 } else {
                     w
                 };
-                self.bin(BinOp::Shl, Ty::I32, masked, Operand::Int(2))
+                self.bin(BinOp::Shl, Ty::I32, masked, Operand::Int(size.trailing_zeros().into()))
             }
         };
         let guard = writer.map(|pred| Guard { pred, negate: false });
@@ -252,14 +260,14 @@ impl Lowerer<'_> {
             let mut cur: Option<Acc> = None;
             for w in 0..warps {
                 let v = self.new_reg(ty);
-                self.emit(Inst::LdShared { ty, dst: v, addr: *slot, offset: (w * 4) as u32 });
+                self.emit(Inst::LdShared { ty, dst: v, addr: *slot, offset: (w as i64 * size) as u32 });
                 let i = acc.i.map(|_| {
                     let r = self.new_reg(Ty::I32);
                     self.emit(Inst::LdShared {
                         ty: Ty::I32,
                         dst: r,
                         addr: *slot,
-                        offset: (array as usize + w * 4) as u32,
+                        offset: (array + w as i64 * size) as u32,
                     });
                     Operand::Reg(r)
                 });
