@@ -68,6 +68,7 @@ declare_codes! {
     TraceRule = "RT0101", Trace, "an op breaks a language rule (types, shapes, ranges, constexprs)";
     TraceTritonConstexprTo = "RT0102", Trace, "Triton semantics: `.to()` on an argument specialized to 1 (Triton's AttributeError)";
     TraceCombine = "RT0103", Trace, "a reduce or scan combine function that returns the wrong dtype, shape or count, or holds a non-element-wise op";
+    TraceEscapingValue = "RT0110", Trace, "a value defined inside a loop or if body is used outside it (yield or carry it)";
     InvalidIr = "RT0201", Verify, "the IR breaks an invariant (a compiler bug or hand-built IR)";
     LintToOnSpecializableArg = "RT0301", Lint, "`.to()` on an integer argument Triton specializes when it is 1 (triton-lang/triton#2939)";
     LintI32IndexProduct = "RT0302", Lint, "an i32 index times an argument: can pass 2^31 (triton-lang/triton#832)";
@@ -93,6 +94,7 @@ declare_codes! {
     SimDivisionByZero = "RT0513", Simulator, "an integer division by zero";
     SimLoopBounds = "RT0514", Simulator, "a loop with bounds the lowering never emits";
     SimUnsupported = "RT0515", Simulator, "an instruction the simulator cannot execute";
+    SimDivergentBranch = "RT0520", Simulator, "a uniform branch (`bra.uni`) whose condition differs between the lanes of a warp";
     GuardIndexOverflow = "RT0601", Guard, "i32 index math on a tensor past 2^31 - 1 elements";
     LaunchArgCount = "RT0701", Launch, "the wrong number of runtime arguments";
     LaunchArgType = "RT0702", Launch, "an argument of another type than its parameter";

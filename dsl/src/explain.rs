@@ -338,6 +338,8 @@ fn readers(k: &Kernel, v: Value) -> Vec<crate::ir::OpId> {
                 | OpKind::ReduceWith { .. }
                 | OpKind::Scan { .. }
                 | OpKind::For { .. }
+                | OpKind::If { .. }
+                | OpKind::While { .. }
                 | OpKind::Yield { .. } => out.push(id),
             }
         }

@@ -188,6 +188,16 @@ impl<'k> Analyzer<'k> {
                     }
                 }
             }
+            // A while's condition and body blocks both see the carried values.
+            if let OpKind::While { init, before, after } = &k.op(id).kind {
+                let yielded = k.yielded(after);
+                for (i, &init) in init.iter().enumerate() {
+                    let next = yielded.as_ref().and_then(|y| y.get(i).copied());
+                    for arg in before.args.get(i).into_iter().chain(after.args.get(i)) {
+                        block_args.insert(*arg, BlockArg::Carried { init, next });
+                    }
+                }
+            }
         }
         Analyzer { k, block_args, memo: HashMap::new() }
     }
@@ -196,7 +206,17 @@ impl<'k> Analyzer<'k> {
     /// and yielded values).
     fn inputs(&self, v: Value) -> Vec<Value> {
         match self.k.values[v.index()].def {
-            ValueDef::Result { op, .. } => self.k.op(op).kind.operands(),
+            // An if's or while's result also reads what its regions yield in its place.
+            ValueDef::Result { op, index } => {
+                let kind = &self.k.op(op).kind;
+                let mut inputs = kind.operands();
+                if matches!(kind, OpKind::If { .. } | OpKind::While { .. }) {
+                    for region in kind.regions() {
+                        inputs.extend(self.k.yielded(region).and_then(|ys| ys.get(index)).copied());
+                    }
+                }
+                inputs
+            }
             ValueDef::BlockArg => match self.block_args.get(&v) {
                 Some(BlockArg::Carried { init, next }) => std::iter::once(*init).chain(*next).collect(),
                 // the induction variable and unknown arguments read nothing (not an op kind)
@@ -238,6 +258,8 @@ impl<'k> Analyzer<'k> {
                 | OpKind::ReduceWith { .. }
                 | OpKind::Scan { .. }
                 | OpKind::For { .. }
+                | OpKind::If { .. }
+                | OpKind::While { .. }
                 | OpKind::Store { .. }
                 | OpKind::Yield { .. } => {
                     for i in self.inputs(v) {
@@ -322,9 +344,15 @@ impl<'k> Analyzer<'k> {
                     OpKind::Splat { value: x } | OpKind::Broadcast { value: x } => v = *x,
                     OpKind::ExpandDims { value, .. } => v = *value,
                     OpKind::Select { on_true, .. } => v = *on_true,
-                    OpKind::For { init, .. } => {
+                    OpKind::For { init, .. } | OpKind::While { init, .. } => {
                         let index = self.k.op(op).results.iter().position(|r| *r == v)?;
                         v = *init.get(index)?;
+                    }
+                    // A pointer chosen by an if: the then branch's (both lead to
+                    // parameters in any kernel this analysis reports on).
+                    OpKind::If { then_body, .. } => {
+                        let index = self.k.op(op).results.iter().position(|r| *r == v)?;
+                        v = *self.k.yielded(then_body)?.get(index)?;
                     }
                     // Not a pointer that leads back to a parameter.
                     OpKind::Constant { .. }

@@ -87,7 +87,9 @@ fn run_region(k: &Kernel, region: &Block, lhs: &[Data], rhs: &[Data]) -> Result<
             | OpKind::Reduce { .. }
             | OpKind::ReduceWith { .. }
             | OpKind::Scan { .. }
-            | OpKind::For { .. } => return unsupported(format!("`{}` in a combine region", op.kind.name())),
+            | OpKind::For { .. }
+            | OpKind::If { .. }
+            | OpKind::While { .. } => return unsupported(format!("`{}` in a combine region", op.kind.name())),
         };
         match op.results.first() {
             Some(r) => env.insert(*r, data),

@@ -79,7 +79,7 @@ impl<'k> ProgramRun<'k> {
             && self.kernel.op(id).results.first().is_some_and(|r| matches!(self.values.get(r.index()), Some(Some(_))))
     }
 
-    fn get(&self, v: Value) -> Result<&Data, Trap> {
+    pub(super) fn get(&self, v: Value) -> Result<&Data, Trap> {
         match self.values.get(v.index()) {
             Some(Some(d)) => Ok(d),
             // no slot or not yet written (not an op kind)
@@ -87,7 +87,7 @@ impl<'k> ProgramRun<'k> {
         }
     }
 
-    fn set(&mut self, v: Value, d: Data) -> Result<(), Trap> {
+    pub(super) fn set(&mut self, v: Value, d: Data) -> Result<(), Trap> {
         let numel = self.kernel.shape(v).numel();
         if d.len() != numel {
             return unsupported(format!("{v} has {} elements, its type says {numel}", d.len()));
@@ -102,7 +102,7 @@ impl<'k> ProgramRun<'k> {
     }
 
     /// Runs a block; returns the values of its `yield`, if it ends with one.
-    fn block(&mut self, block: &Block, mem: &mut Memory) -> Result<Option<Vec<Data>>, OpTrap> {
+    pub(super) fn block(&mut self, block: &Block, mem: &mut Memory) -> Result<Option<Vec<Data>>, OpTrap> {
         for &id in &block.ops {
             let op = self.kernel.op(id);
             match &op.kind {
@@ -119,6 +119,8 @@ impl<'k> ProgramRun<'k> {
                 OpKind::Scan { values, axis, combine } => {
                     self.combine_op(values, *axis, combine, false, &op.results).map_err(|t| (id, t))?;
                 }
+                OpKind::If { cond, then_body, else_body } => self.if_op(id, *cond, then_body, else_body, mem)?,
+                OpKind::While { init, before, after } => self.while_loop(id, init, before, after, mem)?,
                 OpKind::Param { .. }
                 | OpKind::Constant { .. }
                 | OpKind::ProgramId { .. }
@@ -270,7 +272,12 @@ impl<'k> ProgramRun<'k> {
                 return access::store(mem, self.get(*ptr)?, self.get(*value)?, mask);
             }
             OpKind::Reduce { op, value, axis } => reduce(*op, self.get(*value)?, k.shape(*value).dims(), *axis)?,
-            OpKind::For { .. } | OpKind::Yield { .. } | OpKind::ReduceWith { .. } | OpKind::Scan { .. } => {
+            OpKind::For { .. }
+            | OpKind::If { .. }
+            | OpKind::While { .. }
+            | OpKind::Yield { .. }
+            | OpKind::ReduceWith { .. }
+            | OpKind::Scan { .. } => {
                 return unsupported("an op with a region outside a block walk");
             }
         };

@@ -16,6 +16,7 @@
 
 mod access;
 mod combine;
+mod control;
 mod elementwise;
 mod error;
 mod eval;

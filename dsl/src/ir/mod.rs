@@ -16,11 +16,15 @@
 //! ops, so the verifier, interpreter and back end never guess.
 //!
 //! # Blocks and control flow
-//! The kernel body is one [`Block`] of ops in program order. The only control flow is the
-//! structured [`OpKind::For`] loop over a runtime range; its body block takes the
-//! induction variable and the loop-carried values as arguments and ends with
-//! [`OpKind::Yield`]. Compile-time loops are plain Rust loops while tracing and leave no
-//! trace in the IR.
+//! The kernel body is one [`Block`] of ops in program order. Control flow is structured:
+//! the [`OpKind::For`] loop over a runtime range (its body block takes the induction
+//! variable and the loop-carried values as arguments), the [`OpKind::If`] on a runtime
+//! scalar condition and the [`OpKind::While`] loop with carried values. Every nested block
+//! (a *region*, [`OpKind::regions`]) ends with [`OpKind::Yield`]; a value defined in a
+//! region is visible only inside it (hand it out through the yield). Conditions and loop
+//! bounds are scalars, the same for every thread of a program, so control flow never
+//! diverges inside a CTA. Compile-time loops are plain Rust loops while tracing and leave
+//! no trace in the IR.
 //!
 //! # Memory effects
 //! Only [`OpKind::Load`] reads and [`OpKind::Store`] writes global memory, element by
@@ -32,6 +36,7 @@
 //! Every op records the [`SourceLoc`] of the DSL call that created it, so every
 //! diagnostic (verifier, interpreter, back end, lint) can name the author's file:line.
 
+mod control_typing;
 mod entities;
 mod location;
 mod ops;
@@ -206,34 +211,6 @@ impl ReduceOp {
     }
 }
 
-impl OpKind {
-    /// The block this op holds: a loop's body or a reduction's or scan's combine region.
-    pub fn nested_block(&self) -> Option<&Block> {
-        match self {
-            OpKind::For { body, .. } => Some(body),
-            OpKind::ReduceWith { combine, .. } | OpKind::Scan { combine, .. } => Some(combine),
-            OpKind::Param { .. }
-            | OpKind::Constant { .. }
-            | OpKind::ProgramId { .. }
-            | OpKind::NumPrograms { .. }
-            | OpKind::Arange { .. }
-            | OpKind::Splat { .. }
-            | OpKind::Broadcast { .. }
-            | OpKind::ExpandDims { .. }
-            | OpKind::Unary { .. }
-            | OpKind::Binary { .. }
-            | OpKind::Compare { .. }
-            | OpKind::Cast { .. }
-            | OpKind::Select { .. }
-            | OpKind::AddPtr { .. }
-            | OpKind::Load { .. }
-            | OpKind::Store { .. }
-            | OpKind::Reduce { .. }
-            | OpKind::Yield { .. } => None,
-        }
-    }
-}
-
 /// One operation: what it does, the values it defines and where the author wrote it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Op {
@@ -356,8 +333,7 @@ impl Kernel {
         if let OpKind::Yield { values } = &last.kind { Some(values) } else { None }
     }
 
-    /// Every op of the kernel, nested loop bodies and combine regions included, in program
-    /// order.
+    /// Every op of the kernel, nested regions included, in program order.
     pub fn walk(&self) -> Vec<OpId> {
         let mut out = Vec::new();
         self.walk_block(&self.body, &mut out);
@@ -367,8 +343,8 @@ impl Kernel {
     fn walk_block(&self, block: &Block, out: &mut Vec<OpId>) {
         for &id in &block.ops {
             out.push(id);
-            if let Some(body) = self.op(id).kind.nested_block() {
-                self.walk_block(body, out);
+            for region in self.op(id).kind.regions() {
+                self.walk_block(region, out);
             }
         }
     }

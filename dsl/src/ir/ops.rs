@@ -38,6 +38,8 @@ pub trait OpField: Sized {
     fn collect(&self, out: &mut Vec<Value>);
     /// This field with every value `v` replaced by `f(v)`.
     fn remap(&self, f: &mut dyn FnMut(Value) -> Value) -> Self;
+    /// Appends the nested blocks (regions) this field holds: only a [`Block`] has one.
+    fn regions<'a>(&'a self, _out: &mut Vec<&'a Block>) {}
 }
 
 impl OpField for Value {
@@ -81,7 +83,17 @@ macro_rules! attribute_fields {
 
 // A nested block is an attribute here: its values are not the op's operands, and passes
 // rebuild bodies themselves, block by block.
-attribute_fields!(usize, u32, i64, Constant, UnaryOp, BinaryOp, CmpPred, ReduceOp, Block);
+attribute_fields!(usize, u32, i64, Constant, UnaryOp, BinaryOp, CmpPred, ReduceOp);
+
+impl OpField for Block {
+    fn collect(&self, _: &mut Vec<Value>) {}
+    fn remap(&self, _: &mut dyn FnMut(Value) -> Value) -> Self {
+        self.clone()
+    }
+    fn regions<'a>(&'a self, out: &mut Vec<&'a Block>) {
+        out.push(self);
+    }
+}
 
 /// Declares [`OpKind`] and everything derived from the table. Each entry:
 ///
@@ -120,6 +132,16 @@ macro_rules! declare_ops {
                 match self {
                     $( OpKind::$op { $($field),* } => OpKind::$op { $($field: OpField::remap($field, &mut f)),* }, )*
                 }
+            }
+
+            /// The nested blocks (regions) of the op, in field order: a `for`'s body, an
+            /// `if`'s then and else blocks, a `while`'s condition and body blocks.
+            pub fn regions(&self) -> Vec<&Block> {
+                let mut out = Vec::new();
+                match self {
+                    $( OpKind::$op { $($field),* } => { $( OpField::regions($field, &mut out); )* } )*
+                }
+                out
             }
 
             /// The op's name in IR text.
@@ -250,7 +272,23 @@ declare_ops! {
     For { lower: Value, upper: Value, step: Value, init: Vec<Value>, body: Block }
         => name: "for", effect: Effect::Region,
            typing: |cx, out| typing::for_loop(cx, out, [*lower, *upper, *step], init, body);
-    /// Ends a loop body with the next values of the loop-carried variables.
+    /// `if cond { then_body } else { else_body }` on a runtime scalar `i1` (one value per
+    /// program, so the branch is uniform across the CTA). Both blocks take no arguments
+    /// and end with `Yield` of one value per result, of the results' types; a block that
+    /// yields nothing is an `if` without results (an `if` without `else` has an else block
+    /// that only yields). Values defined in a block are not visible after the `if`.
+    If { cond: Value, then_body: Block, else_body: Block }
+        => name: "if", effect: Effect::Region,
+           typing: |cx, out| super::control_typing::if_op(cx, out, *cond, then_body, else_body);
+    /// `while before(carried) { carried = after(carried) }` (Triton's `scf.while`): both
+    /// blocks take the carried values as arguments; `before` ends with `Yield(cond)` (a
+    /// scalar `i1`), `after` with `Yield(next carried...)`. The op's results are the
+    /// carried values the first time `cond` is false (`init` when it is false at once).
+    While { init: Vec<Value>, before: Block, after: Block }
+        => name: "while", effect: Effect::Region,
+           typing: |cx, out| super::control_typing::while_loop(cx, out, init, before, after);
+    /// Ends a region (a loop body, an `if` branch, a `while` block) with the values it
+    /// hands to the op that holds it.
     Yield { values: Vec<Value> }
         => name: "yield", effect: Effect::Terminator,
            typing: |cx, out| { let _ = (cx, out, values); };

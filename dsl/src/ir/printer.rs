@@ -91,6 +91,11 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
                     iters.join(", ")
                 )
             }
+            OpKind::If { cond, .. } => format!("{name} {cond}"),
+            OpKind::While { init, before, .. } => {
+                let iters: Vec<String> = before.args.iter().zip(init).map(|(a, i)| format!("{a} = {i}")).collect();
+                format!("{name} iter_args({})", iters.join(", "))
+            }
             OpKind::Yield { values } => format!("{name} {}", list(values)),
         };
         line.push_str(&body);
@@ -99,15 +104,24 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
             let _ = write!(line, " : {}", types.join(", "));
         }
         let _ = writeln!(line, "  loc({})", op.loc.short());
-        if let Some(body) = op.kind.nested_block() {
-            // Open the body (a loop's, a combine region) on the same line as the op.
+        let regions = op.kind.regions();
+        if regions.is_empty() {
+            out.push_str(&line);
+        } else {
+            // Open the first region on the same line as the op; later ones follow `}`:
+            // `} else {` for an if, `} do(%args) {` for a while's body.
             line.truncate(line.trim_end().len());
             line.push_str(" {\n");
             out.push_str(&line);
-            print_block(k, body, depth + 1, out);
+            for (i, region) in regions.iter().enumerate() {
+                if i > 0 {
+                    let args =
+                        if region.args.is_empty() { "else".to_string() } else { format!("do({})", list(&region.args)) };
+                    let _ = writeln!(out, "{pad}}} {args} {{");
+                }
+                print_block(k, region, depth + 1, out);
+            }
             let _ = writeln!(out, "{pad}}}");
-        } else {
-            out.push_str(&line);
         }
     }
 }

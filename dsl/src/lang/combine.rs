@@ -104,7 +104,8 @@ fn traced<C: Carry, R: Carry>(x: C, axis: usize, combine: impl FnOnce(C, C) -> R
     let Some(arg_types) = with_builder(|b| b.combine_operands(&values, axis, reduce, loc)) else {
         return x;
     };
-    let args = with_builder(|b| b.open_block(arg_types));
+    let what = if reduce { "the combine function of reduce" } else { "the combine function of associative_scan" };
+    let args = with_builder(|b| b.open_region(what, Some(loc), arg_types));
     let (lhs, rhs) = args.split_at(values.len());
     let out = combine(C::rebuild(&mut lhs.iter().copied()), C::rebuild(&mut rhs.iter().copied())).values();
     let results = with_builder(|b| b.finish_combine(&values, axis, &out, reduce, loc));
@@ -223,7 +224,9 @@ impl Builder {
                 | OpKind::Reduce { .. }
                 | OpKind::ReduceWith { .. }
                 | OpKind::Scan { .. }
-                | OpKind::For { .. } => false,
+                | OpKind::For { .. }
+                | OpKind::If { .. }
+                | OpKind::While { .. } => false,
             };
             if !element_wise {
                 self.error_with(

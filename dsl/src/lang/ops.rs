@@ -278,7 +278,7 @@ where
         arg_types.extend(init_values.iter().map(|v| b.ty(*v).clone()));
         (lower, step, init_values, arg_types)
     });
-    let args = with_builder(|b| b.open_block(arg_types.clone()));
+    let args = with_builder(|b| b.open_region("a for_range body", Some(loc), arg_types.clone()));
     let iv = Tensor::<I>::from_value(args[0]);
     let carried = C::rebuild(&mut args[1..].iter().copied());
     let next = body(iv, carried).values();

@@ -37,11 +37,12 @@ pub fn run(kernel: &mut Kernel) -> usize {
 
 /// Every live op (see the module doc).
 fn live_ops(k: &Kernel) -> HashSet<OpId> {
-    // The loop (or combine op) each op sits in, and the one each block argument belongs to.
+    // The region op (loop, if, while) each op sits in, and the one each block argument
+    // belongs to.
     let mut parent: HashMap<OpId, OpId> = HashMap::new();
     let mut arg_owner: HashMap<Value, OpId> = HashMap::new();
     for id in k.walk() {
-        if let Some(body) = k.op(id).kind.nested_block() {
+        for body in k.op(id).kind.regions() {
             for &inner in &body.ops {
                 parent.insert(inner, id);
             }
@@ -66,7 +67,8 @@ fn live_ops(k: &Kernel) -> HashSet<OpId> {
             }
         }
         work.extend(parent.get(&id));
-        if let Some(body) = op.kind.nested_block() {
+        // A live region op keeps the yield of each of its regions (and so what it yields).
+        for body in op.kind.regions() {
             work.extend(body.ops.last());
         }
     }
@@ -125,6 +127,18 @@ impl Compactor<'_> {
                 OpKind::Scan { values, axis, combine } => {
                     let values = values.iter().map(|v| self.lookup(*v)).collect::<Option<Vec<_>>>()?;
                     OpKind::Scan { values, axis: *axis, combine: self.block(combine)? }
+                }
+                OpKind::If { cond, then_body, else_body } => {
+                    let cond = self.lookup(*cond)?;
+                    let then_body = self.block(then_body)?;
+                    let else_body = self.block(else_body)?;
+                    OpKind::If { cond, then_body, else_body }
+                }
+                OpKind::While { init, before, after } => {
+                    let init = init.iter().map(|v| self.lookup(*v)).collect::<Option<Vec<_>>>()?;
+                    let before = self.block(before)?;
+                    let after = self.block(after)?;
+                    OpKind::While { init, before, after }
                 }
                 kind => {
                     let mut missing = false;

@@ -7,6 +7,8 @@
 //! `shfl.sync` they miss is reported. Each register also records which threads wrote it,
 //! so reading a register never written is reported instead of returning stale bits.
 
+mod control;
+
 use super::SimReport;
 use super::checks::{GlobalStores, SharedRaces};
 use super::decode::{Decoded, MicroOp, Src, unary_bits};
@@ -209,7 +211,13 @@ impl Cta {
 
     // ---- execution ----
 
-    fn exec(&mut self, l: &mut Launch<'_>, mem: &mut Memory, start: usize, end: usize) -> Result<(), SimFault> {
+    pub(super) fn exec(
+        &mut self,
+        l: &mut Launch<'_>,
+        mem: &mut Memory,
+        start: usize,
+        end: usize,
+    ) -> Result<(), SimFault> {
         let d = l.d;
         let mut pc = start;
         while pc < end {
@@ -385,15 +393,25 @@ impl Cta {
                             Check::BarrierDivergence,
                             Some(t as u32),
                             format!(
-                                "bar.sync {id} is reached by {reached} of the CTA's {} threads; thread {t} does not reach it (it left a loop whose trip count differs between threads)",
+                                "bar.sync {id} is reached by {reached} of the CTA's {} threads; thread {t} does not reach it (it left a loop whose trip count differs between threads, or skipped a branch the others took)",
                                 self.t
                             ),
-                            "every thread of the CTA must execute every bar.sync: keep barriers out of divergent code (loop bounds must be uniform)",
+                            "every thread of the CTA must execute every bar.sync: keep barriers out of divergent code (loop bounds and branch conditions must be uniform)",
                         ));
                     }
                     self.races.barrier();
                     self.epoch += 1;
                     l.report.barriers += 1;
+                }
+                MicroOp::If { cond, else_start, end } => {
+                    self.run_if(l, mem, pc, *cond, *else_start, *end)?;
+                    pc = *end;
+                    continue;
+                }
+                MicroOp::While { cond, after_start, end } => {
+                    self.run_while(l, mem, pc, *cond, *after_start, *end)?;
+                    pc = *end;
+                    continue;
                 }
                 MicroOp::Loop { ty, iv, lower, upper, step, end } => {
                     self.run_loop(l, mem, pc, *ty, *iv, *lower, *upper, *step, *end)?;

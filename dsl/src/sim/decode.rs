@@ -1,5 +1,6 @@
-//! Decoding a [`Program`] once per launch: loops flattened into one instruction array
-//! (a loop's body follows it, `end` says where it stops), immediates turned into register
+//! Decoding a [`Program`] once per launch: loops and branches flattened into one
+//! instruction array (a loop's body follows it, `end` says where it stops; an if's then
+//! and else bodies and a while's condition and body follow it likewise), immediates turned into register
 //! bits of the instruction's type, parameters resolved to the launch's argument bits, and
 //! every arithmetic instruction bound to the function that computes it. Executing then
 //! never matches on types per thread.
@@ -114,6 +115,20 @@ pub(crate) enum MicroOp {
     },
     BarSync {
         id: u32,
+    },
+    /// A uniform branch: the then body is `self + 1 .. else_start`, the else body
+    /// `else_start .. end`.
+    If {
+        cond: u32,
+        else_start: usize,
+        end: usize,
+    },
+    /// A uniform loop: the condition block is `self + 1 .. after_start` (it writes `cond`),
+    /// the body `after_start .. end`.
+    While {
+        cond: u32,
+        after_start: usize,
+        end: usize,
     },
     /// The body is `self + 1 .. end`.
     Loop {
@@ -241,6 +256,18 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                 let (lower, upper, step) = (src_of(*lower, *ty), src_of(*upper, *ty), src_of(*step, *ty));
                 block(p, args, body, d, group)?;
                 MicroOp::Loop { ty: *ty, iv: iv.0, lower, upper, step, end: d.ops.len() }
+            }
+            Inst::If { cond, then_body, else_body } => {
+                block(p, args, then_body, d, group)?;
+                let else_start = d.ops.len();
+                block(p, args, else_body, d, group)?;
+                MicroOp::If { cond: cond.0, else_start, end: d.ops.len() }
+            }
+            Inst::While { before, cond, after } => {
+                block(p, args, before, d, group)?;
+                let after_start = d.ops.len();
+                block(p, args, after, d, group)?;
+                MicroOp::While { cond: cond.0, after_start, end: d.ops.len() }
             }
         };
         d.ops[at] = op;

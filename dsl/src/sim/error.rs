@@ -25,6 +25,9 @@ pub enum Check {
     ShuffleSource,
     /// A `bar.sync` that some thread of the CTA did not reach.
     BarrierDivergence,
+    /// A uniform branch (`lir`'s if or while, `bra.uni` in PTX) whose condition differs
+    /// between the active lanes of a warp: the lowering broke the uniformity invariant.
+    DivergentBranch,
     /// Two threads of a CTA wrote the same shared byte, or one wrote and another read it,
     /// with no `bar.sync` in between.
     SharedRace,
@@ -128,6 +131,7 @@ impl Check {
             Check::ShuffleMembership => Code::SimShuffleMembership,
             Check::ShuffleSource => Code::SimShuffleSource,
             Check::BarrierDivergence => Code::SimBarrierDivergence,
+            Check::DivergentBranch => Code::SimDivergentBranch,
             Check::SharedRace => Code::SimSharedRace,
             Check::GlobalStoreConflict => Code::SimGlobalStoreConflict,
             Check::GlobalRace => Code::SimGlobalRace,

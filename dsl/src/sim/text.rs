@@ -6,7 +6,8 @@ use crate::backend::ptx::lir::{Inst, Operand, Program, Reg};
 use crate::backend::ptx::writer;
 
 /// The `pc`-th instruction of `p` in the simulator's flattened order (comments skipped, a
-/// loop before its body).
+/// loop before its body, an if before its then and else bodies, a while before its
+/// condition and body).
 pub(crate) fn nth_inst(p: &Program, pc: usize) -> Option<&Inst> {
     fn go<'a>(insts: &'a [Inst], pc: usize, i: &mut usize) -> Option<&'a Inst> {
         for inst in insts {
@@ -17,10 +18,10 @@ pub(crate) fn nth_inst(p: &Program, pc: usize) -> Option<&Inst> {
                 return Some(inst);
             }
             *i += 1;
-            if let Inst::Loop { body, .. } = inst
-                && let Some(found) = go(body, pc, i)
-            {
-                return Some(found);
+            for body in inst.bodies() {
+                if let Some(found) = go(body, pc, i) {
+                    return Some(found);
+                }
             }
         }
         None
@@ -48,6 +49,8 @@ pub(crate) fn inst_text(p: &Program, inst: &Inst) -> String {
         Inst::Loop { iv, lower, upper, step, .. } => {
             format!("loop {} = {} .. {} step {}", reg(p, *iv), opnd(p, *lower), opnd(p, *upper), opnd(p, *step))
         }
+        Inst::If { cond, .. } => format!("if.uni {} (bra.uni)", reg(p, *cond)),
+        Inst::While { cond, .. } => format!("while.uni {} (bra.uni)", reg(p, *cond)),
         other => writer::inst_line(p, other).unwrap_or_else(|| format!("{other:?}")),
     }
 }

@@ -25,6 +25,8 @@ pub struct Builder {
     /// parameter's index (Triton-semantics mode forbids `.to()` on them).
     pub(crate) folded_params: HashMap<Value, usize>,
     pub(crate) options: TraceOptions,
+    /// Which block each value belongs to, to report values used after their region.
+    pub(crate) scopes: super::scope::Scopes,
 }
 
 /// Runs `body` with `builder` installed, restoring whatever was installed before (traces
@@ -99,6 +101,7 @@ impl Builder {
             errors: Vec::new(),
             folded_params: HashMap::new(),
             options,
+            scopes: Default::default(),
         };
         for name in &def.constexprs {
             if b.kernel.constexpr(name).is_none() {
@@ -146,11 +149,13 @@ impl Builder {
     fn new_value(&mut self, ty: TensorType, def: ValueDef) -> Value {
         let v = Value(self.kernel.values.len() as u32);
         self.kernel.values.push(ValueData { ty, def });
+        self.scopes.define(v);
         v
     }
 
     /// Appends an op to the current block and returns its results.
     pub fn push(&mut self, kind: OpKind, result_types: Vec<TensorType>, loc: SourceLoc) -> Vec<Value> {
+        self.check_operands_in_scope(&kind, loc);
         let id = OpId(self.kernel.ops.len() as u32);
         let results: Vec<Value> = result_types
             .into_iter()
@@ -167,14 +172,22 @@ impl Builder {
         self.push(kind, vec![ty], loc)[0]
     }
 
-    /// Opens a loop body block with arguments of the given types.
-    pub(crate) fn open_block(&mut self, arg_types: Vec<TensorType>) -> Vec<Value> {
+    /// Opens a region (`what` and the call's `loc` name it in errors about values that
+    /// escape it) with arguments of the given types.
+    pub(crate) fn open_region(
+        &mut self,
+        what: &'static str,
+        loc: Option<SourceLoc>,
+        arg_types: Vec<TensorType>,
+    ) -> Vec<Value> {
+        self.scopes.open(what, loc);
         let args: Vec<Value> = arg_types.into_iter().map(|t| self.new_value(t, ValueDef::BlockArg)).collect();
         self.blocks.push(Block { args: args.clone(), ops: Vec::new() });
         args
     }
 
     pub(crate) fn close_block(&mut self) -> Block {
+        self.scopes.close();
         self.blocks.pop().expect("a loop body block is open")
     }
 

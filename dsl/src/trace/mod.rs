@@ -8,6 +8,7 @@
 
 mod builder;
 mod kernel_def;
+mod scope;
 
 pub use builder::Builder;
 pub(crate) use builder::with_builder;

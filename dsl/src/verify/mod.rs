@@ -102,7 +102,8 @@ pub fn verify(kernel: Kernel) -> Result<VerifiedKernel, VerifyError> {
 pub fn check(kernel: &Kernel) -> Result<KernelInfo, VerifyError> {
     let mut v = Verifier { k: kernel, errors: Vec::new(), info: KernelInfo { uses: vec![0; kernel.values.len()] } };
     let mut scope = HashSet::new();
-    v.block(&kernel.body, &mut scope, false);
+    let mut seen = HashSet::new();
+    v.block(&kernel.body, &mut scope, &mut seen, false);
     if v.errors.is_empty() { Ok(v.info) } else { Err(VerifyError(Diagnostics(v.errors))) }
 }
 
@@ -123,9 +124,14 @@ impl Verifier<'_> {
         ));
     }
 
-    fn block(&mut self, block: &Block, scope: &mut HashSet<Value>, in_loop: bool) {
+    /// Checks `block` with the values of `scope` visible; `seen` collects every value
+    /// defined so far anywhere (so a use of one that is out of scope is told apart from a
+    /// use before any definition). `in_region`: the block is a region of an op (it must end
+    /// with `yield`, and its values are not visible after it).
+    fn block(&mut self, block: &Block, scope: &mut HashSet<Value>, seen: &mut HashSet<Value>, in_region: bool) {
         let outer = scope.clone();
         scope.extend(block.args.iter().copied());
+        seen.extend(block.args.iter().copied());
         for (pos, &id) in block.ops.iter().enumerate() {
             let op = self.k.op(id);
             let mut all_defined = true;
@@ -136,39 +142,59 @@ impl Verifier<'_> {
                     continue;
                 }
                 self.info.uses[v.index()] += 1;
-                if !scope.contains(&v) {
+                if !scope.contains(&v) && seen.contains(&v) {
+                    self.escaped(op.loc, id, v);
+                } else if !scope.contains(&v) {
                     self.err(op.loc, format!("{id} ({}) uses {v} outside the block that defines it", op.kind.name()));
                 }
             }
             if let OpKind::Yield { .. } = op.kind
-                && (!in_loop || pos + 1 != block.ops.len())
+                && (!in_region || pos + 1 != block.ops.len())
             {
-                self.err(op.loc, format!("{id}: yield must be the last op of a loop body"));
+                self.err(op.loc, format!("{id}: yield must be the last op of a region (a loop body, an if branch)"));
             }
             // Typing reads the operands' types: an undefined one is already reported and
             // has no type to read.
             if all_defined {
                 self.typing(id);
             }
-            if let OpKind::For { body, .. } = &op.kind {
-                if body.ops.last().map(|l| matches!(self.k.op(*l).kind, OpKind::Yield { .. })) != Some(true) {
-                    self.err(op.loc, format!("{id}: loop body does not end with yield"));
-                }
-                let mut inner = scope.clone();
-                self.block(body, &mut inner, true);
-            } else if let Some(region) = op.kind.nested_block() {
-                // A combine region sees its own arguments and values only.
+            for region in op.kind.regions() {
                 if region.ops.last().map(|l| matches!(self.k.op(*l).kind, OpKind::Yield { .. })) != Some(true) {
-                    self.err(op.loc, format!("{id}: combine region does not end with yield"));
+                    self.err(op.loc, format!("{id}: {} region does not end with yield", op.kind.name()));
                 }
-                self.block(region, &mut HashSet::new(), true);
+                if matches!(op.kind, OpKind::ReduceWith { .. } | OpKind::Scan { .. }) {
+                    // A combine region (reduce, scan) sees its own arguments and values
+                    // only: it is isolated from above, as MLIR says.
+                    self.block(region, &mut HashSet::new(), &mut HashSet::new(), true);
+                } else {
+                    // A loop body or a branch sees the enclosing scope.
+                    let mut inner = scope.clone();
+                    self.block(region, &mut inner, seen, true);
+                }
             }
             scope.extend(op.results.iter().copied());
+            seen.extend(op.results.iter().copied());
         }
-        if in_loop {
-            // Values of a loop body are not visible after it.
+        if in_region {
+            // Values of a region are not visible after it.
             *scope = outer;
         }
+    }
+
+    /// `v`, defined inside a region that has ended, is read by op `id` after it: the
+    /// author's mistake in hand-built IR (the tracer reports it first for traced kernels).
+    fn escaped(&mut self, loc: SourceLoc, id: crate::ir::OpId, v: Value) {
+        let defined_at = self.k.def_op(v).map_or_else(|| "a region's argument".to_string(), |d| d.loc.short());
+        self.errors.push(Diagnostic::error(
+            Code::InvalidIr,
+            &self.k.name,
+            loc,
+            format!(
+                "{id} ({}) reads {v}, defined at {defined_at} inside a loop or if region that has ended",
+                self.k.op(id).kind.name()
+            ),
+            "a value made inside a region exists only there: yield it from the region (a carried value or an if result) and use the op's result",
+        ));
     }
 
     /// The typing rule of the op, from its entry in the op table (`ir/ops.rs`).

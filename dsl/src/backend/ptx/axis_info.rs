@@ -194,6 +194,10 @@ impl AxisInfoMap {
                     infos[body.args[0].index()] = AxisInfo::uniform(&[], div, None);
                     continue;
                 }
+                // An if's or a while's results (and a while's carried arguments) keep the
+                // unknown facts they start with: conservative, so no access through them
+                // is widened on a guess.
+                OpKind::If { .. } | OpKind::While { .. } => continue,
                 OpKind::Load { .. }
                 | OpKind::Reduce { .. }
                 | OpKind::ReduceWith { .. }

@@ -275,6 +275,27 @@ pub fn assign(k: &Kernel, rank: usize) -> Result<Vec<Option<Layout>>, PtxError> 
                     tie(&vs);
                 }
             }
+            // A result of an if shares its layout with what both branches yield in its
+            // place; a while's carried value with its arguments, its next value and result.
+            OpKind::If { then_body, else_body, .. } => {
+                let (ty, ey) = (k.yielded(then_body), k.yielded(else_body));
+                for (i, r) in op.results.iter().enumerate() {
+                    let mut vs = vec![*r];
+                    vs.extend(ty.and_then(|y| y.get(i)).copied());
+                    vs.extend(ey.and_then(|y| y.get(i)).copied());
+                    tie(&vs);
+                }
+            }
+            OpKind::While { init, before, after } => {
+                let yields = k.yielded(after);
+                for (i, v) in init.iter().enumerate() {
+                    let mut vs = vec![*v, op.results[i]];
+                    vs.extend(before.args.get(i).copied());
+                    vs.extend(after.args.get(i).copied());
+                    vs.extend(yields.and_then(|y| y.get(i)).copied());
+                    tie(&vs);
+                }
+            }
             OpKind::ExpandDims { value, axis } if is_block(*value) => {
                 relations.push((*value, op.results[0], *axis, true, op.loc))
             }

@@ -14,10 +14,14 @@
 //!   of [`Special::TidX`]) belongs to warp `t / 32` and is lane `t % 32` of it.
 //! - Every thread executes [`Program::body`] from the first instruction to the last, in
 //!   order. There is no early exit, no divergent branch and no recursion; the only control
-//!   flow is [`Inst::Loop`], whose trip count is the same for every thread of a CTA (its
-//!   bounds are uniform scalars), so every thread executes every [`Inst::BarSync`] and every
-//!   [`Inst::Shfl`] the same number of times. A simulator may therefore run the threads of a
-//!   CTA in lock step, instruction by instruction.
+//!   flow is structured: [`Inst::Loop`], [`Inst::If`] and [`Inst::While`], whose trip
+//!   counts and conditions are the same for every thread of a CTA (they are computed from
+//!   block-IR scalars, which every thread computes alike: **the uniformity invariant**), so
+//!   every thread executes every [`Inst::BarSync`] and every [`Inst::Shfl`] the same number
+//!   of times and the writer may use `bra.uni`. A simulator may therefore run the threads of
+//!   a CTA in lock step, instruction by instruction (it checks the invariant: a condition
+//!   that differs between the lanes of a warp is an error, a barrier some thread skips is
+//!   another).
 //! - Each thread has its own register file: one slot per [`Reg`], typed by
 //!   [`Program::regs`]. Registers are *mutable* (not SSA): an instruction overwrites its
 //!   destination; loop-carried values are registers that the loop body writes. Reading a
@@ -280,6 +284,79 @@ pub enum Inst {
     /// values are registers initialised before the loop and overwritten by `body` (the
     /// body ends with `Mov`s of the next values); after the loop they hold the last values.
     Loop { ty: Ty, iv: Reg, lower: Operand, upper: Operand, step: Operand, body: Vec<Inst> },
+    /// A uniform two-way branch: `if cond { then_body } else { else_body }`. `cond` is a
+    /// `Pred` register with one value in every thread of the CTA (the uniformity invariant
+    /// above), so the writer branches with `bra.uni`. Values the branch hands out are
+    /// registers both bodies write (each ends with `Mov`s into them).
+    If { cond: Reg, then_body: Vec<Inst>, else_body: Vec<Inst> },
+    /// A uniform loop with its test at the top: `loop { before; if !cond { break } after }`.
+    /// `cond` (a `Pred` register `before` writes) is uniform across the CTA. Carried values
+    /// are registers written before the loop and by `after` (as for [`Inst::Loop`]); the
+    /// condition reads them in `before`. A loop that never ends does not end.
+    While { before: Vec<Inst>, cond: Reg, after: Vec<Inst> },
+}
+
+impl Inst {
+    /// The instruction lists nested in this one, in program order: a loop's body, an if's
+    /// then and else bodies, a while's condition and body (empty for the others).
+    pub fn bodies(&self) -> Vec<&Vec<Inst>> {
+        match self {
+            Inst::Loop { body, .. } => vec![body],
+            Inst::If { then_body, else_body, .. } => vec![then_body, else_body],
+            Inst::While { before, after, .. } => vec![before, after],
+            Inst::Group(_)
+            | Inst::LdParam { .. }
+            | Inst::CvtaGlobal { .. }
+            | Inst::ReadSpecial { .. }
+            | Inst::Mov { .. }
+            | Inst::Bin { .. }
+            | Inst::Unary { .. }
+            | Inst::Not { .. }
+            | Inst::MulWide { .. }
+            | Inst::Cvt { .. }
+            | Inst::Setp { .. }
+            | Inst::Selp { .. }
+            | Inst::LdGlobal { .. }
+            | Inst::StGlobal { .. }
+            | Inst::SharedBase { .. }
+            | Inst::LdShared { .. }
+            | Inst::StShared { .. }
+            | Inst::Shfl { .. }
+            | Inst::Unpack64 { .. }
+            | Inst::Pack64 { .. }
+            | Inst::BarSync { .. } => Vec::new(),
+        }
+    }
+
+    /// [`Inst::bodies`], mutably.
+    pub fn bodies_mut(&mut self) -> Vec<&mut Vec<Inst>> {
+        match self {
+            Inst::Loop { body, .. } => vec![body],
+            Inst::If { then_body, else_body, .. } => vec![then_body, else_body],
+            Inst::While { before, after, .. } => vec![before, after],
+            Inst::Group(_)
+            | Inst::LdParam { .. }
+            | Inst::CvtaGlobal { .. }
+            | Inst::ReadSpecial { .. }
+            | Inst::Mov { .. }
+            | Inst::Bin { .. }
+            | Inst::Unary { .. }
+            | Inst::Not { .. }
+            | Inst::MulWide { .. }
+            | Inst::Cvt { .. }
+            | Inst::Setp { .. }
+            | Inst::Selp { .. }
+            | Inst::LdGlobal { .. }
+            | Inst::StGlobal { .. }
+            | Inst::SharedBase { .. }
+            | Inst::LdShared { .. }
+            | Inst::StShared { .. }
+            | Inst::Shfl { .. }
+            | Inst::Unpack64 { .. }
+            | Inst::Pack64 { .. }
+            | Inst::BarSync { .. } => Vec::new(),
+        }
+    }
 }
 
 /// The marker above each group of instructions the lowering emits for one block-IR op:
@@ -384,12 +461,12 @@ impl Program {
         self.regs[r.index()]
     }
 
-    /// Every instruction, loop bodies included, in program order (for tests and tools).
+    /// Every instruction, nested bodies included, in program order (for tests and tools).
     pub fn walk(&self) -> Vec<&Inst> {
         fn go<'a>(insts: &'a [Inst], out: &mut Vec<&'a Inst>) {
             for i in insts {
                 out.push(i);
-                if let Inst::Loop { body, .. } = i {
+                for body in i.bodies() {
                     go(body, out);
                 }
             }
@@ -496,6 +573,22 @@ impl Program {
                 Inst::Loop { iv, lower, upper, step, body, .. } => {
                     writeln!(f, "{pad}loop {} = {lower} .. {upper} step {step} {{", self.def(*iv))?;
                     self.print_insts(f, body, depth + 1)?;
+                    writeln!(f, "{pad}}}")?;
+                    continue;
+                }
+                Inst::If { cond, then_body, else_body } => {
+                    writeln!(f, "{pad}if.uni {cond} {{")?;
+                    self.print_insts(f, then_body, depth + 1)?;
+                    writeln!(f, "{pad}}} else {{")?;
+                    self.print_insts(f, else_body, depth + 1)?;
+                    writeln!(f, "{pad}}}")?;
+                    continue;
+                }
+                Inst::While { before, cond, after } => {
+                    writeln!(f, "{pad}while.uni {{")?;
+                    self.print_insts(f, before, depth + 1)?;
+                    writeln!(f, "{pad}}} {cond} do {{")?;
+                    self.print_insts(f, after, depth + 1)?;
                     writeln!(f, "{pad}}}")?;
                     continue;
                 }

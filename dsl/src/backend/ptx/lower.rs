@@ -8,6 +8,7 @@
 //! are [`PtxError`]s naming the kernel and the op's line.
 
 mod combine;
+mod control;
 mod dce;
 mod memory;
 mod reduce;
@@ -766,6 +767,8 @@ impl Lowerer<'_> {
             OpKind::ReduceWith { values, axis, combine } => self.reduce_with(op, values, *axis, combine)?,
             OpKind::Scan { values, axis, combine } => self.scan(op, values, *axis, combine)?,
             OpKind::For { lower, upper, step, init, body } => self.for_loop(op, *lower, *upper, *step, init, body)?,
+            OpKind::If { cond, then_body, else_body } => self.if_op(op, *cond, then_body, else_body)?,
+            OpKind::While { init, before, after } => self.while_loop(op, init, before, after)?,
             OpKind::Yield { .. } => {}
         }
         Ok(())
@@ -866,37 +869,9 @@ impl Lowerer<'_> {
         }
         let outer = std::mem::take(&mut self.out);
         self.block(body)?;
-        // The yield: next carried values into the carried registers (through temporaries
-        // when a yielded value is itself a carried register, a parallel move).
+        // The yield: next carried values into the carried registers (a parallel move).
         if let Some(OpKind::Yield { values: ys }) = body.ops.last().map(|l| &self.k.op(*l).kind) {
-            let all: Vec<Reg> = carried.iter().flatten().copied().collect();
-            let mut moves: Vec<(Ty, Reg, Operand)> = Vec::new();
-            for (i, y) in ys.iter().enumerate() {
-                let ety = ty_of(self.k.dtype(*y));
-                for (dst, src) in carried[i].iter().zip(self.val(*y)) {
-                    if src != Operand::Reg(*dst) {
-                        moves.push((ety, *dst, src));
-                    }
-                }
-            }
-            let conflict = moves.iter().any(|(_, _, s)| matches!(s, Operand::Reg(r) if all.contains(r)));
-            if conflict {
-                let temps: Vec<Reg> = moves
-                    .iter()
-                    .map(|(t, _, s)| {
-                        let r = self.new_reg(*t);
-                        self.emit(Inst::Mov { ty: *t, dst: r, src: *s });
-                        r
-                    })
-                    .collect();
-                for ((t, d, _), tmp) in moves.iter().zip(temps) {
-                    self.emit(Inst::Mov { ty: *t, dst: *d, src: tmp.into() });
-                }
-            } else {
-                for (t, d, s) in moves {
-                    self.emit(Inst::Mov { ty: t, dst: d, src: s });
-                }
-            }
+            self.yield_into(&carried, ys);
         }
         let inner = std::mem::replace(&mut self.out, outer);
         self.emit(Inst::Loop { ty, iv, lower: lo, upper: hi, step: st, body: inner });

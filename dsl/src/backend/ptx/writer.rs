@@ -1,6 +1,8 @@
 //! [`Program`] to PTX text: one instruction per line; the structured loop becomes labels
-//! and branches. Register names and type suffixes come from the small lookup functions
+//! and branches (uniform ifs and whiles in `writer/control.rs`). Register names and type suffixes come from the small lookup functions
 //! below, never from the lowering.
+
+mod control;
 
 use std::fmt::Write;
 
@@ -9,7 +11,7 @@ use crate::ir::{PropagateNan, UnaryOp};
 
 /// The PTX text of `p`.
 pub fn write(p: &Program) -> String {
-    let mut w = Writer { p, out: String::with_capacity(4096), loops: 0 };
+    let mut w = Writer { p, out: String::with_capacity(4096), loops: 0, branches: 0 };
     w.module();
     w.out
 }
@@ -18,14 +20,16 @@ struct Writer<'a> {
     p: &'a Program,
     out: String,
     loops: u32,
+    /// Ifs and whiles written so far (their labels' numbers).
+    branches: u32,
 }
 
 /// The PTX line of one instruction as [`write`] prints it, for every instruction but a
-/// loop (which becomes several lines and labels): `None` for [`Inst::Loop`]. Error
+/// loop, if or while (which becomes several lines and labels): `None` for those. Error
 /// messages (the simulator's) quote instructions with it, so they can be found in the PTX.
 pub(crate) fn inst_line(p: &Program, i: &Inst) -> Option<String> {
-    let w = Writer { p, out: String::new(), loops: 0 };
-    (!matches!(i, Inst::Loop { .. })).then(|| w.single(i))
+    let w = Writer { p, out: String::new(), loops: 0, branches: 0 };
+    i.bodies().is_empty().then(|| w.single(i))
 }
 
 /// Register name prefix by type: `%p`, `%r`, `%rd`, `%f` (never `%tid`/`%ctaid`).
@@ -179,8 +183,12 @@ impl Writer<'_> {
     }
 
     fn inst(&mut self, i: &Inst, d: usize) {
-        if matches!(i, Inst::Loop { .. }) {
+        if let Inst::Loop { .. } = i {
             self.lp(i, d);
+        } else if let Inst::If { cond, then_body, else_body } = i {
+            self.if_uni(*cond, then_body, else_body, d);
+        } else if let Inst::While { before, cond, after } = i {
+            self.while_uni(before, *cond, after, d);
         } else {
             let s = self.single(i);
             self.line(d, &s);
@@ -282,7 +290,9 @@ impl Writer<'_> {
                 format!("mov.b64 {}, {{{}, {}}};", self.reg(*dst), self.reg(*lo), self.reg(*hi))
             }
             Inst::BarSync { id } => format!("bar.sync {id};"),
-            Inst::Loop { .. } => unreachable!("loops are written by `lp`"),
+            Inst::Loop { .. } | Inst::If { .. } | Inst::While { .. } => {
+                unreachable!("loops and branches are written by `inst`")
+            }
         }
     }
 
@@ -357,7 +367,8 @@ fn count_loops(insts: &[Inst]) -> usize {
         .iter()
         .map(|i| match i {
             Inst::Loop { body, .. } => 1 + count_loops(body),
-            // Only loops nest.
+            Inst::If { .. } | Inst::While { .. } => i.bodies().into_iter().map(|b| count_loops(b)).sum(),
+            // Only loops and branches nest.
             Inst::Group(_)
             | Inst::LdParam { .. }
             | Inst::CvtaGlobal { .. }

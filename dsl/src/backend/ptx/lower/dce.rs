@@ -77,6 +77,12 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
                 op(step, used);
                 collect_uses(body, used);
             }
+            Inst::If { cond, .. } | Inst::While { cond, .. } => {
+                used.insert(*cond);
+                for body in i.bodies() {
+                    collect_uses(body, used);
+                }
+            }
         }
     }
 }
@@ -106,7 +112,9 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         // two destinations: kept (the lowering unpacks only what it shuffles)
         | Inst::Unpack64 { .. }
         | Inst::BarSync { .. }
-        | Inst::Loop { .. } => None,
+        | Inst::Loop { .. }
+        | Inst::If { .. }
+        | Inst::While { .. } => None,
     }
 }
 
@@ -115,7 +123,7 @@ fn remove(insts: &mut Vec<Inst>, used: &HashSet<Reg>) -> bool {
     insts.retain(|i| pure_dst(i).is_none_or(|d| used.contains(&d)));
     let mut changed = insts.len() != before;
     for i in insts.iter_mut() {
-        if let Inst::Loop { body, .. } = i {
+        for body in i.bodies_mut() {
             changed |= remove(body, used);
         }
     }
