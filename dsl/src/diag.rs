@@ -69,6 +69,7 @@ declare_codes! {
     TraceTritonConstexprTo = "RT0102", Trace, "Triton semantics: `.to()` on an argument specialized to 1 (Triton's AttributeError)";
     TraceCombine = "RT0103", Trace, "a reduce or scan combine function that returns the wrong dtype, shape or count, or holds a non-element-wise op";
     TraceEscapingValue = "RT0110", Trace, "a value defined inside a loop or if body is used outside it (yield or carry it)";
+    TraceMathDType = "RT0104", Trace, "a math function applied to a dtype it is not defined on (`exp` of an i32)";
     InvalidIr = "RT0201", Verify, "the IR breaks an invariant (a compiler bug or hand-built IR)";
     LintToOnSpecializableArg = "RT0301", Lint, "`.to()` on an integer argument Triton specializes when it is 1 (triton-lang/triton#2939)";
     LintI32IndexProduct = "RT0302", Lint, "an i32 index times an argument: can pass 2^31 (triton-lang/triton#832)";

@@ -329,6 +329,7 @@ fn readers(k: &Kernel, v: Value) -> Vec<crate::ir::OpId> {
                 | OpKind::ExpandDims { .. }
                 | OpKind::Unary { .. }
                 | OpKind::Binary { .. }
+                | OpKind::Fma { .. }
                 | OpKind::Compare { .. }
                 | OpKind::Select { .. }
                 | OpKind::AddPtr { .. }

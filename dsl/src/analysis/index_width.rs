@@ -251,6 +251,7 @@ impl<'k> Analyzer<'k> {
                 | OpKind::ExpandDims { .. }
                 | OpKind::Unary { .. }
                 | OpKind::Binary { .. }
+                | OpKind::Fma { .. }
                 | OpKind::Compare { .. }
                 | OpKind::Cast { .. }
                 | OpKind::Select { .. }
@@ -361,6 +362,7 @@ impl<'k> Analyzer<'k> {
                     | OpKind::Arange { .. }
                     | OpKind::Unary { .. }
                     | OpKind::Binary { .. }
+                    | OpKind::Fma { .. }
                     | OpKind::Compare { .. }
                     | OpKind::Cast { .. }
                     | OpKind::Load { .. }

@@ -73,6 +73,7 @@ fn run_region(k: &Kernel, region: &Block, lhs: &[Data], rhs: &[Data]) -> Result<
             OpKind::Select { cond, on_true, on_false } => {
                 elementwise::select(&get(&env, cond)?, &get(&env, on_true)?, &get(&env, on_false)?)?
             }
+            OpKind::Fma { a, b, c } => super::math::fma(&get(&env, a)?, &get(&env, b)?, &get(&env, c)?)?,
             // The front end lets only element-wise ops into a combine region.
             OpKind::Param { .. }
             | OpKind::ProgramId { .. }

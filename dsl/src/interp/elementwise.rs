@@ -26,6 +26,8 @@ macro_rules! int_binary {
                 BinaryOp::And => |a, b| a & b,
                 BinaryOp::Or => |a, b| a | b,
                 BinaryOp::Xor => |a, b| a ^ b,
+                // Float-only: the front end refuses it on ints; hand-built IR is refused.
+                BinaryOp::FDiv => return unsupported(format!("`{}` on an integer", op.name())),
                 BinaryOp::Div | BinaryOp::Rem => {
                     if let Some(lane) = y.iter().position(|&d| d == 0) {
                         return Err(Trap::DivisionByZero { lane });
@@ -48,6 +50,7 @@ fn binary_f32(op: BinaryOp, x: &[f32], y: &[f32]) -> Result<Vec<f32>, Trap> {
         BinaryOp::Sub => zip_map(x, y, |a, b| a - b),
         BinaryOp::Mul => zip_map(x, y, |a, b| a * b),
         BinaryOp::Div => zip_map(x, y, |a, b| a / b),
+        BinaryOp::FDiv => zip_map(x, y, super::math::div_full_f32),
         BinaryOp::Rem => zip_map(x, y, |a, b| a % b),
         // The strict comparisons decide almost every pair inline (they are false for NaN
         // and for equal values, which go to the full PTX rule).
@@ -79,6 +82,7 @@ fn binary_bool(op: BinaryOp, x: &[bool], y: &[bool]) -> Result<Vec<bool>, Trap> 
         BinaryOp::And | BinaryOp::Mul | BinaryOp::Min(_) => zip_map(x, y, |a, b| a & b),
         BinaryOp::Or | BinaryOp::Max(_) => zip_map(x, y, |a, b| a | b),
         BinaryOp::Xor | BinaryOp::Add | BinaryOp::Sub => zip_map(x, y, |a, b| a ^ b),
+        BinaryOp::FDiv => return unsupported("`fdiv` on i1"),
         BinaryOp::Div | BinaryOp::Rem => {
             if let Some(lane) = y.iter().position(|&d| !d) {
                 return Err(Trap::DivisionByZero { lane });
@@ -91,9 +95,10 @@ fn binary_bool(op: BinaryOp, x: &[bool], y: &[bool]) -> Result<Vec<bool>, Trap> 
 /// `op x` element-wise, with the element semantics of [`super::scalar::unary_f32`] and
 /// [`super::scalar::unary_int`] (which the simulator shares).
 pub(crate) fn unary(op: UnaryOp, x: &Data) -> Result<Data, Trap> {
+    let on_int = |v: i64| unary_int(op, v).map_or_else(|| unsupported(format!("`{}` on an integer", op.name())), Ok);
     Ok(match x {
-        Data::I32(x) => Data::I32(x.iter().map(|&v| unary_int(op, i64::from(v)) as i32).collect()),
-        Data::I64(x) => Data::I64(x.iter().map(|&v| unary_int(op, v)).collect()),
+        Data::I32(x) => Data::I32(x.iter().map(|&v| on_int(i64::from(v)).map(|r| r as i32)).collect::<Result<_, _>>()?),
+        Data::I64(x) => Data::I64(x.iter().map(|&v| on_int(v)).collect::<Result<_, _>>()?),
         Data::F32(x) => Data::F32(x.iter().map(|&v| unary_f32(op, v)).collect()),
         a => return unsupported(format!("`{}` on {}", op.name(), a.kind())),
     })

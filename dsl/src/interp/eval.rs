@@ -131,6 +131,7 @@ impl<'k> ProgramRun<'k> {
                 | OpKind::ExpandDims { .. }
                 | OpKind::Unary { .. }
                 | OpKind::Binary { .. }
+                | OpKind::Fma { .. }
                 | OpKind::Compare { .. }
                 | OpKind::Cast { .. }
                 | OpKind::Select { .. }
@@ -249,6 +250,7 @@ impl<'k> ProgramRun<'k> {
             OpKind::ExpandDims { value, .. } => self.get(*value)?.clone(),
             OpKind::Unary { op, value } => elementwise::unary(*op, self.get(*value)?)?,
             OpKind::Binary { op, lhs, rhs } => elementwise::binary(*op, self.get(*lhs)?, self.get(*rhs)?)?,
+            OpKind::Fma { a, b, c } => super::math::fma(self.get(*a)?, self.get(*b)?, self.get(*c)?)?,
             OpKind::Compare { pred, lhs, rhs } => elementwise::compare(*pred, self.get(*lhs)?, self.get(*rhs)?)?,
             OpKind::Cast { value: v } => match result {
                 Some(r) => elementwise::cast(self.get(*v)?, k.dtype(r))?,

@@ -20,6 +20,7 @@ mod control;
 mod elementwise;
 mod error;
 mod eval;
+pub mod math;
 mod memory;
 mod reduce;
 pub mod scalar;

@@ -58,14 +58,20 @@ pub fn unary_f32(op: UnaryOp, x: f32) -> f32 {
     match op {
         // IEEE `negate`: the sign bit flips, NaN payloads included.
         UnaryOp::Neg => f32::from_bits(x.to_bits() ^ 0x8000_0000),
+        UnaryOp::Abs => super::math::abs_f32(x),
+        UnaryOp::Math(f) => super::math::math_f32(f, x),
     }
 }
 
 /// The element semantics of every [`UnaryOp`] on integers (i32 values sign-extended into
-/// i64; the caller truncates to the width).
-pub fn unary_int(op: UnaryOp, x: i64) -> i64 {
+/// i64; the caller truncates to the width). `None` for an op not defined on integers
+/// (`UnaryOp::accepts`: the verifier refuses it, the simulator reports it).
+pub fn unary_int(op: UnaryOp, x: i64) -> Option<i64> {
     match op {
-        UnaryOp::Neg => x.wrapping_neg(),
+        UnaryOp::Neg => Some(x.wrapping_neg()),
+        // |i32::MIN| (sign-extended) is 2^31, which the caller truncates back to i32::MIN.
+        UnaryOp::Abs => Some(x.wrapping_abs()),
+        UnaryOp::Math(_) => None,
     }
 }
 

@@ -87,12 +87,73 @@ pub enum UnaryOp {
     /// `-x`: integers wrap (`-MIN == MIN`); floats flip the sign bit (IEEE `negate`, so
     /// `-(+0.0) == -0.0`; a NaN keeps its payload on the interpreter and the simulator).
     Neg,
+    /// `|x|`: signed integers wrap (`|MIN| == MIN`); floats clear the sign bit.
+    Abs,
+    /// The math functions PTX computes in one instruction (floats only; their CPU models,
+    /// PTX instructions and precision are in `interp/math.rs` and `docs/semantics.md`).
+    /// `exp`, `log`, `sigmoid` and `erf` are compositions of these (`lang/math.rs`).
+    Math(MathFn),
+}
+
+/// A one-instruction float function of PTX (operand and result of one float dtype).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MathFn {
+    /// `2^x`, `ex2.approx.f32`.
+    Exp2,
+    /// `log2(x)`, `lg2.approx.f32`.
+    Log2,
+    /// `sqrt(x)` correctly rounded, `sqrt.rn.f32`.
+    Sqrt,
+    /// `1 / sqrt(x)`, `rsqrt.approx.f32`.
+    Rsqrt,
+    /// Rounds toward -inf, `cvt.rmi.f32.f32`.
+    Floor,
+    /// Rounds toward +inf, `cvt.rpi.f32.f32`.
+    Ceil,
+    /// `sin.approx.f32`.
+    Sin,
+    /// `cos.approx.f32`.
+    Cos,
+    /// `tanh.approx.f32` (sm_75+).
+    Tanh,
+}
+
+impl MathFn {
+    /// Every function, for tables and tests.
+    pub const ALL: [MathFn; 9] = [
+        MathFn::Exp2,
+        MathFn::Log2,
+        MathFn::Sqrt,
+        MathFn::Rsqrt,
+        MathFn::Floor,
+        MathFn::Ceil,
+        MathFn::Sin,
+        MathFn::Cos,
+        MathFn::Tanh,
+    ];
+
+    /// The name in IR text and in `triton.language`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MathFn::Exp2 => "exp2",
+            MathFn::Log2 => "log2",
+            MathFn::Sqrt => "sqrt",
+            MathFn::Rsqrt => "rsqrt",
+            MathFn::Floor => "floor",
+            MathFn::Ceil => "ceil",
+            MathFn::Sin => "sin",
+            MathFn::Cos => "cos",
+            MathFn::Tanh => "tanh",
+        }
+    }
 }
 
 impl UnaryOp {
     pub fn name(self) -> &'static str {
         match self {
             UnaryOp::Neg => "neg",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Math(f) => f.name(),
         }
     }
 
@@ -100,6 +161,10 @@ impl UnaryOp {
     pub fn accepts(self, dtype: DType) -> bool {
         match self {
             UnaryOp::Neg => matches!(dtype, DType::Scalar(ScalarType::I32 | ScalarType::I64 | ScalarType::F32)),
+            // Signed ints and every float (by class, so new float dtypes are accepted here
+            // and refused by a back end that cannot compute them yet).
+            UnaryOp::Abs => dtype.is_float() || matches!(dtype, DType::Scalar(ScalarType::I32 | ScalarType::I64)),
+            UnaryOp::Math(_) => dtype.is_float(),
         }
     }
 }
@@ -122,6 +187,9 @@ pub enum BinaryOp {
     And,
     Or,
     Xor,
+    /// Floats only: fast division (`tl.fdiv`, PTX `div.full.f32`, at most 2 ulp from the
+    /// correctly rounded quotient on the GPU; the CPU model rounds correctly).
+    FDiv,
 }
 
 impl BinaryOp {
@@ -139,6 +207,7 @@ impl BinaryOp {
             BinaryOp::And => "and",
             BinaryOp::Or => "or",
             BinaryOp::Xor => "xor",
+            BinaryOp::FDiv => "fdiv",
         }
     }
 }

@@ -220,6 +220,11 @@ declare_ops! {
     Binary { op: BinaryOp, lhs: Value, rhs: Value }
         => name: op.name(), effect: Effect::Pure,
            typing: |cx, out| typing::binary(cx, out, *lhs, *rhs);
+    /// Element-wise `a * b + c` rounded once (`tl.fma`, PTX `fma.rn`): three operands and
+    /// the result of one float dtype and shape.
+    Fma { a: Value, b: Value, c: Value }
+        => name: "fma", effect: Effect::Pure,
+           typing: |cx, out| typing::fma(cx, out, [*a, *b, *c]);
     /// Element-wise comparison into `i1`.
     Compare { pred: CmpPred, lhs: Value, rhs: Value }
         => name: "cmp", effect: Effect::Pure,

@@ -58,6 +58,7 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
             OpKind::ExpandDims { value, axis } => format!("{name} {value}, axis {axis}"),
             OpKind::Unary { value, .. } => format!("{name} {value}"),
             OpKind::Binary { lhs, rhs, .. } => format!("{name} {lhs}, {rhs}"),
+            OpKind::Fma { a, b, c } => format!("{name} {a}, {b}, {c}"),
             OpKind::Compare { pred, lhs, rhs } => format!("{name} {} {lhs}, {rhs}", pred.name()),
             OpKind::Select { cond, on_true, on_false } => format!("{name} {cond}, {on_true}, {on_false}"),
             OpKind::AddPtr { ptr, offset } => format!("{name} {ptr}, {offset}"),

@@ -93,6 +93,16 @@ pub fn binary(cx: &TypeCx<'_>, out: &mut Vec<String>, lhs: Value, rhs: Value) {
     }
 }
 
+pub fn fma(cx: &TypeCx<'_>, out: &mut Vec<String>, operands: [Value; 3]) {
+    let t = cx.ty(operands[0]);
+    if operands.iter().any(|v| cx.ty(*v) != t) || cx.result(0) != Some(t) {
+        out.push(format!("operands and result must have one type, got {t}"));
+    }
+    if !t.dtype.is_float() {
+        out.push(format!("`fma` is not defined on {}", t.dtype));
+    }
+}
+
 pub fn compare(cx: &TypeCx<'_>, out: &mut Vec<String>, lhs: Value, rhs: Value) {
     if cx.ty(lhs) != cx.ty(rhs) {
         out.push(format!("operands must have one type, got {} and {}", cx.ty(lhs), cx.ty(rhs)));

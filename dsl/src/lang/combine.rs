@@ -210,6 +210,7 @@ impl Builder {
                 | OpKind::Compare { .. }
                 | OpKind::Cast { .. }
                 | OpKind::Select { .. }
+                | OpKind::Fma { .. }
                 | OpKind::Yield { .. } => true,
                 OpKind::Param { .. }
                 | OpKind::ProgramId { .. }

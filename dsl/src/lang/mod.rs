@@ -2,11 +2,12 @@
 //!
 //! `tensor.rs` and `ops.rs` are the thin user-facing API; `dtype.rs` holds the element
 //! types and the promotion table; `semantic.rs` holds every typing, broadcasting and
-//! folding rule.
+//! folding rule; `math.rs` the math functions (`tl.exp`, `tl.math.div_rn`, ...).
 
 mod combine;
 mod control;
 mod dtype;
+pub mod math;
 mod ops;
 pub mod semantic;
 mod tensor;
@@ -14,6 +15,9 @@ mod tensor;
 pub use combine::{argmin, associative_scan, cumsum, reduce, xor_sum};
 pub use control::{if_, if_then, while_loop};
 pub use dtype::{AddOutput, DTypeMarker, IntMarker, NumericMarker, Promote, Ptr, ScalarMarker};
+pub use math::{
+    abs, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log, log2, rsqrt, sigmoid, sin, sqrt, sqrt_rn, tanh,
+};
 pub use ops::{
     Carry, arange, argmax, cdiv, for_range, full, load, max, max_with, maximum, maximum_with, min, min_with, minimum,
     minimum_with, num_programs, program_id, store, sum, where_, zeros,

@@ -255,7 +255,8 @@ impl Builder {
                 | BinaryOp::Min(_)
                 | BinaryOp::And
                 | BinaryOp::Or
-                | BinaryOp::Xor => {}
+                | BinaryOp::Xor
+                | BinaryOp::FDiv => {}
             }
         }
         self.push1(OpKind::Binary { op, lhs, rhs }, ty, loc)
@@ -483,6 +484,8 @@ fn fold_binary(op: BinaryOp, a: Constant, b: Constant, ty: ScalarType) -> Option
                 BinaryOp::And => x & y,
                 BinaryOp::Or => x | y,
                 BinaryOp::Xor => x ^ y,
+                // Float-only (`lang::fdiv` refuses ints): never folded on ints.
+                BinaryOp::FDiv => return None,
             };
             Some(Constant::Int(wrap_int(v, ty)))
         }
@@ -497,7 +500,8 @@ fn fold_binary(op: BinaryOp, a: Constant, b: Constant, ty: ScalarType) -> Option
             | BinaryOp::Div
             | BinaryOp::Rem
             | BinaryOp::Max(_)
-            | BinaryOp::Min(_) => None,
+            | BinaryOp::Min(_)
+            | BinaryOp::FDiv => None,
         },
         // constants of different or float kinds are not folded (not an op kind)
         _ => None,

@@ -11,7 +11,7 @@ mod control;
 
 use super::SimReport;
 use super::checks::{GlobalStores, SharedRaces};
-use super::decode::{Decoded, MicroOp, Src, unary_bits};
+use super::decode::{Decoded, MicroOp, Src, fma_bits, unary_bits};
 use super::error::{Address, Check, SimFault};
 use super::shfl::source_lane;
 use crate::backend::ptx::lir::{Guard, Special, Ty};
@@ -285,6 +285,19 @@ impl Cta {
                     }
                     self.put(*dst, &x);
                     self.scratch[0] = x;
+                }
+                MicroOp::Fma { dst, a, b, c } => {
+                    self.need(*a)?;
+                    self.need(*b)?;
+                    self.need(*c)?;
+                    let (mut x, y, z) = (self.fetch(*a, 0), self.fetch(*b, 1), self.fetch(*c, 2));
+                    for t in 0..self.t {
+                        x[t] = fma_bits(x[t], y[t], z[t]);
+                    }
+                    self.put(*dst, &x);
+                    self.scratch[0] = x;
+                    self.scratch[1] = y;
+                    self.scratch[2] = z;
                 }
                 MicroOp::Cvt { f, dst, src } => {
                     self.need_reg(*src)?;

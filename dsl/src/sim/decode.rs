@@ -51,6 +51,13 @@ pub(crate) enum MicroOp {
         dst: u32,
         src: u32,
     },
+    /// `fma.rn.f32` with the interpreter's `interp::math::fma_f32`.
+    Fma {
+        dst: u32,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
     Not {
         dst: u32,
         src: u32,
@@ -202,6 +209,12 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                 MicroOp::Bin { f: bin_fn(*op, *ty)?, dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, bty) }
             }
             Inst::Unary { op, ty, dst, src } => MicroOp::Unary { op: *op, ty: *ty, dst: dst.0, src: src.0 },
+            Inst::Fma { ty, dst, a, b, c } => {
+                if *ty != Ty::F32 {
+                    return Err(unsupported(format!("fma on {ty:?}")));
+                }
+                MicroOp::Fma { dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, *ty), c: src_of(*c, *ty) }
+            }
             Inst::Not { dst, src } => MicroOp::Not { dst: dst.0, src: src.0 },
             Inst::MulWide { dst, a, b } => {
                 let f: BinFn = |a, b| Some((i64::from(a as u32 as i32) * i64::from(b as u32 as i32)) as u64);
@@ -319,12 +332,18 @@ pub(crate) fn src_of(o: Operand, ty: Ty) -> Src {
 /// One element of [`MicroOp::Unary`]: the interpreter's own element function on the bits of
 /// a register of type `ty`.
 pub(crate) fn unary_bits(op: UnaryOp, ty: Ty, x: u64) -> Result<u64, SimFault> {
+    let on_int = |v: i64| unary_int(op, v).ok_or_else(|| unsupported(format!("`{}` on {ty:?}", op.name())));
     Ok(match ty {
-        Ty::I32 => from_i32(unary_int(op, i64::from(i32_of(x))) as i32),
-        Ty::I64 => unary_int(op, x as i64) as u64,
+        Ty::I32 => from_i32(on_int(i64::from(i32_of(x)))? as i32),
+        Ty::I64 => on_int(x as i64)? as u64,
         Ty::F32 => from_f32(unary_f32(op, f32_of(x))),
         Ty::Pred => return Err(unsupported(format!("`{}` on a predicate", op.name()))),
     })
+}
+
+/// One element of [`MicroOp::Fma`] on f32 register bits.
+pub(crate) fn fma_bits(a: u64, b: u64, c: u64) -> u64 {
+    from_f32(crate::interp::math::fma_f32(f32_of(a), f32_of(b), f32_of(c)))
 }
 
 fn i32_of(x: u64) -> i32 {
@@ -371,6 +390,7 @@ fn bin_fn(op: BinOp, ty: Ty) -> Result<BinFn, SimFault> {
         (BinOp::Sub, Ty::F32) => |a, b| Some(from_f32(f32_of(a) - f32_of(b))),
         (BinOp::Mul, Ty::F32) => |a, b| Some(from_f32(f32_of(a) * f32_of(b))),
         (BinOp::Div, Ty::F32) => |a, b| Some(from_f32(f32_of(a) / f32_of(b))),
+        (BinOp::DivFull, Ty::F32) => |a, b| Some(from_f32(crate::interp::math::div_full_f32(f32_of(a), f32_of(b)))),
         (BinOp::Max(Ign), Ty::F32) => |a, b| Some(from_f32(max_f32(f32_of(a), f32_of(b), Ign))),
         (BinOp::Max(All), Ty::F32) => |a, b| Some(from_f32(max_f32(f32_of(a), f32_of(b), All))),
         (BinOp::Min(Ign), Ty::F32) => |a, b| Some(from_f32(min_f32(f32_of(a), f32_of(b), Ign))),

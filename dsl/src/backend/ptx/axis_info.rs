@@ -150,6 +150,17 @@ impl AxisInfoMap {
                     binary(*bop, &get(*lhs, &infos), &get(*rhs, &infos), k.dtype(res))
                 }
                 OpKind::Compare { pred, lhs, rhs } => compare(*pred, &get(*lhs, &infos), &get(*rhs, &infos), &shape),
+                // A float result: only runs of equal elements survive (floats never index).
+                OpKind::Fma { a, b, c } => {
+                    let (a, b, c) = (get(*a, &infos), get(*b, &infos), get(*c, &infos));
+                    let n = a.constancy.len();
+                    AxisInfo {
+                        contiguity: vec![1; n],
+                        divisibility: vec![1; n],
+                        constancy: (0..n).map(|d| gcd(a.constancy[d], gcd(b.constancy[d], c.constancy[d]))).collect(),
+                        constant: None,
+                    }
+                }
                 OpKind::Cast { value: v } => {
                     let s = get(*v, &infos);
                     if k.dtype(*v).is_int() && k.dtype(res).is_int() {
@@ -231,7 +242,8 @@ fn binary(op: BinaryOp, l: &AxisInfo, r: &AxisInfo, dtype: DType) -> AxisInfo {
             | BinaryOp::Min(_)
             | BinaryOp::And
             | BinaryOp::Or
-            | BinaryOp::Xor,
+            | BinaryOp::Xor
+            | BinaryOp::FDiv,
         ) => None,
     };
     if !dtype.is_int() {
@@ -267,7 +279,8 @@ fn binary(op: BinaryOp, l: &AxisInfo, r: &AxisInfo, dtype: DType) -> AxisInfo {
             | BinaryOp::Min(_)
             | BinaryOp::And
             | BinaryOp::Or
-            | BinaryOp::Xor => (1, 1),
+            | BinaryOp::Xor
+            | BinaryOp::FDiv => (1, 1),
         })
         .unzip();
     AxisInfo { contiguity, divisibility, constancy, constant }

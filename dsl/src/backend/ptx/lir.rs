@@ -118,6 +118,7 @@ pub enum Special {
 /// | `Add`, `Sub` | wrapping | IEEE, round to nearest even | - |
 /// | `Mul` | low half of the product (wrapping) | IEEE rn | - |
 /// | `Div` | signed, truncating toward zero (division by 0: unspecified) | IEEE rn (`div.rn`) | - |
+/// | `DivFull` | - | fast division (`div.full`): `interp::math::div_full_f32` | - |
 /// | `Rem` | signed, sign of the dividend | - | - |
 /// | `Max(n)`, `Min(n)` | signed max / min (`n` ignored) | `n = None`: a NaN operand is ignored, two NaNs give the canonical NaN `0x7FFFFFFF` (`max.f32`); `n = All`: any NaN gives `0x7FFFFFFF` (`max.NaN.f32`) | - |
 /// | `And`, `Or`, `Xor` | bitwise | - | logical |
@@ -141,6 +142,7 @@ pub enum BinOp {
     Xor,
     Shl,
     ShrU,
+    DivFull,
 }
 
 impl BinOp {
@@ -148,7 +150,7 @@ impl BinOp {
     pub fn commutes(self) -> bool {
         match self {
             BinOp::Add | BinOp::Mul | BinOp::Max(_) | BinOp::Min(_) | BinOp::And | BinOp::Or | BinOp::Xor => true,
-            BinOp::Sub | BinOp::Div | BinOp::Rem | BinOp::Shl | BinOp::ShrU => false,
+            BinOp::Sub | BinOp::Div | BinOp::Rem | BinOp::Shl | BinOp::ShrU | BinOp::DivFull => false,
         }
     }
 
@@ -157,7 +159,7 @@ impl BinOp {
         match self {
             BinOp::Add | BinOp::Sub | BinOp::Shl | BinOp::ShrU | BinOp::Or | BinOp::Xor => Some(0),
             BinOp::Mul => Some(1),
-            BinOp::Div | BinOp::Rem | BinOp::Max(_) | BinOp::Min(_) | BinOp::And => None,
+            BinOp::Div | BinOp::Rem | BinOp::Max(_) | BinOp::Min(_) | BinOp::And | BinOp::DivFull => None,
         }
     }
 
@@ -175,7 +177,8 @@ impl BinOp {
             | BinOp::Min(_)
             | BinOp::And
             | BinOp::Or
-            | BinOp::Xor => false,
+            | BinOp::Xor
+            | BinOp::DivFull => false,
         }
     }
 }
@@ -223,6 +226,9 @@ pub enum Inst {
     /// [`UnaryOp`] (`crate::interp::scalar::unary_f32` / `unary_int`, which the simulator
     /// runs too).
     Unary { op: UnaryOp, ty: Ty, dst: Reg, src: Reg },
+    /// `dst = a * b + c` rounded once (`fma.rn`), `ty` `F32`:
+    /// `crate::interp::math::fma_f32`.
+    Fma { ty: Ty, dst: Reg, a: Operand, b: Operand, c: Operand },
     /// `dst = !src` on predicates.
     Not { dst: Reg, src: Reg },
     /// `dst (I64) = sext(a) * sext(b)` of two `I32` operands: the full 64-bit product
@@ -310,6 +316,7 @@ impl Inst {
             | Inst::ReadSpecial { .. }
             | Inst::Mov { .. }
             | Inst::Bin { .. }
+            | Inst::Fma { .. }
             | Inst::Unary { .. }
             | Inst::Not { .. }
             | Inst::MulWide { .. }
@@ -340,6 +347,7 @@ impl Inst {
             | Inst::ReadSpecial { .. }
             | Inst::Mov { .. }
             | Inst::Bin { .. }
+            | Inst::Fma { .. }
             | Inst::Unary { .. }
             | Inst::Not { .. }
             | Inst::MulWide { .. }
@@ -548,6 +556,7 @@ impl Program {
                 Inst::Mov { dst, src, .. } => format!("{} = {src}", self.def(*dst)),
                 Inst::Bin { op, dst, a, b, .. } => format!("{} = {op:?} {a}, {b}", self.def(*dst)),
                 Inst::Unary { op, dst, src, .. } => format!("{} = {} {src}", self.def(*dst), op.name()),
+                Inst::Fma { dst, a, b, c, .. } => format!("{} = fma {a}, {b}, {c}", self.def(*dst)),
                 Inst::Not { dst, src } => format!("{} = not {src}", self.def(*dst)),
                 Inst::MulWide { dst, a, b } => format!("{} = mul.wide {a}, {b}", self.def(*dst)),
                 Inst::Cvt { dst, src, from, .. } => format!("{} = cvt {src}:{from}", self.def(*dst)),

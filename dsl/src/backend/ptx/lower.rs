@@ -10,6 +10,7 @@
 mod combine;
 mod control;
 mod dce;
+mod math;
 mod memory;
 mod reduce;
 mod scan;
@@ -639,6 +640,7 @@ impl Lowerer<'_> {
             OpKind::Unary { op: uop, value } => {
                 let r = res.unwrap();
                 let ty = ty_of(k.dtype(r));
+                self.check_unary_type(op, *uop, ty)?;
                 let elems = self
                     .val(*value)
                     .into_iter()
@@ -668,7 +670,9 @@ impl Lowerer<'_> {
                     (BinaryOp::And, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::And,
                     (BinaryOp::Or, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::Or,
                     (BinaryOp::Xor, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::Xor,
-                    (BinaryOp::Rem, Ty::F32 | Ty::Pred)
+                    (BinaryOp::FDiv, Ty::F32) => BinOp::DivFull,
+                    (BinaryOp::FDiv, Ty::I32 | Ty::I64 | Ty::Pred)
+                    | (BinaryOp::Rem, Ty::F32 | Ty::Pred)
                     | (BinaryOp::Div | BinaryOp::Max(_) | BinaryOp::Min(_), Ty::Pred)
                     | (BinaryOp::And | BinaryOp::Or | BinaryOp::Xor, Ty::F32) => {
                         return Err(self.err(
@@ -681,6 +685,10 @@ impl Lowerer<'_> {
                 let (a, b) = (self.val(*lhs), self.val(*rhs));
                 let elems = a.iter().zip(&b).map(|(x, y)| self.bin(bin, ty, *x, *y)).collect();
                 self.set(r, elems);
+            }
+            OpKind::Fma { a, b, c } => {
+                let elems = self.fma(op, [*a, *b, *c])?;
+                self.set(res.unwrap(), elems);
             }
             OpKind::Compare { pred, lhs, rhs } => {
                 let ty = ty_of(k.dtype(*lhs));

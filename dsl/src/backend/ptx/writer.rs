@@ -7,7 +7,7 @@ mod control;
 use std::fmt::Write;
 
 use super::lir::{BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
-use crate::ir::{PropagateNan, UnaryOp};
+use crate::ir::{MathFn, PropagateNan, UnaryOp};
 
 /// The PTX text of `p`.
 pub fn write(p: &Program) -> String {
@@ -56,6 +56,25 @@ fn reg_decl(ty: Ty) -> &'static str {
 fn unary_name(op: UnaryOp) -> &'static str {
     match op {
         UnaryOp::Neg => "neg",
+        UnaryOp::Abs => "abs",
+        UnaryOp::Math(f) => math_name(f),
+    }
+}
+
+/// The PTX instruction of each one-instruction math function, for `.f32` operands (the
+/// caller appends `.f32`; `cvt` names its destination type here, so floor prints as
+/// `cvt.rmi.f32.f32`). No `.ftz`: subnormals are kept, as Triton does for f32.
+fn math_name(f: MathFn) -> &'static str {
+    match f {
+        MathFn::Exp2 => "ex2.approx",
+        MathFn::Log2 => "lg2.approx",
+        MathFn::Sqrt => "sqrt.rn",
+        MathFn::Rsqrt => "rsqrt.approx",
+        MathFn::Floor => "cvt.rmi.f32",
+        MathFn::Ceil => "cvt.rpi.f32",
+        MathFn::Sin => "sin.approx",
+        MathFn::Cos => "cos.approx",
+        MathFn::Tanh => "tanh.approx",
     }
 }
 
@@ -214,6 +233,14 @@ impl Writer<'_> {
             Inst::Unary { op, ty, dst, src } => {
                 format!("{}.{} {}, {};", unary_name(*op), sty(*ty), self.reg(*dst), self.reg(*src))
             }
+            Inst::Fma { ty, dst, a, b, c } => format!(
+                "fma.rn.{} {}, {}, {}, {};",
+                sty(*ty),
+                self.reg(*dst),
+                self.opnd(*a, *ty),
+                self.opnd(*b, *ty),
+                self.opnd(*c, *ty)
+            ),
             Inst::Not { dst, src } => format!("not.pred {}, {};", self.reg(*dst), self.reg(*src)),
             Inst::MulWide { dst, a, b } => {
                 format!("mul.wide.s32 {}, {}, {};", self.reg(*dst), self.opnd(*a, Ty::I32), self.opnd(*b, Ty::I32))
@@ -376,6 +403,7 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::Mov { .. }
             | Inst::Bin { .. }
             | Inst::Unary { .. }
+            | Inst::Fma { .. }
             | Inst::Not { .. }
             | Inst::MulWide { .. }
             | Inst::Cvt { .. }
@@ -435,5 +463,6 @@ fn bin_name(op: BinOp, ty: Ty) -> String {
         BinOp::Shl => format!("shl.{b}"),
         BinOp::ShrU if ty == Ty::I64 => "shr.u64".into(),
         BinOp::ShrU => "shr.u32".into(),
+        BinOp::DivFull => format!("div.full.{s}"),
     }
 }

@@ -41,6 +41,11 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
                 op(a, used);
                 op(b, used);
             }
+            Inst::Fma { a, b, c, .. } => {
+                op(a, used);
+                op(b, used);
+                op(c, used);
+            }
             Inst::Selp { a, b, cond, .. } => {
                 op(a, used);
                 op(b, used);
@@ -96,6 +101,7 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::Mov { dst, .. }
         | Inst::Bin { dst, .. }
         | Inst::Unary { dst, .. }
+        | Inst::Fma { dst, .. }
         | Inst::Not { dst, .. }
         | Inst::MulWide { dst, .. }
         | Inst::Cvt { dst, .. }

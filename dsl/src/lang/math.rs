@@ -1,0 +1,329 @@
+//! The math functions of `triton.language` / `tl.math`: `exp`, `exp2`, `log`, `log2`,
+//! `sqrt`, `rsqrt`, `abs`, `floor`, `ceil`, `fma`, `sin`, `cos`, `tanh`, `erf`, `sigmoid`,
+//! `div_rn` and `fdiv`, as free functions and as tensor methods (`x.exp()`).
+//!
+//! Functions PTX computes in one instruction are one op (`UnaryOp::Math`, `OpKind::Fma`,
+//! `BinaryOp::FDiv`). The others are composed here from those ops, the way Triton lowers
+//! them, so the interpreter, the simulator and the GPU run the same sequence of roundings:
+//! - `exp(x) = exp2(x * log2(e))` and `log(x) = log2(x) * ln(2)` (Triton's `ex2.approx` /
+//!   `lg2.approx` lowering, the product rounded to f32 once);
+//! - `sigmoid(x) = 1 / (1 + exp(-x))` (Triton's `tl.sigmoid`);
+//! - `erf` is a polynomial (PTX has no instruction; the coefficients were fitted for
+//!   rtriton, see [`ERF_NEAR`] and [`ERF_FAR`]).
+//!
+//! Every function but `abs` takes floats only: an integer operand is a located
+//! [`Code::TraceMathDType`] error that says to convert with `.to::<f32>()` (Triton refuses
+//! `tl.exp` of an int tensor too). Precision per function: `docs/semantics.md`.
+
+use crate::diag::Code;
+use crate::interp::math::{LN2, LOG2E};
+use crate::ir::{BinaryOp, CmpPred, Constant, MathFn, OpKind, PropagateNan, Shape, SourceLoc, UnaryOp, Value};
+use crate::trace::{Builder, with_builder};
+
+use super::dtype::{NumericMarker, Promote};
+use super::tensor::{Tensor, TensorOperand};
+
+/// Where `erf` switches from the odd polynomial to `1 - exp(-Q(|x|))`.
+const ERF_SPLIT: f32 = 0.875;
+
+/// `erf(x) = x + x * P(x^2)` for `|x| < 0.875`: `P(s) ~ erf(sqrt s) / sqrt s - 1`, a
+/// degree-5 Chebyshev fit on `[0, 0.875^2]` (mpmath `chebyfit`, error 8.9e-9), highest
+/// coefficient first, rounded to f32.
+pub const ERF_NEAR: [f32; 6] = [
+    f32::from_bits(0xBA22_E960),
+    f32::from_bits(0x3BA4_F75D),
+    f32::from_bits(0xBCDB_7CE2),
+    f32::from_bits(0x3DE7_10C7),
+    f32::from_bits(0xBEC0_9387),
+    f32::from_bits(0x3E03_75D3),
+];
+
+/// `erf(x) = sign(x) * (1 - exp(-Q(min(|x|, 4))))` for `|x| >= 0.875`: `Q(a) ~
+/// -ln(erfc(a))`, a degree-9 Chebyshev fit on `[0.875, 4]` (error 1.7e-8), highest
+/// coefficient first, rounded to f32. Past 4, `erf` rounds to +-1 in f32.
+pub const ERF_FAR: [f32; 10] = [
+    f32::from_bits(0x3317_C0A3),
+    f32::from_bits(0xB61F_E678),
+    f32::from_bits(0x385D_8BB5),
+    f32::from_bits(0xBA25_7BBE),
+    f32::from_bits(0x3B9F_81F5),
+    f32::from_bits(0xBCDA_3543),
+    f32::from_bits(0x3DE1_FF70),
+    f32::from_bits(0x3F21_B205),
+    f32::from_bits(0x3F90_AE2B),
+    f32::from_bits(0xB9AE_98D1),
+];
+
+/// Whether `v` is a float; otherwise reports the located error for `name`.
+fn check_float(b: &mut Builder, name: &str, v: Value, loc: SourceLoc) -> bool {
+    let dtype = b.dtype(v);
+    if dtype.is_float() {
+        return true;
+    }
+    b.error_with(
+        Code::TraceMathDType,
+        loc,
+        format!("`{name}` is not defined on {dtype}"),
+        format!("`{name}` takes floats: convert the operand first, e.g. `{name}(x.to::<f32>())`"),
+    );
+    false
+}
+
+/// A scalar constant of `like`'s dtype (element-wise ops broadcast it).
+fn constant(b: &mut Builder, like: Value, c: f32, loc: SourceLoc) -> Value {
+    let dtype = b.dtype(like);
+    b.constant_value(Constant::F32(c), dtype, Shape::scalar(), loc)
+}
+
+fn math(b: &mut Builder, f: MathFn, x: Value, loc: SourceLoc) -> Value {
+    b.unary(UnaryOp::Math(f), x, loc)
+}
+
+/// `x * c` (`c` a constant of x's dtype).
+fn scale(b: &mut Builder, x: Value, c: f32, loc: SourceLoc) -> Value {
+    let c = constant(b, x, c, loc);
+    b.binary(BinaryOp::Mul, x, c, loc)
+}
+
+/// `a * b + c` rounded once, operands broadcast to one shape.
+fn fma_values(bl: &mut Builder, a: Value, b: Value, c: Value, loc: SourceLoc) -> Value {
+    let (a, b) = bl.broadcast_pair(a, b, loc);
+    let (a, c) = bl.broadcast_pair(a, c, loc);
+    let (b, c) = bl.broadcast_pair(b, c, loc);
+    let ty = bl.ty(c).clone();
+    if bl.ty(a) != &ty || bl.ty(b) != &ty {
+        bl.error_with(
+            Code::TraceMathDType,
+            loc,
+            format!("`fma` operands must have one type, got {}, {} and {ty}", bl.ty(a), bl.ty(b)),
+            "convert the operands to one float type with .to::<f32>()",
+        );
+        return a;
+    }
+    bl.push1(OpKind::Fma { a, b, c }, ty, loc)
+}
+
+/// Horner's rule with `fma`: `((c0 * x + c1) * x + c2) ...`, coefficients highest first.
+fn horner(b: &mut Builder, x: Value, coefficients: &[f32], loc: SourceLoc) -> Value {
+    let c0 = constant(b, x, coefficients[0], loc);
+    let c1 = constant(b, x, coefficients[1], loc);
+    let mut r = fma_values(b, x, c0, c1, loc);
+    for &c in &coefficients[2..] {
+        let c = constant(b, x, c, loc);
+        r = fma_values(b, r, x, c, loc);
+    }
+    r
+}
+
+fn exp_value(b: &mut Builder, x: Value, loc: SourceLoc) -> Value {
+    let t = scale(b, x, LOG2E, loc);
+    math(b, MathFn::Exp2, t, loc)
+}
+
+fn erf_value(b: &mut Builder, x: Value, loc: SourceLoc) -> Value {
+    let a = b.unary(UnaryOp::Abs, x, loc);
+    // |x| < 0.875: x + x * P(x^2).
+    let s = b.binary(BinaryOp::Mul, x, x, loc);
+    let p = horner(b, s, &ERF_NEAR, loc);
+    let near = fma_values(b, p, x, x, loc);
+    // |x| >= 0.875: 1 - exp(-Q(min(|x|, 4))), with x's sign. min ignores NaN, but a NaN
+    // takes the near branch (the comparison below is false) and stays NaN.
+    let four = constant(b, x, 4.0, loc);
+    let a4 = b.binary(BinaryOp::Min(PropagateNan::None), a, four, loc);
+    let q = horner(b, a4, &ERF_FAR, loc);
+    let minus_q = b.unary(UnaryOp::Neg, q, loc);
+    let e = exp_value(b, minus_q, loc);
+    let one = constant(b, x, 1.0, loc);
+    let far = b.binary(BinaryOp::Sub, one, e, loc);
+    let minus_far = b.unary(UnaryOp::Neg, far, loc);
+    let zero = constant(b, x, 0.0, loc);
+    let negative = b.compare(CmpPred::Lt, x, zero, loc);
+    let far = b.select(negative, minus_far, far, loc);
+    let split = constant(b, x, ERF_SPLIT, loc);
+    let is_far = b.compare(CmpPred::Ge, a, split, loc);
+    b.select(is_far, far, near, loc)
+}
+
+/// The body of a float function of one operand: checks the dtype, then builds.
+fn float_fn<T>(
+    name: &str,
+    x: Tensor<T>,
+    loc: SourceLoc,
+    build: fn(&mut Builder, Value, SourceLoc) -> Value,
+) -> Tensor<T> {
+    Tensor::from_value(with_builder(|b| if check_float(b, name, x.id(), loc) { build(b, x.id(), loc) } else { x.id() }))
+}
+
+macro_rules! one_instruction {
+    ($($(#[doc = $doc:literal])* $name:ident => $f:ident;)*) => {$(
+        $(#[doc = $doc])*
+        #[track_caller]
+        pub fn $name<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
+            float_fn(MathFn::$f.name(), x, SourceLoc::caller(), |b, x, loc| math(b, MathFn::$f, x, loc))
+        }
+    )*};
+}
+one_instruction! {
+    /// `2^x` (`tl.exp2`, PTX `ex2.approx.f32`).
+    exp2 => Exp2;
+    /// `log2(x)` (`tl.log2`, PTX `lg2.approx.f32`).
+    log2 => Log2;
+    /// The correctly rounded square root (`tl.sqrt_rn`, PTX `sqrt.rn.f32`; rtriton's
+    /// `tl.sqrt` is this one too, see `docs/semantics.md`).
+    sqrt => Sqrt;
+    /// `1 / sqrt(x)` (`tl.rsqrt`, PTX `rsqrt.approx.f32`).
+    rsqrt => Rsqrt;
+    /// Rounds toward -inf (`tl.floor`, PTX `cvt.rmi.f32.f32`).
+    floor => Floor;
+    /// Rounds toward +inf (`tl.ceil`, PTX `cvt.rpi.f32.f32`).
+    ceil => Ceil;
+    /// `sin(x)` (`tl.sin`, PTX `sin.approx.f32`: accurate on [-pi, pi]).
+    sin => Sin;
+    /// `cos(x)` (`tl.cos`, PTX `cos.approx.f32`: accurate on [-pi, pi]).
+    cos => Cos;
+    /// `tanh(x)` (`tl.math.tanh`, PTX `tanh.approx.f32`: relative error up to 2^-11).
+    tanh => Tanh;
+}
+
+/// The correctly rounded square root (`tl.sqrt_rn`); the same op as [`sqrt`].
+#[track_caller]
+pub fn sqrt_rn<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
+    float_fn("sqrt_rn", x, SourceLoc::caller(), |b, x, loc| math(b, MathFn::Sqrt, x, loc))
+}
+
+/// `e^x` (`tl.exp`): `exp2(x * log2(e))`, as Triton lowers it.
+#[track_caller]
+pub fn exp<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
+    float_fn("exp", x, SourceLoc::caller(), exp_value)
+}
+
+/// The natural logarithm (`tl.log`): `log2(x) * ln(2)`.
+#[track_caller]
+pub fn log<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
+    float_fn("log", x, SourceLoc::caller(), |b, x, loc| {
+        let l = math(b, MathFn::Log2, x, loc);
+        scale(b, l, LN2, loc)
+    })
+}
+
+/// `1 / (1 + exp(-x))` (`tl.sigmoid`, composed as Triton does).
+#[track_caller]
+pub fn sigmoid<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
+    float_fn("sigmoid", x, SourceLoc::caller(), |b, x, loc| {
+        let minus_x = b.unary(UnaryOp::Neg, x, loc);
+        let e = exp_value(b, minus_x, loc);
+        let one = constant(b, x, 1.0, loc);
+        let d = b.binary(BinaryOp::Add, one, e, loc);
+        b.binary(BinaryOp::Div, one, d, loc)
+    })
+}
+
+/// The error function (`tl.erf`): a polynomial with one `exp` ([`ERF_NEAR`], [`ERF_FAR`]).
+#[track_caller]
+pub fn erf<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
+    float_fn("erf", x, SourceLoc::caller(), erf_value)
+}
+
+/// `|x|` (`tl.abs`): floats clear the sign bit; ints wrap (`abs(i32::MIN) == i32::MIN`).
+#[track_caller]
+pub fn abs<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
+    let loc = SourceLoc::caller();
+    Tensor::from_value(with_builder(|b| {
+        let dtype = b.dtype(x.id());
+        if !UnaryOp::Abs.accepts(dtype) {
+            b.error_with(
+                Code::TraceMathDType,
+                loc,
+                format!("`abs` is not defined on {dtype}"),
+                "use abs on ints or floats",
+            );
+            return x.id();
+        }
+        b.unary(UnaryOp::Abs, x.id(), loc)
+    }))
+}
+
+/// `a * b + c` rounded once (`tl.fma`, PTX `fma.rn.f32`); `b` and `c` broadcast.
+#[track_caller]
+pub fn fma<T: NumericMarker, B: TensorOperand<DType = T>, C: TensorOperand<DType = T>>(
+    a: Tensor<T>,
+    b: B,
+    c: C,
+) -> Tensor<T> {
+    let loc = SourceLoc::caller();
+    let (bv, cv) = (b.value(loc), c.value(loc));
+    Tensor::from_value(with_builder(|bl| {
+        if check_float(bl, "fma", a.id(), loc) { fma_values(bl, a.id(), bv, cv, loc) } else { a.id() }
+    }))
+}
+
+/// A float division of `a` by `b` after the dtype check.
+fn divide<T, R: TensorOperand>(
+    name: &str,
+    op: BinaryOp,
+    a: Tensor<T>,
+    b: R,
+    loc: SourceLoc,
+) -> Tensor<<T as Promote<R::DType>>::Output>
+where
+    T: Promote<R::DType>,
+{
+    let bv = b.value(loc);
+    Tensor::from_value(with_builder(|bl| {
+        if check_float(bl, name, a.id(), loc) { bl.binary(op, a.id(), bv, loc) } else { a.id() }
+    }))
+}
+
+/// The correctly rounded quotient (`tl.math.div_rn`, PTX `div.rn.f32`): the same as `a / b`
+/// on floats, refused on ints.
+#[track_caller]
+pub fn div_rn<T: NumericMarker, R: TensorOperand>(a: Tensor<T>, b: R) -> Tensor<<T as Promote<R::DType>>::Output>
+where
+    T: Promote<R::DType>,
+{
+    divide("div_rn", BinaryOp::Div, a, b, SourceLoc::caller())
+}
+
+/// Fast division (`tl.fdiv(a, b)`, `ieee_rounding=False`: PTX `div.full.f32`, within 2 ulp
+/// of the correctly rounded quotient on the GPU; [`div_rn`] is `ieee_rounding=True`).
+#[track_caller]
+pub fn fdiv<T: NumericMarker, R: TensorOperand>(a: Tensor<T>, b: R) -> Tensor<<T as Promote<R::DType>>::Output>
+where
+    T: Promote<R::DType>,
+{
+    divide("fdiv", BinaryOp::FDiv, a, b, SourceLoc::caller())
+}
+
+macro_rules! methods {
+    ($($name:ident),*) => {
+        /// The math functions as methods: `x.exp()` is `exp(x)`.
+        impl<T: NumericMarker> Tensor<T> {
+            $(
+                #[doc = concat!("`", stringify!($name), "(self)`, see [`", stringify!($name), "`](fn@", stringify!($name), ").")]
+                #[track_caller]
+                pub fn $name(self) -> Tensor<T> {
+                    $name(self)
+                }
+            )*
+        }
+    };
+}
+methods!(exp, exp2, log, log2, sqrt, sqrt_rn, rsqrt, abs, floor, ceil, sin, cos, tanh, erf, sigmoid);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The near and far pieces of `erf` meet at the split without a jump larger than the
+    /// fits' error (both evaluated in f64 with the f32 coefficients).
+    #[test]
+    fn erf_pieces_agree_at_the_split() {
+        let x = f64::from(ERF_SPLIT);
+        let p = ERF_NEAR.iter().fold(0.0, |r, &c| r * x * x + f64::from(c));
+        let q = ERF_FAR.iter().fold(0.0, |r, &c| r * x + f64::from(c));
+        let (near, far) = (x + x * p, 1.0 - (-q).exp());
+        assert!((near - far).abs() < 1e-7, "near {near}, far {far}");
+        // erf(0.875) = 0.7840750...
+        assert!((near - 0.784_075_0).abs() < 1e-6, "{near}");
+    }
+}
