@@ -96,6 +96,8 @@ declare_codes! {
     SimLoopBounds = "RT0514", Simulator, "a loop with bounds the lowering never emits";
     SimUnsupported = "RT0515", Simulator, "an instruction the simulator cannot execute";
     SimDivergentBranch = "RT0520", Simulator, "a uniform branch (`bra.uni`) whose condition differs between the lanes of a warp";
+    SimAtomicRace = "RT0516", Simulator, "a plain load or store of a global element that another thread accesses atomically";
+    SimAtomicScope = "RT0517", Simulator, "cta-scoped atomics on one global element from two programs";
     GuardIndexOverflow = "RT0601", Guard, "i32 index math on a tensor past 2^31 - 1 elements";
     LaunchArgCount = "RT0701", Launch, "the wrong number of runtime arguments";
     LaunchArgType = "RT0702", Launch, "an argument of another type than its parameter";

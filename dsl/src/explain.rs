@@ -335,6 +335,8 @@ fn readers(k: &Kernel, v: Value) -> Vec<crate::ir::OpId> {
                 | OpKind::AddPtr { .. }
                 | OpKind::Load { .. }
                 | OpKind::Store { .. }
+                | OpKind::AtomicRmw { .. }
+                | OpKind::AtomicCas { .. }
                 | OpKind::Reduce { .. }
                 | OpKind::ReduceWith { .. }
                 | OpKind::Scan { .. }

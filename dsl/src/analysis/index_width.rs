@@ -243,7 +243,8 @@ impl<'k> Analyzer<'k> {
                     s.program_ids.insert(*axis);
                 }
                 OpKind::Arange { .. } => s.arange = true,
-                OpKind::Load { .. } => s.loaded = true,
+                // The old values an atomic returns come from memory, like a load's.
+                OpKind::Load { .. } | OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } => s.loaded = true,
                 OpKind::Constant { .. } | OpKind::AddPtr { .. } => {}
                 // A reduction or loop result depends on its inputs like any other op.
                 OpKind::Splat { .. }
@@ -367,6 +368,8 @@ impl<'k> Analyzer<'k> {
                     | OpKind::Cast { .. }
                     | OpKind::Load { .. }
                     | OpKind::Store { .. }
+                    | OpKind::AtomicRmw { .. }
+                    | OpKind::AtomicCas { .. }
                     | OpKind::Reduce { .. }
                     | OpKind::ReduceWith { .. }
                     | OpKind::Scan { .. }

@@ -37,7 +37,7 @@ impl<'m> Reader<'m> {
     }
 }
 
-fn lanes_on(mask: Option<&Data>, n: usize) -> Result<Vec<bool>, Trap> {
+pub(super) fn lanes_on(mask: Option<&Data>, n: usize) -> Result<Vec<bool>, Trap> {
     match mask {
         None => Ok(vec![true; n]),
         Some(Data::Bool(m)) if m.len() == n => Ok(m.clone()),

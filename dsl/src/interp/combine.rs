@@ -85,6 +85,8 @@ fn run_region(k: &Kernel, region: &Block, lhs: &[Data], rhs: &[Data]) -> Result<
             | OpKind::AddPtr { .. }
             | OpKind::Load { .. }
             | OpKind::Store { .. }
+            | OpKind::AtomicRmw { .. }
+            | OpKind::AtomicCas { .. }
             | OpKind::Reduce { .. }
             | OpKind::ReduceWith { .. }
             | OpKind::Scan { .. }

@@ -7,11 +7,13 @@ use std::fmt;
 use crate::diag::{Diagnostic, HasDiagnostics};
 use crate::session::FrontEndError;
 
-/// Whether a memory fault happened in a load or a store.
+/// Whether a memory fault happened in a load, a store or an atomic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Access {
     Load,
     Store,
+    /// An atomic read-modify-write or compare-and-swap.
+    Atomic,
 }
 
 impl fmt::Display for Access {
@@ -19,6 +21,7 @@ impl fmt::Display for Access {
         f.write_str(match self {
             Access::Load => "load",
             Access::Store => "store",
+            Access::Atomic => "atomic",
         })
     }
 }

@@ -7,6 +7,7 @@ use crate::lang::semantic::MAX_BLOCK_NUMEL;
 use crate::spec::ArgValue;
 
 use super::access;
+use super::atomic;
 use super::combine;
 use super::elementwise;
 use super::memory::Memory;
@@ -138,6 +139,8 @@ impl<'k> ProgramRun<'k> {
                 | OpKind::AddPtr { .. }
                 | OpKind::Load { .. }
                 | OpKind::Store { .. }
+                | OpKind::AtomicRmw { .. }
+                | OpKind::AtomicCas { .. }
                 | OpKind::Reduce { .. } => {
                     if !self.is_computed_invariant(id) {
                         self.op(id, mem).map_err(|t| (id, t))?;
@@ -272,6 +275,13 @@ impl<'k> ProgramRun<'k> {
             OpKind::Store { ptr, value, mask } => {
                 let mask = mask.map(|m| self.get(m)).transpose()?;
                 return access::store(mem, self.get(*ptr)?, self.get(*value)?, mask);
+            }
+            OpKind::AtomicRmw { op, ptr, value, mask, .. } => {
+                let mask = mask.map(|m| self.get(m)).transpose()?;
+                atomic::rmw(mem, *op, self.get(*ptr)?, self.get(*value)?, mask)?
+            }
+            OpKind::AtomicCas { ptr, cmp, value, .. } => {
+                atomic::cas(mem, self.get(*ptr)?, self.get(*cmp)?, self.get(*value)?)?
             }
             OpKind::Reduce { op, value, axis } => reduce(*op, self.get(*value)?, k.shape(*value).dims(), *axis)?,
             OpKind::For { .. }

@@ -1,13 +1,15 @@
 //! The CPU interpreter: the semantic reference of rtriton.
 //!
 //! [`run`] executes a traced kernel for every program of a grid over simulated device
-//! memory ([`Memory`]), one program after another (x fastest, then y, then z). What it
+//! memory ([`Memory`]), one program after another (x fastest, then y, then z; [`run_with`]
+//! can shuffle the order, `order.rs`). What it
 //! computes is what a kernel *means*; the GPU back end must produce the same bits (float
 //! sums excepted, see `reduce.rs`). The rules are in `docs/semantics.md`.
 //!
 //! Code map: `memory.rs` (buffers and bounds), `value.rs` (block values), `eval.rs` (one
 //! program, op by op), `elementwise.rs`, `reduce.rs`, `access.rs` (loads and stores),
-//! `scalar.rs` (PTX float max/min and casts), `error.rs`.
+//! `scalar.rs` (PTX float max/min and casts), `atomic.rs` (atomics, their element functions
+//! shared with the simulator), `order.rs` (program order), `error.rs`.
 //!
 //! Bad input never panics: arguments that do not fit the kernel, an unmasked
 //! out-of-bounds or misaligned access, an integer division by zero and a loop with a
@@ -15,6 +17,7 @@
 //! and the element.
 
 mod access;
+pub mod atomic;
 mod combine;
 mod control;
 mod elementwise;
@@ -22,12 +25,14 @@ mod error;
 mod eval;
 pub mod math;
 mod memory;
+mod order;
 mod reduce;
 pub mod scalar;
 mod value;
 
 pub use error::{Access, Fault, InterpError, InterpRunError, ProgramId};
 pub use memory::{BUFFER_ALIGN, Memory, MemoryError};
+pub use order::{ProgramOrder, RunOptions};
 
 use crate::diag::{Code, Diagnostic};
 use crate::ir::{Kernel, OpId, ParamKind, ScalarType};
@@ -44,18 +49,25 @@ use value::{Trap, unflatten};
 ///
 /// A grid with a zero dimension runs no program (Triton's launcher does the same).
 pub fn run(verified: &VerifiedKernel, grid: [u32; 3], args: &[ArgValue], mem: &mut Memory) -> Result<(), InterpError> {
+    run_with(verified, grid, args, mem, &RunOptions::default())
+}
+
+/// [`run`] with options: [`ProgramOrder::Shuffled`] runs the programs in a seeded random
+/// order, to test that a kernel's result does not depend on it.
+pub fn run_with(
+    verified: &VerifiedKernel,
+    grid: [u32; 3],
+    args: &[ArgValue],
+    mem: &mut Memory,
+    options: &RunOptions,
+) -> Result<(), InterpError> {
     let kernel = verified.kernel();
     check_args(kernel, args)?;
     let mut program = eval::ProgramRun::new(kernel, args, grid);
-    for z in 0..grid[2] {
-        for y in 0..grid[1] {
-            for x in 0..grid[0] {
-                program.pid = [x, y, z];
-                program.run(mem).map_err(|(op, trap)| fault(kernel, op, ProgramId([x, y, z]), trap))?;
-            }
-        }
-    }
-    Ok(())
+    order::for_each_program(grid, options.order, |pid| {
+        program.pid = pid;
+        program.run(mem).map_err(|(op, trap)| fault(kernel, op, ProgramId(pid), trap))
+    })
 }
 
 /// Specializes `def` for `args` under `policy`, traces it with `constexprs` and runs it
@@ -149,6 +161,7 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
                 let call = match access {
                     Access::Load => "load(ptrs, Some(offs.lt(n)), Some(other))",
                     Access::Store => "store(ptrs, values, Some(offs.lt(n)))",
+                    Access::Atomic => "atomic_add(ptrs, values, Some(offs.lt(n)))",
                 };
                 format!(
                     "mask the {access} so that lanes outside the tensor do not touch memory (`{call}`), or check the grid and the sizes and strides passed to the kernel"

@@ -29,13 +29,15 @@
 //! # Memory effects
 //! Only [`OpKind::Load`] reads and [`OpKind::Store`] writes global memory, element by
 //! element, for the lanes whose mask is true; masked-off lanes do not touch memory (a load
-//! gives `other`). Effects happen in program order within a program; the order between
+//! gives `other`). The atomics ([`OpKind::AtomicRmw`], [`OpKind::AtomicCas`]) read and
+//! write each element in one indivisible step. Effects happen in program order within a program; the order between
 //! programs is unspecified, as on the GPU.
 //!
 //! # Locations
 //! Every op records the [`SourceLoc`] of the DSL call that created it, so every
 //! diagnostic (verifier, interpreter, back end, lint) can name the author's file:line.
 
+mod atomic;
 mod control_typing;
 mod entities;
 mod location;
@@ -44,6 +46,7 @@ pub mod printer;
 mod types;
 mod typing;
 
+pub use atomic::{AtomicOp, Scope, Sem, cas_accepts};
 pub use entities::{OpId, Value};
 pub use location::SourceLoc;
 pub use ops::{Effect, OpField, OpKind};

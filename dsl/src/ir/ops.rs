@@ -11,7 +11,7 @@
 //! change (`docs/adding-an-op.md`).
 
 use super::typing::{self, TypeCx};
-use super::{BinaryOp, Block, CmpPred, Constant, ReduceOp, UnaryOp, Value};
+use super::{AtomicOp, BinaryOp, Block, CmpPred, Constant, ReduceOp, Scope, Sem, UnaryOp, Value};
 
 /// What running an op does besides computing its results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -25,6 +25,9 @@ pub enum Effect {
     ReadsMemory,
     /// Writes global memory: never removed.
     WritesMemory,
+    /// Reads and writes global memory in one step (an atomic): never removed, even when
+    /// its result (the old values) is unused.
+    ReadsWritesMemory,
     /// Holds a nested block (a loop): live when its body is.
     Region,
     /// Ends a block, handing values to the op that holds it.
@@ -83,7 +86,7 @@ macro_rules! attribute_fields {
 
 // A nested block is an attribute here: its values are not the op's operands, and passes
 // rebuild bodies themselves, block by block.
-attribute_fields!(usize, u32, i64, Constant, UnaryOp, BinaryOp, CmpPred, ReduceOp);
+attribute_fields!(usize, u32, i64, Constant, UnaryOp, BinaryOp, CmpPred, ReduceOp, AtomicOp, Sem, Scope);
 
 impl OpField for Block {
     fn collect(&self, _: &mut Vec<Value>) {}
@@ -252,6 +255,19 @@ declare_ops! {
     Store { ptr: Value, value: Value, mask: Option<Value> }
         => name: "store", effect: Effect::WritesMemory,
            typing: |cx, out| typing::store(cx, out, *ptr, *value, *mask);
+    /// For every element of `ptr` whose `mask` is true, atomically `old = *p; *p = old op
+    /// value`; the result (of the pointee type and the pointers' shape) is `old`, 0 where the
+    /// mask is false. `value` has the pointee type and the pointers' shape, and the pointee
+    /// type is one `op` accepts ([`AtomicOp::accepts`]).
+    AtomicRmw { op: AtomicOp, ptr: Value, value: Value, mask: Option<Value>, sem: Sem, scope: Scope }
+        => name: op.name(), effect: Effect::ReadsWritesMemory,
+           typing: |cx, out| typing::atomic_rmw(cx, out, *op, *ptr, *value, *mask);
+    /// For every element of `ptr`, atomically `old = *p; if old == cmp { *p = value }`
+    /// (bitwise equality); the result is `old`. `cmp` and `value` have the pointee type and
+    /// the pointers' shape.
+    AtomicCas { ptr: Value, cmp: Value, value: Value, sem: Sem, scope: Scope }
+        => name: "atomic_cas", effect: Effect::ReadsWritesMemory,
+           typing: |cx, out| typing::atomic_cas(cx, out, *ptr, *cmp, *value);
     /// Reduces `value` along `axis`; the result drops that dim.
     Reduce { op: ReduceOp, value: Value, axis: usize }
         => name: "reduce", effect: Effect::Pure,

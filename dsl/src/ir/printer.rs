@@ -79,6 +79,17 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
                 }
                 s
             }
+            OpKind::AtomicRmw { ptr, value, mask, sem, scope, .. } => {
+                let mut s = format!("{name} {ptr}, {value}");
+                if let Some(m) = mask {
+                    let _ = write!(s, ", mask {m}");
+                }
+                let _ = write!(s, ", sem {sem}, scope {scope}");
+                s
+            }
+            OpKind::AtomicCas { ptr, cmp, value, sem, scope } => {
+                format!("{name} {ptr}, {cmp}, {value}, sem {sem}, scope {scope}")
+            }
             OpKind::Reduce { op, value, axis } => format!("{name} {} {value}, axis {axis}", op.name()),
             OpKind::ReduceWith { values, axis, combine } | OpKind::Scan { values, axis, combine } => {
                 format!("{name} {}, axis {axis} combine({})", list(values), list(&combine.args))

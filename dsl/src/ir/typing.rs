@@ -2,7 +2,7 @@
 //! Each function pushes what is wrong (lowercase, no trailing period) onto `out`; the
 //! verifier prefixes the op and reports it at the op's location.
 
-use super::{Block, DType, Kernel, Op, ParamKind, ReduceOp, TensorType, UnaryOp, Value};
+use super::{AtomicOp, Block, DType, Kernel, Op, ParamKind, ReduceOp, TensorType, UnaryOp, Value, cas_accepts};
 
 /// What a typing rule may look at: the kernel's types and the op's results.
 #[derive(Clone, Copy, Debug)]
@@ -152,6 +152,50 @@ pub fn store(cx: &TypeCx<'_>, out: &mut Vec<String>, ptr: Value, value: Value, m
         && (cx.ty(m).dtype != DType::BOOL || cx.ty(m).shape != p.shape)
     {
         out.push("store mask must be i1 of the pointers' shape".into());
+    }
+}
+
+/// The operands of an atomic: pointers, operands of the pointee type and the pointers'
+/// shape, one result of that type and shape.
+fn atomic_operands(cx: &TypeCx<'_>, out: &mut Vec<String>, name: &str, ptr: Value, operands: &[Value]) -> Option<()> {
+    results(cx, out, 1);
+    let p = cx.ty(ptr);
+    let Some(elem) = p.dtype.pointee() else {
+        out.push(format!("{name} needs pointers, got {}", p.dtype));
+        return None;
+    };
+    let want = TensorType::new(DType::Scalar(elem), p.shape.clone());
+    if operands.iter().any(|v| *cx.ty(*v) != want) || cx.result(0).is_some_and(|r| *r != want) {
+        out.push(format!("{name} operands and result must be {want}"));
+    }
+    Some(())
+}
+
+pub fn atomic_rmw(cx: &TypeCx<'_>, out: &mut Vec<String>, op: AtomicOp, ptr: Value, value: Value, mask: Option<Value>) {
+    if atomic_operands(cx, out, op.name(), ptr, &[value]).is_none() {
+        return;
+    }
+    let p = cx.ty(ptr);
+    if let Some(elem) = p.dtype.pointee()
+        && !op.accepts(elem)
+    {
+        out.push(format!("`{}` is not defined on {elem}", op.name()));
+    }
+    if let Some(m) = mask
+        && (cx.ty(m).dtype != DType::BOOL || cx.ty(m).shape != p.shape)
+    {
+        out.push(format!("{} mask must be i1 of the pointers' shape", op.name()));
+    }
+}
+
+pub fn atomic_cas(cx: &TypeCx<'_>, out: &mut Vec<String>, ptr: Value, cmp: Value, value: Value) {
+    if atomic_operands(cx, out, "atomic_cas", ptr, &[cmp, value]).is_none() {
+        return;
+    }
+    if let Some(elem) = cx.ty(ptr).dtype.pointee()
+        && !cas_accepts(elem)
+    {
+        out.push(format!("`atomic_cas` is not defined on {elem}"));
     }
 }
 

@@ -222,6 +222,8 @@ impl Builder {
                 | OpKind::AddPtr { .. }
                 | OpKind::Load { .. }
                 | OpKind::Store { .. }
+                | OpKind::AtomicRmw { .. }
+                | OpKind::AtomicCas { .. }
                 | OpKind::Reduce { .. }
                 | OpKind::ReduceWith { .. }
                 | OpKind::Scan { .. }

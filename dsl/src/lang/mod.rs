@@ -4,6 +4,7 @@
 //! types and the promotion table; `semantic.rs` holds every typing, broadcasting and
 //! folding rule; `math.rs` the math functions (`tl.exp`, `tl.math.div_rn`, ...).
 
+mod atomics;
 mod combine;
 mod control;
 mod dtype;
@@ -12,6 +13,11 @@ mod ops;
 pub mod semantic;
 mod tensor;
 
+pub use atomics::{
+    Scope, Sem, atomic_add, atomic_add_with, atomic_and, atomic_and_with, atomic_cas, atomic_cas_with, atomic_max,
+    atomic_max_with, atomic_min, atomic_min_with, atomic_or, atomic_or_with, atomic_xchg, atomic_xchg_with, atomic_xor,
+    atomic_xor_with,
+};
 pub use combine::{argmin, associative_scan, cumsum, reduce, xor_sum};
 pub use control::{if_, if_then, while_loop};
 pub use dtype::{AddOutput, DTypeMarker, IntMarker, NumericMarker, Promote, Ptr, ScalarMarker};

@@ -52,8 +52,11 @@ fn live_ops(k: &Kernel) -> HashSet<OpId> {
         }
     }
     let mut live = HashSet::new();
-    let mut work: Vec<OpId> =
-        k.walk().into_iter().filter(|id| k.op(*id).kind.effect() == Effect::WritesMemory).collect();
+    let mut work: Vec<OpId> = k
+        .walk()
+        .into_iter()
+        .filter(|id| matches!(k.op(*id).kind.effect(), Effect::WritesMemory | Effect::ReadsWritesMemory))
+        .collect();
     while let Some(id) = work.pop() {
         if !live.insert(id) {
             continue;

@@ -5,7 +5,9 @@
 
 use std::collections::BTreeMap;
 
+use super::atomic_races::AtomicWords;
 use super::error::{Address, Check, SimFault};
+use crate::ir::Scope;
 
 const NONE: u32 = u32::MAX;
 
@@ -145,6 +147,8 @@ pub(crate) struct GlobalStores {
     /// The lowest and highest stored word (loads outside skip the lookup).
     lo: u64,
     hi: u64,
+    /// The words accessed atomically (plain accesses of them race).
+    atomics: AtomicWords,
 }
 
 impl GlobalStores {
@@ -156,6 +160,7 @@ impl GlobalStores {
     /// Thread `t` of `program` stores `bytes` bytes at `addr` (aligned, in bounds) in
     /// barrier epoch `epoch`. A thread may overwrite its own stores.
     pub fn store(&mut self, program: [u32; 3], t: u32, epoch: u64, addr: u64, bytes: u32) -> Result<(), SimFault> {
+        self.atomics.plain(program, t, epoch, addr, bytes, "stores")?;
         let now = Stored { program, thread: t, epoch };
         if self.words.is_empty() {
             (self.lo, self.hi) = (u64::MAX, 0);
@@ -185,6 +190,31 @@ impl GlobalStores {
         Ok(())
     }
 
+    /// Thread `t` of `program` accesses `bytes` bytes at `addr` atomically in barrier epoch
+    /// `epoch`: a race with a plain store of the word by another program, or by another
+    /// thread of its program in the same epoch (see `atomic_races.rs` for the rest).
+    pub fn atomic(
+        &mut self,
+        program: [u32; 3],
+        t: u32,
+        epoch: u64,
+        addr: u64,
+        bytes: u32,
+        scope: Scope,
+    ) -> Result<(), SimFault> {
+        for w in (addr & !3..addr + u64::from(bytes)).step_by(4) {
+            if let Some(s) = self.words.get(&w)
+                && !(s.program == program && (s.thread == t || s.epoch != epoch))
+            {
+                let mut fault =
+                    super::atomic_races::plain_vs_atomic(s.thread, "stores", s.program == program, program, t, addr);
+                fault.thread = Some(t);
+                return Err(fault);
+            }
+        }
+        self.atomics.atomic(program, t, epoch, addr, bytes, scope)
+    }
+
     /// Records that thread `t` of `program` loaded `addr..addr + bytes` at op `pc`.
     pub fn record_load(&mut self, program: [u32; 3], t: u32, pc: usize, addr: u64, bytes: u32) {
         let end = addr + u64::from(bytes);
@@ -205,6 +235,13 @@ impl GlobalStores {
     /// simulator's order (the earlier case is reported when the load runs). Returns the
     /// fault with the loading program and op.
     pub fn loads_before_stores(&self) -> Result<(), (SimFault, [u32; 3], usize)> {
+        if !self.atomics.is_empty() {
+            for run in &self.loads {
+                if let Some(fault) = self.atomics.loaded(run.program, run.first_thread, run.start, run.end) {
+                    return Err((fault, run.program, run.pc));
+                }
+            }
+        }
         if self.words.is_empty() {
             return Ok(());
         }
@@ -234,6 +271,7 @@ impl GlobalStores {
 
     /// Thread `t` of `program` loads `bytes` bytes at `addr` in barrier epoch `epoch`.
     pub fn load(&self, program: [u32; 3], t: u32, epoch: u64, addr: u64, bytes: u32) -> Result<(), SimFault> {
+        self.atomics.plain(program, t, epoch, addr, bytes, "loads")?;
         if self.words.is_empty() || addr + u64::from(bytes) <= self.lo || addr >= self.hi {
             return Ok(());
         }

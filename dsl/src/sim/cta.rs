@@ -7,6 +7,7 @@
 //! `shfl.sync` they miss is reported. Each register also records which threads wrote it,
 //! so reading a register never written is reported instead of returning stale bits.
 
+mod atom;
 mod control;
 
 use super::SimReport;
@@ -14,7 +15,7 @@ use super::checks::{GlobalStores, SharedRaces};
 use super::decode::{Decoded, MicroOp, Src, fma_bits, unary_bits};
 use super::error::{Address, Check, SimFault};
 use super::shfl::source_lane;
-use crate::backend::ptx::lir::{Guard, Special, Ty};
+use crate::backend::ptx::lir::{AtomOp, Guard, Special, Ty};
 use crate::interp::{Memory, MemoryError};
 
 /// Per-launch state shared by the CTAs (run one after another).
@@ -355,6 +356,15 @@ impl Cta {
                         self.need_reg(*s)?;
                     }
                     self.st_global(l, mem, *guard, *size, srcs, *addr, *offset)?;
+                }
+                MicroOp::Atom { guard, op, size, scope, dst, addr, src } => {
+                    self.need_guard(*guard)?;
+                    self.need_reg(*addr)?;
+                    self.need_reg(*src)?;
+                    if let AtomOp::Cas { cmp } = op {
+                        self.need_reg(cmp.0)?;
+                    }
+                    self.atom(l, mem, *guard, (*op, *size, *scope), *dst, *addr, *src)?;
                 }
                 MicroOp::LdShared { size, dst, addr, offset } => {
                     self.need_reg(*addr)?;

@@ -9,8 +9,9 @@
 //! `Pred` as `0` or `1`.
 
 use super::error::{Check, SimFault};
-use crate::backend::ptx::lir::{BinOp, Cmp, Group, Guard, Inst, Operand, ParamTy, Program, Special, Ty};
+use crate::backend::ptx::lir::{AtomOp, BinOp, Cmp, Group, Guard, Inst, Operand, ParamTy, Program, Special, Ty};
 use crate::interp::scalar::{f32_to_i32, f32_to_i64, max_f32, min_f32, unary_f32, unary_int};
+use crate::ir::Scope;
 use crate::ir::{PropagateNan, UnaryOp};
 use crate::spec::ArgValue;
 
@@ -92,6 +93,16 @@ pub(crate) enum MicroOp {
         srcs: Vec<u32>,
         addr: u32,
         offset: i64,
+    },
+    /// One element of `size` bytes (4 or 8); `op`'s registers are read as bits.
+    Atom {
+        guard: Option<Guard>,
+        op: AtomOp,
+        size: u32,
+        scope: Scope,
+        dst: u32,
+        addr: u32,
+        src: u32,
     },
     LdShared {
         size: u32,
@@ -240,6 +251,15 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                 srcs: regs(srcs)?,
                 addr: addr.0,
                 offset: *offset,
+            },
+            Inst::Atom { guard, op, ty, scope, dst, addr, src, .. } => MicroOp::Atom {
+                guard: *guard,
+                op: *op,
+                size: mem_size(*ty)?,
+                scope: *scope,
+                dst: dst.0,
+                addr: addr.0,
+                src: src.0,
             },
             Inst::SharedBase { dst } => MicroOp::Mov { dst: dst.0, src: Src::Imm(0) },
             Inst::LdShared { ty, dst, addr, offset } => {

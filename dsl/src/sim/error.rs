@@ -46,6 +46,13 @@ pub enum Check {
     LoopBounds,
     /// An instruction the simulator cannot execute (a malformed program).
     Unsupported,
+    /// A plain load or store of a global element that another thread accesses atomically
+    /// in the same launch (from another program, or from its own program with no barrier
+    /// in between).
+    AtomicRace,
+    /// Atomics on one global element from two programs, one of them `cta`-scoped (atomic
+    /// only within its own CTA).
+    AtomicScope,
 }
 
 /// An address a check names.
@@ -140,6 +147,8 @@ impl Check {
             Check::DivisionByZero => Code::SimDivisionByZero,
             Check::LoopBounds => Code::SimLoopBounds,
             Check::Unsupported => Code::SimUnsupported,
+            Check::AtomicRace => Code::SimAtomicRace,
+            Check::AtomicScope => Code::SimAtomicScope,
         }
     }
 }

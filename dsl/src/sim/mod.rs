@@ -23,6 +23,10 @@
 //!   ([`Check::GlobalStoreConflict`]), and a thread loading an element another thread
 //!   stored, in another program (whichever ran first) or in its own program with no
 //!   barrier in between ([`Check::GlobalRace`]);
+//! - a plain load or store of a global element another thread accesses atomically, in
+//!   another program or in its own with no barrier in between ([`Check::AtomicRace`]), and
+//!   `cta`-scoped atomics on one element from two programs ([`Check::AtomicScope`]);
+//!   atomics among themselves never race;
 //! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a
 //!   shared byte no thread wrote ([`Check::UninitializedShared`]), integer division by
 //!   zero, loops with a non-positive step.
@@ -38,11 +42,13 @@
 //! Code map: `decode.rs` (the program, flattened and typed once per launch), `cta.rs`
 //! (one CTA: registers, active threads, instruction semantics, memory accesses),
 //! `shfl.rs` (PTX shuffle lanes), `checks.rs` (race and duplicate-store bookkeeping),
+//! `atomic_races.rs` (atomically accessed words), `cta/atom.rs` (atomics),
 //! `error.rs`, `text.rs` (the failing instruction as PTX for messages).
 //!
 //! **Architecture Invariant:** the simulator executes the same [`lir::Program`] the PTX
 //! writer prints, never the block IR: what it checks is what the GPU runs.
 
+mod atomic_races;
 mod checks;
 mod cta;
 mod decode;
@@ -68,6 +74,8 @@ pub struct SimReport {
     /// Global load and store instructions executed by a thread (a vector access is one).
     pub global_loads: u64,
     pub global_stores: u64,
+    /// Global atomics executed by a thread (one element each).
+    pub global_atomics: u64,
     /// `shfl.sync` executions, one per warp.
     pub shuffles: u64,
     /// `bar.sync` executions, one per CTA.

@@ -214,6 +214,8 @@ impl AxisInfoMap {
                 | OpKind::ReduceWith { .. }
                 | OpKind::Scan { .. }
                 | OpKind::Store { .. }
+                | OpKind::AtomicRmw { .. }
+                | OpKind::AtomicCas { .. }
                 | OpKind::Yield { .. } => continue,
             };
             infos[res.index()] = info;

@@ -261,7 +261,7 @@ pub fn assign(k: &Kernel, rank: usize) -> Result<Vec<Option<Layout>>, PtxError> 
             OpKind::Select { cond, on_true, on_false } => tie(&[*cond, *on_true, *on_false, op.results[0]]),
             OpKind::Fma { a, b, c } => tie(&[*a, *b, *c, op.results[0]]),
             OpKind::AddPtr { ptr, offset } => tie(&[*ptr, *offset, op.results[0]]),
-            OpKind::Load { .. } | OpKind::Store { .. } => {
+            OpKind::Load { .. } | OpKind::Store { .. } | OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } => {
                 let mut vs = op.kind.operands();
                 vs.extend(op.results.iter().copied());
                 tie(&vs);

@@ -47,7 +47,8 @@
 
 use std::fmt;
 
-use crate::ir::{PropagateNan, SourceLoc, UnaryOp};
+use crate::interp::atomic::AtomKind;
+use crate::ir::{PropagateNan, Scope, Sem, SourceLoc, UnaryOp};
 
 /// A virtual register: an index into [`Program::regs`]. Printed `%r7` (I32), `%rd7`
 /// (I64), `%f7` (F32) or `%p7` (Pred) with the same number.
@@ -218,7 +219,8 @@ pub enum Inst {
     CvtaGlobal { dst: Reg, src: Reg },
     /// `dst = ` the special register, zero-extended into the `I32` register `dst`.
     ReadSpecial { dst: Reg, sreg: Special },
-    /// `dst = src` (type `ty`).
+    /// `dst = src` (type `ty`). `dst` and a register `src` may be of two classes of one
+    /// size (`I32` and `F32`): the bits are copied (`mov.b32 %r1, %f1`).
     Mov { ty: Ty, dst: Reg, src: Operand },
     /// `dst = a op b` in type `ty` (see [`BinOp`]).
     Bin { op: BinOp, ty: Ty, dst: Reg, a: Operand, b: Operand },
@@ -254,6 +256,16 @@ pub enum Inst {
     /// [`Inst::LdGlobal`]; nothing is written when `guard` is false. Visible to other
     /// threads after the kernel ends (no ordering with other threads during it).
     StGlobal { guard: Option<Guard>, ty: Ty, srcs: Vec<Reg>, addr: Reg, offset: i64 },
+    /// Global atomic (`atom{.sem}{.scope}.global.op.type`): when `guard` holds, in one
+    /// indivisible step `dst = mem[addr]` and `mem[addr] = ` the new value
+    /// ([`crate::interp::atomic::rmw_bits`] of the kind and `src`, or for [`AtomOp::Cas`]
+    /// `src` when the old bits equal `cmp`'s, [`crate::interp::atomic::cas_bits`]). One
+    /// element of `size(ty)` bytes, aligned to it. When `guard` is false nothing is
+    /// accessed and `dst` keeps its value. `ty` is the register class of `dst`, `src` and
+    /// `cmp`: `I32` or `F32` for 32-bit elements (integer kinds take `I32` registers), `I64`.
+    /// `sem` orders the thread's other accesses around it; `scope` says which threads it is
+    /// atomic with (`cta`: only its own CTA's).
+    Atom { guard: Option<Guard>, op: AtomOp, ty: Ty, sem: Sem, scope: Scope, dst: Reg, addr: Reg, src: Reg },
     /// `dst (I32) = ` the address of the CTA's shared buffer (0 on the simulator).
     SharedBase { dst: Reg },
     /// `dst = shared[addr + offset]` (`addr` an `I32` byte address in the shared window,
@@ -325,6 +337,7 @@ impl Inst {
             | Inst::Selp { .. }
             | Inst::LdGlobal { .. }
             | Inst::StGlobal { .. }
+            | Inst::Atom { .. }
             | Inst::SharedBase { .. }
             | Inst::LdShared { .. }
             | Inst::StShared { .. }
@@ -356,6 +369,7 @@ impl Inst {
             | Inst::Selp { .. }
             | Inst::LdGlobal { .. }
             | Inst::StGlobal { .. }
+            | Inst::Atom { .. }
             | Inst::SharedBase { .. }
             | Inst::LdShared { .. }
             | Inst::StShared { .. }
@@ -365,6 +379,15 @@ impl Inst {
             | Inst::BarSync { .. } => Vec::new(),
         }
     }
+}
+
+/// What an [`Inst::Atom`] does with the old element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomOp {
+    /// A read-modify-write of this kind.
+    Rmw(AtomKind),
+    /// Compare and swap: store `src` when the old bits equal `cmp`'s.
+    Cas { cmp: Reg },
 }
 
 /// The marker above each group of instructions the lowering emits for one block-IR op:
@@ -567,6 +590,13 @@ impl Program {
                 }
                 Inst::StGlobal { guard: g, ty, srcs, addr, offset } => {
                     format!("{}st.global x{} [{addr}+{offset}] <- {{{}}}:{ty}", guard(g), srcs.len(), list(srcs))
+                }
+                Inst::Atom { guard: g, op, ty, sem, scope, dst, addr, src } => {
+                    let op = match op {
+                        AtomOp::Rmw(k) => format!("{k:?} {src}"),
+                        AtomOp::Cas { cmp } => format!("cas {cmp}, {src}"),
+                    };
+                    format!("{}{}:{ty} = atom.{sem}.{scope} [{addr}] {op}", guard(g), self.def(*dst))
                 }
                 Inst::SharedBase { dst } => format!("{} = shared.base", self.def(*dst)),
                 Inst::LdShared { dst, addr, offset, .. } => format!("{} = ld.shared [{addr}+{offset}]", self.def(*dst)),

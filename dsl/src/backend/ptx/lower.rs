@@ -7,6 +7,7 @@
 //! types it does not handle, layouts it cannot build and blocks over the register budget
 //! are [`PtxError`]s naming the kernel and the op's line.
 
+mod atomics;
 mod combine;
 mod control;
 mod dce;
@@ -521,7 +522,7 @@ impl Lowerer<'_> {
                 // a `yield` is lowered by its loop (`for_loop`)
                 Effect::Terminator => continue,
                 Effect::Pure | Effect::ProgramIndex | Effect::ReadsMemory => true,
-                Effect::WritesMemory | Effect::Region => false,
+                Effect::WritesMemory | Effect::ReadsWritesMemory | Effect::Region => false,
             };
             if removable && op.results.iter().all(|r| self.info.uses(*r) == 0) {
                 continue;
@@ -768,6 +769,14 @@ impl Lowerer<'_> {
                 self.set(res.unwrap(), elems);
             }
             OpKind::Store { ptr, value, mask } => self.store(op, *ptr, *value, *mask)?,
+            OpKind::AtomicRmw { op: aop, ptr, value, mask, sem, scope } => {
+                let elems = self.atomic_rmw(op, *aop, *ptr, *value, *mask, (*sem, *scope))?;
+                self.set(res.unwrap(), elems);
+            }
+            OpKind::AtomicCas { ptr, cmp, value, sem, scope } => {
+                let elems = self.atomic_cas(op, *ptr, *cmp, *value, (*sem, *scope))?;
+                self.set(res.unwrap(), elems);
+            }
             OpKind::Reduce { op: rop, value, axis } => {
                 let elems = self.reduce(op, *rop, *value, *axis)?;
                 self.set(res.unwrap(), elems);

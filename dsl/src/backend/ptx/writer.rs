@@ -6,7 +6,8 @@ mod control;
 
 use std::fmt::Write;
 
-use super::lir::{BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
+use super::lir::{AtomOp, BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
+use crate::interp::atomic::AtomKind;
 use crate::ir::{MathFn, PropagateNan, UnaryOp};
 
 /// The PTX text of `p`.
@@ -294,6 +295,20 @@ impl Writer<'_> {
                 self.addr(*addr, *offset),
                 self.reg_list(srcs)
             ),
+            Inst::Atom { guard, op, ty, sem, scope, dst, addr, src } => {
+                let cmp = match op {
+                    AtomOp::Rmw(_) => String::new(),
+                    AtomOp::Cas { cmp } => format!("{}, ", self.reg(*cmp)),
+                };
+                format!(
+                    "{}atom.{sem}.{scope}.global.{} {}, {}, {cmp}{};",
+                    self.guard(*guard),
+                    atom_name(*op, *ty),
+                    self.reg(*dst),
+                    self.addr(*addr, 0),
+                    self.reg(*src)
+                )
+            }
             Inst::SharedBase { dst } => format!("mov.u32 {}, smem;", self.reg(*dst)),
             Inst::LdShared { ty, dst, addr, offset } => {
                 format!("ld.shared.{} {}, {};", mem_ty(*ty), self.reg(*dst), self.addr(*addr, i64::from(*offset)))
@@ -411,6 +426,7 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::Selp { .. }
             | Inst::LdGlobal { .. }
             | Inst::StGlobal { .. }
+            | Inst::Atom { .. }
             | Inst::SharedBase { .. }
             | Inst::LdShared { .. }
             | Inst::StShared { .. }
@@ -465,4 +481,24 @@ fn bin_name(op: BinOp, ty: Ty) -> String {
         BinOp::ShrU => "shr.u32".into(),
         BinOp::DivFull => format!("div.full.{s}"),
     }
+}
+
+/// `op.type` of an `atom` on elements held in registers of class `ty` (32 bits for `I32`
+/// and `F32`, 64 for `I64`).
+fn atom_name(op: AtomOp, ty: Ty) -> String {
+    let bits = if ty == Ty::I64 { 64 } else { 32 };
+    let (name, class) = match op {
+        AtomOp::Rmw(AtomKind::Add) => ("add", "u"),
+        AtomOp::Rmw(AtomKind::AddF32) => ("add", "f"),
+        AtomOp::Rmw(AtomKind::MaxS) => ("max", "s"),
+        AtomOp::Rmw(AtomKind::MaxU) => ("max", "u"),
+        AtomOp::Rmw(AtomKind::MinS) => ("min", "s"),
+        AtomOp::Rmw(AtomKind::MinU) => ("min", "u"),
+        AtomOp::Rmw(AtomKind::And) => ("and", "b"),
+        AtomOp::Rmw(AtomKind::Or) => ("or", "b"),
+        AtomOp::Rmw(AtomKind::Xor) => ("xor", "b"),
+        AtomOp::Rmw(AtomKind::Exch) => ("exch", "b"),
+        AtomOp::Cas { .. } => ("cas", "b"),
+    };
+    format!("{name}.{class}{bits}")
 }

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use crate::backend::ptx::lir::{Guard, Inst, Operand, Reg};
+use crate::backend::ptx::lir::{AtomOp, Guard, Inst, Operand, Reg};
 
 /// Removes effect-free instructions whose results are never read.
 pub(super) fn eliminate_dead(body: &mut Vec<Inst>) {
@@ -63,6 +63,14 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
                 used.insert(*addr);
                 used.extend(srcs.iter().copied());
             }
+            Inst::Atom { guard: g, op, addr, src, .. } => {
+                guard(g, used);
+                used.insert(*addr);
+                used.insert(*src);
+                if let AtomOp::Cas { cmp } = op {
+                    used.insert(*cmp);
+                }
+            }
             Inst::StShared { guard: g, src, addr, .. } => {
                 guard(g, used);
                 used.insert(*addr);
@@ -112,6 +120,7 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         Inst::Group(_)
         | Inst::LdGlobal { .. }
         | Inst::StGlobal { .. }
+        | Inst::Atom { .. }
         | Inst::LdShared { .. }
         | Inst::StShared { .. }
         | Inst::Shfl { .. }
