@@ -114,7 +114,7 @@ macro_rules! reduce_kernel {
 
 /// The value reductions (`xor_sum` only on integers).
 #[track_caller]
-fn reduce_value<T: NumericMarker>(op: Op, x: Tensor<T>, axis: usize, int: bool) -> Tensor<T>
+fn reduce_value<T: NumericMarker<Sum = T>>(op: Op, x: Tensor<T>, axis: usize, int: bool) -> Tensor<T>
 where
     T: Promote<T, Output = T> + AddOutput<T, Output = T>,
 {

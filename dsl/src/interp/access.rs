@@ -4,6 +4,8 @@
 //! one store hit one address the later lane's value stays (the GPU leaves it
 //! unspecified). After a fault, memory is unspecified (the GPU aborts the launch).
 
+use half::{bf16, f16};
+
 use crate::ir::ScalarType;
 
 use super::error::Access;
@@ -84,7 +86,25 @@ pub(crate) fn load(
         ScalarType::I64 => {
             read_all!(I64, i64, |b: &[u8]| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]), 0)
         }
+        ScalarType::I8 => read_all!(I8, i8, |b: &[u8]| i8::from_le_bytes([b[0]]), 0),
+        ScalarType::U8 => read_all!(U8, u8, |b: &[u8]| b[0], 0),
+        ScalarType::I16 => read_all!(I16, i16, |b: &[u8]| i16::from_le_bytes([b[0], b[1]]), 0),
+        ScalarType::F16 => read_all!(F16, f16, |b: &[u8]| f16::from_le_bytes([b[0], b[1]]), f16::ZERO),
+        ScalarType::BF16 => read_all!(BF16, bf16, |b: &[u8]| bf16::from_le_bytes([b[0], b[1]]), bf16::ZERO),
+        ScalarType::U32 => read_all!(U32, u32, |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]), 0),
+        ScalarType::U64 => {
+            read_all!(U64, u64, |b: &[u8]| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]), 0)
+        }
+        ScalarType::F64 => {
+            read_all!(F64, f64, |b: &[u8]| f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]), 0.0)
+        }
     })
+}
+
+/// Copies one element's little-endian bytes into the front of `buf`.
+fn put<'b>(buf: &'b mut [u8; 8], bytes: &[u8]) -> &'b [u8] {
+    buf[..bytes.len()].copy_from_slice(bytes);
+    &buf[..bytes.len()]
 }
 
 /// Writes `value` to `ptr` for the lanes whose mask is true.
@@ -113,6 +133,14 @@ pub(crate) fn store(mem: &mut Memory, ptr: &Data, value: &Data, mask: Option<&Da
                 buf.copy_from_slice(&v[lane].to_le_bytes());
                 &buf[..]
             }
+            Data::I8(v) => put(&mut buf, &v[lane].to_le_bytes()),
+            Data::U8(v) => put(&mut buf, &v[lane].to_le_bytes()),
+            Data::I16(v) => put(&mut buf, &v[lane].to_le_bytes()),
+            Data::F16(v) => put(&mut buf, &v[lane].to_le_bytes()),
+            Data::BF16(v) => put(&mut buf, &v[lane].to_le_bytes()),
+            Data::U32(v) => put(&mut buf, &v[lane].to_le_bytes()),
+            Data::U64(v) => put(&mut buf, &v[lane].to_le_bytes()),
+            Data::F64(v) => put(&mut buf, &v[lane].to_le_bytes()),
             Data::Ptr(_) => return unsupported("a store of pointers"),
         };
         let addr = addrs[lane];

@@ -45,8 +45,15 @@ pub enum AtomKind {
 /// over every dtype so a new one must say.
 fn signed(elem: ScalarType) -> bool {
     match elem {
-        ScalarType::I32 | ScalarType::I64 => true,
-        ScalarType::Bool | ScalarType::F32 => false,
+        ScalarType::I32 | ScalarType::I64 | ScalarType::I8 | ScalarType::I16 => true,
+        ScalarType::U32
+        | ScalarType::U64
+        | ScalarType::U8
+        | ScalarType::Bool
+        | ScalarType::F32
+        | ScalarType::F16
+        | ScalarType::BF16
+        | ScalarType::F64 => false,
     }
 }
 
@@ -127,7 +134,11 @@ fn to_bits(d: &Data) -> Result<(ScalarType, Vec<u64>), Trap> {
         Data::I32(v) => (ScalarType::I32, v.iter().map(|x| u64::from(*x as u32)).collect()),
         Data::I64(v) => (ScalarType::I64, v.iter().map(|x| *x as u64).collect()),
         Data::F32(v) => (ScalarType::F32, v.iter().map(|x| u64::from(x.to_bits())).collect()),
-        Data::Bool(_) | Data::Ptr(_) => return unsupported(format!("an atomic on {} elements", d.kind())),
+        Data::U32(v) => (ScalarType::U32, v.iter().map(|x| u64::from(*x)).collect()),
+        Data::U64(v) => (ScalarType::U64, v.clone()),
+        // `AtomicOp::accepts` refuses the others (PTX has no 8/16-bit atomics but f16 add,
+        // which rtriton does not offer yet).
+        _ => return unsupported(format!("an atomic on {} elements", d.kind())),
     })
 }
 
@@ -137,7 +148,15 @@ fn from_bits(elem: ScalarType, bits: Vec<u64>) -> Result<Data, Trap> {
         ScalarType::I32 => Data::I32(bits.into_iter().map(|b| b as u32 as i32).collect()),
         ScalarType::I64 => Data::I64(bits.into_iter().map(|b| b as i64).collect()),
         ScalarType::F32 => Data::F32(bits.into_iter().map(|b| f32::from_bits(b as u32)).collect()),
-        ScalarType::Bool => return unsupported("an atomic on i1 elements"),
+        ScalarType::U32 => Data::U32(bits.into_iter().map(|b| b as u32).collect()),
+        ScalarType::U64 => Data::U64(bits),
+        ScalarType::Bool
+        | ScalarType::I8
+        | ScalarType::I16
+        | ScalarType::U8
+        | ScalarType::F16
+        | ScalarType::BF16
+        | ScalarType::F64 => return unsupported(format!("an atomic on {elem} elements")),
     })
 }
 

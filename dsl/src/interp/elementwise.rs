@@ -4,7 +4,8 @@
 
 use crate::ir::{BinaryOp, CmpPred, DType, ScalarType, UnaryOp};
 
-use super::scalar::{f32_to_i32, f32_to_i64, max_f32, min_f32, unary_f32, unary_int};
+use super::convert::cast_data;
+use super::scalar::{f32_to_i32, f32_to_i64, max_f32, max_f64, min_f32, min_f64, unary_f32, unary_f64, unary_int};
 use super::value::{Data, Trap, unsupported};
 
 fn zip_map<T: Copy, U>(a: &[T], b: &[T], f: impl Fn(T, T) -> U) -> Vec<U> {
@@ -41,6 +42,24 @@ macro_rules! int_binary {
 }
 int_binary!(binary_i32, i32);
 int_binary!(binary_i64, i64);
+int_binary!(binary_u32, u32);
+int_binary!(binary_u64, u64);
+
+/// IEEE binary64 arithmetic, as [`binary_f32`] (max/min with [`max_f64`]'s NaN rule).
+fn binary_f64(op: BinaryOp, x: &[f64], y: &[f64]) -> Result<Vec<f64>, Trap> {
+    Ok(match op {
+        BinaryOp::Add => zip_map(x, y, |a, b| a + b),
+        BinaryOp::Sub => zip_map(x, y, |a, b| a - b),
+        BinaryOp::Mul => zip_map(x, y, |a, b| a * b),
+        BinaryOp::Div => zip_map(x, y, |a, b| a / b),
+        BinaryOp::Rem => zip_map(x, y, |a, b| a % b),
+        // `div.full` is f32 only: the PTX back end refuses it on f64 (use `/`).
+        BinaryOp::FDiv => return unsupported("`fdiv` on f64 (div.full is f32 only; use `/`)"),
+        BinaryOp::Max(nan) => zip_map(x, y, |a, b| max_f64(a, b, nan)),
+        BinaryOp::Min(nan) => zip_map(x, y, |a, b| min_f64(a, b, nan)),
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => return unsupported(format!("`{}` on f64", op.name())),
+    })
+}
 
 /// IEEE round-to-nearest arithmetic (the PTX back end must emit `.rn` forms so that no
 /// `mul`/`add` pair is contracted into an `fma`); `%` is C's `fmodf`; max/min follow PTX.
@@ -100,6 +119,9 @@ pub(crate) fn unary(op: UnaryOp, x: &Data) -> Result<Data, Trap> {
         Data::I32(x) => Data::I32(x.iter().map(|&v| on_int(i64::from(v)).map(|r| r as i32)).collect::<Result<_, _>>()?),
         Data::I64(x) => Data::I64(x.iter().map(|&v| on_int(v)).collect::<Result<_, _>>()?),
         Data::F32(x) => Data::F32(x.iter().map(|&v| unary_f32(op, v)).collect()),
+        Data::U32(x) => Data::U32(x.iter().map(|&v| on_int(i64::from(v)).map(|r| r as u32)).collect::<Result<_, _>>()?),
+        Data::U64(x) => Data::U64(x.iter().map(|&v| on_int(v as i64).map(|r| r as u64)).collect::<Result<_, _>>()?),
+        Data::F64(x) => Data::F64(x.iter().map(|&v| unary_f64(op, v)).collect()),
         a => return unsupported(format!("`{}` on {}", op.name(), a.kind())),
     })
 }
@@ -111,6 +133,9 @@ pub(crate) fn binary(op: BinaryOp, lhs: &Data, rhs: &Data) -> Result<Data, Trap>
         (Data::I64(x), Data::I64(y)) => Data::I64(binary_i64(op, x, y)?),
         (Data::F32(x), Data::F32(y)) => Data::F32(binary_f32(op, x, y)?),
         (Data::Bool(x), Data::Bool(y)) => Data::Bool(binary_bool(op, x, y)?),
+        (Data::U32(x), Data::U32(y)) => Data::U32(binary_u32(op, x, y)?),
+        (Data::U64(x), Data::U64(y)) => Data::U64(binary_u64(op, x, y)?),
+        (Data::F64(x), Data::F64(y)) => Data::F64(binary_f64(op, x, y)?),
         (a, b) => return unsupported(format!("`{}` on {} and {}", op.name(), a.kind(), b.kind())),
     })
 }
@@ -136,13 +161,18 @@ pub(crate) fn compare(pred: CmpPred, lhs: &Data, rhs: &Data) -> Result<Data, Tra
         (Data::F32(x), Data::F32(y)) => compare_ord(pred, x, y),
         (Data::Bool(x), Data::Bool(y)) => compare_ord(pred, x, y),
         (Data::Ptr(x), Data::Ptr(y)) => compare_ord(pred, x, y),
+        (Data::U32(x), Data::U32(y)) => compare_ord(pred, x, y),
+        (Data::U64(x), Data::U64(y)) => compare_ord(pred, x, y),
+        (Data::F64(x), Data::F64(y)) => compare_ord(pred, x, y),
         (a, b) => return unsupported(format!("comparison of {} and {}", a.kind(), b.kind())),
     }))
 }
 
-/// Conversion to `to` (the rules of `OpKind::Cast`): int widening sign-extends, narrowing
-/// wraps, int to float rounds to nearest even, float to int truncates toward zero with
-/// saturation and NaN to 0, anything to `i1` is `!= 0` (NaN gives true), `i1` is 0 or 1.
+/// Conversion to `to` (the rules of `OpKind::Cast`, see `convert.rs`): int widening
+/// extends by the source's signedness, narrowing wraps, int to float rounds to nearest
+/// even, float to int truncates toward zero with saturation and NaN to 0, anything to
+/// `i1` is `!= 0` (NaN gives true), `i1` is 0 or 1. The pairs of the original four types
+/// keep their direct (fast) arms; every other pair goes through `convert::cast_data`.
 pub(crate) fn cast(v: &Data, to: DType) -> Result<Data, Trap> {
     let DType::Scalar(to) = to else { return unsupported(format!("cast of {} to a pointer", v.kind())) };
     fn map<T: Copy, U>(v: &[T], f: impl Fn(T) -> U) -> Vec<U> {
@@ -166,6 +196,8 @@ pub(crate) fn cast(v: &Data, to: DType) -> Result<Data, Trap> {
         (Data::F32(x), ScalarType::I64) => Data::I64(map(x, f32_to_i64)),
         (Data::F32(x), ScalarType::F32) => Data::F32(x.clone()),
         (Data::Ptr(_), _) => return unsupported("cast of a pointer"),
+        // a pair with one of the newer dtypes: the generic conversion (data and a type, not an op kind)
+        (v, to) => cast_data(v, to)?,
     })
 }
 
@@ -181,6 +213,14 @@ pub(crate) fn select(cond: &Data, a: &Data, b: &Data) -> Result<Data, Trap> {
         (Data::I64(x), Data::I64(y)) => Data::I64(pick(c, x, y)),
         (Data::F32(x), Data::F32(y)) => Data::F32(pick(c, x, y)),
         (Data::Ptr(x), Data::Ptr(y)) => Data::Ptr(pick(c, x, y)),
+        (Data::I8(x), Data::I8(y)) => Data::I8(pick(c, x, y)),
+        (Data::I16(x), Data::I16(y)) => Data::I16(pick(c, x, y)),
+        (Data::U8(x), Data::U8(y)) => Data::U8(pick(c, x, y)),
+        (Data::U32(x), Data::U32(y)) => Data::U32(pick(c, x, y)),
+        (Data::U64(x), Data::U64(y)) => Data::U64(pick(c, x, y)),
+        (Data::F16(x), Data::F16(y)) => Data::F16(pick(c, x, y)),
+        (Data::BF16(x), Data::BF16(y)) => Data::BF16(pick(c, x, y)),
+        (Data::F64(x), Data::F64(y)) => Data::F64(pick(c, x, y)),
         (x, y) => return unsupported(format!("where between {} and {}", x.kind(), y.kind())),
     })
 }

@@ -60,6 +60,21 @@ pub fn math_f32(f: MathFn, x: f32) -> f32 {
     }
 }
 
+/// The exact function on f64 (platform libm); see [`super::scalar::unary_f64`].
+pub fn math_f64(f: MathFn, x: f64) -> f64 {
+    match f {
+        MathFn::Exp2 => x.exp2(),
+        MathFn::Log2 => x.log2(),
+        MathFn::Sqrt => x.sqrt(),
+        MathFn::Rsqrt => 1.0 / x.sqrt(),
+        MathFn::Floor => x.floor(),
+        MathFn::Ceil => x.ceil(),
+        MathFn::Sin => x.sin(),
+        MathFn::Cos => x.cos(),
+        MathFn::Tanh => x.tanh(),
+    }
+}
+
 /// IEEE `abs` on f32: clears the sign bit (a NaN keeps its payload), PTX `abs.f32`.
 pub fn abs_f32(x: f32) -> f32 {
     f32::from_bits(x.to_bits() & 0x7FFF_FFFF)

@@ -20,6 +20,7 @@ mod access;
 pub mod atomic;
 mod combine;
 mod control;
+pub mod convert;
 mod elementwise;
 mod error;
 mod eval;

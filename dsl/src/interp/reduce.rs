@@ -14,7 +14,7 @@
 
 use crate::ir::ReduceOp;
 
-use super::scalar::{max_f32, min_f32};
+use super::scalar::{max_f32, max_f64, min_f32, min_f64};
 use super::value::{Data, Trap, unsupported};
 
 /// `dims` split around `axis`: (elements before, length of the axis, elements after).
@@ -119,6 +119,26 @@ pub(crate) fn reduce(op: ReduceOp, v: &Data, dims: &[usize], axis: usize) -> Res
         },
         Data::I32(x) => int_reduce!(x, dims, axis, op, I32),
         Data::I64(x) => int_reduce!(x, dims, axis, op, I64),
+        Data::U32(x) => int_reduce!(x, dims, axis, op, U32),
+        Data::U64(x) => int_reduce!(x, dims, axis, op, U64),
+        // f64 as f32 (an axis of one element applies the NaN rule with the identity).
+        Data::F64(x) if single => match op {
+            ReduceOp::Max(nan) => Data::F64(x.iter().map(|&a| max_f64(f64::NEG_INFINITY, a, nan)).collect()),
+            ReduceOp::Min(nan) => Data::F64(x.iter().map(|&a| min_f64(f64::INFINITY, a, nan)).collect()),
+            ReduceOp::Sum => Data::F64(x.clone()),
+            ReduceOp::Argmax | ReduceOp::Argmin => Data::I32(vec![0; x.len()]),
+            ReduceOp::XorSum => return unsupported("xor_sum of f64 (the verifier refuses it)"),
+        },
+        Data::F64(x) => match op {
+            ReduceOp::Max(nan) => Data::F64(lines(x, dims, axis, |it| it.reduce(|a, b| max_f64(a, b, nan)))?),
+            ReduceOp::Min(nan) => Data::F64(lines(x, dims, axis, |it| it.reduce(|a, b| min_f64(a, b, nan)))?),
+            ReduceOp::Sum => Data::F64(lines(x, dims, axis, |it| it.reduce(|a, b| a + b))?),
+            ReduceOp::Argmax => Data::I32(lines(x, dims, axis, argmax_line)?),
+            ReduceOp::Argmin => Data::I32(lines(x, dims, axis, argmin_line)?),
+            ReduceOp::XorSum => return unsupported("xor_sum of f64 (the verifier refuses it)"),
+        },
+        // storage types (f16, i8, ...) are reduced in their computation type by the
+        // front end; pointers and masks are not reduced (data, not an op kind)
         other => return unsupported(format!("a reduction of {}", other.kind())),
     })
 }

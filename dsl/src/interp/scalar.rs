@@ -63,6 +63,43 @@ pub fn unary_f32(op: UnaryOp, x: f32) -> f32 {
     }
 }
 
+/// The element semantics of every [`UnaryOp`] on f64 (see [`unary_f32`]).
+pub fn unary_f64(op: UnaryOp, x: f64) -> f64 {
+    match op {
+        UnaryOp::Neg => f64::from_bits(x.to_bits() ^ (1 << 63)),
+        // PTX `abs.f64`: clears the sign bit, NaN payloads included.
+        UnaryOp::Abs => f64::from_bits(x.to_bits() & !(1 << 63)),
+        // `UnaryOp::accepts` refuses math functions on f64 (the PTX back end has no f64
+        // math yet), so verified IR never gets here; the exact function is the natural
+        // value should that change.
+        UnaryOp::Math(f) => super::math::math_f64(f, x),
+    }
+}
+
+/// The f64 NaN rule of `max`/`min`, as [`max_f32`]'s with the canonical f64 NaN
+/// `0x7FFF_FFFF_FFFF_FFFF` (PTX `max.f64`; by analogy with f32, not yet measured).
+/// `PropagateNan::All` gives the canonical NaN for any NaN operand (the PTX back end
+/// emits it as `max.f64` and a NaN test; PTX has no `max.NaN.f64`).
+pub fn max_f64(a: f64, b: f64, nan: PropagateNan) -> f64 {
+    with_nan_rule_f64(a, b, nan, |a, b| if a > b || (a == b && b.is_sign_negative()) { a } else { b })
+}
+
+/// See [`max_f64`] and [`min_f32`].
+pub fn min_f64(a: f64, b: f64, nan: PropagateNan) -> f64 {
+    with_nan_rule_f64(a, b, nan, |a, b| if a < b || (a == b && a.is_sign_negative()) { a } else { b })
+}
+
+fn with_nan_rule_f64(a: f64, b: f64, nan: PropagateNan, pick: impl FnOnce(f64, f64) -> f64) -> f64 {
+    let canonical = f64::from_bits(super::convert::CANONICAL_NAN64_BITS);
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => canonical,
+        (true, false) | (false, true) if nan == PropagateNan::All => canonical,
+        (true, false) => b,
+        (false, true) => a,
+        (false, false) => pick(a, b),
+    }
+}
+
 /// The element semantics of every [`UnaryOp`] on integers (i32 values sign-extended into
 /// i64; the caller truncates to the width). `None` for an op not defined on integers
 /// (`UnaryOp::accepts`: the verifier refuses it, the simulator reports it).

@@ -2,6 +2,8 @@
 //! the value's shape (a scalar has one element). Evaluating whole blocks at once keeps
 //! the interpreter fast even in debug builds.
 
+use half::{bf16, f16};
+
 use crate::ir::{Constant, DType, ScalarType};
 
 use super::error::Access;
@@ -16,7 +18,59 @@ pub(crate) enum Data {
     F32(Vec<f32>),
     /// Device addresses.
     Ptr(Vec<u64>),
+    I8(Vec<i8>),
+    I16(Vec<i16>),
+    U8(Vec<u8>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+    F16(Vec<f16>),
+    BF16(Vec<bf16>),
+    F64(Vec<f64>),
 }
+
+/// `match data { Data::X(v) => body, ... }` over every variant, `v` bound to the vector
+/// (the body must type-check for every element type).
+macro_rules! on_data {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            Data::Bool($v) => $body,
+            Data::I32($v) => $body,
+            Data::I64($v) => $body,
+            Data::F32($v) => $body,
+            Data::Ptr($v) => $body,
+            Data::I8($v) => $body,
+            Data::I16($v) => $body,
+            Data::U8($v) => $body,
+            Data::U32($v) => $body,
+            Data::U64($v) => $body,
+            Data::F16($v) => $body,
+            Data::BF16($v) => $body,
+            Data::F64($v) => $body,
+        }
+    };
+}
+
+/// As [`on_data`], wrapping the body's vector back into the same variant.
+macro_rules! map_data {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            Data::Bool($v) => Data::Bool($body),
+            Data::I32($v) => Data::I32($body),
+            Data::I64($v) => Data::I64($body),
+            Data::F32($v) => Data::F32($body),
+            Data::Ptr($v) => Data::Ptr($body),
+            Data::I8($v) => Data::I8($body),
+            Data::I16($v) => Data::I16($body),
+            Data::U8($v) => Data::U8($body),
+            Data::U32($v) => Data::U32($body),
+            Data::U64($v) => Data::U64($body),
+            Data::F16($v) => Data::F16($body),
+            Data::BF16($v) => Data::BF16($body),
+            Data::F64($v) => Data::F64($body),
+        }
+    };
+}
+pub(crate) use on_data;
 
 /// Why evaluating one op failed, before the op's location and the program id are added.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,13 +94,7 @@ pub(crate) fn unsupported<T>(what: impl Into<String>) -> Result<T, Trap> {
 
 impl Data {
     pub fn len(&self) -> usize {
-        match self {
-            Data::Bool(v) => v.len(),
-            Data::I32(v) => v.len(),
-            Data::I64(v) => v.len(),
-            Data::F32(v) => v.len(),
-            Data::Ptr(v) => v.len(),
-        }
+        on_data!(self, v => v.len())
     }
 
     /// `n` copies of constant `c` as `dtype`.
@@ -60,6 +108,18 @@ impl Data {
             (DType::Scalar(ScalarType::I64), Constant::Bool(b)) => Data::I64(vec![i64::from(b); n]),
             (DType::Scalar(ScalarType::F32), Constant::F32(x)) => Data::F32(vec![x; n]),
             (DType::Scalar(ScalarType::F32), Constant::Int(i)) => Data::F32(vec![i as f32; n]),
+            (DType::Scalar(ScalarType::F64), Constant::F64(x)) => Data::F64(vec![x; n]),
+            // Every other (type, constant) pair converts the constant's value with the
+            // cast rules (an `f32` constant of an `f16` block rounds to nearest even).
+            (DType::Scalar(to), c) => {
+                let one = match c {
+                    Constant::Bool(b) => Data::Bool(vec![b]),
+                    Constant::Int(i) => Data::I64(vec![i]),
+                    Constant::F32(x) => Data::F32(vec![x]),
+                    Constant::F64(x) => Data::F64(vec![x]),
+                };
+                super::convert::cast_data(&one, to)?.splat(n)?
+            }
             (dtype, c) => return unsupported(format!("a constant {c:?} of type {dtype}")),
         })
     }
@@ -69,13 +129,7 @@ impl Data {
         if self.len() != 1 {
             return unsupported(format!("splat of a value with {} elements", self.len()));
         }
-        Ok(match self {
-            Data::Bool(v) => Data::Bool(vec![v[0]; n]),
-            Data::I32(v) => Data::I32(vec![v[0]; n]),
-            Data::I64(v) => Data::I64(vec![v[0]; n]),
-            Data::F32(v) => Data::F32(vec![v[0]; n]),
-            Data::Ptr(v) => Data::Ptr(vec![v[0]; n]),
-        })
+        Ok(map_data!(self, v => vec![v[0]; n]))
     }
 
     /// The elements at `indices`, in that order.
@@ -83,13 +137,7 @@ impl Data {
         fn pick<T: Copy>(v: &[T], idx: &[usize]) -> Vec<T> {
             idx.iter().map(|&i| v[i]).collect()
         }
-        match self {
-            Data::Bool(v) => Data::Bool(pick(v, indices)),
-            Data::I32(v) => Data::I32(pick(v, indices)),
-            Data::I64(v) => Data::I64(pick(v, indices)),
-            Data::F32(v) => Data::F32(pick(v, indices)),
-            Data::Ptr(v) => Data::Ptr(pick(v, indices)),
-        }
+        map_data!(self, v => pick(v, indices))
     }
 
     /// The single element of an integer scalar, sign-extended.
@@ -97,6 +145,7 @@ impl Data {
         match self {
             Data::I32(v) if v.len() == 1 => Ok(i64::from(v[0])),
             Data::I64(v) if v.len() == 1 => Ok(v[0]),
+            Data::U32(v) if v.len() == 1 => Ok(i64::from(v[0])),
             // a float, a mask or a block (data, not an op kind)
             _ => unsupported("a loop bound or step that is not an integer scalar"),
         }
@@ -110,6 +159,14 @@ impl Data {
             Data::I64(_) => "i64",
             Data::F32(_) => "f32",
             Data::Ptr(_) => "ptr",
+            Data::I8(_) => "i8",
+            Data::I16(_) => "i16",
+            Data::U8(_) => "u8",
+            Data::U32(_) => "u32",
+            Data::U64(_) => "u64",
+            Data::F16(_) => "f16",
+            Data::BF16(_) => "bf16",
+            Data::F64(_) => "f64",
         }
     }
 }

@@ -50,7 +50,7 @@ pub use atomic::{AtomicOp, Scope, Sem, cas_accepts};
 pub use entities::{OpId, Value};
 pub use location::SourceLoc;
 pub use ops::{Effect, OpField, OpKind};
-pub use types::{DType, ScalarType, Shape, TensorType};
+pub use types::{DType, ScalarKind, ScalarType, Shape, TensorType};
 pub use typing::TypeCx;
 
 use crate::spec::SpecKey;
@@ -61,7 +61,11 @@ pub enum Constant {
     Bool(bool),
     /// An integer of the result's int type (i32 values are kept sign-extended).
     Int(i64),
+    /// A float of an `f32`, `f16` or `bf16` result (the latter two hold the value the
+    /// constant rounds to: the interpreter and the lowering convert it to nearest even).
     F32(f32),
+    /// A float of an `f64` result.
+    F64(f64),
 }
 
 impl Constant {
@@ -163,11 +167,15 @@ impl UnaryOp {
     /// Whether the op is defined on elements of `dtype`.
     pub fn accepts(self, dtype: DType) -> bool {
         match self {
-            UnaryOp::Neg => matches!(dtype, DType::Scalar(ScalarType::I32 | ScalarType::I64 | ScalarType::F32)),
-            // Signed ints and every float (by class, so new float dtypes are accepted here
-            // and refused by a back end that cannot compute them yet).
-            UnaryOp::Abs => dtype.is_float() || matches!(dtype, DType::Scalar(ScalarType::I32 | ScalarType::I64)),
-            UnaryOp::Math(_) => dtype.is_float(),
+            // Every computation type (storage types are negated in theirs by the front end).
+            UnaryOp::Neg => dtype.scalar().is_some_and(|s| s != ScalarType::Bool && !s.is_storage_only()),
+            // PTX `abs.f32/.f64/.s32/.s64` (f16/bf16 compute in f32, by the front end).
+            UnaryOp::Abs => {
+                matches!(dtype, DType::Scalar(ScalarType::F32 | ScalarType::F64 | ScalarType::I32 | ScalarType::I64))
+            }
+            // The math instructions are f32 (f16/bf16 compute in f32, by the front end);
+            // f64 has none in PTX (libdevice computes it in software), so it is refused.
+            UnaryOp::Math(_) => matches!(dtype, DType::Scalar(ScalarType::F32)),
         }
     }
 }

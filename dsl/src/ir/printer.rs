@@ -49,6 +49,7 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
                 Constant::Bool(b) => format!("{name} {b}"),
                 Constant::Int(i) => format!("{name} {i}"),
                 Constant::F32(x) => format!("{name} {x:?} (0x{:08X})", x.to_bits()),
+                Constant::F64(x) => format!("{name} {x:?} (0x{:016X})", x.to_bits()),
             },
             OpKind::ProgramId { axis } | OpKind::NumPrograms { axis } => format!("{name} {axis}"),
             OpKind::Arange { start, end } => format!("{name} {start}..{end}"),

@@ -7,6 +7,10 @@
 use std::fmt;
 
 /// A scalar element type that values and pointees can have.
+///
+/// The types after `F32` were added with the dtype table of `docs/semantics.md`
+/// ("Dtypes"); they are appended so existing discriminants (and hashes of cache keys)
+/// keep their values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ScalarType {
     /// `i1`: masks and comparison results.
@@ -17,25 +21,76 @@ pub enum ScalarType {
     I64,
     /// `f32`.
     F32,
+    /// `i8`: a storage type; arithmetic runs in `i32` (see [`ScalarType::compute_type`]).
+    I8,
+    /// `i16`: a storage type; arithmetic runs in `i32`.
+    I16,
+    /// `u8`: a storage type; arithmetic runs in `i32` (the values 0..=255 are exact there).
+    U8,
+    /// `u32`: unsigned arithmetic, comparisons and division.
+    U32,
+    /// `u64`.
+    U64,
+    /// IEEE binary16 (`half::f16`): a storage type; arithmetic runs in `f32`.
+    F16,
+    /// bfloat16 (`half::bf16`): a storage type; arithmetic runs in `f32`.
+    BF16,
+    /// IEEE binary64.
+    F64,
+}
+
+/// What kind of number a scalar type holds (Triton's `dtype.kind()`, ordered as Triton
+/// orders kinds for promotion: bool < unsigned < signed < float).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScalarKind {
+    Bool,
+    UnsignedInt,
+    SignedInt,
+    Float,
 }
 
 impl ScalarType {
+    /// Every scalar type, in declaration order (for tables and tests).
+    pub const ALL: [ScalarType; 12] = [
+        ScalarType::Bool,
+        ScalarType::I32,
+        ScalarType::I64,
+        ScalarType::F32,
+        ScalarType::I8,
+        ScalarType::I16,
+        ScalarType::U8,
+        ScalarType::U32,
+        ScalarType::U64,
+        ScalarType::F16,
+        ScalarType::BF16,
+        ScalarType::F64,
+    ];
+
     /// Size in bytes when stored in memory (`bool` is stored as one byte).
     pub fn size_bytes(self) -> u64 {
         match self {
-            ScalarType::Bool => 1,
-            ScalarType::I32 | ScalarType::F32 => 4,
-            ScalarType::I64 => 8,
+            ScalarType::Bool | ScalarType::I8 | ScalarType::U8 => 1,
+            ScalarType::I16 | ScalarType::F16 | ScalarType::BF16 => 2,
+            ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
+            ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => 8,
+        }
+    }
+
+    /// The kind of number (bool, unsigned, signed, float).
+    pub fn kind(self) -> ScalarKind {
+        match self {
+            ScalarType::Bool => ScalarKind::Bool,
+            ScalarType::U8 | ScalarType::U32 | ScalarType::U64 => ScalarKind::UnsignedInt,
+            ScalarType::I8 | ScalarType::I16 | ScalarType::I32 | ScalarType::I64 => ScalarKind::SignedInt,
+            ScalarType::F16 | ScalarType::BF16 | ScalarType::F32 | ScalarType::F64 => ScalarKind::Float,
         }
     }
 
     /// Integer bit width, `None` for floats and bool.
     pub fn int_bits(self) -> Option<u32> {
-        match self {
-            ScalarType::I32 => Some(32),
-            ScalarType::I64 => Some(64),
-            // bool and floats have no integer width (a scalar type, not an op kind)
-            _ => None,
+        match self.kind() {
+            ScalarKind::SignedInt | ScalarKind::UnsignedInt => Some(self.size_bytes() as u32 * 8),
+            ScalarKind::Bool | ScalarKind::Float => None,
         }
     }
 
@@ -44,16 +99,59 @@ impl ScalarType {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, ScalarType::F32)
+        self.kind() == ScalarKind::Float
     }
 
-    /// Triton's spelling (`i1`, `i32`, `i64`, `f32`).
+    pub fn is_signed_int(self) -> bool {
+        self.kind() == ScalarKind::SignedInt
+    }
+
+    pub fn is_unsigned_int(self) -> bool {
+        self.kind() == ScalarKind::UnsignedInt
+    }
+
+    /// The type arithmetic on this type runs in. Storage types compute in a wider type and
+    /// convert back, as Triton does for `f16`/`bf16` (in `f32`): `i8`, `i16` and `u8` in
+    /// `i32`, whose results truncated to the storage width are the storage type's
+    /// wrapping results; `f16` and `bf16` in `f32`, whose `+ - * /` rounded once more to
+    /// the storage type are correctly rounded (f32 has more than twice their precision
+    /// plus two bits). Other types compute in themselves.
+    pub fn compute_type(self) -> ScalarType {
+        match self {
+            ScalarType::I8 | ScalarType::I16 | ScalarType::U8 => ScalarType::I32,
+            ScalarType::F16 | ScalarType::BF16 => ScalarType::F32,
+            ScalarType::Bool
+            | ScalarType::I32
+            | ScalarType::I64
+            | ScalarType::U32
+            | ScalarType::U64
+            | ScalarType::F32
+            | ScalarType::F64 => self,
+        }
+    }
+
+    /// A storage type: loaded, stored, converted and selected, but never an operand of
+    /// arithmetic, comparisons or reductions in the IR (the front end computes in
+    /// [`ScalarType::compute_type`]; the verifier checks it).
+    pub fn is_storage_only(self) -> bool {
+        self.compute_type() != self
+    }
+
+    /// Triton's spelling (`i1`, `i32`, `i64`, `f32`, `bf16`, `u8`, ...).
     pub fn name(self) -> &'static str {
         match self {
             ScalarType::Bool => "i1",
+            ScalarType::I8 => "i8",
+            ScalarType::I16 => "i16",
             ScalarType::I32 => "i32",
             ScalarType::I64 => "i64",
+            ScalarType::U8 => "u8",
+            ScalarType::U32 => "u32",
+            ScalarType::U64 => "u64",
+            ScalarType::F16 => "f16",
+            ScalarType::BF16 => "bf16",
             ScalarType::F32 => "f32",
+            ScalarType::F64 => "f64",
         }
     }
 }

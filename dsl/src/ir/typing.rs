@@ -77,8 +77,19 @@ pub fn expand_dims(cx: &TypeCx<'_>, out: &mut Vec<String>, value: Value, axis: u
     }
 }
 
+/// Storage types (`f16`, `bf16`, `i8`, `u8`, `i16`) are never operands of arithmetic,
+/// comparisons or reductions: the front end converts them to their computation type.
+fn computes_in_its_type(out: &mut Vec<String>, dtype: DType) {
+    if let Some(s) = dtype.scalar()
+        && s.is_storage_only()
+    {
+        out.push(format!("{s} is a storage type; compute in {} (convert with a cast)", s.compute_type()));
+    }
+}
+
 pub fn unary(cx: &TypeCx<'_>, out: &mut Vec<String>, op: UnaryOp, value: Value) {
     let t = cx.ty(value);
+    computes_in_its_type(out, t.dtype);
     if cx.result(0) != Some(t) {
         out.push(format!("operand and result must have one type, got {t}"));
     }
@@ -88,6 +99,7 @@ pub fn unary(cx: &TypeCx<'_>, out: &mut Vec<String>, op: UnaryOp, value: Value) 
 }
 
 pub fn binary(cx: &TypeCx<'_>, out: &mut Vec<String>, lhs: Value, rhs: Value) {
+    computes_in_its_type(out, cx.ty(lhs).dtype);
     if cx.ty(lhs) != cx.ty(rhs) || cx.result(0) != Some(cx.ty(lhs)) {
         out.push(format!("operands and result must have one type, got {} and {}", cx.ty(lhs), cx.ty(rhs)));
     }
@@ -104,6 +116,7 @@ pub fn fma(cx: &TypeCx<'_>, out: &mut Vec<String>, operands: [Value; 3]) {
 }
 
 pub fn compare(cx: &TypeCx<'_>, out: &mut Vec<String>, lhs: Value, rhs: Value) {
+    computes_in_its_type(out, cx.ty(lhs).dtype);
     if cx.ty(lhs) != cx.ty(rhs) {
         out.push(format!("operands must have one type, got {} and {}", cx.ty(lhs), cx.ty(rhs)));
     }
@@ -201,6 +214,7 @@ pub fn atomic_cas(cx: &TypeCx<'_>, out: &mut Vec<String>, ptr: Value, cmp: Value
 
 pub fn reduce(cx: &TypeCx<'_>, out: &mut Vec<String>, op: ReduceOp, value: Value, axis: usize) {
     let t = cx.ty(value);
+    computes_in_its_type(out, t.dtype);
     if axis >= t.shape.rank() {
         out.push(format!("reduction axis {axis} out of range for rank {}", t.shape.rank()));
     } else if let Some(r) = cx.result(0) {

@@ -13,7 +13,8 @@ use crate::trace::{Builder, with_builder};
 
 pub use crate::ir::{Scope, Sem};
 
-use super::dtype::{Promote, Ptr, ScalarMarker};
+use super::dtype::{Ptr, ScalarMarker};
+use super::promotion::Promote;
 use super::semantic::broadcast_shapes;
 use super::tensor::{Tensor, TensorOperand};
 

@@ -1,22 +1,15 @@
-//! Element types in the Rust type system: `Tensor<f32>`, `Tensor<i64>`, `Tensor<Ptr<f32>>`.
+//! Element types in the Rust type system: `Tensor<f32>`, `Tensor<half::f16>`,
+//! `Tensor<u8>`, `Tensor<Ptr<f32>>`.
 //!
-//! Mixing floats and ints is a Rust compile error because [`Promote`] has no impl for
-//! such pairs. The integer promotion rule lives here and only here:
-//!
-//! | lhs   | rhs   | result | note                                   |
-//! |-------|-------|--------|----------------------------------------|
-//! | `i32` | `i32` | `i32`  | wraps on overflow, as written          |
-//! | `i32` | `i64` | `i64`  | the `i32` operand is sign-extended     |
-//! | `i64` | `i32` | `i64`  | the `i32` operand is sign-extended     |
-//! | `i64` | `i64` | `i64`  |                                        |
-//! | `f32` | `f32` | `f32`  |                                        |
-//! | `bool`| `bool`| `bool` | only `&`, `|`, `^` and comparisons     |
-//!
-//! Nothing narrows implicitly: `i64` to `i32` needs `.to::<i32>()`. Rust literals are
-//! operands too: an integer literal is an `i32` (so `Tensor<i64> + 1` is `i64`), a float
-//! literal is an `f32`.
+//! The promotion rule between two element types (Triton's) lives in `promotion.rs`,
+//! with its table; `docs/semantics.md` ("Dtypes") lists it. Promotion only widens as
+//! that table says: `i64` to `i32` needs `.to::<i32>()`. Rust literals are operands too:
+//! an integer literal is an `i32` (so `Tensor<i64> + 1` is `i64`), a float literal an
+//! `f32`.
 
 use std::marker::PhantomData;
+
+use half::{bf16, f16};
 
 use crate::ir::{Constant, DType, ScalarType};
 
@@ -29,24 +22,15 @@ pub trait DTypeMarker: Copy + 'static {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ptr<E>(PhantomData<E>);
 
-impl DTypeMarker for f32 {
-    const DTYPE: DType = DType::F32;
-}
-impl DTypeMarker for i32 {
-    const DTYPE: DType = DType::I32;
-}
-impl DTypeMarker for i64 {
-    const DTYPE: DType = DType::I64;
-}
-impl DTypeMarker for bool {
-    const DTYPE: DType = DType::BOOL;
+impl<E: ScalarMarker> DTypeMarker for E {
+    const DTYPE: DType = DType::Scalar(E::SCALAR);
 }
 impl<E: ScalarMarker> DTypeMarker for Ptr<E> {
     const DTYPE: DType = DType::Ptr(E::SCALAR);
 }
 
 /// Scalar element types (what memory holds and literals can be).
-pub trait ScalarMarker: DTypeMarker {
+pub trait ScalarMarker: Copy + 'static {
     const SCALAR: ScalarType;
     /// The Rust type of a literal of this dtype.
     type Native: Copy;
@@ -82,55 +66,54 @@ impl ScalarMarker for bool {
     }
 }
 
-/// Integer element types (`i32`, `i64`).
-pub trait IntMarker: ScalarMarker {}
+/// The integer types and the floats beyond `f32`: a literal is its own value.
+macro_rules! scalar_markers {
+    ($($t:ty => $s:ident, $c:expr;)*) => {$(
+        impl ScalarMarker for $t {
+            const SCALAR: ScalarType = ScalarType::$s;
+            type Native = $t;
+            fn constant(v: $t) -> Constant {
+                #[allow(clippy::redundant_closure_call, reason = "one conversion per type, written as a closure")]
+                ($c)(v)
+            }
+        }
+    )*};
+}
+scalar_markers! {
+    i8 => I8, |v: i8| Constant::Int(v.into());
+    i16 => I16, |v: i16| Constant::Int(v.into());
+    u8 => U8, |v: u8| Constant::Int(v.into());
+    u32 => U32, |v: u32| Constant::Int(v.into());
+    // u64 values past i64::MAX keep their bits (the constant is wrapped to u64 when used).
+    u64 => U64, |v: u64| Constant::Int(v as i64);
+    f64 => F64, Constant::F64;
+    // f16 / bf16 values are exact in f32.
+    f16 => F16, |v: f16| Constant::F32(v.to_f32());
+    bf16 => BF16, |v: bf16| Constant::F32(v.to_f32());
+}
+
+/// Integer element types.
+pub trait IntMarker: NumericMarker {}
+impl IntMarker for i8 {}
+impl IntMarker for i16 {}
 impl IntMarker for i32 {}
 impl IntMarker for i64 {}
+impl IntMarker for u8 {}
+impl IntMarker for u32 {}
+impl IntMarker for u64 {}
 
 /// Numeric element types that arithmetic works on.
-pub trait NumericMarker: ScalarMarker {}
-impl NumericMarker for i32 {}
-impl NumericMarker for i64 {}
-impl NumericMarker for f32 {}
-
-/// The result dtype of an arithmetic or comparison op between `Self` and `R` (the table
-/// in the module doc).
-pub trait Promote<R> {
-    type Output: DTypeMarker;
+pub trait NumericMarker: ScalarMarker {
+    /// The dtype `sum` gives (Triton's `_pick_sum_dtype`): `i8` and `i16` sum in `i32`,
+    /// `u8` in `u32`; every other type in itself.
+    type Sum: NumericMarker;
 }
-
-macro_rules! promote {
-    ($($l:ty, $r:ty => $o:ty;)*) => {$(
-        impl Promote<$r> for $l {
-            type Output = $o;
+macro_rules! numeric {
+    ($($t:ty => $sum:ty),*) => {$(
+        impl NumericMarker for $t {
+            type Sum = $sum;
         }
     )*};
 }
-promote! {
-    i32, i32 => i32;
-    i32, i64 => i64;
-    i64, i32 => i64;
-    i64, i64 => i64;
-    f32, f32 => f32;
-    bool, bool => bool;
-}
-
-/// The result of `Self + R`: numeric pairs promote as [`Promote`]; a pointer plus an
-/// integer offset of either width is a pointer.
-pub trait AddOutput<R> {
-    type Output: DTypeMarker;
-}
-macro_rules! add_numeric {
-    ($($l:ty, $r:ty;)*) => {$(
-        impl AddOutput<$r> for $l {
-            type Output = <$l as Promote<$r>>::Output;
-        }
-    )*};
-}
-add_numeric! { i32, i32; i32, i64; i64, i32; i64, i64; f32, f32; }
-impl<E: ScalarMarker> AddOutput<i32> for Ptr<E> {
-    type Output = Ptr<E>;
-}
-impl<E: ScalarMarker> AddOutput<i64> for Ptr<E> {
-    type Output = Ptr<E>;
-}
+numeric!(i8 => i32, i16 => i32, i32 => i32, i64 => i64, u8 => u32, u32 => u32, u64 => u64);
+numeric!(f16 => f16, bf16 => bf16, f32 => f32, f64 => f64);

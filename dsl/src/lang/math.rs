@@ -17,10 +17,13 @@
 
 use crate::diag::Code;
 use crate::interp::math::{LN2, LOG2E};
-use crate::ir::{BinaryOp, CmpPred, Constant, MathFn, OpKind, PropagateNan, Shape, SourceLoc, UnaryOp, Value};
+use crate::ir::{
+    BinaryOp, CmpPred, Constant, DType, MathFn, OpKind, PropagateNan, ScalarType, Shape, SourceLoc, UnaryOp, Value,
+};
 use crate::trace::{Builder, with_builder};
 
-use super::dtype::{NumericMarker, Promote};
+use super::dtype::NumericMarker;
+use super::promotion::Promote;
 use super::tensor::{Tensor, TensorOperand};
 
 /// Where `erf` switches from the odd polynomial to `1 - exp(-Q(|x|))`.
@@ -57,6 +60,17 @@ pub const ERF_FAR: [f32; 10] = [
 /// Whether `v` is a float; otherwise reports the located error for `name`.
 fn check_float(b: &mut Builder, name: &str, v: Value, loc: SourceLoc) -> bool {
     let dtype = b.dtype(v);
+    // f64: only the exact division; the math instructions are f32 (and f16/bf16 compute
+    // in f32), and f64 functions would need libdevice's software versions.
+    if dtype == DType::Scalar(ScalarType::F64) && name != "div_rn" {
+        b.error_with(
+            Code::TraceMathDType,
+            loc,
+            format!("`{name}` is not defined on f64 yet (PTX has f32 math instructions only)"),
+            format!("compute in f32: `{name}(x.to::<f32>())`, or use `/` for an exact f64 division"),
+        );
+        return false;
+    }
     if dtype.is_float() {
         return true;
     }

@@ -1,15 +1,19 @@
 //! The kernel language: what a kernel body calls (Triton's `triton.language`).
 //!
 //! `tensor.rs` and `ops.rs` are the thin user-facing API; `dtype.rs` holds the element
-//! types and the promotion table; `semantic.rs` holds every typing, broadcasting and
-//! folding rule; `math.rs` the math functions (`tl.exp`, `tl.math.div_rn`, ...).
+//! types, `promotion.rs` the promotion table; `semantic.rs` holds every typing,
+//! broadcasting and folding rule, and `compute.rs` the conversions around ops on storage
+//! types (`f16` computes in `f32`, `i8` in `i32`); `math.rs` the math functions (`tl.exp`,
+//! `tl.math.div_rn`, ...).
 
 mod atomics;
 mod combine;
+mod compute;
 mod control;
 mod dtype;
 pub mod math;
 mod ops;
+pub mod promotion;
 pub mod semantic;
 mod tensor;
 
@@ -20,7 +24,7 @@ pub use atomics::{
 };
 pub use combine::{argmin, associative_scan, cumsum, reduce, xor_sum};
 pub use control::{if_, if_then, while_loop};
-pub use dtype::{AddOutput, DTypeMarker, IntMarker, NumericMarker, Promote, Ptr, ScalarMarker};
+pub use dtype::{DTypeMarker, IntMarker, NumericMarker, Ptr, ScalarMarker};
 pub use math::{
     abs, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log, log2, rsqrt, sigmoid, sin, sqrt, sqrt_rn, tanh,
 };
@@ -28,4 +32,5 @@ pub use ops::{
     Carry, arange, argmax, cdiv, for_range, full, load, max, max_with, maximum, maximum_with, min, min_with, minimum,
     minimum_with, num_programs, program_id, store, sum, where_, zeros,
 };
+pub use promotion::{AddOutput, Promote, PromoteDiv};
 pub use tensor::{Tensor, TensorOperand};

@@ -3,7 +3,8 @@
 use crate::ir::{BinaryOp, DType, OpKind, PropagateNan, ReduceOp, SourceLoc, TensorType, Value};
 use crate::trace::with_builder;
 
-use super::dtype::{DTypeMarker, IntMarker, NumericMarker, Promote, Ptr, ScalarMarker};
+use super::dtype::{DTypeMarker, IntMarker, NumericMarker, Ptr, ScalarMarker};
+use super::promotion::Promote;
 use super::tensor::{Tensor, TensorOperand};
 
 /// This program's index along `axis` (0, 1 or 2), an `i32` scalar.
@@ -181,10 +182,11 @@ pub fn min_with<T: NumericMarker>(x: Tensor<T>, axis: usize, propagate_nan: Prop
     x.reduce(ReduceOp::Min(propagate_nan), axis)
 }
 
-/// `tl.sum(x, axis)`.
+/// `tl.sum(x, axis)` (`i8`/`i16` sum in `i32`, `u8` in `u32`; `f16`/`bf16` accumulate
+/// in `f32`).
 #[track_caller]
-pub fn sum<T: NumericMarker>(x: Tensor<T>, axis: usize) -> Tensor<T> {
-    x.reduce(ReduceOp::Sum, axis)
+pub fn sum<T: NumericMarker>(x: Tensor<T>, axis: usize) -> Tensor<T::Sum> {
+    x.sum(axis)
 }
 
 /// `tl.argmax(x, axis)`: the first index of the maximum, as `i32`.

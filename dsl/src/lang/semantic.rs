@@ -12,12 +12,13 @@ use crate::trace::{Builder, Semantics};
 /// Triton's limit on the number of elements of a block (`TRITON_MAX_TENSOR_NUMEL`).
 pub const MAX_BLOCK_NUMEL: usize = 1 << 20;
 
-/// Wraps an integer to the width of `ty` (two's complement), as the GPU computes.
+/// Wraps an integer to the width of `ty` (two's complement), as the GPU computes (a
+/// `u64` keeps its 64 bits in the `i64`).
 pub fn wrap_int(v: i64, ty: ScalarType) -> i64 {
     match ty {
-        ScalarType::I32 => i64::from(v as i32),
         ScalarType::Bool => v & 1,
-        // i64 keeps its value; floats never reach here (a scalar type, not an op kind)
+        t if t.is_int() => crate::interp::convert::wrap_to(i128::from(v), t) as i64,
+        // floats never reach here (a scalar type, not an op kind)
         _ => v,
     }
 }
@@ -148,8 +149,17 @@ impl Builder {
             );
             return v;
         }
+        // f16 and bf16 convert to and from f32 only (`interp::convert`'s rule).
+        if let (Some(from_s), Some(to_s)) = (ty.dtype.scalar(), to.scalar())
+            && from_s != ScalarType::F32
+            && to_s != ScalarType::F32
+            && [from_s, to_s].iter().any(|t| matches!(t, ScalarType::F16 | ScalarType::BF16))
+        {
+            let mid = self.cast(v, DType::F32, loc, false);
+            return self.cast(mid, to, loc, false);
+        }
         if let (Some(c), Some(to_s)) = (self.constant(v), to.scalar())
-            && let Some(folded) = fold_cast(c, to_s)
+            && let Some(folded) = fold_cast(c, ty.dtype.scalar(), to_s)
         {
             let result = self.constant_value(folded, to, ty.shape, loc);
             // An implicit widening of a folded argument is still a Triton constexpr int.
@@ -171,29 +181,15 @@ impl Builder {
         }
     }
 
-    /// Applies the integer promotion rule (sign-extend i32 to i64) to a pair.
-    fn promote_pair(&mut self, a: Value, b: Value, loc: SourceLoc) -> (Value, Value) {
-        let (da, db) = (self.dtype(a), self.dtype(b));
-        if da == db {
-            return (a, b);
-        }
-        match (da, db) {
-            (DType::I32, DType::I64) => (self.cast(a, DType::I64, loc, false), b),
-            (DType::I64, DType::I32) => (a, self.cast(b, DType::I64, loc, false)),
-            // no promotion combines these dtypes (not an op kind)
-            _ => {
-                self.error(
-                    loc,
-                    format!("operands of types {da} and {db} cannot be combined"),
-                    "convert one operand with .to::<T>() so both have the same type",
-                );
-                (a, b)
-            }
-        }
-    }
-
     /// `op value` element-wise; a dtype the op is not defined on is a located error.
     pub fn unary(&mut self, op: UnaryOp, value: Value, loc: SourceLoc) -> Value {
+        // A storage type computes in its computation type and converts back (compute.rs).
+        if self.storage_compute_type(value).is_some() {
+            let dtype = self.dtype(value);
+            let wide = self.widen_to_compute_type(value, loc);
+            let r = self.unary(op, wide, loc);
+            return if self.dtype(r) == self.dtype(wide) { self.cast(r, dtype, loc, false) } else { r };
+        }
         let ty = self.ty(value).clone();
         if !op.accepts(ty.dtype) {
             self.error(
@@ -208,7 +204,14 @@ impl Builder {
 
     /// `lhs op rhs` with promotion, broadcasting and constant folding.
     pub fn binary(&mut self, op: BinaryOp, lhs: Value, rhs: Value, loc: SourceLoc) -> Value {
-        let (lhs, rhs) = self.promote_pair(lhs, rhs, loc);
+        let (lhs, rhs) = self.promote_operands(lhs, rhs, matches!(op, BinaryOp::Div | BinaryOp::Rem), loc);
+        // A storage type computes in its computation type and converts back (compute.rs).
+        if self.storage_compute_type(lhs).is_some() && self.dtype(lhs) == self.dtype(rhs) {
+            let dtype = self.dtype(lhs);
+            let (l, r) = (self.widen_to_compute_type(lhs, loc), self.widen_to_compute_type(rhs, loc));
+            let v = self.binary(op, l, r, loc);
+            return self.cast(v, dtype, loc, false);
+        }
         let (lhs, rhs) = self.broadcast_pair(lhs, rhs, loc);
         let ty = self.ty(lhs).clone();
         if ty.dtype.is_ptr() {
@@ -264,7 +267,9 @@ impl Builder {
 
     /// Element-wise comparison into `i1`.
     pub fn compare(&mut self, pred: CmpPred, lhs: Value, rhs: Value, loc: SourceLoc) -> Value {
-        let (lhs, rhs) = self.promote_pair(lhs, rhs, loc);
+        let (lhs, rhs) = self.promote_operands(lhs, rhs, false, loc);
+        // Storage types compare in their computation type (exact).
+        let (lhs, rhs) = (self.widen_to_compute_type(lhs, loc), self.widen_to_compute_type(rhs, loc));
         let (lhs, rhs) = self.broadcast_pair(lhs, rhs, loc);
         let shape = self.ty(lhs).shape.clone();
         self.push1(OpKind::Compare { pred, lhs, rhs }, TensorType::new(DType::BOOL, shape), loc)
@@ -272,7 +277,7 @@ impl Builder {
 
     /// Triton's `where(cond, a, b)`.
     pub fn select(&mut self, cond: Value, a: Value, b: Value, loc: SourceLoc) -> Value {
-        let (a, b) = self.promote_pair(a, b, loc);
+        let (a, b) = self.promote_operands(a, b, false, loc);
         let (a, b) = self.broadcast_pair(a, b, loc);
         let (cond, a) = self.broadcast_pair(cond, a, loc);
         let (cond, b) = self.broadcast_pair(cond, b, loc);
@@ -289,6 +294,13 @@ impl Builder {
             self.error(loc, "pointer offsets must be integers", "convert the offset with .to::<i32>() or .to::<i64>()");
             return ptr;
         }
+        // Offsets of the other integer types widen to i64 (by their signedness: a u32
+        // offset of 3e9 stays positive).
+        let offset = if matches!(self.dtype(offset), DType::I32 | DType::I64) {
+            offset
+        } else {
+            self.cast(offset, DType::I64, loc, false)
+        };
         let (ptr, offset) = self.broadcast_pair(ptr, offset, loc);
         if self.constant(offset) == Some(Constant::Int(0)) {
             return ptr;
@@ -414,17 +426,25 @@ impl Builder {
             );
             return v;
         }
+        if ty.dtype.scalar().is_some_and(ScalarType::is_storage_only) {
+            // Reduced in the computation type (f16 accumulates in f32), then given the
+            // reduction's dtype (compute.rs).
+            let want = Builder::reduce_result_dtype(op, ty.dtype);
+            let wide = self.widen_to_compute_type(v, loc);
+            let r = self.reduce(op, wide, axis, loc);
+            return if self.dtype(r) == want { r } else { self.cast(r, want, loc, false) };
+        }
         let mut dims = ty.shape.0.clone();
         dims.remove(axis);
-        let dtype = if op.gives_index() { DType::I32 } else { ty.dtype };
+        let dtype = Builder::reduce_result_dtype(op, ty.dtype);
         self.push1(OpKind::Reduce { op, value: v, axis }, TensorType::new(dtype, Shape(dims)), loc)
     }
 
     /// Checks a loop bound or step: a scalar integer.
     pub fn check_loop_scalar(&mut self, v: Value, what: &str, loc: SourceLoc) {
         let ty = self.ty(v).clone();
-        if !ty.shape.is_scalar() || !ty.dtype.is_int() {
-            self.error(loc, format!("loop {what} must be a scalar integer, got {ty}"), "pass a scalar i32 or i64");
+        if !ty.shape.is_scalar() || !matches!(ty.dtype, DType::I32 | DType::I64) {
+            self.error(loc, format!("loop {what} must be a scalar i32 or i64, got {ty}"), "pass a scalar i32 or i64");
         }
         if what == "step"
             && let Some(Constant::Int(s)) = self.constant(v)
@@ -457,10 +477,15 @@ pub fn broadcast_shapes(a: &Shape, b: &Shape) -> Option<Shape> {
     Some(Shape(out))
 }
 
-fn fold_cast(c: Constant, to: ScalarType) -> Option<Constant> {
+/// Folds a cast of constant `c` (of type `from`) to `to` where the result is exact and
+/// needs no float rounding rule beyond Rust's (int to int, int to f32 / f64).
+fn fold_cast(c: Constant, from: Option<ScalarType>, to: ScalarType) -> Option<Constant> {
+    // A u64 constant holds its bits in the i64; its value is the unsigned one.
+    let int_value = |v: i64| if from == Some(ScalarType::U64) { i128::from(v as u64) } else { i128::from(v) };
     Some(match (c, to) {
-        (Constant::Int(v), t) if t.is_int() => Constant::Int(wrap_int(v, t)),
-        (Constant::Int(v), ScalarType::F32) => Constant::F32(v as f32),
+        (Constant::Int(v), t) if t.is_int() => Constant::Int(crate::interp::convert::wrap_to(int_value(v), t) as i64),
+        (Constant::Int(v), ScalarType::F32) => Constant::F32(int_value(v) as f32),
+        (Constant::Int(v), ScalarType::F64) => Constant::F64(int_value(v) as f64),
         (Constant::Bool(b), t) if t.is_int() => Constant::Int(i64::from(b)),
         (Constant::F32(f), ScalarType::F32) => Constant::F32(f),
         // no exact fold for this constant and type (not an op kind)
@@ -471,6 +496,10 @@ fn fold_cast(c: Constant, to: ScalarType) -> Option<Constant> {
 /// Folds `a op b` on constants with the GPU's semantics, `None` where it would not be exact
 /// (float ops other than max/min are left to run time so results match bit for bit).
 fn fold_binary(op: BinaryOp, a: Constant, b: Constant, ty: ScalarType) -> Option<Constant> {
+    // u64 constants hold their bits in an i64: only the ops that wrap alike fold.
+    if ty == ScalarType::U64 && matches!(op, BinaryOp::Div | BinaryOp::Rem | BinaryOp::Max(_) | BinaryOp::Min(_)) {
+        return None;
+    }
     match (a, b) {
         (Constant::Int(x), Constant::Int(y)) => {
             let v = match op {

@@ -6,7 +6,8 @@ use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Sub};
 use crate::ir::{BinaryOp, CmpPred, Constant, DType, ReduceOp, Shape, SourceLoc, UnaryOp, Value};
 use crate::trace::with_builder;
 
-use super::dtype::{AddOutput, DTypeMarker, IntMarker, NumericMarker, Promote, ScalarMarker};
+use super::dtype::{DTypeMarker, IntMarker, NumericMarker, ScalarMarker};
+use super::promotion::{AddOutput, Promote, PromoteDiv};
 
 /// A block tensor of `T` elements (a scalar when its shape is `[]`), being traced.
 ///
@@ -159,10 +160,11 @@ impl<T: NumericMarker> Tensor<T> {
         self.reduce(ReduceOp::Min(Default::default()), axis)
     }
 
-    /// Sum along `axis`.
+    /// Sum along `axis` (`i8`/`i16` sum in `i32`, `u8` in `u32`, as Triton's `tl.sum`;
+    /// `f16`/`bf16` accumulate in `f32`).
     #[track_caller]
-    pub fn sum(self, axis: usize) -> Tensor<T> {
-        self.reduce(ReduceOp::Sum, axis)
+    pub fn sum(self, axis: usize) -> Tensor<T::Sum> {
+        Tensor::from_value(self.reduce(ReduceOp::Sum, axis).value)
     }
 
     /// Index of the first maximum along `axis`.
@@ -215,8 +217,8 @@ arith! {
     Add::add => BinaryOp::Add, AddOutput;
     Sub::sub => BinaryOp::Sub, Promote;
     Mul::mul => BinaryOp::Mul, Promote;
-    Div::div => BinaryOp::Div, Promote;
-    Rem::rem => BinaryOp::Rem, Promote;
+    Div::div => BinaryOp::Div, PromoteDiv;
+    Rem::rem => BinaryOp::Rem, PromoteDiv;
     BitAnd::bitand => BinaryOp::And, Promote;
     BitOr::bitor => BinaryOp::Or, Promote;
     BitXor::bitxor => BinaryOp::Xor, Promote;

@@ -133,8 +133,10 @@ fn program_text(p: [u32; 3]) -> String {
     format!("({}, {}, {})", p[0], p[1], p[2])
 }
 
-/// Every global 4-byte word stored during the launch, with who stored it. Two threads
-/// storing one word is a conflict (which value lands is up to the hardware); a thread
+/// Every global granule stored during the launch, with who stored it: 4-byte words, or
+/// single bytes in a program that stores 8- or 16-bit elements ([`GlobalStores::bytewise`],
+/// so two threads storing neighbouring bytes do not conflict). Two threads storing one
+/// granule is a conflict (which value lands is up to the hardware); a thread
 /// loading a word another thread stored is a race unless both are in one CTA with a
 /// `bar.sync` in between (CTAs run in any order, concurrently), whichever of the two the
 /// simulator ran first.
@@ -149,9 +151,25 @@ pub(crate) struct GlobalStores {
     hi: u64,
     /// The words accessed atomically (plain accesses of them race).
     atomics: AtomicWords,
+    /// Granules are single bytes instead of 4-byte words.
+    bytewise: bool,
 }
 
 impl GlobalStores {
+    /// Bookkeeping by single bytes (for programs with stores narrower than 4 bytes).
+    pub fn bytewise() -> GlobalStores {
+        GlobalStores { bytewise: true, ..GlobalStores::default() }
+    }
+
+    /// The granules `addr..addr + bytes` touches.
+    fn granules(&self, addr: u64, bytes: u32) -> std::iter::StepBy<std::ops::Range<u64>> {
+        if self.bytewise {
+            (addr..addr + u64::from(bytes)).step_by(1)
+        } else {
+            (addr & !3..addr + u64::from(bytes)).step_by(4)
+        }
+    }
+
     /// Who stored each word: (program, thread).
     pub fn writers(&self) -> BTreeMap<u64, ([u32; 3], u32)> {
         self.words.iter().map(|(&w, s)| (w, (s.program, s.thread))).collect()
@@ -167,7 +185,7 @@ impl GlobalStores {
         }
         self.lo = self.lo.min(addr & !3);
         self.hi = self.hi.max(addr + u64::from(bytes));
-        for w in (addr & !3..addr + u64::from(bytes)).step_by(4) {
+        for w in self.granules(addr, bytes) {
             match self.words.insert(w, now) {
                 Some(before) if before.program != program || before.thread != t => {
                     let who = if before.program == program {
@@ -275,7 +293,7 @@ impl GlobalStores {
         if self.words.is_empty() || addr + u64::from(bytes) <= self.lo || addr >= self.hi {
             return Ok(());
         }
-        for w in (addr & !3..addr + u64::from(bytes)).step_by(4) {
+        for w in self.granules(addr, bytes) {
             let Some(s) = self.words.get(&w) else { continue };
             let ordered = s.program == program && (s.thread == t || s.epoch != epoch);
             if !ordered {

@@ -344,10 +344,10 @@ impl Cta {
                     self.scratch[1] = y;
                     self.scratch[2] = c;
                 }
-                MicroOp::LdGlobal { guard, size, dsts, addr, offset } => {
+                MicroOp::LdGlobal { guard, size, widen, dsts, addr, offset } => {
                     self.need_guard(*guard)?;
                     self.need_reg(*addr)?;
-                    self.ld_global(l, mem, *guard, *size, dsts, *addr, *offset)?;
+                    self.ld_global(l, mem, *guard, (*size, *widen), dsts, *addr, *offset)?;
                 }
                 MicroOp::StGlobal { guard, size, srcs, addr, offset } => {
                     self.need_guard(*guard)?;
@@ -590,7 +590,7 @@ impl Cta {
         l: &mut Launch<'_>,
         mem: &Memory,
         guard: Option<Guard>,
-        size: u32,
+        (size, widen): (u32, super::decode::CvtFn),
         dsts: &[u32],
         addr: u32,
         offset: i64,
@@ -608,7 +608,7 @@ impl Cta {
             for (i, r) in dsts.iter().enumerate() {
                 let mut buf = [0u8; 8];
                 buf[..size as usize].copy_from_slice(&bytes[i * size as usize..(i + 1) * size as usize]);
-                self.set(*r, t, u64::from_le_bytes(buf));
+                self.set(*r, t, widen(u64::from_le_bytes(buf)));
                 if partial {
                     self.wrote_one(*r, t);
                 }

@@ -10,7 +10,10 @@
 
 use super::error::{Check, SimFault};
 use crate::backend::ptx::lir::{AtomOp, BinOp, Cmp, Group, Guard, Inst, Operand, ParamTy, Program, Special, Ty};
-use crate::interp::scalar::{f32_to_i32, f32_to_i64, max_f32, min_f32, unary_f32, unary_int};
+use crate::interp::convert::{f32_to_bf16, f32_to_f16, f32_to_f64};
+use crate::interp::scalar::{
+    f32_to_i32, f32_to_i64, max_f32, max_f64, min_f32, min_f64, unary_f32, unary_f64, unary_int,
+};
 use crate::ir::Scope;
 use crate::ir::{PropagateNan, UnaryOp};
 use crate::spec::ArgValue;
@@ -83,6 +86,8 @@ pub(crate) enum MicroOp {
     LdGlobal {
         guard: Option<Guard>,
         size: u32,
+        /// Applied to the loaded (zero-extended) bits: sign-extends `S8`/`S16`.
+        widen: CvtFn,
         dsts: Vec<u32>,
         addr: u32,
         offset: i64,
@@ -232,6 +237,10 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                 MicroOp::Bin { f, dst: dst.0, a: src_of(*a, Ty::I32), b: src_of(*b, Ty::I32) }
             }
             Inst::Cvt { dst, to, src, from } => MicroOp::Cvt { f: cvt_fn(*from, *to)?, dst: dst.0, src: src.0 },
+            Inst::Pack { dst, lo, hi } => {
+                let f: BinFn = |lo, hi| Some((hi & 0xFFFF) << 16 | (lo & 0xFFFF));
+                MicroOp::Bin { f, dst: dst.0, a: Src::Reg(lo.0), b: Src::Reg(hi.0) }
+            }
             Inst::Setp { cmp, ty, dst, a, b } => {
                 MicroOp::Setp { f: cmp_fn(*cmp, *ty)?, dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, *ty) }
             }
@@ -241,6 +250,7 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
             Inst::LdGlobal { guard, ty, dsts, addr, offset, .. } => MicroOp::LdGlobal {
                 guard: *guard,
                 size: mem_size(*ty)?,
+                widen: super::convert::load_widen(*ty),
                 dsts: regs(dsts)?,
                 addr: addr.0,
                 offset: *offset,
@@ -337,15 +347,22 @@ pub(crate) fn src_of(o: Operand, ty: Ty) -> Src {
         Operand::Reg(r) => Src::Reg(r.0),
         Operand::Int(v) => Src::Imm(match ty {
             Ty::Pred => u64::from(v != 0),
-            Ty::I32 => u64::from(v as i32 as u32),
-            Ty::I64 => v as u64,
+            Ty::I32 | Ty::U32 | Ty::S8 | Ty::U8 | Ty::S16 => u64::from(v as i32 as u32),
+            Ty::I64 | Ty::U64 => v as u64,
             Ty::F32 => u64::from((v as f32).to_bits()),
+            Ty::F64 => (v as f64).to_bits(),
+            Ty::F16 => u64::from(f32_to_f16(v as f32).to_bits()),
+            Ty::BF16 => u64::from(f32_to_bf16(v as f32).to_bits()),
         }),
         Operand::F32(x) => Src::Imm(match ty {
             Ty::I64 => x.to_bits() as i32 as i64 as u64,
+            Ty::F64 => f32_to_f64(x).to_bits(),
+            Ty::F16 => u64::from(f32_to_f16(x).to_bits()),
+            Ty::BF16 => u64::from(f32_to_bf16(x).to_bits()),
             // 32-bit registers take the float's bits (a register type, not an op kind)
             _ => u64::from(x.to_bits()),
         }),
+        Operand::F64(x) => Src::Imm(x.to_bits()),
     }
 }
 
@@ -357,7 +374,12 @@ pub(crate) fn unary_bits(op: UnaryOp, ty: Ty, x: u64) -> Result<u64, SimFault> {
         Ty::I32 => from_i32(on_int(i64::from(i32_of(x)))? as i32),
         Ty::I64 => on_int(x as i64)? as u64,
         Ty::F32 => from_f32(unary_f32(op, f32_of(x))),
-        Ty::Pred => return Err(unsupported(format!("`{}` on a predicate", op.name()))),
+        Ty::U32 => u64::from(on_int(i64::from(x as u32))? as u32),
+        Ty::U64 => on_int(x as i64)? as u64,
+        Ty::F64 => unary_f64(op, f64::from_bits(x)).to_bits(),
+        Ty::Pred | Ty::F16 | Ty::BF16 | Ty::S8 | Ty::U8 | Ty::S16 => {
+            return Err(unsupported(format!("`{}` on {ty:?}", op.name())));
+        }
     })
 }
 
@@ -415,6 +437,33 @@ fn bin_fn(op: BinOp, ty: Ty) -> Result<BinFn, SimFault> {
         (BinOp::Max(All), Ty::F32) => |a, b| Some(from_f32(max_f32(f32_of(a), f32_of(b), All))),
         (BinOp::Min(Ign), Ty::F32) => |a, b| Some(from_f32(min_f32(f32_of(a), f32_of(b), Ign))),
         (BinOp::Min(All), Ty::F32) => |a, b| Some(from_f32(min_f32(f32_of(a), f32_of(b), All))),
+        (BinOp::Add, Ty::U32) => |a, b| Some(u64::from((a as u32).wrapping_add(b as u32))),
+        (BinOp::Sub, Ty::U32) => |a, b| Some(u64::from((a as u32).wrapping_sub(b as u32))),
+        (BinOp::Mul, Ty::U32) => |a, b| Some(u64::from((a as u32).wrapping_mul(b as u32))),
+        (BinOp::Div, Ty::U32) => |a, b| (b as u32 != 0).then(|| u64::from(a as u32 / b as u32)),
+        (BinOp::Rem, Ty::U32) => |a, b| (b as u32 != 0).then(|| u64::from(a as u32 % b as u32)),
+        (BinOp::Max(_), Ty::U32) => |a, b| Some(u64::from((a as u32).max(b as u32))),
+        (BinOp::Min(_), Ty::U32) => |a, b| Some(u64::from((a as u32).min(b as u32))),
+        (BinOp::And, Ty::U32 | Ty::U64) => |a, b| Some(a & b),
+        (BinOp::Or, Ty::U32 | Ty::U64) => |a, b| Some(a | b),
+        (BinOp::Xor, Ty::U32 | Ty::U64) => |a, b| Some(a ^ b),
+        (BinOp::Shl, Ty::U32) => |a, b| Some(if (b as u32) >= 32 { 0 } else { u64::from((a as u32) << b as u32) }),
+        (BinOp::ShrU, Ty::U32) => |a, b| Some(if (b as u32) >= 32 { 0 } else { u64::from((a as u32) >> b as u32) }),
+        (BinOp::Add, Ty::U64) => |a, b| Some(a.wrapping_add(b)),
+        (BinOp::Sub, Ty::U64) => |a, b| Some(a.wrapping_sub(b)),
+        (BinOp::Mul, Ty::U64) => |a, b| Some(a.wrapping_mul(b)),
+        (BinOp::Div, Ty::U64) => |a, b| (b != 0).then(|| a / b),
+        (BinOp::Rem, Ty::U64) => |a, b| (b != 0).then(|| a % b),
+        (BinOp::Max(_), Ty::U64) => |a, b| Some(a.max(b)),
+        (BinOp::Min(_), Ty::U64) => |a, b| Some(a.min(b)),
+        (BinOp::Shl, Ty::U64) => |a, b| Some(if (b as u32) >= 64 { 0 } else { a << b as u32 }),
+        (BinOp::ShrU, Ty::U64) => |a, b| Some(if (b as u32) >= 64 { 0 } else { a >> b as u32 }),
+        (BinOp::Add, Ty::F64) => |a, b| Some((f64::from_bits(a) + f64::from_bits(b)).to_bits()),
+        (BinOp::Sub, Ty::F64) => |a, b| Some((f64::from_bits(a) - f64::from_bits(b)).to_bits()),
+        (BinOp::Mul, Ty::F64) => |a, b| Some((f64::from_bits(a) * f64::from_bits(b)).to_bits()),
+        (BinOp::Div, Ty::F64) => |a, b| Some((f64::from_bits(a) / f64::from_bits(b)).to_bits()),
+        (BinOp::Max(Ign), Ty::F64) => |a, b| Some(max_f64(f64::from_bits(a), f64::from_bits(b), Ign).to_bits()),
+        (BinOp::Min(Ign), Ty::F64) => |a, b| Some(min_f64(f64::from_bits(a), f64::from_bits(b), Ign).to_bits()),
         (op, ty) => return Err(unsupported(format!("{op:?} on {ty:?}"))),
     };
     Ok(f)
@@ -439,6 +488,18 @@ fn cmp_fn(cmp: Cmp, ty: Ty) -> Result<CmpFn, SimFault> {
         (Cmp::Eq, Ty::F32) => |a, b| f32_of(a) == f32_of(b),
         // Unordered: true when an operand is NaN (`setp.neu`).
         (Cmp::Ne, Ty::F32) => |a, b| f32_of(a) != f32_of(b),
+        (Cmp::Lt, Ty::U32 | Ty::U64) => |a, b| a < b,
+        (Cmp::Le, Ty::U32 | Ty::U64) => |a, b| a <= b,
+        (Cmp::Gt, Ty::U32 | Ty::U64) => |a, b| a > b,
+        (Cmp::Ge, Ty::U32 | Ty::U64) => |a, b| a >= b,
+        (Cmp::Eq, Ty::U32 | Ty::U64) => |a, b| a == b,
+        (Cmp::Ne, Ty::U32 | Ty::U64) => |a, b| a != b,
+        (Cmp::Lt, Ty::F64) => |a, b| f64::from_bits(a) < f64::from_bits(b),
+        (Cmp::Le, Ty::F64) => |a, b| f64::from_bits(a) <= f64::from_bits(b),
+        (Cmp::Gt, Ty::F64) => |a, b| f64::from_bits(a) > f64::from_bits(b),
+        (Cmp::Ge, Ty::F64) => |a, b| f64::from_bits(a) >= f64::from_bits(b),
+        (Cmp::Eq, Ty::F64) => |a, b| f64::from_bits(a) == f64::from_bits(b),
+        (Cmp::Ne, Ty::F64) => |a, b| f64::from_bits(a) != f64::from_bits(b),
         (cmp, ty) => return Err(unsupported(format!("setp {cmp:?} on {ty:?}"))),
     };
     Ok(f)
@@ -453,7 +514,9 @@ fn cvt_fn(from: Ty, to: Ty) -> Result<CvtFn, SimFault> {
         (Ty::I64, Ty::F32) => |x| from_f32(x as i64 as f32),
         (Ty::F32, Ty::I32) => |x| from_i32(f32_to_i32(f32_of(x))),
         (Ty::F32, Ty::I64) => |x| f32_to_i64(f32_of(x)) as u64,
-        (from, to) => return Err(unsupported(format!("cvt from {from:?} to {to:?}"))),
+        // a pair with a newer type: the interpreter's conversion on the register bits
+        (Ty::Pred, _) | (_, Ty::Pred) => return Err(unsupported(format!("cvt from {from:?} to {to:?}"))),
+        (from, to) => super::convert::cvt_fn(from, to),
     };
     Ok(f)
 }

@@ -50,6 +50,7 @@
 
 mod atomic_races;
 mod checks;
+mod convert;
 mod cta;
 mod decode;
 mod error;
@@ -102,7 +103,7 @@ pub struct Writers(std::collections::BTreeMap<u64, ([u32; 3], u32)>);
 impl Writers {
     /// The program and thread that stored the word holding byte `addr`, if any did.
     pub fn writer_of(&self, addr: u64) -> Option<([u32; 3], u32)> {
-        self.0.get(&(addr & !3)).copied()
+        self.0.get(&addr).or_else(|| self.0.get(&(addr & !3))).copied()
     }
 }
 
@@ -128,7 +129,12 @@ pub fn run_with_writers(
         grid,
         threads,
         shared_bytes: program.shared_bytes as usize,
-        stores: Default::default(),
+        // Programs that store 8- or 16-bit elements track stores byte by byte.
+        stores: if program.walk().iter().any(|i| matches!(i, lir::Inst::StGlobal { ty, .. } if ty.size_bytes() < 4)) {
+            checks::GlobalStores::bytewise()
+        } else {
+            Default::default()
+        },
         report: SimReport::default(),
     };
     let mut cta = cta::Cta::new(&launch);

@@ -39,6 +39,7 @@ fn opnd(p: &Program, o: Operand) -> String {
         Operand::Reg(r) => reg(p, r),
         Operand::Int(v) => v.to_string(),
         Operand::F32(x) => format!("0f{:08X}", x.to_bits()),
+        Operand::F64(x) => format!("0d{:016X}", x.to_bits()),
     }
 }
 

@@ -21,6 +21,17 @@ impl Element for i64 {
     const SCALAR: ScalarType = ScalarType::I64;
 }
 
+/// The other dtypes' host element types: `&[half::f16]`, `&[half::bf16]`, `&[u8]`, ...
+/// (`half`'s types are `bytemuck::Pod` through its `bytemuck` feature).
+macro_rules! elements {
+    ($($t:ty => $s:ident),*) => {$(
+        impl Element for $t {
+            const SCALAR: ScalarType = ScalarType::$s;
+        }
+    )*};
+}
+elements!(half::f16 => F16, half::bf16 => BF16, f64 => F64, i8 => I8, i16 => I16, u8 => U8, u32 => U32, u64 => U64);
+
 /// What a launch needs of a buffer: its address range, element type and owner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RawBuffer {

@@ -96,7 +96,7 @@ impl AxisInfoMap {
                 }
                 OpKind::Constant { value: Constant::Int(v) } => AxisInfo::uniform(&shape, pow2_divisor(*v), Some(*v)),
                 OpKind::Constant { value: Constant::Bool(b) } => AxisInfo::uniform(&shape, 1, Some(i64::from(*b))),
-                OpKind::Constant { value: Constant::F32(_) } => AxisInfo::uniform(&shape, 1, None),
+                OpKind::Constant { value: Constant::F32(_) | Constant::F64(_) } => AxisInfo::uniform(&shape, 1, None),
                 OpKind::ProgramId { .. } | OpKind::NumPrograms { .. } => AxisInfo::uniform(&shape, 1, None),
                 OpKind::Arange { start, end } => AxisInfo {
                     contiguity: vec![(end - start) as u64],
@@ -163,7 +163,10 @@ impl AxisInfoMap {
                 }
                 OpKind::Cast { value: v } => {
                     let s = get(*v, &infos);
-                    if k.dtype(*v).is_int() && k.dtype(res).is_int() {
+                    // Int casts keep the facts; a cast to an 8- or 16-bit int wraps long
+                    // before offsets do, so it keeps none.
+                    let wide = k.dtype(res).scalar().and_then(|t| t.int_bits()).is_some_and(|b| b >= 32);
+                    if k.dtype(*v).is_int() && wide {
                         s
                     } else {
                         AxisInfo {

@@ -72,15 +72,51 @@ pub enum Ty {
     I64,
     /// IEEE binary32.
     F32,
+    /// 32 bits, unsigned integer.
+    U32,
+    /// 64 bits, unsigned integer.
+    U64,
+    /// IEEE binary64.
+    F64,
+    /// The 16 bits of an IEEE binary16.
+    F16,
+    /// The 16 bits of a bfloat16.
+    BF16,
+    /// An `i8` sign-extended in a 32-bit register.
+    S8,
+    /// A `u8` zero-extended in a 32-bit register.
+    U8,
+    /// An `i16` sign-extended in a 32-bit register.
+    S16,
 }
 
 impl Ty {
     /// Size in bytes when stored to memory (`Pred` is never stored).
     pub fn size_bytes(self) -> u32 {
         match self {
-            Ty::Pred => 1,
-            Ty::I32 | Ty::F32 => 4,
-            Ty::I64 => 8,
+            Ty::Pred | Ty::S8 | Ty::U8 => 1,
+            Ty::F16 | Ty::BF16 | Ty::S16 => 2,
+            Ty::I32 | Ty::U32 | Ty::F32 => 4,
+            Ty::I64 | Ty::U64 | Ty::F64 => 8,
+        }
+    }
+
+    /// The block-IR scalar type whose values a register of this type holds.
+    pub fn scalar(self) -> crate::ir::ScalarType {
+        use crate::ir::ScalarType as S;
+        match self {
+            Ty::Pred => S::Bool,
+            Ty::I32 => S::I32,
+            Ty::I64 => S::I64,
+            Ty::F32 => S::F32,
+            Ty::U32 => S::U32,
+            Ty::U64 => S::U64,
+            Ty::F64 => S::F64,
+            Ty::F16 => S::F16,
+            Ty::BF16 => S::BF16,
+            Ty::S8 => S::I8,
+            Ty::U8 => S::U8,
+            Ty::S16 => S::I16,
         }
     }
 }
@@ -91,8 +127,11 @@ pub enum Operand {
     Reg(Reg),
     /// An integer immediate (wrapped to the instruction's width) or a predicate (`0`/`1`).
     Int(i64),
-    /// A float immediate (printed as `0fXXXXXXXX`, the exact bits).
+    /// A float immediate (printed as `0fXXXXXXXX`, the exact bits; for an `F16`/`BF16`
+    /// instruction it is rounded to nearest even and printed as its 16 bits).
     F32(f32),
+    /// An f64 immediate (printed as `0dXXXXXXXXXXXXXXXX`).
+    F64(f64),
 }
 
 impl From<Reg> for Operand {
@@ -113,6 +152,9 @@ pub enum Special {
 }
 
 /// Two-operand arithmetic and logic. With [`Inst::Bin`]'s `ty`:
+///
+/// `U32`/`U64` are as `I32`/`I64` with unsigned `Div`, `Rem`, `Max`, `Min`; `F64` is as
+/// `F32` (`Max(All)`/`Min(All)` are not emitted for it: PTX has no `max.NaN.f64`).
 ///
 /// | op | `I32`/`I64` | `F32` | `Pred` |
 /// |----|-------------|-------|--------|
@@ -236,10 +278,16 @@ pub enum Inst {
     /// `dst (I64) = sext(a) * sext(b)` of two `I32` operands: the full 64-bit product
     /// (`mul.wide.s32`).
     MulWide { dst: Reg, a: Operand, b: Operand },
-    /// Conversion `from -> to`: `I32 -> I64` sign-extends; `I64 -> I32` keeps the low 32
-    /// bits; `I32`/`I64 -> F32` rounds to nearest even; `F32 -> I32`/`I64` truncates toward
-    /// zero (NaN gives 0, out of range saturates). Other pairs are never emitted.
+    /// Conversion `from -> to` of the values the registers hold, with the rules of
+    /// `crate::interp::convert::convert` (the simulator calls it): int to int wraps to
+    /// the target and extends by the source's signedness; int to float rounds to nearest
+    /// even; float to int truncates toward zero, saturates at the target's range, NaN
+    /// gives 0; float to float rounds to nearest even (NaN: see `convert`). `BF16 -> F32`
+    /// is never emitted (it is a [`Inst::Pack`]), nor `F16`/`BF16` with anything but `F32`.
     Cvt { dst: Reg, to: Ty, src: Reg, from: Ty },
+    /// `dst (32 bits) = hi << 16 | lo` of two 16-bit registers (`mov.b32 d, {lo, hi}`):
+    /// how a `BF16` becomes an `F32` on every target (`cvt.f32.bf16` needs sm_90).
+    Pack { dst: Reg, lo: Reg, hi: Reg },
     /// `dst (Pred) = a cmp b` in type `ty` (see [`Cmp`]).
     Setp { cmp: Cmp, ty: Ty, dst: Reg, a: Operand, b: Operand },
     /// `dst = cond ? a : b` in type `ty` (`cond` a predicate register).
@@ -344,6 +392,7 @@ impl Inst {
             | Inst::Shfl { .. }
             | Inst::Unpack64 { .. }
             | Inst::Pack64 { .. }
+            | Inst::Pack { .. }
             | Inst::BarSync { .. } => Vec::new(),
         }
     }
@@ -376,6 +425,7 @@ impl Inst {
             | Inst::Shfl { .. }
             | Inst::Unpack64 { .. }
             | Inst::Pack64 { .. }
+            | Inst::Pack { .. }
             | Inst::BarSync { .. } => Vec::new(),
         }
     }
@@ -522,6 +572,14 @@ impl fmt::Display for Ty {
             Ty::I32 => "i32",
             Ty::I64 => "i64",
             Ty::F32 => "f32",
+            Ty::U32 => "u32",
+            Ty::U64 => "u64",
+            Ty::F64 => "f64",
+            Ty::F16 => "f16",
+            Ty::BF16 => "bf16",
+            Ty::S8 => "s8",
+            Ty::U8 => "u8",
+            Ty::S16 => "s16",
         })
     }
 }
@@ -532,6 +590,7 @@ impl fmt::Display for Operand {
             Operand::Reg(r) => write!(f, "{r}"),
             Operand::Int(v) => write!(f, "{v}"),
             Operand::F32(x) => write!(f, "{x:?}f32"),
+            Operand::F64(x) => write!(f, "{x:?}f64"),
         }
     }
 }
@@ -583,6 +642,7 @@ impl Program {
                 Inst::Not { dst, src } => format!("{} = not {src}", self.def(*dst)),
                 Inst::MulWide { dst, a, b } => format!("{} = mul.wide {a}, {b}", self.def(*dst)),
                 Inst::Cvt { dst, src, from, .. } => format!("{} = cvt {src}:{from}", self.def(*dst)),
+                Inst::Pack { dst, lo, hi } => format!("{} = pack {lo}, {hi}", self.def(*dst)),
                 Inst::Setp { cmp, ty, dst, a, b } => format!("{} = setp.{cmp:?}.{ty} {a}, {b}", self.def(*dst)),
                 Inst::Selp { dst, a, b, cond, .. } => format!("{} = selp {cond} ? {a} : {b}", self.def(*dst)),
                 Inst::LdGlobal { guard: g, ty, dsts, addr, offset, .. } => {

@@ -10,6 +10,7 @@
 mod atomics;
 mod combine;
 mod control;
+mod convert;
 mod dce;
 mod math;
 mod memory;
@@ -25,7 +26,8 @@ use super::lir::{BinOp, Cmp, Group, Inst, LayoutNote, Operand, Param, ParamTy, P
 use super::{Decisions, PtxError, PtxOptions, vectorize};
 use crate::diag::Code;
 use crate::ir::{
-    BinaryOp, Block, CmpPred, Constant, DType, Effect, Kernel, Op, OpKind, ParamKind, ScalarType, SourceLoc, Value,
+    BinaryOp, Block, CmpPred, Constant, DType, Effect, Kernel, Op, OpKind, ParamKind, PropagateNan, ScalarType,
+    SourceLoc, Value,
 };
 use crate::verify::KernelInfo;
 
@@ -161,6 +163,14 @@ pub(super) fn ty_of(d: DType) -> Ty {
         DType::Scalar(ScalarType::I32) => Ty::I32,
         DType::Scalar(ScalarType::I64) => Ty::I64,
         DType::Scalar(ScalarType::F32) => Ty::F32,
+        DType::Scalar(ScalarType::U32) => Ty::U32,
+        DType::Scalar(ScalarType::U64) => Ty::U64,
+        DType::Scalar(ScalarType::F64) => Ty::F64,
+        DType::Scalar(ScalarType::F16) => Ty::F16,
+        DType::Scalar(ScalarType::BF16) => Ty::BF16,
+        DType::Scalar(ScalarType::I8) => Ty::S8,
+        DType::Scalar(ScalarType::U8) => Ty::U8,
+        DType::Scalar(ScalarType::I16) => Ty::S16,
     }
 }
 
@@ -251,6 +261,7 @@ impl Lowerer<'_> {
         // Identities: x + 0, x - 0, x * 1, x << 0, x >> 0 (and 0 + x, 1 * x when `op` commutes).
         if let Some(id) = op.right_identity()
             && ty != Ty::F32
+            && ty != Ty::F64
             && ty != Ty::Pred
         {
             if b == Operand::Int(id) {
@@ -577,6 +588,7 @@ impl Lowerer<'_> {
                     Constant::Bool(b) => Operand::Int(i64::from(*b)),
                     Constant::Int(v) => Operand::Int(*v),
                     Constant::F32(x) => Operand::F32(*x),
+                    Constant::F64(x) => Operand::F64(*x),
                 };
                 let n = self.count(r);
                 self.set(r, vec![imm; n]);
@@ -658,28 +670,41 @@ impl Lowerer<'_> {
                 let r = res.unwrap();
                 let ty = ty_of(k.dtype(r));
                 let bin = match (bop, ty) {
-                    (BinaryOp::Add, Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Add,
-                    (BinaryOp::Sub, Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Sub,
-                    (BinaryOp::Mul, Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Mul,
-                    (BinaryOp::Div, Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Div,
-                    (BinaryOp::Rem, Ty::I32 | Ty::I64) => BinOp::Rem,
-                    (BinaryOp::Max(n), Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Max(*n),
-                    (BinaryOp::Min(n), Ty::I32 | Ty::I64 | Ty::F32) => BinOp::Min(*n),
+                    (BinaryOp::Add, Ty::I32 | Ty::I64 | Ty::F32 | Ty::U32 | Ty::U64 | Ty::F64) => BinOp::Add,
+                    (BinaryOp::Sub, Ty::I32 | Ty::I64 | Ty::F32 | Ty::U32 | Ty::U64 | Ty::F64) => BinOp::Sub,
+                    (BinaryOp::Mul, Ty::I32 | Ty::I64 | Ty::F32 | Ty::U32 | Ty::U64 | Ty::F64) => BinOp::Mul,
+                    (BinaryOp::Div, Ty::I32 | Ty::I64 | Ty::F32 | Ty::U32 | Ty::U64 | Ty::F64) => BinOp::Div,
+                    (BinaryOp::Rem, Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64) => BinOp::Rem,
+                    (BinaryOp::Max(n), Ty::I32 | Ty::I64 | Ty::F32 | Ty::U32 | Ty::U64) => BinOp::Max(*n),
+                    (BinaryOp::Min(n), Ty::I32 | Ty::I64 | Ty::F32 | Ty::U32 | Ty::U64) => BinOp::Min(*n),
+                    (BinaryOp::Max(PropagateNan::None), Ty::F64) => BinOp::Max(PropagateNan::None),
+                    (BinaryOp::Min(PropagateNan::None), Ty::F64) => BinOp::Min(PropagateNan::None),
                     // i1 arithmetic is one-bit: + and - are xor, * is and.
                     (BinaryOp::Add | BinaryOp::Sub, Ty::Pred) => BinOp::Xor,
                     (BinaryOp::Mul, Ty::Pred) => BinOp::And,
-                    (BinaryOp::And, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::And,
-                    (BinaryOp::Or, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::Or,
-                    (BinaryOp::Xor, Ty::I32 | Ty::I64 | Ty::Pred) => BinOp::Xor,
+                    (BinaryOp::And, Ty::I32 | Ty::I64 | Ty::Pred | Ty::U32 | Ty::U64) => BinOp::And,
+                    (BinaryOp::Or, Ty::I32 | Ty::I64 | Ty::Pred | Ty::U32 | Ty::U64) => BinOp::Or,
+                    (BinaryOp::Xor, Ty::I32 | Ty::I64 | Ty::Pred | Ty::U32 | Ty::U64) => BinOp::Xor,
                     (BinaryOp::FDiv, Ty::F32) => BinOp::DivFull,
-                    (BinaryOp::FDiv, Ty::I32 | Ty::I64 | Ty::Pred)
-                    | (BinaryOp::Rem, Ty::F32 | Ty::Pred)
+                    // `div.full` is f32 only (`div_rn` / `/` divide f64 exactly).
+                    (BinaryOp::FDiv, Ty::I32 | Ty::I64 | Ty::Pred | Ty::U32 | Ty::U64 | Ty::F64)
+                    | (BinaryOp::Rem, Ty::F32 | Ty::F64 | Ty::Pred)
+                    | (BinaryOp::Max(PropagateNan::All) | BinaryOp::Min(PropagateNan::All), Ty::F64)
                     | (BinaryOp::Div | BinaryOp::Max(_) | BinaryOp::Min(_), Ty::Pred)
-                    | (BinaryOp::And | BinaryOp::Or | BinaryOp::Xor, Ty::F32) => {
+                    | (BinaryOp::And | BinaryOp::Or | BinaryOp::Xor, Ty::F32 | Ty::F64) => {
                         return Err(self.err(
                             op.loc,
                             format!("`{}` on {} is not supported by the PTX back end", bop.name(), k.dtype(r)),
                             "compute it with supported ops (float remainder: x - trunc(x / y) * y)",
+                        ));
+                    }
+                    // Storage types never reach arithmetic: the front end computes in their
+                    // computation type and the verifier checks it.
+                    (_, Ty::F16 | Ty::BF16 | Ty::S8 | Ty::U8 | Ty::S16) => {
+                        return Err(self.err(
+                            op.loc,
+                            format!("`{}` on the storage type {}", bop.name(), k.dtype(r)),
+                            "convert to its computation type first (f16/bf16 compute in f32, i8/u8/i16 in i32)",
                         ));
                     }
                 };
@@ -822,6 +847,10 @@ impl Lowerer<'_> {
     fn cast(&mut self, x: Operand, from: Ty, to: Ty) -> Operand {
         if from == to {
             return x;
+        }
+        let original = |t: Ty| matches!(t, Ty::Pred | Ty::I32 | Ty::I64 | Ty::F32);
+        if !original(from) || !original(to) {
+            return self.convert(x, from, to);
         }
         match (x, from, to) {
             (Operand::Int(c), Ty::I32 | Ty::I64, Ty::I64) => return Operand::Int(c),

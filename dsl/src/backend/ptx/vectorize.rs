@@ -22,6 +22,15 @@ use crate::ir::{Kernel, OpKind, Value};
 /// Widest access in bytes (`ld.global.v4.f32`).
 pub const MAX_VECTOR_BYTES: u64 = 16;
 
+/// Most elements of one access: PTX's `ld`/`st` vectors are `.v2` and `.v4` (so 16-bit
+/// elements go at most 4 at a time, 8 bytes, and bytes 4 at a time).
+pub const MAX_VECTOR_ELEMS: u64 = 4;
+
+/// The widest vector of `elem_bytes`-byte elements.
+fn max_elems(elem_bytes: u64) -> u64 {
+    (MAX_VECTOR_BYTES / elem_bytes).min(MAX_VECTOR_ELEMS)
+}
+
 /// What is known about one access along its last dim.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Facts {
@@ -54,7 +63,7 @@ impl Facts {
 
     /// The widest width these facts prove (before the layout's chunk).
     pub fn provable(&self) -> u64 {
-        let w = (MAX_VECTOR_BYTES / self.elem_bytes)
+        let w = max_elems(self.elem_bytes)
             .min(self.contiguity)
             .min((self.align_bytes / self.elem_bytes).max(1))
             .min(self.mask_constancy.unwrap_or(MAX_DIVISOR))
@@ -79,7 +88,7 @@ pub fn decide(f: &Facts, chunk: u64) -> (u32, String) {
         "contiguity {}, alignment {align}, {mask}, {chunk} per thread, {} B elements",
         f.contiguity, f.elem_bytes
     );
-    let max = MAX_VECTOR_BYTES / f.elem_bytes;
+    let max = max_elems(f.elem_bytes);
     let mut limits = Vec::new();
     if width < max {
         if f.contiguity < max {

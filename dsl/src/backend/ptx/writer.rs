@@ -8,7 +8,8 @@ use std::fmt::Write;
 
 use super::lir::{AtomOp, BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
 use crate::interp::atomic::AtomKind;
-use crate::ir::{MathFn, PropagateNan, UnaryOp};
+use crate::interp::convert::{f32_to_bf16, f32_to_f16, f32_to_f64};
+use crate::ir::{MathFn, PropagateNan, ScalarType, UnaryOp};
 
 /// The PTX text of `p`.
 pub fn write(p: &Program) -> String {
@@ -33,25 +34,34 @@ pub(crate) fn inst_line(p: &Program, i: &Inst) -> Option<String> {
     i.bodies().is_empty().then(|| w.single(i))
 }
 
-/// Register name prefix by type: `%p`, `%r`, `%rd`, `%f` (never `%tid`/`%ctaid`).
+/// Register name prefix by type: `%p`, `%r` (every 32-bit integer, the extended 8- and
+/// 16-bit ones included), `%rd` (64-bit integers), `%f`, `%fd` (f64), `%h` (the 16-bit
+/// registers of f16 and bf16); never `%tid`/`%ctaid`.
 pub(crate) fn prefix(ty: Ty) -> &'static str {
     match ty {
         Ty::Pred => "%p",
-        Ty::I32 => "%r",
-        Ty::I64 => "%rd",
+        Ty::I32 | Ty::U32 | Ty::S8 | Ty::U8 | Ty::S16 => "%r",
+        Ty::I64 | Ty::U64 => "%rd",
         Ty::F32 => "%f",
+        Ty::F64 => "%fd",
+        Ty::F16 | Ty::BF16 => "%h",
     }
 }
 
-/// `.reg` declaration type.
+/// `.reg` declaration type of a register class (one per [`prefix`]).
 fn reg_decl(ty: Ty) -> &'static str {
     match ty {
         Ty::Pred => ".pred",
-        Ty::I32 => ".b32",
-        Ty::I64 => ".b64",
+        Ty::I32 | Ty::U32 | Ty::S8 | Ty::U8 | Ty::S16 => ".b32",
+        Ty::I64 | Ty::U64 => ".b64",
         Ty::F32 => ".f32",
+        Ty::F64 => ".f64",
+        Ty::F16 | Ty::BF16 => ".b16",
     }
 }
+
+/// One type per register class, in the order the declarations are printed.
+const REG_CLASSES: [Ty; 6] = [Ty::Pred, Ty::I32, Ty::I64, Ty::F32, Ty::F64, Ty::F16];
 
 /// The PTX instruction of each block-IR unary op (the type suffix is added by the caller).
 fn unary_name(op: UnaryOp) -> &'static str {
@@ -79,13 +89,19 @@ fn math_name(f: MathFn) -> &'static str {
     }
 }
 
-/// Signed arithmetic / comparison suffix.
+/// Arithmetic / comparison suffix (signed for `I32`/`I64`, unsigned for `U32`/`U64`;
+/// the extended narrow ints compute as the 32-bit value their register holds).
 fn sty(ty: Ty) -> &'static str {
     match ty {
         Ty::Pred => "pred",
-        Ty::I32 => "s32",
+        Ty::I32 | Ty::S8 | Ty::S16 => "s32",
+        Ty::U32 | Ty::U8 => "u32",
         Ty::I64 => "s64",
+        Ty::U64 => "u64",
         Ty::F32 => "f32",
+        Ty::F64 => "f64",
+        Ty::F16 => "f16",
+        Ty::BF16 => "bf16",
     }
 }
 
@@ -93,9 +109,24 @@ fn sty(ty: Ty) -> &'static str {
 fn bty(ty: Ty) -> &'static str {
     match ty {
         Ty::Pred => "pred",
-        Ty::I32 => "b32",
-        Ty::I64 => "b64",
+        Ty::I32 | Ty::U32 | Ty::S8 | Ty::U8 | Ty::S16 => "b32",
+        Ty::I64 | Ty::U64 => "b64",
         Ty::F32 => "f32",
+        Ty::F64 => "f64",
+        Ty::F16 | Ty::BF16 => "b16",
+    }
+}
+
+/// The type a `cvt` names for a register type: the narrow ints by their own width (the
+/// register is wider, which PTX allows for `cvt`: the source is cut to the width, the
+/// destination extended from it).
+fn cvt_ty(ty: Ty) -> &'static str {
+    match ty {
+        Ty::S8 => "s8",
+        Ty::U8 => "u8",
+        Ty::S16 => "s16",
+        // every other type's suffix is its arithmetic one (a register type, not an op kind)
+        t => sty(t),
     }
 }
 
@@ -110,12 +141,18 @@ fn param_ty(t: ParamTy) -> &'static str {
 
 fn cmp_name(c: Cmp, ty: Ty) -> &'static str {
     match (c, ty) {
+        // Unsigned comparisons are `lo`, `ls`, `hi`, `hs` (PTX also takes `lt` with `.u32`,
+        // but these say what they do).
+        (Cmp::Lt, Ty::U32 | Ty::U64 | Ty::U8) => "lo",
+        (Cmp::Le, Ty::U32 | Ty::U64 | Ty::U8) => "ls",
+        (Cmp::Gt, Ty::U32 | Ty::U64 | Ty::U8) => "hi",
+        (Cmp::Ge, Ty::U32 | Ty::U64 | Ty::U8) => "hs",
         (Cmp::Lt, _) => "lt",
         (Cmp::Le, _) => "le",
         (Cmp::Gt, _) => "gt",
         (Cmp::Ge, _) => "ge",
         (Cmp::Eq, _) => "eq",
-        (Cmp::Ne, Ty::F32) => "neu",
+        (Cmp::Ne, Ty::F32 | Ty::F64) => "neu",
         (Cmp::Ne, _) => "ne",
     }
 }
@@ -137,12 +174,23 @@ impl Writer<'_> {
     fn opnd(&self, o: Operand, ty: Ty) -> String {
         match o {
             Operand::Reg(r) => self.reg(r),
-            Operand::F32(x) => format!("0f{:08X}", x.to_bits()),
+            Operand::F32(x) => match ty {
+                Ty::F16 => format!("0x{:04X}", f32_to_f16(x).to_bits()),
+                Ty::BF16 => format!("0x{:04X}", f32_to_bf16(x).to_bits()),
+                Ty::F64 => format!("0d{:016X}", f32_to_f64(x).to_bits()),
+                // a 32-bit register takes the float's bits (a register type, not an op kind)
+                _ => format!("0f{:08X}", x.to_bits()),
+            },
+            Operand::F64(x) => format!("0d{:016X}", x.to_bits()),
             Operand::Int(v) => match ty {
                 Ty::I32 => (v as i32).to_string(),
+                Ty::U32 | Ty::S8 | Ty::U8 | Ty::S16 => (v as u32).to_string(),
+                Ty::U64 => (v as u64).to_string(),
                 Ty::F32 => format!("0f{:08X}", (v as f32).to_bits()),
-                // I64 and Pred immediates print as integers (a register type, not an op kind)
-                _ => v.to_string(),
+                Ty::F64 => format!("0d{:016X}", (v as f64).to_bits()),
+                Ty::F16 => format!("0x{:04X}", f32_to_f16(v as f32).to_bits()),
+                Ty::BF16 => format!("0x{:04X}", f32_to_bf16(v as f32).to_bits()),
+                Ty::I64 | Ty::Pred => v.to_string(),
             },
         }
     }
@@ -174,8 +222,9 @@ impl Writer<'_> {
             let _ = writeln!(self.out, "\t.param .{} {}{sep}", param_ty(prm.kind), prm.name);
         }
         let _ = writeln!(self.out, ")\n.maxntid {}, 1, 1\n{{", p.threads_per_cta);
-        for ty in [Ty::Pred, Ty::I32, Ty::I64, Ty::F32] {
-            let max = p.regs.iter().enumerate().filter(|(_, t)| **t == ty).map(|(i, _)| i + 1).max();
+        for ty in REG_CLASSES {
+            let class = prefix(ty);
+            let max = p.regs.iter().enumerate().filter(|(_, t)| prefix(**t) == class).map(|(i, _)| i + 1).max();
             if let Some(n) = max {
                 let _ = writeln!(self.out, "\t.reg {} {}<{n}>;", reg_decl(ty), prefix(ty));
             }
@@ -232,7 +281,13 @@ impl Writer<'_> {
                 format!("{name} {}, {}, {};", self.reg(*dst), self.opnd(*a, *ty), self.opnd(*b, bt))
             }
             Inst::Unary { op, ty, dst, src } => {
-                format!("{}.{} {}, {};", unary_name(*op), sty(*ty), self.reg(*dst), self.reg(*src))
+                // PTX has no `neg.u32`: two's-complement negation is the same bits signed.
+                let suffix = match (op, ty) {
+                    (UnaryOp::Neg, Ty::U32) => "s32",
+                    (UnaryOp::Neg, Ty::U64) => "s64",
+                    _ => sty(*ty),
+                };
+                format!("{}.{suffix} {}, {};", unary_name(*op), self.reg(*dst), self.reg(*src))
             }
             Inst::Fma { ty, dst, a, b, c } => format!(
                 "fma.rn.{} {}, {}, {}, {};",
@@ -247,18 +302,28 @@ impl Writer<'_> {
                 format!("mul.wide.s32 {}, {}, {};", self.reg(*dst), self.opnd(*a, Ty::I32), self.opnd(*b, Ty::I32))
             }
             Inst::Cvt { dst, to, src, from } => {
-                let mode = match (from, to) {
-                    (Ty::I32 | Ty::I64, Ty::F32) => ".rn",
-                    (Ty::F32, Ty::I32 | Ty::I64) => ".rzi",
-                    // int to int conversions need no rounding mode (register types, not an op kind)
-                    _ => "",
+                let (f, t) = (from.scalar(), to.scalar());
+                let mode = if f.is_int() && t.is_float() || f == ScalarType::F64 && t == ScalarType::F32 {
+                    ".rn"
+                } else if f.is_float() && t.is_int() {
+                    ".rzi"
+                } else if t == ScalarType::F16 || t == ScalarType::BF16 {
+                    // f32 to a 16-bit float rounds (the only source the lowering converts)
+                    ".rn"
+                } else {
+                    ""
                 };
                 let (t, f) = match (from, to) {
-                    (Ty::I64, Ty::I32) => ("u32", "u64"),
+                    (Ty::I64 | Ty::U64, Ty::I32 | Ty::U32) => ("u32", "u64"),
+                    // a narrow int target: cut the 32-bit source to the width, extend it back
+                    (_, Ty::S8 | Ty::U8 | Ty::S16) if f.is_int() => narrow_int_cvt(*to),
                     // the other conversions name both types (register types, not an op kind)
-                    _ => (sty(*to), sty(*from)),
+                    _ => (cvt_ty(*to), cvt_src_ty(*from, *to)),
                 };
                 format!("cvt{mode}.{t}.{f} {}, {};", self.reg(*dst), self.reg(*src))
+            }
+            Inst::Pack { dst, lo, hi } => {
+                format!("mov.b32 {}, {{{}, {}}};", self.reg(*dst), self.reg(*lo), self.reg(*hi))
             }
             Inst::Setp { cmp, ty, dst, a, b } => format!(
                 "setp.{}.{} {}, {}, {};",
@@ -422,6 +487,7 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::Not { .. }
             | Inst::MulWide { .. }
             | Inst::Cvt { .. }
+            | Inst::Pack { .. }
             | Inst::Setp { .. }
             | Inst::Selp { .. }
             | Inst::LdGlobal { .. }
@@ -438,6 +504,30 @@ fn count_loops(insts: &[Inst]) -> usize {
         .sum()
 }
 
+/// The source type a `cvt` names: a narrow int register holds its value extended to 32
+/// bits, so an int or float target reads it as `s32`/`u32`.
+fn cvt_src_ty(from: Ty, to: Ty) -> &'static str {
+    match from {
+        Ty::S8 | Ty::S16 => "s32",
+        Ty::U8 => "u32",
+        Ty::U32 if matches!(to, Ty::I64 | Ty::U64) => "u32",
+        Ty::I32 if matches!(to, Ty::U64) => "s32",
+        // every other source names its own type (a register type, not an op kind)
+        f => cvt_ty(f),
+    }
+}
+
+/// `cvt.s32.s8 d, a`: `a` cut to the narrow width, then extended back to 32 bits by the
+/// target's signedness (the wrap of an int to `i8`/`u8`/`i16`).
+fn narrow_int_cvt(to: Ty) -> (&'static str, &'static str) {
+    match to {
+        Ty::S8 => ("s32", "s8"),
+        Ty::U8 => ("u32", "u8"),
+        // i16, the remaining narrow type (a register type, not an op kind)
+        _ => ("s32", "s16"),
+    }
+}
+
 fn vec_suffix(n: usize) -> &'static str {
     match n {
         1 => "",
@@ -450,9 +540,15 @@ fn vec_suffix(n: usize) -> &'static str {
 fn mem_ty(ty: Ty) -> &'static str {
     match ty {
         Ty::F32 => "f32",
-        Ty::I32 => "b32",
-        Ty::I64 => "b64",
+        Ty::I32 | Ty::U32 => "b32",
+        Ty::I64 | Ty::U64 => "b64",
         Ty::Pred => "b8",
+        Ty::F64 => "f64",
+        Ty::F16 | Ty::BF16 => "b16",
+        // the narrow ints load sign- or zero-extended into their 32-bit register
+        Ty::S8 => "s8",
+        Ty::U8 => "u8",
+        Ty::S16 => "s16",
     }
 }
 
@@ -462,6 +558,10 @@ fn bin_name(op: BinOp, ty: Ty) -> String {
         // `.rn` keeps ptxas from contracting a mul and an add into an fma.
         BinOp::Add if ty == Ty::F32 => "add.rn.f32".into(),
         BinOp::Sub if ty == Ty::F32 => "sub.rn.f32".into(),
+        BinOp::Add if ty == Ty::F64 => "add.rn.f64".into(),
+        BinOp::Sub if ty == Ty::F64 => "sub.rn.f64".into(),
+        BinOp::Mul if ty == Ty::F64 => "mul.rn.f64".into(),
+        BinOp::Div if ty == Ty::F64 => "div.rn.f64".into(),
         BinOp::Add => format!("add.{s}"),
         BinOp::Sub => format!("sub.{s}"),
         BinOp::Mul if ty == Ty::F32 => "mul.rn.f32".into(),
@@ -477,7 +577,7 @@ fn bin_name(op: BinOp, ty: Ty) -> String {
         BinOp::Or => format!("or.{b}"),
         BinOp::Xor => format!("xor.{b}"),
         BinOp::Shl => format!("shl.{b}"),
-        BinOp::ShrU if ty == Ty::I64 => "shr.u64".into(),
+        BinOp::ShrU if matches!(ty, Ty::I64 | Ty::U64) => "shr.u64".into(),
         BinOp::ShrU => "shr.u32".into(),
         BinOp::DivFull => format!("div.full.{s}"),
     }

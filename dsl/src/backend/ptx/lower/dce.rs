@@ -37,6 +37,10 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
                 used.insert(*src);
             }
             Inst::Mov { src, .. } => op(src, used),
+            Inst::Pack { lo, hi, .. } => {
+                used.insert(*lo);
+                used.insert(*hi);
+            }
             Inst::Bin { a, b, .. } | Inst::MulWide { a, b, .. } | Inst::Setp { a, b, .. } => {
                 op(a, used);
                 op(b, used);
@@ -113,6 +117,7 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::Not { dst, .. }
         | Inst::MulWide { dst, .. }
         | Inst::Cvt { dst, .. }
+        | Inst::Pack { dst, .. }
         | Inst::Setp { dst, .. }
         | Inst::Selp { dst, .. }
         | Inst::Pack64 { dst, .. }

@@ -14,7 +14,9 @@ impl Lowerer<'_> {
     /// located error until its instructions are written, never wrong PTX).
     pub(super) fn check_unary_type(&self, op: &Op, uop: UnaryOp, ty: Ty) -> Result<(), PtxError> {
         let ok = match uop {
-            UnaryOp::Neg | UnaryOp::Abs => matches!(ty, Ty::I32 | Ty::I64 | Ty::F32),
+            // Unsigned negation wraps (the writer emits it as `neg.s32`/`.s64` on the bits).
+            UnaryOp::Neg => matches!(ty, Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64 | Ty::F32 | Ty::F64),
+            UnaryOp::Abs => matches!(ty, Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64),
             UnaryOp::Math(_) => ty == Ty::F32,
         };
         if ok {

@@ -22,7 +22,7 @@ use super::{Lowerer, ty_of};
 use crate::backend::ptx::layout::Geometry;
 use crate::backend::ptx::lir::{BinOp, Cmp, Guard, Inst, Operand, Reg, Ty};
 use crate::backend::ptx::{PtxError, ReductionDecision};
-use crate::ir::{Op, ReduceOp, Value};
+use crate::ir::{Op, PropagateNan, ReduceOp, Value};
 
 /// A partial result: the value and, for argmax, its index along the axis.
 #[derive(Clone, Copy)]
@@ -99,6 +99,13 @@ impl Lowerer<'_> {
                 "reduce 32- or 64-bit values (convert the block first)",
             ));
         }
+        if ty == Ty::F64 && matches!(rop, ReduceOp::Max(PropagateNan::All) | ReduceOp::Min(PropagateNan::All)) {
+            return Err(self.err(
+                op.loc,
+                format!("`{}` on f64 is not supported by the PTX back end (PTX has no max.NaN.f64)", rop.name()),
+                "reduce with the NaN-ignoring max/min, or convert to f32",
+            ));
+        }
         let argmax = rop.gives_index();
         let gs = self.geometry(value).expect("a reduced value is a block");
         let a = self.layout(value).unwrap().embed[axis];
@@ -149,11 +156,17 @@ impl Lowerer<'_> {
         // `max.f32(x, -inf)`, as `fmaxf(-inf, x)` in Triton and CUDA, so a lone NaN never keeps
         // its payload. Longer axes combine at least two elements, which applies it already.
         let shape = k.shape(value);
-        if shape.dims()[axis] == 1 && ty == Ty::F32 {
+        if shape.dims()[axis] == 1 && matches!(ty, Ty::F32 | Ty::F64) {
+            let inf = |neg: bool| match (ty, neg) {
+                (Ty::F64, true) => Operand::F64(f64::NEG_INFINITY),
+                (Ty::F64, false) => Operand::F64(f64::INFINITY),
+                (_, true) => Operand::F32(f32::NEG_INFINITY),
+                (_, false) => Operand::F32(f32::INFINITY),
+            };
             for acc in accs.iter_mut() {
                 let identity = match rop {
-                    ReduceOp::Max(_) => Operand::F32(f32::NEG_INFINITY),
-                    ReduceOp::Min(_) => Operand::F32(f32::INFINITY),
+                    ReduceOp::Max(_) => inf(true),
+                    ReduceOp::Min(_) => inf(false),
                     ReduceOp::Sum | ReduceOp::Argmax | ReduceOp::Argmin | ReduceOp::XorSum => continue,
                 };
                 *acc = self.combine(rop, ty, *acc, Acc { v: identity, i: None });

@@ -1,0 +1,78 @@
+//! Running a kernel whose parameters are `(in buffers..., out buffer, n)` on the
+//! interpreter and on the simulator, over raw little-endian bytes.
+
+use rtriton::interp::{self, Memory};
+use rtriton::session::CompileSession;
+use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton::trace::{KernelDef, TraceOptions};
+
+pub const BLOCK: i64 = 64;
+pub const NUM_WARPS: u32 = 4;
+
+/// One launch: input buffers (bytes), output buffers (sizes in bytes, filled with 0xA5
+/// so unwritten bytes show), `n` and the number of programs.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub inputs: Vec<Vec<u8>>,
+    pub outs: Vec<usize>,
+    pub n: i64,
+    pub programs: u32,
+}
+
+impl Launch {
+    /// `ceil(n / BLOCK)` programs over `n` elements, one output buffer.
+    pub fn elementwise(inputs: Vec<Vec<u8>>, out_bytes: usize, n: usize) -> Launch {
+        Launch { inputs, outs: vec![out_bytes], n: n as i64, programs: (n as u64).div_ceil(BLOCK as u64) as u32 }
+    }
+
+    fn place(&self, mem: &mut Memory) -> (Vec<ArgValue>, Vec<u64>) {
+        let mut args: Vec<ArgValue> = self.inputs.iter().map(|b| ArgValue::Ptr(mem.alloc_bytes(b))).collect();
+        let outs: Vec<u64> = self.outs.iter().map(|&n| mem.alloc_bytes(&vec![0xA5; n])).collect();
+        args.extend(outs.iter().map(|&o| ArgValue::Ptr(o)));
+        args.push(ArgValue::Int(self.n));
+        (args, outs)
+    }
+
+    fn read(&self, mem: &Memory, outs: &[u64]) -> Result<Vec<Vec<u8>>, String> {
+        outs.iter()
+            .zip(&self.outs)
+            .map(|(&a, &n)| mem.read_bytes(a, n).map(<[u8]>::to_vec).map_err(|e| e.to_string()))
+            .collect()
+    }
+}
+
+/// The output buffers after running `def` on the interpreter.
+pub fn interpreter(def: &KernelDef, l: &Launch) -> Result<Vec<Vec<u8>>, String> {
+    let mut mem = Memory::new();
+    let (args, outs) = l.place(&mut mem);
+    let verified = CompileSession::new()
+        .front_end_for_args(def, &[("BLOCK", BLOCK)], &args, SpecPolicy::Triton, &TraceOptions::default())
+        .map_err(|e| e.to_string())?;
+    interp::run(&verified, [l.programs, 1, 1], &args, &mut mem).map_err(|e| e.to_string())?;
+    l.read(&mem, &outs)
+}
+
+/// The output buffers after running `def`'s lowered program on the simulator.
+pub fn simulator(def: &KernelDef, l: &Launch) -> Result<Vec<Vec<u8>>, String> {
+    let mut mem = Memory::new();
+    let (args, outs) = l.place(&mut mem);
+    let program = rtriton_testing::run::lower(
+        &mut CompileSession::new(),
+        def,
+        &[("BLOCK", BLOCK)],
+        &args,
+        SpecPolicy::Triton,
+        NUM_WARPS,
+    )
+    .map_err(|e| e.to_string())?;
+    rtriton::sim::run(&program, [l.programs, 1, 1], &args, &mut mem).map_err(|e| e.to_string())?;
+    l.read(&mem, &outs)
+}
+
+/// Runs on both CPU back ends; they must agree bit for bit; returns the output buffers.
+pub fn both(def: &KernelDef, l: &Launch) -> Vec<Vec<u8>> {
+    let i = interpreter(def, l).unwrap_or_else(|e| panic!("{}: interpreter: {e}", def.name));
+    let s = simulator(def, l).unwrap_or_else(|e| panic!("{}: simulator: {e}", def.name));
+    assert_eq!(i, s, "{}: the simulator disagrees with the interpreter", def.name);
+    i
+}
