@@ -165,7 +165,17 @@ fn float_fn<T>(
     loc: SourceLoc,
     build: fn(&mut Builder, Value, SourceLoc) -> Value,
 ) -> Tensor<T> {
-    Tensor::from_value(with_builder(|b| if check_float(b, name, x.id(), loc) { build(b, x.id(), loc) } else { x.id() }))
+    Tensor::from_value(with_builder(|b| {
+        if !check_float(b, name, x.id(), loc) {
+            return x.id();
+        }
+        // f16/bf16 compute the whole function in f32, constants included (Triton extends
+        // them to f32 around its math ops), and round back to the storage type once.
+        let stored = b.dtype(x.id());
+        let wide = b.widen_to_compute_type(x.id(), loc);
+        let y = build(b, wide, loc);
+        if wide == x.id() { y } else { b.cast(y, stored, loc, false) }
+    }))
 }
 
 macro_rules! one_instruction {
@@ -267,7 +277,14 @@ pub fn fma<T: NumericMarker, B: TensorOperand<DType = T>, C: TensorOperand<DType
     let loc = SourceLoc::caller();
     let (bv, cv) = (b.value(loc), c.value(loc));
     Tensor::from_value(with_builder(|bl| {
-        if check_float(bl, "fma", a.id(), loc) { fma_values(bl, a.id(), bv, cv, loc) } else { a.id() }
+        if !check_float(bl, "fma", a.id(), loc) {
+            return a.id();
+        }
+        // f16/bf16: the fused multiply-add in f32, rounded back once (as `float_fn`).
+        let stored = bl.dtype(a.id());
+        let [wa, wb, wc] = [a.id(), bv, cv].map(|v| bl.widen_to_compute_type(v, loc));
+        let y = fma_values(bl, wa, wb, wc, loc);
+        if wa == a.id() { y } else { bl.cast(y, stored, loc, false) }
     }))
 }
 

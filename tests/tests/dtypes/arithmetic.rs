@@ -205,3 +205,37 @@ fn reductions_of_the_new_dtypes() {
     let out = both(&kernels::reduce_bf16(), &launch(bytes(&xs), 2, 2));
     assert_eq!(bf16::from_le_bytes([out[0][0], out[0][1]]).to_f32(), (b - 1) as f32);
 }
+
+/// Math functions (and `fma`) on f16/bf16 compute in f32 from start to end (the `log2(e)` scale of
+/// `exp` and `erf`'s coefficients stay f32) and round to the storage type once: the result
+/// is the f32 function of the widened input, rounded (as Triton extends f16 around its
+/// math ops).
+#[test]
+fn math_on_half_types_is_the_f32_function_rounded_once() {
+    let xs: Vec<f32> = vec![-3.5, -1.0, -0.0, 0.0, 0.5, 1.0, 2.25, 7.0, 10.75, f32::INFINITY, 1e-3, 0.3];
+    let n = xs.len();
+    let h: Vec<f16> = xs.iter().map(|&v| f16::from_f32(v)).collect();
+    let b: Vec<bf16> = xs.iter().map(|&v| bf16::from_f32(v)).collect();
+    let half = both(
+        &kernels::half_math(),
+        &Launch { inputs: vec![bytes(&h), bytes(&b)], outs: vec![n * 3 * 2, n * 3 * 2], n: n as i64, programs: 1 },
+    );
+    let widened =
+        |v: Vec<f32>| f32s(&both(&kernels::f32_math(), &Launch::elementwise(vec![bytes(&v)], n * 3 * 4, n))[0]);
+    let from_h = widened(h.iter().map(|v| v.to_f32()).collect());
+    let from_b = widened(b.iter().map(|v| v.to_f32()).collect());
+    let halves = |b: &[u8]| b.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect::<Vec<u16>>();
+    let (got_h, got_b) = (halves(&half[0]), halves(&half[1]));
+    // f16's third output is `erf(fma(x, x, x))`: the fma rounded to f16 once, then erf.
+    let fma_erf = halves(
+        &both(
+            &kernels::f32_fma_erf(),
+            &Launch::elementwise(vec![bytes(&h.iter().map(|v| v.to_f32()).collect::<Vec<f32>>())], n * 2, n),
+        )[0],
+    );
+    for i in 0..n * 3 {
+        let want_h = if i % 3 == 2 { fma_erf[i / 3] } else { f16::from_f32(from_h[i]).to_bits() };
+        assert_eq!(got_h[i], want_h, "f16 element {i} (x = {})", xs[i / 3]);
+        assert_eq!(got_b[i], bf16::from_f32(from_b[i]).to_bits(), "bf16 element {i} (x = {})", xs[i / 3]);
+    }
+}

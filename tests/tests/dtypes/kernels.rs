@@ -186,3 +186,42 @@ row_reductions!(reduce_bf16, bf16, bf16, bf16::ZERO);
 row_reductions!(reduce_i8, i8, i32, 0);
 row_reductions!(reduce_u8, u8, u32, 0);
 row_reductions!(reduce_u32, u32, u32, 0);
+
+kernel! {
+    /// Math on storage types: `exp`, `sqrt` and `erf` of an f16 and a bf16 block, computed
+    /// in f32 (constants included) and rounded back once.
+    pub fn half_math(x_ptr: Ptr<f16>, y_ptr: Ptr<bf16>, out_ptr: Ptr<f16>, out2_ptr: Ptr<bf16>, n: i32; const BLOCK: usize) {
+        let offs = program_id(0) * BLOCK as i32 + arange(0, BLOCK);
+        let mask = offs.lt(n);
+        let x = load(x_ptr + offs, Some(mask), None);
+        let y = load(y_ptr + offs, Some(mask), None);
+        store(out_ptr + offs * 3, exp(x), Some(mask));
+        store(out_ptr + offs * 3 + 1, sqrt(x), Some(mask));
+        store(out_ptr + offs * 3 + 2, erf(fma(x, x, x)), Some(mask));
+        store(out2_ptr + offs * 3, exp(y), Some(mask));
+        store(out2_ptr + offs * 3 + 1, sqrt(y), Some(mask));
+        store(out2_ptr + offs * 3 + 2, erf(y), Some(mask));
+    }
+}
+
+kernel! {
+    /// The f32 composition `half_math` must equal after one rounding.
+    pub fn f32_math(x_ptr: Ptr<f32>, out_ptr: Ptr<f32>, n: i32; const BLOCK: usize) {
+        let offs = program_id(0) * BLOCK as i32 + arange(0, BLOCK);
+        let mask = offs.lt(n);
+        let x = load(x_ptr + offs, Some(mask), None);
+        store(out_ptr + offs * 3, exp(x), Some(mask));
+        store(out_ptr + offs * 3 + 1, sqrt(x), Some(mask));
+        store(out_ptr + offs * 3 + 2, erf(x), Some(mask));
+    }
+}
+
+kernel! {
+    /// `erf(fma(x, x, x))` in f32 then rounded to f16, as `half_math` must compute it.
+    pub fn f32_fma_erf(x_ptr: Ptr<f32>, out_ptr: Ptr<f16>, n: i32; const BLOCK: usize) {
+        let offs = program_id(0) * BLOCK as i32 + arange(0, BLOCK);
+        let mask = offs.lt(n);
+        let x = load(x_ptr + offs, Some(mask), None);
+        store(out_ptr + offs, erf(fma(x, x, x).to::<f16>().to::<f32>()).to::<f16>(), Some(mask));
+    }
+}
