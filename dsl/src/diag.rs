@@ -113,7 +113,7 @@ declare_codes! {
     LaunchAddressOverflow = "RT0712", Launch, "a view offset that takes the address past the 64-bit address space";
     PtxUnsupported = "RT0801", PtxBackEnd, "an op or dtype the PTX back end does not lower";
     PtxRegisterBudget = "RT0802", PtxBackEnd, "a block needs more registers per thread than the budget";
-    PtxLayoutConflict = "RT0803", PtxBackEnd, "one value would need two layouts (no layout conversion yet)";
+    PtxLayoutConflict = "RT0803", PtxBackEnd, "a layout conversion or layout op needs more shared memory than a CTA has";
 }
 
 /// How serious a diagnostic is.

@@ -327,6 +327,10 @@ fn readers(k: &Kernel, v: Value) -> Vec<crate::ir::OpId> {
                 | OpKind::NumPrograms { .. }
                 | OpKind::Arange { .. }
                 | OpKind::ExpandDims { .. }
+                | OpKind::Permute { .. }
+                | OpKind::Reshape { .. }
+                | OpKind::Join { .. }
+                | OpKind::Split { .. }
                 | OpKind::Unary { .. }
                 | OpKind::Binary { .. }
                 | OpKind::Fma { .. }
@@ -480,6 +484,10 @@ fn vector_section(e: &Explanation, out: &mut String) {
                     (false, false) => "in registers",
                 };
                 let _ = writeln!(out, "  reduce at {}: {how}: {}", r.loc.short(), r.reason);
+            }
+            for c in &s.decisions.conversions {
+                let how = if c.through_shared_memory { "through shared memory" } else { "recomputed" };
+                let _ = writeln!(out, "  layout conversion at {}: {how}: {}", c.loc.short(), c.reason);
             }
         }
         (Some(Err(err)), _) => {

@@ -250,6 +250,10 @@ impl<'k> Analyzer<'k> {
                 OpKind::Splat { .. }
                 | OpKind::Broadcast { .. }
                 | OpKind::ExpandDims { .. }
+                | OpKind::Permute { .. }
+                | OpKind::Reshape { .. }
+                | OpKind::Join { .. }
+                | OpKind::Split { .. }
                 | OpKind::Unary { .. }
                 | OpKind::Binary { .. }
                 | OpKind::Fma { .. }
@@ -344,7 +348,12 @@ impl<'k> Analyzer<'k> {
                     }
                     OpKind::AddPtr { ptr, .. } => v = *ptr,
                     OpKind::Splat { value: x } | OpKind::Broadcast { value: x } => v = *x,
-                    OpKind::ExpandDims { value, .. } => v = *value,
+                    OpKind::ExpandDims { value, .. }
+                    | OpKind::Permute { value, .. }
+                    | OpKind::Reshape { value }
+                    | OpKind::Split { value } => v = *value,
+                    // both halves of a join come from pointers; the first names the parameter
+                    OpKind::Join { lhs, .. } => v = *lhs,
                     OpKind::Select { on_true, .. } => v = *on_true,
                     OpKind::For { init, .. } | OpKind::While { init, .. } => {
                         let index = self.k.op(op).results.iter().position(|r| *r == v)?;

@@ -82,6 +82,10 @@ fn run_region(k: &Kernel, region: &Block, lhs: &[Data], rhs: &[Data]) -> Result<
             | OpKind::Splat { .. }
             | OpKind::Broadcast { .. }
             | OpKind::ExpandDims { .. }
+            | OpKind::Permute { .. }
+            | OpKind::Reshape { .. }
+            | OpKind::Join { .. }
+            | OpKind::Split { .. }
             | OpKind::AddPtr { .. }
             | OpKind::Load { .. }
             | OpKind::Store { .. }

@@ -12,6 +12,7 @@ use super::combine;
 use super::elementwise;
 use super::memory::Memory;
 use super::reduce::reduce;
+use super::shape;
 use super::value::{Data, Trap, broadcast_indices, unsupported};
 
 /// The state of one program instance.
@@ -130,6 +131,10 @@ impl<'k> ProgramRun<'k> {
                 | OpKind::Splat { .. }
                 | OpKind::Broadcast { .. }
                 | OpKind::ExpandDims { .. }
+                | OpKind::Permute { .. }
+                | OpKind::Reshape { .. }
+                | OpKind::Join { .. }
+                | OpKind::Split { .. }
                 | OpKind::Unary { .. }
                 | OpKind::Binary { .. }
                 | OpKind::Fma { .. }
@@ -250,7 +255,19 @@ impl<'k> ProgramRun<'k> {
                 let idx = broadcast_indices(k.shape(*v).dims(), &to)?;
                 self.get(*v)?.gather(&idx)
             }
-            OpKind::ExpandDims { value, .. } => self.get(*value)?.clone(),
+            OpKind::ExpandDims { value, .. } | OpKind::Reshape { value } => self.get(*value)?.clone(),
+            OpKind::Permute { value, dims } => shape::permute(self.get(*value)?, k.shape(*value).dims(), dims)?,
+            OpKind::Join { lhs, rhs } => shape::join(self.get(*lhs)?, self.get(*rhs)?)?,
+            OpKind::Split { value } => {
+                let halves = shape::split(self.get(*value)?)?;
+                if op.results.len() != halves.len() {
+                    return unsupported("a split without two results");
+                }
+                for (r, half) in op.results.iter().zip(halves) {
+                    self.set(*r, half)?;
+                }
+                return Ok(());
+            }
             OpKind::Unary { op, value } => elementwise::unary(*op, self.get(*value)?)?,
             OpKind::Binary { op, lhs, rhs } => elementwise::binary(*op, self.get(*lhs)?, self.get(*rhs)?)?,
             OpKind::Fma { a, b, c } => super::math::fma(self.get(*a)?, self.get(*b)?, self.get(*c)?)?,

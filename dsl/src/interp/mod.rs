@@ -29,6 +29,7 @@ mod memory;
 mod order;
 mod reduce;
 pub mod scalar;
+mod shape;
 mod value;
 
 pub use error::{Access, Fault, InterpError, InterpRunError, ProgramId};

@@ -86,7 +86,7 @@ macro_rules! attribute_fields {
 
 // A nested block is an attribute here: its values are not the op's operands, and passes
 // rebuild bodies themselves, block by block.
-attribute_fields!(usize, u32, i64, Constant, UnaryOp, BinaryOp, CmpPred, ReduceOp, AtomicOp, Sem, Scope);
+attribute_fields!(usize, u32, i64, Constant, UnaryOp, BinaryOp, CmpPred, ReduceOp, AtomicOp, Sem, Scope, Vec<usize>);
 
 impl OpField for Block {
     fn collect(&self, _: &mut Vec<Value>) {}
@@ -214,6 +214,26 @@ declare_ops! {
     ExpandDims { value: Value, axis: usize }
         => name: "expand_dims", effect: Effect::Pure,
            typing: |cx, out| typing::expand_dims(cx, out, *value, *axis);
+    /// Result dim `i` is operand dim `dims[i]` (`dims` a permutation of `0..rank`); one
+    /// dtype (Triton's `permute`, and `trans` for 2-D).
+    Permute { value: Value, dims: Vec<usize> }
+        => name: "permute", effect: Effect::Pure,
+           typing: |cx, out| typing::permute(cx, out, *value, dims);
+    /// The operand's elements in row-major order, read into the result's shape (same
+    /// element count and dtype; Triton's `reshape` with `can_reorder=False`).
+    Reshape { value: Value }
+        => name: "reshape", effect: Effect::Pure,
+           typing: |cx, out| typing::reshape(cx, out, *value);
+    /// Stacks `lhs` and `rhs` (one type) along a new trailing dim of size 2:
+    /// `result[..., 0] = lhs`, `result[..., 1] = rhs` (Triton's `join`).
+    Join { lhs: Value, rhs: Value }
+        => name: "join", effect: Effect::Pure,
+           typing: |cx, out| typing::join(cx, out, *lhs, *rhs);
+    /// The inverse of `join`: two results, `value[..., 0]` and `value[..., 1]`, of a
+    /// value whose last dim has size 2 (Triton's `split`).
+    Split { value: Value }
+        => name: "split", effect: Effect::Pure,
+           typing: |cx, out| typing::split(cx, out, *value);
     /// Element-wise `op value`; operand and result have one dtype and shape, and the
     /// dtype is one the op accepts ([`UnaryOp::accepts`]).
     Unary { op: UnaryOp, value: Value }

@@ -57,6 +57,9 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
                 format!("{name} {value}")
             }
             OpKind::ExpandDims { value, axis } => format!("{name} {value}, axis {axis}"),
+            OpKind::Permute { value, dims } => format!("{name} {value}, dims {dims:?}"),
+            OpKind::Reshape { value } | OpKind::Split { value } => format!("{name} {value}"),
+            OpKind::Join { lhs, rhs } => format!("{name} {lhs}, {rhs}"),
             OpKind::Unary { value, .. } => format!("{name} {value}"),
             OpKind::Binary { lhs, rhs, .. } => format!("{name} {lhs}, {rhs}"),
             OpKind::Fma { a, b, c } => format!("{name} {a}, {b}, {c}"),

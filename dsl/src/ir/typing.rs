@@ -304,3 +304,70 @@ pub fn combine_op(
         _ => out.push("the combine region must yield one scalar of each operand's dtype".into()),
     }
 }
+
+/// Layout ops (`permute`, `reshape`, `join`, `split`) keep the operand's dtype.
+fn same_dtype(cx: &TypeCx<'_>, out: &mut Vec<String>, value: Value, result: &TensorType) {
+    if result.dtype != cx.ty(value).dtype {
+        out.push(format!("result dtype {} differs from the operand's {}", result.dtype, cx.ty(value).dtype));
+    }
+}
+
+pub fn permute(cx: &TypeCx<'_>, out: &mut Vec<String>, value: Value, dims: &[usize]) {
+    results(cx, out, 1);
+    let t = cx.ty(value);
+    let mut sorted = dims.to_vec();
+    sorted.sort_unstable();
+    if sorted != (0..t.shape.rank()).collect::<Vec<_>>() {
+        out.push(format!("dims {dims:?} are not a permutation of the {} dims of {t}", t.shape.rank()));
+        return;
+    }
+    if let Some(r) = cx.result(0) {
+        same_dtype(cx, out, value, r);
+        let want: Vec<usize> = dims.iter().map(|&d| t.shape.dims()[d]).collect();
+        if r.shape.dims() != want.as_slice() {
+            out.push(format!("result shape {} is not the operand's {} permuted by {dims:?}", r.shape, t.shape));
+        }
+    }
+}
+
+pub fn reshape(cx: &TypeCx<'_>, out: &mut Vec<String>, value: Value) {
+    results(cx, out, 1);
+    if let Some(r) = cx.result(0) {
+        same_dtype(cx, out, value, r);
+        if r.shape.numel() != cx.ty(value).shape.numel() {
+            out.push(format!("reshape of {} to {} changes the element count", cx.ty(value).shape, r.shape));
+        }
+    }
+}
+
+pub fn join(cx: &TypeCx<'_>, out: &mut Vec<String>, lhs: Value, rhs: Value) {
+    results(cx, out, 1);
+    if cx.ty(lhs) != cx.ty(rhs) {
+        out.push(format!("join operands must have one type, got {} and {}", cx.ty(lhs), cx.ty(rhs)));
+    }
+    if let Some(r) = cx.result(0) {
+        same_dtype(cx, out, lhs, r);
+        let mut want = cx.ty(lhs).shape.dims().to_vec();
+        want.push(2);
+        if r.shape.dims() != want.as_slice() {
+            out.push(format!("join result shape {} is not the operands' shape and a trailing 2", r.shape));
+        }
+    }
+}
+
+pub fn split(cx: &TypeCx<'_>, out: &mut Vec<String>, value: Value) {
+    results(cx, out, 2);
+    let t = cx.ty(value);
+    let Some((&2, rest)) = t.shape.dims().split_last() else {
+        out.push(format!("split needs a last dim of size 2, got {t}"));
+        return;
+    };
+    for i in 0..cx.op.results.len() {
+        if let Some(r) = cx.result(i) {
+            same_dtype(cx, out, value, r);
+            if r.shape.dims() != rest {
+                out.push(format!("split result {i} has shape {}, not the operand's without its last dim", r.shape));
+            }
+        }
+    }
+}

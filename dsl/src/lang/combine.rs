@@ -219,6 +219,10 @@ impl Builder {
                 | OpKind::Splat { .. }
                 | OpKind::Broadcast { .. }
                 | OpKind::ExpandDims { .. }
+                | OpKind::Permute { .. }
+                | OpKind::Reshape { .. }
+                | OpKind::Join { .. }
+                | OpKind::Split { .. }
                 | OpKind::AddPtr { .. }
                 | OpKind::Load { .. }
                 | OpKind::Store { .. }

@@ -4,7 +4,8 @@
 //! types, `promotion.rs` the promotion table; `semantic.rs` holds every typing,
 //! broadcasting and folding rule, and `compute.rs` the conversions around ops on storage
 //! types (`f16` computes in `f32`, `i8` in `i32`); `math.rs` the math functions (`tl.exp`,
-//! `tl.math.div_rn`, ...).
+//! `tl.math.div_rn`, ...). The shape ops (`reshape`, `trans`, `permute`, `join`, `split`,
+//! ...) are `shape_ops.rs` (API) and `shape_semantic.rs` (rules).
 
 mod atomics;
 mod combine;
@@ -15,6 +16,8 @@ pub mod math;
 mod ops;
 pub mod promotion;
 pub mod semantic;
+mod shape_ops;
+mod shape_semantic;
 mod tensor;
 
 pub use atomics::{
@@ -33,4 +36,5 @@ pub use ops::{
     minimum_with, num_programs, program_id, store, sum, where_, zeros,
 };
 pub use promotion::{AddOutput, Promote, PromoteDiv};
+pub use shape_ops::{broadcast_to, expand_dims, join, permute, reshape, split, trans};
 pub use tensor::{Tensor, TensorOperand};

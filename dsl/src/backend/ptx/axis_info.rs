@@ -140,6 +140,19 @@ impl AxisInfoMap {
                     }
                     out
                 }
+                // A permutation moves each dim's facts with the dim.
+                OpKind::Permute { value, dims } => {
+                    let s = get(*value, &infos);
+                    let pick = |v: &Vec<u64>| dims.iter().map(|&d| v[d]).collect();
+                    AxisInfo {
+                        contiguity: pick(&s.contiguity),
+                        divisibility: pick(&s.divisibility),
+                        constancy: pick(&s.constancy),
+                        constant: s.constant,
+                    }
+                }
+                // Reshaping, joining and splitting regroup elements: nothing is known.
+                OpKind::Reshape { .. } | OpKind::Join { .. } | OpKind::Split { .. } => AxisInfo::unknown(&shape),
                 // Element-wise functions keep runs of equal elements, nothing else.
                 OpKind::Unary { value, .. } => {
                     let s = get(*value, &infos);

@@ -32,14 +32,20 @@
 //! gives it in a block with those dims of size 1, so `expand_dims` and `broadcast` move
 //! no data between threads. Scalars have no layout: every thread holds the value.
 //!
+//! An embedding need not be increasing: `embed = [1, 0]` is a 2-D value whose dim 0 runs
+//! along the parent's dim 1 (the result of `trans`, or a block shaped like the anchor
+//! transposed, which the identity would spread over too few threads).
+//!
 //! One blocked layout per kernel (from its largest block, the "anchor"); every value's
-//! embedding follows from the ops that connect it to others ([`assign`]).
+//! embedding follows from the ops that connect it to others, and where two uses disagree
+//! one of them reads a converted copy ([`assign`], `assign.rs`; the conversion itself is in
+//! `lower/convert.rs`).
+
+mod assign;
 
 use std::fmt;
 
-use super::PtxError;
-use crate::diag::Code;
-use crate::ir::{Kernel, OpKind, Value};
+pub use assign::{Assignment, assign};
 
 /// Registers per thread one block value may take (the register budget).
 pub const MAX_REGS_PER_VALUE: usize = 128;
@@ -195,224 +201,17 @@ impl Layout {
         Geometry::new(enc, parent)
     }
 
-    /// `blocked` for a full-rank value, `slice{dims=[..]}` for an embedded one.
+    /// `blocked` for a full-rank value, `slice{dims=[..]}` for an embedded one, and the
+    /// embedding itself when it is not increasing (a transposed slice).
     pub fn describe(&self, enc: &Blocked) -> String {
-        if self.embed.len() == enc.rank() {
+        let base = if self.embed.len() == enc.rank() {
             "#blocked".to_string()
         } else {
             let sliced: Vec<usize> = (0..enc.rank()).filter(|d| !self.embed.contains(d)).collect();
             format!("#slice<dims={sliced:?}, #blocked>")
-        }
-    }
-}
-
-struct Uf {
-    parent: Vec<usize>,
-}
-
-impl Uf {
-    fn find(&mut self, x: usize) -> usize {
-        let mut r = x;
-        while self.parent[r] != r {
-            r = self.parent[r];
-        }
-        let mut c = x;
-        while self.parent[c] != r {
-            let n = self.parent[c];
-            self.parent[c] = r;
-            c = n;
-        }
-        r
-    }
-    fn union(&mut self, a: usize, b: usize) {
-        let (a, b) = (self.find(a), self.find(b));
-        if a != b {
-            self.parent[a] = b;
-        }
-    }
-}
-
-/// Assigns every non-scalar value an embedding into the kernel's blocked layout of rank
-/// `rank`. Element-wise ops (and loops' carried values) tie their operands and results to
-/// one embedding; `expand_dims` and `reduce` relate the embeddings of operand and result
-/// (the operand of `expand_dims(x, a)` is the result's embedding without dim `a`).
-/// Values of full rank get the identity. Values constrained to two different
-/// embeddings are a layout conflict (an error naming the op); unconstrained ones take the
-/// trailing dims.
-pub fn assign(k: &Kernel, rank: usize) -> Result<Vec<Option<Layout>>, PtxError> {
-    let n = k.values.len();
-    let mut uf = Uf { parent: (0..n).collect() };
-    // (operand, result, axis, is_expand)
-    let mut relations: Vec<(Value, Value, usize, bool, crate::ir::SourceLoc)> = Vec::new();
-    let is_block = |v: Value| !k.shape(v).is_scalar();
-    for id in k.walk() {
-        let op = k.op(id);
-        let mut tie = |vs: &[Value]| {
-            let blocks: Vec<Value> = vs.iter().copied().filter(|v| is_block(*v)).collect();
-            for w in blocks.windows(2) {
-                uf.union(w[0].index(), w[1].index());
-            }
         };
-        match &op.kind {
-            OpKind::Binary { lhs, rhs, .. } | OpKind::Compare { lhs, rhs, .. } => tie(&[*lhs, *rhs, op.results[0]]),
-            OpKind::Unary { value: v, .. } | OpKind::Cast { value: v } | OpKind::Broadcast { value: v } => {
-                tie(&[*v, op.results[0]])
-            }
-            OpKind::Select { cond, on_true, on_false } => tie(&[*cond, *on_true, *on_false, op.results[0]]),
-            OpKind::Fma { a, b, c } => tie(&[*a, *b, *c, op.results[0]]),
-            OpKind::AddPtr { ptr, offset } => tie(&[*ptr, *offset, op.results[0]]),
-            OpKind::Load { .. } | OpKind::Store { .. } | OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } => {
-                let mut vs = op.kind.operands();
-                vs.extend(op.results.iter().copied());
-                tie(&vs);
-            }
-            OpKind::For { init, body, .. } => {
-                let yields = k.yielded(body);
-                for (i, v) in init.iter().enumerate() {
-                    let mut vs = vec![*v, body.args[i + 1], op.results[i]];
-                    if let Some(ys) = &yields {
-                        vs.push(ys[i]);
-                    }
-                    tie(&vs);
-                }
-            }
-            // A result of an if shares its layout with what both branches yield in its
-            // place; a while's carried value with its arguments, its next value and result.
-            OpKind::If { then_body, else_body, .. } => {
-                let (ty, ey) = (k.yielded(then_body), k.yielded(else_body));
-                for (i, r) in op.results.iter().enumerate() {
-                    let mut vs = vec![*r];
-                    vs.extend(ty.and_then(|y| y.get(i)).copied());
-                    vs.extend(ey.and_then(|y| y.get(i)).copied());
-                    tie(&vs);
-                }
-            }
-            OpKind::While { init, before, after } => {
-                let yields = k.yielded(after);
-                for (i, v) in init.iter().enumerate() {
-                    let mut vs = vec![*v, op.results[i]];
-                    vs.extend(before.args.get(i).copied());
-                    vs.extend(after.args.get(i).copied());
-                    vs.extend(yields.and_then(|y| y.get(i)).copied());
-                    tie(&vs);
-                }
-            }
-            OpKind::ExpandDims { value, axis } if is_block(*value) => {
-                relations.push((*value, op.results[0], *axis, true, op.loc))
-            }
-            OpKind::Reduce { value, axis, .. } if is_block(op.results[0]) => {
-                relations.push((*value, op.results[0], *axis, false, op.loc))
-            }
-            // Every operand of a combine reduction has one layout; each result is its slice.
-            OpKind::ReduceWith { values, axis, .. } => {
-                tie(values);
-                for (v, r) in values.iter().zip(&op.results).filter(|(_, r)| is_block(**r)) {
-                    relations.push((*v, *r, *axis, false, op.loc));
-                }
-            }
-            // A scan keeps its operands' layout.
-            OpKind::Scan { values, .. } => {
-                let mut vs = values.clone();
-                vs.extend(op.results.iter().copied());
-                tie(&vs);
-            }
-            // Scalars and ops that start a layout class of their own: nothing to tie. (A
-            // scalar operand of `expand_dims` or a reduction to a scalar relates no blocks.)
-            OpKind::Param { .. }
-            | OpKind::Constant { .. }
-            | OpKind::ProgramId { .. }
-            | OpKind::NumPrograms { .. }
-            | OpKind::Arange { .. }
-            | OpKind::Splat { .. }
-            | OpKind::ExpandDims { .. }
-            | OpKind::Reduce { .. }
-            | OpKind::Yield { .. } => {}
-        }
+        if self.embed.windows(2).all(|w| w[0] < w[1]) { base } else { format!("{base} along dims {:?}", self.embed) }
     }
-    let mut class_embed: Vec<Option<Vec<usize>>> = vec![None; n];
-    let set = |uf: &mut Uf,
-               v: Value,
-               e: Vec<usize>,
-               loc: crate::ir::SourceLoc,
-               class_embed: &mut Vec<Option<Vec<usize>>>| {
-        let c = uf.find(v.index());
-        match &class_embed[c] {
-            Some(old) if *old != e => Err(PtxError::new(
-                Code::PtxLayoutConflict,
-                &k.name,
-                loc,
-                format!(
-                    "layout conflict: {v} ({}) is needed both as parent dims {old:?} and as parent dims {e:?} of the kernel's rank-{rank} layout",
-                    k.ty(v)
-                ),
-                "use separate values for the row and the column roles (e.g. a second arange), or reshape with expand_dims consistently",
-            )),
-            Some(_) => Ok(false),
-            None => {
-                class_embed[c] = Some(e);
-                Ok(true)
-            }
-        }
-    };
-    for (i, vd) in k.values.iter().enumerate() {
-        if vd.ty.shape.rank() == rank && rank > 0 {
-            let loc = k.def_op(Value(i as u32)).map_or(k.loc, |o| o.loc);
-            set(&mut uf, Value(i as u32), (0..rank).collect(), loc, &mut class_embed)?;
-        }
-    }
-    loop {
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &(operand, result, axis, is_expand, loc) in &relations {
-                let (co, cr) = (uf.find(operand.index()), uf.find(result.index()));
-                // For expand_dims the operand is the result minus `axis`; for reduce the
-                // result is the operand minus `axis`.
-                let (big, small) = if is_expand { (cr, co) } else { (co, cr) };
-                let (big_v, small_v) = if is_expand { (result, operand) } else { (operand, result) };
-                if let Some(e) = class_embed[big].clone() {
-                    let mut s = e.clone();
-                    s.remove(axis);
-                    changed |= set(&mut uf, small_v, s, loc, &mut class_embed)?;
-                } else if let Some(s) = class_embed[small].clone() {
-                    // The big side's dim `axis` is the parent dim not used by the small
-                    // side at that position; only determined when ranks differ by one and
-                    // the parent has exactly one free dim.
-                    let free: Vec<usize> = (0..rank).filter(|d| !s.contains(d)).collect();
-                    if k.shape(big_v).rank() == s.len() + 1 && free.len() == 1 && rank == s.len() + 1 {
-                        let mut e = s.clone();
-                        e.insert(axis, free[0]);
-                        if e.windows(2).all(|w| w[0] < w[1]) {
-                            changed |= set(&mut uf, big_v, e, loc, &mut class_embed)?;
-                        }
-                    }
-                    let _ = small_v;
-                }
-            }
-        }
-        // Default the first unassigned block value to the trailing dims, then propagate.
-        let next = (0..n).find(|&i| {
-            let r = k.values[i].ty.shape.rank();
-            r > 0 && class_embed[uf.find(i)].is_none()
-        });
-        match next {
-            None => break,
-            Some(i) => {
-                let r = k.values[i].ty.shape.rank();
-                let c = uf.find(i);
-                class_embed[c] = Some((rank - r..rank).collect());
-            }
-        }
-    }
-    Ok((0..n)
-        .map(|i| {
-            if k.values[i].ty.shape.is_scalar() {
-                None
-            } else {
-                class_embed[uf.find(i)].clone().map(|embed| Layout { embed })
-            }
-        })
-        .collect())
 }
 
 #[cfg(test)]

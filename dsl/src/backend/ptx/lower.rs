@@ -12,9 +12,12 @@ mod combine;
 mod control;
 mod convert;
 mod dce;
+mod exchange;
+mod layout_ops;
 mod math;
 mod memory;
 mod reduce;
+mod remat;
 mod scan;
 mod wide;
 
@@ -26,7 +29,7 @@ use super::lir::{BinOp, Cmp, Group, Inst, LayoutNote, Operand, Param, ParamTy, P
 use super::{Decisions, PtxError, PtxOptions, vectorize};
 use crate::diag::Code;
 use crate::ir::{
-    BinaryOp, Block, CmpPred, Constant, DType, Effect, Kernel, Op, OpKind, ParamKind, PropagateNan, ScalarType,
+    BinaryOp, Block, CmpPred, Constant, DType, Effect, Kernel, Op, OpId, OpKind, ParamKind, PropagateNan, ScalarType,
     SourceLoc, Value,
 };
 use crate::verify::KernelInfo;
@@ -65,7 +68,8 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
     let anchor_numel: usize = anchor.iter().product();
     let chunk = vectorize::layout_chunk(k, &ai, rank, anchor_numel, threads);
     let enc = Blocked::for_anchor(&anchor, chunk, nw as usize);
-    let layouts = layout::assign(k, rank)?;
+    let assignment = layout::assign(k, &enc, &anchor);
+    let layouts = &assignment.layouts;
 
     let mut notes = Vec::new();
     for (i, vd) in k.values.iter().enumerate() {
@@ -108,7 +112,10 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         info,
         ai: &ai,
         enc: &enc,
-        layouts: &layouts,
+        layouts,
+        conversions: &assignment.conversions,
+        overrides: HashMap::new(),
+        converted: HashMap::new(),
         regs: Vec::new(),
         prologue: Vec::new(),
         out: Vec::new(),
@@ -180,6 +187,14 @@ pub(super) struct Lowerer<'a> {
     pub ai: &'a AxisInfoMap,
     pub enc: &'a Blocked,
     layouts: &'a [Option<Layout>],
+    /// Operands an op reads in another layout than their own (`layout::assign`).
+    conversions: &'a HashMap<(OpId, Value), Layout>,
+    /// While one op is lowered: its operands read converted, in the layout it needs.
+    overrides: HashMap<Value, (Layout, Vec<Operand>)>,
+    /// Conversions already made in the current block (or an enclosing one): (value,
+    /// embedding) -> elements. Dropped at the end of a loop body, whose registers are not
+    /// written when the loop runs no iteration.
+    converted: HashMap<(Value, Vec<usize>), Vec<Operand>>,
     regs: Vec<Ty>,
     /// Thread-position math and other values every later instruction may use; runs first
     /// so nothing defined in a loop body is read after a loop that ran zero times.
@@ -223,6 +238,9 @@ impl Lowerer<'_> {
     }
 
     pub fn val(&self, v: Value) -> Vec<Operand> {
+        if let Some((_, elems)) = self.overrides.get(&v) {
+            return elems.clone();
+        }
         self.vals[v.index()].clone().expect("operands are lowered before their uses (SSA order)")
     }
 
@@ -232,11 +250,15 @@ impl Lowerer<'_> {
 
     /// The geometry of value `v` (`None` for scalars).
     pub fn geometry(&self, v: Value) -> Option<Geometry> {
-        self.layouts[v.index()].as_ref().map(|l| l.geometry(self.enc, self.k.shape(v).dims()))
+        self.layout(v).map(|l| l.geometry(self.enc, self.k.shape(v).dims()))
     }
 
+    /// `v`'s layout (the converted one while an op that reads it converted is lowered).
     pub fn layout(&self, v: Value) -> Option<&Layout> {
-        self.layouts[v.index()].as_ref()
+        match self.overrides.get(&v) {
+            Some((l, _)) => Some(l),
+            None => self.layouts[v.index()].as_ref(),
+        }
     }
 
     /// Number of elements a thread holds of `v`.
@@ -526,6 +548,7 @@ impl Lowerer<'_> {
     // ---- ops ----
 
     fn block(&mut self, block: &Block) -> Result<(), PtxError> {
+        let outer_conversions = self.converted.clone();
         for &id in &block.ops {
             let op = self.k.op(id);
             // The op table's effect says what may be skipped when its results are unused.
@@ -539,8 +562,11 @@ impl Lowerer<'_> {
                 continue;
             }
             self.comment(op);
+            self.convert_operands(id, op)?;
             self.op(op)?;
+            self.overrides.clear();
         }
+        self.converted = outer_conversions;
         Ok(())
     }
 
@@ -649,6 +675,24 @@ impl Lowerer<'_> {
                     })
                     .collect();
                 self.set(r, elems);
+            }
+            OpKind::Permute { value, .. } => {
+                let elems = self.permute(*value);
+                self.set(res.unwrap(), elems);
+            }
+            OpKind::Reshape { value } => {
+                let elems = self.reshape(op, *value)?;
+                self.set(res.unwrap(), elems);
+            }
+            OpKind::Join { lhs, rhs } => {
+                let elems = self.join(op, *lhs, *rhs)?;
+                self.set(res.unwrap(), elems);
+            }
+            OpKind::Split { value } => {
+                let halves = self.split(op, *value)?;
+                for (r, elems) in op.results.iter().zip(halves) {
+                    self.set(*r, elems);
+                }
             }
             OpKind::Unary { op: uop, value } => {
                 let r = res.unwrap();

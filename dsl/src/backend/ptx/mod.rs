@@ -23,9 +23,13 @@
 //!
 //! # Where rtriton differs from Triton's lowering
 //! - One blocked layout per kernel (from its largest block) and slices of it for lower
-//!   ranks, so no `convert_layout` is ever needed; Triton picks a layout per op and
-//!   inserts conversions through shared memory. A kernel whose values would need two
-//!   layouts for one block is rejected (layout conflict), never miscompiled.
+//!   ranks; Triton picks a layout per op and inserts conversions. Here a value gets a second
+//!   layout only where one op needs it in another role (one `arange` as rows and as
+//!   columns, a row sum read along the other dim): an index made from an `arange` is
+//!   recomputed in that layout (`lower/remat.rs`), anything else goes through shared
+//!   memory (`lower/exchange.rs`, Triton's `convert_layout`). `permute`/`trans`,
+//!   `reshape`, `join` and `split` always move their elements through shared memory
+//!   (Triton often makes them free by choosing the layouts around them).
 //! - Reductions start from the first element a thread holds instead of the identity and
 //!   skip replicated lanes; the results are the same.
 //! - Vector width: Triton's rule (contiguity, pointer divisibility, mask constancy,
@@ -160,11 +164,23 @@ pub struct ReductionDecision {
     pub reason: String,
 }
 
+/// A layout conversion through shared memory the lowering inserted (Triton's
+/// `convert_layout`): a value one op reads in another layout than its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConversionDecision {
+    pub loc: SourceLoc,
+    /// Moved between threads through shared memory; `false`: recomputed in the layout
+    /// (an index cheap to rematerialize, `lower/remat.rs`).
+    pub through_shared_memory: bool,
+    pub reason: String,
+}
+
 /// The decisions the lowering made, for tests, `rtriton ptx` and performance reviews.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decisions {
     pub accesses: Vec<AccessDecision>,
     pub reductions: Vec<ReductionDecision>,
+    pub conversions: Vec<ConversionDecision>,
 }
 
 /// Why a kernel cannot be compiled to PTX: unsupported ops, no valid layout, a block too

@@ -1,0 +1,279 @@
+//! Moving elements between threads through shared memory (Triton's `convert_layout`):
+//! every writer stores the elements it owns at their place in a shared array, `bar.sync`,
+//! every reader loads the elements its layout gives it, `bar.sync` again (so the next
+//! exchange or reduction may reuse the array; the same buffer at `smem` as the
+//! reductions, sized by the largest user).
+//!
+//! A *place* maps an element to its index in the array, linear in the element's
+//! coordinates (`offset + sum c_i * strides_i`), so each thread computes one base address
+//! and every element is that base plus an immediate offset. A conversion between two
+//! layouts of one shape writes and reads with the same strides; `permute`, `reshape`,
+//! `join` and `split` (`layout_ops.rs`) pair different places on the two sides.
+//!
+//! Writers are only the owners of each element (the first copy where a layout replicates),
+//! so no byte is written twice between barriers; readers may read an element from several
+//! threads. Rows of a 2-D or higher array are padded by one element (`padded`), so a warp
+//! reading down a column (a transpose) hits 32 different banks instead of one. `i1` travels
+//! as a 32-bit 0 or 1.
+
+use super::{Lowerer, ty_of};
+use crate::backend::ptx::PtxError;
+use crate::backend::ptx::layout::{Layout, MAX_REGS_PER_VALUE};
+use crate::backend::ptx::lir::{BinOp, Group, Guard, Inst, Operand, Ty};
+use crate::diag::Code;
+use crate::ir::{DType, Op, OpId, Value};
+
+/// The static shared memory one CTA can declare (`.shared` arrays past 48 KiB need the
+/// dynamic opt-in, which rtriton's launches do not use).
+pub const MAX_SHARED_BYTES: usize = 48 * 1024;
+
+/// Where the elements of one side of an exchange go in the shared array: the element at
+/// coordinates `c` is at index `offset + sum c_i * strides_i`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Place {
+    pub strides: Vec<usize>,
+    pub offset: usize,
+}
+
+/// Row-major strides of `shape` and the array length they span.
+pub(super) fn row_major(shape: &[usize]) -> (Vec<usize>, usize) {
+    let mut s = vec![1; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        s[d] = s[d + 1] * shape[d + 1];
+    }
+    (s, shape.iter().product())
+}
+
+/// Row-major strides with each row (the last dim) padded by one element when there are
+/// rows to pad (rank >= 2, rows longer than 1): consecutive rows start in different banks.
+pub(super) fn padded(shape: &[usize]) -> (Vec<usize>, usize) {
+    let r = shape.len();
+    if r < 2 || shape[r - 1] < 2 {
+        return row_major(shape);
+    }
+    let mut s = vec![1; r];
+    s[r - 2] = shape[r - 1] + 1;
+    for d in (0..r - 2).rev() {
+        s[d] = s[d + 1] * shape[d + 1];
+    }
+    (s.clone(), shape[0] * s[0])
+}
+
+/// One side of an exchange: a value's shape, the layout its elements are in (`None`: a
+/// scalar, every thread holds it) and its place in the array.
+pub(super) struct Side {
+    pub shape: Vec<usize>,
+    pub layout: Option<Layout>,
+    pub place: Place,
+}
+
+/// The shared-memory type of an element (predicates travel as 32-bit integers).
+fn shared_ty(ty: Ty) -> Ty {
+    if ty == Ty::Pred { Ty::I32 } else { ty }
+}
+
+impl Lowerer<'_> {
+    /// Before `op` is lowered: its operands that it reads in another layout (see
+    /// `layout::assign`), converted once per block.
+    pub(super) fn convert_operands(&mut self, id: OpId, op: &Op) -> Result<(), PtxError> {
+        for v in op.kind.operands() {
+            let Some(to) = self.conversions.get(&(id, v)).cloned() else { continue };
+            let regs = to.geometry(self.enc, self.k.shape(v).dims()).num_regs();
+            if regs > MAX_REGS_PER_VALUE {
+                return Err(PtxError::new(
+                    Code::PtxRegisterBudget,
+                    &self.k.name,
+                    op.loc,
+                    format!(
+                        "`{}` reads {} as {}, which needs {regs} registers per thread (the budget is {MAX_REGS_PER_VALUE} per value)",
+                        op.kind.name(),
+                        self.value_origin(v),
+                        to.describe(self.enc)
+                    ),
+                    "use a smaller block or more warps",
+                ));
+            }
+            let key = (v, to.embed.clone());
+            let elems = match self.converted.get(&key) {
+                Some(e) => e.clone(),
+                None => {
+                    let e = match self.rematerialize(op, v, &to)? {
+                        Some(e) => e,
+                        None => self.convert_layout(op, v, &to)?,
+                    };
+                    self.converted.insert(key, e.clone());
+                    e
+                }
+            };
+            self.overrides.insert(v, (to, elems));
+        }
+        Ok(())
+    }
+
+    /// `v`'s elements in layout `to` (same shape), through shared memory.
+    fn convert_layout(&mut self, op: &Op, v: Value, to: &Layout) -> Result<Vec<Operand>, PtxError> {
+        let shape = self.k.shape(v).dims().to_vec();
+        let from = self.layout(v).cloned();
+        let enc = self.enc;
+        self.emit(Inst::Group(Group::at(
+            format!(
+                "convert {v} ({}) from {} to {} through shared memory",
+                self.k.ty(v),
+                from.as_ref().map_or("a scalar".into(), |l| l.describe(enc)),
+                to.describe(enc)
+            ),
+            op.loc,
+        )));
+        let (strides, len) = padded(&shape);
+        let place = Place { strides, offset: 0 };
+        let write = Side { shape: shape.clone(), layout: from, place: place.clone() };
+        let read = Side { shape, layout: Some(to.clone()), place };
+        let elems = self.val(v);
+        let mut out = self.exchange(op, self.k.dtype(v), len, vec![(write, elems)], vec![read])?;
+        self.decisions.conversions.push(crate::backend::ptx::ConversionDecision {
+            loc: op.loc,
+            through_shared_memory: true,
+            reason: format!("{} read as {} by `{}`", self.value_origin(v), to.describe(enc), op.kind.name()),
+        });
+        Ok(out.remove(0))
+    }
+
+    /// Writes each `(side, elements)`, synchronizes, reads each side of `reads`, and
+    /// synchronizes again; returns the elements read, per read side. `len` is the array's
+    /// length in elements.
+    pub(super) fn exchange(
+        &mut self,
+        op: &Op,
+        dtype: DType,
+        len: usize,
+        writes: Vec<(Side, Vec<Operand>)>,
+        reads: Vec<Side>,
+    ) -> Result<Vec<Vec<Operand>>, PtxError> {
+        let ty = ty_of(dtype);
+        let sty = shared_ty(ty);
+        // One slot per element, of the element's own size (so dtypes added later, 2 or 8
+        // bytes wide, keep their slots apart and aligned).
+        let elem = sty.size_bytes() as usize;
+        let bytes = len * elem;
+        if bytes > MAX_SHARED_BYTES {
+            return Err(PtxError::new(
+                Code::PtxLayoutConflict,
+                &self.k.name,
+                op.loc,
+                format!(
+                    "`{}` moves {len} elements of {dtype} between threads through shared memory: {bytes} bytes, more than the {MAX_SHARED_BYTES} a CTA has",
+                    op.kind.name()
+                ),
+                "use smaller blocks here (the exchange holds the whole block), or keep each value in one role so no conversion is needed",
+            ));
+        }
+        self.shared_bytes = self.shared_bytes.max(bytes.next_multiple_of(16) as u32);
+        for (side, elems) in writes {
+            let (base, offsets) = self.addresses(&side, elem);
+            let owner = match self.side_geometry(&side) {
+                Some(g) => self.owner(&g, None),
+                None => Some(self.scalar_owner()),
+            };
+            let guard = owner.map(|pred| Guard { pred, negate: false });
+            for (x, off) in elems.into_iter().zip(offsets) {
+                let x = if ty == Ty::Pred { self.cast(x, Ty::Pred, Ty::I32) } else { x };
+                let src = self.reg(x, sty);
+                self.emit(Inst::StShared { guard, ty: sty, src, addr: base, offset: off });
+            }
+        }
+        self.emit(Inst::BarSync { id: 0 });
+        let mut out = Vec::with_capacity(reads.len());
+        for side in reads {
+            if let Some(g) = self.side_geometry(&side)
+                && g.num_regs() > MAX_REGS_PER_VALUE
+            {
+                return Err(PtxError::new(
+                    Code::PtxRegisterBudget,
+                    &self.k.name,
+                    op.loc,
+                    format!(
+                        "`{}` reads a block of {} elements in a layout that needs {} registers per thread (the budget is {MAX_REGS_PER_VALUE} per value)",
+                        op.kind.name(),
+                        side.shape.iter().product::<usize>(),
+                        g.num_regs()
+                    ),
+                    "use a smaller block or more warps",
+                ));
+            }
+            let (base, offsets) = self.addresses(&side, elem);
+            let mut elems = Vec::with_capacity(offsets.len());
+            for off in offsets {
+                let dst = self.new_reg(sty);
+                self.emit(Inst::LdShared { ty: sty, dst, addr: base, offset: off });
+                elems.push(if ty == Ty::Pred { self.cast(dst.into(), Ty::I32, Ty::Pred) } else { dst.into() });
+            }
+            out.push(elems);
+        }
+        self.emit(Inst::BarSync { id: 0 });
+        Ok(out)
+    }
+
+    /// `v` as its author knows it: its type and the op and line that made it (the IR name
+    /// `%3` means nothing in a kernel's source).
+    pub(super) fn value_origin(&self, v: Value) -> String {
+        match self.k.def_op(v) {
+            Some(d) => format!("the {} from `{}` at {}", self.k.ty(v), d.kind.name(), d.loc.short()),
+            None => format!("the loop-carried {}", self.k.ty(v)),
+        }
+    }
+
+    fn side_geometry(&self, side: &Side) -> Option<crate::backend::ptx::layout::Geometry> {
+        side.layout.as_ref().map(|l| l.geometry(self.enc, &side.shape))
+    }
+
+    /// The thread's base address for `side` (a register) and each element's byte offset
+    /// from it, in the element order of the side's layout.
+    fn addresses(&mut self, side: &Side, elem: usize) -> (crate::backend::ptx::lir::Reg, Vec<u32>) {
+        let smem = self.smem_base();
+        let Some(layout) = &side.layout else {
+            return (smem, vec![(side.place.offset * elem) as u32]);
+        };
+        let geo = layout.geometry(self.enc, &side.shape);
+        // base = smem + sum (thread's first coordinate along dim i) * stride_i, in bytes.
+        let mut base = Operand::Reg(smem);
+        let mut fixed = side.place.offset;
+        for (i, &d) in layout.embed.iter().enumerate() {
+            let step = side.place.strides[i] * elem;
+            match self.coord_base(&geo, d) {
+                Operand::Int(c) => fixed += c as usize * side.place.strides[i],
+                c => {
+                    let scaled = self.bin(BinOp::Mul, Ty::I32, c, Operand::Int(step as i64));
+                    base = self.bin(BinOp::Add, Ty::I32, base, scaled);
+                }
+            }
+        }
+        let base = self.reg(base, Ty::I32);
+        let offsets = (0..geo.num_regs())
+            .map(|r| {
+                let k = geo.multi(r);
+                let within: usize = layout
+                    .embed
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &d)| (geo.static_offset(d, k[d]) % geo.parent[d]) * side.place.strides[i])
+                    .sum();
+                ((fixed + within) * elem) as u32
+            })
+            .collect();
+        (base, offsets)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_padded_by_one_element_from_rank_two() {
+        assert_eq!(row_major(&[4, 8]), (vec![8, 1], 32));
+        assert_eq!(padded(&[4, 8]), (vec![9, 1], 36));
+        assert_eq!(padded(&[2, 4, 8]), (vec![36, 9, 1], 72));
+        assert_eq!(padded(&[64]), (vec![1], 64));
+        assert_eq!(padded(&[8, 1]), (vec![1, 1], 8));
+    }
+}

@@ -1,0 +1,105 @@
+//! Rematerialization: a value an op needs in another layout is recomputed in that layout
+//! instead of moved through shared memory, when it is cheap to recompute, i.e. an index
+//! computed from an `arange`, constants and scalars by element-wise ops
+//! (`program_id(0) * BLOCK + arange(0, BLOCK)`). This is what makes Triton's
+//! `offs[:, None] * B + offs[None, :]` free: each role gets its own copy of `offs` in the
+//! threads that need it, as Triton's `RemoveLayoutConversions` pass does for `arange`.
+
+use std::collections::BTreeSet;
+
+use super::Lowerer;
+use crate::backend::ptx::PtxError;
+use crate::backend::ptx::layout::Layout;
+use crate::backend::ptx::lir::{Group, Inst, Operand};
+use crate::ir::{Op, OpKind, Value};
+
+/// The most ops one rematerialization re-emits; longer chains go through shared memory.
+const MAX_CHAIN: usize = 8;
+
+impl Lowerer<'_> {
+    /// The block values `v` is computed from (itself included) when all of them are
+    /// cheap to recompute in another layout; `None` otherwise.
+    fn remat_chain(&self, v: Value) -> Option<BTreeSet<Value>> {
+        let mut chain = BTreeSet::new();
+        let mut todo = vec![v];
+        while let Some(x) = todo.pop() {
+            if self.k.shape(x).is_scalar() || !chain.insert(x) {
+                continue;
+            }
+            if chain.len() > MAX_CHAIN {
+                return None;
+            }
+            let op = self.k.def_op(x)?;
+            match &op.kind {
+                OpKind::Arange { .. } | OpKind::Constant { .. } | OpKind::Splat { .. } => {}
+                OpKind::Unary { .. }
+                | OpKind::Binary { .. }
+                | OpKind::Fma { .. }
+                | OpKind::Compare { .. }
+                | OpKind::Cast { .. }
+                | OpKind::Select { .. } => todo.extend(op.kind.operands()),
+                // Memory accesses, reductions and scans, layout ops, shape changes and the
+                // results of control flow are not recomputed (memory, cost or a different
+                // shape).
+                OpKind::Param { .. }
+                | OpKind::ProgramId { .. }
+                | OpKind::NumPrograms { .. }
+                | OpKind::Broadcast { .. }
+                | OpKind::ExpandDims { .. }
+                | OpKind::Permute { .. }
+                | OpKind::Reshape { .. }
+                | OpKind::Join { .. }
+                | OpKind::Split { .. }
+                | OpKind::AddPtr { .. }
+                | OpKind::Load { .. }
+                | OpKind::Store { .. }
+                | OpKind::AtomicRmw { .. }
+                | OpKind::AtomicCas { .. }
+                | OpKind::Reduce { .. }
+                | OpKind::ReduceWith { .. }
+                | OpKind::Scan { .. }
+                | OpKind::For { .. }
+                | OpKind::If { .. }
+                | OpKind::While { .. }
+                | OpKind::Yield { .. } => return None,
+            }
+        }
+        Some(chain)
+    }
+
+    /// `v`'s elements recomputed in layout `to`, or `None` when `v` is not cheap to
+    /// recompute. Leaves the lowering's state as it was, except for the new registers.
+    pub(super) fn rematerialize(&mut self, op: &Op, v: Value, to: &Layout) -> Result<Option<Vec<Operand>>, PtxError> {
+        let Some(chain) = self.remat_chain(v) else { return Ok(None) };
+        self.emit(Inst::Group(Group::at(
+            format!("recompute {v} ({}) as {} (no data movement)", self.k.ty(v), to.describe(self.enc)),
+            op.loc,
+        )));
+        let saved = self.overrides.clone();
+        // Values are numbered in definition order, so the set's order is a valid one.
+        for &x in &chain {
+            let def = self.k.def_op(x).expect("a chain value is an op result");
+            let own = self.vals[x.index()].take();
+            self.overrides.insert(x, (to.clone(), Vec::new()));
+            let lowered = self.op(def);
+            let elems = std::mem::replace(&mut self.vals[x.index()], own);
+            lowered?;
+            let elems = elems.expect("a lowered op defines its result");
+            self.overrides.insert(x, (to.clone(), elems));
+        }
+        let elems = self.overrides.get(&v).map(|(_, e)| e.clone()).expect("v is in its chain");
+        self.overrides = saved;
+        self.decisions.conversions.push(crate::backend::ptx::ConversionDecision {
+            loc: op.loc,
+            through_shared_memory: false,
+            reason: format!(
+                "{} recomputed as {} for `{}` ({} ops)",
+                self.value_origin(v),
+                to.describe(self.enc),
+                op.kind.name(),
+                chain.len()
+            ),
+        });
+        Ok(Some(elems))
+    }
+}
