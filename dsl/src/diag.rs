@@ -111,6 +111,10 @@ declare_codes! {
     LaunchBlockTooLarge = "RT0710", Launch, "more threads per program than the device allows";
     LaunchMissingConstexpr = "RT0711", Launch, "the grid closure reads a constexpr the launch does not set";
     LaunchAddressOverflow = "RT0712", Launch, "a view offset that takes the address past the 64-bit address space";
+    AutotuneDeclaration = "RT0751", Launch, "an autotuner declaration with no configuration, a duplicate one, or an unknown key or output name";
+    AutotuneOutputsDiffer = "RT0752", Launch, "two configurations of an autotuned kernel wrote different outputs";
+    AutotuneNoConfigRuns = "RT0753", Launch, "no configuration of an autotuned kernel could run on these arguments";
+    AutotuneEnv = "RT0754", Launch, "an RTRITON_AUTOTUNE variable with a value it does not take";
     PtxUnsupported = "RT0801", PtxBackEnd, "an op or dtype the PTX back end does not lower";
     PtxRegisterBudget = "RT0802", PtxBackEnd, "a block needs more registers per thread than the budget";
     PtxLayoutConflict = "RT0803", PtxBackEnd, "a layout conversion or layout op needs more shared memory than a CTA has";

@@ -48,6 +48,10 @@ pub enum HostError {
     /// The on-disk PTX cache could not be read or written.
     #[error("ptx cache at {path}: {message}; set RTRITON_CACHE_DIR to a writable folder")]
     Cache { path: String, message: String },
+    /// An autotuned kernel could not choose a configuration (`crate::autotune`; ask
+    /// `has_code(Code::AutotuneOutputsDiffer)` and the other `Autotune*` codes).
+    #[error("{0}")]
+    Autotune(Box<Diagnostic>),
 }
 
 impl HostError {
@@ -83,6 +87,7 @@ impl HasDiagnostics for HostError {
             HostError::FrontEnd { source, .. } => source.diagnostics(),
             HostError::LintDenied(d) => d.diagnostics(),
             HostError::Ptx { source, .. } => source.diagnostics(),
+            HostError::Autotune(d) => vec![(**d).clone()],
             HostError::NoDriver(_)
             | HostError::NoNvrtc(_)
             | HostError::NoDevice(_)

@@ -8,13 +8,18 @@
 //! - [`launch`]: `kernel[grid](args)` for DSL kernels: argument checks, specialization,
 //!   overflow guard, compile, cache, launch;
 //! - [`cache`]: the compiled-kernel key and the on-disk PTX cache;
+//! - [`autotune`]: `triton.autotune`: configurations timed on the first launch of a key,
+//!   the winner kept in memory and on disk;
+//! - [`timing`]: the L2 flush and time summaries `bench` and the autotuner share;
 //! - [`error`]: [`HostError`], everything that can go wrong between a launch request and
 //!   results back on the host.
 
+pub mod autotune;
 pub mod cache;
 pub mod driver;
 pub mod error;
 pub mod launch;
+pub mod timing;
 
 pub use error::HostError;
 

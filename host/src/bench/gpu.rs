@@ -1,16 +1,20 @@
-//! The GPU runner: per shape, the reference (checked against the CPU), every variant
-//! (checked bit for bit against the reference, then timed) and the copy yardstick.
+//! The GPU runner: per shape, the reference (checked against the CPU), every variant and
+//! the autotuned kernel (checked bit for bit against the reference, then timed) and the
+//! copy yardstick.
 
 use rtriton::spec::SpecPolicy;
-use rtriton_kernels::cases::RowMaxCase;
 use rtriton_kernels::{RowMaxVariant, cpu_row_max};
+use rtriton_runtime::autotune::{Decision, config_cannot_run};
 
-use super::{BenchOptions, BenchReport, BenchRow, BenchStatus, L2Flush, RowKind, Summary, derive_ratios, flush_bytes};
+use super::{
+    AUTOTUNED_NAME, BenchOptions, BenchReport, BenchRow, BenchShape, BenchStatus, L2Flush, RowKind, Summary,
+    derive_ratios, flush_bytes, row_max_2d_autotuned,
+};
 use crate::driver::{DeviceBuffer, Timer};
 use crate::error::HostError;
 use crate::launch::{Arg, JitKernel, Runtime, TensorArg};
 use crate::reference::RowMaxReference;
-use crate::validate::{compare_bits, launch_shape};
+use crate::validate::{compare_bits, launch_shape_for};
 
 /// Runs the benchmark on device 0. Fails before measuring anything when there is no GPU
 /// ([`HostError::is_no_gpu`]) or the reference cannot be compiled.
@@ -22,7 +26,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, HostError> {
     let mut rows = Vec::new();
     for shape in &options.shapes {
         if options.progress {
-            eprintln!("bench: {} ...", shape.name);
+            eprintln!("bench: {shape} ...");
         }
         match bench_shape(&mut rt, &reference, &mut flush, options, shape) {
             Ok(mut r) => rows.append(&mut r),
@@ -44,15 +48,16 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, HostError> {
 }
 
 /// A row with no measurement yet.
-fn row(shape: &RowMaxCase, kernel: &str, kind: RowKind, status: BenchStatus) -> BenchRow {
+pub(crate) fn row(shape: &BenchShape, kernel: &str, kind: RowKind, status: BenchStatus) -> BenchRow {
     let l = shape.layout();
     let view_bytes = (shape.numel() * 4) as u64;
     BenchRow {
-        shape: shape.name.to_string(),
+        shape: shape.to_string(),
         n_rows: shape.n_rows,
         n_cols: shape.n_cols,
         stride_row: l.stride_row,
         stride_col: l.stride_col,
+        offset: l.offset,
         kernel: kernel.to_string(),
         kind,
         config: String::new(),
@@ -62,6 +67,18 @@ fn row(shape: &RowMaxCase, kernel: &str, kind: RowKind, status: BenchStatus) -> 
         gb_per_s: None,
         speed_vs_reference: None,
         fraction_of_copy_bandwidth: None,
+        speed_vs_best_peer: None,
+    }
+}
+
+/// The status of a kernel that failed before it was timed: a refusal of this shape by
+/// design (front end, PTX back end, launch checks, overflow guard) is `CannotRun`, a
+/// failure of the device or host is an `Error`.
+fn not_run(e: HostError) -> BenchStatus {
+    if config_cannot_run(&e) {
+        BenchStatus::CannotRun { reason: e.to_string() }
+    } else {
+        BenchStatus::Error { message: e.to_string() }
     }
 }
 
@@ -97,7 +114,7 @@ fn bench_shape(
     reference: &RowMaxReference,
     flush: &mut L2Flush,
     options: &BenchOptions,
-    shape: &RowMaxCase,
+    shape: &BenchShape,
 ) -> Result<Vec<BenchRow>, HostError> {
     let l = shape.layout();
     let host_x = shape.input();
@@ -125,10 +142,12 @@ fn bench_shape(
 
     for &variant in &options.variants {
         let mut r = row(shape, variant.name(), RowKind::Variant, BenchStatus::Error { message: "not run".into() });
-        r.status = match bench_variant(rt, flush, options, variant, shape, &x, &mut y, &want, &mut r) {
-            Ok(status) => status,
-            Err(e) => BenchStatus::Error { message: e.to_string() },
-        };
+        r.status = bench_variant(rt, flush, options, variant, shape, &x, &mut y, &want, &mut r).unwrap_or_else(not_run);
+        out.push(r);
+    }
+    if options.autotune {
+        let mut r = row(shape, AUTOTUNED_NAME, RowKind::Autotuned, BenchStatus::Error { message: "not run".into() });
+        r.status = bench_autotuned(rt, flush, options, shape, &x, &mut y, &want, &mut r).unwrap_or_else(not_run);
         out.push(r);
     }
 
@@ -149,14 +168,14 @@ fn bench_variant(
     flush: &mut L2Flush,
     options: &BenchOptions,
     variant: RowMaxVariant,
-    shape: &RowMaxCase,
+    shape: &BenchShape,
     x: &DeviceBuffer<f32>,
     y: &mut DeviceBuffer<f32>,
     want: &[f32],
     r: &mut BenchRow,
 ) -> Result<BenchStatus, HostError> {
     let l = shape.layout();
-    let launch = launch_shape(variant, shape);
+    let launch = launch_shape_for(variant, shape.n_rows, shape.n_cols);
     let grid = launch.grid;
     r.config = launch
         .constexprs
@@ -189,5 +208,51 @@ fn bench_variant(
     if !c.equal() {
         return Ok(BenchStatus::Wrong { detail: c.describe("the CUDA reference") });
     }
+    time_launches(rt, flush, options, |rt| rt.launch(&kernel, &args).map(drop))
+}
+
+/// The autotuned kernel: the first launch tunes it for this shape (each configuration
+/// checked against the first, then timed) and is checked bit for bit against the
+/// reference; then the chosen configuration is timed as a plain launch, as the variants are.
+fn bench_autotuned(
+    rt: &mut Runtime,
+    flush: &mut L2Flush,
+    options: &BenchOptions,
+    shape: &BenchShape,
+    x: &DeviceBuffer<f32>,
+    y: &mut DeviceBuffer<f32>,
+    want: &[f32],
+    r: &mut BenchRow,
+) -> Result<BenchStatus, HostError> {
+    let l = shape.layout();
+    let mut tuned = row_max_2d_autotuned(shape.n_rows);
+    let dims = [shape.n_rows, shape.n_cols];
+    let strides = [l.stride_row as isize, l.stride_col as isize];
+    y.fill_bytes(&rt.gpu, 0xff)?;
+    let y: &DeviceBuffer<f32> = y;
+    let args = [
+        Arg::Tensor(TensorArg::new(x, &dims, &strides).with_offset(l.offset)),
+        Arg::Tensor(TensorArg::contiguous(y, &[shape.n_rows])),
+        Arg::Int(shape.n_rows as i64),
+        Arg::Int(shape.n_cols as i64),
+        Arg::Int(l.stride_row as i64),
+        Arg::Int(l.stride_col as i64),
+    ];
+    let (choice, record) = tuned.launch(rt, &args)?;
+    let how = match choice.decision {
+        Decision::Tuned => "tuned now",
+        Decision::Memory => "tuned earlier",
+        Decision::Store => "from the tuning store",
+        Decision::Explicit => "explicit",
+        Decision::First => "tuning off",
+    };
+    r.config = format!("{} [{how}]", choice.config);
+    r.spec_key = record.spec.to_string();
+    let got = y.to_host(&rt.gpu)?;
+    let c = compare_bits(&got, want);
+    if !c.equal() {
+        return Ok(BenchStatus::Wrong { detail: c.describe("the CUDA reference") });
+    }
+    let kernel = choice.config.apply(tuned.base());
     time_launches(rt, flush, options, |rt| rt.launch(&kernel, &args).map(drop))
 }

@@ -8,51 +8,37 @@
 //! `constexprs_for` and `validate`'s warps) and must equal the reference bit for bit, or
 //! no time is reported for it. Then each kernel gets `warmup` untimed launches and
 //! `iters` timed ones, each timed with CUDA events around the launch alone, after an L2
-//! flush ([`flush`]). Times are summarized by median, p10/p90 and min/max ([`stats`]).
+//! flush ([`L2Flush`]). Times are summarized by median, p10/p90 and min/max ([`Summary`]).
 //!
 //! The pure parts (statistics, bandwidth, flush sizing, rendering) are tested without a
 //! GPU; the runner ([`run_bench`]) needs one and says so when there is none.
 
-mod flush;
 mod gpu;
+mod peers;
+mod plot;
 mod report;
-mod stats;
+mod shape;
+mod tuned;
 
-pub use flush::{L2Flush, MIN_FLUSH_BYTES, flush_bytes};
 pub use gpu::run_bench;
-pub use report::{BenchReport, render_table};
-pub use stats::{Summary, gb_per_s, percentile};
+pub use peers::{PeerFile, PeerResult, derive_peer_ratios, load_peers, merge_peers};
+pub use plot::write_svg;
+pub use report::{BenchReport, load_report, render_table};
+// The flush and the statistics live in the runtime, which the autotuner shares them from.
+pub use rtriton_runtime::timing::{L2Flush, MIN_FLUSH_BYTES, Summary, flush_bytes, gb_per_s, percentile};
+pub use shape::{BenchShape, BenchView, DEFAULT_SHAPES, default_shapes};
+pub use tuned::{AUTOTUNED_NAME, row_max_2d_autotuned, row_max_2d_configs};
 
 use rtriton_kernels::RowMaxVariant;
-use rtriton_kernels::cases::{Fill, RowMaxCase, ViewKind};
-use serde::Serialize;
-
-/// The shapes `bench` runs by default: large contiguous inputs both ways round, narrow rows
-/// (where one row per program leaves threads idle) and a transposed (column-strided) view.
-pub const BENCH_SHAPES: [RowMaxCase; 4] = [
-    RowMaxCase { name: "32768x8192", n_rows: 32768, n_cols: 8192, view: ViewKind::Contiguous, fill: Fill::Random(21) },
-    RowMaxCase { name: "8192x32768", n_rows: 8192, n_cols: 32768, view: ViewKind::Contiguous, fill: Fill::Random(22) },
-    RowMaxCase {
-        name: "262144x256_narrow",
-        n_rows: 262_144,
-        n_cols: 256,
-        view: ViewKind::Contiguous,
-        fill: Fill::Random(23),
-    },
-    RowMaxCase {
-        name: "8192x8192_transposed",
-        n_rows: 8192,
-        n_cols: 8192,
-        view: ViewKind::Transposed,
-        fill: Fill::Random(24),
-    },
-];
+use serde::{Deserialize, Serialize};
 
 /// What `bench` runs.
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
-    pub shapes: Vec<RowMaxCase>,
+    pub shapes: Vec<BenchShape>,
     pub variants: Vec<RowMaxVariant>,
+    /// Also run `row_max_2d` autotuned over [`row_max_2d_configs`] (its own row).
+    pub autotune: bool,
     /// Untimed launches per kernel before timing.
     pub warmup: usize,
     /// Timed launches per kernel.
@@ -67,8 +53,9 @@ pub struct BenchOptions {
 impl Default for BenchOptions {
     fn default() -> Self {
         BenchOptions {
-            shapes: BENCH_SHAPES.to_vec(),
+            shapes: default_shapes(),
             variants: RowMaxVariant::ALL.to_vec(),
+            autotune: true,
             warmup: 5,
             iters: 50,
             flush_bytes: None,
@@ -78,19 +65,23 @@ impl Default for BenchOptions {
 }
 
 /// What a row of the table measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RowKind {
     /// The CUDA warp-shuffle reference (`kernels-gpu/cuda/row_max_ref.cu`).
     Reference,
     /// A row-max variant written in the DSL.
     Variant,
+    /// A DSL kernel whose configuration the autotuner chose for this shape.
+    Autotuned,
+    /// Another implementation measured by `bench/peers/` (torch, Triton), merged from JSON.
+    Peer,
     /// `cuMemcpyDtoD` of the input's bytes: the bandwidth yardstick (reads and writes).
     Copy,
 }
 
 /// How one kernel's measurement ended.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum BenchStatus {
     /// Checked bit for bit, then timed.
@@ -99,16 +90,22 @@ pub enum BenchStatus {
     Wrong { detail: String },
     /// It could not be compiled, launched or timed.
     Error { message: String },
+    /// This kernel cannot run this shape by design (a block over the limit, the overflow
+    /// guard's refusal of i32 index math past 2^31 elements): reported, not a failure.
+    CannotRun { reason: String },
 }
 
 /// One kernel on one shape.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BenchRow {
     pub shape: String,
     pub n_rows: usize,
     pub n_cols: usize,
     pub stride_row: usize,
     pub stride_col: usize,
+    /// Elements from the buffer's start to the view's first element.
+    #[serde(default)]
+    pub offset: usize,
     pub kernel: String,
     pub kind: RowKind,
     /// Constexprs and warps of a variant's launch (`BLOCK=1024 warps=4`).
@@ -125,6 +122,9 @@ pub struct BenchRow {
     pub speed_vs_reference: Option<f64>,
     /// This GB/s over the copy's GB/s on the same shape.
     pub fraction_of_copy_bandwidth: Option<f64>,
+    /// This GB/s over the best peer's GB/s on the same shape (when peers were merged).
+    #[serde(default)]
+    pub speed_vs_best_peer: Option<f64>,
 }
 
 impl BenchRow {
@@ -135,8 +135,10 @@ impl BenchRow {
         }
     }
 
+    /// Wrong or not run for a reason that is not by design.
+    /// (A peer's failure is reported in its row but is not rtriton's.)
     pub fn is_failure(&self) -> bool {
-        !matches!(self.status, BenchStatus::Timed { .. })
+        self.kind != RowKind::Peer && matches!(self.status, BenchStatus::Wrong { .. } | BenchStatus::Error { .. })
     }
 }
 

@@ -49,13 +49,50 @@ impl BenchReport {
 
     /// The closing line.
     pub fn summary(&self) -> String {
-        let timed = self.rows.len() - self.failed;
+        let count =
+            |f: &dyn Fn(&BenchRow) -> bool| self.rows.iter().filter(|r| r.kind != RowKind::Peer && f(r)).count();
+        let timed = count(&|r| matches!(r.status, BenchStatus::Timed { .. }));
+        let cannot = count(&|r| matches!(r.status, BenchStatus::CannotRun { .. }));
+        let cannot =
+            if cannot > 0 { format!(", {cannot} cannot run their shape by design (listed)") } else { String::new() };
+        let peers = self.rows.iter().filter(|r| r.kind == RowKind::Peer).count();
+        let peers = if peers > 0 { format!("; {peers} peer rows merged") } else { String::new() };
         if self.ok() {
-            format!("ok: {timed} kernels checked bit for bit against the reference and timed")
+            format!("ok: {timed} kernels checked bit for bit against the reference and timed{cannot}{peers}")
         } else {
-            format!("FAILED: {} kernels wrong or not run (no time reported for them), {timed} timed", self.failed)
+            format!(
+                "FAILED: {} kernels wrong or not run (no time reported for them), {timed} timed{cannot}{peers}",
+                self.failed
+            )
         }
     }
+}
+
+/// A report `bench --json` wrote, to show again (with peers merged, or plotted) without
+/// measuring: the rows as written, the device line saying which build measured them.
+pub fn load_report(path: &std::path::Path) -> Result<BenchReport, String> {
+    #[derive(serde::Deserialize)]
+    struct Saved {
+        build: serde_json::Value,
+        device: String,
+        warmup: usize,
+        iters: usize,
+        flush_bytes: usize,
+        rows: Vec<BenchRow>,
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--load {}: {e}", path.display()))?;
+    let s: Saved = serde_json::from_str(&text).map_err(|e| {
+        format!("--load {}: not a bench report ({e}); write one with rtriton bench --json", path.display())
+    })?;
+    let device = format!(
+        "{} (measured by commit {}, loaded from {})",
+        s.device,
+        s.build["commit"].as_str().unwrap_or("unknown"),
+        path.display()
+    );
+    let mut rows = s.rows;
+    super::derive_ratios(&mut rows);
+    Ok(BenchReport::new(device, s.warmup, s.iters, s.flush_bytes, rows))
 }
 
 fn ms(v: f64) -> String {
@@ -70,8 +107,9 @@ pub fn render_table(rows: &[BenchRow]) -> String {
     while start < rows.len() {
         let first = &rows[start];
         let end = start + rows[start..].iter().take_while(|r| r.shape == first.shape).count();
+        let offset = if first.offset > 0 { format!(", offset {}", first.offset) } else { String::new() };
         out.push_str(&format!(
-            "\n{} ({}x{}, strides ({}, {}), {} MiB read)\n",
+            "\n{} ({}x{}, strides ({}, {}){offset}, {} MiB read)\n",
             first.shape,
             first.n_rows,
             first.n_cols,
@@ -79,22 +117,21 @@ pub fn render_table(rows: &[BenchRow]) -> String {
             first.stride_col,
             (first.n_rows * first.n_cols * 4) >> 20
         ));
+        let group = &rows[start..end];
+        let with_peers = group.iter().any(|r| r.speed_vs_best_peer.is_some());
         let mut table = Table::new();
-        table.load_preset(UTF8_FULL_CONDENSED).set_header([
-            "kernel",
-            "config",
-            "median ms",
-            "p10-p90 ms",
-            "min-max ms",
-            "GB/s",
-            "speed vs ref",
-            "of copy",
-            "status",
-        ]);
-        for r in &rows[start..end] {
+        let mut header =
+            vec!["kernel", "config", "median ms", "p10-p90 ms", "min-max ms", "GB/s", "speed vs ref", "of copy"];
+        if with_peers {
+            header.push("vs best peer");
+        }
+        header.push("status");
+        table.load_preset(UTF8_FULL_CONDENSED).set_header(header);
+        for r in group {
             let kernel = match r.kind {
                 RowKind::Copy => format!("{} (read+write)", r.kernel),
-                _ => r.kernel.clone(),
+                RowKind::Peer => format!("{} (peer)", r.kernel),
+                RowKind::Reference | RowKind::Variant | RowKind::Autotuned => r.kernel.clone(),
             };
             let (median, spread, range, status) = match &r.status {
                 BenchStatus::Timed { summary: s } => (
@@ -109,9 +146,12 @@ pub fn render_table(rows: &[BenchRow]) -> String {
                 BenchStatus::Error { message } => {
                     (String::new(), String::new(), String::new(), format!("ERROR: {message}"))
                 }
+                BenchStatus::CannotRun { reason } => {
+                    (String::new(), String::new(), String::new(), format!("cannot run: {reason}"))
+                }
             };
             let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
-            table.add_row([
+            let mut cells = vec![
                 Cell::new(kernel),
                 Cell::new(&r.config),
                 right(median),
@@ -120,8 +160,12 @@ pub fn render_table(rows: &[BenchRow]) -> String {
                 right(r.gb_per_s.map_or(String::new(), |v| format!("{v:.0}"))),
                 right(r.speed_vs_reference.map_or(String::new(), |v| format!("{v:.2}x"))),
                 right(r.fraction_of_copy_bandwidth.map_or(String::new(), |v| format!("{:.0}%", v * 100.0))),
-                Cell::new(status),
-            ]);
+            ];
+            if with_peers {
+                cells.push(right(r.speed_vs_best_peer.map_or(String::new(), |v| format!("{v:.2}x"))));
+            }
+            cells.push(Cell::new(status));
+            table.add_row(cells);
         }
         out.push_str(&table.to_string());
         out.push('\n');
@@ -142,6 +186,7 @@ mod tests {
             n_cols: 8192,
             stride_row: 8192,
             stride_col: 1,
+            offset: 0,
             kernel: kernel.into(),
             kind,
             config: if kind == RowKind::Variant { "BLOCK=8192 warps=16".into() } else { String::new() },
@@ -151,6 +196,7 @@ mod tests {
             gb_per_s: None,
             speed_vs_reference: None,
             fraction_of_copy_bandwidth: None,
+            speed_vs_best_peer: None,
         }
     }
 

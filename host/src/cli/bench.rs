@@ -1,7 +1,11 @@
-//! `rtriton bench`: GPU time of every row-max variant against the CUDA reference in the
-//! same run. Exit status 0 when every kernel was checked and timed, 1 when one was wrong
-//! or failed (no time is reported for it), 2 when there is no GPU (nothing is measured
-//! and nothing passes).
+//! `rtriton bench`: GPU time of every row-max variant and the autotuned `row_max_2d`
+//! against the CUDA reference in the same run. Exit status 0 when every kernel was checked
+//! and timed (or cannot run its shape by design, listed), 1 when one was wrong or failed
+//! (no time is reported for it), 2 when there is no GPU (nothing is measured and nothing
+//! passes).
+//!
+//! `--load FILE` shows a report an earlier `--json` wrote instead of measuring (no GPU
+//! needed), so `--peers` and `--plot` can be applied to a run afterwards.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,7 +13,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 
-use crate::bench::{BENCH_SHAPES, BenchOptions, render_table, run_bench};
+use crate::bench::{
+    BenchOptions, BenchReport, BenchShape, DEFAULT_SHAPES, default_shapes, load_peers, load_report, merge_peers,
+    render_table, run_bench, write_svg,
+};
 
 /// The exit status when there is no GPU to measure on.
 pub const NO_GPU_STATUS: u8 = 2;
@@ -25,10 +32,15 @@ pub struct BenchArgs {
     /// Only these variants (repeatable; default: all). The reference and the copy always run.
     #[arg(long = "variant", value_name = "NAME")]
     pub variants: Vec<String>,
-    /// Only the shapes whose name contains this text (repeatable; default: all of
-    /// 32768x8192, 8192x32768, 262144x256_narrow, 8192x8192_transposed).
-    #[arg(long = "shape", value_name = "TEXT")]
+    /// A shape `ROWSxCOLS[:VIEW]`, VIEW one of contiguous, T (transposed), stride=K (every
+    /// K-th column), offset=K (repeatable); or text that selects default shapes whose name
+    /// contains it (e.g. `:T`). Default: 32768x32768, 65537x32768, 8192x8192, 1048576x32,
+    /// 64x4194304, 8192x16384:T, 8192x8192:stride=2, 4096x1000, 1x1, 3x7, 1000x1.
+    #[arg(long = "shape", value_name = "SHAPE")]
     pub shapes: Vec<String>,
+    /// Leave out the autotuned `row_max_2d` row.
+    #[arg(long)]
+    pub no_autotune: bool,
     /// MiB written to flush L2 before each timed launch (default: 4x the device's L2, at
     /// least 256).
     #[arg(long, value_name = "MIB")]
@@ -36,9 +48,53 @@ pub struct BenchArgs {
     /// Also write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Merge peer measurements (bench/peers/rowmax_peers.py's JSON): their rows join the
+    /// tables and every row gets its speed against the best peer of its shape.
+    #[arg(long, value_name = "FILE")]
+    pub peers: Option<PathBuf>,
+    /// Draw GB/s per shape per implementation as an SVG chart to this file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Show the report an earlier `--json` wrote instead of measuring (no GPU needed).
+    #[arg(long, value_name = "FILE")]
+    pub load: Option<PathBuf>,
     /// No progress lines on stderr.
     #[arg(long)]
     pub no_progress: bool,
+}
+
+/// The shapes `--shape` values select: a value that starts with a digit is a shape (an
+/// error names the flag and the value); other text selects the default shapes whose name
+/// contains it.
+pub fn shapes(values: &[String]) -> anyhow::Result<Vec<BenchShape>> {
+    if values.is_empty() {
+        return Ok(default_shapes());
+    }
+    let mut out: Vec<BenchShape> = Vec::new();
+    for v in values {
+        anyhow::ensure!(
+            !v.is_empty(),
+            "--shape \"\": empty text selects every shape; give a shape (e.g. --shape 4096x1000:T) or part of a \
+             default shape's name (e.g. --shape :T), or leave --shape out"
+        );
+        let picked = if v.starts_with(|c: char| c.is_ascii_digit()) {
+            vec![BenchShape::parse(v).map_err(|e| anyhow::anyhow!("--shape {v}: {e}"))?]
+        } else {
+            let picked: Vec<_> = default_shapes().into_iter().filter(|s| s.to_string().contains(v.as_str())).collect();
+            anyhow::ensure!(
+                !picked.is_empty(),
+                "--shape {v}: not a shape ROWSxCOLS[:VIEW], and no default shape's name contains it; the defaults are {}",
+                DEFAULT_SHAPES.join(", ")
+            );
+            picked
+        };
+        for s in picked {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The options `args` describe (no device needed).
@@ -57,39 +113,38 @@ pub fn options(args: &BenchArgs) -> anyhow::Result<BenchOptions> {
         iters: usize::try_from(args.iters).context("--iters: too large for this machine")?,
         flush_bytes,
         progress: !args.no_progress,
+        autotune: !args.no_autotune,
+        shapes: shapes(&args.shapes)?,
         ..Default::default()
     };
     if !args.variants.is_empty() {
         o.variants = super::parse_variants(&args.variants)?;
-    }
-    if !args.shapes.is_empty() {
-        anyhow::ensure!(
-            args.shapes.iter().all(|t| !t.is_empty()),
-            "--shape \"\": empty text selects every shape; give part of a shape name (e.g. --shape transposed) or leave --shape out"
-        );
-        o.shapes =
-            BENCH_SHAPES.iter().copied().filter(|s| args.shapes.iter().any(|t| s.name.contains(t.as_str()))).collect();
-        anyhow::ensure!(
-            !o.shapes.is_empty(),
-            "no shape name contains {:?}; the shapes are {}",
-            args.shapes,
-            BENCH_SHAPES.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
-        );
     }
     Ok(o)
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let options = options(args)?;
-    let report = match run_bench(&options) {
-        Ok(r) => r,
-        Err(e) if e.is_no_gpu() => {
-            eprintln!("{e}");
-            eprintln!("bench measures GPU time and has no interpreter fallback: nothing was measured");
-            return Ok(ExitCode::from(NO_GPU_STATUS));
-        }
-        Err(e) => return Err(e).context("bench could not start"),
+    // Read the peers before measuring: a bad file should not cost a GPU run.
+    let peers = args.peers.as_deref().map(load_peers).transpose().map_err(anyhow::Error::msg)?;
+    let mut report = match &args.load {
+        Some(path) => load_report(path).map_err(anyhow::Error::msg)?,
+        None => match run_bench(&options) {
+            Ok(r) => r,
+            Err(e) if e.is_no_gpu() => {
+                eprintln!("{e}");
+                eprintln!("bench measures GPU time and has no interpreter fallback: nothing was measured");
+                return Ok(ExitCode::from(NO_GPU_STATUS));
+            }
+            Err(e) => return Err(e).context("bench could not start"),
+        },
     };
+    if let Some(mut peers) = peers {
+        crate::bench::derive_ratios(&mut peers);
+        let mut rows = std::mem::take(&mut report.rows);
+        merge_peers(&mut rows, peers);
+        report = BenchReport::new(report.device.clone(), report.warmup, report.iters, report.flush_bytes, rows);
+    }
     println!("{}", report.heading());
     print!("{}", render_table(&report.rows));
     println!("{}", report.summary());
@@ -97,5 +152,35 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         let json = serde_json::to_string_pretty(&report).expect("the report serializes");
         std::fs::write(path, json).with_context(|| format!("could not write {}", path.display()))?;
     }
+    if let Some(path) = &args.plot {
+        let title = format!("row max, f32: GB/s per shape ({})", report.device.split(';').next().unwrap_or_default());
+        write_svg(&report.rows, &title, path).map_err(anyhow::Error::msg)?;
+    }
     Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn shape_values_are_shapes_or_select_defaults_by_name() {
+        let names = |v: &[&str]| shapes(&texts(v)).unwrap().iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(names(&[]).len(), 11);
+        assert_eq!(names(&["5x7:offset=1", "3000x1000:T"]), ["5x7:offset=1", "3000x1000:T"]);
+        assert_eq!(names(&[":T"]), ["8192x16384:T"]);
+        assert_eq!(names(&["stride", "8192x8192:stride=2", "4096x1000"]), ["8192x8192:stride=2", "4096x1000"]);
+        let e = shapes(&texts(&["8x8:R"])).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--shape 8x8:R: unknown view `R`; write ROWSxCOLS[:VIEW] with VIEW one of contiguous, T, stride=K, offset=K \
+             (e.g. 8192x16384:T)"
+        );
+        let e = shapes(&texts(&["narrow"])).unwrap_err().to_string();
+        assert!(e.starts_with("--shape narrow: not a shape ROWSxCOLS[:VIEW], and no default shape's name contains it; the defaults are 32768x32768, "), "{e}");
+    }
 }

@@ -204,8 +204,13 @@ pub struct LaunchShape {
 /// Triton's softmax tutorial: 4, 8 from 2048 elements per block, 16 from 4096, so a
 /// single-block row of 32768 elements keeps 64 registers per thread per block value.
 pub fn launch_shape(variant: RowMaxVariant, case: &RowMaxCase) -> LaunchShape {
-    let constexprs = variant.constexprs_for(case.n_rows, case.n_cols);
-    let grid = variant.grid(case.n_rows, &constexprs) as u64;
+    launch_shape_for(variant, case.n_rows, case.n_cols)
+}
+
+/// [`launch_shape`] for an `n_rows x n_cols` input of any view (`bench`'s shapes).
+pub fn launch_shape_for(variant: RowMaxVariant, n_rows: usize, n_cols: usize) -> LaunchShape {
+    let constexprs = variant.constexprs_for(n_rows, n_cols);
+    let grid = variant.grid(n_rows, &constexprs) as u64;
     let block_elems: i64 = constexprs.iter().map(|(_, v)| *v).product();
     let num_warps = match block_elems {
         ..2048 => 4,

@@ -12,13 +12,12 @@
 //! stray edit) fails the length or checksum check: `get` treats it as a miss and
 //! `rtriton cache` lists it as corrupt.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::key::{CacheKey, CompiledPtx};
+use super::sealed::{seal, unseal, write_atomically};
 use crate::error::HostError;
 
 /// The environment variable that overrides the cache directory.
@@ -60,33 +59,14 @@ pub struct EntryInfo {
     pub state: EntryState,
 }
 
-fn sha256_hex(body: &[u8]) -> String {
-    Sha256::digest(body).iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The bytes of an entry file: header line, then body.
 fn encode(entry: &Entry) -> Result<Vec<u8>, serde_json::Error> {
-    let body = serde_json::to_vec(entry)?;
-    let mut out = format!("{MAGIC} {} {}\n", body.len(), sha256_hex(&body)).into_bytes();
-    out.extend_from_slice(&body);
-    Ok(out)
+    Ok(seal(MAGIC, &serde_json::to_vec(entry)?))
 }
 
 /// The entry in `bytes`, or why it is not one.
 fn decode(bytes: &[u8]) -> Result<Entry, String> {
-    let newline = bytes.iter().position(|&b| b == b'\n').ok_or("no header line")?;
-    let header = std::str::from_utf8(&bytes[..newline]).map_err(|_| "the header is not text")?;
-    let body = &bytes[newline + 1..];
-    let rest = header.strip_prefix(MAGIC).and_then(|r| r.strip_prefix(' ')).ok_or("not an rtriton v1 entry")?;
-    let (len, sum) = rest.split_once(' ').ok_or("the header has no checksum")?;
-    let len: usize = len.parse().map_err(|_| "the header's length is not a number")?;
-    if body.len() != len {
-        return Err(format!("truncated or padded: {} body bytes, the header says {len}", body.len()));
-    }
-    if sha256_hex(body) != sum {
-        return Err("checksum mismatch".into());
-    }
-    serde_json::from_slice(body).map_err(|e| format!("the body is not an entry: {e}"))
+    serde_json::from_slice(unseal(MAGIC, bytes)?).map_err(|e| format!("the body is not an entry: {e}"))
 }
 
 /// The on-disk PTX cache rooted at one directory.
@@ -167,14 +147,8 @@ impl DiskCache {
     pub fn put(&self, key: &CacheKey, ptx: &CompiledPtx) -> Result<(), HostError> {
         let path = self.path(key);
         let err = |e: std::io::Error| HostError::Cache { path: path.display().to_string(), message: e.to_string() };
-        let dir = self.dir();
-        std::fs::create_dir_all(&dir).map_err(err)?;
         let bytes = encode(&Entry { key: key.to_string(), ptx: ptx.clone() }).map_err(|e| err(e.into()))?;
-        // A leading dot keeps a write in progress out of `entries`.
-        let mut tmp = tempfile::Builder::new().prefix(".").suffix(".tmp").tempfile_in(&dir).map_err(err)?;
-        tmp.write_all(&bytes).map_err(err)?;
-        tmp.persist(&path).map_err(|e| err(e.error))?;
-        Ok(())
+        write_atomically(&self.dir(), &path, &bytes).map_err(err)
     }
 }
 

@@ -7,6 +7,8 @@
 
 mod disk;
 mod key;
+mod sealed;
 
 pub use disk::{CACHE_DIR_ENV, DiskCache, EntryInfo, EntryState, cache_dir};
-pub use key::{CacheKey, CompiledPtx, compiler_identity};
+pub use key::{CacheKey, CompiledPtx, StableHasher, compiler_identity};
+pub(crate) use sealed::{seal, unseal, write_atomically};

@@ -7,11 +7,13 @@
 
 mod buffer;
 mod module;
+mod raw;
 mod recovery;
 mod timer;
 
 pub use buffer::{DeviceBuffer, Element, RawBuffer};
 pub use module::{LoadedModule, RawParam};
+pub use raw::{ScratchBuffer, copy_raw, read_raw, zero_raw};
 pub use recovery::is_sticky;
 pub use timer::Timer;
 

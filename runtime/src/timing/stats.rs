@@ -1,6 +1,6 @@
 //! Summaries of timing samples: median, percentiles, extremes; and bandwidth arithmetic.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The `q`-th percentile (`0.0..=100.0`) of `sorted` (ascending), interpolated linearly
 /// between the two nearest samples (numpy's default), or `None` for no samples.
@@ -12,7 +12,7 @@ pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
 }
 
 /// What a list of per-launch times (milliseconds) comes to.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub samples: usize,
     pub median_ms: f64,

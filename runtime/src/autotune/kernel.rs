@@ -1,0 +1,305 @@
+//! An autotuned kernel (Triton's `@triton.autotune(configs=..., key=...)` on a
+//! `@triton.jit` function): a [`JitKernel`] whose grid closure reads the constexprs, the
+//! configurations to choose from, the key arguments and the outputs, and what it chose
+//! per key.
+
+use std::collections::HashMap;
+
+use rtriton::diag::{Code, Diagnostic};
+use rtriton::ir::{ParamKind, SourceLoc};
+
+use super::gpu::{GpuTrials, zero_user_outputs};
+use super::settings::{Mode, Settings};
+use super::store::{StoredChoice, TuneStore};
+use super::tuner::{Site, TuneOutcome, tune, tuning_report};
+use super::{Config, TuneKey};
+use crate::error::HostError;
+use crate::launch::{Arg, JitKernel, LaunchRecord, Runtime};
+
+/// What happens to an output buffer between configurations (see `GpuTrials`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputReset {
+    /// Restored to its contents before tuning (Triton's `restore_value`).
+    Restore,
+    /// Zeroed before every launch while tuning and before the winner's (Triton's `reset_to_zero`).
+    Zero,
+}
+
+/// How a launch's configuration was decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Timed every configuration now (the first launch of this key).
+    Tuned,
+    /// Chosen earlier in this process for the same key.
+    Memory,
+    /// Read from the on-disk store (tuned by an earlier process).
+    Store,
+    /// The launch named its configuration.
+    Explicit,
+    /// Only one configuration, or tuning turned off (`RTRITON_AUTOTUNE=0`): the first.
+    First,
+}
+
+/// The configuration chosen for a launch, and how.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub index: Option<usize>,
+    pub config: Config,
+    pub decision: Decision,
+}
+
+/// How often each way of deciding was taken (for tests and tools).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TuneStats {
+    pub tunings: u64,
+    pub memory_hits: u64,
+    pub store_hits: u64,
+    pub explicit: u64,
+    pub first: u64,
+}
+
+/// A kernel with configurations to choose from by timing them.
+#[derive(Debug)]
+pub struct Autotuned {
+    base: JitKernel,
+    configs: Vec<Config>,
+    key: Vec<&'static str>,
+    outputs: Vec<(&'static str, OutputReset)>,
+    settings: Result<Settings, Diagnostic>,
+    /// Where the autotuner was declared (its errors point here).
+    loc: SourceLoc,
+    chosen: HashMap<TuneKey, usize>,
+    store_failed: bool,
+    pub stats: TuneStats,
+    /// The last tuning report (what `RTRITON_PRINT_AUTOTUNING=1` printed, or would have).
+    pub last_report: Option<String>,
+}
+
+impl Autotuned {
+    /// `base` (its grid closure reads the constexprs the configurations set) tuned over
+    /// `configs`, selecting by the arguments named in `key`. Settings come from the
+    /// environment (`RTRITON_AUTOTUNE`...). Name the outputs with [`Autotuned::restore_value`]
+    /// or [`Autotuned::reset_to_zero`]. Mistakes are reported, at this call's location, by
+    /// the first launch (or [`Autotuned::check`]).
+    #[track_caller]
+    pub fn new(base: JitKernel, configs: Vec<Config>, key: &[&'static str]) -> Autotuned {
+        let settings = Settings::from_env(base.def.name);
+        Autotuned {
+            base,
+            configs,
+            key: key.to_vec(),
+            outputs: Vec::new(),
+            settings,
+            loc: SourceLoc::caller(),
+            chosen: HashMap::new(),
+            store_failed: false,
+            stats: TuneStats::default(),
+            last_report: None,
+        }
+    }
+
+    /// Outputs restored to their contents between configurations and after tuning.
+    pub fn restore_value(mut self, params: &[&'static str]) -> Autotuned {
+        self.outputs.extend(params.iter().map(|p| (*p, OutputReset::Restore)));
+        self
+    }
+
+    /// Outputs zeroed before every launch while tuning and before the winner's launch.
+    pub fn reset_to_zero(mut self, params: &[&'static str]) -> Autotuned {
+        self.outputs.extend(params.iter().map(|p| (*p, OutputReset::Zero)));
+        self
+    }
+
+    /// Replaces the settings read from the environment.
+    pub fn settings(mut self, settings: Settings) -> Autotuned {
+        self.settings = Ok(settings);
+        self
+    }
+
+    pub fn configs(&self) -> &[Config] {
+        &self.configs
+    }
+
+    pub fn base(&self) -> &JitKernel {
+        &self.base
+    }
+
+    fn declaration_error(&self, message: String, help: &str) -> HostError {
+        HostError::Autotune(Box::new(Diagnostic::error(
+            Code::AutotuneDeclaration,
+            self.base.def.name,
+            self.loc,
+            message,
+            help,
+        )))
+    }
+
+    /// Checks the declaration: at least one configuration, none twice, key and output
+    /// names that are parameters (outputs: pointers), outputs named when there is a
+    /// choice to check, and the environment's settings.
+    pub fn check(&self) -> Result<&Settings, HostError> {
+        let def = &self.base.def;
+        let settings = self.settings.as_ref().map_err(|d| HostError::Autotune(Box::new(d.clone())))?;
+        if self.configs.is_empty() {
+            return Err(self.declaration_error("no configurations to choose from".into(), "give at least one Config"));
+        }
+        if let Some((i, c)) = self.configs.iter().enumerate().find(|(i, c)| self.configs[..*i].contains(c)) {
+            return Err(
+                self.declaration_error(format!("configuration {i} (`{c}`) is declared twice"), "remove the duplicate")
+            );
+        }
+        let names = || def.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ");
+        if let Some(k) = self.key.iter().find(|k| def.param(k).is_none()) {
+            return Err(self.declaration_error(
+                format!("the key names `{k}`, which is not a parameter of `{}`", def.name),
+                &format!("name parameters among: {}", names()),
+            ));
+        }
+        if let Some((o, _)) = self
+            .outputs
+            .iter()
+            .find(|(o, _)| !matches!(def.param(o), Some((_, p)) if matches!(p.kind, ParamKind::Ptr(_))))
+        {
+            return Err(self.declaration_error(
+                format!("the output `{o}` is not a pointer parameter of `{}`", def.name),
+                &format!("name the pointer parameters the kernel stores to, among: {}", names()),
+            ));
+        }
+        if self.outputs.is_empty() && self.configs.len() > 1 && settings.mode != Mode::Off {
+            return Err(self.declaration_error(
+                "no outputs named: tuning could neither check the configurations' results nor keep your buffers".into(),
+                "name the pointer parameters the kernel stores to with .restore_value(&[...]) (or .reset_to_zero(&[...]) for accumulators)",
+            ));
+        }
+        Ok(settings)
+    }
+
+    /// The identity a stored choice is for (see the store's doc): the kernel and its
+    /// definition site, the key, the configurations, `device`, the compiler build and what
+    /// else changes the PTX or the timing.
+    pub fn identity(&self, device: &str, key: &TuneKey, settings: &Settings) -> String {
+        let def = &self.base.def;
+        let configs: Vec<String> = self.configs.iter().map(Config::to_string).collect();
+        format!(
+            "{}@{} key({key}) configs[{}] device({device}) compiler({}) policy({:?}) trace({:?}) timing(warmup {}, reps {})",
+            def.name,
+            def.loc.short(),
+            configs.join("; "),
+            crate::cache::compiler_identity(),
+            self.base.spec_policy,
+            self.base.trace_options,
+            settings.warmup,
+            settings.reps,
+        )
+    }
+
+    /// Decides the configuration of a launch with `args` on `device`, calling `tune_now`
+    /// (which times the configurations on the device) only when nothing decided it before.
+    /// No GPU needed: [`Autotuned::launch`] passes the real tuning, tests a fake.
+    pub fn choose(
+        &mut self,
+        device: &str,
+        args: &[Arg<'_>],
+        explicit: Option<&Config>,
+        tune_now: impl FnOnce(Site<'_>, &[Config], &Settings) -> Result<TuneOutcome, HostError>,
+    ) -> Result<Choice, HostError> {
+        if let Some(c) = explicit {
+            self.stats.explicit += 1;
+            let index = self.configs.iter().position(|d| d == c);
+            return Ok(Choice { index, config: c.clone(), decision: Decision::Explicit });
+        }
+        let settings = self.check()?.clone();
+        let first = |s: &mut Self| {
+            s.stats.first += 1;
+            Ok(Choice { index: Some(0), config: s.configs[0].clone(), decision: Decision::First })
+        };
+        if self.configs.len() == 1 || settings.mode == Mode::Off {
+            return first(self);
+        }
+        let key = TuneKey::of(&self.base, &self.key, args)?;
+        if let Some(&i) = self.chosen.get(&key) {
+            self.stats.memory_hits += 1;
+            return Ok(Choice { index: Some(i), config: self.configs[i].clone(), decision: Decision::Memory });
+        }
+        let kernel = self.base.def.name;
+        let identity = self.identity(device, &key, &settings);
+        let store = settings.store_dir.as_ref().filter(|_| !self.store_failed).map(TuneStore::new);
+        if let Some(stored) = store.as_ref().and_then(|s| s.get(kernel, &identity))
+            && let Some(i) = self.configs.iter().position(|c| c.to_string() == stored.best)
+        {
+            self.stats.store_hits += 1;
+            self.chosen.insert(key.clone(), i);
+            let path = store.as_ref().map(|s| s.path(kernel, &identity).display().to_string()).unwrap_or_default();
+            self.report(&settings, format!(
+                "rtriton autotuning for kernel {kernel},\nwith key as ({key}),\nread from {path},\nbest config selected: {};\n",
+                self.configs[i]
+            ));
+            return Ok(Choice { index: Some(i), config: self.configs[i].clone(), decision: Decision::Store });
+        }
+        let site = Site { kernel, loc: self.loc };
+        let outcome = tune_now(site, &self.configs, &settings)?;
+        self.stats.tunings += 1;
+        self.chosen.insert(key.clone(), outcome.best);
+        if let Some(store) = &store
+            && let Err(e) = store.put(kernel, &StoredChoice::of(&identity, &outcome))
+        {
+            // A store that cannot be written costs tunings in later processes, not this
+            // launch: say so once and go on in memory.
+            eprintln!("warning: {e}; autotuning results are kept in memory only");
+            self.store_failed = true;
+        }
+        self.report(&settings, tuning_report(kernel, &key.to_string(), &outcome));
+        Ok(Choice { index: Some(outcome.best), config: outcome.best_config().clone(), decision: Decision::Tuned })
+    }
+
+    fn report(&mut self, settings: &Settings, text: String) {
+        if settings.print {
+            eprint!("{text}");
+        }
+        self.last_report = Some(text);
+    }
+
+    /// `kernel[grid](args)` with the configuration tuned for these arguments: the first
+    /// launch of a new key times every configuration (see [`super::GpuTrials`] for what
+    /// happens to the buffers), later launches of the key reuse the winner.
+    pub fn launch(&mut self, rt: &mut Runtime, args: &[Arg<'_>]) -> Result<(Choice, LaunchRecord), HostError> {
+        let device = device_identity(rt);
+        let base = self.base.clone();
+        let outputs = self.outputs.clone();
+        let choice = self.choose(&device, args, None, |site, configs, settings| {
+            let mut trials = GpuTrials::new(rt, &base, args, &outputs)?;
+            let tuned = tune(site, configs, &mut trials, settings.warmup, settings.reps);
+            let restored = trials.finish();
+            let outcome = tuned?;
+            restored?;
+            Ok(outcome)
+        })?;
+        if choice.decision == Decision::Tuned {
+            zero_user_outputs(rt, &self.base, args, &self.outputs)?;
+        }
+        let record = rt.launch(&choice.config.apply(&self.base), args)?;
+        Ok((choice, record))
+    }
+
+    /// `kernel[grid](args)` with `config`, whatever was tuned: no tuning, no timing.
+    pub fn launch_config(
+        &mut self,
+        rt: &mut Runtime,
+        config: &Config,
+        args: &[Arg<'_>],
+    ) -> Result<(Choice, LaunchRecord), HostError> {
+        let choice =
+            self.choose("", args, Some(config), |_, _, _| unreachable!("an explicit configuration is not tuned"))?;
+        let record = rt.launch(&config.apply(&self.base), args)?;
+        Ok((choice, record))
+    }
+}
+
+/// The device as the store's identity names it: name, compute capability, driver.
+pub fn device_identity(rt: &Runtime) -> String {
+    let i = &rt.gpu.info;
+    format!("{} sm_{}{} driver {}", i.name, i.compute_capability.0, i.compute_capability.1, i.driver_version)
+}
+
+#[cfg(test)]
+mod tests;
