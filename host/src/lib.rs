@@ -15,6 +15,7 @@ pub use rtriton_runtime::{HostError, cache, driver, error, launch};
 
 pub mod bench;
 pub mod cli;
+pub mod ports;
 pub mod provenance;
 pub mod reference;
 pub mod validate;

@@ -281,3 +281,17 @@ fn a_kernel_fault_is_reported_and_the_remaining_cases_still_run() {
     assert_eq!(report["failed"], faulted.iter().filter(|s| s.ends_with(":error")).count());
     std::fs::remove_file(json).unwrap();
 }
+
+#[test]
+fn validate_kernel_runs_a_ports_suites_and_names_unknown_ports() {
+    let (code, stdout, stderr) =
+        rtriton(&["validate", "--backend", "interp", "--kernel", "vector_add", "--case", "tail"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("vector_add: Triton tutorial 01"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("ok: 2 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
+    let (code, _, stderr) = rtriton(&["validate", "--kernel", "nope"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("--kernel nope: no port of that name; ports: vector_add"), "{stderr}");
+    let (code, _, stderr) = rtriton(&["validate", "--kernel", "ports", "--variant", "row_max"]);
+    assert_eq!(code, 2, "--kernel and --variant conflict: {stderr}");
+}

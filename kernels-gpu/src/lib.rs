@@ -5,6 +5,7 @@
 //! (`tl.max`, CUDA `fmaxf`), the identity is `-inf`.
 
 pub mod cases;
+pub mod ports;
 pub mod reference;
 pub mod row_max;
 pub mod source;

@@ -116,3 +116,13 @@ fn table(rows: &[Row], backends: &[Backend]) -> String {
     }
     t.to_string()
 }
+
+/// Whether a GPU can be opened: `Ok(Err(why))` when there is none (not an error: `auto`
+/// runs without it), `Err` for any other driver failure.
+pub fn gpu_found() -> anyhow::Result<Result<(), String>> {
+    match rtriton_runtime::driver::Gpu::open(0) {
+        Ok(_) => Ok(Ok(())),
+        Err(e) if e.is_no_gpu() => Ok(Err(e.to_string())),
+        Err(e) => Err(e.into()),
+    }
+}

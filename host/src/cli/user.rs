@@ -124,12 +124,7 @@ impl App {
             UserCommand::Lint(a) => lint::run(&a, &kernels, out),
             UserCommand::Validate(a) => {
                 let suites: Vec<Suite> = self.suites.iter().map(|s| s()).collect();
-                let gpu = match rtriton_runtime::driver::Gpu::open(0) {
-                    Ok(_) => Ok(()),
-                    Err(e) if e.is_no_gpu() => Err(e.to_string()),
-                    Err(e) => return Err(e.into()),
-                };
-                suites::run(&a, &suites, gpu, out)
+                suites::run(&a, &suites, suites::gpu_found()?, out)
             }
         }
     }

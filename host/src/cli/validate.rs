@@ -22,6 +22,11 @@ pub struct ValidateArgs {
     /// it (an expected refusal counts as a pass). On the interpreter only the guard runs.
     #[arg(long)]
     pub huge: bool,
+    /// Validate these ports of Triton's tutorial kernels instead of the row-max family
+    /// (repeatable; `ports` for all): each port's suites on the interpreter, the simulator
+    /// and the GPU (when there is one), against an f64 CPU reference.
+    #[arg(long = "kernel", value_name = "NAME", conflicts_with_all = ["variants", "huge", "reference_only", "json", "inject_fault"])]
+    pub kernels: Vec<String>,
     /// Only these variants (repeatable; default: all).
     #[arg(long = "variant", value_name = "NAME")]
     pub variants: Vec<String>,
@@ -60,6 +65,9 @@ pub struct ValidateArgs {
 }
 
 pub fn run_cli(args: ValidateArgs) -> anyhow::Result<ExitCode> {
+    if !args.kernels.is_empty() {
+        return run_ports(&args);
+    }
     let options = options(&args)?;
     let report = run(&options).context("validate could not start")?.with_allow_skips(args.allow_skips);
     anyhow::ensure!(
@@ -141,4 +149,28 @@ fn options(args: &ValidateArgs) -> anyhow::Result<ValidateOptions> {
         o.policies = vec![if s == "on" { SpecPolicy::Triton } else { SpecPolicy::Off }];
     }
     Ok(o)
+}
+
+/// `validate --kernel NAME`: the ports' suites through the same runner a user's program
+/// gets (`cli/suites.rs`).
+fn run_ports(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
+    let ports = crate::ports::select(&args.kernels)?;
+    let suites: Vec<rtriton_testing::Suite> = ports.iter().flat_map(|p| (p.suites)()).collect();
+    let suite_args = super::suites::SuiteArgs {
+        backend: match args.backend {
+            BackendChoice::Auto => super::suites::SuiteBackends::Auto,
+            BackendChoice::Gpu => super::suites::SuiteBackends::Gpu,
+            BackendChoice::Interp => super::suites::SuiteBackends::Cpu,
+        },
+        kernels: Vec::new(),
+        cases: args.cases.clone(),
+    };
+    println!("{}", crate::provenance::Provenance::current().line());
+    for p in &ports {
+        println!("{}: {}", p.name, p.about);
+    }
+    let mut out = String::new();
+    let code = super::suites::run(&suite_args, &suites, super::suites::gpu_found()?, &mut out)?;
+    print!("{out}");
+    Ok(ExitCode::from(code))
 }

@@ -1,0 +1,10 @@
+//! Vector add, ported from Triton's tutorial 01 (`add_kernel`): the kernel is in
+//! `kernels-gpu/src/ports/vector_add.rs`, its cases and f64 reference in
+//! `host/src/ports/vector_add.rs`. Runs the masked-tail case (98 432 elements in blocks
+//! of 1024) on the GPU when there is one, else on the interpreter, and checks it.
+//!
+//! `cargo run --release --example vector_add`
+
+fn main() -> std::process::ExitCode {
+    rtriton_host::ports::example::run(&rtriton_host::ports::vector_add::suite(), "tail_98432")
+}
