@@ -70,6 +70,8 @@ declare_codes! {
     TraceCombine = "RT0103", Trace, "a reduce or scan combine function that returns the wrong dtype, shape or count, or holds a non-element-wise op";
     TraceEscapingValue = "RT0110", Trace, "a value defined inside a loop or if body is used outside it (yield or carry it)";
     TraceMathDType = "RT0104", Trace, "a math function applied to a dtype it is not defined on (`exp` of an i32)";
+    TraceOperatorDtype = "RT0105", Trace, "an operator on a dtype it is not defined on (a shift of a float, `%` of i1, `~` of a float)";
+    TraceBitcastWidth = "RT0106", Trace, "a bitcast between dtypes of different bit widths, or of a pointer";
     InvalidIr = "RT0201", Verify, "the IR breaks an invariant (a compiler bug or hand-built IR)";
     LintToOnSpecializableArg = "RT0301", Lint, "`.to()` on an integer argument Triton specializes when it is 1 (triton-lang/triton#2939)";
     LintI32IndexProduct = "RT0302", Lint, "an i32 index times an argument: can pass 2^31 (triton-lang/triton#832)";

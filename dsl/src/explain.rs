@@ -331,6 +331,7 @@ fn readers(k: &Kernel, v: Value) -> Vec<crate::ir::OpId> {
                 | OpKind::Reshape { .. }
                 | OpKind::Join { .. }
                 | OpKind::Split { .. }
+                | OpKind::Bitcast { .. }
                 | OpKind::Unary { .. }
                 | OpKind::Binary { .. }
                 | OpKind::Fma { .. }

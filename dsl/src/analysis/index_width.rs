@@ -259,6 +259,7 @@ impl<'k> Analyzer<'k> {
                 | OpKind::Fma { .. }
                 | OpKind::Compare { .. }
                 | OpKind::Cast { .. }
+                | OpKind::Bitcast { .. }
                 | OpKind::Select { .. }
                 | OpKind::Reduce { .. }
                 | OpKind::ReduceWith { .. }
@@ -375,6 +376,7 @@ impl<'k> Analyzer<'k> {
                     | OpKind::Fma { .. }
                     | OpKind::Compare { .. }
                     | OpKind::Cast { .. }
+                    | OpKind::Bitcast { .. }
                     | OpKind::Load { .. }
                     | OpKind::Store { .. }
                     | OpKind::AtomicRmw { .. }

@@ -74,6 +74,10 @@ fn run_region(k: &Kernel, region: &Block, lhs: &[Data], rhs: &[Data]) -> Result<
                 elementwise::select(&get(&env, cond)?, &get(&env, on_true)?, &get(&env, on_false)?)?
             }
             OpKind::Fma { a, b, c } => super::math::fma(&get(&env, a)?, &get(&env, b)?, &get(&env, c)?)?,
+            OpKind::Bitcast { value } => match op.results.first().and_then(|r| k.dtype(*r).scalar()) {
+                Some(to) => super::bits::bitcast(&get(&env, value)?, to)?,
+                None => return unsupported("a bitcast without a scalar result"),
+            },
             // The front end lets only element-wise ops into a combine region.
             OpKind::Param { .. }
             | OpKind::ProgramId { .. }

@@ -4,6 +4,7 @@
 
 use crate::ir::{BinaryOp, CmpPred, DType, ScalarType, UnaryOp};
 
+use super::bits::{shifts_arithmetically, shl, shr};
 use super::convert::cast_data;
 use super::scalar::{f32_to_i32, f32_to_i64, max_f32, max_f64, min_f32, min_f64, unary_f32, unary_f64, unary_int};
 use super::value::{Data, Trap, unsupported};
@@ -13,7 +14,7 @@ fn zip_map<T: Copy, U>(a: &[T], b: &[T], f: impl Fn(T, T) -> U) -> Vec<U> {
 }
 
 macro_rules! int_binary {
-    ($name:ident, $t:ty) => {
+    ($name:ident, $t:ty, $s:expr) => {
         /// Integers wrap (two's complement); division truncates toward zero and
         /// `MIN / -1` wraps to `MIN` (remainder 0), as PTX `div.s32`/`rem.s32` do;
         /// division by zero is an error.
@@ -29,6 +30,10 @@ macro_rules! int_binary {
                 BinaryOp::Xor => |a, b| a ^ b,
                 // Float-only: the front end refuses it on ints; hand-built IR is refused.
                 BinaryOp::FDiv => return unsupported(format!("`{}` on an integer", op.name())),
+                // PTX's clamping of the unsigned amount (`interp/bits.rs`).
+                // (`as i64` keeps every bit of a u64; `bits` re-reads them at the width.)
+                BinaryOp::Shl => |a, b| shl(a as i64, b as i64, <$t>::BITS) as $t,
+                BinaryOp::Shr => |a, b| shr(a as i64, b as i64, <$t>::BITS, shifts_arithmetically($s)) as $t,
                 BinaryOp::Div | BinaryOp::Rem => {
                     if let Some(lane) = y.iter().position(|&d| d == 0) {
                         return Err(Trap::DivisionByZero { lane });
@@ -40,10 +45,10 @@ macro_rules! int_binary {
         }
     };
 }
-int_binary!(binary_i32, i32);
-int_binary!(binary_i64, i64);
-int_binary!(binary_u32, u32);
-int_binary!(binary_u64, u64);
+int_binary!(binary_i32, i32, ScalarType::I32);
+int_binary!(binary_i64, i64, ScalarType::I64);
+int_binary!(binary_u32, u32, ScalarType::U32);
+int_binary!(binary_u64, u64, ScalarType::U64);
 
 /// IEEE binary64 arithmetic, as [`binary_f32`] (max/min with [`max_f64`]'s NaN rule).
 fn binary_f64(op: BinaryOp, x: &[f64], y: &[f64]) -> Result<Vec<f64>, Trap> {
@@ -57,7 +62,9 @@ fn binary_f64(op: BinaryOp, x: &[f64], y: &[f64]) -> Result<Vec<f64>, Trap> {
         BinaryOp::FDiv => return unsupported("`fdiv` on f64 (div.full is f32 only; use `/`)"),
         BinaryOp::Max(nan) => zip_map(x, y, |a, b| max_f64(a, b, nan)),
         BinaryOp::Min(nan) => zip_map(x, y, |a, b| min_f64(a, b, nan)),
-        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => return unsupported(format!("`{}` on f64", op.name())),
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Shl | BinaryOp::Shr => {
+            return unsupported(format!("`{}` on f64", op.name()));
+        }
     })
 }
 
@@ -91,7 +98,9 @@ fn binary_f32(op: BinaryOp, x: &[f32], y: &[f32]) -> Result<Vec<f32>, Trap> {
                 min_f32(a, b, nan)
             }
         }),
-        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => return unsupported(format!("`{}` on f32", op.name())),
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Shl | BinaryOp::Shr => {
+            return unsupported(format!("`{}` on f32", op.name()));
+        }
     })
 }
 
@@ -102,6 +111,7 @@ fn binary_bool(op: BinaryOp, x: &[bool], y: &[bool]) -> Result<Vec<bool>, Trap> 
         BinaryOp::Or | BinaryOp::Max(_) => zip_map(x, y, |a, b| a | b),
         BinaryOp::Xor | BinaryOp::Add | BinaryOp::Sub => zip_map(x, y, |a, b| a ^ b),
         BinaryOp::FDiv => return unsupported("`fdiv` on i1"),
+        BinaryOp::Shl | BinaryOp::Shr => return unsupported(format!("`{}` on i1", op.name())),
         BinaryOp::Div | BinaryOp::Rem => {
             if let Some(lane) = y.iter().position(|&d| !d) {
                 return Err(Trap::DivisionByZero { lane });

@@ -8,6 +8,7 @@ use crate::spec::ArgValue;
 
 use super::access;
 use super::atomic;
+use super::bits;
 use super::combine;
 use super::elementwise;
 use super::memory::Memory;
@@ -140,6 +141,7 @@ impl<'k> ProgramRun<'k> {
                 | OpKind::Fma { .. }
                 | OpKind::Compare { .. }
                 | OpKind::Cast { .. }
+                | OpKind::Bitcast { .. }
                 | OpKind::Select { .. }
                 | OpKind::AddPtr { .. }
                 | OpKind::Load { .. }
@@ -275,6 +277,10 @@ impl<'k> ProgramRun<'k> {
             OpKind::Cast { value: v } => match result {
                 Some(r) => elementwise::cast(self.get(*v)?, k.dtype(r))?,
                 None => return unsupported("a cast without a result"),
+            },
+            OpKind::Bitcast { value: v } => match result.and_then(|r| k.dtype(r).scalar()) {
+                Some(to) => bits::bitcast(self.get(*v)?, to)?,
+                None => return unsupported("a bitcast without a scalar result"),
             },
             OpKind::Select { cond, on_true, on_false } => {
                 elementwise::select(self.get(*cond)?, self.get(*on_true)?, self.get(*on_false)?)?

@@ -9,7 +9,8 @@
 //! Code map: `memory.rs` (buffers and bounds), `value.rs` (block values), `eval.rs` (one
 //! program, op by op), `elementwise.rs`, `reduce.rs`, `access.rs` (loads and stores),
 //! `scalar.rs` (PTX float max/min and casts), `atomic.rs` (atomics, their element functions
-//! shared with the simulator), `order.rs` (program order), `error.rs`.
+//! shared with the simulator), `order.rs` (program order), `bits.rs` (shifts with PTX's
+//! clamped amounts, bitcasts), `error.rs`.
 //!
 //! Bad input never panics: arguments that do not fit the kernel, an unmasked
 //! out-of-bounds or misaligned access, an integer division by zero and a loop with a
@@ -18,6 +19,7 @@
 
 mod access;
 pub mod atomic;
+pub mod bits;
 mod combine;
 mod control;
 pub mod convert;

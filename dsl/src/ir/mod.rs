@@ -201,6 +201,12 @@ pub enum BinaryOp {
     /// Floats only: fast division (`tl.fdiv`, PTX `div.full.f32`, at most 2 ulp from the
     /// correctly rounded quotient on the GPU; the CPU model rounds correctly).
     FDiv,
+    /// `lhs << rhs` on integers; the amount is read as unsigned and an amount of at least
+    /// the width gives 0 (PTX `shl` clamps it; `ir::bits` in `interp/bits.rs`).
+    Shl,
+    /// `lhs >> rhs` on integers: arithmetic (sign-filling) for signed types, logical for
+    /// unsigned ones; an amount of at least the width fills every bit (PTX `shr` clamps).
+    Shr,
 }
 
 impl BinaryOp {
@@ -219,6 +225,23 @@ impl BinaryOp {
             BinaryOp::Or => "or",
             BinaryOp::Xor => "xor",
             BinaryOp::FDiv => "fdiv",
+            BinaryOp::Shl => "shl",
+            BinaryOp::Shr => "shr",
+        }
+    }
+
+    /// Whether the op is defined on elements of `dtype` (the verifier's typing rule; the
+    /// front end refuses other dtypes with a located error): arithmetic on numbers and
+    /// `i1` (one-bit: `+` is xor), division and remainder on numbers, bitwise ops on ints
+    /// and `i1`, shifts on ints, fast division on floats.
+    pub fn accepts(self, dtype: DType) -> bool {
+        let Some(s) = dtype.scalar() else { return false };
+        match self {
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Max(_) | BinaryOp::Min(_) => true,
+            BinaryOp::Div | BinaryOp::Rem => s.is_int() || s.is_float(),
+            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => s.is_int() || s == ScalarType::Bool,
+            BinaryOp::Shl | BinaryOp::Shr => s.is_int(),
+            BinaryOp::FDiv => s.is_float(),
         }
     }
 }

@@ -239,10 +239,11 @@ declare_ops! {
     Unary { op: UnaryOp, value: Value }
         => name: op.name(), effect: Effect::Pure,
            typing: |cx, out| typing::unary(cx, out, *op, *value);
-    /// Element-wise `lhs op rhs`; same dtype and shape on both sides and the result.
+    /// Element-wise `lhs op rhs`; same dtype and shape on both sides and the result, a
+    /// dtype the op accepts ([`BinaryOp::accepts`]).
     Binary { op: BinaryOp, lhs: Value, rhs: Value }
         => name: op.name(), effect: Effect::Pure,
-           typing: |cx, out| typing::binary(cx, out, *lhs, *rhs);
+           typing: |cx, out| typing::binary(cx, out, *op, *lhs, *rhs);
     /// Element-wise `a * b + c` rounded once (`tl.fma`, PTX `fma.rn`): three operands and
     /// the result of one float dtype and shape.
     Fma { a: Value, b: Value, c: Value }
@@ -257,6 +258,11 @@ declare_ops! {
     Cast { value: Value }
         => name: "cast", effect: Effect::Pure,
            typing: |cx, out| typing::cast(cx, out, *value);
+    /// The operand's bits reinterpreted as the result's dtype (Triton's
+    /// `cast(x, dtype, bitcast=True)`): two non-pointer dtypes of one bit width, one shape.
+    Bitcast { value: Value }
+        => name: "bitcast", effect: Effect::Pure,
+           typing: |cx, out| typing::bitcast(cx, out, *value);
     /// `cond ? on_true : on_false` element-wise (Triton's `where`).
     Select { cond: Value, on_true: Value, on_false: Value }
         => name: "where", effect: Effect::Pure,

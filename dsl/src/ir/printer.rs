@@ -53,7 +53,10 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
             },
             OpKind::ProgramId { axis } | OpKind::NumPrograms { axis } => format!("{name} {axis}"),
             OpKind::Arange { start, end } => format!("{name} {start}..{end}"),
-            OpKind::Splat { value } | OpKind::Broadcast { value } | OpKind::Cast { value } => {
+            OpKind::Splat { value }
+            | OpKind::Broadcast { value }
+            | OpKind::Cast { value }
+            | OpKind::Bitcast { value } => {
                 format!("{name} {value}")
             }
             OpKind::ExpandDims { value, axis } => format!("{name} {value}, axis {axis}"),

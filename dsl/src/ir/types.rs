@@ -98,6 +98,16 @@ impl ScalarType {
         self.int_bits().is_some()
     }
 
+    /// Bits of one element's value (`i1` is 1, though memory stores it in a byte): what a
+    /// bitcast keeps.
+    pub fn bit_width(self) -> u32 {
+        match self {
+            ScalarType::Bool => 1,
+            // every other type uses all the bits it is stored in (a dtype, not an op kind)
+            _ => self.size_bytes() as u32 * 8,
+        }
+    }
+
     pub fn is_float(self) -> bool {
         self.kind() == ScalarKind::Float
     }

@@ -2,7 +2,10 @@
 //! Each function pushes what is wrong (lowercase, no trailing period) onto `out`; the
 //! verifier prefixes the op and reports it at the op's location.
 
-use super::{AtomicOp, Block, DType, Kernel, Op, ParamKind, ReduceOp, TensorType, UnaryOp, Value, cas_accepts};
+use super::{
+    AtomicOp, BinaryOp, Block, DType, Kernel, Op, ParamKind, ReduceOp, ScalarType, TensorType, UnaryOp, Value,
+    cas_accepts,
+};
 
 /// What a typing rule may look at: the kernel's types and the op's results.
 #[derive(Clone, Copy, Debug)]
@@ -98,10 +101,22 @@ pub fn unary(cx: &TypeCx<'_>, out: &mut Vec<String>, op: UnaryOp, value: Value) 
     }
 }
 
-pub fn binary(cx: &TypeCx<'_>, out: &mut Vec<String>, lhs: Value, rhs: Value) {
+pub fn binary(cx: &TypeCx<'_>, out: &mut Vec<String>, op: BinaryOp, lhs: Value, rhs: Value) {
     computes_in_its_type(out, cx.ty(lhs).dtype);
     if cx.ty(lhs) != cx.ty(rhs) || cx.result(0) != Some(cx.ty(lhs)) {
         out.push(format!("operands and result must have one type, got {} and {}", cx.ty(lhs), cx.ty(rhs)));
+    }
+    if !op.accepts(cx.ty(lhs).dtype) {
+        out.push(format!("`{}` is not defined on {}", op.name(), cx.ty(lhs).dtype));
+    }
+}
+
+pub fn bitcast(cx: &TypeCx<'_>, out: &mut Vec<String>, value: Value) {
+    let from = cx.ty(value);
+    let Some(to) = cx.result(0) else { return };
+    let widths = (from.dtype.scalar().map(ScalarType::bit_width), to.dtype.scalar().map(ScalarType::bit_width));
+    if from.shape != to.shape || widths.0.is_none() || widths.0 != widths.1 {
+        out.push(format!("bitcast needs non-pointer dtypes of one width and one shape, got {from} to {to}"));
     }
 }
 

@@ -211,6 +211,7 @@ impl Builder {
                 | OpKind::Cast { .. }
                 | OpKind::Select { .. }
                 | OpKind::Fma { .. }
+                | OpKind::Bitcast { .. }
                 | OpKind::Yield { .. } => true,
                 OpKind::Param { .. }
                 | OpKind::ProgramId { .. }

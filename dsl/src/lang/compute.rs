@@ -15,6 +15,10 @@ impl Builder {
     /// `div_or_mod` for `/` and `%`). Pairs that are not two scalar types (a pointer) and
     /// pairs with no promotion are reported and returned unchanged.
     pub(crate) fn promote_operands(&mut self, a: Value, b: Value, div_or_mod: bool, loc: SourceLoc) -> (Value, Value) {
+        // A Rust value next to a tensor takes the tensor's dtype (scalars.rs).
+        if let Some(pair) = self.promote_scalar(a, b, div_or_mod, loc) {
+            return pair;
+        }
         let (da, db) = (self.dtype(a), self.dtype(b));
         // Equal types keep their type, but `/` and `%` of f16 / bf16 give f32.
         if da == db && !(div_or_mod && matches!(da.scalar(), Some(ScalarType::F16 | ScalarType::BF16))) {

@@ -3,9 +3,9 @@
 //!
 //! The promotion rule between two element types (Triton's) lives in `promotion.rs`,
 //! with its table; `docs/semantics.md` ("Dtypes") lists it. Promotion only widens as
-//! that table says: `i64` to `i32` needs `.to::<i32>()`. Rust literals are operands too:
-//! an integer literal is an `i32` (so `Tensor<i64> + 1` is `i64`), a float literal an
-//! `f32`.
+//! that table says: `i64` to `i32` needs `.to::<i32>()`. Rust values next to a tensor
+//! (`x * 2`, `1.0 / x`) follow Triton's scalar rule instead (`scalars.rs`): they take the
+//! tensor's dtype unless their kind is higher.
 
 use std::marker::PhantomData;
 

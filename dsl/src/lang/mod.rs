@@ -4,17 +4,21 @@
 //! types, `promotion.rs` the promotion table; `semantic.rs` holds every typing,
 //! broadcasting and folding rule, and `compute.rs` the conversions around ops on storage
 //! types (`f16` computes in `f32`, `i8` in `i32`); `math.rs` the math functions (`tl.exp`,
-//! `tl.math.div_rn`, ...). The shape ops (`reshape`, `trans`, `permute`, `join`, `split`,
+//! `tl.math.div_rn`, ...); `scalars.rs` Triton's scalar rule (a Rust value next
+//! to a tensor takes its dtype) and `bits.rs` (`!`, bitcasts, operator dtype errors). The shape ops (`reshape`, `trans`, `permute`, `join`, `split`,
 //! ...) are `shape_ops.rs` (API) and `shape_semantic.rs` (rules).
 
 mod atomics;
+mod bits;
 mod combine;
 mod compute;
 mod control;
 mod dtype;
 pub mod math;
+mod operators;
 mod ops;
 pub mod promotion;
+mod scalars;
 pub mod semantic;
 mod shape_ops;
 mod shape_semantic;
@@ -31,10 +35,12 @@ pub use dtype::{DTypeMarker, IntMarker, NumericMarker, Ptr, ScalarMarker};
 pub use math::{
     abs, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log, log2, rsqrt, sigmoid, sin, sqrt, sqrt_rn, tanh,
 };
+pub use operators::{cast, eq, ge, gt, le, lt, ne};
 pub use ops::{
     Carry, arange, argmax, cdiv, for_range, full, load, max, max_with, maximum, maximum_with, min, min_with, minimum,
     minimum_with, num_programs, program_id, store, sum, where_, zeros,
 };
 pub use promotion::{AddOutput, Promote, PromoteDiv};
+pub use scalars::{BoolScalar, FloatScalar, IntScalar};
 pub use shape_ops::{broadcast_to, expand_dims, join, permute, reshape, split, trans};
 pub use tensor::{Tensor, TensorOperand};

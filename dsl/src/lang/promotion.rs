@@ -16,8 +16,8 @@
 //! integers (`i1` is an unsigned 1-bit integer): the same signedness gives the wider; a
 //! signed and an unsigned give the unsigned one when it is at least as wide, else the
 //! signed one; `/` and `%` between different signedness are refused (Triton's
-//! `TypeError`). Triton's rule 0 (a Python scalar of a lower kind does not take part) has
-//! no counterpart: Rust literals are typed (`1` is an `i32`, `2.0` an `f32`).
+//! `TypeError`). Triton's rule 0 (a Python scalar of a lower kind does not take part) is
+//! in `scalars.rs`: a Rust value next to a tensor (`1`, `2.0`, `true`) takes its dtype.
 
 use half::{bf16, f16};
 

@@ -4,6 +4,7 @@
 //! see equal shapes and dtypes on both sides of every element-wise op.
 
 use crate::diag::Code;
+use crate::interp::bits::shifts_arithmetically;
 use crate::ir::{
     BinaryOp, CmpPred, Constant, DType, OpKind, ReduceOp, ScalarType, Shape, SourceLoc, TensorType, UnaryOp, Value,
 };
@@ -218,8 +219,8 @@ impl Builder {
             self.error(loc, format!("`{}` is not defined on pointers", op.name()), "add integer offsets to pointers");
             return lhs;
         }
-        if matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor) && ty.dtype.is_float() {
-            self.error(loc, format!("`{}` is not defined on floats", op.name()), "use it on ints or masks");
+        if !op.accepts(ty.dtype) {
+            self.operator_dtype_error(op, ty.dtype, loc);
             return lhs;
         }
         let scalar = ty.dtype.scalar().unwrap_or(ScalarType::I32);
@@ -248,6 +249,7 @@ impl Builder {
                 BinaryOp::Add if cl == zero => return rhs,
                 BinaryOp::Sub if cr == zero => return lhs,
                 BinaryOp::Div if cr == one => return lhs,
+                BinaryOp::Shl | BinaryOp::Shr if cr == zero => return lhs,
                 // No identity operand: keep the op.
                 BinaryOp::Add
                 | BinaryOp::Sub
@@ -259,7 +261,9 @@ impl Builder {
                 | BinaryOp::And
                 | BinaryOp::Or
                 | BinaryOp::Xor
-                | BinaryOp::FDiv => {}
+                | BinaryOp::FDiv
+                | BinaryOp::Shl
+                | BinaryOp::Shr => {}
             }
         }
         self.push1(OpKind::Binary { op, lhs, rhs }, ty, loc)
@@ -487,6 +491,7 @@ fn fold_cast(c: Constant, from: Option<ScalarType>, to: ScalarType) -> Option<Co
         (Constant::Int(v), ScalarType::F32) => Constant::F32(int_value(v) as f32),
         (Constant::Int(v), ScalarType::F64) => Constant::F64(int_value(v) as f64),
         (Constant::Bool(b), t) if t.is_int() => Constant::Int(i64::from(b)),
+        (Constant::Bool(b), ScalarType::F32) => Constant::F32(f32::from(u8::from(b))),
         (Constant::F32(f), ScalarType::F32) => Constant::F32(f),
         // no exact fold for this constant and type (not an op kind)
         _ => return None,
@@ -513,6 +518,8 @@ fn fold_binary(op: BinaryOp, a: Constant, b: Constant, ty: ScalarType) -> Option
                 BinaryOp::And => x & y,
                 BinaryOp::Or => x | y,
                 BinaryOp::Xor => x ^ y,
+                BinaryOp::Shl => crate::interp::bits::shl(x, y, ty.int_bits()?),
+                BinaryOp::Shr => crate::interp::bits::shr(x, y, ty.int_bits()?, shifts_arithmetically(ty)),
                 // Float-only (`lang::fdiv` refuses ints): never folded on ints.
                 BinaryOp::FDiv => return None,
             };
@@ -530,7 +537,9 @@ fn fold_binary(op: BinaryOp, a: Constant, b: Constant, ty: ScalarType) -> Option
             | BinaryOp::Rem
             | BinaryOp::Max(_)
             | BinaryOp::Min(_)
-            | BinaryOp::FDiv => None,
+            | BinaryOp::FDiv
+            | BinaryOp::Shl
+            | BinaryOp::Shr => None,
         },
         // constants of different or float kinds are not folded (not an op kind)
         _ => None,

@@ -1,13 +1,14 @@
 //! `Tensor<T>`: the handle a kernel body computes with, and its operators.
 
 use std::marker::PhantomData;
-use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Sub};
+use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Shl, Shr, Sub};
 
 use crate::ir::{BinaryOp, CmpPred, Constant, DType, ReduceOp, Shape, SourceLoc, UnaryOp, Value};
 use crate::trace::with_builder;
 
 use super::dtype::{DTypeMarker, IntMarker, NumericMarker, ScalarMarker};
 use super::promotion::{AddOutput, Promote, PromoteDiv};
+use super::scalars::{BoolScalar, FloatScalar, IntScalar};
 
 /// A block tensor of `T` elements (a scalar when its shape is `[]`), being traced.
 ///
@@ -30,10 +31,13 @@ impl<T> std::fmt::Debug for Tensor<T> {
     }
 }
 
-/// Anything that can stand on the right of an op with a `Tensor`: another tensor or a
-/// Rust literal (integer literals are `i32`, float literals `f32`).
+/// Anything that can stand next to a `Tensor` in an op: another tensor or a Rust value.
+/// `DType` is what the promotion table ([`Promote`]) keys on: a tensor's dtype marker, or
+/// for a Rust value Triton's scalar kind ([`IntScalar`] for `i32`, [`FloatScalar`] for
+/// `f32`/`f64`, [`BoolScalar`] for `bool`), which adopts the tensor's dtype (`x_f32 * 2`
+/// is `f32`, `x_i64 + 1` is `i64`); an `i64` value is typed `i64`.
 pub trait TensorOperand: Copy {
-    type DType: DTypeMarker;
+    type DType;
     fn value(self, loc: SourceLoc) -> Value;
 }
 
@@ -45,11 +49,11 @@ impl<T: DTypeMarker> TensorOperand for Tensor<T> {
 }
 
 fn literal(c: Constant, dtype: DType, loc: SourceLoc) -> Value {
-    with_builder(|b| b.constant_value(c, dtype, Shape::scalar(), loc))
+    with_builder(|b| b.scalar_literal(c, dtype, loc))
 }
 
 impl TensorOperand for i32 {
-    type DType = i32;
+    type DType = IntScalar;
     fn value(self, loc: SourceLoc) -> Value {
         literal(Constant::Int(self.into()), DType::I32, loc)
     }
@@ -61,20 +65,20 @@ impl TensorOperand for i64 {
     }
 }
 impl TensorOperand for f32 {
-    type DType = f32;
+    type DType = FloatScalar;
     fn value(self, loc: SourceLoc) -> Value {
         literal(Constant::F32(self), DType::F32, loc)
     }
 }
 /// Unsuffixed float literals default to `f64` in Rust; they are `f32` constants here.
 impl TensorOperand for f64 {
-    type DType = f32;
+    type DType = FloatScalar;
     fn value(self, loc: SourceLoc) -> Value {
         literal(Constant::F32(self as f32), DType::F32, loc)
     }
 }
 impl TensorOperand for bool {
-    type DType = bool;
+    type DType = BoolScalar;
     fn value(self, loc: SourceLoc) -> Value {
         literal(Constant::Bool(self), DType::BOOL, loc)
     }
@@ -117,6 +121,14 @@ impl<T: ScalarMarker> Tensor<T> {
     pub fn to<U: ScalarMarker>(self) -> Tensor<U> {
         let loc = SourceLoc::caller();
         Tensor::from_value(with_builder(|b| b.cast(self.value, U::DTYPE, loc, true)))
+    }
+
+    /// The same bits read as `U` (Triton's `x.to(dtype, bitcast=True)`): `U` must have
+    /// `T`'s bit width (`f32` <-> `i32`); another width is a located error naming both.
+    #[track_caller]
+    pub fn to_bitcast<U: ScalarMarker>(self) -> Tensor<U> {
+        let loc = SourceLoc::caller();
+        Tensor::from_value(with_builder(|b| b.bitcast(self.value, U::DTYPE, loc)))
     }
 }
 
@@ -222,9 +234,12 @@ arith! {
     BitAnd::bitand => BinaryOp::And, Promote;
     BitOr::bitor => BinaryOp::Or, Promote;
     BitXor::bitxor => BinaryOp::Xor, Promote;
+    Shl::shl => BinaryOp::Shl, Promote;
+    Shr::shr => BinaryOp::Shr, Promote;
 }
 
-/// Literals on the left: `2 * x`, `1.0 - x`.
+/// Rust values on the left: `2 * x`, `1.0 / x`, `n - offs`, `1 << x`; the scalar rule
+/// of [`TensorOperand`] gives the dtype, as on the right.
 macro_rules! arith_literal_lhs {
     ($($lit:ty => $($trait:ident :: $method:ident => $op:expr),*;)*) => {$($(
         impl<R: DTypeMarker> $trait<Tensor<R>> for $lit
@@ -242,9 +257,17 @@ macro_rules! arith_literal_lhs {
     )*)*};
 }
 arith_literal_lhs! {
-    i32 => Add::add => BinaryOp::Add, Sub::sub => BinaryOp::Sub, Mul::mul => BinaryOp::Mul;
-    i64 => Add::add => BinaryOp::Add, Sub::sub => BinaryOp::Sub, Mul::mul => BinaryOp::Mul;
-    f32 => Add::add => BinaryOp::Add, Sub::sub => BinaryOp::Sub, Mul::mul => BinaryOp::Mul;
+    i32 => Add::add => BinaryOp::Add, Sub::sub => BinaryOp::Sub, Mul::mul => BinaryOp::Mul, Div::div => BinaryOp::Div,
+        Rem::rem => BinaryOp::Rem, BitAnd::bitand => BinaryOp::And, BitOr::bitor => BinaryOp::Or,
+        BitXor::bitxor => BinaryOp::Xor, Shl::shl => BinaryOp::Shl, Shr::shr => BinaryOp::Shr;
+    i64 => Add::add => BinaryOp::Add, Sub::sub => BinaryOp::Sub, Mul::mul => BinaryOp::Mul, Div::div => BinaryOp::Div,
+        Rem::rem => BinaryOp::Rem, BitAnd::bitand => BinaryOp::And, BitOr::bitor => BinaryOp::Or,
+        BitXor::bitxor => BinaryOp::Xor, Shl::shl => BinaryOp::Shl, Shr::shr => BinaryOp::Shr;
+    f32 => Add::add => BinaryOp::Add, Sub::sub => BinaryOp::Sub, Mul::mul => BinaryOp::Mul, Div::div => BinaryOp::Div,
+        Rem::rem => BinaryOp::Rem;
+    f64 => Add::add => BinaryOp::Add, Sub::sub => BinaryOp::Sub, Mul::mul => BinaryOp::Mul, Div::div => BinaryOp::Div,
+        Rem::rem => BinaryOp::Rem;
+    bool => BitAnd::bitand => BinaryOp::And, BitOr::bitor => BinaryOp::Or, BitXor::bitxor => BinaryOp::Xor;
 }
 
 /// `-x` (unary minus) on ints and floats: ints wrap, floats flip the sign bit.
@@ -257,12 +280,13 @@ impl<T: NumericMarker> Neg for Tensor<T> {
     }
 }
 
-impl Not for Tensor<bool> {
-    type Output = Tensor<bool>;
+/// `!x`: logical not on `i1`, bitwise not on ints (Triton's `~x`); a located error on
+/// floats.
+impl<T: ScalarMarker> Not for Tensor<T> {
+    type Output = Tensor<T>;
     #[track_caller]
-    fn not(self) -> Tensor<bool> {
+    fn not(self) -> Tensor<T> {
         let loc = SourceLoc::caller();
-        let t = true.value(loc);
-        Tensor::from_value(with_builder(|b| b.binary(BinaryOp::Xor, self.value, t, loc)))
+        Tensor::from_value(with_builder(|b| b.invert(self.value, loc)))
     }
 }

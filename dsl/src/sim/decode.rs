@@ -428,6 +428,8 @@ fn bin_fn(op: BinOp, ty: Ty) -> Result<BinFn, SimFault> {
         (BinOp::ShrU, Ty::I32) => |a, b| Some(if (b as u32) >= 32 { 0 } else { u64::from((a as u32) >> b as u32) }),
         (BinOp::Shl, Ty::I64) => |a, b| Some(if (b as u32) >= 64 { 0 } else { a << b as u32 }),
         (BinOp::ShrU, Ty::I64) => |a, b| Some(if (b as u32) >= 64 { 0 } else { a >> b as u32 }),
+        (BinOp::ShrS, Ty::I32) => |a, b| Some(from_i32(i32_of(a) >> (b as u32).min(31))),
+        (BinOp::ShrS, Ty::I64) => |a, b| Some(((a as i64) >> (b as u32).min(63)) as u64),
         (BinOp::Add, Ty::F32) => |a, b| Some(from_f32(f32_of(a) + f32_of(b))),
         (BinOp::Sub, Ty::F32) => |a, b| Some(from_f32(f32_of(a) - f32_of(b))),
         (BinOp::Mul, Ty::F32) => |a, b| Some(from_f32(f32_of(a) * f32_of(b))),

@@ -1,7 +1,7 @@
 //! The trace-time IR builder, installed in a thread-local while a body runs.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::ir::{Block, Constant, DType, Kernel, Op, OpId, OpKind, SourceLoc, TensorType, Value, ValueData, ValueDef};
@@ -24,6 +24,9 @@ pub struct Builder {
     /// Values that stand for a runtime argument folded to the constant 1, with the
     /// parameter's index (Triton-semantics mode forbids `.to()` on them).
     pub(crate) folded_params: HashMap<Value, usize>,
+    /// Constants made from Rust values next to a tensor (`2 * x`): Triton's scalars, which
+    /// take the tensor's dtype (`lang/scalars.rs`).
+    pub(crate) triton_scalars: HashSet<Value>,
     pub(crate) options: TraceOptions,
     /// Which block each value belongs to, to report values used after their region.
     pub(crate) scopes: super::scope::Scopes,
@@ -100,6 +103,7 @@ impl Builder {
             blocks: vec![Block::default()],
             errors: Vec::new(),
             folded_params: HashMap::new(),
+            triton_scalars: HashSet::new(),
             options,
             scopes: Default::default(),
         };

@@ -153,8 +153,9 @@ impl AxisInfoMap {
                 }
                 // Reshaping, joining and splitting regroup elements: nothing is known.
                 OpKind::Reshape { .. } | OpKind::Join { .. } | OpKind::Split { .. } => AxisInfo::unknown(&shape),
-                // Element-wise functions keep runs of equal elements, nothing else.
-                OpKind::Unary { value, .. } => {
+                // Element-wise functions keep runs of equal elements, nothing else (a
+                // bitcast is one: equal bits stay equal, their value is another).
+                OpKind::Unary { value, .. } | OpKind::Bitcast { value } => {
                     let s = get(*value, &infos);
                     let n = s.constancy.len();
                     AxisInfo { contiguity: vec![1; n], divisibility: vec![1; n], constant: None, ..s }
@@ -261,7 +262,9 @@ fn binary(op: BinaryOp, l: &AxisInfo, r: &AxisInfo, dtype: DType) -> AxisInfo {
             | BinaryOp::And
             | BinaryOp::Or
             | BinaryOp::Xor
-            | BinaryOp::FDiv,
+            | BinaryOp::FDiv
+            | BinaryOp::Shl
+            | BinaryOp::Shr,
         ) => None,
     };
     if !dtype.is_int() {
@@ -298,7 +301,9 @@ fn binary(op: BinaryOp, l: &AxisInfo, r: &AxisInfo, dtype: DType) -> AxisInfo {
             | BinaryOp::And
             | BinaryOp::Or
             | BinaryOp::Xor
-            | BinaryOp::FDiv => (1, 1),
+            | BinaryOp::FDiv
+            | BinaryOp::Shl
+            | BinaryOp::Shr => (1, 1),
         })
         .unzip();
     AxisInfo { contiguity, divisibility, constancy, constant }

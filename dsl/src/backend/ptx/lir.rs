@@ -167,6 +167,7 @@ pub enum Special {
 /// | `And`, `Or`, `Xor` | bitwise | - | logical |
 /// | `Shl` | shift left by `b` bits (`b >= width` gives 0) | - | - |
 /// | `ShrU` | logical shift right by `b` bits (`b >= width` gives 0) | - | - |
+/// | `ShrS` | arithmetic shift right by `b` bits (`b >= width` leaves the sign in every bit) | - | - |
 ///
 /// Signed zeros: `+0.0 > -0.0` (`max(-0.0, +0.0) = +0.0`, `min` gives `-0.0`, in either
 /// order), as measured on an H200 (docs/semantics.md). Float `Add`/`Sub`/`Mul`/`Div`
@@ -186,6 +187,7 @@ pub enum BinOp {
     Shl,
     ShrU,
     DivFull,
+    ShrS,
 }
 
 impl BinOp {
@@ -193,14 +195,14 @@ impl BinOp {
     pub fn commutes(self) -> bool {
         match self {
             BinOp::Add | BinOp::Mul | BinOp::Max(_) | BinOp::Min(_) | BinOp::And | BinOp::Or | BinOp::Xor => true,
-            BinOp::Sub | BinOp::Div | BinOp::Rem | BinOp::Shl | BinOp::ShrU | BinOp::DivFull => false,
+            BinOp::Sub | BinOp::Div | BinOp::Rem | BinOp::Shl | BinOp::ShrU | BinOp::ShrS | BinOp::DivFull => false,
         }
     }
 
     /// The integer `id` with `x op id == x` (`x + 0`, `x * 1`, `x << 0`, ...), if any.
     pub fn right_identity(self) -> Option<i64> {
         match self {
-            BinOp::Add | BinOp::Sub | BinOp::Shl | BinOp::ShrU | BinOp::Or | BinOp::Xor => Some(0),
+            BinOp::Add | BinOp::Sub | BinOp::Shl | BinOp::ShrU | BinOp::ShrS | BinOp::Or | BinOp::Xor => Some(0),
             BinOp::Mul => Some(1),
             BinOp::Div | BinOp::Rem | BinOp::Max(_) | BinOp::Min(_) | BinOp::And | BinOp::DivFull => None,
         }
@@ -210,7 +212,7 @@ impl BinOp {
     /// `shl.b64 %rd, %rd, %r`), as the writer prints and the simulator reads it.
     pub fn is_shift(self) -> bool {
         match self {
-            BinOp::Shl | BinOp::ShrU => true,
+            BinOp::Shl | BinOp::ShrU | BinOp::ShrS => true,
             BinOp::Add
             | BinOp::Sub
             | BinOp::Mul

@@ -8,6 +8,7 @@
 //! are [`PtxError`]s naming the kernel and the op's line.
 
 mod atomics;
+mod bits;
 mod combine;
 mod control;
 mod convert;
@@ -28,6 +29,7 @@ use super::layout::{self, Blocked, Geometry, Layout, MAX_REGS_PER_VALUE};
 use super::lir::{BinOp, Cmp, Group, Inst, LayoutNote, Operand, Param, ParamTy, Program, Reg, Special, Ty};
 use super::{Decisions, PtxError, PtxOptions, vectorize};
 use crate::diag::Code;
+use crate::interp::bits::shifts_arithmetically;
 use crate::ir::{
     BinaryOp, Block, CmpPred, Constant, DType, Effect, Kernel, Op, OpId, OpKind, ParamKind, PropagateNan, ScalarType,
     SourceLoc, Value,
@@ -713,6 +715,14 @@ impl Lowerer<'_> {
             OpKind::Binary { op: bop, lhs, rhs } => {
                 let r = res.unwrap();
                 let ty = ty_of(k.dtype(r));
+                if let (BinaryOp::Shl | BinaryOp::Shr, Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64) = (bop, ty) {
+                    let arithmetic = k.dtype(r).scalar().is_some_and(shifts_arithmetically);
+                    let (a, b) = (self.val(*lhs), self.val(*rhs));
+                    let left = *bop == BinaryOp::Shl;
+                    let elems = a.iter().zip(&b).map(|(x, y)| self.shift(left, arithmetic, ty, *x, *y)).collect();
+                    self.set(r, elems);
+                    return Ok(());
+                }
                 let bin = match (bop, ty) {
                     (BinaryOp::Add, Ty::I32 | Ty::I64 | Ty::F32 | Ty::U32 | Ty::U64 | Ty::F64) => BinOp::Add,
                     (BinaryOp::Sub, Ty::I32 | Ty::I64 | Ty::F32 | Ty::U32 | Ty::U64 | Ty::F64) => BinOp::Sub,
@@ -735,7 +745,9 @@ impl Lowerer<'_> {
                     | (BinaryOp::Rem, Ty::F32 | Ty::F64 | Ty::Pred)
                     | (BinaryOp::Max(PropagateNan::All) | BinaryOp::Min(PropagateNan::All), Ty::F64)
                     | (BinaryOp::Div | BinaryOp::Max(_) | BinaryOp::Min(_), Ty::Pred)
-                    | (BinaryOp::And | BinaryOp::Or | BinaryOp::Xor, Ty::F32 | Ty::F64) => {
+                    | (BinaryOp::And | BinaryOp::Or | BinaryOp::Xor, Ty::F32 | Ty::F64)
+                    // Int shifts returned above; i1 and float shifts are refused by the verifier.
+                    | (BinaryOp::Shl | BinaryOp::Shr, _) => {
                         return Err(self.err(
                             op.loc,
                             format!("`{}` on {} is not supported by the PTX back end", bop.name(), k.dtype(r)),
@@ -786,6 +798,13 @@ impl Lowerer<'_> {
                 let (from, to) = (ty_of(k.dtype(*v)), ty_of(k.dtype(r)));
                 let src = self.val(*v);
                 let elems = src.into_iter().map(|x| self.cast(x, from, to)).collect();
+                self.set(r, elems);
+            }
+            OpKind::Bitcast { value: v } => {
+                let r = res.unwrap();
+                let (from, to) = (ty_of(k.dtype(*v)), ty_of(k.dtype(r)));
+                let src = self.val(*v);
+                let elems = src.into_iter().map(|x| self.bitcast(x, from, to)).collect();
                 self.set(r, elems);
             }
             OpKind::Select { cond, on_true, on_false } => {

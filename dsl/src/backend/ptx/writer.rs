@@ -580,6 +580,7 @@ fn bin_name(op: BinOp, ty: Ty) -> String {
         BinOp::ShrU if matches!(ty, Ty::I64 | Ty::U64) => "shr.u64".into(),
         BinOp::ShrU => "shr.u32".into(),
         BinOp::DivFull => format!("div.full.{s}"),
+        BinOp::ShrS => format!("shr.{s}"),
     }
 }
 

@@ -207,9 +207,10 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
         };
         match &op.kind {
             OpKind::Binary { lhs, rhs, .. } | OpKind::Compare { lhs, rhs, .. } => tie(&[*lhs, *rhs, op.results[0]]),
-            OpKind::Unary { value: v, .. } | OpKind::Cast { value: v } | OpKind::Broadcast { value: v } => {
-                tie(&[*v, op.results[0]])
-            }
+            OpKind::Unary { value: v, .. }
+            | OpKind::Cast { value: v }
+            | OpKind::Bitcast { value: v }
+            | OpKind::Broadcast { value: v } => tie(&[*v, op.results[0]]),
             OpKind::Select { cond, on_true, on_false } => tie(&[*cond, *on_true, *on_false, op.results[0]]),
             OpKind::Fma { a, b, c } => tie(&[*a, *b, *c, op.results[0]]),
             OpKind::AddPtr { ptr, offset } => tie(&[*ptr, *offset, op.results[0]]),
