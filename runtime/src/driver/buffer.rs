@@ -50,33 +50,46 @@ impl RawBuffer {
 }
 
 /// A device allocation of `len` elements of `T`.
+///
+/// An empty buffer is valid (an empty tensor is a legal argument): the driver refuses
+/// `cuMemAlloc(0)` with `CUDA_ERROR_INVALID_VALUE`, so an empty buffer holds one element
+/// that is never read or written, and `len` stays 0.
 #[derive(Debug)]
 pub struct DeviceBuffer<T: Element> {
     slice: CudaSlice<T>,
+    len: usize,
     owner: u64,
 }
 
 impl<T: Element> DeviceBuffer<T> {
     /// Copies `host` to a new allocation.
     pub fn from_host(gpu: &Gpu, host: &[T]) -> Result<Self, HostError> {
+        if host.is_empty() {
+            return Self::zeros(gpu, 0);
+        }
         let slice = gpu.stream.clone_htod(host).map_err(HostError::driver("cuMemcpyHtoD"))?;
-        Ok(DeviceBuffer { slice, owner: gpu.id })
+        Ok(DeviceBuffer { slice, len: host.len(), owner: gpu.id })
     }
 
     /// A zero-filled allocation.
     pub fn zeros(gpu: &Gpu, len: usize) -> Result<Self, HostError> {
-        let slice = gpu.stream.alloc_zeros::<T>(len).map_err(HostError::driver("cuMemAlloc"))?;
-        Ok(DeviceBuffer { slice, owner: gpu.id })
+        let slice = gpu.stream.alloc_zeros::<T>(len.max(1)).map_err(HostError::driver("cuMemAlloc"))?;
+        Ok(DeviceBuffer { slice, len, owner: gpu.id })
     }
 
     /// Copies the whole buffer back to the host (waits for the stream).
     pub fn to_host(&self, gpu: &Gpu) -> Result<Vec<T>, HostError> {
-        gpu.stream.clone_dtoh(&self.slice).map_err(HostError::driver("cuMemcpyDtoH"))
+        let mut host = gpu.stream.clone_dtoh(&self.slice).map_err(HostError::driver("cuMemcpyDtoH"))?;
+        host.truncate(self.len);
+        Ok(host)
     }
 
     /// Copies `host` into the start of the buffer.
     pub fn write(&mut self, gpu: &Gpu, host: &[T]) -> Result<(), HostError> {
         assert!(host.len() <= self.len(), "write of {} elements into a buffer of {}", host.len(), self.len());
+        if host.is_empty() {
+            return Ok(());
+        }
         gpu.stream.memcpy_htod(host, &mut self.slice).map_err(HostError::driver("cuMemcpyHtoD"))
     }
 
@@ -94,20 +107,48 @@ impl<T: Element> DeviceBuffer<T> {
     /// wait). Panics if this buffer is shorter than `src`.
     pub fn copy_from(&mut self, gpu: &Gpu, src: &DeviceBuffer<T>) -> Result<(), HostError> {
         assert!(src.len() <= self.len(), "copy of {} elements into a buffer of {}", src.len(), self.len());
+        if src.is_empty() {
+            return Ok(());
+        }
         gpu.stream.memcpy_dtod(&src.slice, &mut self.slice).map_err(HostError::driver("cuMemcpyDtoDAsync"))
     }
 
     pub fn len(&self) -> usize {
-        self.slice.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.slice.is_empty()
+        self.len == 0
     }
 
     /// The address range, element type and owner a launch checks arguments against.
     pub fn raw(&self) -> RawBuffer {
         let (ptr, _sync) = self.slice.device_ptr(self.slice.stream());
         RawBuffer { ptr, len: self.len(), elem: T::SCALAR, owner: self.owner }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An empty tensor is a legal argument: allocating, filling, copying and reading back
+    /// zero elements works (the driver itself refuses `cuMemAlloc(0)`), and the buffer
+    /// reports length 0.
+    #[test]
+    #[ignore = "needs a GPU"]
+    fn empty_buffers_allocate_copy_and_read_back_as_empty() {
+        let gpu = Gpu::open(0).expect("a GPU");
+        let mut a = DeviceBuffer::<f32>::from_host(&gpu, &[]).unwrap();
+        let b = DeviceBuffer::<f32>::zeros(&gpu, 0).unwrap();
+        assert_eq!((a.len(), a.is_empty(), b.len()), (0, true, 0));
+        a.fill_bytes(&gpu, 0xff).unwrap();
+        a.write(&gpu, &[]).unwrap();
+        a.copy_from(&gpu, &b).unwrap();
+        assert_eq!(a.to_host(&gpu).unwrap(), Vec::<f32>::new());
+        assert_eq!(a.raw().len, 0);
+        // A non-empty buffer still round-trips.
+        let c = DeviceBuffer::<i32>::from_host(&gpu, &[1, 2, 3]).unwrap();
+        assert_eq!(c.to_host(&gpu).unwrap(), vec![1, 2, 3]);
     }
 }
