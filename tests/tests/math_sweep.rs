@@ -131,7 +131,9 @@ fn sweeps() -> Vec<Sweep> {
             range: (f32::from_bits(1), f32::MAX),
             exact: |a, _, _| f64::from(a).log2(),
             cpu: Bound::Ulps(0),
-            gpu: Bound::UlpsOrAbs(2, 2.0e-7),
+            // 2^-22: lg2.approx's absolute error near 1, where the result is tiny and its
+            // ulp counts explode (measured on the H200: docs/results/2026-12-03-h200-run3).
+            gpu: Bound::UlpsOrAbs(2, 2.4e-7),
         },
         Sweep {
             name: "sqrt",
@@ -263,6 +265,13 @@ impl Stats {
     fn worst_ulp_beyond_abs(&self, abs: f64) -> u64 {
         self.errors.iter().filter(|(_, e)| *e > abs).map(|(u, _)| *u).max().unwrap_or(0)
     }
+
+    /// The largest absolute error among the elements more than `ulps` ulp off: the
+    /// smallest absolute bound that, with `ulps`, covers every element (what a
+    /// [`Bound::UlpsOrAbs`] is measured by).
+    fn worst_abs_beyond_ulps(&self, ulps: u64) -> f64 {
+        self.errors.iter().filter(|(u, _)| *u > ulps).map(|(_, e)| *e).fold(0.0, f64::max)
+    }
 }
 
 fn measure(s: &Sweep, a: &[f32], b: &[f32], c: &[f32], got: &[f32]) -> Stats {
@@ -326,7 +335,7 @@ fn output(outputs: &rtriton_testing::Outputs) -> Vec<f32> {
 
 fn row(s: &Sweep, st: &Stats, bound: Bound) -> String {
     format!(
-        "| `{}` | [{:e}, {:e}] | {} | {} | {:e} (0x{:08X}) | {:.3e} | {:e} | {:.3e} | {} | {} | {bound} | {} |",
+        "| `{}` | [{:e}, {:e}] | {} | {} | {:e} (0x{:08X}) | {:.3e} | {:e} | {:.3e} | {} | {} | {bound} | {} | {} |",
         s.name,
         s.range.0,
         s.range.1,
@@ -339,11 +348,15 @@ fn row(s: &Sweep, st: &Stats, bound: Bound) -> String {
         st.max_rel,
         st.nan_mismatches,
         function(s.name).instruction,
-        if bound.holds(st) { "yes" } else { "NO" }
+        if bound.holds(st) { "yes" } else { "NO" },
+        match bound {
+            Bound::UlpsOrAbs(n, _) => format!("{:.3e}", st.worst_abs_beyond_ulps(n)),
+            Bound::Ulps(_) | Bound::Abs(_) | Bound::Rel(_) => "-".to_string(),
+        }
     )
 }
 
-const HEADER: &str = "| function | range | points | max ulp | at x | max abs error | at x | max rel error | NaN mismatches | PTX | bound | within |\n|---|---|---|---|---|---|---|---|---|---|---|---|";
+const HEADER: &str = "| function | range | points | max ulp | at x | max abs error | at x | max rel error | NaN mismatches | PTX | bound | within | max abs error beyond the ulp part |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|";
 
 #[test]
 fn every_function_has_a_sweep() {

@@ -68,7 +68,31 @@ pub fn run_gpu(def: &KernelDef, case: &Case, policy: SpecPolicy, options: GpuOpt
     {
         return Err(RunError::StickyDriverError(format!("an earlier launch: {e}")));
     }
-    let mut rt = Runtime::new().map_err(gpu_error)?;
+    RUNTIME.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(Runtime::new().map_err(gpu_error)?);
+        }
+        let rt = slot.as_mut().expect("set above");
+        let result = run_on(rt, def, case, policy);
+        // A poisoned context is of no use to later runs: drop it (they are refused anyway,
+        // or open a fresh one when `refuse_after_sticky_error` is off).
+        if matches!(result, Err(RunError::StickyDriverError(_))) {
+            *slot = None;
+        }
+        result
+    })
+}
+
+thread_local! {
+    /// One runtime per test thread, reused across runs: opening a CUDA context and
+    /// JIT-loading modules costs far more than the small launches tests make, and a
+    /// runtime per run made the GPU suites take minutes. Kernels are cached by name and
+    /// definition site, so reuse never mixes two kernels up.
+    static RUNTIME: std::cell::RefCell<Option<Runtime>> = const { std::cell::RefCell::new(None) };
+}
+
+fn run_on(rt: &mut Runtime, def: &KernelDef, case: &Case, policy: SpecPolicy) -> Result<Outputs, RunError> {
     let mut device = Vec::new();
     for t in case.tensors() {
         device.push(

@@ -126,7 +126,7 @@ pub fn functions() -> Vec<MathFn> {
             domain: (-10.0, 10.0),
             gpu_specials: &[0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -f32::MAX, -1e-45],
             gpu_rule: bits,
-            instruction: "abs.f32",
+            instruction: "and.b32",
         },
         MathFn {
             name: "floor",

@@ -938,13 +938,8 @@ impl Lowerer<'_> {
                 let zero = if from == Ty::F32 { Operand::F32(0.0) } else { Operand::Int(0) };
                 Operand::Reg(self.setp(Cmp::Ne, from, x, zero))
             }
-            // number to number: one cvt (register types, not an op kind)
-            _ => {
-                let src = self.reg(x, from);
-                let dst = self.new_reg(to);
-                self.emit(Inst::Cvt { dst, to, src, from });
-                dst.into()
-            }
+            // number to number: one cvt and the NaN rule (register types, not an op kind)
+            _ => self.cvt(x, from, to),
         }
     }
 

@@ -280,6 +280,15 @@ impl Writer<'_> {
                 let bt = if op.is_shift() { Ty::I32 } else { *ty };
                 format!("{name} {}, {}, {};", self.reg(*dst), self.opnd(*a, *ty), self.opnd(*b, bt))
             }
+            // Float `-x` and `abs(x)` only flip or clear the sign bit (docs/semantics.md):
+            // the H200's `neg.f32` returns the canonical NaN for a NaN with a payload
+            // (docs/results/2026-12-03-h200-run3), so they are bit operations here, one
+            // instruction as `neg`/`abs` are.
+            Inst::Unary { op: op @ (UnaryOp::Neg | UnaryOp::Abs), ty: ty @ (Ty::F32 | Ty::F64), dst, src } => {
+                let (bits, sign) = if *ty == Ty::F32 { (32, 0x8000_0000u64) } else { (64, 0x8000_0000_0000_0000) };
+                let (name, mask) = if *op == UnaryOp::Neg { ("xor", sign) } else { ("and", sign - 1) };
+                format!("{name}.b{bits} {}, {}, 0x{mask:X};", self.reg(*dst), self.reg(*src))
+            }
             Inst::Unary { op, ty, dst, src } => {
                 // PTX has no `neg.u32`: two's-complement negation is the same bits signed.
                 let suffix = match (op, ty) {

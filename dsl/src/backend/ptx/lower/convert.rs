@@ -67,10 +67,22 @@ impl Lowerer<'_> {
         }
     }
 
-    fn cvt(&mut self, x: Operand, from: Ty, to: Ty) -> Operand {
+    /// One `cvt`, plus the NaN rule where the GPU does not keep it by itself: the rules
+    /// say a NaN converts to integer 0, which `cvt.rzi` gives for f32 to a 32-bit or
+    /// narrower int, but measured on the H200 it gives the target's minimum for an f64
+    /// source and for a 64-bit target (`0x8000...`; docs/results/2026-12-03-h200-run3).
+    /// There a `setp.eq` of the source with itself (false only for NaN) selects 0.
+    pub(super) fn cvt(&mut self, x: Operand, from: Ty, to: Ty) -> Operand {
         let src = self.reg(x, from);
         let dst = self.new_reg(to);
         self.emit(Inst::Cvt { dst, to, src, from });
+        let float_to_int = from.scalar().is_float() && to.scalar().is_int();
+        if float_to_int && (from == Ty::F64 || is_int64(to)) {
+            let not_nan = self.setp(Cmp::Eq, from, src.into(), src.into());
+            let out = self.new_reg(to);
+            self.emit(Inst::Selp { ty: to, dst: out, a: dst.into(), b: Operand::Int(0), cond: not_nan });
+            return out.into();
+        }
         dst.into()
     }
 
