@@ -288,7 +288,11 @@ fn validate_kernel_runs_a_ports_suites_and_names_unknown_ports() {
         rtriton(&["validate", "--backend", "interp", "--kernel", "vector_add", "--case", "tail"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("vector_add: Triton tutorial 01"), "{stdout}");
-    assert!(stdout.trim_end().ends_with("ok: 2 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
+    // The tail case of each dtype's suite, on two back ends.
+    assert!(stdout.trim_end().ends_with("ok: 6 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
+    for kernel in ["add_kernel ", "add_kernel_f16", "add_kernel_bf16"] {
+        assert!(stdout.contains(kernel), "{kernel}: {stdout}");
+    }
     let (code, _, stderr) = rtriton(&["validate", "--kernel", "nope"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("--kernel nope: no port of that name; ports: vector_add"), "{stderr}");

@@ -3,7 +3,10 @@
 
 use std::fmt;
 
+use rtriton::ir::ScalarType;
+
 use crate::data::Data;
+use crate::element::Element;
 use crate::view::View;
 
 /// A tensor argument: a whole buffer and the view the kernel is given.
@@ -17,29 +20,73 @@ pub struct Tensor {
 }
 
 impl Tensor {
-    fn wrong_dtype(&self, asked: &str) -> ! {
+    fn wrong_dtype(&self, asked: ScalarType) -> ! {
         panic!("tensor `{}` holds {}, not {asked}", self.name, self.data.dtype())
+    }
+
+    /// The element at view index `index` of a tensor of `T`s (panics naming the tensor
+    /// and both dtypes when it holds another type: a reference bug).
+    pub fn at<T: Element>(&self, index: &[usize]) -> T {
+        self.data.as_slice::<T>().unwrap_or_else(|| self.wrong_dtype(T::SCALAR))[self.view.element(index)]
+    }
+
+    /// Sets the element at view index `index` of a tensor of `T`s.
+    pub fn set<T: Element>(&mut self, index: &[usize], value: T) {
+        let e = self.view.element(index);
+        let (name, dtype) = (self.name, self.data.dtype());
+        self.data.as_slice_mut::<T>().unwrap_or_else(|| panic!("tensor `{name}` holds {dtype}, not {}", T::SCALAR))
+            [e] = value;
+    }
+
+    /// The element at view index `index` as `f64`, whatever the dtype: exact for every
+    /// float and for integers up to 2^53 (past that it panics; read it with [`Tensor::at`]).
+    /// A reference written in `f64` with this and [`Tensor::set_f64`] serves every dtype.
+    pub fn f64_at(&self, index: &[usize]) -> f64 {
+        let e = self.view.element(index);
+        self.data.f64_at(e).unwrap_or_else(|| {
+            panic!(
+                "tensor `{}`: element {index:?} ({}) is not exact in f64; read it with `at::<{}>`",
+                self.name,
+                self.data.describe(e),
+                self.data.dtype()
+            )
+        })
+    }
+
+    /// Sets the element at view index `index` to `value` rounded once to the tensor's
+    /// dtype, to nearest with ties to even (a NaN becomes the dtype's canonical NaN). An
+    /// integer tensor takes only whole numbers in its range (else this panics: a
+    /// reference that computes a fraction for an integer output has a bug).
+    pub fn set_f64(&mut self, index: &[usize], value: f64) {
+        let e = self.view.element(index);
+        if let Err(why) = self.data.set_f64(e, value) {
+            panic!("tensor `{}` ({}), element {index:?}: {why}", self.name, self.data.dtype());
+        }
     }
 
     /// The element at view index `index` of an `f32` tensor.
     pub fn f32_at(&self, index: &[usize]) -> f32 {
-        self.data.as_f32().unwrap_or_else(|| self.wrong_dtype("f32"))[self.view.element(index)]
+        self.at(index)
     }
 
     pub fn set_f32(&mut self, index: &[usize], value: f32) {
-        let e = self.view.element(index);
-        let (name, dtype) = (self.name, self.data.dtype());
-        self.data.as_f32_mut().unwrap_or_else(|| panic!("tensor `{name}` holds {dtype}, not f32"))[e] = value;
+        self.set(index, value)
     }
 
     pub fn i32_at(&self, index: &[usize]) -> i32 {
-        self.data.as_i32().unwrap_or_else(|| self.wrong_dtype("i32"))[self.view.element(index)]
+        self.at(index)
     }
 
     pub fn set_i32(&mut self, index: &[usize], value: i32) {
-        let e = self.view.element(index);
-        let (name, dtype) = (self.name, self.data.dtype());
-        self.data.as_i32_mut().unwrap_or_else(|| panic!("tensor `{name}` holds {dtype}, not i32"))[e] = value;
+        self.set(index, value)
+    }
+
+    pub fn i64_at(&self, index: &[usize]) -> i64 {
+        self.at(index)
+    }
+
+    pub fn set_i64(&mut self, index: &[usize], value: i64) {
+        self.set(index, value)
     }
 }
 

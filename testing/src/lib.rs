@@ -43,15 +43,18 @@
 //! rtriton_testing::backend_tests!(suite => [tail]);
 //! ```
 //!
-//! Code map: `view.rs` (views as data), `data.rs` (typed buffers), `fill.rs` (special
-//! values), `case.rs` (one launch), `compare.rs` (rules, ULP distance), `run/` (the back
+//! Code map: `view.rs` (views as data), `data.rs` (typed buffers of every dtype),
+//! `element.rs` (their Rust element types, with f64 both ways), `float.rs` (float formats
+//! from their bits: ULPs, rounding from f64), `fill.rs` (special values), `case.rs` (one launch), `compare.rs` (rules, ULP distance), `run/` (the back
 //! ends: `cpu.rs` interpreter and simulator, `gpu.rs` the device), `report.rs` (failure
 //! reports), `suite.rs` (one kernel's tests), `table.rs` (ready-made views and sizes), `strategy.rs` (proptest strategies).
 
 pub mod case;
 pub mod compare;
 pub mod data;
+pub mod element;
 pub mod fill;
+pub mod float;
 pub mod report;
 pub mod run;
 pub mod strategy;
@@ -62,6 +65,11 @@ pub mod view;
 pub use case::{Case, CaseArg, Tensor};
 pub use compare::{NanRule, Rule, Tolerance};
 pub use data::Data;
+pub use element::Element;
+pub use float::Float;
+/// The crate of the `f16` / `bf16` element types, so a test crate can name them without
+/// depending on it.
+pub use half;
 pub use report::{Failure, FailureKind, Failures};
 pub use run::gpu::GpuOptions;
 pub use run::{Backend, Outputs, RunError};

@@ -48,11 +48,7 @@ const OUTPUTS: [&str; 2] = ["out", "out2"];
 /// What an output element holds before the kernel runs: untouched elements (the masked
 /// tail never reaches past `n`, but a wrong mask would) must agree too.
 fn untouched(like: &Data) -> Data {
-    match like {
-        Data::F32(v) => Data::F32(vec![f32::from_bits(0xABAB_ABAB); v.len()]),
-        Data::I32(v) => Data::I32(vec![0xABAB_ABABu32 as i32; v.len()]),
-        Data::I64(v) => Data::I64(vec![0xABAB_ABAB_ABAB_ABABu64 as i64; v.len()]),
-    }
+    like.from_le_bytes_like(&vec![0xAB; like.to_le_bytes().len()])
 }
 
 impl Launch {
@@ -138,11 +134,7 @@ fn same_bits(got: &Outputs, want: &Outputs) -> Result<(), String> {
 
 /// Bit patterns, so NaN payloads and signed zeros compare exactly.
 fn bits(d: &Data) -> Vec<u64> {
-    match d {
-        Data::F32(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
-        Data::I32(v) => v.iter().map(|x| u64::from(*x as u32)).collect(),
-        Data::I64(v) => v.iter().map(|x| *x as u64).collect(),
-    }
+    (0..d.len()).map(|i| d.bits(i)).collect()
 }
 
 // ---- integers ------------------------------------------------------------------------

@@ -8,7 +8,6 @@ use rtriton::trace::{KernelDef, TraceOptions};
 
 use super::{Outputs, RunError, lower};
 use crate::case::Case;
-use crate::data::Data;
 
 /// A case placed in [`Memory`]: the runtime arguments (a tensor is the address of its
 /// view's first element) and each tensor's buffer address, in case order.
@@ -22,14 +21,8 @@ pub struct Placed {
 /// it is out of bounds) and returns the launch arguments.
 pub fn place(mem: &mut Memory, case: &Case) -> Result<Placed, RunError> {
     case.check().map_err(RunError::Case)?;
-    let buffers: Vec<u64> = case
-        .tensors()
-        .map(|t| match &t.data {
-            Data::F32(v) => mem.alloc_f32(v),
-            Data::I32(v) => mem.alloc_i32(v),
-            Data::I64(v) => mem.alloc_i64(v),
-        })
-        .collect();
+    // Byte-level, so every dtype is placed the same way (device memory is little-endian).
+    let buffers: Vec<u64> = case.tensors().map(|t| mem.alloc_bytes(&t.data.to_le_bytes())).collect();
     Ok(Placed { args: case.arg_values(&buffers), buffers })
 }
 
@@ -40,14 +33,9 @@ pub fn read_outputs(mem: &Memory, case: &Case, placed: &Placed) -> Result<Output
         if !t.output {
             continue;
         }
-        let n = t.data.len();
-        let data = match &t.data {
-            Data::F32(_) => mem.read_f32(base, n).map(Data::F32),
-            Data::I32(_) => mem.read_i32(base, n).map(Data::I32),
-            Data::I64(_) => mem.read_i64(base, n).map(Data::I64),
-        }
-        .map_err(|e| RunError::Memory(e.to_string()))?;
-        buffers.push((t.name, data));
+        let bytes = t.data.len() * t.data.dtype().size_bytes() as usize;
+        let data = mem.read_bytes(base, bytes).map_err(|e| RunError::Memory(e.to_string()))?;
+        buffers.push((t.name, t.data.from_le_bytes_like(data)));
     }
     Ok(Outputs { buffers, writers: None })
 }

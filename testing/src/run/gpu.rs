@@ -1,6 +1,7 @@
 //! The GPU back end: the case's buffers copied to device 0, the kernel launched through
 //! `rtriton-runtime` (its argument checks, overflow guard and caches included), the
-//! outputs copied back.
+//! outputs copied back. Every dtype of [`Data`] goes to a device buffer of its own element
+//! type, so the runtime's launch checks see the dtype the kernel's pointer expects.
 //!
 //! A kernel fault (an illegal address, a trap) is *sticky*: the CUDA context is unusable
 //! afterwards and every later call on it fails (the runtime reports it as
@@ -15,12 +16,14 @@ use std::sync::Mutex;
 use rtriton::spec::SpecPolicy;
 use rtriton::trace::KernelDef;
 use rtriton_runtime::HostError;
-use rtriton_runtime::driver::DeviceBuffer;
+use rtriton_runtime::driver::{DeviceBuffer, Gpu};
 use rtriton_runtime::launch::{Arg, JitKernel, Runtime, TensorArg};
 
 use super::{Outputs, RunError};
 use crate::case::{Case, CaseArg};
-use crate::data::Data;
+use crate::data::{Data, each_data};
+use crate::element::Element;
+use crate::view::View;
 
 /// How GPU runs treat driver errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,10 +56,30 @@ fn gpu_error(e: HostError) -> RunError {
     }
 }
 
-enum DeviceData {
-    F32(DeviceBuffer<f32>),
-    I32(DeviceBuffer<i32>),
-    I64(DeviceBuffer<i64>),
+/// A device copy of a [`Data`] buffer, whatever its element type.
+trait DeviceData {
+    /// The buffer seen through `view` (the launch checks it against the buffer).
+    fn tensor_arg(&self, view: &View) -> TensorArg<'_>;
+    /// The whole buffer copied back.
+    fn read(&self, gpu: &Gpu) -> Result<Data, HostError>;
+}
+
+impl<T: Element> DeviceData for DeviceBuffer<T> {
+    fn tensor_arg(&self, view: &View) -> TensorArg<'_> {
+        TensorArg::new(self, &view.shape, &view.strides).with_offset(view.offset)
+    }
+
+    fn read(&self, gpu: &Gpu) -> Result<Data, HostError> {
+        self.to_host(gpu).map(T::wrap)
+    }
+}
+
+/// `data` copied to a new device buffer of its element type.
+fn upload(gpu: &Gpu, data: &Data) -> Result<Box<dyn DeviceData>, HostError> {
+    fn copy<T: Element>(gpu: &Gpu, host: &[T]) -> Result<Box<dyn DeviceData>, HostError> {
+        Ok(Box::new(DeviceBuffer::from_host(gpu, host)?))
+    }
+    each_data!(data, v => copy(gpu, v))
 }
 
 /// Runs `case` on device 0 under `policy`. Without a GPU this is `RunError::Gpu` with
@@ -95,14 +118,7 @@ thread_local! {
 fn run_on(rt: &mut Runtime, def: &KernelDef, case: &Case, policy: SpecPolicy) -> Result<Outputs, RunError> {
     let mut device = Vec::new();
     for t in case.tensors() {
-        device.push(
-            match &t.data {
-                Data::F32(v) => DeviceBuffer::from_host(&rt.gpu, v).map(DeviceData::F32),
-                Data::I32(v) => DeviceBuffer::from_host(&rt.gpu, v).map(DeviceData::I32),
-                Data::I64(v) => DeviceBuffer::from_host(&rt.gpu, v).map(DeviceData::I64),
-            }
-            .map_err(gpu_error)?,
-        );
+        device.push(upload(&rt.gpu, &t.data).map_err(gpu_error)?);
     }
     let mut args = Vec::new();
     let mut buffers = device.iter().zip(case.tensors());
@@ -110,13 +126,7 @@ fn run_on(rt: &mut Runtime, def: &KernelDef, case: &Case, policy: SpecPolicy) ->
         args.push(match a {
             CaseArg::Tensor(_) => {
                 let (d, t) = buffers.next().expect("one device buffer per tensor");
-                let (shape, strides) = (&t.view.shape, &t.view.strides);
-                let view = match d {
-                    DeviceData::F32(b) => TensorArg::new(b, shape, strides),
-                    DeviceData::I32(b) => TensorArg::new(b, shape, strides),
-                    DeviceData::I64(b) => TensorArg::new(b, shape, strides),
-                };
-                Arg::Tensor(view.with_offset(t.view.offset))
+                Arg::Tensor(d.tensor_arg(&t.view))
             }
             CaseArg::Int(v) => Arg::Int(*v),
             CaseArg::F32(v) => Arg::F32(*v),
@@ -135,12 +145,7 @@ fn run_on(rt: &mut Runtime, def: &KernelDef, case: &Case, policy: SpecPolicy) ->
         if !t.output {
             continue;
         }
-        let data = match d {
-            DeviceData::F32(b) => b.to_host(&rt.gpu).map(Data::F32),
-            DeviceData::I32(b) => b.to_host(&rt.gpu).map(Data::I32),
-            DeviceData::I64(b) => b.to_host(&rt.gpu).map(Data::I64),
-        };
-        out.push((t.name, data.map_err(gpu_error)?));
+        out.push((t.name, d.read(&rt.gpu).map_err(gpu_error)?));
     }
     Ok(Outputs { buffers: out, writers: None })
 }
