@@ -116,36 +116,69 @@ thread_local! {
 }
 
 fn run_on(rt: &mut Runtime, def: &KernelDef, case: &Case, policy: SpecPolicy) -> Result<Outputs, RunError> {
-    let mut device = Vec::new();
-    for t in case.tensors() {
-        device.push(upload(&rt.gpu, &t.data).map_err(gpu_error)?);
-    }
-    let mut args = Vec::new();
-    let mut buffers = device.iter().zip(case.tensors());
-    for a in &case.args {
-        args.push(match a {
-            CaseArg::Tensor(_) => {
-                let (d, t) = buffers.next().expect("one device buffer per tensor");
-                Arg::Tensor(d.tensor_arg(&t.view))
-            }
-            CaseArg::Int(v) => Arg::Int(*v),
-            CaseArg::F32(v) => Arg::F32(*v),
-        });
-    }
-    let grid = case.grid.map(u64::from);
-    let kernel = JitKernel::new(def.clone())
-        .constexprs(&case.constexprs)
-        .num_warps(case.num_warps)
-        .spec_policy(policy)
-        .grid(move |_| grid);
-    rt.launch(&kernel, &args).map_err(gpu_error)?;
+    let on_device = GpuCase::upload(rt, def, case, policy)?;
+    on_device.launch(rt)?;
     rt.gpu.synchronize().map_err(gpu_error)?;
-    let mut out = Vec::new();
-    for (d, t) in device.iter().zip(case.tensors()) {
-        if !t.output {
-            continue;
-        }
-        out.push((t.name, d.read(&rt.gpu).map_err(gpu_error)?));
+    on_device.read_outputs(rt)
+}
+
+/// A case's buffers on the device, ready to launch as often as a caller likes (`bench`
+/// times the ports this way): the kernel, its launch arguments rebuilt from the
+/// buffers at each launch, and the outputs read back on request.
+pub struct GpuCase<'c> {
+    case: &'c Case,
+    kernel: JitKernel,
+    device: Vec<Box<dyn DeviceData>>,
+}
+
+impl std::fmt::Debug for GpuCase<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuCase").field("case", &self.case.name).field("buffers", &self.device.len()).finish()
     }
-    Ok(Outputs { buffers: out, writers: None })
+}
+
+impl<'c> GpuCase<'c> {
+    /// Copies every tensor of `case` to the device of `rt`.
+    pub fn upload(rt: &mut Runtime, def: &KernelDef, case: &'c Case, policy: SpecPolicy) -> Result<Self, RunError> {
+        case.check().map_err(RunError::Case)?;
+        let mut device = Vec::new();
+        for t in case.tensors() {
+            device.push(upload(&rt.gpu, &t.data).map_err(gpu_error)?);
+        }
+        let grid = case.grid.map(u64::from);
+        let kernel = JitKernel::new(def.clone())
+            .constexprs(&case.constexprs)
+            .num_warps(case.num_warps)
+            .spec_policy(policy)
+            .grid(move |_| grid);
+        Ok(GpuCase { case, kernel, device })
+    }
+
+    /// Enqueues one launch (does not wait).
+    pub fn launch(&self, rt: &mut Runtime) -> Result<(), RunError> {
+        let mut args = Vec::new();
+        let mut buffers = self.device.iter().zip(self.case.tensors());
+        for a in &self.case.args {
+            args.push(match a {
+                CaseArg::Tensor(_) => {
+                    let (d, t) = buffers.next().expect("one device buffer per tensor");
+                    Arg::Tensor(d.tensor_arg(&t.view))
+                }
+                CaseArg::Int(v) => Arg::Int(*v),
+                CaseArg::F32(v) => Arg::F32(*v),
+            });
+        }
+        rt.launch(&self.kernel, &args).map(drop).map_err(gpu_error)
+    }
+
+    /// Every output tensor's whole buffer, copied back (waits for the stream).
+    pub fn read_outputs(&self, rt: &Runtime) -> Result<Outputs, RunError> {
+        let mut out = Vec::new();
+        for (d, t) in self.device.iter().zip(self.case.tensors()) {
+            if t.output {
+                out.push((t.name, d.read(&rt.gpu).map_err(gpu_error)?));
+            }
+        }
+        Ok(Outputs { buffers: out, writers: None })
+    }
 }
