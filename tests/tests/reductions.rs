@@ -388,8 +388,12 @@ impl<T: Elem> Launch<T> {
 
 /// The first element where `got` and `want` differ, bit for bit.
 fn first_difference(got: &Outputs, want: &[(&str, Data)]) -> Result<(), String> {
+    first_difference_under(got, want, &Rule::BITS)
+}
+
+fn first_difference_under(got: &Outputs, want: &[(&str, Data)], rule: &Rule) -> Result<(), String> {
     for ((name, g), (_, w)) in got.buffers.iter().zip(want) {
-        let (diffs, _) = differences(g, w, &Rule::BITS, 1);
+        let (diffs, _) = differences(g, w, rule, 1);
         if let Some(d) = diffs.first() {
             return Err(format!("`{name}` differs first at element {}: got {}, expected {}", d.element, d.got, d.want));
         }
@@ -714,7 +718,7 @@ fn bad_combines_are_located_errors(
 
 /// The same launches on the H200 (PTX through the driver JIT) against the model, bit for
 /// bit: the combine orders are the semantics, so float sums and non-associative combines
-/// must agree exactly too.
+/// must agree exactly too (NaN bits of float arithmetic aside, as documented).
 #[rstest]
 #[ignore = "needs a GPU"]
 fn reductions_on_the_gpu_match_the_model(#[values(1, 4, 8)] num_warps: u32) {
@@ -722,10 +726,18 @@ fn reductions_on_the_gpu_match_the_model(#[values(1, 4, 8)] num_warps: u32) {
     use rtriton_testing::run::gpu::run_gpu;
     fn on_gpu<T: Elem>(def: fn() -> rtriton::trace::KernelDef, l: &Launch<T>, nw: u32, failures: &mut Vec<String>) {
         let model: Vec<(&str, Data)> = ["y", "i", "z"].into_iter().zip(l.expected()).collect();
+        // Float arithmetic promises no NaN bits (docs/semantics.md): the GPU's add.f32 and
+        // sub.f32 return the canonical NaN where the CPU keeps an input's payload, so those
+        // combines compare values bit for bit and let any NaN match any NaN. max, min and
+        // the arg reductions keep bits exactly.
+        let rule = match l.op {
+            Op::Sum | Op::ReduceAdd | Op::ReduceSub | Op::ReducePair | Op::Cumsum | Op::ScanSub => Rule::BITS.any_nan(),
+            Op::Max | Op::Min | Op::Argmax | Op::Argmin | Op::XorSum => Rule::BITS,
+        };
         for policy in [SpecPolicy::Triton, SpecPolicy::Off] {
             let got = run_gpu(&def(), &l.case(nw), policy, GpuOptions::default())
                 .map_err(|e| e.to_string())
-                .and_then(|got| first_difference(&got, &model));
+                .and_then(|got| first_difference_under(&got, &model, &rule));
             if let Err(e) = got {
                 failures.push(format!(
                     "{:?} {}x{} tile {}x{} axis {} {policy:?}: {e}",
@@ -736,9 +748,7 @@ fn reductions_on_the_gpu_match_the_model(#[values(1, 4, 8)] num_warps: u32) {
     }
     let mut failures = Vec::new();
     for l in launches::<f32>(&FLOAT_OPS, &[f32_specials, f32_ties, f32_all_nan, f32_rounding]) {
-        if l.op != Op::Sum {
-            on_gpu(reduce_f32, &l, num_warps, &mut failures);
-        }
+        on_gpu(reduce_f32, &l, num_warps, &mut failures);
     }
     let int_ops = [
         Op::Max,
