@@ -16,6 +16,7 @@
 mod gpu;
 mod peers;
 mod plot;
+mod ports;
 mod report;
 mod shape;
 mod tuned;
@@ -23,6 +24,10 @@ mod tuned;
 pub use gpu::run_bench;
 pub use peers::{PeerFile, PeerResult, derive_peer_ratios, load_peers, merge_peers};
 pub use plot::write_svg;
+pub use ports::{
+    Combined, PortRow, PortsReport, TutorialPeer, combine, load_ports_report, load_tutorial_peers, render_markdown,
+    run_ports_bench,
+};
 pub use report::{BenchReport, load_report, render_table};
 // The flush and the statistics live in the runtime, which the autotuner shares them from.
 pub use rtriton_runtime::timing::{L2Flush, MIN_FLUSH_BYTES, Summary, flush_bytes, gb_per_s, percentile};

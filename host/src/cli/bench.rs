@@ -61,6 +61,76 @@ pub struct BenchArgs {
     /// No progress lines on stderr.
     #[arg(long)]
     pub no_progress: bool,
+    /// Measure tutorial ports instead of the row-max family: a port's name, or `ports`
+    /// for all (repeatable). Their points are `bench/peers/tutorial_peers.py`'s, whose
+    /// JSON `--peers` then takes; `--load` takes a report an earlier `--kernel ... --json`
+    /// wrote.
+    #[arg(long = "kernel", value_name = "NAME", conflicts_with_all = ["variants", "shapes", "no_autotune", "plot"])]
+    pub kernels: Vec<String>,
+    /// With `--kernel`: only these dtypes (f32, f16, bf16; repeatable).
+    #[arg(long = "dtype", value_name = "DTYPE", requires = "kernels")]
+    pub dtypes: Vec<String>,
+    /// With `--kernel`: only points whose label (`softmax f32 4096x1024`) contains this
+    /// text (repeatable: any of them).
+    #[arg(long = "point", value_name = "TEXT", requires = "kernels")]
+    pub points: Vec<String>,
+}
+
+/// The ports' points `args` select, or an error naming the flag.
+pub fn port_points(args: &BenchArgs) -> anyhow::Result<Vec<crate::ports::BenchPoint>> {
+    for d in &args.dtypes {
+        anyhow::ensure!(
+            crate::ports::bench::DTYPES.contains(&d.as_str()),
+            "--dtype {d}: ports are measured in {}",
+            crate::ports::bench::DTYPES.join(", ")
+        );
+    }
+    for t in &args.points {
+        anyhow::ensure!(!t.is_empty(), "--point \"\": empty text selects every point; leave --point out instead");
+    }
+    let points: Vec<_> = crate::ports::select(&args.kernels)?
+        .iter()
+        .flat_map(|p| (p.bench)())
+        .filter(|p| args.dtypes.is_empty() || args.dtypes.iter().any(|d| d == p.dtype))
+        .filter(|p| args.points.is_empty() || args.points.iter().any(|t| p.label().contains(t.as_str())))
+        .collect();
+    anyhow::ensure!(!points.is_empty(), "--kernel/--dtype/--point: the selection holds no point");
+    Ok(points)
+}
+
+/// `bench --kernel`: measure (or `--load`) the ports, join `--peers`, print the table.
+fn run_ports(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    use crate::bench::{combine, load_ports_report, load_tutorial_peers, render_markdown, run_ports_bench};
+    let peers = args.peers.as_deref().map(load_tutorial_peers).transpose().map_err(anyhow::Error::msg)?;
+    let report = match &args.load {
+        Some(path) => load_ports_report(path).map_err(anyhow::Error::msg)?,
+        None => {
+            let points = port_points(args)?;
+            let o = options(args)?;
+            match run_ports_bench(&points, o.warmup, o.iters, o.flush_bytes, o.progress) {
+                Ok(r) => r,
+                Err(e) if e.is_no_gpu() => {
+                    eprintln!("{e}");
+                    eprintln!("bench measures GPU time and has no interpreter fallback: nothing was measured");
+                    return Ok(ExitCode::from(NO_GPU_STATUS));
+                }
+                Err(e) => return Err(e).context("bench could not start"),
+            }
+        }
+    };
+    println!("{}", report.heading());
+    print!("{}", render_markdown(&combine(&report.rows, peers.as_deref().unwrap_or(&[]))));
+    let failed = report.failed();
+    println!(
+        "{}: {} points measured, {failed} not timed (wrong or failed, listed)",
+        if failed == 0 { "ok" } else { "FAILED" },
+        report.rows.len() - failed
+    );
+    if let Some(path) = &args.json {
+        let json = serde_json::to_string_pretty(&report).expect("the report serializes");
+        std::fs::write(path, json).with_context(|| format!("could not write {}", path.display()))?;
+    }
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 /// The shapes `--shape` values select: a value that starts with a digit is a shape (an
@@ -124,6 +194,9 @@ pub fn options(args: &BenchArgs) -> anyhow::Result<BenchOptions> {
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    if !args.kernels.is_empty() {
+        return run_ports(args);
+    }
     let options = options(args)?;
     // Read the peers before measuring: a bad file should not cost a GPU run.
     let peers = args.peers.as_deref().map(load_peers).transpose().map_err(anyhow::Error::msg)?;

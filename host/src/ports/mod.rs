@@ -7,8 +7,11 @@
 
 use rtriton_testing::Suite;
 
+pub mod bench;
 pub mod example;
 pub mod vector_add;
+
+pub use bench::BenchPoint;
 
 /// One ported kernel family.
 #[derive(Clone, Copy, Debug)]
@@ -19,6 +22,9 @@ pub struct Port {
     pub about: &'static str,
     /// Its suites (one per kernel and dtype).
     pub suites: fn() -> Vec<Suite>,
+    /// What `rtriton bench --kernel` measures of it (`bench/peers/tutorial_peers.py`
+    /// measures torch and Triton on the same points).
+    pub bench: fn() -> Vec<BenchPoint>,
 }
 
 /// Every port, in the order `validate` runs them.

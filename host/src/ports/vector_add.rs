@@ -21,12 +21,44 @@ use rtriton_testing::half::{bf16, f16};
 use rtriton_testing::{Case, Element, Rule, Suite, View};
 
 use super::Port;
+use super::bench::{BenchPoint, DTYPES, SIZES_1D, elem_bytes};
 
 pub const PORT: Port = Port {
     name: "vector_add",
     about: "Triton tutorial 01 (add_kernel): out = x + y over strided views, in f32, f16 and bf16",
     suites: || vec![suite(), suite_f16(), suite_bf16()],
+    bench: bench_points,
 };
+
+/// The peer script's `add` points: 2^24 and 2^28 elements in f32, f16 and bf16, blocks of
+/// 1024 as the tutorial launches them; bytes: two inputs read, one output written.
+pub fn bench_points() -> Vec<BenchPoint> {
+    let mut out = Vec::new();
+    for dtype in DTYPES {
+        for n in SIZES_1D {
+            let launches: Box<dyn Fn() -> Vec<(Suite, Case)>> = match dtype {
+                "f32" => Box::new(move || {
+                    vec![(suite_of::<f32>(add_kernel()), case::<f32>("bench", n, 1024, 1, 1, 0, false))]
+                }),
+                "f16" => Box::new(move || {
+                    vec![(suite_of::<f16>(add_kernel_f16()), case::<f16>("bench", n, 1024, 1, 1, 0, false))]
+                }),
+                _ => Box::new(move || {
+                    vec![(suite_of::<bf16>(add_kernel_bf16()), case::<bf16>("bench", n, 1024, 1, 1, 0, false))]
+                }),
+            };
+            out.push(BenchPoint {
+                kernel: "add",
+                variant: "",
+                dtype,
+                shape: vec![n],
+                bytes: 3 * n as u64 * elem_bytes(dtype),
+                launches,
+            });
+        }
+    }
+    out
+}
 
 /// `n` elements of `x` at stride `sx` after `offset`, `y` at stride `sy`, `out` at stride
 /// 1, all of element type `T`.

@@ -1,0 +1,436 @@
+//! `bench --kernel NAME|ports`: GPU time of the tutorial ports, with the row-max bench's
+//! methodology (each launch checked against the suite's CPU reference under the suite's
+//! rule before any time is taken; warm-up launches; then every timed repetition after an
+//! L2 flush, between two CUDA events; medians), on the points
+//! `bench/peers/tutorial_peers.py` measures torch and Triton on, so the two JSON files
+//! join into one table ([`combine`]) with the ratio to the best peer.
+//!
+//! Bandwidth is bytes read + written (as the peer script counts them) per second, in
+//! TB/s (10^12 bytes).
+
+use std::path::Path;
+
+use rtriton::spec::SpecPolicy;
+use rtriton_runtime::HostError;
+use rtriton_runtime::driver::Timer;
+use rtriton_runtime::launch::Runtime;
+use rtriton_testing::compare::differences;
+use rtriton_testing::run::RunError;
+use rtriton_testing::run::gpu::GpuCase;
+use serde::{Deserialize, Serialize};
+
+use super::{L2Flush, Summary, flush_bytes};
+use crate::ports::BenchPoint;
+use crate::ports::bench::shape_text;
+use crate::provenance::Provenance;
+
+/// One port measurement (`impl` is always `rtriton`; the peer file's rows have the same
+/// fields, so a row reads the same in both).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PortRow {
+    pub kernel: String,
+    /// `dim1`/`dim0` for a reduction along that dimension, else empty.
+    #[serde(default)]
+    pub variant: String,
+    pub dtype: String,
+    pub shape: Vec<usize>,
+    #[serde(rename = "impl")]
+    pub implementation: String,
+    /// The launches' kernels, constexprs and warps.
+    pub config: String,
+    /// Median milliseconds of the whole point (all its launches), when it was timed.
+    pub ms: Option<f64>,
+    pub summary: Option<Summary>,
+    pub bytes: u64,
+    pub tbps: Option<f64>,
+    /// `ok (RULE)`, `MISMATCH: ...` or `ERROR: ...`.
+    pub check: String,
+}
+
+impl PortRow {
+    pub fn failed(&self) -> bool {
+        self.ms.is_none()
+    }
+}
+
+/// Everything one `bench --kernel` run measured.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PortsReport {
+    /// `rtriton --version`'s line for the binary that measured.
+    pub build: String,
+    pub device: String,
+    pub warmup: usize,
+    pub iters: usize,
+    pub flush_bytes: usize,
+    pub rows: Vec<PortRow>,
+}
+
+impl PortsReport {
+    pub fn failed(&self) -> usize {
+        self.rows.iter().filter(|r| r.failed()).count()
+    }
+
+    pub fn heading(&self) -> String {
+        format!(
+            "{}\ndevice: {}\nper point: launches checked against the CPU reference first; {} warm-up repetitions, then {} \
+             each timed with CUDA events after writing {} MiB to flush L2; TB/s = bytes read + written / median time",
+            self.build,
+            self.device,
+            self.warmup,
+            self.iters,
+            self.flush_bytes >> 20
+        )
+    }
+}
+
+/// Measures every point on device 0.
+pub fn run_ports_bench(
+    points: &[BenchPoint],
+    warmup: usize,
+    iters: usize,
+    flush: Option<usize>,
+    progress: bool,
+) -> Result<PortsReport, HostError> {
+    let mut rt = Runtime::new()?;
+    let flush_len = flush.unwrap_or_else(|| flush_bytes(rt.gpu.info.l2_cache_bytes));
+    let mut l2 = L2Flush::new(&rt.gpu, flush_len)?;
+    let mut rows = Vec::new();
+    for (i, p) in points.iter().enumerate() {
+        if progress {
+            eprintln!("[{}/{}] {}", i + 1, points.len(), p.label());
+        }
+        let row = measure(&mut rt, &mut l2, p, warmup, iters)?;
+        if progress {
+            eprintln!("    {}", row_line(&row));
+        }
+        rows.push(row);
+    }
+    let device = format!(
+        "{}; rtriton PTX targets sm_86 (.target sm_86), JIT-compiled by the driver for this GPU: these are times on \
+         this GPU, not sm_86 times",
+        rt.gpu.info.summary()
+    );
+    Ok(PortsReport { build: Provenance::current().line(), device, warmup, iters, flush_bytes: l2.bytes(), rows })
+}
+
+fn row_line(r: &PortRow) -> String {
+    match r.tbps {
+        Some(t) => format!("{t:.3} TB/s ({:.4} ms), {}", r.ms.unwrap_or_default(), r.check),
+        None => r.check.clone(),
+    }
+}
+
+/// A driver error that poisons the context ends the run (nothing after it could be
+/// trusted); anything else is this point's failure.
+fn fatal(e: RunError) -> Result<String, HostError> {
+    match e {
+        RunError::Gpu(h) if h.is_context_poisoned() || h.is_no_gpu() => Err(h),
+        RunError::StickyDriverError(m) => Err(host_error(RunError::StickyDriverError(m))),
+        other => Ok(other.to_string()),
+    }
+}
+
+/// A harness error as the runtime's (the timing loop returns those).
+fn host_error(e: RunError) -> HostError {
+    match e {
+        RunError::Gpu(h) => h,
+        other => HostError::Driver { op: "bench launch", message: other.to_string() },
+    }
+}
+
+fn measure(
+    rt: &mut Runtime,
+    l2: &mut L2Flush,
+    p: &BenchPoint,
+    warmup: usize,
+    iters: usize,
+) -> Result<PortRow, HostError> {
+    let launches = (p.launches)();
+    let config = launches
+        .iter()
+        .map(|(s, c)| {
+            let consts: Vec<String> = c.constexprs.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            format!("{} {} warps={}", s.def.name, consts.join(" "), c.num_warps)
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut row = PortRow {
+        kernel: p.kernel.to_string(),
+        variant: p.variant.to_string(),
+        dtype: p.dtype.to_string(),
+        shape: p.shape.clone(),
+        implementation: "rtriton".into(),
+        config,
+        ms: None,
+        summary: None,
+        bytes: p.bytes,
+        tbps: None,
+        check: String::new(),
+    };
+    let mut on_device = Vec::new();
+    let mut rules = Vec::new();
+    for (suite, case) in &launches {
+        let uploaded = match GpuCase::upload(rt, &suite.def, case, SpecPolicy::Triton) {
+            Ok(u) => u,
+            Err(e) => {
+                row.check = format!("ERROR: {}: {}", suite.def.name, fatal(e)?);
+                return Ok(row);
+            }
+        };
+        let checked = uploaded
+            .launch(rt)
+            .and_then(|()| rt.gpu.synchronize().map_err(RunError::Gpu))
+            .and_then(|()| uploaded.read_outputs(rt));
+        let got = match checked {
+            Ok(g) => g,
+            Err(e) => {
+                row.check = format!("ERROR: {}: {}", suite.def.name, fatal(e)?);
+                return Ok(row);
+            }
+        };
+        let want = suite.expected(case);
+        for ((name, g), (_, w)) in got.buffers.iter().zip(&want.buffers) {
+            let (shown, total) = differences(g, w, &suite.rule, 1);
+            if let Some(d) = shown.first() {
+                row.check = format!(
+                    "MISMATCH: {} `{name}`: {total} elements differ ({}), first at {}: got {}, expected {}",
+                    suite.def.name, suite.rule, d.element, d.got, d.want
+                );
+                return Ok(row);
+            }
+        }
+        rules.push(suite.rule.to_string());
+        on_device.push(uploaded);
+    }
+    rules.dedup();
+    let run_all = |rt: &mut Runtime| -> Result<(), HostError> {
+        for u in &on_device {
+            u.launch(rt).map_err(host_error)?;
+        }
+        Ok(())
+    };
+    for _ in 0..warmup {
+        run_all(rt)?;
+    }
+    rt.gpu.synchronize()?;
+    let mut timers = Vec::with_capacity(iters);
+    for _ in 0..iters {
+        l2.run(&rt.gpu)?;
+        let t = Timer::start(&rt.gpu)?;
+        run_all(rt)?;
+        t.end(&rt.gpu)?;
+        timers.push(t);
+    }
+    let times = timers.iter().map(Timer::elapsed_ms).collect::<Result<Vec<_>, _>>()?;
+    match Summary::of(&times) {
+        Some(s) => {
+            row.ms = Some(s.median_ms);
+            row.tbps = Some(p.bytes as f64 / (s.median_ms * 1e-3) / 1e12);
+            row.summary = Some(s);
+            row.check = format!("ok ({})", rules.join("; "));
+        }
+        None => row.check = format!("ERROR: no usable times: {times:?}"),
+    }
+    Ok(row)
+}
+
+/// One row of `bench/peers/tutorial_peers.py`'s JSON (`{"env": {...}, "results": [...]}`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct TutorialPeer {
+    pub kernel: String,
+    pub dtype: String,
+    pub shape: Vec<usize>,
+    /// `torch`, `triton`, or `torch_dim1`/`torch_dim0` for reductions.
+    #[serde(rename = "impl")]
+    pub implementation: String,
+    pub ms: Option<f64>,
+    pub bytes: Option<u64>,
+    pub check: String,
+}
+
+#[derive(Deserialize)]
+struct PeerFile {
+    results: Vec<TutorialPeer>,
+}
+
+/// Reads the peer script's JSON.
+pub fn load_tutorial_peers(path: &Path) -> Result<Vec<TutorialPeer>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--peers {}: {e}", path.display()))?;
+    let file: PeerFile = serde_json::from_str(&text)
+        .map_err(|e| format!("--peers {}: not bench/peers/tutorial_peers.py's JSON: {e}", path.display()))?;
+    Ok(file.results)
+}
+
+/// Reads a report an earlier `bench --kernel ... --json` wrote.
+pub fn load_ports_report(path: &Path) -> Result<PortsReport, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--load {}: {e}", path.display()))?;
+    serde_json::from_str(&text)
+        .map_err(|e| format!("--load {}: not a `bench --kernel` report (--json): {e}", path.display()))
+}
+
+/// One line of the combined table: rtriton and its peers on one point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Combined {
+    pub row: PortRow,
+    /// TB/s of torch and of Triton's tutorial kernel, where measured and checked ok.
+    pub torch: Option<f64>,
+    pub triton: Option<f64>,
+    /// rtriton's TB/s over the best of them.
+    pub vs_best: Option<f64>,
+    /// Peers measured on this point whose check failed (not counted as best).
+    pub peer_notes: Vec<String>,
+}
+
+/// Joins rtriton's rows with the peers of the same (kernel, variant, dtype, shape). A
+/// peer's bandwidth counts only if its check passed (the script compares each with torch)
+/// and it counted the same bytes.
+pub fn combine(rows: &[PortRow], peers: &[TutorialPeer]) -> Vec<Combined> {
+    rows.iter()
+        .map(|r| {
+            let mut c = Combined { row: r.clone(), torch: None, triton: None, vs_best: None, peer_notes: Vec::new() };
+            for p in peers.iter().filter(|p| p.kernel == r.kernel && p.dtype == r.dtype && p.shape == r.shape) {
+                let (base, variant) = match p.implementation.split_once('_') {
+                    Some((b, v)) => (b, v),
+                    None => (p.implementation.as_str(), ""),
+                };
+                if variant != r.variant {
+                    continue;
+                }
+                let ok = p.check == "ok" || p.check.starts_with("reference");
+                let tbps = match (p.ms, p.bytes) {
+                    (Some(ms), Some(b)) if ok && b == r.bytes => Some(b as f64 / (ms * 1e-3) / 1e12),
+                    (Some(_), Some(b)) if ok => {
+                        c.peer_notes.push(format!("{} counted {b} bytes, rtriton {}", p.implementation, r.bytes));
+                        None
+                    }
+                    _ => {
+                        c.peer_notes.push(format!("{}: {}", p.implementation, p.check));
+                        None
+                    }
+                };
+                match base {
+                    "torch" => c.torch = tbps,
+                    "triton" => c.triton = tbps,
+                    other => c.peer_notes.push(format!("unknown peer `{other}`")),
+                }
+            }
+            let best = [c.torch, c.triton]
+                .into_iter()
+                .flatten()
+                .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+            c.vs_best = r.tbps.zip(best).map(|(mine, best)| mine / best);
+            c
+        })
+        .collect()
+}
+
+fn tb(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.3}"))
+}
+
+/// The table as Markdown (readable in a terminal and committed as is under
+/// `docs/results/`).
+pub fn render_markdown(combined: &[Combined]) -> String {
+    let mut out = String::from(
+        "| kernel | dtype | shape | rtriton TB/s | torch TB/s | Triton TB/s | rtriton / best peer | check |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for c in combined {
+        let r = &c.row;
+        let kernel = if r.variant.is_empty() { r.kernel.clone() } else { format!("{} ({})", r.kernel, r.variant) };
+        let mut check = r.check.clone();
+        if !c.peer_notes.is_empty() {
+            check.push_str(&format!("; peers: {}", c.peer_notes.join("; ")));
+        }
+        out.push_str(&format!(
+            "| {kernel} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.dtype,
+            shape_text(&r.shape),
+            tb(r.tbps),
+            tb(c.torch),
+            tb(c.triton),
+            c.vs_best.map_or("-".into(), |v| format!("{v:.2}x")),
+            check.replace('|', "/")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(kernel: &str, variant: &str, tbps: Option<f64>) -> PortRow {
+        PortRow {
+            kernel: kernel.into(),
+            variant: variant.into(),
+            dtype: "f32".into(),
+            shape: vec![4096, 1024],
+            implementation: "rtriton".into(),
+            config: String::new(),
+            ms: tbps.map(|t| 32.0 * 1024.0 * 1024.0 / (t * 1e12) * 1e3),
+            summary: None,
+            bytes: 32 << 20,
+            tbps,
+            check: "ok".into(),
+        }
+    }
+
+    fn peer(kernel: &str, implementation: &str, tbps: f64, bytes: u64, check: &str) -> TutorialPeer {
+        TutorialPeer {
+            kernel: kernel.into(),
+            dtype: "f32".into(),
+            shape: vec![4096, 1024],
+            implementation: implementation.into(),
+            ms: Some(bytes as f64 / (tbps * 1e12) * 1e3),
+            bytes: Some(bytes),
+            check: check.into(),
+        }
+    }
+
+    #[test]
+    fn peers_join_by_point_and_the_best_checked_one_sets_the_ratio() {
+        let b = 32 << 20;
+        let peers = [
+            peer("softmax", "torch", 2.0, b, "reference"),
+            peer("softmax", "triton", 2.5, b, "ok"),
+            peer("add", "triton", 9.0, b, "ok"),
+        ];
+        let c = combine(&[row("softmax", "", Some(3.0))], &peers);
+        assert_eq!(
+            (c[0].torch.map(|v| (v * 1e3).round()), c[0].triton.map(|v| (v * 1e3).round())),
+            (Some(2000.0), Some(2500.0))
+        );
+        assert_eq!(c[0].vs_best.map(|v| (v * 100.0).round()), Some(120.0));
+    }
+
+    #[test]
+    fn a_failed_or_differently_counted_peer_is_noted_not_compared() {
+        let b = 32 << 20;
+        let peers =
+            [peer("softmax", "triton", 9.0, b, "MISMATCH: x"), peer("softmax", "torch", 1.0, b + 4, "reference")];
+        let c = combine(&[row("softmax", "", Some(3.0))], &peers);
+        assert_eq!((c[0].torch, c[0].triton, c[0].vs_best), (None, None, None));
+        assert_eq!(c[0].peer_notes.len(), 2, "{:?}", c[0].peer_notes);
+        let md = render_markdown(&c);
+        assert!(md.contains("triton: MISMATCH: x") && md.contains("counted"), "{md}");
+    }
+
+    #[test]
+    fn reductions_match_the_peer_of_their_dimension() {
+        let b = 32 << 20;
+        let peers = [peer("sum", "torch_dim1", 2.0, b, "reference"), peer("sum", "torch_dim0", 1.0, b, "reference")];
+        let c = combine(&[row("sum", "dim0", Some(1.5)), row("sum", "dim1", Some(1.5))], &peers);
+        assert_eq!(c[0].vs_best.map(|v| (v * 100.0).round()), Some(150.0));
+        assert_eq!(c[1].vs_best.map(|v| (v * 100.0).round()), Some(75.0));
+        let md = render_markdown(&c);
+        assert!(md.contains("| sum (dim0) | f32 | 4096x1024 | 1.500 | 1.000 | - | 1.50x | ok |"), "{md}");
+    }
+
+    #[test]
+    fn an_unmeasured_row_has_no_ratio() {
+        let c = combine(&[row("softmax", "", None)], &[peer("softmax", "torch", 2.0, 32 << 20, "reference")]);
+        assert_eq!(c[0].vs_best, None);
+        assert!(render_markdown(&c).contains("| - | 2.000 | - | - |"));
+    }
+}

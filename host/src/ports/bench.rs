@@ -1,0 +1,54 @@
+//! What `rtriton bench --kernel NAME|ports` measures of each port: points named as
+//! `bench/peers/tutorial_peers.py` names them (kernel, dtype, shape), so the two JSON files
+//! join into one table, with the bytes read + written counted the same way.
+
+use rtriton_testing::{Case, Suite};
+
+/// One measurement: the launches of one (kernel, dtype, shape), timed together after one
+/// L2 flush (layer norm's backward is two kernels), each checked against its suite's CPU
+/// reference under the suite's rule before any time is taken.
+pub struct BenchPoint {
+    /// The peer script's kernel name (`add`, `softmax`, `layer_norm_fwd`, ...).
+    pub kernel: &'static str,
+    /// `dim1`/`dim0` for a reduction along that dimension (the peer script's
+    /// `torch_dim1`/`torch_dim0`), else empty.
+    pub variant: &'static str,
+    /// `f32`, `f16` or `bf16`.
+    pub dtype: &'static str,
+    pub shape: Vec<usize>,
+    /// Bytes read + written, as the peer script counts them for the same point.
+    pub bytes: u64,
+    /// Builds the launches (inputs are built only when the point is measured).
+    pub launches: Box<dyn Fn() -> Vec<(Suite, Case)>>,
+}
+
+impl std::fmt::Debug for BenchPoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.label())
+    }
+}
+
+impl BenchPoint {
+    /// `kernel dtype AxB` as tables print it.
+    pub fn label(&self) -> String {
+        let v = if self.variant.is_empty() { String::new() } else { format!(" ({})", self.variant) };
+        format!("{}{v} {} {}", self.kernel, self.dtype, shape_text(&self.shape))
+    }
+}
+
+/// `4096x1024`, `16777216`.
+pub fn shape_text(shape: &[usize]) -> String {
+    shape.iter().map(usize::to_string).collect::<Vec<_>>().join("x")
+}
+
+/// The peer script's 2-D shapes (issue 11's targets).
+pub const SHAPES_2D: [(usize, usize); 5] = [(4096, 1024), (4096, 4096), (4096, 16384), (2048, 32768), (32768, 1024)];
+/// The peer script's 1-D sizes (vector add): 2^24 and 2^28.
+pub const SIZES_1D: [usize; 2] = [1 << 24, 1 << 28];
+/// The dtypes every port is measured in.
+pub const DTYPES: [&str; 3] = ["f32", "f16", "bf16"];
+
+/// Bytes per element of `dtype`.
+pub fn elem_bytes(dtype: &str) -> u64 {
+    if dtype == "f32" { 4 } else { 2 }
+}
