@@ -75,7 +75,11 @@ fn a_loaded_report_and_the_peers_make_the_combined_table() {
         rtriton(&["bench", "--kernel", "ports", "--load", r.to_str().unwrap(), "--peers", p.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("| add | f32 | 16777216 | 4.027 | 3.355 | 3.660 | 1.10x | ok |"), "{stdout}");
-    assert!(stdout.contains("ok: 1 points measured, 0 not timed"), "{stdout}");
+    assert!(
+        stdout
+            .contains("ok: 1 points measured (0 of them timed without the CPU check, over --check-limit), 0 not timed"),
+        "{stdout}"
+    );
 }
 
 /// Every point rtriton measures is one the peer script plans (same kernel, dtype and

@@ -25,8 +25,8 @@ pub use gpu::run_bench;
 pub use peers::{PeerFile, PeerResult, derive_peer_ratios, load_peers, merge_peers};
 pub use plot::write_svg;
 pub use ports::{
-    Combined, PortRow, PortsReport, TutorialPeer, combine, load_ports_report, load_tutorial_peers, render_markdown,
-    run_ports_bench,
+    Combined, DEFAULT_CHECK_LIMIT, PortRow, PortsBenchOptions, PortsReport, TutorialPeer, combine, load_ports_report,
+    load_tutorial_peers, render_markdown, run_ports_bench,
 };
 pub use report::{BenchReport, load_report, render_table};
 // The flush and the statistics live in the runtime, which the autotuner shares them from.

@@ -15,8 +15,9 @@ use rtriton_runtime::HostError;
 use rtriton_runtime::driver::Timer;
 use rtriton_runtime::launch::Runtime;
 use rtriton_testing::compare::differences;
-use rtriton_testing::run::RunError;
 use rtriton_testing::run::gpu::GpuCase;
+use rtriton_testing::run::{Outputs, RunError};
+use rtriton_testing::{Case, Suite};
 use serde::{Deserialize, Serialize};
 
 use super::{L2Flush, Summary, flush_bytes};
@@ -83,28 +84,81 @@ impl PortsReport {
     }
 }
 
+/// How `bench --kernel` measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortsBenchOptions {
+    pub warmup: usize,
+    pub iters: usize,
+    /// Bytes written to flush L2 (`None`: the runtime's default for the device).
+    pub flush_bytes: Option<usize>,
+    pub progress: bool,
+    /// Launches whose largest buffer holds more elements than this are timed without the
+    /// CPU reference check, and their rows say so (the f64 reference of a 2^28-element
+    /// add takes about a minute on one core; `validate` checks the same kernels and
+    /// configurations on the suites' shapes).
+    pub check_limit: usize,
+}
+
+/// The default `--check-limit`: 2^26 elements (every 2-D point of the peer script; the
+/// 2^28-element adds are timed unchecked).
+pub const DEFAULT_CHECK_LIMIT: usize = 1 << 26;
+
 /// Measures every point on device 0.
-pub fn run_ports_bench(
-    points: &[BenchPoint],
-    warmup: usize,
-    iters: usize,
-    flush: Option<usize>,
-    progress: bool,
-) -> Result<PortsReport, HostError> {
+pub fn run_ports_bench(points: &[BenchPoint], o: &PortsBenchOptions) -> Result<PortsReport, HostError> {
+    let (warmup, iters, progress) = (o.warmup, o.iters, o.progress);
     let mut rt = Runtime::new()?;
-    let flush_len = flush.unwrap_or_else(|| flush_bytes(rt.gpu.info.l2_cache_bytes));
+    let flush_len = o.flush_bytes.unwrap_or_else(|| flush_bytes(rt.gpu.info.l2_cache_bytes));
     let mut l2 = L2Flush::new(&rt.gpu, flush_len)?;
     let mut rows = Vec::new();
-    for (i, p) in points.iter().enumerate() {
-        if progress {
-            eprintln!("[{}/{}] {}", i + 1, points.len(), p.label());
+    // The CPU side (inputs, f64 references) takes far longer than the GPU side: worker
+    // threads prepare the points ahead, a few at a time (each can hold gigabytes), and
+    // this thread measures them in order.
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| -> Result<(), HostError> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<Prepared>)>(workers);
+        for _ in 0..workers {
+            let (tx, next) = (tx.clone(), &next);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(p) = points.get(i) else { break };
+                    if tx.send((i, prepare(p, o.check_limit))).is_err() {
+                        break;
+                    }
+                }
+            });
         }
-        let row = measure(&mut rt, &mut l2, p, warmup, iters)?;
-        if progress {
-            eprintln!("    {}", row_line(&row));
+        drop(tx);
+        let mut ready = std::collections::BTreeMap::new();
+        for i in 0..points.len() {
+            let prepared = loop {
+                if let Some(p) = ready.remove(&i) {
+                    break p;
+                }
+                let (j, p) = rx.recv().expect("a worker prepares every point");
+                ready.insert(j, p);
+            };
+            let p = &points[i];
+            if progress {
+                eprintln!("[{}/{}] {}", i + 1, points.len(), p.label());
+            }
+            let row = match measure(&mut rt, &mut l2, p, prepared, warmup, iters) {
+                Ok(row) => row,
+                Err(e) => {
+                    // Stop the workers before returning the error.
+                    next.store(points.len(), std::sync::atomic::Ordering::Relaxed);
+                    drop(rx);
+                    return Err(e);
+                }
+            };
+            if progress {
+                eprintln!("    {}", row_line(&row));
+            }
+            rows.push(row);
         }
-        rows.push(row);
-    }
+        Ok(())
+    })?;
     let device = format!(
         "{}; rtriton PTX targets sm_86 (.target sm_86), JIT-compiled by the driver for this GPU: these are times on \
          this GPU, not sm_86 times",
@@ -138,19 +192,42 @@ fn host_error(e: RunError) -> HostError {
     }
 }
 
+/// One launch of a point, built on a worker thread: its suite and case, and the CPU
+/// reference's outputs unless the case is over the check limit (then why not).
+struct Prepared {
+    suite: Suite,
+    case: Case,
+    expected: Result<Outputs, String>,
+}
+
+fn prepare(p: &BenchPoint, check_limit: usize) -> Vec<Prepared> {
+    (p.launches)()
+        .into_iter()
+        .map(|(suite, case)| {
+            let largest = case.tensors().map(|t| t.data.len()).max().unwrap_or(0);
+            let expected = if largest > check_limit {
+                Err(format!("{}: unchecked, {largest} elements over --check-limit {check_limit}", suite.def.name))
+            } else {
+                Ok(suite.expected(&case))
+            };
+            Prepared { suite, case, expected }
+        })
+        .collect()
+}
+
 fn measure(
     rt: &mut Runtime,
     l2: &mut L2Flush,
     p: &BenchPoint,
+    launches: Vec<Prepared>,
     warmup: usize,
     iters: usize,
 ) -> Result<PortRow, HostError> {
-    let launches = (p.launches)();
     let config = launches
         .iter()
-        .map(|(s, c)| {
-            let consts: Vec<String> = c.constexprs.iter().map(|(n, v)| format!("{n}={v}")).collect();
-            format!("{} {} warps={}", s.def.name, consts.join(" "), c.num_warps)
+        .map(|l| {
+            let consts: Vec<String> = l.case.constexprs.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            format!("{} {} warps={}", l.suite.def.name, consts.join(" "), l.case.num_warps)
         })
         .collect::<Vec<_>>()
         .join("; ");
@@ -169,7 +246,7 @@ fn measure(
     };
     let mut on_device = Vec::new();
     let mut rules = Vec::new();
-    for (suite, case) in &launches {
+    for Prepared { suite, case, expected } in &launches {
         let uploaded = match GpuCase::upload(rt, &suite.def, case, SpecPolicy::Triton) {
             Ok(u) => u,
             Err(e) => {
@@ -188,7 +265,14 @@ fn measure(
                 return Ok(row);
             }
         };
-        let want = suite.expected(case);
+        let want = match expected {
+            Ok(want) => want,
+            Err(unchecked) => {
+                rules.push(unchecked.clone());
+                on_device.push(uploaded);
+                continue;
+            }
+        };
         for ((name, g), (_, w)) in got.buffers.iter().zip(&want.buffers) {
             let (shown, total) = differences(g, w, &suite.rule, 1);
             if let Some(d) = shown.first() {
@@ -227,7 +311,11 @@ fn measure(
             row.ms = Some(s.median_ms);
             row.tbps = Some(p.bytes as f64 / (s.median_ms * 1e-3) / 1e12);
             row.summary = Some(s);
-            row.check = format!("ok ({})", rules.join("; "));
+            row.check = if rules.iter().any(|r| r.contains("unchecked")) {
+                format!("timed ({})", rules.join("; "))
+            } else {
+                format!("ok ({})", rules.join("; "))
+            };
         }
         None => row.check = format!("ERROR: no usable times: {times:?}"),
     }

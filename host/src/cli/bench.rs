@@ -74,6 +74,10 @@ pub struct BenchArgs {
     /// text (repeatable: any of them).
     #[arg(long = "point", value_name = "TEXT", requires = "kernels")]
     pub points: Vec<String>,
+    /// With `--kernel`: launches whose largest buffer has more elements than this are
+    /// timed without the CPU reference check (their rows say `unchecked`); 2^26 by default.
+    #[arg(long, value_name = "ELEMENTS", requires = "kernels")]
+    pub check_limit: Option<usize>,
 }
 
 /// The ports' points `args` select, or an error naming the flag.
@@ -107,7 +111,14 @@ fn run_ports(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         None => {
             let points = port_points(args)?;
             let o = options(args)?;
-            match run_ports_bench(&points, o.warmup, o.iters, o.flush_bytes, o.progress) {
+            let po = crate::bench::PortsBenchOptions {
+                warmup: o.warmup,
+                iters: o.iters,
+                flush_bytes: o.flush_bytes,
+                progress: o.progress,
+                check_limit: args.check_limit.unwrap_or(crate::bench::DEFAULT_CHECK_LIMIT),
+            };
+            match run_ports_bench(&points, &po) {
                 Ok(r) => r,
                 Err(e) if e.is_no_gpu() => {
                     eprintln!("{e}");
@@ -121,8 +132,10 @@ fn run_ports(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     println!("{}", report.heading());
     print!("{}", render_markdown(&combine(&report.rows, peers.as_deref().unwrap_or(&[]))));
     let failed = report.failed();
+    let unchecked = report.rows.iter().filter(|r| r.check.contains("unchecked")).count();
     println!(
-        "{}: {} points measured, {failed} not timed (wrong or failed, listed)",
+        "{}: {} points measured ({unchecked} of them timed without the CPU check, over --check-limit), {failed} not \
+         timed (wrong or failed, listed)",
         if failed == 0 { "ok" } else { "FAILED" },
         report.rows.len() - failed
     );

@@ -18,8 +18,9 @@ pub struct BenchPoint {
     pub shape: Vec<usize>,
     /// Bytes read + written, as the peer script counts them for the same point.
     pub bytes: u64,
-    /// Builds the launches (inputs are built only when the point is measured).
-    pub launches: Box<dyn Fn() -> Vec<(Suite, Case)>>,
+    /// Builds the launches (inputs are built only when the point is measured, on a
+    /// worker thread).
+    pub launches: Box<dyn Fn() -> Vec<(Suite, Case)> + Send + Sync>,
 }
 
 impl std::fmt::Debug for BenchPoint {

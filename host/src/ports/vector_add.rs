@@ -36,7 +36,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
     let mut out = Vec::new();
     for dtype in DTYPES {
         for n in SIZES_1D {
-            let launches: Box<dyn Fn() -> Vec<(Suite, Case)>> = match dtype {
+            let launches: Box<dyn Fn() -> Vec<(Suite, Case)> + Send + Sync> = match dtype {
                 "f32" => Box::new(move || {
                     vec![(suite_of::<f32>(add_kernel()), case::<f32>("bench", n, 1024, 1, 1, 0, false))]
                 }),
