@@ -295,7 +295,32 @@ fn validate_kernel_runs_a_ports_suites_and_names_unknown_ports() {
     }
     let (code, _, stderr) = rtriton(&["validate", "--kernel", "nope"]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("--kernel nope: no port of that name; ports: vector_add"), "{stderr}");
+    assert!(stderr.contains("--kernel nope: no port of that name; ports: vector_add, reduce, epilogue"), "{stderr}");
     let (code, _, stderr) = rtriton(&["validate", "--kernel", "ports", "--variant", "row_max"]);
     assert_eq!(code, 2, "--kernel and --variant conflict: {stderr}");
+}
+
+/// `--kernel reduce` runs the suite of every reduction kernel (5 operations x 2 directions
+/// x 4 dtypes); one case each here, on both CPU back ends.
+#[test]
+fn validate_kernel_reduce_runs_every_reduction_suite() {
+    let (code, stdout, stderr) = rtriton(&["validate", "--backend", "interp", "--kernel", "reduce", "--case", "3x7"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("reduce: torch.sum/amax/amin/argmax/argmin"), "{stdout}");
+    for kernel in ["row_sum_f32", "col_argmin_f32", "row_max_i32", "col_argmax_i32", "row_sum_f16", "col_min_bf16"] {
+        assert!(stdout.contains(kernel), "{kernel} missing:\n{stdout}");
+    }
+    assert!(stdout.trim_end().ends_with("ok: 80 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
+}
+
+/// `--kernel epilogue` runs every activation in every dtype (9 suites).
+#[test]
+fn validate_kernel_epilogue_runs_every_activation_and_dtype() {
+    let (code, stdout, stderr) = rtriton(&["validate", "--backend", "interp", "--kernel", "epilogue", "--case", "3x7"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("epilogue: y = gelu(x * scale + bias)"), "{stdout}");
+    for kernel in ["gelu_tanh_f32", "gelu_erf_f16", "silu_bf16"] {
+        assert!(stdout.contains(kernel), "{kernel} missing:\n{stdout}");
+    }
+    assert!(stdout.trim_end().ends_with("ok: 18 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
 }

@@ -2,13 +2,16 @@
 //! `rtriton_testing::Suite`s: a shape matrix with non-power-of-2 sizes, masked tails,
 //! strided and transposed views and special values, a CPU reference computed in f64 and
 //! the port's tolerance. `rtriton validate --kernel NAME` runs them on the interpreter,
-//! the simulator and the GPU (`cli/suites.rs`); the examples in `host/examples/` run one
-//! case each.
+//! the simulator and the GPU (`cli/suites.rs`); the examples in `host/examples/` run the
+//! cases each port names for them (`example.rs`).
 
 use rtriton_testing::Suite;
 
 pub mod bench;
+pub mod dtype;
+pub mod epilogue;
 pub mod example;
+pub mod reduce;
 pub mod vector_add;
 
 pub use bench::BenchPoint;
@@ -25,11 +28,13 @@ pub struct Port {
     /// What `rtriton bench --kernel` measures of it (`bench/peers/tutorial_peers.py`
     /// measures torch and Triton on the same points).
     pub bench: fn() -> Vec<BenchPoint>,
+    /// The cases its example (`host/examples/NAME.rs`) runs.
+    pub example: fn() -> Vec<example::ExampleCase>,
 }
 
 /// Every port, in the order `validate` runs them.
 pub fn all() -> Vec<Port> {
-    vec![vector_add::PORT]
+    vec![vector_add::PORT, reduce::PORT, epilogue::PORT]
 }
 
 /// The ports `names` select (`ports` selects all), or an error listing the names.

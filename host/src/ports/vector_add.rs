@@ -22,12 +22,14 @@ use rtriton_testing::{Case, Element, Rule, Suite, View};
 
 use super::Port;
 use super::bench::{BenchPoint, DTYPES, SIZES_1D, elem_bytes};
+use super::example::ExampleCase;
 
 pub const PORT: Port = Port {
     name: "vector_add",
     about: "Triton tutorial 01 (add_kernel): out = x + y over strided views, in f32, f16 and bf16",
     suites: || vec![suite(), suite_f16(), suite_bf16()],
     bench: bench_points,
+    example,
 };
 
 /// The peer script's `add` points: 2^24 and 2^28 elements in f32, f16 and bf16, blocks of
@@ -58,6 +60,16 @@ pub fn bench_points() -> Vec<BenchPoint> {
         }
     }
     out
+}
+
+/// What `cargo run --example vector_add [-- --dtype f32|f16|bf16]` runs: the masked tail,
+/// 98 432 elements in blocks of 1024, in the dtype asked for.
+pub fn example() -> Vec<ExampleCase> {
+    vec![
+        ExampleCase::new("f32", suite(), "tail_98432"),
+        ExampleCase::new("f16", suite_f16(), "tail_98432"),
+        ExampleCase::new("bf16", suite_bf16(), "tail_98432"),
+    ]
 }
 
 /// `n` elements of `x` at stride `sx` after `offset`, `y` at stride `sy`, `out` at stride

@@ -4,4 +4,6 @@
 //! references in f64, tolerances) are in `rtriton-host`'s `ports` module; runnable
 //! examples in `host/examples/`.
 
+pub mod epilogue;
+pub mod reduce;
 pub mod vector_add;

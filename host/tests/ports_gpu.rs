@@ -1,0 +1,54 @@
+//! Every port's suites on the GPU (the same cases, references and rules the interpreter
+//! and simulator run in CI; each case under both specializations, compared with the
+//! reference and with the interpreter). Ignored without a GPU; on the GPU machine:
+//! `cargo nextest run -p rtriton-host --test ports_gpu --run-ignored all`.
+
+use rtriton_testing::{Backend, Failure, Failures};
+
+/// Every case of every suite of port `name` on the GPU; panics with every failure.
+fn check_port_on_the_gpu(name: &str) {
+    let port = rtriton_host::ports::all()
+        .into_iter()
+        .find(|p| p.name == name)
+        .unwrap_or_else(|| panic!("no port `{name}` in ports::all()"));
+    let mut failures: Vec<Failure> = Vec::new();
+    let mut cases = 0;
+    for suite in (port.suites)() {
+        for case in &suite.cases {
+            cases += 1;
+            if let Err(f) = suite.run(&case.name, Backend::Gpu) {
+                failures.extend(f.0);
+            }
+        }
+    }
+    assert!(cases > 0, "port `{name}` has no cases");
+    assert!(failures.is_empty(), "{}", Failures(failures));
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn vector_add_on_the_gpu() {
+    check_port_on_the_gpu("vector_add");
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn reduce_on_the_gpu() {
+    check_port_on_the_gpu("reduce");
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn epilogue_on_the_gpu() {
+    check_port_on_the_gpu("epilogue");
+}
+
+/// Each port has its GPU test above (a port added to `ports::all()` without one fails here).
+#[test]
+fn every_port_has_a_gpu_test() {
+    let source = include_str!("ports_gpu.rs");
+    for port in rtriton_host::ports::all() {
+        let call = format!("check_port_on_the_gpu(\"{}\")", port.name);
+        assert!(source.contains(&call), "no GPU test runs port `{}`: add one calling {call}", port.name);
+    }
+}

@@ -1,0 +1,170 @@
+//! A fused element-wise epilogue: `y = act(x * scale + bias)` over a 2-D view, with `act`
+//! GELU in its tanh form or its erf form, or SiLU; `scale` a scalar, `bias` one value per
+//! column. After the epilogue of Triton's `python/tutorials/03-matrix-multiplication.py`
+//! (`matmul_kernel`'s `ACTIVATION` applied to the accumulator before the store) with the
+//! activations of `torch.nn.functional.gelu(v, approximate="tanh" | "none")` and
+//! `torch.nn.functional.silu(v)`, as a stand-alone kernel over any strides.
+//!
+//! Each program computes a `[BLOCK_M, BLOCK_N]` tile (2-D grid: row blocks along axis 0,
+//! column blocks along axis 1), in `f32` whatever the element type (`f16` and `bf16` are
+//! widened after the load and rounded once before the store, as Triton computes them).
+//! The formulas are the usual ones rearranged so that f32 does not cancel where the
+//! result is small (`docs/ports.md`, "Epilogue"):
+//!
+//! - `v = fma(x, scale, bias)`: one rounding, so `x * scale` close to `-bias` keeps its
+//!   digits;
+//! - GELU (tanh form) `0.5 v (1 + tanh(sqrt(2/pi) (v + 0.044715 v^3)))` is the same function
+//!   as `v / (1 + 2^-t)` with `t = v (C1 + C2 v^2)` (`0.5 (1 + tanh z) = 1 / (1 + e^-2z)`),
+//!   the factors `2 sqrt(2/pi) log2(e)` folded into `C1`, `C2`: one `ex2.approx`, no `tanh`
+//!   (whose PTX instruction is good to 2^-11 only), and for `t < 0` as `v 2^t / (1 + 2^t)`,
+//!   which underflows gracefully where `1 + tanh` would cancel;
+//! - GELU (erf form) `0.5 v (1 + erf(v / sqrt(2)))` as `fma(h, erf(v / sqrt(2)), h)` with
+//!   `h = 0.5 v`: the sum `1 + erf` is never rounded on its own;
+//! - SiLU `v * sigmoid(v)` as `v / (1 + 2^-t)` with `t = v log2(e)`, the same way: one
+//!   rounding fewer than the product, and no `v / inf` for very negative `v`.
+
+use half::{bf16, f16};
+use rtriton::kernel;
+use rtriton::prelude::*;
+
+/// `2 sqrt(2/pi) log2(e)` and `2 sqrt(2/pi) 0.044715 log2(e)`: GELU-tanh's exponent, in
+/// powers of two (the f64 values rounded to f32).
+pub const GELU_TANH_C1: f32 = (2.0 * 0.797_884_560_802_865_4 * std::f64::consts::LOG2_E) as f32;
+pub const GELU_TANH_C2: f32 = (2.0 * 0.797_884_560_802_865_4 * 0.044_715 * std::f64::consts::LOG2_E) as f32;
+
+/// An activation, computed in `f32`.
+pub trait Activation {
+    fn apply(v: Tensor<f32>) -> Tensor<f32>;
+}
+
+/// GELU, tanh form (`approximate="tanh"`).
+#[derive(Debug)]
+pub struct GeluTanh;
+/// GELU, erf form (`approximate="none"`).
+#[derive(Debug)]
+pub struct GeluErf;
+/// SiLU (swish): `v * sigmoid(v)`.
+#[derive(Debug)]
+pub struct Silu;
+
+/// An `f32` scalar constant (`fma` takes tensors of one dtype).
+fn constant(v: f32) -> Tensor<f32> {
+    full::<f32>(&[], v)
+}
+
+/// `v / (1 + 2^-t)` for a `t` of `v`'s sign, written so that no step overflows: for
+/// `t < 0` it is `v 2^t / (1 + 2^t)` (the power underflows to 0 instead of overflowing to
+/// infinity, so a very negative `v` gives `v` times a tiny number, not `v / inf`).
+fn over_one_plus_pow2(v: Tensor<f32>, t: Tensor<f32>) -> Tensor<f32> {
+    let e = exp2(-abs(t));
+    where_(t.ge(0.0), v, v * e) / (e + 1.0)
+}
+
+impl Activation for GeluTanh {
+    fn apply(v: Tensor<f32>) -> Tensor<f32> {
+        over_one_plus_pow2(v, v * fma(v * v, constant(GELU_TANH_C2), constant(GELU_TANH_C1)))
+    }
+}
+
+impl Activation for GeluErf {
+    fn apply(v: Tensor<f32>) -> Tensor<f32> {
+        let half = v * 0.5;
+        fma(half, erf(v * std::f32::consts::FRAC_1_SQRT_2), half)
+    }
+}
+
+impl Activation for Silu {
+    fn apply(v: Tensor<f32>) -> Tensor<f32> {
+        over_one_plus_pow2(v, v * std::f32::consts::LOG2_E)
+    }
+}
+
+/// The launch arguments of every epilogue kernel: `x` and `y` are `n_rows x n_cols` views
+/// with their own strides, `bias` a vector of `n_cols` at stride `stride_bias`.
+#[derive(Clone, Copy, Debug)]
+pub struct Args<E> {
+    pub x_ptr: Tensor<Ptr<E>>,
+    pub bias_ptr: Tensor<Ptr<E>>,
+    pub y_ptr: Tensor<Ptr<E>>,
+    pub n_rows: Tensor<i32>,
+    pub n_cols: Tensor<i32>,
+    pub stride_x_row: Tensor<i32>,
+    pub stride_x_col: Tensor<i32>,
+    pub stride_bias: Tensor<i32>,
+    pub stride_y_row: Tensor<i32>,
+    pub stride_y_col: Tensor<i32>,
+    pub scale: Tensor<f32>,
+    pub block_m: usize,
+    pub block_n: usize,
+}
+
+/// `y = Act(x * scale + bias)` on this program's tile.
+pub fn epilogue_body<E: ScalarMarker, Act: Activation>(a: Args<E>) {
+    let rows = program_id(0) * a.block_m as i32 + arange(0, a.block_m);
+    let cols = program_id(1) * a.block_n as i32 + arange(0, a.block_n);
+    let col_mask = cols.lt(a.n_cols);
+    let mask = rows.lt(a.n_rows).expand_dims(1) & col_mask.expand_dims(0);
+    let (r, c) = (rows.to::<i64>(), cols.to::<i64>());
+    let x_offsets = (r * a.stride_x_row).expand_dims(1) + (c * a.stride_x_col).expand_dims(0);
+    let x = load(a.x_ptr + x_offsets, Some(mask), None).to::<f32>();
+    let bias = load(a.bias_ptr + c * a.stride_bias, Some(col_mask), None).to::<f32>();
+    let y = Act::apply(fma(x, a.scale, bias.expand_dims(0)));
+    let y_offsets = (r * a.stride_y_row).expand_dims(1) + (c * a.stride_y_col).expand_dims(0);
+    store(a.y_ptr + y_offsets, y.to::<E>(), Some(mask));
+}
+
+/// One `kernel!` per row: `name => element type, activation`; and [`all`], every kernel.
+macro_rules! epilogues {
+    ($($name:ident => $e:ty, $act:ty;)*) => {
+        $(
+            kernel! {
+                pub fn $name(x_ptr: Ptr<$e>, bias_ptr: Ptr<$e>, y_ptr: Ptr<$e>, n_rows: i32, n_cols: i32,
+                             stride_x_row: i32, stride_x_col: i32, stride_bias: i32, stride_y_row: i32,
+                             stride_y_col: i32, scale: f32; const BLOCK_M: usize, const BLOCK_N: usize) {
+                    epilogue_body::<$e, $act>(Args { x_ptr, bias_ptr, y_ptr, n_rows, n_cols, stride_x_row, stride_x_col,
+                                                     stride_bias, stride_y_row, stride_y_col, scale,
+                                                     block_m: BLOCK_M, block_n: BLOCK_N });
+                }
+            }
+        )*
+
+        /// Every epilogue kernel, named `{activation}_{dtype}`.
+        pub fn all() -> Vec<rtriton::trace::KernelDef> {
+            vec![$($name()),*]
+        }
+    };
+}
+
+epilogues! {
+    gelu_tanh_f32 => f32, GeluTanh;
+    gelu_erf_f32 => f32, GeluErf;
+    silu_f32 => f32, Silu;
+    gelu_tanh_f16 => f16, GeluTanh;
+    gelu_erf_f16 => f16, GeluErf;
+    silu_f16 => f16, Silu;
+    gelu_tanh_bf16 => bf16, GeluTanh;
+    gelu_erf_bf16 => bf16, GeluErf;
+    silu_bf16 => bf16, Silu;
+}
+
+/// Tile elements per thread: 16 at 4 warps or more (four 16-byte loads of `f32`); 8
+/// below, because ptxas caps a CTA of one warp at 72 registers for sm_90 (16 per thread
+/// spilled 4 bytes in `gelu_tanh_f32` there).
+pub fn elems_per_thread(num_warps: usize) -> usize {
+    if num_warps >= 4 { 16 } else { 8 }
+}
+
+/// `(BLOCK_M, BLOCK_N)` for an `n_rows x n_cols` input launched with `num_warps` warps:
+/// up to 512 columns, and as many rows as fill a tile of [`elems_per_thread`] per thread
+/// (2048 elements at 4 warps).
+pub fn blocks(n_rows: usize, n_cols: usize, num_warps: usize) -> (usize, usize) {
+    let pow2 = |n: usize| n.max(1).next_power_of_two();
+    let tile = elems_per_thread(num_warps) * 32 * pow2(num_warps);
+    let n = pow2(n_cols).min(512).min(tile);
+    ((tile / n).min(pow2(n_rows)), n)
+}
+
+/// The grid: row blocks along axis 0 (up to 2^31 - 1 programs), column blocks along axis 1.
+pub fn grid(n_rows: usize, n_cols: usize, (block_m, block_n): (usize, usize)) -> [u32; 3] {
+    [n_rows.div_ceil(block_m) as u32, n_cols.div_ceil(block_n) as u32, 1]
+}
