@@ -295,7 +295,7 @@ fn validate_kernel_runs_a_ports_suites_and_names_unknown_ports() {
     }
     let (code, _, stderr) = rtriton(&["validate", "--kernel", "nope"]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("--kernel nope: no port of that name; ports: vector_add, reduce, epilogue"), "{stderr}");
+    assert!(stderr.contains("--kernel nope: no port of that name; ports: vector_add, softmax, reduce, epilogue"), "{stderr}");
     let (code, _, stderr) = rtriton(&["validate", "--kernel", "ports", "--variant", "row_max"]);
     assert_eq!(code, 2, "--kernel and --variant conflict: {stderr}");
 }
@@ -323,4 +323,19 @@ fn validate_kernel_epilogue_runs_every_activation_and_dtype() {
         assert!(stdout.contains(kernel), "{kernel} missing:\n{stdout}");
     }
     assert!(stdout.trim_end().ends_with("ok: 18 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
+}
+
+#[test]
+fn validate_kernel_softmax_runs_both_forms() {
+    let (code, stdout, stderr) = rtriton(&["validate", "--backend", "interp", "--kernel", "softmax", "--case", "w1_"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("softmax: Triton tutorial 02"), "{stdout}");
+    // w1_specials (one block of 1) and w1_tile1 (the online kernel in one tile of 1), in
+    // each of the three dtypes.
+    for kernel in ["softmax_kernel", "softmax_online_kernel"] {
+        for dtype in ["f32", "f16", "bf16"] {
+            assert!(stdout.contains(&format!("{kernel}_{dtype} ")), "{kernel}_{dtype}: {stdout}");
+        }
+    }
+    assert!(stdout.trim_end().ends_with("ok: 12 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
 }

@@ -234,6 +234,43 @@ fn mask_constancy_follows_the_comparison(#[case] le: i64, #[case] width: u32) {
     assert_eq!(widths, vec![width, width], "{:?}", p.decisions.accesses);
 }
 
+rtriton::kernel! {
+    /// A copy looping over tiles of `BLOCK`: with a carried value (`CARRY`) or with none.
+    /// The induction variable is a multiple of `BLOCK` either way, so both loads are v4.
+    fn tiled_copy(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n: i32; const BLOCK: usize, const CARRY: bool) {
+        let offs = arange(0, BLOCK);
+        if CARRY {
+            let total = for_range(0, n, BLOCK as i32, full::<f32>(&[], 0.0), |start, total| {
+                let i = start + offs;
+                let x = load(x_ptr + i, Some(i.lt(n)), Some(0.0));
+                store(y_ptr + i, x, Some(i.lt(n)));
+                total + max(x, 0)
+            });
+            store(y_ptr + n, total, None);
+        } else {
+            for_range(0, n, BLOCK as i32, (), |start, ()| {
+                let i = start + offs;
+                let x = load(x_ptr + i, Some(i.lt(n)), Some(0.0));
+                store(y_ptr + i, x, Some(i.lt(n)));
+            });
+        }
+    }
+}
+
+/// A loop without carried values has no results; its induction variable still gets its
+/// facts (it used not to, and every access it indexed was scalar: the softmax port's
+/// second pass).
+#[rstest]
+#[case::carried(1)]
+#[case::no_carried_values(0)]
+fn loop_induction_variable_keeps_its_divisibility(#[case] carry: i64) {
+    let args = [ArgValue::Ptr(X), ArgValue::Ptr(Y), ArgValue::Int(4096)];
+    let p = rtriton_tests::lower_def(&tiled_copy(), &[("BLOCK", 1024), ("CARRY", carry)], &args, SpecPolicy::Triton, 4)
+        .unwrap();
+    let widths: Vec<u32> = p.decisions.accesses.iter().map(|d| d.vector_width).collect();
+    assert_eq!(&widths[..2], &[4, 4], "{:?}", p.decisions.accesses);
+}
+
 #[test]
 fn unsupported_op_is_an_error_naming_the_line() {
     // (i64 reductions used to be the example; they lower now. A scan whose shared-memory

@@ -396,13 +396,14 @@ impl Cta {
                     self.need_reg(*src)?;
                     l.report.shuffles += self.shfl(*dst, *src, *mode, *b, *c, *member_mask)?;
                 }
-                MicroOp::Unpack64 { lo, hi, src } => {
+                MicroOp::Unpack { lo, hi, src, bits } => {
                     self.need_reg(*src)?;
                     let mut x = self.fetch(Src::Reg(*src), 0);
                     let mut high = self.fetch(Src::Reg(*src), 1);
+                    let mask = (1u64 << bits) - 1;
                     for (l, h) in x.iter_mut().zip(high.iter_mut()) {
-                        *h >>= 32;
-                        *l &= 0xFFFF_FFFF;
+                        *h = (*h >> bits) & mask;
+                        *l &= mask;
                     }
                     self.put(*lo, &x);
                     self.put(*hi, &high);

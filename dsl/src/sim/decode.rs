@@ -130,11 +130,13 @@ pub(crate) enum MicroOp {
         c: u32,
         member_mask: u32,
     },
-    /// `lo = src & 0xffffffff`, `hi = src >> 32` (both writes from the value before).
-    Unpack64 {
+    /// `lo = src & mask`, `hi = (src >> bits) & mask` with `mask = 2^bits - 1` (both
+    /// writes from the value before): `Unpack64` (`bits` 32) and `Unpack` (16).
+    Unpack {
         lo: u32,
         hi: u32,
         src: u32,
+        bits: u32,
     },
     BarSync {
         id: u32,
@@ -286,7 +288,8 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                 c: *clamp,
                 member_mask: *member_mask,
             },
-            Inst::Unpack64 { lo, hi, src, .. } => MicroOp::Unpack64 { lo: lo.0, hi: hi.0, src: src.0 },
+            Inst::Unpack64 { lo, hi, src, .. } => MicroOp::Unpack { lo: lo.0, hi: hi.0, src: src.0, bits: 32 },
+            Inst::Unpack { lo, hi, src } => MicroOp::Unpack { lo: lo.0, hi: hi.0, src: src.0, bits: 16 },
             Inst::Pack64 { dst, lo, hi, .. } => {
                 let f: BinFn = |lo, hi| Some((lo & 0xFFFF_FFFF) | (hi << 32));
                 MicroOp::Bin { f, dst: dst.0, a: Src::Reg(lo.0), b: Src::Reg(hi.0) }

@@ -12,6 +12,7 @@ pub mod dtype;
 pub mod epilogue;
 pub mod example;
 pub mod reduce;
+pub mod softmax;
 pub mod vector_add;
 
 pub use bench::BenchPoint;
@@ -34,7 +35,7 @@ pub struct Port {
 
 /// Every port, in the order `validate` runs them.
 pub fn all() -> Vec<Port> {
-    vec![vector_add::PORT, reduce::PORT, epilogue::PORT]
+    vec![vector_add::PORT, softmax::PORT, reduce::PORT, epilogue::PORT]
 }
 
 /// The ports `names` select (`ports` selects all), or an error listing the names.

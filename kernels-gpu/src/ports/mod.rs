@@ -6,4 +6,5 @@
 
 pub mod epilogue;
 pub mod reduce;
+pub mod softmax;
 pub mod vector_add;

@@ -165,6 +165,8 @@ fn reductions_of_the_new_dtypes() {
         outs: vec![rows * 2 * elem, rows * sum, rows * 4],
         n: BLOCK,
         programs: rows as u32,
+        block: BLOCK,
+        num_warps: crate::run::NUM_WARPS,
     };
     let out = both(&kernels::reduce_f16(), &launch(bytes(&xs), 2, 2));
     for r in 0..rows {
@@ -218,7 +220,14 @@ fn math_on_half_types_is_the_f32_function_rounded_once() {
     let b: Vec<bf16> = xs.iter().map(|&v| bf16::from_f32(v)).collect();
     let half = both(
         &kernels::half_math(),
-        &Launch { inputs: vec![bytes(&h), bytes(&b)], outs: vec![n * 3 * 2, n * 3 * 2], n: n as i64, programs: 1 },
+        &Launch {
+            inputs: vec![bytes(&h), bytes(&b)],
+            outs: vec![n * 3 * 2, n * 3 * 2],
+            n: n as i64,
+            programs: 1,
+            block: BLOCK,
+            num_warps: crate::run::NUM_WARPS,
+        },
     );
     let widened =
         |v: Vec<f32>| f32s(&both(&kernels::f32_math(), &Launch::elementwise(vec![bytes(&v)], n * 3 * 4, n))[0]);

@@ -20,5 +20,6 @@ mod run;
 mod arithmetic;
 mod conversions;
 mod gpu;
+mod packed;
 mod promotion;
 mod ptxas;

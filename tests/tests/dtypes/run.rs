@@ -10,19 +10,27 @@ pub const BLOCK: i64 = 64;
 pub const NUM_WARPS: u32 = 4;
 
 /// One launch: input buffers (bytes), output buffers (sizes in bytes, filled with 0xA5
-/// so unwritten bytes show), `n` and the number of programs.
+/// so unwritten bytes show), `n`, the number of programs, `BLOCK` and `num_warps`.
 #[derive(Clone, Debug)]
 pub struct Launch {
     pub inputs: Vec<Vec<u8>>,
     pub outs: Vec<usize>,
     pub n: i64,
     pub programs: u32,
+    pub block: i64,
+    pub num_warps: u32,
 }
 
 impl Launch {
     /// `ceil(n / BLOCK)` programs over `n` elements, one output buffer.
     pub fn elementwise(inputs: Vec<Vec<u8>>, out_bytes: usize, n: usize) -> Launch {
-        Launch { inputs, outs: vec![out_bytes], n: n as i64, programs: (n as u64).div_ceil(BLOCK as u64) as u32 }
+        Launch::blocks(inputs, out_bytes, n, BLOCK, NUM_WARPS)
+    }
+
+    /// [`Launch::elementwise`] with blocks of `block` elements on `num_warps` warps.
+    pub fn blocks(inputs: Vec<Vec<u8>>, out_bytes: usize, n: usize, block: i64, num_warps: u32) -> Launch {
+        let programs = (n as u64).div_ceil(block as u64) as u32;
+        Launch { inputs, outs: vec![out_bytes], n: n as i64, programs, block, num_warps }
     }
 
     fn place(&self, mem: &mut Memory) -> (Vec<ArgValue>, Vec<u64>) {
@@ -46,7 +54,7 @@ pub fn interpreter(def: &KernelDef, l: &Launch) -> Result<Vec<Vec<u8>>, String> 
     let mut mem = Memory::new();
     let (args, outs) = l.place(&mut mem);
     let verified = CompileSession::new()
-        .front_end_for_args(def, &[("BLOCK", BLOCK)], &args, SpecPolicy::Triton, &TraceOptions::default())
+        .front_end_for_args(def, &[("BLOCK", l.block)], &args, SpecPolicy::Triton, &TraceOptions::default())
         .map_err(|e| e.to_string())?;
     interp::run(&verified, [l.programs, 1, 1], &args, &mut mem).map_err(|e| e.to_string())?;
     l.read(&mem, &outs)
@@ -59,10 +67,10 @@ pub fn simulator(def: &KernelDef, l: &Launch) -> Result<Vec<Vec<u8>>, String> {
     let program = rtriton_testing::run::lower(
         &mut CompileSession::new(),
         def,
-        &[("BLOCK", BLOCK)],
+        &[("BLOCK", l.block)],
         &args,
         SpecPolicy::Triton,
-        NUM_WARPS,
+        l.num_warps,
     )
     .map_err(|e| e.to_string())?;
     rtriton::sim::run(&program, [l.programs, 1, 1], &args, &mut mem).map_err(|e| e.to_string())?;

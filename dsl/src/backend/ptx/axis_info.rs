@@ -84,6 +84,14 @@ impl AxisInfoMap {
         let mut infos: Vec<AxisInfo> = k.values.iter().map(|v| AxisInfo::unknown(v.ty.shape.dims())).collect();
         for id in k.walk() {
             let op = k.op(id);
+            // The induction variable first: a loop without carried values has no results,
+            // and its body still indexes with the variable.
+            if let OpKind::For { lower, step, body, .. } = &op.kind {
+                // lower, lower + step, ... (scalar).
+                let div = gcd(infos[lower.index()].divisibility[0], infos[step.index()].divisibility[0]);
+                infos[body.args[0].index()] = AxisInfo::uniform(&[], div, None);
+                continue;
+            }
             let Some(&res) = op.results.first() else { continue };
             let shape = k.shape(res).dims().to_vec();
             let get = |v: Value, infos: &Vec<AxisInfo>| infos[v.index()].clone();
@@ -216,12 +224,9 @@ impl AxisInfoMap {
                         constant: None,
                     }
                 }
-                OpKind::For { lower, step, body, .. } => {
-                    // The induction variable: lower, lower + step, ... (scalar).
-                    let div = gcd(get(*lower, &infos).divisibility[0], get(*step, &infos).divisibility[0]);
-                    infos[body.args[0].index()] = AxisInfo::uniform(&[], div, None);
-                    continue;
-                }
+                // Handled above (its induction variable); its results are the carried values,
+                // whose facts stay unknown.
+                OpKind::For { .. } => continue,
                 // An if's or a while's results (and a while's carried arguments) keep the
                 // unknown facts they start with: conservative, so no access through them
                 // is widened on a guess.

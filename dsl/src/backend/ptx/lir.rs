@@ -290,6 +290,10 @@ pub enum Inst {
     /// `dst (32 bits) = hi << 16 | lo` of two 16-bit registers (`mov.b32 d, {lo, hi}`):
     /// how a `BF16` becomes an `F32` on every target (`cvt.f32.bf16` needs sm_90).
     Pack { dst: Reg, lo: Reg, hi: Reg },
+    /// `{lo, hi} = src`: the low and the high 16 bits of the 32-bit register `src` into two
+    /// 16-bit registers (`mov.b32 {lo, hi}, src`), [`Inst::Pack`]'s inverse: how eight
+    /// `F16`/`BF16` elements come out of one 16-byte load of four 32-bit words.
+    Unpack { lo: Reg, hi: Reg, src: Reg },
     /// `dst (Pred) = a cmp b` in type `ty` (see [`Cmp`]).
     Setp { cmp: Cmp, ty: Ty, dst: Reg, a: Operand, b: Operand },
     /// `dst = cond ? a : b` in type `ty` (`cond` a predicate register).
@@ -395,6 +399,7 @@ impl Inst {
             | Inst::Unpack64 { .. }
             | Inst::Pack64 { .. }
             | Inst::Pack { .. }
+            | Inst::Unpack { .. }
             | Inst::BarSync { .. } => Vec::new(),
         }
     }
@@ -428,6 +433,7 @@ impl Inst {
             | Inst::Unpack64 { .. }
             | Inst::Pack64 { .. }
             | Inst::Pack { .. }
+            | Inst::Unpack { .. }
             | Inst::BarSync { .. } => Vec::new(),
         }
     }
@@ -645,6 +651,7 @@ impl Program {
                 Inst::MulWide { dst, a, b } => format!("{} = mul.wide {a}, {b}", self.def(*dst)),
                 Inst::Cvt { dst, src, from, .. } => format!("{} = cvt {src}:{from}", self.def(*dst)),
                 Inst::Pack { dst, lo, hi } => format!("{} = pack {lo}, {hi}", self.def(*dst)),
+                Inst::Unpack { lo, hi, src } => format!("{}, {} = unpack {src}", self.def(*lo), self.def(*hi)),
                 Inst::Setp { cmp, ty, dst, a, b } => format!("{} = setp.{cmp:?}.{ty} {a}, {b}", self.def(*dst)),
                 Inst::Selp { dst, a, b, cond, .. } => format!("{} = selp {cond} ? {a} : {b}", self.def(*dst)),
                 Inst::LdGlobal { guard: g, ty, dsts, addr, offset, .. } => {

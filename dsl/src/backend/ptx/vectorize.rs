@@ -17,24 +17,35 @@
 //! dim ([`layout_chunk`]); each access then gets `min(provable, chunk)` ([`decide`]).
 
 use super::axis_info::{AxisInfoMap, MAX_DIVISOR};
-use crate::ir::{Kernel, OpKind, Value};
+use crate::ir::{Kernel, OpKind, ScalarType, Value};
 
 /// Widest access in bytes (`ld.global.v4.f32`).
 pub const MAX_VECTOR_BYTES: u64 = 16;
 
-/// Most elements of one access: PTX's `ld`/`st` vectors are `.v2` and `.v4` (so 16-bit
-/// elements go at most 4 at a time, 8 bytes, and bytes 4 at a time).
+/// Most registers of one access: PTX's `ld`/`st` vectors are `.v2` and `.v4` (so bytes go
+/// at most 4 at a time).
 pub const MAX_VECTOR_ELEMS: u64 = 4;
 
-/// The widest vector of `elem_bytes`-byte elements.
-fn max_elems(elem_bytes: u64) -> u64 {
-    (MAX_VECTOR_BYTES / elem_bytes).min(MAX_VECTOR_ELEMS)
+/// The widest vector of `elem_bytes`-byte elements: 16 bytes in at most four registers,
+/// except that 16-bit floats held in 16-bit registers (`packs_pairs`) travel two to a
+/// 32-bit word, so eight of them make one `ld.global.v4.b32` (as Triton loads f16).
+fn max_elems(elem_bytes: u64, packs_pairs: bool) -> u64 {
+    let per_register = if packs_pairs { 2 } else { 1 };
+    (MAX_VECTOR_BYTES / elem_bytes).min(MAX_VECTOR_ELEMS * per_register)
+}
+
+/// Whether accesses of `dtype` elements may pack two into a 32-bit word: f16 and bf16,
+/// which live in 16-bit registers (`i16` lives sign-extended in a 32-bit one).
+pub fn packs_pairs(dtype: Option<ScalarType>) -> bool {
+    matches!(dtype, Some(ScalarType::F16 | ScalarType::BF16))
 }
 
 /// What is known about one access along its last dim.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Facts {
     pub elem_bytes: u64,
+    /// The elements may go two to a 32-bit word ([`packs_pairs`]).
+    pub packs_pairs: bool,
     pub contiguity: u64,
     /// Bytes the first address of each contiguous run is a multiple of.
     pub align_bytes: u64,
@@ -47,13 +58,15 @@ pub struct Facts {
 impl Facts {
     /// The facts of a load or store through `ptr` with `mask` (scalars: width 1).
     pub fn of(k: &Kernel, ai: &AxisInfoMap, ptr: Value, mask: Option<Value>) -> Facts {
-        let elem_bytes = k.dtype(ptr).pointee().map_or(4, |s| s.size_bytes());
+        let pointee = k.dtype(ptr).pointee();
+        let elem_bytes = pointee.map_or(4, |s| s.size_bytes());
         let shape = k.shape(ptr).dims();
         let p = ai.get(ptr);
         let d = p.contiguity.len() - 1;
         let scalar = shape.is_empty();
         Facts {
             elem_bytes,
+            packs_pairs: packs_pairs(pointee),
             contiguity: if scalar { 1 } else { p.contiguity[d] },
             align_bytes: p.divisibility[d],
             mask_constancy: mask.map(|m| ai.get(m).constancy[d]),
@@ -63,7 +76,7 @@ impl Facts {
 
     /// The widest width these facts prove (before the layout's chunk).
     pub fn provable(&self) -> u64 {
-        let w = max_elems(self.elem_bytes)
+        let w = max_elems(self.elem_bytes, self.packs_pairs)
             .min(self.contiguity)
             .min((self.align_bytes / self.elem_bytes).max(1))
             .min(self.mask_constancy.unwrap_or(MAX_DIVISOR))
@@ -88,7 +101,7 @@ pub fn decide(f: &Facts, chunk: u64) -> (u32, String) {
         "contiguity {}, alignment {align}, {mask}, {chunk} per thread, {} B elements",
         f.contiguity, f.elem_bytes
     );
-    let max = max_elems(f.elem_bytes);
+    let max = max_elems(f.elem_bytes, f.packs_pairs);
     let mut limits = Vec::new();
     if width < max {
         if f.contiguity < max {
@@ -158,7 +171,7 @@ mod tests {
     use super::*;
 
     fn facts(contiguity: u64, align_bytes: u64, mask_constancy: Option<u64>) -> Facts {
-        Facts { elem_bytes: 4, contiguity, align_bytes, mask_constancy, extent: 1024 }
+        Facts { elem_bytes: 4, packs_pairs: false, contiguity, align_bytes, mask_constancy, extent: 1024 }
     }
 
     #[test]
@@ -176,5 +189,18 @@ mod tests {
         for (f, chunk, want) in table {
             assert_eq!(decide(&f, chunk).0, want, "{f:?} chunk {chunk}");
         }
+    }
+
+    /// 16 bytes of 16-bit floats are eight elements in four 32-bit words; 16-bit ints
+    /// (in 32-bit registers) and bytes stop at four registers.
+    #[test]
+    fn sixteen_bit_floats_go_eight_at_a_time() {
+        let with = |elem_bytes, packs_pairs| Facts { elem_bytes, packs_pairs, ..facts(1024, 16, Some(16)) };
+        let table = [(with(2, true), 8, 8), (with(2, true), 4, 4), (with(2, false), 8, 4), (with(1, false), 16, 4)];
+        for (f, chunk, want) in table {
+            assert_eq!(decide(&f, chunk).0, want, "{f:?} chunk {chunk}");
+        }
+        assert!(packs_pairs(Some(ScalarType::F16)) && packs_pairs(Some(ScalarType::BF16)));
+        assert!(!packs_pairs(Some(ScalarType::I16)) && !packs_pairs(Some(ScalarType::F32)) && !packs_pairs(None));
     }
 }

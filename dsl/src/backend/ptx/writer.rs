@@ -402,6 +402,9 @@ impl Writer<'_> {
             Inst::Unpack64 { lo, hi, src, .. } => {
                 format!("mov.b64 {{{}, {}}}, {};", self.reg(*lo), self.reg(*hi), self.reg(*src))
             }
+            Inst::Unpack { lo, hi, src } => {
+                format!("mov.b32 {{{}, {}}}, {};", self.reg(*lo), self.reg(*hi), self.reg(*src))
+            }
             Inst::Pack64 { dst, lo, hi, .. } => {
                 format!("mov.b64 {}, {{{}, {}}};", self.reg(*dst), self.reg(*lo), self.reg(*hi))
             }
@@ -507,6 +510,7 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::StShared { .. }
             | Inst::Shfl { .. }
             | Inst::Unpack64 { .. }
+            | Inst::Unpack { .. }
             | Inst::Pack64 { .. }
             | Inst::BarSync { .. } => 0,
         })

@@ -80,7 +80,7 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
                 used.insert(*addr);
                 used.insert(*src);
             }
-            Inst::Shfl { src, .. } | Inst::Unpack64 { src, .. } => {
+            Inst::Shfl { src, .. } | Inst::Unpack64 { src, .. } | Inst::Unpack { src, .. } => {
                 used.insert(*src);
             }
             Inst::Pack64 { lo, hi, .. } => {
@@ -131,6 +131,7 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::Shfl { .. }
         // two destinations: kept (the lowering unpacks only what it shuffles)
         | Inst::Unpack64 { .. }
+        | Inst::Unpack { .. }
         | Inst::BarSync { .. }
         | Inst::Loop { .. }
         | Inst::If { .. }

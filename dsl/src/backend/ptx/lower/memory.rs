@@ -1,10 +1,12 @@
 //! Loads and stores: vector width (from [`crate::backend::ptx::vectorize`]), `other`
-//! values, mask predicates and single-owner stores.
+//! values, mask predicates and single-owner stores. Eight f16 or bf16 elements (16 bytes)
+//! travel as four 32-bit words, two elements each ([`Inst::Pack`], [`Inst::Unpack`]).
 
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::lir::{Guard, Inst, Operand, Reg, Ty};
-use crate::backend::ptx::vectorize::{self, Facts};
+use crate::backend::ptx::vectorize::{self, Facts, MAX_VECTOR_ELEMS};
 use crate::backend::ptx::{AccessDecision, AccessKind, PtxError};
+use crate::interp::convert::{f32_to_bf16, f32_to_f16};
 use crate::ir::{Op, Value};
 
 impl Lowerer<'_> {
@@ -44,6 +46,16 @@ impl Lowerer<'_> {
         let others = other.map(|o| self.val(o));
         let mut out = Vec::with_capacity(ptrs.len());
         for c in (0..ptrs.len()).step_by(width) {
+            // The mask is constant across the vector (proved by `vectorize`): its first
+            // element guards the whole access.
+            let guard = masks.as_ref().map(|m| Guard { pred: self.reg(m[c], Ty::Pred), negate: false });
+            if width > MAX_VECTOR_ELEMS as usize {
+                let others: Option<Vec<Operand>> =
+                    mask.map(|_| (0..width).map(|j| others.as_ref().map_or(Operand::Int(0), |o| o[c + j])).collect());
+                let addr = self.reg(ptrs[c], Ty::I64);
+                out.extend(self.load_pairs(ty, guard, addr, width, others));
+                continue;
+            }
             let dsts: Vec<Reg> = (0..width).map(|_| self.new_reg(ty)).collect();
             // Masked-off lanes keep what the registers held: `other` (or 0, so the result
             // does not depend on stale registers).
@@ -57,9 +69,6 @@ impl Lowerer<'_> {
                     self.emit(Inst::Mov { ty, dst: *d, src });
                 }
             }
-            // The mask is constant across the vector (proved by `vectorize`): its first
-            // element guards the whole access.
-            let guard = masks.as_ref().map(|m| Guard { pred: self.reg(m[c], Ty::Pred), negate: false });
             let addr = self.reg(ptrs[c], Ty::I64);
             self.emit(Inst::LdGlobal { guard, ty, dsts: dsts.clone(), addr, offset: 0, non_coherent: false });
             out.extend(dsts.into_iter().map(Operand::Reg));
@@ -88,10 +97,74 @@ impl Lowerer<'_> {
         for c in (0..ptrs.len()).step_by(width) {
             let m = masks.as_ref().map(|m| self.reg(m[c], Ty::Pred));
             let guard = self.and_pred(m, owner).map(|pred| Guard { pred, negate: false });
-            let srcs: Vec<Reg> = (0..width).map(|j| self.reg(vals[c + j], ty)).collect();
             let addr = self.reg(ptrs[c], Ty::I64);
+            if width > MAX_VECTOR_ELEMS as usize {
+                // Two 16-bit elements to a word, the lower address in the low half.
+                let words: Vec<Reg> = (0..width / 2)
+                    .map(|w| {
+                        let (lo, hi) = (self.reg(vals[c + 2 * w], ty), self.reg(vals[c + 2 * w + 1], ty));
+                        let dst = self.new_reg(Ty::U32);
+                        self.emit(Inst::Pack { dst, lo, hi });
+                        dst
+                    })
+                    .collect();
+                self.emit(Inst::StGlobal { guard, ty: Ty::U32, srcs: words, addr, offset: 0 });
+                continue;
+            }
+            let srcs: Vec<Reg> = (0..width).map(|j| self.reg(vals[c + j], ty)).collect();
             self.emit(Inst::StGlobal { guard, ty, srcs, addr, offset: 0 });
         }
         Ok(())
     }
+
+    /// A load of `width` (8) 16-bit elements of `ty` as `width / 2` 32-bit words, each
+    /// unpacked into two registers (the lower address is the low half, memory being
+    /// little-endian). With a mask, the words first hold the packed `others`, which a
+    /// false guard leaves in place.
+    fn load_pairs(
+        &mut self,
+        ty: Ty,
+        guard: Option<Guard>,
+        addr: Reg,
+        width: usize,
+        others: Option<Vec<Operand>>,
+    ) -> Vec<Operand> {
+        let words: Vec<Reg> = (0..width / 2).map(|_| self.new_reg(Ty::U32)).collect();
+        if let Some(others) = others {
+            for (w, word) in words.iter().enumerate() {
+                let (lo, hi) = (others[2 * w], others[2 * w + 1]);
+                match (half_bits(lo, ty), half_bits(hi, ty)) {
+                    (Some(l), Some(h)) => {
+                        let src = Operand::Int(i64::from(u32::from(h) << 16 | u32::from(l)));
+                        self.emit(Inst::Mov { ty: Ty::U32, dst: *word, src });
+                    }
+                    // a register (or an immediate `half_bits` does not read): packed at run time
+                    _ => {
+                        let (lo, hi) = (self.reg(lo, ty), self.reg(hi, ty));
+                        self.emit(Inst::Pack { dst: *word, lo, hi });
+                    }
+                }
+            }
+        }
+        self.emit(Inst::LdGlobal { guard, ty: Ty::U32, dsts: words.clone(), addr, offset: 0, non_coherent: false });
+        let mut out = Vec::with_capacity(width);
+        for word in words {
+            let (lo, hi) = (self.new_reg(ty), self.new_reg(ty));
+            self.emit(Inst::Unpack { lo, hi, src: word });
+            out.push(Operand::Reg(lo));
+            out.push(Operand::Reg(hi));
+        }
+        out
+    }
+}
+
+/// The 16 bits an immediate of a 16-bit float register `ty` holds, as the writer prints
+/// it and the simulator reads it (rounded to nearest even); `None` for a register.
+fn half_bits(o: Operand, ty: Ty) -> Option<u16> {
+    let x = match o {
+        Operand::F32(x) => x,
+        Operand::Int(v) => v as f32,
+        Operand::Reg(_) | Operand::F64(_) => return None,
+    };
+    Some(if ty == Ty::BF16 { f32_to_bf16(x).to_bits() } else { f32_to_f16(x).to_bits() })
 }

@@ -1,0 +1,94 @@
+//! The softmax port's PTX (`rtriton_kernels::ports::softmax`): every kernel (single-block
+//! and online, f32, f16 and bf16) at the widths `plan` launches, assembled by ptxas for
+//! sm_86 and sm_90 without spills, and the vector widths of its accesses on contiguous
+//! rows. The suites (interpreter, simulator, GPU) are `rtriton-host`'s `ports::softmax`.
+
+mod ptx_common;
+
+use ptx_common::{assemble, compile_def, options, ptxas, spill_stores};
+use rstest::rstest;
+use rtriton::backend::ptx::{AccessKind, Arch, Ptx};
+use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton_kernels::ports::softmax::{self, Dtype, Form, Plan};
+
+/// The arguments of an `n_rows` x `n_cols` softmax with contiguous rows (`row_stride`
+/// elements apart) at 16-byte aligned buffers.
+fn args(n_cols: i64, row_stride: i64) -> Vec<ArgValue> {
+    vec![
+        ArgValue::Ptr(0x7f00_0000_0000),
+        ArgValue::Ptr(0x7f00_1000_0000),
+        ArgValue::Int(row_stride),
+        ArgValue::Int(1),
+        ArgValue::Int(row_stride),
+        ArgValue::Int(1),
+        ArgValue::Int(4096),
+        ArgValue::Int(n_cols),
+    ]
+}
+
+fn compile(dtype: Dtype, plan: Plan, args: &[ArgValue], policy: SpecPolicy, arch: Arch) -> Ptx {
+    let def = plan.def(dtype);
+    compile_def(&def, &[("BLOCK_SIZE", plan.block_size as i64)], args, policy, &options(arch, plan.num_warps))
+        .unwrap_or_else(|e| panic!("{} {plan:?}: {e}", def.name))
+}
+
+/// Every kernel at every width class `plan` distinguishes (one warp, the tutorial's 4, 8
+/// and 16 warps, the single-block limit, the online tile), specialized and not:
+/// `.target sm_86` PTX assembles for sm_86 and sm_90 with no spill stores.
+#[rstest]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn every_kernel_assembles_without_spills(
+    #[values(Dtype::F32, Dtype::F16, Dtype::Bf16)] dtype: Dtype,
+    #[values(7, 781, 2048, 4097, 16384, 16385, 1 << 20)] n_cols: i64,
+    #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
+) {
+    let plan = softmax::plan(n_cols as usize);
+    let ptx = compile(dtype, plan, &args(n_cols, n_cols), policy, Arch::Sm86);
+    let ptxas = ptxas("softmax");
+    let name = format!("{}_{n_cols}_{policy:?}", plan.def(dtype).name);
+    for arch in ["sm_86", "sm_90"] {
+        let info = assemble(&ptxas, &ptx.text, arch, &name).unwrap_or_else(|e| panic!("{name} on {arch}:\n{e}"));
+        assert_eq!(spill_stores(&info), Some(0), "{name} on {arch} spills:\n{info}");
+    }
+}
+
+/// The widths of the kernel's loads and stores, in program order.
+fn widths(ptx: &Ptx) -> Vec<(AccessKind, u32)> {
+    ptx.decisions.accesses.iter().map(|a| (a.kind, a.vector_width)).collect()
+}
+
+/// Contiguous rows whose width and row stride are multiples of 16 load and store 16 bytes
+/// at a time in both forms (the online kernel in both passes): four f32 (`.v4.f32`), or
+/// eight f16 / bf16 as four 32-bit words (`.v4.b32`, unpacked two to a word).
+#[rstest]
+fn contiguous_rows_load_and_store_vectors(
+    #[values(Dtype::F32, Dtype::F16, Dtype::Bf16)] dtype: Dtype,
+    #[values(1024, 4096, 32768)] n_cols: i64,
+) {
+    use AccessKind::{Load, Store};
+    let plan = softmax::plan(n_cols as usize);
+    let ptx = compile(dtype, plan, &args(n_cols, n_cols), SpecPolicy::Triton, Arch::Sm86);
+    let w = if dtype == Dtype::F32 { 4 } else { 8 };
+    let want = match plan.form {
+        Form::SingleBlock => vec![(Load, w), (Store, w)],
+        Form::Online => vec![(Load, w), (Load, w), (Store, w)],
+    };
+    assert_eq!(widths(&ptx), want, "{:#?}", ptx.decisions.accesses);
+    let suffix = if dtype == Dtype::F32 { "v4.f32" } else { "v4.b32" };
+    assert!(ptx.text.contains(&format!("ld.global.{suffix}")), "{}", ptx.text);
+    assert!(ptx.text.contains(&format!("st.global.{suffix}")), "{}", ptx.text);
+}
+
+/// Where vectors cannot be proved, the accesses are scalar (never a misaligned vector):
+/// a width not divisible by 16 (the mask may change inside a vector), a column stride
+/// other than 1 (a strided or transposed view), or specialization off.
+#[rstest]
+#[case::width_781(args(781, 781), SpecPolicy::Triton)]
+#[case::column_stride_2(vec![ArgValue::Ptr(0x7f00_0000_0000), ArgValue::Ptr(0x7f00_1000_0000), ArgValue::Int(2048), ArgValue::Int(2), ArgValue::Int(1024), ArgValue::Int(1), ArgValue::Int(64), ArgValue::Int(1024)], SpecPolicy::Triton)]
+#[case::specialization_off(args(1024, 1024), SpecPolicy::Off)]
+fn unprovable_accesses_are_scalar(#[case] args: Vec<ArgValue>, #[case] policy: SpecPolicy) {
+    let plan = softmax::plan(1024);
+    let ptx = compile(Dtype::F32, plan, &args, policy, Arch::Sm86);
+    let load = ptx.decisions.accesses.iter().find(|a| a.kind == AccessKind::Load).expect("a load");
+    assert_eq!(load.vector_width, 1, "{}", load.reason);
+}
