@@ -82,6 +82,7 @@ declare_codes! {
     InterpDivisionByZero = "RT0404", Interpreter, "an integer division by zero";
     InterpNonPositiveStep = "RT0405", Interpreter, "a loop with a step that is not positive";
     InterpUnsupported = "RT0406", Interpreter, "an op the interpreter cannot run (hand-built IR)";
+    InterpNoProgress = "RT0407", Interpreter, "a while loop that can never end (a program waiting for another one)";
     SimLaunch = "RT0501", Simulator, "the arguments do not fit the lowered program";
     SimOutOfBounds = "RT0502", Simulator, "a global access outside every allocation";
     SimMisaligned = "RT0503", Simulator, "a global access not aligned to its width";
@@ -100,6 +101,7 @@ declare_codes! {
     SimDivergentBranch = "RT0520", Simulator, "a uniform branch (`bra.uni`) whose condition differs between the lanes of a warp";
     SimAtomicRace = "RT0516", Simulator, "a plain load or store of a global element that another thread accesses atomically";
     SimAtomicScope = "RT0517", Simulator, "cta-scoped atomics on one global element from two programs";
+    SimNoProgress = "RT0521", Simulator, "a while loop that can never end (a program waiting for another one)";
     GuardIndexOverflow = "RT0601", Guard, "i32 index math on a tensor past 2^31 - 1 elements";
     LaunchArgCount = "RT0701", Launch, "the wrong number of runtime arguments";
     LaunchArgType = "RT0702", Launch, "an argument of another type than its parameter";

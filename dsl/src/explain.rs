@@ -340,6 +340,7 @@ fn readers(k: &Kernel, v: Value) -> Vec<crate::ir::OpId> {
                 | OpKind::AddPtr { .. }
                 | OpKind::Load { .. }
                 | OpKind::Store { .. }
+                | OpKind::DebugBarrier {}
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }
                 | OpKind::Reduce { .. }

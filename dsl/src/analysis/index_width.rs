@@ -268,6 +268,7 @@ impl<'k> Analyzer<'k> {
                 | OpKind::If { .. }
                 | OpKind::While { .. }
                 | OpKind::Store { .. }
+                | OpKind::DebugBarrier {}
                 | OpKind::Yield { .. } => {
                     for i in self.inputs(v) {
                         let si = self.sources(i);
@@ -379,6 +380,7 @@ impl<'k> Analyzer<'k> {
                     | OpKind::Bitcast { .. }
                     | OpKind::Load { .. }
                     | OpKind::Store { .. }
+                    | OpKind::DebugBarrier {}
                     | OpKind::AtomicRmw { .. }
                     | OpKind::AtomicCas { .. }
                     | OpKind::Reduce { .. }

@@ -146,7 +146,7 @@ pub(crate) fn store(mem: &mut Memory, ptr: &Data, value: &Data, mask: Option<&Da
         let addr = addrs[lane];
         let fault = |error| Trap::Memory { access: Access::Store, lane, error };
         check_align(addr, bytes.len() as u64).map_err(fault)?;
-        mem.bytes_mut(addr, bytes.len() as u64).map_err(fault)?.copy_from_slice(bytes);
+        mem.write_bytes(addr, bytes).map_err(fault)?;
     }
     Ok(())
 }

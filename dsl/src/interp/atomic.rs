@@ -174,12 +174,12 @@ fn each_lane(
     for lane in (0..addrs.len()).filter(|&l| on[l]) {
         let fault = |error| Trap::Memory { access: Access::Atomic, lane, error };
         check_align(addrs[lane], bytes).map_err(fault)?;
-        let slot = mem.bytes_mut(addrs[lane], bytes).map_err(fault)?;
+        let slot = mem.read_bytes(addrs[lane], bytes as usize).map_err(fault)?;
         let mut buf = [0u8; 8];
         buf[..slot.len()].copy_from_slice(slot);
         let o = u64::from_le_bytes(buf);
         let new = update(lane, o).to_le_bytes();
-        slot.copy_from_slice(&new[..slot.len()]);
+        mem.write_bytes(addrs[lane], &new[..bytes as usize]).map_err(fault)?;
         old[lane] = o;
     }
     Ok(old)

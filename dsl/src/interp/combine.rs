@@ -93,6 +93,7 @@ fn run_region(k: &Kernel, region: &Block, lhs: &[Data], rhs: &[Data]) -> Result<
             | OpKind::AddPtr { .. }
             | OpKind::Load { .. }
             | OpKind::Store { .. }
+            | OpKind::DebugBarrier {}
             | OpKind::AtomicRmw { .. }
             | OpKind::AtomicCas { .. }
             | OpKind::Reduce { .. }

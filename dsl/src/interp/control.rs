@@ -36,8 +36,13 @@ impl ProgramRun<'_> {
 
     /// `while before(carried) { carried = after(carried) }`: the condition block runs with
     /// the carried values, then the body block if it yielded true; the results are the
-    /// carried values the condition was first false for. A loop that never ends does not
-    /// end here either (as on the GPU).
+    /// carried values the condition was first false for.
+    ///
+    /// A loop that never ends is reported instead of run forever: programs run one at a
+    /// time, so an iteration after which the carried values and memory are as they were at
+    /// an earlier one (Brent's cycle detection: the state is saved at iterations 1, 2, 4,
+    /// 8, ... and compared with each later one) repeats forever. That is a program waiting
+    /// for another (a lock another program holds), or a loop that does not advance.
     pub(super) fn while_loop(
         &mut self,
         id: OpId,
@@ -52,6 +57,8 @@ impl ProgramRun<'_> {
         }
         let mut carried: Vec<Data> =
             init.iter().map(|v| self.get(*v).cloned()).collect::<Result<_, _>>().map_err(at)?;
+        let mut saved: Option<(Vec<Data>, u64)> = None;
+        let (mut since_saved, mut power) = (0u64, 1u64);
         loop {
             for (arg, value) in before.args.iter().zip(&carried) {
                 self.set(*arg, value.clone()).map_err(at)?;
@@ -72,6 +79,17 @@ impl ProgramRun<'_> {
                 // a body without a final yield of the right arity (not an op kind)
                 _ => return Err(at(Trap::Unsupported("a while body that does not yield its carried values".into()))),
             };
+            let repeated = saved.as_ref().is_some_and(|(values, changes)| {
+                *changes == mem.changes() && values.iter().zip(&carried).all(|(a, b)| a.same_bits(b))
+            });
+            if repeated {
+                return Err(at(Trap::NoProgress));
+            }
+            since_saved += 1;
+            if since_saved == power {
+                saved = Some((carried.clone(), mem.changes()));
+                (since_saved, power) = (0, power * 2);
+            }
         }
         self.bind_results(id, Some(carried))
     }

@@ -49,6 +49,9 @@ pub enum Fault {
     DivisionByZero { program: ProgramId, element: Vec<usize> },
     /// A loop's runtime step was zero or negative.
     NonPositiveStep { program: ProgramId, step: i64 },
+    /// A `while` iteration changed neither the loop's carried values nor memory: run one
+    /// program at a time, the loop can never end (it waits for another program).
+    NoProgress { program: ProgramId },
     /// The kernel uses an op in a way the interpreter does not support (a verified kernel
     /// never does; this guards hand-built IR).
     Unsupported { program: ProgramId },

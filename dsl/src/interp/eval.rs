@@ -146,6 +146,7 @@ impl<'k> ProgramRun<'k> {
                 | OpKind::AddPtr { .. }
                 | OpKind::Load { .. }
                 | OpKind::Store { .. }
+                | OpKind::DebugBarrier {}
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }
                 | OpKind::Reduce { .. } => {
@@ -299,6 +300,9 @@ impl<'k> ProgramRun<'k> {
                 let mask = mask.map(|m| self.get(m)).transpose()?;
                 return access::store(mem, self.get(*ptr)?, self.get(*value)?, mask);
             }
+            // A program's ops run one after another over all its lanes at once, so every
+            // access before the barrier is complete and visible after it: nothing to do.
+            OpKind::DebugBarrier {} => return Ok(()),
             OpKind::AtomicRmw { op, ptr, value, mask, .. } => {
                 let mask = mask.map(|m| self.get(m)).transpose()?;
                 atomic::rmw(mem, *op, self.get(*ptr)?, self.get(*value)?, mask)?

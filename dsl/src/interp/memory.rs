@@ -48,11 +48,13 @@ fn describe_outside(addr: u64, bytes: u64, nearest: Option<(u64, usize)>) -> Str
 pub struct Memory {
     buffers: BTreeMap<u64, Vec<u8>>,
     next: u64,
+    /// Writes that changed a byte so far (see [`Memory::changes`]).
+    changes: u64,
 }
 
 impl Memory {
     pub fn new() -> Memory {
-        Memory { buffers: BTreeMap::new(), next: FIRST_ADDRESS }
+        Memory { buffers: BTreeMap::new(), next: FIRST_ADDRESS, changes: 0 }
     }
 
     /// Allocates `bytes` zeroed bytes and returns the buffer's device address.
@@ -105,8 +107,18 @@ impl Memory {
     /// Overwrites the bytes at `addr` with `data` (inside one buffer).
     pub fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), MemoryError> {
         let dst = self.bytes_mut(addr, data.len() as u64)?;
-        dst.copy_from_slice(data);
+        if dst != data {
+            dst.copy_from_slice(data);
+            self.changes += 1;
+        }
         Ok(())
+    }
+
+    /// How many writes changed memory so far (a write of the bytes already there does
+    /// not count). A `while` iteration after which the count and the loop's carried values
+    /// are what they were will repeat forever: the interpreter and the simulator report it.
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// `n` floats at `addr` (4-byte aligned, inside one buffer).

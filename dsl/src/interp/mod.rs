@@ -192,6 +192,13 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
             format!("loop step {step} is not positive in program {program}"),
             "pass a positive step; a loop counts upwards from its lower bound".to_string(),
         ),
+        Trap::NoProgress => (
+            Fault::NoProgress { program },
+            format!(
+                "program {program} spins in a while loop that can never end: an iteration left its carried values and memory as they were, and the interpreter runs one program at a time, so no other program can change them"
+            ),
+            "a program that waits (a lock, a flag) must wait for an earlier program, never a later one: release every lock the program takes; on the GPU a wait for another program also needs both to be resident at once".to_string(),
+        ),
         Trap::Unsupported(what) => (
             Fault::Unsupported { program },
             format!("the interpreter cannot run {what} (op {op}, `{}`) in program {program}", o.kind.name()),
@@ -203,6 +210,7 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
         Fault::Misaligned { .. } => Code::InterpMisaligned,
         Fault::DivisionByZero { .. } => Code::InterpDivisionByZero,
         Fault::NonPositiveStep { .. } => Code::InterpNonPositiveStep,
+        Fault::NoProgress { .. } => Code::InterpNoProgress,
         Fault::Unsupported { .. } => Code::InterpUnsupported,
     };
     InterpError::Fault { fault, diagnostic: Box::new(Diagnostic::error(code, &kernel.name, o.loc, message, help)) }

@@ -84,6 +84,8 @@ pub(crate) enum Trap {
         lane: usize,
     },
     NonPositiveStep(i64),
+    /// A `while` loop back in a state it was in, memory unchanged (see `control.rs`).
+    NoProgress,
     /// IR the interpreter cannot run (never produced by the front end).
     Unsupported(String),
 }
@@ -93,6 +95,19 @@ pub(crate) fn unsupported<T>(what: impl Into<String>) -> Result<T, Trap> {
 }
 
 impl Data {
+    /// Whether `self` and `other` hold the same bits (floats by their bits, so a NaN equals
+    /// itself): for telling that a loop is back in a state it was in.
+    pub fn same_bits(&self, other: &Data) -> bool {
+        match (self, other) {
+            (Data::F32(a), Data::F32(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
+            (Data::F64(a), Data::F64(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
+            (Data::F16(a), Data::F16(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
+            (Data::BF16(a), Data::BF16(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
+            // integers, booleans and pointers compare as values (variants, not op kinds)
+            _ => self == other,
+        }
+    }
+
     pub fn len(&self) -> usize {
         on_data!(self, v => v.len())
     }

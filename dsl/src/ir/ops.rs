@@ -294,6 +294,13 @@ declare_ops! {
     AtomicCas { ptr: Value, cmp: Value, value: Value, sem: Sem, scope: Scope }
         => name: "atomic_cas", effect: Effect::ReadsWritesMemory,
            typing: |cx, out| typing::atomic_cas(cx, out, *ptr, *cmp, *value);
+    /// Every thread of the program waits here until all have arrived, and the memory
+    /// accesses each made before it are visible to all of them after it (Triton's
+    /// `tl.debug_barrier()`, PTX `bar.sync 0`). No operands, no results. Its effect is
+    /// `WritesMemory` so that no pass removes it or moves a memory access across it.
+    DebugBarrier {}
+        => name: "debug_barrier", effect: Effect::WritesMemory,
+           typing: |cx, out| typing::results(cx, out, 0);
     /// Reduces `value` along `axis`; the result drops that dim.
     Reduce { op: ReduceOp, value: Value, axis: usize }
         => name: "reduce", effect: Effect::Pure,

@@ -86,6 +86,7 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
                 }
                 s
             }
+            OpKind::DebugBarrier {} => name.to_string(),
             OpKind::AtomicRmw { ptr, value, mask, sem, scope, .. } => {
                 let mut s = format!("{name} {ptr}, {value}");
                 if let Some(m) = mask {

@@ -227,6 +227,7 @@ impl Builder {
                 | OpKind::AddPtr { .. }
                 | OpKind::Load { .. }
                 | OpKind::Store { .. }
+                | OpKind::DebugBarrier {}
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }
                 | OpKind::Reduce { .. }

@@ -86,6 +86,16 @@ pub fn store<E: ScalarMarker>(ptr: Tensor<Ptr<E>>, value: Tensor<E>, mask: Optio
     with_builder(|b| b.store(ptr.id(), value.id(), mask.map(Tensor::id), loc));
 }
 
+/// Triton's `tl.debug_barrier()`: every thread of the program waits until all have
+/// arrived, and the memory accesses made before it are visible to the whole program after
+/// it (PTX `bar.sync 0`). The lock of Triton's layer-norm backward needs it: every thread's
+/// stores must be done before one thread releases the lock.
+#[track_caller]
+pub fn debug_barrier() {
+    let loc = SourceLoc::caller();
+    with_builder(|b| b.push(OpKind::DebugBarrier {}, vec![], loc));
+}
+
 /// Triton's `where(cond, a, b)` (`where` is a Rust keyword).
 #[track_caller]
 pub fn where_<T: DTypeMarker, R: TensorOperand>(

@@ -4,9 +4,11 @@
 //! checks live where the access is executed, in [`super::cta`].
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::atomic_races::AtomicWords;
 use super::error::{Address, Check, SimFault};
+use super::sync::{Clock, ProgramSync, Stamp, ordered};
 use crate::ir::Scope;
 
 const NONE: u32 = u32::MAX;
@@ -111,38 +113,49 @@ fn race(t: u32, addr: u32, what: String) -> SimFault {
     .at(Address::Shared(addr))
 }
 
-/// Bytes `start..end` that op `pc` of `program` loaded (from `first_thread` on).
+/// Bytes `start..end` that op `pc` of `program` loaded (threads `threads.0..=threads.1`,
+/// in barrier epoch `epoch`, by launch step `step` at the latest).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct LoadRun {
-    start: u64,
-    end: u64,
-    program: [u32; 3],
-    first_thread: u32,
-    pc: usize,
+pub(crate) struct LoadRun {
+    pub start: u64,
+    pub end: u64,
+    pub program: [u32; 3],
+    pub threads: (u32, u32),
+    pub pc: usize,
+    pub epoch: u64,
+    pub step: u64,
 }
 
-/// Who stored a global word: the program, the thread and the thread's barrier epoch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Who stored a global granule last, and what its program knew of the others when it
+/// first stored it (for the loads of other programs that ran before it; see `sync.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Stored {
-    program: [u32; 3],
-    thread: u32,
-    epoch: u64,
+    at: Stamp,
+    knew: Option<Arc<Clock>>,
 }
 
-fn program_text(p: [u32; 3]) -> String {
+pub(crate) fn program_text(p: [u32; 3]) -> String {
     format!("({}, {}, {})", p[0], p[1], p[2])
 }
+
+/// What the help of a cross-program race says to do.
+pub(crate) const CROSS_PROGRAM_HELP: &str = "programs run in any order, concurrently: a program must not read what another program of the same launch writes (split the work into two launches), unless a lock orders them (an acquiring atomic after the other program's releasing one)";
 
 /// Every global granule stored during the launch, with who stored it: 4-byte words, or
 /// single bytes in a program that stores 8- or 16-bit elements ([`GlobalStores::bytewise`],
 /// so two threads storing neighbouring bytes do not conflict). Two threads storing one
-/// granule is a conflict (which value lands is up to the hardware); a thread
-/// loading a word another thread stored is a race unless both are in one CTA with a
-/// `bar.sync` in between (CTAs run in any order, concurrently), whichever of the two the
-/// simulator ran first.
+/// granule is a conflict (which value lands is up to the hardware) unless it is the same
+/// thread, or another program that comes after the first store through acquire/release
+/// atomics (a lock, `sync.rs`). A thread loading a granule another thread stored is a race unless the
+/// later of the two comes after the other in the same way, whichever the simulator ran
+/// first.
 #[derive(Debug, Default)]
 pub(crate) struct GlobalStores {
     words: BTreeMap<u64, Stored>,
+    /// Earlier stores of granules that another program then stored again, in order (a
+    /// lock's protected data): the loads of programs that ran before them are checked
+    /// against each.
+    overwritten: BTreeMap<u64, Vec<Stored>>,
     /// Every load, as runs of consecutive bytes one op of one program read (consecutive
     /// threads' accesses merge), checked at the end against later stores.
     loads: Vec<LoadRun>,
@@ -150,7 +163,7 @@ pub(crate) struct GlobalStores {
     lo: u64,
     hi: u64,
     /// The words accessed atomically (plain accesses of them race).
-    atomics: AtomicWords,
+    pub atomics: AtomicWords,
     /// Granules are single bytes instead of 4-byte words.
     bytewise: bool,
 }
@@ -159,6 +172,11 @@ impl GlobalStores {
     /// Bookkeeping by single bytes (for programs with stores narrower than 4 bytes).
     pub fn bytewise() -> GlobalStores {
         GlobalStores { bytewise: true, ..GlobalStores::default() }
+    }
+
+    /// The granule holding byte `addr`.
+    fn first_granule(&self, addr: u64) -> u64 {
+        if self.bytewise { addr } else { addr & !3 }
     }
 
     /// The granules `addr..addr + bytes` touches.
@@ -170,92 +188,118 @@ impl GlobalStores {
         }
     }
 
-    /// Who stored each word: (program, thread).
+    /// Who stored each word last: (program, thread).
     pub fn writers(&self) -> BTreeMap<u64, ([u32; 3], u32)> {
-        self.words.iter().map(|(&w, s)| (w, (s.program, s.thread))).collect()
+        self.words.iter().map(|(&w, s)| (w, (s.at.program, s.at.thread))).collect()
     }
 
-    /// Thread `t` of `program` stores `bytes` bytes at `addr` (aligned, in bounds) in
-    /// barrier epoch `epoch`. A thread may overwrite its own stores.
-    pub fn store(&mut self, program: [u32; 3], t: u32, epoch: u64, addr: u64, bytes: u32) -> Result<(), SimFault> {
-        self.atomics.plain(program, t, epoch, addr, bytes, "stores")?;
-        let now = Stored { program, thread: t, epoch };
+    /// The access at `now` (whose program knows `sync`) stores `bytes` bytes at `addr`
+    /// (aligned, in bounds). A thread may overwrite its own stores.
+    pub fn store(&mut self, sync: &ProgramSync, now: Stamp, addr: u64, bytes: u32) -> Result<(), SimFault> {
+        self.atomics.plain(sync, now, addr, bytes, "stores")?;
+        self.atomics.forget(addr, bytes);
         if self.words.is_empty() {
             (self.lo, self.hi) = (u64::MAX, 0);
         }
         self.lo = self.lo.min(addr & !3);
         self.hi = self.hi.max(addr + u64::from(bytes));
         for w in self.granules(addr, bytes) {
-            match self.words.insert(w, now) {
-                Some(before) if before.program != program || before.thread != t => {
-                    let who = if before.program == program {
-                        format!("thread {} of the same program", before.thread)
-                    } else {
-                        format!("thread {} of program {}", before.thread, program_text(before.program))
-                    };
-                    return Err(SimFault::new(
-                        Check::GlobalStoreConflict,
-                        Some(t),
-                        format!("two threads store the same global element: thread {t} and {who}"),
-                        "guard the store so exactly one thread writes each element (the owner of its first copy)",
-                    )
-                    .at(Address::Global(addr)));
-                }
-                // same thread, or an earlier barrier epoch: no conflict (not an op kind)
-                _ => {}
+            let Some(before) = self.words.get_mut(&w) else {
+                self.words.insert(w, Stored { at: now, knew: sync.common() });
+                continue;
+            };
+            // In one program only the thread itself may store a granule again (two threads
+            // storing one element is a layout bug even with a barrier between them); another
+            // program must come after the store through a lock.
+            let after = if before.at.program == now.program {
+                before.at.thread == now.thread
+            } else {
+                sync.knows(now.thread, &before.at)
+            };
+            if !after {
+                let b = before.at;
+                let who = if b.program == now.program {
+                    format!("thread {} of the same program", b.thread)
+                } else {
+                    format!("thread {} of program {}", b.thread, program_text(b.program))
+                };
+                return Err(SimFault::new(
+                    Check::GlobalStoreConflict,
+                    Some(now.thread),
+                    format!("two threads store the same global element: thread {} and {who}", now.thread),
+                    "guard the store so exactly one thread writes each element (the owner of its first copy)",
+                )
+                .at(Address::Global(addr)));
+            }
+            if before.at.program == now.program {
+                before.at = now;
+            } else {
+                let earlier = std::mem::replace(before, Stored { at: now, knew: sync.common() });
+                self.overwritten.entry(w).or_default().push(earlier);
             }
         }
         Ok(())
     }
 
-    /// Thread `t` of `program` accesses `bytes` bytes at `addr` atomically in barrier epoch
-    /// `epoch`: a race with a plain store of the word by another program, or by another
-    /// thread of its program in the same epoch (see `atomic_races.rs` for the rest).
+    /// The access at `now` is an atomic of `bytes` bytes at `addr`: a race with a plain
+    /// store of the word it does not come after (see `atomic_races.rs` for the rest).
     pub fn atomic(
         &mut self,
-        program: [u32; 3],
-        t: u32,
-        epoch: u64,
+        sync: &ProgramSync,
+        now: Stamp,
         addr: u64,
         bytes: u32,
         scope: Scope,
     ) -> Result<(), SimFault> {
         for w in (addr & !3..addr + u64::from(bytes)).step_by(4) {
             if let Some(s) = self.words.get(&w)
-                && !(s.program == program && (s.thread == t || s.epoch != epoch))
+                && !ordered(sync, &now, &s.at)
             {
+                let same = s.at.program == now.program;
                 let mut fault =
-                    super::atomic_races::plain_vs_atomic(s.thread, "stores", s.program == program, program, t, addr);
-                fault.thread = Some(t);
+                    super::atomic_races::plain_vs_atomic(s.at.thread, "stores", same, now.program, now.thread, addr);
+                fault.thread = Some(now.thread);
                 return Err(fault);
             }
         }
-        self.atomics.atomic(program, t, epoch, addr, bytes, scope)
+        self.atomics.atomic(sync, now, addr, bytes, scope)
     }
 
-    /// Records that thread `t` of `program` loaded `addr..addr + bytes` at op `pc`.
-    pub fn record_load(&mut self, program: [u32; 3], t: u32, pc: usize, addr: u64, bytes: u32) {
+    /// Records that the access at `now` (op `pc`) loaded `addr..addr + bytes`.
+    pub fn record_load(&mut self, now: Stamp, pc: usize, addr: u64, bytes: u32) {
         let end = addr + u64::from(bytes);
         if let Some(last) = self.loads.last_mut()
-            && last.program == program
+            && last.program == now.program
             && last.pc == pc
+            && last.epoch == now.epoch
             && last.start <= addr
             && addr <= last.end
         {
             // Consecutive (or repeated: a scalar every thread loads) bytes extend the run.
             last.end = last.end.max(end);
+            last.threads = (last.threads.0.min(now.thread), last.threads.1.max(now.thread));
+            last.step = last.step.max(now.step);
             return;
         }
-        self.loads.push(LoadRun { start: addr, end, program, first_thread: t, pc });
+        self.loads.push(LoadRun {
+            start: addr,
+            end,
+            program: now.program,
+            threads: (now.thread, now.thread),
+            pc,
+            epoch: now.epoch,
+            step: now.step,
+        });
     }
 
-    /// After the launch: a load of a word that another program stored *later* in the
-    /// simulator's order (the earlier case is reported when the load runs). Returns the
-    /// fault with the loading program and op.
+    /// After the launch: a load of a word that another program stored or accessed
+    /// atomically *later* in the simulator's order, without knowing the load (the earlier
+    /// case is reported when the load runs). Returns the fault with the loading program
+    /// and op.
     pub fn loads_before_stores(&self) -> Result<(), (SimFault, [u32; 3], usize)> {
         if !self.atomics.is_empty() {
             for run in &self.loads {
-                if let Some(fault) = self.atomics.loaded(run.program, run.first_thread, run.start, run.end) {
+                if let Some(fault) = self.atomics.loaded(run) {
                     return Err((fault, run.program, run.pc));
                 }
             }
@@ -263,22 +307,34 @@ impl GlobalStores {
         if self.words.is_empty() {
             return Ok(());
         }
+        let unordered = |run: &LoadRun, s: &Stored| {
+            s.at.program != run.program
+                && s.at.step > run.step
+                && !s.knew.as_ref().is_some_and(|c| c.covers_threads(run.program, run.threads, run.epoch, run.step))
+        };
         for run in &self.loads {
             if run.end <= self.lo || run.start >= self.hi {
                 continue;
             }
-            if let Some((&w, s)) = self.words.range(run.start & !3..run.end).find(|(_, s)| s.program != run.program) {
+            let range = self.first_granule(run.start)..run.end;
+            let last = self.words.range(range.clone()).find(|(_, s)| unordered(run, s));
+            let earlier = || {
+                self.overwritten
+                    .range(range.clone())
+                    .find_map(|(w, v)| v.iter().find(|s| unordered(run, s)).map(|s| (w, s)))
+            };
+            if let Some((&w, s)) = last.or_else(earlier) {
                 let fault = SimFault::new(
                     Check::GlobalRace,
-                    Some(run.first_thread),
+                    Some(run.threads.0),
                     format!(
                         "program {} loads a global element that thread {} of program {} stores in this launch (the loading threads start at thread {})",
                         program_text(run.program),
-                        s.thread,
-                        program_text(s.program),
-                        run.first_thread
+                        s.at.thread,
+                        program_text(s.at.program),
+                        run.threads.0
                     ),
-                    "programs run in any order, concurrently: a program must not read what another program of the same launch writes (split the work into two launches)",
+                    CROSS_PROGRAM_HELP,
                 )
                 .at(Address::Global(w.max(run.start)));
                 return Err((fault, run.program, run.pc));
@@ -287,31 +343,27 @@ impl GlobalStores {
         Ok(())
     }
 
-    /// Thread `t` of `program` loads `bytes` bytes at `addr` in barrier epoch `epoch`.
-    pub fn load(&self, program: [u32; 3], t: u32, epoch: u64, addr: u64, bytes: u32) -> Result<(), SimFault> {
-        self.atomics.plain(program, t, epoch, addr, bytes, "loads")?;
+    /// The access at `now` loads `bytes` bytes at `addr`.
+    pub fn load(&self, sync: &ProgramSync, now: Stamp, addr: u64, bytes: u32) -> Result<(), SimFault> {
+        self.atomics.plain(sync, now, addr, bytes, "loads")?;
         if self.words.is_empty() || addr + u64::from(bytes) <= self.lo || addr >= self.hi {
             return Ok(());
         }
         for w in self.granules(addr, bytes) {
             let Some(s) = self.words.get(&w) else { continue };
-            let ordered = s.program == program && (s.thread == t || s.epoch != epoch);
-            if !ordered {
-                let (who, help) = if s.program == program {
+            if !ordered(sync, &now, &s.at) {
+                let (who, help) = if s.at.program == now.program {
                     (
-                        format!("thread {} of the same program, with no bar.sync in between", s.thread),
+                        format!("thread {} of the same program, with no bar.sync in between", s.at.thread),
                         "put a bar.sync between the store and the other thread's load",
                     )
                 } else {
-                    (
-                        format!("thread {} of program {}", s.thread, program_text(s.program)),
-                        "programs run in any order, concurrently: a program must not read what another program of the same launch writes (split the work into two launches)",
-                    )
+                    (format!("thread {} of program {}", s.at.thread, program_text(s.at.program)), CROSS_PROGRAM_HELP)
                 };
                 return Err(SimFault::new(
                     Check::GlobalRace,
-                    Some(t),
-                    format!("thread {t} loads a global element that {who} stored during this launch"),
+                    Some(now.thread),
+                    format!("thread {} loads a global element that {who} stored during this launch", now.thread),
                     help,
                 )
                 .at(Address::Global(addr)));
@@ -342,46 +394,105 @@ mod tests {
         assert!(s.write(4, 4, 4).unwrap_err().message.contains("threads 3 and 4 both write"));
     }
 
+    fn at(program: u32, thread: u32, epoch: u64, step: u64) -> Stamp {
+        Stamp { program: [program, 0, 0], thread, epoch, step }
+    }
+
     #[test]
     fn global_stores_conflict_within_and_across_programs() {
         let mut g = GlobalStores::default();
-        g.store([0, 0, 0], 0, 0, 0x1000, 16).unwrap();
-        g.store([0, 0, 0], 0, 1, 0x1000, 4).unwrap();
-        let e = g.store([0, 0, 0], 5, 1, 0x1008, 4).unwrap_err();
+        let none = ProgramSync::default();
+        g.store(&none, at(0, 0, 0, 1), 0x1000, 16).unwrap();
+        g.store(&none, at(0, 0, 1, 2), 0x1000, 4).unwrap();
+        let e = g.store(&none, at(0, 5, 1, 3), 0x1008, 4).unwrap_err();
         assert!(e.message.contains("thread 5 and thread 0 of the same program"), "{}", e.message);
-        let e = g.store([1, 0, 0], 3, 1, 0x1000, 4).unwrap_err();
+        let e = g.store(&none, at(1, 3, 1, 4), 0x1000, 4).unwrap_err();
         assert!(e.message.contains("of program (0, 0, 0)"), "{}", e.message);
     }
 
     #[test]
     fn loads_of_stored_elements_need_the_same_program_and_a_barrier() {
         let mut g = GlobalStores::default();
-        g.load([0, 0, 0], 0, 0, 0x1000, 4).unwrap();
-        g.store([0, 0, 0], 0, 0, 0x1000, 4).unwrap();
-        g.load([0, 0, 0], 0, 0, 0x1000, 4).unwrap();
-        g.load([0, 0, 0], 1, 1, 0x1000, 4).unwrap();
-        let e = g.load([0, 0, 0], 1, 0, 0x1000, 4).unwrap_err();
+        let none = ProgramSync::default();
+        g.load(&none, at(0, 0, 0, 1), 0x1000, 4).unwrap();
+        g.store(&none, at(0, 0, 0, 2), 0x1000, 4).unwrap();
+        g.load(&none, at(0, 0, 0, 3), 0x1000, 4).unwrap();
+        g.load(&none, at(0, 1, 1, 4), 0x1000, 4).unwrap();
+        let e = g.load(&none, at(0, 1, 0, 5), 0x1000, 4).unwrap_err();
         assert_eq!(e.check, Check::GlobalRace);
         assert!(e.message.contains("with no bar.sync in between"), "{}", e.message);
-        let e = g.load([2, 0, 0], 0, 5, 0x1000, 4).unwrap_err();
+        let e = g.load(&none, at(2, 0, 5, 6), 0x1000, 4).unwrap_err();
         assert!(e.message.contains("thread 0 of program (0, 0, 0) stored"), "{}", e.message);
     }
 
     #[test]
     fn a_load_before_another_programs_store_is_found_after_the_launch() {
         let mut g = GlobalStores::default();
+        let none = ProgramSync::default();
         // Program 0's threads 0..3 read 0x2000..0x2010 in one run; program 1 stores 0x2008.
         for t in 0..4 {
-            g.record_load([0, 0, 0], t, 7, 0x2000 + u64::from(t) * 4, 4);
+            g.record_load(at(0, t, 0, 1), 7, 0x2000 + u64::from(t) * 4, 4);
         }
-        g.record_load([1, 0, 0], 0, 7, 0x3000, 4);
-        g.store([1, 0, 0], 0, 0, 0x3000, 4).unwrap();
+        g.record_load(at(1, 0, 1, 2), 7, 0x3000, 4);
+        g.store(&none, at(1, 0, 1, 3), 0x3000, 4).unwrap();
         g.loads_before_stores().unwrap();
-        g.store([1, 0, 0], 2, 0, 0x2008, 4).unwrap();
+        g.store(&none, at(1, 2, 1, 4), 0x2008, 4).unwrap();
         let (e, program, pc) = g.loads_before_stores().unwrap_err();
         assert_eq!((program, pc, e.address), ([0, 0, 0], 7, Some(Address::Global(0x2008))));
         assert!(
             e.message.contains("program (0, 0, 0) loads a global element that thread 2 of program (1, 0, 0) stores")
         );
+    }
+
+    /// Byte by byte, a load of the second half of a word is not a load of its first half,
+    /// which another program stores after it.
+    #[test]
+    fn bytewise_loads_start_at_their_own_byte() {
+        let mut g = GlobalStores::bytewise();
+        let none = ProgramSync::default();
+        g.record_load(at(0, 0, 0, 1), 3, 0x2002, 2);
+        g.store(&none, at(1, 0, 1, 2), 0x2000, 2).unwrap();
+        g.loads_before_stores().unwrap();
+        g.store(&none, at(1, 1, 1, 3), 0x2002, 2).unwrap();
+        assert!(g.loads_before_stores().is_err());
+    }
+
+    /// Two programs hand a buffer on under a lock: program 0 stores it and releases, program
+    /// 1 acquires, loads and stores it again; program 2 loads it after acquiring from 1.
+    #[test]
+    fn stores_and_loads_under_a_lock_are_ordered_and_without_it_are_not() {
+        let mut g = GlobalStores::default();
+        let mut p0 = ProgramSync::default();
+        g.atomic(&p0, at(0, 0, 0, 1), 0x100, 4, Scope::Gpu).unwrap();
+        g.atomics.synchronize(&mut p0, at(0, 0, 0, 1), 0x100, 4, (crate::ir::Sem::AcqRel, Scope::Gpu), true);
+        g.store(&p0, at(0, 1, 1, 2), 0x2000, 4).unwrap();
+        g.record_load(at(0, 1, 1, 2), 3, 0x2004, 4);
+        let release = |g: &mut GlobalStores, sync: &mut ProgramSync, now: Stamp| {
+            g.atomic(sync, now, 0x100, 4, Scope::Gpu).unwrap();
+            g.atomics.synchronize(sync, now, 0x100, 4, (crate::ir::Sem::AcqRel, Scope::Gpu), true);
+        };
+        release(&mut g, &mut p0, at(0, 0, 2, 3));
+        // Program 1 before taking the lock: a race; after (and a barrier): ordered.
+        let mut p1 = ProgramSync::default();
+        assert_eq!(g.load(&p1, at(1, 1, 3, 4), 0x2000, 4).unwrap_err().check, Check::GlobalRace);
+        release(&mut g, &mut p1, at(1, 0, 3, 5));
+        p1.barrier();
+        g.load(&p1, at(1, 1, 4, 6), 0x2000, 4).unwrap();
+        g.store(&p1, at(1, 1, 4, 7), 0x2000, 4).unwrap();
+        g.store(&p1, at(1, 1, 4, 7), 0x2004, 4).unwrap();
+        release(&mut g, &mut p1, at(1, 0, 5, 8));
+        g.loads_before_stores().unwrap();
+        // Program 2 stores without the lock: a conflict with program 1's store.
+        let p2 = ProgramSync::default();
+        let e = g.store(&p2, at(2, 0, 6, 9), 0x2000, 4).unwrap_err();
+        assert_eq!(e.check, Check::GlobalStoreConflict);
+        // A program that loads 0x2004 without the lock before a locked store is found after
+        // the launch.
+        let mut g = GlobalStores::default();
+        g.record_load(at(0, 0, 0, 1), 3, 0x2004, 4);
+        let mut p1 = ProgramSync::default();
+        release(&mut g, &mut p1, at(1, 0, 1, 2));
+        g.store(&p1, at(1, 0, 1, 3), 0x2004, 4).unwrap();
+        assert!(g.loads_before_stores().is_err());
     }
 }

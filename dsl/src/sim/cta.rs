@@ -15,6 +15,7 @@ use super::checks::{GlobalStores, SharedRaces};
 use super::decode::{Decoded, MicroOp, Src, fma_bits, unary_bits};
 use super::error::{Address, Check, SimFault};
 use super::shfl::source_lane;
+use super::sync::{ProgramSync, Stamp};
 use crate::backend::ptx::lir::{AtomOp, Guard, Special, Ty};
 use crate::interp::{Memory, MemoryError};
 
@@ -48,6 +49,8 @@ pub(crate) struct Cta {
     scratch: [Vec<u64>; 4],
     /// Barriers passed so far (orders global stores and loads within the CTA).
     epoch: u64,
+    /// What the program's threads know of the other programs' accesses (`sync.rs`).
+    sync: ProgramSync,
     /// Register names for messages.
     names: Vec<String>,
     /// The op being executed (for the error's source line).
@@ -71,6 +74,7 @@ impl Cta {
             races: SharedRaces::new(l.shared_bytes),
             scratch: std::array::from_fn(|_| vec![0; t]),
             epoch: 0,
+            sync: ProgramSync::default(),
             names: (0..l.d.tys.len() as u32).map(|r| l.d.reg_name(r)).collect(),
             pc: 0,
         }
@@ -85,6 +89,7 @@ impl Cta {
         self.all_active = true;
         // Shared memory starts undefined: a read of a byte no thread wrote is reported.
         self.races.start_program();
+        self.sync.start_program();
         self.exec(l, mem, 0, l.d.ops.len())
     }
 
@@ -194,6 +199,11 @@ impl Cta {
                 "define the value before its first use on every path (a value defined inside a loop that may run zero times is not defined after it)",
             )),
         }
+    }
+
+    /// Where thread `t`'s access at the current instruction happens (for the race checks).
+    fn stamp(&self, l: &Launch<'_>, t: usize) -> Stamp {
+        Stamp { program: self.pid, thread: t as u32, epoch: self.epoch, step: l.report.instructions }
     }
 
     fn guard_holds(&self, g: Option<Guard>, t: usize) -> bool {
@@ -357,14 +367,14 @@ impl Cta {
                     }
                     self.st_global(l, mem, *guard, *size, srcs, *addr, *offset)?;
                 }
-                MicroOp::Atom { guard, op, size, scope, dst, addr, src } => {
+                MicroOp::Atom { guard, op, size, sem, scope, dst, addr, src } => {
                     self.need_guard(*guard)?;
                     self.need_reg(*addr)?;
                     self.need_reg(*src)?;
                     if let AtomOp::Cas { cmp } = op {
                         self.need_reg(cmp.0)?;
                     }
-                    self.atom(l, mem, *guard, (*op, *size, *scope), *dst, *addr, *src)?;
+                    self.atom(l, mem, *guard, (*op, *size, *sem, *scope), *dst, *addr, *src)?;
                 }
                 MicroOp::LdShared { size, dst, addr, offset } => {
                     self.need_reg(*addr)?;
@@ -424,6 +434,7 @@ impl Cta {
                         ));
                     }
                     self.races.barrier();
+                    self.sync.barrier();
                     self.epoch += 1;
                     l.report.barriers += 1;
                 }
@@ -603,8 +614,9 @@ impl Cta {
                 continue;
             }
             let a = self.global_addr(mem, addr, offset, size, n, t, "load")?;
-            l.stores.load(self.pid, t as u32, self.epoch, a, size * n as u32)?;
-            l.stores.record_load(self.pid, t as u32, self.pc, a, size * n as u32);
+            let now = self.stamp(l, t);
+            l.stores.load(&self.sync, now, a, size * n as u32)?;
+            l.stores.record_load(now, self.pc, a, size * n as u32);
             let bytes = mem.read_bytes(a, size as usize * n).expect("checked in bounds");
             for (i, r) in dsts.iter().enumerate() {
                 let mut buf = [0u8; 8];
@@ -651,7 +663,7 @@ impl Cta {
                 let v = self.get(Src::Reg(*r), t).to_le_bytes();
                 buf[i * size as usize..(i + 1) * size as usize].copy_from_slice(&v[..size as usize]);
             }
-            l.stores.store(self.pid, t as u32, self.epoch, a, size * n as u32)?;
+            l.stores.store(&self.sync, self.stamp(l, t), a, size * n as u32)?;
             mem.write_bytes(a, &buf[..size as usize * n]).expect("checked in bounds");
             l.report.global_stores += 1;
         }

@@ -14,8 +14,8 @@ use crate::interp::convert::{f32_to_bf16, f32_to_f16, f32_to_f64};
 use crate::interp::scalar::{
     f32_to_i32, f32_to_i64, max_f32, max_f64, min_f32, min_f64, unary_f32, unary_f64, unary_int,
 };
-use crate::ir::Scope;
 use crate::ir::{PropagateNan, UnaryOp};
+use crate::ir::{Scope, Sem};
 use crate::spec::ArgValue;
 
 /// An instruction input: a register number or the bits of an immediate.
@@ -104,6 +104,8 @@ pub(crate) enum MicroOp {
         guard: Option<Guard>,
         op: AtomOp,
         size: u32,
+        /// The memory order (what the atomic synchronizes between programs, `sync.rs`).
+        sem: Sem,
         scope: Scope,
         dst: u32,
         addr: u32,
@@ -264,10 +266,11 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                 addr: addr.0,
                 offset: *offset,
             },
-            Inst::Atom { guard, op, ty, scope, dst, addr, src, .. } => MicroOp::Atom {
+            Inst::Atom { guard, op, ty, sem, scope, dst, addr, src } => MicroOp::Atom {
                 guard: *guard,
                 op: *op,
                 size: mem_size(*ty)?,
+                sem: *sem,
                 scope: *scope,
                 dst: dst.0,
                 addr: addr.0,

@@ -34,7 +34,7 @@ pub enum Check {
     /// Two threads (of one CTA or of two programs) stored to the same global element.
     GlobalStoreConflict,
     /// A thread loaded a global element another thread stored in the same launch, without
-    /// a barrier between them (or from another program, which is never ordered).
+    /// a barrier between them (or from another program, unless a lock orders them).
     GlobalRace,
     /// A thread read a register it never wrote (its value is unspecified).
     UninitializedRegister,
@@ -53,6 +53,9 @@ pub enum Check {
     /// Atomics on one global element from two programs, one of them `cta`-scoped (atomic
     /// only within its own CTA).
     AtomicScope,
+    /// A while loop back in a state it was in, with global memory unchanged: run one
+    /// program at a time, it never ends (the program waits for another one).
+    NoProgress,
 }
 
 /// An address a check names.
@@ -149,6 +152,7 @@ impl Check {
             Check::Unsupported => Code::SimUnsupported,
             Check::AtomicRace => Code::SimAtomicRace,
             Check::AtomicScope => Code::SimAtomicScope,
+            Check::NoProgress => Code::SimNoProgress,
         }
     }
 }

@@ -26,7 +26,10 @@
 //! - a plain load or store of a global element another thread accesses atomically, in
 //!   another program or in its own with no barrier in between ([`Check::AtomicRace`]), and
 //!   `cta`-scoped atomics on one element from two programs ([`Check::AtomicScope`]);
-//!   atomics among themselves never race;
+//!   atomics among themselves never race; accesses of two programs that a lock orders
+//!   (acquire/release atomics, `sync.rs`) do not race either;
+//! - a while loop back in a state it was in with memory unchanged, which would spin
+//!   forever since one program runs at a time ([`Check::NoProgress`]);
 //! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a
 //!   shared byte no thread wrote ([`Check::UninitializedShared`]), integer division by
 //!   zero, loops with a non-positive step.
@@ -42,7 +45,8 @@
 //! Code map: `decode.rs` (the program, flattened and typed once per launch), `cta.rs`
 //! (one CTA: registers, active threads, instruction semantics, memory accesses),
 //! `shfl.rs` (PTX shuffle lanes), `checks.rs` (race and duplicate-store bookkeeping),
-//! `atomic_races.rs` (atomically accessed words), `cta/atom.rs` (atomics),
+//! `atomic_races.rs` (atomically accessed words), `sync.rs` (happens-before between
+//! programs through acquire/release atomics), `cta/atom.rs` (atomics),
 //! `error.rs`, `text.rs` (the failing instruction as PTX for messages).
 //!
 //! **Architecture Invariant:** the simulator executes the same [`lir::Program`] the PTX
@@ -55,6 +59,7 @@ mod cta;
 mod decode;
 mod error;
 pub mod shfl;
+mod sync;
 mod text;
 
 pub use error::{Address, Check, SimError, SimErrorInfo};

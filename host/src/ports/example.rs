@@ -17,11 +17,18 @@ pub struct ExampleCase {
     pub dtype: &'static str,
     pub suite: Suite,
     pub case: &'static str,
+    /// What the launch computes, printed before it (empty: nothing printed).
+    pub what: &'static str,
 }
 
 impl ExampleCase {
     pub fn new(dtype: &'static str, suite: Suite, case: &'static str) -> ExampleCase {
-        ExampleCase { dtype, suite, case }
+        ExampleCase { dtype, suite, case, what: "" }
+    }
+
+    /// The same case, saying first what it computes (an example of several steps).
+    pub fn saying(self, what: &'static str) -> ExampleCase {
+        ExampleCase { what, ..self }
     }
 }
 
@@ -83,7 +90,10 @@ pub fn run(cases: &[ExampleCase]) -> ExitCode {
 /// `out`; whether every case matched.
 pub fn run_on(cases: &[ExampleCase], backend: Backend, out: &mut String) -> bool {
     let mut ok = true;
-    for ExampleCase { suite, case, .. } in cases {
+    for ExampleCase { suite, case, what, .. } in cases {
+        if !what.is_empty() {
+            let _ = writeln!(out, "\n{what}");
+        }
         ok &= run_case(suite, case, backend, out);
     }
     ok

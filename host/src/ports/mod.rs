@@ -11,6 +11,7 @@ pub mod bench;
 pub mod dtype;
 pub mod epilogue;
 pub mod example;
+pub mod layer_norm;
 pub mod reduce;
 pub mod softmax;
 pub mod vector_add;
@@ -35,7 +36,7 @@ pub struct Port {
 
 /// Every port, in the order `validate` runs them.
 pub fn all() -> Vec<Port> {
-    vec![vector_add::PORT, softmax::PORT, reduce::PORT, epilogue::PORT]
+    vec![vector_add::PORT, softmax::PORT, layer_norm::PORT, reduce::PORT, epilogue::PORT]
 }
 
 /// The ports `names` select (`ports` selects all), or an error listing the names.

@@ -5,6 +5,7 @@
 //! examples in `host/examples/`.
 
 pub mod epilogue;
+pub mod layer_norm;
 pub mod reduce;
 pub mod softmax;
 pub mod vector_add;

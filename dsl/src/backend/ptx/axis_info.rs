@@ -236,6 +236,7 @@ impl AxisInfoMap {
                 | OpKind::ReduceWith { .. }
                 | OpKind::Scan { .. }
                 | OpKind::Store { .. }
+                | OpKind::DebugBarrier {}
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }
                 | OpKind::Yield { .. } => continue,

@@ -857,6 +857,9 @@ impl Lowerer<'_> {
                 self.set(res.unwrap(), elems);
             }
             OpKind::Store { ptr, value, mask } => self.store(op, *ptr, *value, *mask)?,
+            // `bar.sync` waits for the CTA and makes its earlier accesses visible to every
+            // thread of it (Triton's `gpu.barrier`).
+            OpKind::DebugBarrier {} => self.emit(Inst::BarSync { id: 0 }),
             OpKind::AtomicRmw { op: aop, ptr, value, mask, sem, scope } => {
                 let elems = self.atomic_rmw(op, *aop, *ptr, *value, *mask, (*sem, *scope))?;
                 self.set(res.unwrap(), elems);

@@ -85,6 +85,11 @@ impl Cta {
     }
 
     /// `loop { pc + 1 .. after_start; if !cond break; after_start .. end }`, per thread.
+    ///
+    /// As in the interpreter (`interp/control.rs`), an iteration that brings the CTA back
+    /// to a state it was in (registers, shared memory, the running threads, and no change
+    /// of global memory since) would repeat forever, since the simulator runs one program
+    /// at a time: it is reported ([`Check::NoProgress`]) instead.
     pub(super) fn run_while(
         &mut self,
         l: &mut Launch<'_>,
@@ -97,6 +102,8 @@ impl Cta {
         let outer: Vec<bool> = (0..self.t).map(|t| self.active(t)).collect();
         let outer_all = self.all_active;
         let mut running = outer.clone();
+        let mut saved: Option<Saved> = None;
+        let (mut since_saved, mut power) = (0u64, 1u64);
         while running.iter().any(|r| *r) {
             self.exec_masked(l, mem, &running, pc + 1, after_start)?;
             self.pc = pc;
@@ -106,9 +113,42 @@ impl Cta {
             }
             self.exec_masked(l, mem, &running, after_start, end)?;
             self.pc = pc;
+            if saved.as_ref().is_some_and(|s| s.same(self, mem, &running)) {
+                return Err(SimFault::new(
+                    Check::NoProgress,
+                    None,
+                    "the program spins in a while loop that can never end: an iteration left its registers, shared memory and global memory as they were, and the simulator runs one program at a time, so no other program can change them",
+                    "a program that waits (a lock, a flag) must wait for an earlier program, never a later one: release every lock the program takes; on the GPU a wait for another program also needs both to be resident at once",
+                ));
+            }
+            since_saved += 1;
+            if since_saved == power {
+                saved = Some(Saved::of(self, mem, &running));
+                (since_saved, power) = (0, power * 2);
+            }
         }
         self.active = outer;
         self.all_active = outer_all;
         Ok(())
+    }
+}
+
+/// The state of a CTA in a while loop, for Brent's cycle detection (saved at iterations 1,
+/// 2, 4, 8, ... and compared with each later one).
+struct Saved {
+    changes: u64,
+    running: Vec<bool>,
+    shared: Vec<u8>,
+    regs: Vec<u64>,
+}
+
+impl Saved {
+    fn of(cta: &Cta, mem: &Memory, running: &[bool]) -> Saved {
+        Saved { changes: mem.changes(), running: running.to_vec(), shared: cta.shared.clone(), regs: cta.regs.clone() }
+    }
+
+    /// The cheap parts first: most loops change memory or a counter every iteration.
+    fn same(&self, cta: &Cta, mem: &Memory, running: &[bool]) -> bool {
+        self.changes == mem.changes() && self.running == running && self.shared == cta.shared && self.regs == cta.regs
     }
 }

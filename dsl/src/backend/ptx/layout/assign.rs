@@ -293,6 +293,7 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
             | OpKind::Reshape { .. }
             | OpKind::Join { .. }
             | OpKind::Split { .. }
+            | OpKind::DebugBarrier {}
             | OpKind::Yield { .. } => {}
         }
     }

@@ -54,6 +54,7 @@ impl Lowerer<'_> {
                 | OpKind::AddPtr { .. }
                 | OpKind::Load { .. }
                 | OpKind::Store { .. }
+                | OpKind::DebugBarrier {}
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }
                 | OpKind::Reduce { .. }
