@@ -9,8 +9,9 @@
 //! - `fold`: what folding changed: op counts with and without specialization, and the
 //!   ops that read each folded argument;
 //! - `index`: which pointer offsets are computed in i32 and which in i64, and from what;
-//! - `vector`: the vector width of every load and store with and without specialization,
-//!   and why, and how each reduction is lowered (from the PTX back end's decisions);
+//! - `vector`: the kernel's layout (which dim is fastest, from the loads' contiguity) and
+//!   the vector width of every load and store with and without specialization, and why,
+//!   and how each reduction is lowered (from the PTX back end's decisions);
 //! - `lint`: the portability lint's findings;
 //! - `guard`: the overflow guard's verdict for the extents given;
 //! - `ir`: the specialized kernel's IR.
@@ -457,11 +458,19 @@ fn vector_section(e: &Explanation, out: &mut String) {
     match (&e.ptx_specialized, &e.ptx_unspecialized) {
         (Some(Ok(s)), plain) => {
             let _ = writeln!(out, "vector widths (specialized; unspecialized in brackets):");
-            let plain = match plain {
-                Some(Ok(p)) => Some(&p.decisions.accesses),
+            let plain_decisions = match plain {
+                Some(Ok(p)) => Some(&p.decisions),
                 // no unspecialized PTX (a Result, not an op kind)
                 _ => None,
             };
+            // The layout's order decides along which dim the accesses below are vectors.
+            if let Some(l) = &s.decisions.layout {
+                let _ = writeln!(out, "  layout {}: {}", l.blocked, l.reason);
+                if let Some(p) = plain_decisions.and_then(|p| p.layout.as_ref()).filter(|p| p.order != l.order) {
+                    let _ = writeln!(out, "    unspecialized: layout {}: {}", p.blocked, p.reason);
+                }
+            }
+            let plain = plain_decisions.map(|p| &p.accesses);
             for (i, a) in s.decisions.accesses.iter().enumerate() {
                 // Both traces keep every load and store, in program order.
                 let before = plain.and_then(|p| p.get(i)).filter(|b| b.loc == a.loc && b.kind == a.kind);
@@ -486,6 +495,9 @@ fn vector_section(e: &Explanation, out: &mut String) {
                     (false, false) => "in registers",
                 };
                 let _ = writeln!(out, "  reduce at {}: {how}: {}", r.loc.short(), r.reason);
+            }
+            for l in &s.decisions.loops {
+                let _ = writeln!(out, "  loop at {}: unrolled {}x: {}", l.loc.short(), l.unroll, l.reason);
             }
             for c in &s.decisions.conversions {
                 let how = if c.through_shared_memory { "through shared memory" } else { "recomputed" };

@@ -35,6 +35,20 @@ pub fn contiguous_args() -> Vec<ArgValue> {
     ]
 }
 
+/// The transpose of a contiguous 16384 x 8192 buffer viewed as 8192 x 16384 (issue 12's
+/// `(16384 x 8192).T`): 16-byte aligned pointers, `stride_row == 1` (folded under Triton
+/// specialization), `stride_col = 8192`, n_rows and n_cols divisible by 16.
+pub fn transposed_args() -> Vec<ArgValue> {
+    vec![
+        ArgValue::Ptr(0x7f00_0000_0000),
+        ArgValue::Ptr(0x7f00_0010_0000),
+        ArgValue::Int(8192),
+        ArgValue::Int(16384),
+        ArgValue::Int(1),
+        ArgValue::Int(8192),
+    ]
+}
+
 /// What a launch of a variant on a case passes besides the buffers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchShape {

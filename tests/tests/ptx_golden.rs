@@ -15,7 +15,7 @@ use rtriton::spec::SpecPolicy;
 use rtriton_kernels::RowMaxVariant;
 use rtriton_tests::fixtures::row_max_family;
 use rtriton_tests::tables::every_variant;
-use rtriton_tests::{contiguous_args, lower_def};
+use rtriton_tests::{contiguous_args, lower_def, transposed_args};
 
 fn ptx(variant: RowMaxVariant, policy: SpecPolicy, arch: Arch) -> String {
     let def = row_max_family::def(variant);
@@ -51,4 +51,26 @@ fn golden_lir(#[values(RowMaxVariant::RowMax, RowMaxVariant::RowMax2d)] variant:
     let def = row_max_family::def(variant);
     let p = lower_def(&def, &variant.default_constexprs(), &contiguous_args(), SpecPolicy::Triton, 4).expect("lowers");
     insta::assert_snapshot!(format!("lir_{}", variant.name()), p.to_string());
+}
+
+/// A `[64, 16]` tile of a transposed view (issue 12's `(16384 x 8192).T`: `stride_row`
+/// specialized to the constant 1, `stride_col = 8192`, 16-byte aligned pointers): the
+/// layout runs along dim 0 (`order=[0, 1]`, coalesce.rs), so each thread reads 4
+/// consecutive rows of a column with one `ld.global.v4.f32` and stores 4 row maxima with
+/// one `st.global.v4.f32`; the reduction over the strided dim 1 stays in registers and
+/// shuffles.
+#[test]
+fn golden_ptx_transposed_tile() {
+    let def = row_max_family::def(RowMaxVariant::RowMax2d);
+    let p = compile_def(
+        &def,
+        &[("BLOCK_M", 64), ("BLOCK_N", 16)],
+        &transposed_args(),
+        SpecPolicy::Triton,
+        &options(Arch::Sm86, 4),
+    )
+    .expect("compiles");
+    assert!(p.text.contains("order=[0, 1]"), "{}", p.text);
+    assert!(p.text.contains("ld.global.v4.f32") && p.text.contains("st.global.v4.f32"), "{}", p.text);
+    insta::assert_snapshot!("row_max_2d_transposed_spec_sm_86", p.text);
 }

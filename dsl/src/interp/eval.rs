@@ -113,7 +113,8 @@ impl<'k> ProgramRun<'k> {
                     let out = vs.iter().map(|v| self.get(*v).cloned()).collect::<Result<_, _>>();
                     return out.map(Some).map_err(|t| (id, t));
                 }
-                OpKind::For { lower, upper, step, init, body } => {
+                // The unroll factor is the back end's: every trip runs in order here.
+                OpKind::For { lower, upper, step, init, body, unroll: _ } => {
                     self.for_loop(id, [*lower, *upper, *step], init, body, mem)?;
                 }
                 OpKind::ReduceWith { values, axis, combine } => {

@@ -323,9 +323,11 @@ declare_ops! {
     /// arguments are `[iv, carried...]`, it ends with `Yield(next carried...)`, and the
     /// op's results are the carried values after the last iteration (`init` when the range
     /// is empty). Bounds and step are scalars of one int type; `step` must be positive.
-    For { lower: Value, upper: Value, step: Value, init: Vec<Value>, body: Block }
+    /// `unroll` (at least 1; Triton's `loop_unroll_factor`) asks the back end for that many
+    /// copies of the body per trip of its main loop: it changes no result.
+    For { lower: Value, upper: Value, step: Value, init: Vec<Value>, body: Block, unroll: u32 }
         => name: "for", effect: Effect::Region,
-           typing: |cx, out| typing::for_loop(cx, out, [*lower, *upper, *step], init, body);
+           typing: |cx, out| typing::for_loop(cx, out, [*lower, *upper, *step], init, body, *unroll);
     /// `if cond { then_body } else { else_body }` on a runtime scalar `i1` (one value per
     /// program, so the branch is uniform across the CTA). Both blocks take no arguments
     /// and end with `Yield` of one value per result, of the results' types; a block that

@@ -102,11 +102,13 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
             OpKind::ReduceWith { values, axis, combine } | OpKind::Scan { values, axis, combine } => {
                 format!("{name} {}, axis {axis} combine({})", list(values), list(&combine.args))
             }
-            OpKind::For { lower, upper, step, init, body } => {
+            OpKind::For { lower, upper, step, init, body, unroll } => {
                 let iters: Vec<String> = body.args[1..].iter().zip(init).map(|(a, i)| format!("{a} = {i}")).collect();
                 let results = if op.results.is_empty() { String::new() } else { format!("{} = ", list(&op.results)) };
+                // Printed only when asked for, so the text of plain loops is unchanged.
+                let unroll = if *unroll == 1 { String::new() } else { format!(" unroll {unroll}") };
                 format!(
-                    "{results}{name} {} = {lower} to {upper} step {step} iter_args({})",
+                    "{results}{name} {} = {lower} to {upper} step {step}{unroll} iter_args({})",
                     body.args[0],
                     iters.join(", ")
                 )

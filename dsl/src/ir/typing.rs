@@ -251,7 +251,11 @@ pub fn for_loop(
     [lower, upper, step]: [Value; 3],
     init: &[Value],
     body: &Block,
+    unroll: u32,
 ) {
+    if unroll == 0 {
+        out.push("a loop's unroll factor must be at least 1".into());
+    }
     let iv = cx.ty(lower);
     if !iv.dtype.is_int() || !iv.shape.is_scalar() || iv != cx.ty(upper) || iv != cx.ty(step) {
         out.push("loop bounds and step must be scalars of one integer type".into());

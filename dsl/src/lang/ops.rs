@@ -276,7 +276,62 @@ where
     S: TensorOperand,
     C: Carry,
 {
+    for_range_at(SourceLoc::caller(), lower, upper, step, 1, init, body)
+}
+
+/// The most copies of a loop body [`for_range_unrolled`] accepts.
+pub const MAX_UNROLL: usize = 16;
+
+/// [`for_range`] whose body the PTX back end copies `unroll` times per trip of its main
+/// loop (Triton's `tl.range(lower, upper, step, loop_unroll_factor=unroll)`), so the loads
+/// of `unroll` iterations are in flight together; a remainder loop runs the last
+/// `trips % unroll` iterations. The results are those of [`for_range`] (every back end
+/// runs the iterations in order). `unroll` is a Rust value, typically a constexpr an
+/// autotuning configuration sets (`UNROLL`); it must be between 1 and [`MAX_UNROLL`].
+#[track_caller]
+pub fn for_range_unrolled<I, L, S, C>(
+    lower: L,
+    upper: Tensor<I>,
+    step: S,
+    unroll: usize,
+    init: C,
+    body: impl FnOnce(Tensor<I>, C) -> C,
+) -> C
+where
+    I: IntMarker + Promote<L::DType, Output = I> + Promote<S::DType, Output = I>,
+    L: TensorOperand,
+    S: TensorOperand,
+    C: Carry,
+{
     let loc = SourceLoc::caller();
+    if unroll == 0 || unroll > MAX_UNROLL {
+        with_builder(|b| {
+            b.error(
+                loc,
+                format!("unroll factor {unroll} is out of range"),
+                format!("unroll a loop between 1 (no unrolling) and {MAX_UNROLL} times"),
+            )
+        });
+    }
+    let unroll = unroll.clamp(1, MAX_UNROLL) as u32;
+    for_range_at(loc, lower, upper, step, unroll, init, body)
+}
+
+fn for_range_at<I, L, S, C>(
+    loc: SourceLoc,
+    lower: L,
+    upper: Tensor<I>,
+    step: S,
+    unroll: u32,
+    init: C,
+    body: impl FnOnce(Tensor<I>, C) -> C,
+) -> C
+where
+    I: IntMarker + Promote<L::DType, Output = I> + Promote<S::DType, Output = I>,
+    L: TensorOperand,
+    S: TensorOperand,
+    C: Carry,
+{
     let lower = lower.value(loc);
     let step = step.value(loc);
     let (lower, step, init_values, arg_types) = with_builder(|b| {
@@ -308,7 +363,7 @@ where
         b.push(OpKind::Yield { values: next.clone() }, vec![], loc);
         let body_block = b.close_block();
         b.push(
-            OpKind::For { lower, upper: upper.id(), step, init: init_values, body: body_block },
+            OpKind::For { lower, upper: upper.id(), step, init: init_values, body: body_block, unroll },
             arg_types[1..].to_vec(),
             loc,
         )

@@ -14,6 +14,7 @@ use super::SimReport;
 use super::checks::{GlobalStores, SharedRaces};
 use super::decode::{Decoded, MicroOp, Src, fma_bits, unary_bits};
 use super::error::{Address, Check, SimFault};
+use super::sectors::WarpAccesses;
 use super::shfl::source_lane;
 use super::sync::{ProgramSync, Stamp};
 use crate::backend::ptx::lir::{AtomOp, Guard, Special, Ty};
@@ -609,11 +610,14 @@ impl Cta {
     ) -> Result<(), SimFault> {
         let n = dsts.len();
         let partial = guard.is_some() || !self.all_active;
+        let mut warps = WarpAccesses::default();
         for t in 0..self.t {
             if !self.active(t) || !self.guard_holds(guard, t) {
                 continue;
             }
             let a = self.global_addr(mem, addr, offset, size, n, t, "load")?;
+            warps.add(t, a, size * n as u32);
+            l.report.global_load_bytes += u64::from(size) * n as u64;
             let now = self.stamp(l, t);
             l.stores.load(&self.sync, now, a, size * n as u32)?;
             l.stores.record_load(now, self.pc, a, size * n as u32);
@@ -628,6 +632,9 @@ impl Cta {
             }
             l.report.global_loads += 1;
         }
+        let (requests, sectors) = warps.count();
+        l.report.global_load_requests += requests;
+        l.report.global_load_sectors += sectors;
         if !partial {
             for r in dsts {
                 self.wrote(*r);
@@ -654,11 +661,14 @@ impl Cta {
     ) -> Result<(), SimFault> {
         let n = srcs.len();
         let mut buf = [0u8; 32];
+        let mut warps = WarpAccesses::default();
         for t in 0..self.t {
             if !self.active(t) || !self.guard_holds(guard, t) {
                 continue;
             }
             let a = self.global_addr(mem, addr, offset, size, n, t, "store")?;
+            warps.add(t, a, size * n as u32);
+            l.report.global_store_bytes += u64::from(size) * n as u64;
             for (i, r) in srcs.iter().enumerate() {
                 let v = self.get(Src::Reg(*r), t).to_le_bytes();
                 buf[i * size as usize..(i + 1) * size as usize].copy_from_slice(&v[..size as usize]);
@@ -667,6 +677,9 @@ impl Cta {
             mem.write_bytes(a, &buf[..size as usize * n]).expect("checked in bounds");
             l.report.global_stores += 1;
         }
+        let (requests, sectors) = warps.count();
+        l.report.global_store_requests += requests;
+        l.report.global_store_sectors += sectors;
         Ok(())
     }
 

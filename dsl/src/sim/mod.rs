@@ -44,7 +44,8 @@
 //!
 //! Code map: `decode.rs` (the program, flattened and typed once per launch), `cta.rs`
 //! (one CTA: registers, active threads, instruction semantics, memory accesses),
-//! `shfl.rs` (PTX shuffle lanes), `checks.rs` (race and duplicate-store bookkeeping),
+//! `shfl.rs` (PTX shuffle lanes), `sectors.rs` (the 32-byte sectors each warp's global
+//! access touches, for coalescing tests), `checks.rs` (race and duplicate-store bookkeeping),
 //! `atomic_races.rs` (atomically accessed words), `sync.rs` (happens-before between
 //! programs through acquire/release atomics), `cta/atom.rs` (atomics),
 //! `error.rs`, `text.rs` (the failing instruction as PTX for messages).
@@ -58,6 +59,7 @@ mod convert;
 mod cta;
 mod decode;
 mod error;
+pub mod sectors;
 pub mod shfl;
 mod sync;
 mod text;
@@ -80,6 +82,17 @@ pub struct SimReport {
     /// Global load and store instructions executed by a thread (a vector access is one).
     pub global_loads: u64,
     pub global_stores: u64,
+    /// Warp-wide global load instructions (a warp with at least one lane executing it),
+    /// and the distinct 32-byte sectors each touched, summed: how well loads coalesce
+    /// (`sectors.rs`; Nsight Compute's sectors per request).
+    pub global_load_requests: u64,
+    pub global_load_sectors: u64,
+    /// The same for global stores.
+    pub global_store_requests: u64,
+    pub global_store_sectors: u64,
+    /// Bytes the global loads and stores of all threads moved (a `.v4.f32` is 16).
+    pub global_load_bytes: u64,
+    pub global_store_bytes: u64,
     /// Global atomics executed by a thread (one element each).
     pub global_atomics: u64,
     /// `shfl.sync` executions, one per warp.

@@ -3,7 +3,8 @@
 //! # Blocked layout
 //! A [`Blocked`] layout of rank `R` (Triton's `#blocked`) tiles a shape with
 //! `sizePerThread x threadsPerWarp x warpsPerCTA` along every dim; `order` lists the dims
-//! from fastest to slowest (row-major blocks: `[R-1, ..., 0]`). Lane and warp indices are
+//! from fastest to slowest (row-major blocks: `[R-1, ..., 0]`; `coalesce.rs` puts first
+//! the dim the loads are contiguous along). Lane and warp indices are
 //! split over the dims in that order: the lowest lane bits go to `order[0]`, so
 //! consecutive lanes own consecutive chunks of `sizePerThread` elements along the
 //! contiguous axis (coalesced accesses; vector loads of `sizePerThread` elements).
@@ -36,7 +37,8 @@
 //! along the parent's dim 1 (the result of `trans`, or a block shaped like the anchor
 //! transposed, which the identity would spread over too few threads).
 //!
-//! One blocked layout per kernel (from its largest block, the "anchor"); every value's
+//! One blocked layout per kernel (from its largest block, the "anchor", with the order
+//! and `sizePerThread` `coalesce.rs` chooses); every value's
 //! embedding follows from the ops that connect it to others, and where two uses disagree
 //! one of them reads a converted copy ([`assign`], `assign.rs`; the conversion itself is in
 //! `lower/convert.rs`).
@@ -61,16 +63,17 @@ pub struct Blocked {
 }
 
 impl Blocked {
-    /// The default layout for an `anchor` block with `fast_spt` elements per thread along
-    /// the contiguous (last) dim and `num_warps` warps, Triton's
-    /// `getDefaultBlockedEncoding` rule: lanes then warps fill the dims in order, as far
-    /// as the shape goes, and what is left goes to the slowest dim (replication).
-    pub fn for_anchor(anchor: &[usize], fast_spt: usize, num_warps: usize) -> Blocked {
+    /// The layout for an `anchor` block whose dims go from fastest to slowest in `order`,
+    /// with `fast_spt` elements per thread along `order[0]` and `num_warps` warps, Triton's
+    /// `BlockedEncodingAttr::get` rule: lanes then warps fill the dims in order, as far as
+    /// the shape goes, and what is left goes to the slowest dim (replication). Which order
+    /// and how many per thread is `coalesce.rs`'s choice.
+    pub fn new(anchor: &[usize], order: Vec<usize>, fast_spt: usize, num_warps: usize) -> Blocked {
         let rank = anchor.len().max(1);
         let anchor: Vec<usize> = if anchor.is_empty() { vec![1] } else { anchor.to_vec() };
-        let order: Vec<usize> = (0..rank).rev().collect();
+        debug_assert!(order.len() == rank && (0..rank).all(|d| order.contains(&d)), "order is a permutation");
         let mut spt = vec![1; rank];
-        spt[rank - 1] = fast_spt.clamp(1, anchor[rank - 1]);
+        spt[order[0]] = fast_spt.clamp(1, anchor[order[0]]);
         let mut tpw = vec![1; rank];
         let mut wpc = vec![1; rank];
         let (mut lanes, mut warps) = (32usize, num_warps);
@@ -86,6 +89,11 @@ impl Blocked {
         tpw[slowest] *= lanes;
         wpc[slowest] *= warps;
         Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order }
+    }
+
+    /// [`Blocked::new`] with the default order, the last dim fastest (row-major blocks).
+    pub fn row_major(anchor: &[usize], fast_spt: usize, num_warps: usize) -> Blocked {
+        Blocked::new(anchor, (0..anchor.len().max(1)).rev().collect(), fast_spt, num_warps)
     }
 
     pub fn rank(&self) -> usize {
@@ -219,7 +227,7 @@ mod tests {
     use super::*;
 
     fn check(anchor: &[usize], spt: usize, warps: usize, want: &str) {
-        assert_eq!(Blocked::for_anchor(anchor, spt, warps).to_string(), want, "{anchor:?} spt {spt} warps {warps}");
+        assert_eq!(Blocked::row_major(anchor, spt, warps).to_string(), want, "{anchor:?} spt {spt} warps {warps}");
     }
 
     #[test]
@@ -235,7 +243,7 @@ mod tests {
 
     #[test]
     fn geometry_of_replicated_and_repeated_blocks() {
-        let enc = Blocked::for_anchor(&[1024], 4, 4);
+        let enc = Blocked::row_major(&[1024], 4, 4);
         let g = Geometry::new(&enc, vec![1024]);
         assert_eq!((g.chunk[0], g.tile[0], g.reps[0], g.num_regs()), (4, 512, 2, 8));
         assert!(!g.replicated(0));
@@ -248,7 +256,7 @@ mod tests {
 
     #[test]
     fn register_order_is_fastest_dim_first() {
-        let enc = Blocked::for_anchor(&[16, 64], 4, 4);
+        let enc = Blocked::row_major(&[16, 64], 4, 4);
         let g = Geometry::new(&enc, vec![16, 64]);
         assert_eq!(g.regs, vec![2, 4]);
         assert_eq!(g.multi(5), vec![1, 1]);

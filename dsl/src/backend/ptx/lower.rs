@@ -20,6 +20,7 @@ mod memory;
 mod reduce;
 mod remat;
 mod scan;
+mod unroll;
 mod wide;
 
 use std::collections::HashMap;
@@ -27,7 +28,7 @@ use std::collections::HashMap;
 use super::axis_info::AxisInfoMap;
 use super::layout::{self, Blocked, Geometry, Layout, MAX_REGS_PER_VALUE};
 use super::lir::{BinOp, Cmp, Group, Inst, LayoutNote, Operand, Param, ParamTy, Program, Reg, Special, Ty};
-use super::{Decisions, PtxError, PtxOptions, vectorize};
+use super::{Decisions, PtxError, PtxOptions, coalesce};
 use crate::diag::Code;
 use crate::interp::bits::shifts_arithmetically;
 use crate::ir::{
@@ -67,9 +68,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         .map(|v| v.ty.shape.dims().to_vec())
         .max_by_key(|s| s.iter().product::<usize>())
         .unwrap_or_else(|| vec![1; rank]);
-    let anchor_numel: usize = anchor.iter().product();
-    let chunk = vectorize::layout_chunk(k, &ai, rank, anchor_numel, threads);
-    let enc = Blocked::for_anchor(&anchor, chunk, nw as usize);
+    let (enc, layout_decision) = coalesce::coalesced_layout(k, &ai, &anchor, nw as usize);
     let assignment = layout::assign(k, &enc, &anchor);
     let layouts = &assignment.layouts;
 
@@ -131,7 +130,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         fields: HashMap::new(),
         smem_base: None,
         shared_bytes: 0,
-        decisions: Decisions::default(),
+        decisions: Decisions { layout: Some(layout_decision), ..Decisions::default() },
     };
     l.block(&k.body)?;
     let mut body = std::mem::take(&mut l.prologue);
@@ -874,7 +873,13 @@ impl Lowerer<'_> {
             }
             OpKind::ReduceWith { values, axis, combine } => self.reduce_with(op, values, *axis, combine)?,
             OpKind::Scan { values, axis, combine } => self.scan(op, values, *axis, combine)?,
-            OpKind::For { lower, upper, step, init, body } => self.for_loop(op, *lower, *upper, *step, init, body)?,
+            OpKind::For { lower, upper, step, init, body, unroll } => {
+                if *unroll > 1 {
+                    self.unrolled_loop(op, [*lower, *upper, *step], init, body, *unroll)?
+                } else {
+                    self.for_loop(op, *lower, *upper, *step, init, body)?
+                }
+            }
             OpKind::If { cond, then_body, else_body } => self.if_op(op, *cond, then_body, else_body)?,
             OpKind::While { init, before, after } => self.while_loop(op, init, before, after)?,
             OpKind::Yield { .. } => {}
@@ -959,20 +964,9 @@ impl Lowerer<'_> {
         let (lo, hi, st) = (self.val(lower)[0], self.val(upper)[0], self.val(step)[0]);
         let iv = self.new_reg(ty);
         self.set(body.args[0], vec![iv.into()]);
-        let mut carried: Vec<Vec<Reg>> = Vec::new();
-        for (i, v) in init.iter().enumerate() {
-            let ety = ty_of(self.k.dtype(*v));
-            let regs: Vec<Reg> = self
-                .val(*v)
-                .into_iter()
-                .map(|x| {
-                    let r = self.new_reg(ety);
-                    self.emit(Inst::Mov { ty: ety, dst: r, src: x });
-                    r
-                })
-                .collect();
-            self.set(body.args[i + 1], regs.iter().map(|r| (*r).into()).collect());
-            carried.push(regs);
+        let carried = self.carried_registers(init);
+        for (arg, regs) in body.args[1..].iter().zip(&carried) {
+            self.set(*arg, regs.iter().map(|r| (*r).into()).collect());
         }
         let outer = std::mem::take(&mut self.out);
         self.block(body)?;

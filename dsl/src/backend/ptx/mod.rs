@@ -3,10 +3,11 @@
 //! # Pipeline
 //! 1. [`axis_info`]: contiguity / divisibility / constancy of every value (Triton's
 //!    AxisInfo), from the specialization hints.
-//! 2. [`vectorize`]: the vector width of every load and store, and with it the
-//!    elements each thread holds along the contiguous axis.
-//! 3. [`layout`]: a blocked layout for the kernel and a slice of it for every value of
-//!    lower rank: which thread owns which element.
+//! 2. [`coalesce`]: the kernel's blocked layout, its fastest dim (`order`) from the
+//!    contiguity of the loads' pointers and the elements each thread holds along it from
+//!    the widest vector they prove (Triton's Coalesce pass).
+//! 3. [`layout`]: every value's place in that layout (a slice of it for lower ranks):
+//!    which thread owns which element; [`vectorize`]: the width of each load and store.
 //! 4. [`mod@lower`]: block IR to the thread-level [`lir::Program`] (typed virtual registers,
 //!    structured loops, explicit shuffles, shared memory and barriers).
 //! 5. [`writer`]: [`lir::Program`] to PTX text.
@@ -23,7 +24,10 @@
 //!
 //! # Where rtriton differs from Triton's lowering
 //! - One blocked layout per kernel (from its largest block) and slices of it for lower
-//!   ranks; Triton picks a layout per op and inserts conversions. Here a value gets a second
+//!   ranks; Triton picks a layout per op and inserts conversions. Its order follows the
+//!   contiguity of the loads as Triton's Coalesce pass orders each access's layout; where
+//!   accesses prefer different orders, the loads with the most elements win and the others
+//!   are not coalesced (`coalesce.rs`). Here a value gets a second
 //!   layout only where one op needs it in another role (one `arange` as rows and as
 //!   columns, a row sum read along the other dim): an index made from an `arange` is
 //!   recomputed in that layout (`lower/remat.rs`), anything else goes through shared
@@ -40,6 +44,7 @@
 //!   stores of i1.
 
 pub mod axis_info;
+pub mod coalesce;
 pub mod layout;
 pub mod lir;
 pub mod lower;
@@ -175,12 +180,53 @@ pub struct ConversionDecision {
     pub reason: String,
 }
 
+/// The kernel's blocked layout and why its dims are ordered as they are (`coalesce.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayoutDecision {
+    /// Dims from fastest to slowest: `order[0]` is the one consecutive lanes (and a
+    /// thread's vector registers) run along.
+    pub order: Vec<usize>,
+    pub size_per_thread: Vec<usize>,
+    /// The whole layout as the PTX header prints it (`blocked{spt=.., order=..}`).
+    pub blocked: String,
+    /// Which access decided the order and what bounded `sizePerThread`, in words.
+    pub reason: String,
+}
+
+/// How a `for` loop with an unroll factor was lowered (`lower/unroll.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopDecision {
+    pub loc: SourceLoc,
+    /// Copies of the body per trip of the main loop (at least 2; plain loops have no entry).
+    pub unroll: u32,
+    pub reason: String,
+}
+
 /// The decisions the lowering made, for tests, `rtriton ptx` and performance reviews.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decisions {
+    /// The kernel's layout (`None` only in a `Decisions::default()`).
+    pub layout: Option<LayoutDecision>,
     pub accesses: Vec<AccessDecision>,
     pub reductions: Vec<ReductionDecision>,
     pub conversions: Vec<ConversionDecision>,
+    pub loops: Vec<LoopDecision>,
+}
+
+impl Decisions {
+    /// The lengths of the lists, for [`Decisions::truncate`].
+    pub(crate) fn lens(&self) -> Vec<usize> {
+        vec![self.accesses.len(), self.reductions.len(), self.conversions.len(), self.loops.len()]
+    }
+
+    /// Drops the entries past `lens` (from [`Decisions::lens`]): a body lowered several
+    /// times records its decisions once.
+    pub(crate) fn truncate(&mut self, lens: &[usize]) {
+        self.accesses.truncate(lens[0]);
+        self.reductions.truncate(lens[1]);
+        self.conversions.truncate(lens[2]);
+        self.loops.truncate(lens[3]);
+    }
 }
 
 /// Why a kernel cannot be compiled to PTX: unsupported ops, no valid layout, a block too

@@ -1,7 +1,8 @@
 //! Where the vector width of every load and store is decided.
 //!
-//! Triton's rule (`Coalesce.cpp`, `getMaskAlignment`, `getPtrAlignment`): along the
-//! contiguous (last) dim,
+//! Triton's rule (`Coalesce.cpp`, `getMaskAlignment`, `getPtrAlignment`): along the dim of
+//! the access that lies along the layout's fastest dim (`order[0]`, chosen by
+//! [`super::coalesce`]: the last dim unless the pointer is more contiguous along another),
 //!
 //! ```text
 //! width = min(16 bytes / element size,        // at most 128-bit accesses
@@ -13,11 +14,11 @@
 //!
 //! rounded down to a power of two. All facts come from [`super::axis_info`]; nothing is
 //! assumed: without a proof the access is scalar, so a vector access is never misaligned.
-//! The widest provable load sets the kernel layout's `sizePerThread` along the contiguous
-//! dim ([`layout_chunk`]); each access then gets `min(provable, chunk)` ([`decide`]).
+//! The widest provable load sets the kernel layout's `sizePerThread` along the fastest dim
+//! (`coalesce.rs`); each access then gets `min(provable, chunk)` ([`decide`]).
 
 use super::axis_info::{AxisInfoMap, MAX_DIVISOR};
-use crate::ir::{Kernel, OpKind, ScalarType, Value};
+use crate::ir::{Kernel, ScalarType, Value};
 
 /// Widest access in bytes (`ld.global.v4.f32`).
 pub const MAX_VECTOR_BYTES: u64 = 16;
@@ -40,7 +41,7 @@ pub fn packs_pairs(dtype: Option<ScalarType>) -> bool {
     matches!(dtype, Some(ScalarType::F16 | ScalarType::BF16))
 }
 
-/// What is known about one access along its last dim.
+/// What is known about one access along one of its dims (the one its vectors run along).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Facts {
     pub elem_bytes: u64,
@@ -56,13 +57,14 @@ pub struct Facts {
 }
 
 impl Facts {
-    /// The facts of a load or store through `ptr` with `mask` (scalars: width 1).
-    pub fn of(k: &Kernel, ai: &AxisInfoMap, ptr: Value, mask: Option<Value>) -> Facts {
+    /// The facts of a load or store through `ptr` with `mask` along the pointer's dim
+    /// `dim` (scalars: width 1).
+    pub fn of(k: &Kernel, ai: &AxisInfoMap, ptr: Value, mask: Option<Value>, dim: usize) -> Facts {
         let pointee = k.dtype(ptr).pointee();
         let elem_bytes = pointee.map_or(4, |s| s.size_bytes());
         let shape = k.shape(ptr).dims();
         let p = ai.get(ptr);
-        let d = p.contiguity.len() - 1;
+        let d = dim.min(p.contiguity.len() - 1);
         let scalar = shape.is_empty();
         Facts {
             elem_bytes,
@@ -70,7 +72,7 @@ impl Facts {
             contiguity: if scalar { 1 } else { p.contiguity[d] },
             align_bytes: p.divisibility[d],
             mask_constancy: mask.map(|m| ai.get(m).constancy[d]),
-            extent: shape.last().map_or(1, |&x| x as u64),
+            extent: shape.get(d).map_or(1, |&x| x as u64),
         }
     }
 
@@ -141,29 +143,6 @@ pub fn decide(f: &Facts, chunk: u64) -> (u32, String) {
         format!("{verdict}: {facts}; limited by: {}", limits.join("; "))
     };
     (width as u32, reason)
-}
-
-/// `sizePerThread` along the contiguous dim of the kernel's layout: the widest width
-/// any load of rank `rank` can prove (stores when the kernel has no such load), but no
-/// more than the anchor block gives each of `threads` threads.
-pub fn layout_chunk(k: &Kernel, ai: &AxisInfoMap, rank: usize, anchor_numel: usize, threads: usize) -> usize {
-    let mut best_load = 0;
-    let mut best_store = 0;
-    for id in k.walk() {
-        // Only memory accesses of this rank matter; every other op is skipped.
-        if let OpKind::Load { ptr, mask, .. } = &k.op(id).kind
-            && k.shape(*ptr).rank() == rank
-        {
-            best_load = best_load.max(Facts::of(k, ai, *ptr, *mask).provable());
-        }
-        if let OpKind::Store { ptr, mask, .. } = &k.op(id).kind
-            && k.shape(*ptr).rank() == rank
-        {
-            best_store = best_store.max(Facts::of(k, ai, *ptr, *mask).provable());
-        }
-    }
-    let best = if best_load > 0 { best_load } else { best_store.max(1) };
-    (best as usize).min((anchor_numel / threads).max(1))
 }
 
 #[cfg(test)]

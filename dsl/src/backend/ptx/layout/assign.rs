@@ -391,7 +391,7 @@ mod tests {
     #[test]
     fn an_unconstrained_block_takes_the_dims_with_the_threads() {
         // The layout of a [2, 1, 256] anchor: all 32 lanes along the last dim.
-        let enc = Blocked::for_anchor(&[2, 1, 256], 1, 1);
+        let enc = Blocked::row_major(&[2, 1, 256], 1, 1);
         let regs = |e: Vec<usize>, s: &[usize]| Layout { embed: e }.geometry(&enc, s).num_regs();
         // [128, 4] along the trailing dims would put 128 elements on one thread.
         assert_eq!(regs(unconstrained(&enc, &[128, 4]), &[128, 4]), 16);
@@ -401,18 +401,18 @@ mod tests {
     #[test]
     fn a_transposed_anchor_gets_the_permutation_that_fits_the_layout() {
         let a = [2, 64];
-        let enc = Blocked::for_anchor(&a, 1, 1);
+        let enc = Blocked::row_major(&a, 1, 1);
         assert_eq!(full_rank(&enc, &a, &[2, 64]), vec![0, 1]);
         assert_eq!(full_rank(&enc, &a, &[64, 2]), vec![1, 0]);
         // Square: the identity is as good as any, and wins.
         let a = [16, 16];
-        let enc = Blocked::for_anchor(&a, 1, 4);
+        let enc = Blocked::row_major(&a, 1, 4);
         assert_eq!(full_rank(&enc, &a, &[16, 16]), vec![0, 1]);
         assert_eq!(full_rank(&enc, &a, &[16, 1]), vec![0, 1]);
         // 512 elements on 128 threads: 4 registers each once the 64 go along the dim with
         // the lanes (the identity puts them along a dim with one thread).
         let a = [2, 4, 64];
-        let enc = Blocked::for_anchor(&a, 1, 4);
+        let enc = Blocked::row_major(&a, 1, 4);
         let regs = |e: Vec<usize>, s: &[usize]| Layout { embed: e }.geometry(&enc, s).num_regs();
         assert_eq!(regs(full_rank(&enc, &a, &[4, 64, 2]), &[4, 64, 2]), 4);
         assert!(regs(vec![0, 1, 2], &[4, 64, 2]) > 4);

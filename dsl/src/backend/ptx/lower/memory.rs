@@ -10,19 +10,23 @@ use crate::interp::convert::{f32_to_bf16, f32_to_f16};
 use crate::ir::{Op, Value};
 
 impl Lowerer<'_> {
-    /// The width of an access through `ptr`: the provable width capped by the thread's
-    /// chunk along the value's last dim; recorded in the decisions.
+    /// The width of an access through `ptr`: the provable width along the pointer's dim
+    /// that lies along the layout's fastest dim, capped by the thread's chunk there;
+    /// recorded in the decisions.
     fn access_width(&mut self, op: &Op, kind: AccessKind, ptr: Value, mask: Option<Value>) -> usize {
-        let facts = Facts::of(self.k, self.ai, ptr, mask);
-        let chunk = match (self.geometry(ptr), self.layout(ptr)) {
-            (Some(g), Some(l)) => {
-                let last = *l.embed.last().expect("block");
-                // Only the layout's fastest dim keeps a thread's chunk in consecutive registers.
-                if last == self.enc.order[0] { g.chunk[last] } else { 1 }
-            }
+        let fastest = self.enc.order[0];
+        // Only the layout's fastest dim keeps a thread's chunk in consecutive registers. A
+        // pointer with no dim there (a row of a tile read along its columns) gets width 1,
+        // with the facts of its last dim in the reason.
+        let (dim, chunk) = match (self.geometry(ptr), self.layout(ptr)) {
+            (Some(g), Some(l)) => match l.embed.iter().position(|&d| d == fastest) {
+                Some(i) => (i, g.chunk[fastest]),
+                None => (l.embed.len() - 1, 1),
+            },
             // a scalar pointer: one element per access (not an op kind)
-            _ => 1,
+            _ => (0, 1),
         };
+        let facts = Facts::of(self.k, self.ai, ptr, mask, dim);
         let (width, reason) = vectorize::decide(&facts, chunk as u64);
         self.decisions.accesses.push(AccessDecision { loc: op.loc, kind, vector_width: width, reason });
         width as usize
