@@ -119,6 +119,7 @@ declare_codes! {
     AutotuneOutputsDiffer = "RT0752", Launch, "two configurations of an autotuned kernel wrote different outputs";
     AutotuneNoConfigRuns = "RT0753", Launch, "no configuration of an autotuned kernel could run on these arguments";
     AutotuneEnv = "RT0754", Launch, "an RTRITON_AUTOTUNE variable with a value it does not take";
+    EntryPointInput = "RT0760", Launch, "an input the row-max entry point cannot take: not a 2-D view, an output that is not one contiguous element per row of the input's dtype, a dtype it has no kernel for";
     PtxUnsupported = "RT0801", PtxBackEnd, "an op or dtype the PTX back end does not lower";
     PtxRegisterBudget = "RT0802", PtxBackEnd, "a block needs more registers per thread than the budget";
     PtxLayoutConflict = "RT0803", PtxBackEnd, "a layout conversion or layout op needs more shared memory than a CTA has";

@@ -5,6 +5,8 @@
 //! Code map:
 //! - [`reference`](mod@reference): the CUDA C row-max reference, compiled with NVRTC;
 //! - [`validate`]: every row-max variant against the reference, on the GPU or the interpreter;
+//! - [`row_max`](mod@row_max): the row-max entry point, `RowMax::row_max(view)`, autotuned over
+//!   the `row_max_split` kernel's configurations;
 //! - [`bench`]: GPU time and bandwidth of every row-max variant against the reference;
 //! - [`cli`]: the `rtriton` command line.
 //!
@@ -18,4 +20,5 @@ pub mod cli;
 pub mod ports;
 pub mod provenance;
 pub mod reference;
+pub mod row_max;
 pub mod validate;

@@ -109,11 +109,42 @@ fn the_huge_case_on_the_interpreter_is_refused_for_row_max_i32_and_counted_as_a_
     std::fs::remove_file(json).unwrap();
 }
 
+/// `--variant row_max_entry` selects the entry point alone: on the interpreter every
+/// configuration of the case's plan, one row per specialization.
+#[test]
+fn the_entry_point_is_selected_by_name_and_checks_every_planned_configuration() {
+    let json = std::env::temp_dir().join(format!("rtriton-validate-entry-{}.json", std::process::id()));
+    let (code, stdout, stderr) = rtriton(&[
+        "validate",
+        "--backend",
+        "interp",
+        "--case",
+        "wider_than_block",
+        "--variant",
+        "row_max_entry",
+        "--no-progress",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("row_max_entry"), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = report["results"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "one row per specialization");
+    for r in rows {
+        assert_eq!((r["variant"].as_str(), r["outcome"]["status"].as_str()), (Some("row_max_entry"), Some("match")));
+        // 3 rows of 5000 on the nominal 132 SMs: few wide rows, split configurations.
+        assert_eq!(r["config"], "8 configurations (few wide rows (split))");
+    }
+    std::fs::remove_file(json).unwrap();
+}
+
 #[test]
 fn unknown_variants_and_cases_are_errors_that_list_the_choices() {
     let (code, _, stderr) = rtriton(&["validate", "--backend", "interp", "--variant", "row_min"]);
     assert_ne!(code, 0);
     assert!(stderr.contains("unknown variant `row_min`; pick one of row_max, row_max_loop"), "{stderr}");
+    assert!(stderr.contains("row_max_i32, row_max_entry"), "the entry point is a choice too: {stderr}");
     let (code, _, stderr) = rtriton(&["validate", "--backend", "interp", "--case", "nope"]);
     assert_ne!(code, 0);
     assert!(stderr.contains("no case name contains [\"nope\"]"), "{stderr}");

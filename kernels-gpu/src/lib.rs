@@ -8,8 +8,12 @@ pub mod cases;
 pub mod ports;
 pub mod reference;
 pub mod row_max;
+pub mod row_max_plan;
+pub mod row_max_split;
 pub mod source;
 
 pub use row_max::{
     RowMaxVariant, cpu_row_max, row_max, row_max_2d, row_max_fixed_port, row_max_loop, row_max_skill_port,
 };
+pub use row_max_plan::{Plan, ShapeClass, SplitConfig, UnsupportedDtype, plan};
+pub use row_max_split::{row_max_split, split_kernels};

@@ -52,6 +52,11 @@ pub enum HostError {
     /// `has_code(Code::AutotuneOutputsDiffer)` and the other `Autotune*` codes).
     #[error("{0}")]
     Autotune(Box<Diagnostic>),
+    /// An operation built on launches (an application's entry point, such as the row-max
+    /// one) refused its inputs before launching anything: the diagnostic names the caller's
+    /// line and what to pass instead.
+    #[error("{0}")]
+    Input(Box<Diagnostic>),
 }
 
 impl HostError {
@@ -87,7 +92,7 @@ impl HasDiagnostics for HostError {
             HostError::FrontEnd { source, .. } => source.diagnostics(),
             HostError::LintDenied(d) => d.diagnostics(),
             HostError::Ptx { source, .. } => source.diagnostics(),
-            HostError::Autotune(d) => vec![(**d).clone()],
+            HostError::Autotune(d) | HostError::Input(d) => vec![(**d).clone()],
             HostError::NoDriver(_)
             | HostError::NoNvrtc(_)
             | HostError::NoDevice(_)

@@ -5,6 +5,7 @@
 
 pub mod fixtures;
 pub mod kernels;
+pub mod split;
 pub mod tables;
 
 use rtriton::interp::Memory;

@@ -36,7 +36,7 @@ fn row_max_i32_load() -> String {
 fn unknown_kernel() {
     assert_eq!(
         explain(&["no_such_kernel"]),
-        (1, "unknown kernel `no_such_kernel`; known kernels: row_max, row_max_loop, row_max_2d, row_max_skill_port, row_max_fixed_port, row_max_i32 (`list` shows their parameters)\n".to_string())
+        (1, "unknown kernel `no_such_kernel`; known kernels: row_max, row_max_loop, row_max_2d, row_max_skill_port, row_max_fixed_port, row_max_i32, row_max_split, row_max_split_f16, row_max_split_bf16, row_max_split_i32, row_max_split_u32, row_max_split_i16, row_max_split_i8, row_max_split_u8 (`list` shows their parameters)\n".to_string())
     );
 }
 

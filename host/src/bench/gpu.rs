@@ -1,5 +1,5 @@
-//! The GPU runner: per shape, the reference (checked against the CPU), every variant and
-//! the autotuned kernel (checked bit for bit against the reference, then timed) and the
+//! The GPU runner: per shape, the reference (checked against the CPU), every variant, the
+//! entry point and the autotuned kernel (checked bit for bit against the reference, then timed) and the
 //! copy yardstick.
 
 use rtriton::spec::SpecPolicy;
@@ -14,6 +14,7 @@ use crate::driver::{DeviceBuffer, Timer};
 use crate::error::HostError;
 use crate::launch::{Arg, JitKernel, Runtime, TensorArg};
 use crate::reference::RowMaxReference;
+use crate::row_max::{ENTRY_NAME, RowMax};
 use crate::validate::{compare_bits, launch_shape_for};
 
 /// Runs the benchmark on device 0. Fails before measuring anything when there is no GPU
@@ -23,12 +24,14 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, HostError> {
     let reference = RowMaxReference::compile(&rt.gpu)?;
     let flush_len = options.flush_bytes.unwrap_or_else(|| flush_bytes(rt.gpu.info.l2_cache_bytes));
     let mut flush = L2Flush::new(&rt.gpu, flush_len)?;
+    // One entry point for the run: a shape class tuned for one shape is reused by the next.
+    let mut entry = RowMax::new();
     let mut rows = Vec::new();
     for shape in &options.shapes {
         if options.progress {
             eprintln!("bench: {shape} ...");
         }
-        match bench_shape(&mut rt, &reference, &mut flush, options, shape) {
+        match bench_shape(&mut rt, &reference, &mut flush, &mut entry, options, shape) {
             Ok(mut r) => rows.append(&mut r),
             Err(e) => rows.push(row(
                 shape,
@@ -113,6 +116,7 @@ fn bench_shape(
     rt: &mut Runtime,
     reference: &RowMaxReference,
     flush: &mut L2Flush,
+    entry: &mut RowMax,
     options: &BenchOptions,
     shape: &BenchShape,
 ) -> Result<Vec<BenchRow>, HostError> {
@@ -143,6 +147,11 @@ fn bench_shape(
     for &variant in &options.variants {
         let mut r = row(shape, variant.name(), RowKind::Variant, BenchStatus::Error { message: "not run".into() });
         r.status = bench_variant(rt, flush, options, variant, shape, &x, &mut y, &want, &mut r).unwrap_or_else(not_run);
+        out.push(r);
+    }
+    if options.entry {
+        let mut r = row(shape, ENTRY_NAME, RowKind::EntryPoint, BenchStatus::Error { message: "not run".into() });
+        r.status = bench_entry(rt, flush, options, entry, shape, &x, &mut y, &want, &mut r).unwrap_or_else(not_run);
         out.push(r);
     }
     if options.autotune {
@@ -209,6 +218,50 @@ fn bench_variant(
         return Ok(BenchStatus::Wrong { detail: c.describe("the CUDA reference") });
     }
     time_launches(rt, flush, options, |rt| rt.launch(&kernel, &args).map(drop))
+}
+
+/// The entry point: its first call tunes the shape's class (unless an earlier shape of the
+/// class did) and is checked bit for bit against the reference; then whole calls are
+/// timed, the identity fill of a split choice included (it is part of the entry point's
+/// cost).
+#[allow(clippy::too_many_arguments, reason = "as bench_variant, plus the entry point")]
+fn bench_entry(
+    rt: &mut Runtime,
+    flush: &mut L2Flush,
+    options: &BenchOptions,
+    entry: &mut RowMax,
+    shape: &BenchShape,
+    x: &DeviceBuffer<f32>,
+    y: &mut DeviceBuffer<f32>,
+    want: &[f32],
+    r: &mut BenchRow,
+) -> Result<BenchStatus, HostError> {
+    let l = shape.layout();
+    let dims = [shape.n_rows, shape.n_cols];
+    let strides = [l.stride_row as isize, l.stride_col as isize];
+    y.fill_bytes(&rt.gpu, 0xff)?;
+    let y: &DeviceBuffer<f32> = y;
+    let xv = TensorArg::new(x, &dims, &strides).with_offset(l.offset);
+    let yv = TensorArg::contiguous(y, &[shape.n_rows]);
+    let Some(launched) = entry.run(rt, &xv, &yv)? else {
+        return Ok(BenchStatus::CannotRun { reason: "no rows: nothing to launch".into() });
+    };
+    let how = match launched.decision {
+        Decision::Tuned => "tuned now",
+        Decision::Memory => "tuned earlier",
+        Decision::Store => "from the tuning store",
+        Decision::Explicit => "explicit",
+        Decision::First => "tuning off",
+    };
+    let fill = if launched.filled { ", y filled" } else { "" };
+    r.config = format!("{} [{}, {how}{fill}]", launched.config, launched.class.name());
+    r.spec_key = launched.record.spec.to_string();
+    let got = y.to_host(&rt.gpu)?;
+    let c = compare_bits(&got, want);
+    if !c.equal() {
+        return Ok(BenchStatus::Wrong { detail: c.describe("the CUDA reference") });
+    }
+    time_launches(rt, flush, options, |rt| entry.run(rt, &xv, &yv).map(drop))
 }
 
 /// The autotuned kernel: the first launch tunes it for this shape (each configuration

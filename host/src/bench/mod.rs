@@ -8,7 +8,8 @@
 //! `constexprs_for` and `validate`'s warps) and must equal the reference bit for bit, or
 //! no time is reported for it. Then each kernel gets `warmup` untimed launches and
 //! `iters` timed ones, each timed with CUDA events around the launch alone, after an L2
-//! flush ([`L2Flush`]). Times are summarized by median, p10/p90 and min/max ([`Summary`]).
+//! flush ([`L2Flush`]). The entry point's row times a whole call (the identity fill of a
+//! split choice included), after the first call tuned its shape class. Times are summarized by median, p10/p90 and min/max ([`Summary`]).
 //!
 //! The pure parts (statistics, bandwidth, flush sizing, rendering) are tested without a
 //! GPU; the runner ([`run_bench`]) needs one and says so when there is none.
@@ -42,6 +43,8 @@ use serde::{Deserialize, Serialize};
 pub struct BenchOptions {
     pub shapes: Vec<BenchShape>,
     pub variants: Vec<RowMaxVariant>,
+    /// Also run the row-max entry point (`row_max_entry`, `crate::row_max`), its own row.
+    pub entry: bool,
     /// Also run `row_max_2d` autotuned over [`row_max_2d_configs`] (its own row).
     pub autotune: bool,
     /// Untimed launches per kernel before timing.
@@ -60,6 +63,7 @@ impl Default for BenchOptions {
         BenchOptions {
             shapes: default_shapes(),
             variants: RowMaxVariant::ALL.to_vec(),
+            entry: true,
             autotune: true,
             warmup: 5,
             iters: 50,
@@ -79,6 +83,9 @@ pub enum RowKind {
     Variant,
     /// A DSL kernel whose configuration the autotuner chose for this shape.
     Autotuned,
+    /// The row-max entry point (`RowMax`): its class's configurations autotuned, the
+    /// identity fill included in its time when its choice splits rows.
+    EntryPoint,
     /// Another implementation measured by `bench/peers/` (torch, Triton), merged from JSON.
     Peer,
     /// `cuMemcpyDtoD` of the input's bytes: the bandwidth yardstick (reads and writes).

@@ -131,6 +131,7 @@ pub fn render_table(rows: &[BenchRow]) -> String {
             let kernel = match r.kind {
                 RowKind::Copy => format!("{} (read+write)", r.kernel),
                 RowKind::Peer => format!("{} (peer)", r.kernel),
+                RowKind::EntryPoint => format!("{} (entry point)", r.kernel),
                 RowKind::Reference | RowKind::Variant | RowKind::Autotuned => r.kernel.clone(),
             };
             let (median, spread, range, status) = match &r.status {

@@ -1,5 +1,5 @@
-//! `rtriton bench`: GPU time of every row-max variant and the autotuned `row_max_2d`
-//! against the CUDA reference in the same run. Exit status 0 when every kernel was checked
+//! `rtriton bench`: GPU time of every row-max variant, the row-max entry point and the
+//! autotuned `row_max_2d` against the CUDA reference in the same run. Exit status 0 when every kernel was checked
 //! and timed (or cannot run its shape by design, listed), 1 when one was wrong or failed
 //! (no time is reported for it), 2 when there is no GPU (nothing is measured and nothing
 //! passes).
@@ -29,7 +29,8 @@ pub struct BenchArgs {
     /// Untimed launches per kernel before timing.
     #[arg(long, default_value_t = 5)]
     pub warmup: u64,
-    /// Only these variants (repeatable; default: all). The reference and the copy always run.
+    /// Only these variants (repeatable; default: all, and the entry point `row_max_entry`).
+    /// The reference and the copy always run.
     #[arg(long = "variant", value_name = "NAME")]
     pub variants: Vec<String>,
     /// A shape `ROWSxCOLS[:VIEW]`, VIEW one of contiguous, T (transposed), stride=K (every
@@ -201,7 +202,8 @@ pub fn options(args: &BenchArgs) -> anyhow::Result<BenchOptions> {
         ..Default::default()
     };
     if !args.variants.is_empty() {
-        o.variants = super::parse_variants(&args.variants)?;
+        let selection = super::parse_variants(&args.variants)?;
+        (o.variants, o.entry) = (selection.variants, selection.entry);
     }
     Ok(o)
 }

@@ -14,9 +14,10 @@ pub struct KernelSet {
 }
 
 impl KernelSet {
-    /// The row-max family.
+    /// The row-max family, then the `row_max_split*` kernels of the entry point.
     pub fn builtin() -> KernelSet {
-        KernelSet { defs: RowMaxVariant::ALL.iter().map(|v| v.def()).collect(), builtin: true }
+        let defs = RowMaxVariant::ALL.iter().map(|v| v.def()).chain(rtriton_kernels::split_kernels()).collect();
+        KernelSet { defs, builtin: true }
     }
 
     /// A user's kernels, each given as the function `kernel!` generates (`scaled_add`).

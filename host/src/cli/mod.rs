@@ -86,19 +86,32 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// Row-max variants by name (`--variant`), or an error listing the known names.
-pub fn parse_variants(names: &[String]) -> anyhow::Result<Vec<rtriton_kernels::RowMaxVariant>> {
+/// What `--variant NAME` selects: row-max variants, and the entry point
+/// (`row_max_entry`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    pub variants: Vec<rtriton_kernels::RowMaxVariant>,
+    pub entry: bool,
+}
+
+/// Row-max variants and the entry point by name (`--variant`), or an error listing the
+/// known names.
+pub fn parse_variants(names: &[String]) -> anyhow::Result<Selection> {
     use anyhow::Context;
     use rtriton_kernels::RowMaxVariant;
-    names
+
+    use crate::row_max::ENTRY_NAME;
+    let variants = names
         .iter()
+        .filter(|n| n.as_str() != ENTRY_NAME)
         .map(|n| {
             RowMaxVariant::from_name(n).with_context(|| {
-                let known: Vec<_> = RowMaxVariant::ALL.iter().map(|v| v.name()).collect();
+                let known: Vec<_> = RowMaxVariant::ALL.iter().map(|v| v.name()).chain([ENTRY_NAME]).collect();
                 format!("unknown variant `{n}`; pick one of {}", known.join(", "))
             })
         })
-        .collect()
+        .collect::<anyhow::Result<_>>()?;
+    Ok(Selection { variants, entry: names.iter().any(|n| n == ENTRY_NAME) })
 }
 
 /// Lint options from the `--deny` and `--allow RULE` flags shared by `lint` and `explain`.

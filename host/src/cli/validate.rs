@@ -27,7 +27,7 @@ pub struct ValidateArgs {
     /// and the GPU (when there is one), against an f64 CPU reference.
     #[arg(long = "kernel", value_name = "NAME", conflicts_with_all = ["variants", "huge", "reference_only", "json", "inject_fault"])]
     pub kernels: Vec<String>,
-    /// Only these variants (repeatable; default: all).
+    /// Only these variants (repeatable; default: all, and the entry point `row_max_entry`).
     #[arg(long = "variant", value_name = "NAME")]
     pub variants: Vec<String>,
     /// Only the cases whose name contains this text (repeatable; default: all).
@@ -98,7 +98,8 @@ fn options(args: &ValidateArgs) -> anyhow::Result<ValidateOptions> {
     let mut o =
         ValidateOptions { huge: args.huge, backend: args.backend, progress: !args.no_progress, ..Default::default() };
     if !args.variants.is_empty() {
-        o.variants = super::parse_variants(&args.variants)?;
+        let selection = super::parse_variants(&args.variants)?;
+        (o.variants, o.entry) = (selection.variants, selection.entry);
     }
     if !args.cases.is_empty() {
         // Empty text is contained in every name: it would select everything silently.
@@ -144,6 +145,7 @@ fn options(args: &ValidateArgs) -> anyhow::Result<ValidateOptions> {
     }
     if args.reference_only {
         o.variants.clear();
+        o.entry = false;
     }
     if let Some(s) = &args.spec {
         o.policies = vec![if s == "on" { SpecPolicy::Triton } else { SpecPolicy::Off }];

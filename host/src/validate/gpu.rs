@@ -14,6 +14,7 @@ use crate::driver::{DeviceBuffer, Timer};
 use crate::error::HostError;
 use crate::launch::{Arg, CacheStats, JitKernel, LaunchError, Runtime, TensorArg};
 use crate::reference::RowMaxReference;
+use crate::row_max::{ENTRY_NAME, RowMax};
 
 /// Runs the matrix on device 0. Fails (before running anything) when there is no GPU or
 /// the reference cannot be compiled.
@@ -21,13 +22,16 @@ pub fn run_gpu(options: &ValidateOptions) -> Result<Report, HostError> {
     let mut rt = Runtime::new()?;
     let gpu_summary = rt.gpu.info.summary();
     let mut reference = RowMaxReference::compile(&rt.gpu)?;
+    // One entry point per policy for the whole run: each shape class tunes once.
+    let mut entries: Vec<(SpecPolicy, RowMax)> =
+        options.policies.iter().map(|&p| (p, RowMax::new().spec_policy(p))).collect();
     let cases = options.cases_to_run();
     let bar = progress_bar(options.progress, cases.len() as u64 * per_case(options));
     let mut results = Vec::new();
     let mut restarts = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         bar.set_message(case.name);
-        let Err(e) = run_case(&mut rt, &reference, options, case, &bar, &mut results) else { continue };
+        let Err(e) = run_case(&mut rt, &reference, &mut entries, options, case, &bar, &mut results) else { continue };
         let mut r = CaseResult::new(case, "cuda_reference", None);
         let poisoned = e.is_context_poisoned();
         r.outcome = Outcome::Error {
@@ -97,9 +101,10 @@ fn device_line(gpu: &str) -> String {
     )
 }
 
-/// Progress steps per case: the reference plus every variant x specialization.
+/// Progress steps per case: the reference plus every variant (and the entry point) x
+/// specialization.
 fn per_case(options: &ValidateOptions) -> u64 {
-    (1 + options.variants.len() * options.policies.len()) as u64
+    (1 + options.kernels_per_case() * options.policies.len()) as u64
 }
 
 fn progress_bar(enabled: bool, len: u64) -> ProgressBar {
@@ -115,6 +120,7 @@ fn progress_bar(enabled: bool, len: u64) -> ProgressBar {
 fn run_case(
     rt: &mut Runtime,
     reference: &RowMaxReference,
+    entries: &mut [(SpecPolicy, RowMax)],
     options: &ValidateOptions,
     case: &RowMaxCase,
     bar: &ProgressBar,
@@ -133,6 +139,9 @@ fn run_case(
             for &policy in &options.policies {
                 rows.push(CaseResult::new(case, variant.name(), Some(policy)));
             }
+        }
+        if options.entry {
+            rows.extend(options.policies.iter().map(|&p| CaseResult::new(case, ENTRY_NAME, Some(p))));
         }
         for mut r in rows {
             r.outcome = Outcome::Skipped { reason: reason.clone() };
@@ -189,6 +198,22 @@ fn run_case(
                 Err(HostError::Launch(LaunchError::IndexOverflow(d))) => refused(&d, expect_refusal),
                 // The context is unusable: record this row, stop the case (the caller
                 // recovers the runtime and goes on with the next case).
+                Err(e) if e.is_context_poisoned() => {
+                    r.outcome = Outcome::Error { message: e.to_string() };
+                    out.push(r);
+                    return Err(e);
+                }
+                Err(e) => Outcome::Error { message: e.to_string() },
+            };
+            out.push(r);
+            bar.inc(1);
+        }
+    }
+    if options.entry {
+        for (policy, entry) in entries.iter_mut() {
+            let mut r = CaseResult::new(case, ENTRY_NAME, Some(*policy));
+            r.outcome = match super::entry::run_gpu(rt, entry, case, &x, &mut y, &want, cpu.as_deref(), &mut r) {
+                Ok(outcome) => outcome,
                 Err(e) if e.is_context_poisoned() => {
                     r.outcome = Outcome::Error { message: e.to_string() };
                     out.push(r);

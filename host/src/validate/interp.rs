@@ -18,6 +18,7 @@ use super::{
     not_refused, refused,
 };
 use crate::launch::{CacheStats, LaunchError, overflow_guard};
+use crate::row_max::ENTRY_NAME;
 
 /// The largest case the interpreter runs (the matrix is far below; the huge case far above).
 pub const INTERP_MAX_ELEMS: usize = 1 << 24;
@@ -30,7 +31,7 @@ const GUARD_ONLY_PTR: u64 = 0x7f00_0000_0000;
 /// says why the GPU was not used (printed).
 pub fn run_interp(options: &ValidateOptions, why: Option<String>) -> Report {
     let cases = options.cases_to_run();
-    let total = cases.len() * options.variants.len() * options.policies.len();
+    let total = cases.len() * options.kernels_per_case() * options.policies.len();
     let bar =
         if options.progress { indicatif::ProgressBar::new(total as u64) } else { indicatif::ProgressBar::hidden() };
     let mut results = Vec::new();
@@ -68,6 +69,15 @@ pub fn run_interp(options: &ValidateOptions, why: Option<String>) -> Report {
                     }
                     Err(message) => Outcome::Error { message },
                 };
+                results.push(r);
+                bar.inc(1);
+            }
+        }
+        if options.entry {
+            for &policy in &options.policies {
+                let mut r = CaseResult::new(case, ENTRY_NAME, Some(policy));
+                let input = runnable.then_some(x.as_slice());
+                r.outcome = super::entry::run_interp(&mut session, policy, case, input, want.as_deref(), &mut r);
                 results.push(r);
                 bar.inc(1);
             }

@@ -9,6 +9,7 @@
 //! allocated or interpreted).
 
 mod compare;
+mod entry;
 mod fault;
 mod gpu;
 mod interp;
@@ -51,6 +52,8 @@ pub enum BackendChoice {
 #[derive(Clone, Debug)]
 pub struct ValidateOptions {
     pub variants: Vec<RowMaxVariant>,
+    /// Also validate the row-max entry point (`row_max_entry`, `crate::row_max`).
+    pub entry: bool,
     pub cases: Vec<RowMaxCase>,
     pub policies: Vec<SpecPolicy>,
     /// Adds [`HUGE_CASE`] on the GPU.
@@ -68,6 +71,7 @@ impl Default for ValidateOptions {
     fn default() -> Self {
         ValidateOptions {
             variants: RowMaxVariant::ALL.to_vec(),
+            entry: true,
             cases: SHAPE_MATRIX.to_vec(),
             policies: vec![SpecPolicy::Triton, SpecPolicy::Off],
             huge: false,
@@ -87,6 +91,11 @@ impl ValidateOptions {
             cases.push(HUGE_CASE);
         }
         cases
+    }
+
+    /// Kernels validated per case and policy: the variants and the entry point.
+    pub fn kernels_per_case(&self) -> usize {
+        self.variants.len() + usize::from(self.entry)
     }
 }
 
@@ -131,8 +140,13 @@ impl Outcome {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CaseResult {
     pub case: String,
-    /// `"row_max"`, ..., or `"cuda_reference"` for the reference checked against the CPU.
+    /// `"row_max"`, ..., `"row_max_entry"` for the entry point, or `"cuda_reference"` for
+    /// the reference checked against the CPU.
     pub variant: String,
+    /// How the entry point ran: the configuration it chose (GPU) or how many it checked
+    /// (interpreter); empty for the variants.
+    #[serde(default)]
+    pub config: String,
     pub n_rows: usize,
     pub n_cols: usize,
     pub stride_row: usize,
@@ -157,6 +171,7 @@ impl CaseResult {
         CaseResult {
             case: case.name.to_string(),
             variant: variant.to_string(),
+            config: String::new(),
             n_rows: case.n_rows,
             n_cols: case.n_cols,
             stride_row: l.stride_row,
@@ -317,7 +332,12 @@ mod tests {
         let options = ValidateOptions { backend: BackendChoice::Interp, progress: false, ..Default::default() };
         let report = run(&options).unwrap();
         assert_eq!(report.backend, "interpreter");
-        assert_eq!(report.results.len(), SHAPE_MATRIX.len() * RowMaxVariant::ALL.len() * 2);
+        assert_eq!(report.results.len(), SHAPE_MATRIX.len() * (RowMaxVariant::ALL.len() + 1) * 2);
+        let entry: Vec<&CaseResult> = report.results.iter().filter(|r| r.variant == "row_max_entry").collect();
+        assert_eq!(entry.len(), SHAPE_MATRIX.len() * 2);
+        assert!(entry.iter().all(|r| r.outcome == Outcome::Match && r.vs_cpu == Some(true)));
+        let split = entry.iter().find(|r| r.case == "wider_than_block").unwrap();
+        assert!(split.config.ends_with("configurations (few wide rows (split))"), "{}", split.config);
         assert!(report.ok(), "{}\n{}", report.summary(), render_tables(&report.results));
         assert_eq!((report.failed, report.skipped), (0, 0));
     }
@@ -423,7 +443,7 @@ mod tests {
             ..Default::default()
         };
         let report = run(&options).unwrap();
-        assert_eq!(report.results.len(), RowMaxVariant::ALL.len() * 2);
+        assert_eq!(report.results.len(), (RowMaxVariant::ALL.len() + 1) * 2);
         // Where row_max_i32 loads `x`, found in its source so no line number is written down.
         let at =
             rtriton_kernels::source::line_of(RowMaxVariant::RowMaxI32, "let x = load(").expect("row_max_i32 loads x");
@@ -437,6 +457,11 @@ error: kernel `row_max_i32` at {at}: launch refused: tensor `x_ptr` has 21475164
   help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
                     )
                 ),
+                (Outcome::Skipped { reason }, "row_max_entry") => assert_eq!(
+                    reason,
+                    "accepted by the overflow guard under each of the 7 configurations; the interpreter runs cases up \
+                     to 16777216 elements, this one has 2147516416: run it on the GPU"
+                ),
                 (Outcome::Skipped { reason }, v) if v != "row_max_i32" => assert_eq!(
                     reason,
                     "accepted by the overflow guard; the interpreter runs cases up to 16777216 elements, this one has \
@@ -445,12 +470,12 @@ error: kernel `row_max_i32` at {at}: launch refused: tensor `x_ptr` has 21475164
                 (o, v) => panic!("{v} {}: {o:?}", r.specialization),
             }
         }
-        assert_eq!((report.passed, report.refused_as_expected, report.failed, report.skipped), (2, 2, 0, 10));
+        assert_eq!((report.passed, report.refused_as_expected, report.failed, report.skipped), (2, 2, 0, 12));
         // The int64 variants could not run on the interpreter: the run is incomplete.
         assert_eq!(report.status, Status::Incomplete);
         assert!(
             report.summary().starts_with(
-                "INCOMPLETE: 2 passed (2 refused by the overflow guard, as expected), 0 failed, 10 skipped"
+                "INCOMPLETE: 2 passed (2 refused by the overflow guard, as expected), 0 failed, 12 skipped"
             ),
             "{}",
             report.summary()

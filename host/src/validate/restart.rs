@@ -55,11 +55,14 @@ pub fn child_args(options: &ValidateOptions, remaining: &[RowMaxCase], json: &Pa
     let mut args: Vec<OsString> =
         ["validate", "--backend", "gpu", "--no-progress", "--allow-skips", "--json"].map(OsString::from).into();
     args.push(json.as_os_str().to_owned());
-    if options.variants.is_empty() {
+    if options.variants.is_empty() && !options.entry {
         args.push("--reference-only".into());
     }
     for v in &options.variants {
         args.extend(["--variant".into(), v.name().into()]);
+    }
+    if options.entry {
+        args.extend(["--variant".into(), crate::row_max::ENTRY_NAME.into()]);
     }
     if let [only] = options.policies.as_slice() {
         args.extend(["--spec".into(), policy_name(*only).into()]);
@@ -140,6 +143,7 @@ mod tests {
     fn the_child_runs_exactly_the_remaining_cases_with_the_same_selection() {
         let options = ValidateOptions {
             variants: vec![RowMaxVariant::RowMax, RowMaxVariant::RowMax2d],
+            entry: false,
             policies: vec![SpecPolicy::Off],
             inject_fault: Some(SHAPE_MATRIX[2].name.to_string()),
             ..Default::default()
@@ -162,8 +166,17 @@ mod tests {
         let args = strings(&child_args(&options, &SHAPE_MATRIX[1..2], Path::new("r.json")));
         assert!(!args.contains(&"--spec".to_string()), "{args:?}");
         assert!(!args.contains(&"--inject-fault".to_string()), "{args:?}");
-        assert_eq!(args.iter().filter(|a| *a == "--variant").count(), RowMaxVariant::ALL.len());
-        let reference_only = ValidateOptions { variants: vec![], ..Default::default() };
+        assert_eq!(args.iter().filter(|a| *a == "--variant").count(), RowMaxVariant::ALL.len() + 1);
+        assert!(
+            args.ends_with(&[
+                "--variant".into(),
+                "row_max_entry".into(),
+                "--exact-case".into(),
+                SHAPE_MATRIX[1].name.into()
+            ]),
+            "{args:?}"
+        );
+        let reference_only = ValidateOptions { variants: vec![], entry: false, ..Default::default() };
         assert!(
             strings(&child_args(&reference_only, &SHAPE_MATRIX[1..2], Path::new("r.json")))
                 .contains(&"--reference-only".to_string())

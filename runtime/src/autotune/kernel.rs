@@ -14,7 +14,7 @@ use super::store::{StoredChoice, TuneStore};
 use super::tuner::{Site, TuneOutcome, tune, tuning_report};
 use super::{Config, TuneKey};
 use crate::error::HostError;
-use crate::launch::{Arg, JitKernel, LaunchRecord, Runtime};
+use crate::launch::{Arg, JitKernel, LaunchRecord, Meta, Runtime};
 
 /// What happens to an output buffer between configurations (see `GpuTrials`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +64,8 @@ pub struct Autotuned {
     base: JitKernel,
     configs: Vec<Config>,
     key: Vec<&'static str>,
+    /// Key arguments keyed by their power-of-two class rather than their value.
+    classes: Vec<&'static str>,
     outputs: Vec<(&'static str, OutputReset)>,
     settings: Result<Settings, Diagnostic>,
     /// Where the autotuner was declared (its errors point here).
@@ -88,6 +90,7 @@ impl Autotuned {
             base,
             configs,
             key: key.to_vec(),
+            classes: Vec::new(),
             outputs: Vec::new(),
             settings,
             loc: SourceLoc::caller(),
@@ -96,6 +99,14 @@ impl Autotuned {
             stats: TuneStats::default(),
             last_report: None,
         }
+    }
+
+    /// Key the integer arguments `params` (named in the key) by their power-of-two class
+    /// instead of their value ([`super::KeyValue::Pow2Class`]): launches whose values share
+    /// a class share a choice, so similar shapes are tuned once.
+    pub fn key_classes(mut self, params: &[&'static str]) -> Autotuned {
+        self.classes.extend(params);
+        self
     }
 
     /// Outputs restored to their contents between configurations and after tuning.
@@ -122,6 +133,24 @@ impl Autotuned {
 
     pub fn base(&self) -> &JitKernel {
         &self.base
+    }
+
+    /// Replaces the grid closure of later launches. Triton's grid lambda reads the launch's
+    /// arguments (`triton.cdiv(n_rows, META["BLOCK_M"])`); here the closure sees the
+    /// constexprs only, so a caller that launches one autotuner on several shapes (a key
+    /// by class) sets the grid for each launch's arguments first. The grid is not part of
+    /// a choice's identity: configurations are chosen per key, whatever the grid.
+    pub fn set_grid(&mut self, f: impl Fn(&Meta) -> Result<[u64; 3], String> + Send + Sync + 'static) {
+        self.base = self.base.clone().try_grid(f);
+    }
+
+    /// The configuration this autotuner already chose in this process for the key of
+    /// `args`, if any (a later launch with these arguments reuses it, `Decision::Memory`);
+    /// `None` before the key is tuned, or when the arguments give no key. Reads nothing
+    /// from the store and decides nothing.
+    pub fn decided(&self, args: &[Arg<'_>]) -> Option<&Config> {
+        let key = TuneKey::of_classes(&self.base, &self.key, &self.classes, args).ok()?;
+        self.chosen.get(&key).map(|&i| &self.configs[i])
     }
 
     fn declaration_error(&self, message: String, help: &str) -> HostError {
@@ -153,6 +182,15 @@ impl Autotuned {
             return Err(self.declaration_error(
                 format!("the key names `{k}`, which is not a parameter of `{}`", def.name),
                 &format!("name parameters among: {}", names()),
+            ));
+        }
+        if let Some(c) = self.classes.iter().find(|c| {
+            !self.key.contains(c)
+                || !matches!(def.param(c), Some((_, p)) if matches!(p.kind, ParamKind::Scalar(t) if t.is_int()))
+        }) {
+            return Err(self.declaration_error(
+                format!("`{c}` is keyed by class, but it is not an integer parameter named in the key"),
+                &format!("key by class only integer parameters the key names, among: {}", self.key.join(", ")),
             ));
         }
         if let Some((o, _)) = self
@@ -216,7 +254,7 @@ impl Autotuned {
         if self.configs.len() == 1 || settings.mode == Mode::Off {
             return first(self);
         }
-        let key = TuneKey::of(&self.base, &self.key, args)?;
+        let key = TuneKey::of_classes(&self.base, &self.key, &self.classes, args)?;
         if let Some(&i) = self.chosen.get(&key) {
             self.stats.memory_hits += 1;
             return Ok(Choice { index: Some(i), config: self.configs[i].clone(), decision: Decision::Memory });

@@ -6,6 +6,10 @@
 //! the pointer), the element type of every tensor argument (Triton appends each tensor's
 //! dtype) and the launch's specialization key (value 1 folded, divisibility by 16 and the
 //! alignment of each address): two launches whose PTX would differ never share a winner.
+//!
+//! An integer argument the autotuner keys *by class* (`Autotuned::key_classes`) counts by
+//! its power-of-two class instead of its value (1000 and 1024 columns share a key, 1025
+//! does not), so a family of similar shapes is tuned once.
 
 use std::fmt;
 
@@ -19,6 +23,9 @@ use crate::launch::{Arg, JitKernel, LaunchError, arg_values};
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum KeyValue {
     Int(i64),
+    /// An integer argument keyed by class: the smallest power of two at or above its
+    /// magnitude, with its sign (0 for 0).
+    Pow2Class(i64),
     /// A float argument, by its bits (so `-0.0` and `0.0` are different keys, NaN equals itself).
     F32Bits(u32),
     /// A tensor argument: its view's shape and strides in elements.
@@ -32,6 +39,10 @@ impl fmt::Display for KeyValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             KeyValue::Int(v) => write!(f, "{v}"),
+            // `(512..1024]`: the values that share the class.
+            KeyValue::Pow2Class(c @ -1..=1) => write!(f, "{c}"),
+            KeyValue::Pow2Class(c) if *c > 0 => write!(f, "({}..{c}]", c / 2),
+            KeyValue::Pow2Class(c) => write!(f, "[{c}..{})", c / 2),
             KeyValue::F32Bits(b) => write!(f, "{:?}", f32::from_bits(*b)),
             KeyValue::View { shape, strides } => write!(f, "{shape:?}/{strides:?}"),
         }
@@ -53,6 +64,17 @@ impl TuneKey {
     /// The key of launching `kernel` with `args`, selecting by the arguments named in
     /// `names` (which the autotuner checked against the kernel's parameters).
     pub fn of(kernel: &JitKernel, names: &[&'static str], args: &[Arg<'_>]) -> Result<TuneKey, HostError> {
+        TuneKey::of_classes(kernel, names, &[], args)
+    }
+
+    /// [`TuneKey::of`] with the integer arguments named in `classes` keyed by their
+    /// power-of-two class ([`KeyValue::Pow2Class`]).
+    pub fn of_classes(
+        kernel: &JitKernel,
+        names: &[&'static str],
+        classes: &[&'static str],
+        args: &[Arg<'_>],
+    ) -> Result<TuneKey, HostError> {
         let def = &kernel.def;
         let values = arg_values(def.name, &def.params, args)?;
         let spec = SpecKey::from_args(def.name, &def.params, &values, kernel.spec_policy).map_err(LaunchError::from)?;
@@ -64,6 +86,7 @@ impl TuneKey {
                 Some((
                     name,
                     match arg {
+                        Arg::Int(v) if classes.contains(&name) => KeyValue::Pow2Class(pow2_class(*v)),
                         Arg::Int(v) => KeyValue::Int(*v),
                         Arg::F32(v) => KeyValue::F32Bits(v.to_bits()),
                         Arg::Tensor(t) => KeyValue::View { shape: t.shape.clone(), strides: t.strides.clone() },
@@ -81,6 +104,17 @@ impl TuneKey {
             })
             .collect();
         Ok(TuneKey { values, dtypes, spec: spec.to_string() })
+    }
+}
+
+/// The smallest power of two at or above `|v|`, with `v`'s sign; 0 for 0 (saturating at
+/// 2^62 for magnitudes above it).
+pub fn pow2_class(v: i64) -> i64 {
+    let class = v.unsigned_abs().checked_next_power_of_two().map_or(1 << 62, |c| c.min(1 << 62)) as i64;
+    match v {
+        0 => 0,
+        ..0 => -class,
+        _ => class,
     }
 }
 
@@ -176,6 +210,33 @@ mod tests {
         assert_eq!(a.values, [("x_ptr", KeyValue::View { shape: vec![64, 48], strides: vec![48, 1] })]);
         assert_eq!(KeyValue::F32Bits((-0.0f32).to_bits()).to_string(), "-0.0");
         assert_ne!(KeyValue::F32Bits((-0.0f32).to_bits()), KeyValue::F32Bits(0.0f32.to_bits()));
+    }
+
+    /// Keyed by class, shapes of one power-of-two class share a key and the next class
+    /// does not; the class prints as the range it stands for.
+    #[rstest::rstest]
+    #[case::same_value(1000, 48, true)]
+    #[case::same_class(513, 33, true)]
+    #[case::top_of_the_class(1024, 64, true)]
+    #[case::next_row_class(1025, 48, false)]
+    #[case::next_col_class(1000, 65, false)]
+    fn keyed_by_class_a_power_of_two_class_shares_one_key(
+        #[case] rows: usize,
+        #[case] cols: usize,
+        #[case] same: bool,
+    ) {
+        let k = JitKernel::new(RowMaxVariant::RowMax2d.def()).spec_policy(SpecPolicy::Off);
+        let of = |r, c| TuneKey::of_classes(&k, &NAMES[..2], &NAMES[..2], &args(0x1000, r, c, [48, 1])).unwrap();
+        assert_eq!(of(rows, cols) == of(1000, 48), same);
+        assert!(of(1000, 48).to_string().starts_with("n_rows=(512..1024], n_cols=(32..64], "), "{}", of(1000, 48));
+    }
+
+    #[test]
+    fn the_power_of_two_class_keeps_the_sign_and_saturates() {
+        let classes: Vec<i64> = [0, 1, 2, 3, 1000, 1024, -1, -3, i64::MAX, i64::MIN].map(pow2_class).to_vec();
+        assert_eq!(classes, [0, 1, 2, 4, 1024, 1024, -1, -4, 1 << 62, -(1 << 62)]);
+        assert_eq!(KeyValue::Pow2Class(-4).to_string(), "[-4..-2)");
+        assert_eq!(KeyValue::Pow2Class(1).to_string(), "1");
     }
 
     #[test]

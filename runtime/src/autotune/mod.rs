@@ -55,7 +55,7 @@ mod tuner;
 pub use config::Config;
 pub use gpu::{GpuTrials, zero_user_outputs};
 pub use kernel::{Autotuned, Choice, Decision, OutputReset, TuneStats, device_identity};
-pub use key::{KeyValue, TuneKey};
+pub use key::{KeyValue, TuneKey, pow2_class};
 pub use settings::{AUTOTUNE_DIR_ENV, AUTOTUNE_ENV, Mode, PRINT_AUTOTUNING_ENV, Settings};
 pub use store::{StoredChoice, StoredTrial, TuneStore};
 pub use tuner::{OutputBytes, Site, Trial, Trials, TuneOutcome, config_cannot_run, tune, tuning_report};

@@ -73,7 +73,8 @@ pub fn config_cannot_run(e: &HostError) -> bool {
         | HostError::ContextPoisoned { .. }
         | HostError::Nvrtc { .. }
         | HostError::Cache { .. }
-        | HostError::Autotune(_) => false,
+        | HostError::Autotune(_)
+        | HostError::Input(_) => false,
     }
 }
 

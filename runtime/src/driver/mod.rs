@@ -13,7 +13,7 @@ mod timer;
 
 pub use buffer::{DeviceBuffer, Element, RawBuffer};
 pub use module::{LoadedModule, RawParam};
-pub use raw::{ScratchBuffer, copy_raw, read_raw, zero_raw};
+pub use raw::{ScratchBuffer, copy_raw, fill_raw32, read_raw, zero_raw};
 pub use recovery::is_sticky;
 pub use timer::Timer;
 
@@ -40,6 +40,9 @@ pub struct DeviceInfo {
     pub max_shared_bytes_per_block: u32,
     /// The L2 cache size (60 MiB on an H200): what a benchmark's cache flush must exceed.
     pub l2_cache_bytes: usize,
+    /// Streaming multiprocessors (132 on an H200): how many programs run at once, which
+    /// decides when a few rows are worth splitting across programs.
+    pub multiprocessor_count: usize,
 }
 
 impl DeviceInfo {
@@ -134,6 +137,7 @@ impl Gpu {
             max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
             max_shared_bytes_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as u32,
             l2_cache_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
+            multiprocessor_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize,
         };
         Ok(Gpu { id: NEXT_GPU_ID.fetch_add(1, Ordering::Relaxed), ctx, stream, info })
     }

@@ -90,6 +90,33 @@ pub fn zero_raw(gpu: &Gpu, dst: &RawBuffer, first: usize, count: usize) -> Resul
     .map_err(HostError::driver("cuMemsetD8Async"))
 }
 
+/// Enqueues a fill of `count` 4-byte elements of `dst` from element `first` with `bits`
+/// (`cuMemsetD32Async`): how an output is set to an identity such as `-inf` before
+/// programs combine into it with atomics.
+pub fn fill_raw32(gpu: &Gpu, dst: &RawBuffer, first: usize, count: usize, bits: u32) -> Result<(), HostError> {
+    check_owner(gpu, dst)?;
+    if dst.elem.size_bytes() != 4 {
+        return Err(HostError::Driver {
+            op: "raw buffer fill",
+            message: format!("a 32-bit fill of a buffer of {} (not 4-byte elements)", dst.elem),
+        });
+    }
+    if first.checked_add(count).is_none_or(|end| end > dst.len) {
+        return Err(HostError::Driver {
+            op: "raw buffer fill",
+            message: format!("elements {first}..+{count} are outside the buffer of {}", dst.len),
+        });
+    }
+    if count == 0 {
+        return Ok(());
+    }
+    // SAFETY: a live allocation of this context (see `copy_raw`) of 4-byte elements; the
+    // range is inside it (checked above), so the fill writes only this buffer's words.
+    unsafe { cudarc::driver::sys::cuMemsetD32Async(dst.ptr + (first * 4) as u64, bits, count, gpu.stream.cu_stream()) }
+        .result()
+        .map_err(HostError::driver("cuMemsetD32Async"))
+}
+
 /// The bytes of all of `src`, after everything enqueued before (waits for the stream).
 pub fn read_raw(gpu: &Gpu, src: &RawBuffer) -> Result<Vec<u8>, HostError> {
     check_owner(gpu, src)?;
@@ -100,4 +127,27 @@ pub fn read_raw(gpu: &Gpu, src: &RawBuffer) -> Result<Vec<u8>, HostError> {
     unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut out, src.ptr) }
         .map_err(HostError::driver("cuMemcpyDtoH"))?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::DeviceBuffer;
+
+    /// A 32-bit fill writes exactly its range; a buffer of other element sizes and a range
+    /// past the end are refused, naming why.
+    #[test]
+    #[ignore = "needs a GPU"]
+    fn a_32_bit_fill_writes_its_range_only() {
+        let gpu = Gpu::open(0).unwrap();
+        let y = DeviceBuffer::<f32>::from_host(&gpu, &[1.0; 6]).unwrap();
+        fill_raw32(&gpu, &y.raw(), 1, 4, f32::NEG_INFINITY.to_bits()).unwrap();
+        let got: Vec<u32> = y.to_host(&gpu).unwrap().into_iter().map(f32::to_bits).collect();
+        assert_eq!(got, [0x3F80_0000, 0xFF80_0000, 0xFF80_0000, 0xFF80_0000, 0xFF80_0000, 0x3F80_0000]);
+        let e = fill_raw32(&gpu, &y.raw(), 3, 4, 0).unwrap_err().to_string();
+        assert!(e.contains("elements 3..+4 are outside the buffer of 6"), "{e}");
+        let h = DeviceBuffer::<half::f16>::zeros(&gpu, 4).unwrap();
+        let e = fill_raw32(&gpu, &h.raw(), 0, 4, 0).unwrap_err().to_string();
+        assert!(e.contains("a 32-bit fill of a buffer of f16"), "{e}");
+    }
 }

@@ -229,3 +229,47 @@ fn the_identity_names_everything_a_stored_choice_depends_on() {
         assert!(id.contains(part), "{part} not in {id}");
     }
 }
+
+/// Keyed by class, a shape of the same power-of-two classes reuses the choice; the next
+/// class tunes again.
+#[test]
+fn keyed_by_class_similar_shapes_share_one_tuning() {
+    let mut k = tuned(Settings::in_memory()).key_classes(&KEY);
+    let count = Cell::new(0);
+    assert_eq!(k.choose("gpu", &args(4096, 1000), None, fake(1, &count)).unwrap().decision, Decision::Tuned);
+    // 4096 and 4000 rows, 1000 and 1001 columns: one class each, and one specialization
+    // (the rows divisible by 16, the columns and row stride not).
+    let same = k.choose("gpu", &args(4000, 1001), None, never).unwrap();
+    assert_eq!((same.index, same.decision), (Some(1), Decision::Memory));
+    let next = k.choose("gpu", &args(4096, 2000), None, fake(2, &count)).unwrap();
+    assert_eq!((next.index, next.decision, count.get()), (Some(2), Decision::Tuned, 2));
+}
+
+#[rstest]
+#[case::not_in_the_key(&["n_rows", "stride_row"], "`stride_row` is keyed by class, but it is not an integer parameter named in the key")]
+#[case::a_pointer(&["x_ptr"], "`x_ptr` is keyed by class, but it is not an integer parameter named in the key")]
+fn keying_by_class_what_is_not_an_integer_key_is_a_located_error(
+    #[case] classes: &[&'static str],
+    #[case] message: &str,
+) {
+    let line = line!() + 1;
+    let k = Autotuned::new(JitKernel::new(RowMaxVariant::RowMax2d.def()), configs(), &["n_rows", "x_ptr"])
+        .restore_value(&["y_ptr"])
+        .key_classes(classes)
+        .settings(Settings::in_memory());
+    let e = k.check().unwrap_err();
+    assert!(e.has_code(Code::AutotuneDeclaration), "{e}");
+    let d = &e.diagnostics()[0];
+    assert_eq!((d.loc.unwrap().line, d.message.as_str()), (line, message));
+}
+
+#[test]
+fn decided_reports_the_choice_of_a_tuned_key_only_and_set_grid_replaces_the_grid() {
+    let mut k = tuned(Settings::in_memory()).key_classes(&KEY);
+    assert_eq!(k.decided(&args(4096, 1000)), None);
+    k.choose("gpu", &args(4096, 1000), None, fake(2, &Cell::new(0))).unwrap();
+    assert_eq!(k.decided(&args(4000, 1001)), Some(&configs()[2]), "the same key by class");
+    assert_eq!(k.decided(&args(64, 1000)), None, "another key");
+    k.set_grid(|m| Ok([m.get("BLOCK_M").ok_or("BLOCK_M")? as u64 * 3, 2, 1]));
+    assert_eq!(configs()[0].apply(k.base()).grid_for_launch().unwrap(), [48, 2, 1]);
+}

@@ -1,0 +1,211 @@
+//! The row-max entry point (issue 12): `y[r] = max_c x[r, c]` for any 2-D view of a
+//! device buffer (shape, strides of any sign, offset), choosing the kernel configuration
+//! by autotuning.
+//!
+//! ```no_run
+//! use rtriton_host::driver::DeviceBuffer;
+//! use rtriton_host::launch::{Runtime, TensorArg};
+//! use rtriton_host::row_max::RowMax;
+//!
+//! # fn main() -> Result<(), rtriton_host::HostError> {
+//! let mut rt = Runtime::new()?;
+//! let x = DeviceBuffer::from_host(&rt.gpu, &vec![1.0f32; 64 * 4096])?;
+//! let mut row_max = RowMax::new();
+//! // The transposed view of a 64 x 4096 buffer: 4096 rows of 64.
+//! let y: DeviceBuffer<f32> = row_max.row_max(&mut rt, &TensorArg::new(&x, &[4096, 64], &[1, 4096]))?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! How a call runs:
+//! 1. the input is checked ([`input`]: a 2-D view, `y` one contiguous element per row of
+//!    `x`'s dtype, a dtype with a kernel), else an `RT0760` diagnostic at the caller's line;
+//! 2. the plan for the shape's class (`rtriton_kernels::row_max_plan`) names the
+//!    `row_max_split` kernel of the dtype and the configurations to choose among: several
+//!    rows a program for narrow rows, row tiles for the rest, and for few wide rows the
+//!    same tiles with `SPLIT` programs per row combined by `atomic_max`;
+//! 3. one [`Autotuned`] per dtype and configuration list, keyed by the power-of-two
+//!    classes of `n_rows, n_cols, stride_row, stride_col` (plus the dtypes and the
+//!    specialization, as every tuning key), so the first call of a class times the
+//!    configurations (each checked bit for bit against the first) and later calls of the
+//!    class reuse the winner, from memory or from the tuning store on disk;
+//! 4. when a configuration of the plan splits rows and the winner is not known yet to
+//!    be unsplit, `y` is filled with the identity (`-inf`, an integer type's minimum) first,
+//!    with one `cuMemsetD32Async`; tuning restores that filled `y` before each configuration;
+//! 5. the chosen configuration is launched on the caller's buffers.
+//!
+//! The result is bit for bit `cpu_row_max`'s (NaN ignored, a row of only NaN gives `-inf`,
+//! `+0.0 > -0.0`), whichever configuration runs (`docs/autotuning.md`, "The row-max entry
+//! point").
+
+pub mod input;
+
+use std::collections::HashMap;
+
+use rtriton::ir::{ScalarType, SourceLoc};
+use rtriton::spec::SpecPolicy;
+use rtriton_kernels::row_max_plan::{Plan, ShapeClass, SplitConfig, plan};
+use rtriton_runtime::autotune::{Autotuned, Choice, Config, Decision, Settings, Site, TuneOutcome};
+
+use crate::driver::{DeviceBuffer, Element, fill_raw32};
+use crate::error::HostError;
+use crate::launch::{Arg, JitKernel, LaunchRecord, Runtime, TensorArg};
+
+pub use input::{ENTRY_KERNEL, Input};
+
+/// The name of the entry point in `validate` and `bench` tables and on the command line.
+pub const ENTRY_NAME: &str = "row_max_entry";
+
+/// The key of every tuner: the kernel's integer arguments, each by its power-of-two class.
+const KEY: [&str; 4] = ["n_rows", "n_cols", "stride_row", "stride_col"];
+
+/// What one entry-point call launched.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowMaxLaunch {
+    pub class: ShapeClass,
+    pub config: SplitConfig,
+    pub decision: Decision,
+    /// Whether `y` was filled with the identity before the launch.
+    pub filled: bool,
+    pub record: LaunchRecord,
+}
+
+/// The entry point: keeps one autotuner per dtype and configuration list, so each shape
+/// class is tuned once per process (and once per machine, through the tuning store).
+#[derive(Debug)]
+pub struct RowMax {
+    tuners: HashMap<(ScalarType, Vec<SplitConfig>), Autotuned>,
+    settings: Option<Settings>,
+    policy: SpecPolicy,
+}
+
+impl Default for RowMax {
+    fn default() -> Self {
+        RowMax::new()
+    }
+}
+
+/// A configuration of the plan as the autotuner's.
+pub fn to_config(c: &SplitConfig) -> Config {
+    Config::new(&c.constexprs()).num_warps(c.num_warps)
+}
+
+impl RowMax {
+    /// Tuning settings from the environment (`RTRITON_AUTOTUNE`...), Triton's
+    /// specialization rules.
+    pub fn new() -> RowMax {
+        RowMax { tuners: HashMap::new(), settings: None, policy: SpecPolicy::Triton }
+    }
+
+    /// Replaces the settings read from the environment, for every tuner made after.
+    pub fn settings(mut self, settings: Settings) -> RowMax {
+        self.settings = Some(settings);
+        self
+    }
+
+    /// The specialization policy of the launches (`validate` runs both).
+    pub fn spec_policy(mut self, policy: SpecPolicy) -> RowMax {
+        self.policy = policy;
+        self
+    }
+
+    /// The plan for `input` on a device of `sm_count` SMs and its tuner (made on first use).
+    fn tuner(&mut self, input: &Input, sm_count: usize, loc: SourceLoc) -> Result<(Plan, &mut Autotuned), HostError> {
+        let plan = plan(input.dtype, input.n_rows, input.n_cols, sm_count).map_err(|e| input::unsupported(&e, loc))?;
+        let (policy, settings) = (self.policy, self.settings.clone());
+        let configs = plan.configs.clone();
+        let kernel = plan.kernel.clone();
+        let tuner = self.tuners.entry((input.dtype, configs.clone())).or_insert_with(|| {
+            let base = JitKernel::new(kernel).spec_policy(policy);
+            let t = Autotuned::new(base, configs.iter().map(to_config).collect(), &KEY)
+                .key_classes(&KEY)
+                .restore_value(&["y_ptr"]);
+            match settings {
+                Some(s) => t.settings(s),
+                None => t,
+            }
+        });
+        let n_rows = input.n_rows as u64;
+        tuner.set_grid(move |m| {
+            let block_m = m.get("BLOCK_M").ok_or("BLOCK_M")?.max(1) as u64;
+            Ok([n_rows.div_ceil(block_m), m.get("SPLIT").ok_or("SPLIT")?.max(1) as u64, 1])
+        });
+        Ok((plan, tuner))
+    }
+
+    /// Decides the configuration for `x` into `y` on a device named `device` with
+    /// `sm_count` SMs, calling `tune_now` only when nothing decided it before (what
+    /// [`RowMax::run`] does before launching; tests pass a fake tuning, no GPU needed).
+    #[track_caller]
+    pub fn choose(
+        &mut self,
+        device: &str,
+        sm_count: usize,
+        x: &TensorArg<'_>,
+        y: &TensorArg<'_>,
+        tune_now: impl FnOnce(Site<'_>, &[Config], &Settings) -> Result<TuneOutcome, HostError>,
+    ) -> Result<(Plan, Choice), HostError> {
+        let loc = SourceLoc::caller();
+        let input = input::check(x, y, loc)?;
+        let args = args(x, y, &input);
+        let (plan, tuner) = self.tuner(&input, sm_count, loc)?;
+        let choice = tuner.choose(device, &args, None, tune_now)?;
+        Ok((plan, choice))
+    }
+
+    /// `y[r] = max_c x[r, c]`: `x` a 2-D view, `y` `n_rows` contiguous elements of `x`'s
+    /// dtype. Tunes on the first call of a shape class (see the module doc). `None` when
+    /// `x` has no rows (nothing to launch).
+    #[track_caller]
+    pub fn run(
+        &mut self,
+        rt: &mut Runtime,
+        x: &TensorArg<'_>,
+        y: &TensorArg<'_>,
+    ) -> Result<Option<RowMaxLaunch>, HostError> {
+        let loc = SourceLoc::caller();
+        let input = input::check(x, y, loc)?;
+        if input.n_rows == 0 {
+            return Ok(None);
+        }
+        let args = args(x, y, &input);
+        let (plan, tuner) = self.tuner(&input, rt.gpu.info.multiprocessor_count, loc)?;
+        // A winner already known to be unsplit stores every row: no fill needed.
+        let splits = |c: &Config| c.get("SPLIT").is_some_and(|s| s > 1);
+        let fill = plan.fill.filter(|_| tuner.decided(&args).is_none_or(splits));
+        if let Some(bits) = fill {
+            fill_raw32(&rt.gpu, &y.buffer, y.offset_elems, input.n_rows, bits)?;
+        }
+        let (choice, record) = tuner.launch(rt, &args)?;
+        let config = choice.index.map(|i| plan.configs[i]).ok_or_else(|| HostError::Driver {
+            op: "row_max",
+            message: format!("the tuner launched `{}`, which the plan does not declare", choice.config),
+        })?;
+        Ok(Some(RowMaxLaunch { class: plan.class, config, decision: choice.decision, filled: fill.is_some(), record }))
+    }
+
+    /// [`RowMax::run`] into a new buffer of `x`'s rows: the maxima, on the device.
+    #[track_caller]
+    pub fn row_max<T: Element>(&mut self, rt: &mut Runtime, x: &TensorArg<'_>) -> Result<DeviceBuffer<T>, HostError> {
+        let n_rows = x.shape.first().copied().unwrap_or(0);
+        let y = DeviceBuffer::<T>::zeros(&rt.gpu, n_rows)?;
+        // `run` checks the view and names this function's caller (`#[track_caller]` on both).
+        self.run(rt, x, &TensorArg::contiguous(&y, &[n_rows]))?;
+        Ok(y)
+    }
+}
+
+/// The kernel's arguments: `x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col`.
+fn args<'a>(x: &TensorArg<'a>, y: &TensorArg<'a>, input: &Input) -> Vec<Arg<'a>> {
+    vec![
+        Arg::Tensor(x.clone()),
+        Arg::Tensor(y.clone()),
+        Arg::Int(input.n_rows as i64),
+        Arg::Int(input.n_cols as i64),
+        Arg::Int(input.stride_row as i64),
+        Arg::Int(input.stride_col as i64),
+    ]
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,326 @@
+//! What the row-max entry point may launch for a shape: the `row_max_split` kernel of the
+//! input's dtype and the configurations autotuning chooses among, by *shape class*.
+//!
+//! Pure data (no GPU, no runtime): the host's entry point turns a plan into an autotuned
+//! launch, `validate` runs every configuration of a plan on the interpreter, and tests
+//! check the classes. Classes are functions of the power-of-two classes of the row count
+//! and the row length (the next power of two at or above each), the same classes the
+//! entry point's tuning key uses, so two shapes that share a key share a plan.
+//!
+//! | class | when | configurations |
+//! |---|---|---|
+//! | narrow rows | rows of at most 64 (class) elements | `BLOCK_N` = the row class, `BLOCK_M` for 1024 to 8192 elements a tile: several rows per program, 128-bit loads |
+//! | few wide rows | at most 4x the SM count rows (class), rows of more than 4096, a dtype with `atomic_max` | row tiles x `SPLIT` programs per row aiming at 2, 4 and 8 programs per SM, and `SPLIT = 1` |
+//! | rows | everything else | tiles from one row of 4096 to 128 x 32 |
+//!
+//! Tiles are capped to the classes (no `BLOCK_N` beyond the row class, no `BLOCK_M` beyond
+//! the row-count class), keeping their element count where the cap allows, so a
+//! configuration never masks off most of its tile by construction.
+
+use std::fmt;
+
+use rtriton::ir::ScalarType;
+use rtriton::trace::KernelDef;
+
+use crate::row_max_split::{
+    row_max_split, row_max_split_bf16, row_max_split_f16, row_max_split_i8, row_max_split_i16, row_max_split_i32,
+    row_max_split_u8, row_max_split_u32,
+};
+
+/// Rows of at most this many elements (class) are narrow.
+pub const NARROW_MAX_COLS: usize = 64;
+/// Rows of more than this many elements can be worth splitting.
+pub const SPLIT_MIN_COLS: usize = 4096;
+/// Few rows: at most this many times the SM count (the issue's "about 4x the SM count").
+pub const FEW_ROWS_PER_SM: usize = 4;
+/// Programs per SM the split configurations aim at.
+pub const SPLIT_PROGRAMS_PER_SM: [usize; 3] = [2, 4, 8];
+/// The largest grid along axis 1 (CUDA's limit), so the largest `SPLIT`.
+pub const MAX_SPLIT: usize = 65535;
+/// The SM count planned for where there is no device (the interpreter): an H200's.
+pub const NOMINAL_SM_COUNT: usize = 132;
+
+/// One launch configuration of `row_max_split`: its constexprs and warps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SplitConfig {
+    pub block_m: usize,
+    pub block_n: usize,
+    pub split: usize,
+    pub num_warps: u32,
+}
+
+impl SplitConfig {
+    /// `BLOCK_M`, `BLOCK_N` and `SPLIT`, as the kernel names them.
+    pub fn constexprs(&self) -> [(&'static str, i64); 3] {
+        [("BLOCK_M", self.block_m as i64), ("BLOCK_N", self.block_n as i64), ("SPLIT", self.split as i64)]
+    }
+
+    /// The grid for `n_rows` rows: `[cdiv(n_rows, BLOCK_M), SPLIT, 1]`.
+    pub fn grid(&self, n_rows: usize) -> [u64; 3] {
+        [n_rows.div_ceil(self.block_m.max(1)) as u64, self.split as u64, 1]
+    }
+}
+
+impl fmt::Display for SplitConfig {
+    /// `BLOCK_M=16 BLOCK_N=256 SPLIT=8 warps=4`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BLOCK_M={} BLOCK_N={} SPLIT={} warps={}", self.block_m, self.block_n, self.split, self.num_warps)
+    }
+}
+
+/// Which kind of shape a plan is for (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShapeClass {
+    NarrowRows,
+    FewWideRows,
+    Rows,
+}
+
+impl ShapeClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            ShapeClass::NarrowRows => "narrow rows",
+            ShapeClass::FewWideRows => "few wide rows (split)",
+            ShapeClass::Rows => "rows",
+        }
+    }
+}
+
+/// What the entry point may launch for one shape and dtype.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub class: ShapeClass,
+    pub dtype: ScalarType,
+    /// The `row_max_split` kernel of `dtype`.
+    pub kernel: KernelDef,
+    /// The configurations to choose among (at least one, none twice).
+    pub configs: Vec<SplitConfig>,
+    /// The bits `y` must hold before a launch: some configuration splits rows (their
+    /// programs combine with `atomic_max`), so `y` starts at the identity; `None` when no
+    /// configuration splits.
+    pub fill: Option<u32>,
+}
+
+/// Why there is no plan for a dtype.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnsupportedDtype(pub ScalarType);
+
+impl fmt::Display for UnsupportedDtype {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "row_max has no kernel for {} elements: the PTX back end reduces 32-bit payloads (f32, i32, u32) and the \
+             types that compute in them (f16, bf16, i8, u8, i16); convert the input first",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnsupportedDtype {}
+
+/// The `row_max_split` kernel for `dtype` and the identity bits of its `atomic_max`
+/// (`None`: no `atomic_max` on that type, so no configuration splits).
+pub fn kernel_for(dtype: ScalarType) -> Result<(KernelDef, Option<u32>), UnsupportedDtype> {
+    match dtype {
+        ScalarType::F32 => Ok((row_max_split(), Some(f32::NEG_INFINITY.to_bits()))),
+        ScalarType::I32 => Ok((row_max_split_i32(), Some(i32::MIN as u32))),
+        ScalarType::U32 => Ok((row_max_split_u32(), Some(0))),
+        ScalarType::F16 => Ok((row_max_split_f16(), None)),
+        ScalarType::BF16 => Ok((row_max_split_bf16(), None)),
+        ScalarType::I16 => Ok((row_max_split_i16(), None)),
+        ScalarType::I8 => Ok((row_max_split_i8(), None)),
+        ScalarType::U8 => Ok((row_max_split_u8(), None)),
+        ScalarType::I64 | ScalarType::U64 | ScalarType::F64 | ScalarType::Bool => Err(UnsupportedDtype(dtype)),
+    }
+}
+
+/// The power-of-two class of a count: the smallest power of two at or above it (1 for 0).
+pub fn pow2_class(n: usize) -> usize {
+    n.max(1).next_power_of_two()
+}
+
+/// The plan for an `n_rows x n_cols` input of `dtype` on a device with `sm_count` SMs.
+pub fn plan(dtype: ScalarType, n_rows: usize, n_cols: usize, sm_count: usize) -> Result<Plan, UnsupportedDtype> {
+    let (kernel, identity) = kernel_for(dtype)?;
+    let (rows, cols) = (pow2_class(n_rows), pow2_class(n_cols));
+    let few_rows = rows <= FEW_ROWS_PER_SM * sm_count.max(1);
+    let class = if cols <= NARROW_MAX_COLS {
+        ShapeClass::NarrowRows
+    } else if few_rows && cols > SPLIT_MIN_COLS && identity.is_some() {
+        ShapeClass::FewWideRows
+    } else {
+        ShapeClass::Rows
+    };
+    let configs = match class {
+        ShapeClass::NarrowRows => narrow_configs(rows, cols),
+        ShapeClass::FewWideRows => split_configs(rows, cols, sm_count.max(1)),
+        ShapeClass::Rows => row_configs(rows, cols),
+    };
+    let fill = identity.filter(|_| configs.iter().any(|c| c.split > 1));
+    Ok(Plan { class, dtype, kernel, configs, fill })
+}
+
+/// `[BLOCK_M, BLOCK_N]` tiles with warps, before capping to the classes.
+type Tile = (usize, usize, u32);
+
+/// Tiles for rows of more than 64 elements: one long row slice per program down to tall
+/// tiles (for transposed views, whose contiguous dim is the rows). At most 16 elements a
+/// thread in the tall tiles: their loads are not vectorized today, and a pointer per
+/// element costs registers (ptxas -v: 128 registers for 16, 254 for 32).
+const ROW_TILES: [Tile; 7] =
+    [(1, 4096, 8), (1, 2048, 8), (1, 1024, 4), (4, 512, 4), (16, 128, 4), (64, 64, 8), (128, 32, 8)];
+
+/// Tiles split configurations start from: one row slice per program, and taller tiles for
+/// few wide rows seen transposed.
+const SPLIT_TILES: [Tile; 4] = [(1, 4096, 8), (1, 2048, 4), (16, 256, 8), (64, 64, 8)];
+
+/// `tile` with `BLOCK_N` capped to the row class and `BLOCK_M` raised to keep the element
+/// count, then capped to the row-count class.
+fn cap(tile: Tile, rows: usize, cols: usize) -> SplitConfig {
+    let (m, n, w) = tile;
+    let block_n = n.min(cols);
+    let block_m = (m * (n / block_n)).min(rows);
+    SplitConfig { block_m, block_n, split: 1, num_warps: w }
+}
+
+fn dedup(configs: impl IntoIterator<Item = SplitConfig>) -> Vec<SplitConfig> {
+    let mut out: Vec<SplitConfig> = Vec::new();
+    for c in configs {
+        if !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Narrow rows: the whole row in `BLOCK_N`, 1024 to 8192 elements a tile.
+fn narrow_configs(rows: usize, cols: usize) -> Vec<SplitConfig> {
+    dedup(
+        [(1024, 4), (2048, 4), (4096, 8), (8192, 8)]
+            .into_iter()
+            .map(|(elems, w)| cap((elems / cols, cols, w), rows, cols)),
+    )
+}
+
+fn row_configs(rows: usize, cols: usize) -> Vec<SplitConfig> {
+    dedup(ROW_TILES.into_iter().map(|t| cap(t, rows, cols)))
+}
+
+/// Each split tile with `SPLIT = 1` and with the `SPLIT` that gives about 2, 4 and 8
+/// programs per SM, no more than the row has column blocks.
+fn split_configs(rows: usize, cols: usize, sm_count: usize) -> Vec<SplitConfig> {
+    dedup(SPLIT_TILES.into_iter().flat_map(|t| {
+        let base = cap(t, rows, cols);
+        let row_tiles = rows.div_ceil(base.block_m);
+        let most = cols.div_ceil(base.block_n).min(MAX_SPLIT);
+        std::iter::once(1)
+            .chain(SPLIT_PROGRAMS_PER_SM.into_iter().map(move |p| (p * sm_count).div_ceil(row_tiles).clamp(1, most)))
+            .map(move |split| SplitConfig { split, ..base })
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn configs(p: &Plan) -> Vec<String> {
+        p.configs.iter().map(ToString::to_string).collect()
+    }
+
+    /// The classes of the issue's shapes, as a table: shape, class, whether `y` is filled.
+    #[rstest::rstest]
+    #[case::narrow(1048576, 32, ShapeClass::NarrowRows, false)]
+    #[case::one_column(1000, 1, ShapeClass::NarrowRows, false)]
+    #[case::tiny(3, 7, ShapeClass::NarrowRows, false)]
+    #[case::few_wide_rows(64, 4194304, ShapeClass::FewWideRows, true)]
+    #[case::one_wide_row(1, 1 << 20, ShapeClass::FewWideRows, true)]
+    #[case::few_rows_not_wide(64, 4096, ShapeClass::Rows, false)]
+    #[case::many_wide_rows(8192, 8192, ShapeClass::Rows, false)]
+    #[case::rows_at_the_few_limit(512, 1 << 16, ShapeClass::FewWideRows, true)]
+    #[case::rows_past_the_few_limit(600, 1 << 16, ShapeClass::Rows, false)]
+    #[case::square(4096, 1000, ShapeClass::Rows, false)]
+    fn shapes_fall_in_their_class(
+        #[case] rows: usize,
+        #[case] cols: usize,
+        #[case] class: ShapeClass,
+        #[case] fills: bool,
+    ) {
+        let p = plan(ScalarType::F32, rows, cols, NOMINAL_SM_COUNT).unwrap();
+        assert_eq!((p.class, p.fill.is_some()), (class, fills), "{rows}x{cols}: {:?}", configs(&p));
+        assert!(!p.configs.is_empty());
+        assert_eq!(dedup(p.configs.clone()), p.configs, "no configuration twice");
+        assert_eq!(p.fill.is_some(), p.configs.iter().any(|c| c.split > 1));
+    }
+
+    #[test]
+    fn narrow_rows_take_whole_rows_and_several_rows_a_program() {
+        let p = plan(ScalarType::F32, 1048576, 32, NOMINAL_SM_COUNT).unwrap();
+        assert_eq!(
+            configs(&p),
+            [
+                "BLOCK_M=32 BLOCK_N=32 SPLIT=1 warps=4",
+                "BLOCK_M=64 BLOCK_N=32 SPLIT=1 warps=4",
+                "BLOCK_M=128 BLOCK_N=32 SPLIT=1 warps=8",
+                "BLOCK_M=256 BLOCK_N=32 SPLIT=1 warps=8"
+            ]
+        );
+        // One element: the tiles collapse to one row, with 4 and 8 warps.
+        let tiny = plan(ScalarType::F32, 1, 1, NOMINAL_SM_COUNT).unwrap();
+        assert_eq!(configs(&tiny), ["BLOCK_M=1 BLOCK_N=1 SPLIT=1 warps=4", "BLOCK_M=1 BLOCK_N=1 SPLIT=1 warps=8"]);
+    }
+
+    /// 64 rows of 2^22 on 132 SMs: one-row tiles split to 5, 9 and 17 programs per row
+    /// (2, 4 and 8 programs per SM), taller tiles to more; all also unsplit.
+    #[test]
+    fn few_wide_rows_split_to_fill_the_sms() {
+        let p = plan(ScalarType::F32, 64, 1 << 22, 132).unwrap();
+        assert_eq!(p.fill, Some(0xFF80_0000));
+        let splits = |bm: usize, bn: usize| -> Vec<usize> {
+            p.configs.iter().filter(|c| (c.block_m, c.block_n) == (bm, bn)).map(|c| c.split).collect()
+        };
+        assert_eq!(splits(1, 4096), [1, 5, 9, 17]);
+        assert_eq!(splits(16, 256), [1, 66, 132, 264]);
+        assert_eq!(splits(64, 64), [1, 264, 528, 1056]);
+        // One row of 8192: at most as many programs as the row has column blocks.
+        let one = plan(ScalarType::F32, 1, 8192, 132).unwrap();
+        assert!(
+            one.configs.iter().all(|c| c.split <= 8192usize.div_ceil(c.block_n) && c.block_m == 1),
+            "{:?}",
+            configs(&one)
+        );
+    }
+
+    #[test]
+    fn dtypes_without_atomic_max_never_split_and_64_bit_ones_have_no_kernel() {
+        for dtype in [ScalarType::F16, ScalarType::BF16, ScalarType::I8, ScalarType::U8, ScalarType::I16] {
+            let p = plan(dtype, 64, 1 << 22, 132).unwrap();
+            assert_eq!((p.class, p.fill), (ShapeClass::Rows, None), "{dtype}");
+        }
+        for dtype in [ScalarType::I32, ScalarType::U32] {
+            assert_eq!(plan(dtype, 64, 1 << 22, 132).unwrap().class, ShapeClass::FewWideRows, "{dtype}");
+        }
+        assert_eq!(plan(ScalarType::I32, 2, 1 << 13, 132).unwrap().fill, Some(0x8000_0000));
+        let e = plan(ScalarType::F64, 4, 4, 132).unwrap_err();
+        assert!(e.to_string().starts_with("row_max has no kernel for f64 elements"), "{e}");
+    }
+
+    /// Shapes of one key class (the entry point's tuning key) get one plan.
+    #[test]
+    fn a_plan_depends_on_the_classes_only() {
+        for (a, b) in [((1000, 1000), (1024, 513)), ((64, 4000000), (33, 1 << 22)), ((1000000, 20), (1 << 20, 17))] {
+            let (pa, pb) =
+                (plan(ScalarType::F32, a.0, a.1, 132).unwrap(), plan(ScalarType::F32, b.0, b.1, 132).unwrap());
+            assert_eq!(
+                (pa.class, pa.kernel.name, &pa.configs, pa.fill),
+                (pb.class, pb.kernel.name, &pb.configs, pb.fill)
+            );
+        }
+    }
+
+    #[test]
+    fn the_grid_covers_the_rows_and_the_split() {
+        let c = SplitConfig { block_m: 16, block_n: 256, split: 8, num_warps: 4 };
+        assert_eq!(c.grid(1000), [63, 8, 1]);
+        assert_eq!(c.constexprs(), [("BLOCK_M", 16), ("BLOCK_N", 256), ("SPLIT", 8)]);
+    }
+}
