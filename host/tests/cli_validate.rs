@@ -335,7 +335,11 @@ fn validate_kernel_runs_a_ports_suites_and_names_unknown_ports() {
     }
     let (code, _, stderr) = rtriton(&["validate", "--kernel", "nope"]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("--kernel nope: no port of that name; ports: vector_add, softmax, layer_norm, reduce, epilogue"), "{stderr}");
+    assert!(
+        stderr
+            .contains("--kernel nope: no port of that name; ports: vector_add, softmax, layer_norm, reduce, epilogue"),
+        "{stderr}"
+    );
     let (code, _, stderr) = rtriton(&["validate", "--kernel", "ports", "--variant", "row_max"]);
     assert_eq!(code, 2, "--kernel and --variant conflict: {stderr}");
 }

@@ -33,6 +33,18 @@ fn vector_add_on_the_gpu() {
 
 #[test]
 #[ignore = "needs a GPU"]
+fn softmax_on_the_gpu() {
+    check_port_on_the_gpu("softmax");
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn layer_norm_on_the_gpu() {
+    check_port_on_the_gpu("layer_norm");
+}
+
+#[test]
+#[ignore = "needs a GPU"]
 fn reduce_on_the_gpu() {
     check_port_on_the_gpu("reduce");
 }

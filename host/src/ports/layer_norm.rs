@@ -22,8 +22,8 @@ use rtriton_testing::half::{bf16, f16};
 use rtriton_testing::{Case, Element, Rule, Suite, View};
 
 use super::Port;
-use super::example::ExampleCase;
 use super::bench::{BenchPoint, DTYPES, SHAPES_2D, elem_bytes};
+use super::example::ExampleCase;
 
 pub const PORT: Port = Port {
     name: "layer_norm",
@@ -686,15 +686,5 @@ mod tests {
         assert_eq!(dwdb.tensor("dw").view.shape, [256, 1024]);
         assert_eq!(dwdb.grid, [8, 1, 1]);
         assert!(dx.check().is_ok() && dwdb.check().is_ok());
-    }
-
-    /// Every case of every suite on the GPU, against the f64 reference and the interpreter.
-    /// `cargo nextest run -p rtriton-host --run-ignored all -E 'test(layer_norm::tests::every_case_passes_on_the_gpu)'`
-    #[test]
-    #[ignore = "needs a GPU"]
-    fn every_case_passes_on_the_gpu() {
-        for s in (PORT.suites)() {
-            s.check_all(Backend::Gpu);
-        }
     }
 }

@@ -11,8 +11,8 @@ use rtriton_testing::half::{bf16, f16};
 use rtriton_testing::{Case, Element, Float, Rule, Suite, View};
 
 use super::Port;
-use super::example::ExampleCase;
 use super::bench::{BenchPoint, DTYPES, SHAPES_2D, elem_bytes};
+use super::example::ExampleCase;
 
 pub const PORT: Port = Port {
     name: "softmax",
@@ -349,9 +349,8 @@ mod tests {
 
     use super::*;
 
-    /// For each suite, `cpu`: every case on the interpreter and the simulator; `gpu`
-    /// (ignored without one): every case on the GPU, against the reference and the
-    /// interpreter.
+    /// For each suite, `cpu`: every case on the interpreter and the simulator (the GPU
+    /// runs them in `host/tests/ports_gpu.rs`).
     macro_rules! suite_tests {
         ($($name:ident: $form:expr, $dtype:expr;)*) => {$(
             mod $name {
@@ -362,12 +361,6 @@ mod tests {
                     let s = suite($form, $dtype);
                     s.check_all(Backend::Interpreter);
                     s.check_all(Backend::Simulator);
-                }
-
-                #[test]
-                #[ignore = "needs a GPU"]
-                fn gpu() {
-                    suite($form, $dtype).check_all(Backend::Gpu);
                 }
             }
         )*};
