@@ -11,7 +11,7 @@
 //! |---|---|---|
 //! | narrow rows | rows of at most 64 (class) elements | `BLOCK_N` = the row class, `BLOCK_M` for 1024 to 8192 elements a tile: several rows per program, 128-bit loads |
 //! | few wide rows | at most 4x the SM count rows (class), rows of more than 4096, a dtype with `atomic_max` | row tiles x `SPLIT` programs per row aiming at 2, 4 and 8 programs per SM, and `SPLIT = 1` |
-//! | rows | everything else | tiles from one row of 4096 to 128 x 32 |
+//! | rows | everything else | tiles from one row of 4096 to 128 x 32; a tall tile that leaves fewer than 4x the SM count programs (a transposed view's tiles) also split as above, when the dtype has `atomic_max` and rows of more than 4096 |
 //!
 //! Tiles are capped to the classes (no `BLOCK_N` beyond the row class, no `BLOCK_M` beyond
 //! the row-count class), keeping their element count where the cap allows, so a
@@ -154,7 +154,7 @@ pub fn plan(dtype: ScalarType, n_rows: usize, n_cols: usize, sm_count: usize) ->
     let configs = match class {
         ShapeClass::NarrowRows => narrow_configs(rows, cols),
         ShapeClass::FewWideRows => split_configs(rows, cols, sm_count.max(1)),
-        ShapeClass::Rows => row_configs(rows, cols),
+        ShapeClass::Rows => row_configs(rows, cols, sm_count.max(1), identity.is_some()),
     };
     let fill = identity.filter(|_| configs.iter().any(|c| c.split > 1));
     Ok(Plan { class, dtype, kernel, configs, fill })
@@ -167,8 +167,17 @@ type Tile = (usize, usize, u32);
 /// tiles (for transposed views, whose contiguous dim is the rows). At most 16 elements a
 /// thread in the tall tiles: their loads are not vectorized today, and a pointer per
 /// element costs registers (ptxas -v: 128 registers for 16, 254 for 32).
-const ROW_TILES: [Tile; 7] =
-    [(1, 4096, 8), (1, 2048, 8), (1, 1024, 4), (4, 512, 4), (16, 128, 4), (64, 64, 8), (128, 32, 8)];
+const ROW_TILES: [Tile; 9] = [
+    (1, 4096, 8),
+    (1, 2048, 8),
+    (1, 1024, 4),
+    (4, 512, 4),
+    (8, 256, 4),
+    (8, 128, 4),
+    (16, 128, 4),
+    (64, 64, 8),
+    (128, 32, 8),
+];
 
 /// Tiles split configurations start from: one row slice per program, and taller tiles for
 /// few wide rows seen transposed.
@@ -202,21 +211,32 @@ fn narrow_configs(rows: usize, cols: usize) -> Vec<SplitConfig> {
     )
 }
 
-fn row_configs(rows: usize, cols: usize) -> Vec<SplitConfig> {
-    dedup(ROW_TILES.into_iter().map(|t| cap(t, rows, cols)))
+/// Each row tile unsplit; a tile that leaves fewer than [`FEW_ROWS_PER_SM`] x the SM
+/// count programs on rows long enough to split (a tall tile of a transposed view: 8192
+/// rows in tiles of 64 are 128 programs on 132 SMs) also with the splits of
+/// [`splits_of`], where the dtype can combine them.
+fn row_configs(rows: usize, cols: usize, sm_count: usize, can_split: bool) -> Vec<SplitConfig> {
+    dedup(ROW_TILES.into_iter().flat_map(|t| {
+        let base = cap(t, rows, cols);
+        let few = rows.div_ceil(base.block_m) < FEW_ROWS_PER_SM * sm_count;
+        if can_split && few && cols > SPLIT_MIN_COLS { splits_of(base, rows, cols, sm_count) } else { vec![base] }
+    }))
 }
 
-/// Each split tile with `SPLIT = 1` and with the `SPLIT` that gives about 2, 4 and 8
-/// programs per SM, no more than the row has column blocks.
+/// Each split tile with `SPLIT = 1` and with the splits of [`splits_of`].
 fn split_configs(rows: usize, cols: usize, sm_count: usize) -> Vec<SplitConfig> {
-    dedup(SPLIT_TILES.into_iter().flat_map(|t| {
-        let base = cap(t, rows, cols);
-        let row_tiles = rows.div_ceil(base.block_m);
-        let most = cols.div_ceil(base.block_n).min(MAX_SPLIT);
-        std::iter::once(1)
-            .chain(SPLIT_PROGRAMS_PER_SM.into_iter().map(move |p| (p * sm_count).div_ceil(row_tiles).clamp(1, most)))
-            .map(move |split| SplitConfig { split, ..base })
-    }))
+    dedup(SPLIT_TILES.into_iter().flat_map(|t| splits_of(cap(t, rows, cols), rows, cols, sm_count)))
+}
+
+/// `base` with `SPLIT = 1` and with the `SPLIT` that gives about 2, 4 and 8 programs per
+/// SM, no more than the row has column blocks.
+fn splits_of(base: SplitConfig, rows: usize, cols: usize, sm_count: usize) -> Vec<SplitConfig> {
+    let row_tiles = rows.div_ceil(base.block_m);
+    let most = cols.div_ceil(base.block_n).min(MAX_SPLIT);
+    std::iter::once(1)
+        .chain(SPLIT_PROGRAMS_PER_SM.into_iter().map(|p| (p * sm_count).div_ceil(row_tiles).clamp(1, most)))
+        .map(|split| SplitConfig { split, ..base })
+        .collect()
 }
 
 #[cfg(test)]
@@ -235,9 +255,10 @@ mod tests {
     #[case::few_wide_rows(64, 4194304, ShapeClass::FewWideRows, true)]
     #[case::one_wide_row(1, 1 << 20, ShapeClass::FewWideRows, true)]
     #[case::few_rows_not_wide(64, 4096, ShapeClass::Rows, false)]
-    #[case::many_wide_rows(8192, 8192, ShapeClass::Rows, false)]
+    #[case::many_wide_rows(8192, 8192, ShapeClass::Rows, true)]
+    #[case::many_rows(1 << 17, 8192, ShapeClass::Rows, false)]
     #[case::rows_at_the_few_limit(512, 1 << 16, ShapeClass::FewWideRows, true)]
-    #[case::rows_past_the_few_limit(600, 1 << 16, ShapeClass::Rows, false)]
+    #[case::rows_past_the_few_limit(600, 1 << 16, ShapeClass::Rows, true)]
     #[case::square(4096, 1000, ShapeClass::Rows, false)]
     fn shapes_fall_in_their_class(
         #[case] rows: usize,
@@ -288,6 +309,23 @@ mod tests {
             "{:?}",
             configs(&one)
         );
+    }
+
+    /// A transposed view's rows (8192 of 16384 on 132 SMs): the tall tiles, which leave
+    /// 128 (64 x 64) to 1024 (8 x 128) programs, also split; one-row tiles do not.
+    #[test]
+    fn tall_row_tiles_split_when_they_leave_few_programs() {
+        let p = plan(ScalarType::F32, 8192, 16384, 132).unwrap();
+        assert_eq!((p.class, p.fill), (ShapeClass::Rows, Some(0xFF80_0000)));
+        let splits = |bm: usize, bn: usize| -> Vec<usize> {
+            p.configs.iter().filter(|c| (c.block_m, c.block_n) == (bm, bn)).map(|c| c.split).collect()
+        };
+        assert_eq!(splits(1, 4096), [1]);
+        assert_eq!(splits(8, 256), [1]);
+        assert_eq!(splits(16, 128), [1, 2, 3]);
+        assert_eq!(splits(64, 64), [1, 3, 5, 9]);
+        // Rows of at most 4096 never split.
+        assert!(plan(ScalarType::F32, 8192, 4096, 132).unwrap().configs.iter().all(|c| c.split == 1));
     }
 
     #[test]
