@@ -11,7 +11,7 @@
 //! |---|---|---|
 //! | narrow rows | rows of at most 64 (class) elements | `BLOCK_N` = the row class, `BLOCK_M` for 1024 to 8192 elements a tile: several rows per program, 128-bit loads |
 //! | few wide rows | at most 4x the SM count rows (class), rows of more than 4096, a dtype with `atomic_max` | row tiles x `SPLIT` programs per row aiming at 2, 4 and 8 programs per SM, and `SPLIT = 1` |
-//! | rows | everything else | tiles from one row of 4096 to 128 x 32; a tall tile that leaves fewer than 4x the SM count programs (a transposed view's tiles) also split as above, when the dtype has `atomic_max` and rows of more than 4096 |
+//! | rows | everything else | tiles from one row of 4096 (16 or 8 warps) to 128 x 32; a tall tile that leaves fewer than 4x the SM count programs (a transposed view's tiles) also split as above, when the dtype has `atomic_max` and rows of more than 4096 |
 //!
 //! Tiles are capped to the classes (no `BLOCK_N` beyond the row class, no `BLOCK_M` beyond
 //! the row-count class), keeping their element count where the cap allows, so a
@@ -167,7 +167,8 @@ type Tile = (usize, usize, u32);
 /// tiles (for transposed views, whose contiguous dim is the rows). At most 16 elements a
 /// thread in the tall tiles: their loads are not vectorized today, and a pointer per
 /// element costs registers (ptxas -v: 128 registers for 16, 254 for 32).
-const ROW_TILES: [Tile; 9] = [
+const ROW_TILES: [Tile; 10] = [
+    (1, 4096, 16),
     (1, 4096, 8),
     (1, 2048, 8),
     (1, 1024, 4),
@@ -320,7 +321,7 @@ mod tests {
         let splits = |bm: usize, bn: usize| -> Vec<usize> {
             p.configs.iter().filter(|c| (c.block_m, c.block_n) == (bm, bn)).map(|c| c.split).collect()
         };
-        assert_eq!(splits(1, 4096), [1]);
+        assert_eq!(splits(1, 4096), [1, 1], "16 and 8 warps, neither split");
         assert_eq!(splits(8, 256), [1]);
         assert_eq!(splits(16, 128), [1, 2, 3]);
         assert_eq!(splits(64, 64), [1, 3, 5, 9]);
