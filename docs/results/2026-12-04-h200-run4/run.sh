@@ -58,6 +58,16 @@ rowmax-bench)
   timeout ${BENCH_TIMEOUT:-330} "$G/rtriton" bench --iters ${ITERS:-20} --warmup 3 --no-progress --json $OUT/rowmax-bench.json --peers $OUT/rowmax-peers.json --plot $OUT/rowmax.svg "$@" > $OUT/rowmax-bench.md 2> $OUT/rowmax-bench.err
   echo "bench rc=$? in ${SECONDS}s"; tail -5 $OUT/rowmax-bench.err
   ;;
+rowmax-shapes)
+  # the row-max bench and its peers on SHAPES (space-separated ROWSxCOLS[:VIEW])
+  args=(); for sh in $SHAPES; do args+=(--shape "$sh"); done
+  SECONDS=0
+  timeout ${PEERS_TIMEOUT:-200} python3 -B bench/peers/rowmax_peers.py --rep ${REP:-50} "${args[@]}" --out $OUT/rowmax-peers.json > $OUT/rowmax-peers.log 2>&1
+  echo "peers rc=$? in ${SECONDS}s"; tail -2 $OUT/rowmax-peers.log
+  SECONDS=0
+  timeout ${BENCH_TIMEOUT:-330} "$G/rtriton" bench --iters ${ITERS:-20} --warmup 3 --no-progress --variant row_max_entry "${args[@]}" --json $OUT/rowmax-bench.json --peers $OUT/rowmax-peers.json --plot $OUT/rowmax.svg > $OUT/rowmax-bench.md 2> $OUT/rowmax-bench.err
+  echo "bench rc=$? in ${SECONDS}s"; tail -3 $OUT/rowmax-bench.md
+  ;;
 epilogue-bench)
   SECONDS=0
   timeout 200 "$G/rtriton" bench --kernel epilogue --iters ${ITERS:-20} --warmup 3 --json $OUT/epilogue-bench.json > $OUT/epilogue-bench.log 2>&1
