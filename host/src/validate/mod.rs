@@ -444,6 +444,16 @@ mod tests {
         };
         let report = run(&options).unwrap();
         assert_eq!(report.results.len(), (RowMaxVariant::ALL.len() + 1) * 2);
+        // The entry point's plan for the huge case (65537 x 32768 rows).
+        let configs = rtriton_kernels::row_max_plan::plan(
+            rtriton::ir::ScalarType::F32,
+            65537,
+            32768,
+            rtriton_kernels::row_max_plan::NOMINAL_SM_COUNT,
+        )
+        .unwrap()
+        .configs
+        .len();
         // Where row_max_i32 loads `x`, found in its source so no line number is written down.
         let at =
             rtriton_kernels::source::line_of(RowMaxVariant::RowMaxI32, "let x = load(").expect("row_max_i32 loads x");
@@ -459,8 +469,10 @@ error: kernel `row_max_i32` at {at}: launch refused: tensor `x_ptr` has 21475164
                 ),
                 (Outcome::Skipped { reason }, "row_max_entry") => assert_eq!(
                     reason,
-                    "accepted by the overflow guard under each of the 7 configurations; the interpreter runs cases up \
-                     to 16777216 elements, this one has 2147516416: run it on the GPU"
+                    &format!(
+                        "accepted by the overflow guard under each of the {configs} configurations; the interpreter \
+                         runs cases up to 16777216 elements, this one has 2147516416: run it on the GPU"
+                    )
                 ),
                 (Outcome::Skipped { reason }, v) if v != "row_max_i32" => assert_eq!(
                     reason,
