@@ -16,13 +16,17 @@
 //!   timed; the memset is outside the timed events), as Triton's `reset_to_zero` does for
 //!   kernels that accumulate into their output. Only the view's elements are zeroed, so
 //!   the view must be dense (a strided one is refused); other data in its buffer stays.
+//! - A [`super::CallFill`] output is filled with its pattern before every launch of the
+//!   configurations that need it (checked, warm-up and timed), and in the timed launches
+//!   *between* the CUDA events: the fill is part of what such a configuration costs a
+//!   caller, as Triton times a config's `pre_hook`. A dense view, as for `reset_to_zero`.
 
 use rtriton::diag::{Code, Diagnostic};
 use rtriton::ir::ParamKind;
 
 use super::tuner::{OutputBytes, Trials};
-use super::{Config, OutputReset};
-use crate::driver::{RawBuffer, ScratchBuffer, Timer, copy_raw, read_raw, zero_raw};
+use super::{CallFill, Config, OutputReset};
+use crate::driver::{RawBuffer, ScratchBuffer, Timer, copy_raw, fill_raw32, read_raw, zero_raw};
 use crate::error::HostError;
 use crate::launch::{Arg, JitKernel, Runtime, TensorArg, check_args};
 use crate::timing::{L2Flush, flush_bytes};
@@ -48,6 +52,9 @@ pub struct GpuTrials<'r, 'a> {
     args: Vec<Arg<'a>>,
     slots: Vec<Slot>,
     flush: L2Flush,
+    /// The fills some configurations' calls need: the working buffer, the view's span, the
+    /// pattern and which configurations.
+    fills: Vec<(RawBuffer, (usize, usize), CallFill)>,
     /// The saved copies and clones the slots and arguments point into: kept alive here.
     _scratch: Vec<ScratchBuffer>,
 }
@@ -106,7 +113,29 @@ impl<'r, 'a> GpuTrials<'r, 'a> {
             }
         }
         let flush = L2Flush::new(&rt.gpu, flush_bytes(rt.gpu.info.l2_cache_bytes))?;
-        Ok(GpuTrials { rt, base, args, slots, flush, _scratch: scratch })
+        Ok(GpuTrials { rt, base, args, slots, flush, fills: Vec::new(), _scratch: scratch })
+    }
+
+    /// Adds the fills that some configurations' calls need (see the module doc); each
+    /// names an output, whose working buffer (the user's or its clone) it fills.
+    pub fn with_fills(mut self, fills: &[CallFill]) -> Result<Self, HostError> {
+        let def = &self.base.def;
+        for f in fills {
+            let Some(i) = def.params.iter().position(|p| p.name == f.param) else { continue };
+            let Arg::Tensor(t) = &self.args[i] else { continue };
+            let Some(span) = zero_span(def.name, f.param, t)? else { continue };
+            self.fills.push((t.buffer, span, *f));
+        }
+        Ok(self)
+    }
+
+    fn fill_outputs(&self, config: &Config) -> Result<(), HostError> {
+        for (buffer, (first, count), f) in &self.fills {
+            if (f.when)(config) {
+                fill_raw32(&self.rt.gpu, buffer, *first, *count, f.bits)?;
+            }
+        }
+        Ok(())
     }
 
     /// Puts back the user's output buffers that the configurations wrote (call it whether
@@ -134,6 +163,7 @@ impl Trials for GpuTrials<'_, '_> {
             copy_raw(&self.rt.gpu, &s.working, &s.pristine)?;
         }
         self.zero_outputs()?;
+        self.fill_outputs(config)?;
         self.rt.launch(&config.apply(self.base), &self.args)?;
         self.slots
             .iter()
@@ -147,6 +177,7 @@ impl Trials for GpuTrials<'_, '_> {
         let kernel = config.apply(self.base);
         for _ in 0..warmup {
             self.zero_outputs()?;
+            self.fill_outputs(config)?;
             self.rt.launch(&kernel, &self.args)?;
         }
         self.rt.gpu.synchronize()?;
@@ -155,6 +186,7 @@ impl Trials for GpuTrials<'_, '_> {
             self.zero_outputs()?;
             self.flush.run(&self.rt.gpu)?;
             let timer = Timer::start(&self.rt.gpu)?;
+            self.fill_outputs(config)?;
             self.rt.launch(&kernel, &self.args)?;
             timer.end(&self.rt.gpu)?;
             timers.push(timer);

@@ -16,6 +16,20 @@ use super::{Config, TuneKey};
 use crate::error::HostError;
 use crate::launch::{Arg, JitKernel, LaunchRecord, Meta, Runtime};
 
+/// A fill of an output that the caller performs before every call of some configurations
+/// (an accumulator's identity: `row_max_split` combines its programs with `atomic_max` into
+/// `y` filled with `-inf`). Tuning does the fill inside each timed launch of those
+/// configurations, as Triton's autotuner times a config's `pre_hook` with its kernel, so a
+/// configuration is charged for the fill its calls need.
+#[derive(Clone, Copy, Debug)]
+pub struct CallFill {
+    pub param: &'static str,
+    /// The 32-bit pattern written to every element of the output's (dense) view.
+    pub bits: u32,
+    /// The configurations whose calls need the fill.
+    pub when: fn(&Config) -> bool,
+}
+
 /// What happens to an output buffer between configurations (see `GpuTrials`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputReset {
@@ -67,6 +81,7 @@ pub struct Autotuned {
     /// Key arguments keyed by their power-of-two class rather than their value.
     classes: Vec<&'static str>,
     outputs: Vec<(&'static str, OutputReset)>,
+    fills: Vec<CallFill>,
     settings: Result<Settings, Diagnostic>,
     /// Where the autotuner was declared (its errors point here).
     loc: SourceLoc,
@@ -92,6 +107,7 @@ impl Autotuned {
             key: key.to_vec(),
             classes: Vec::new(),
             outputs: Vec::new(),
+            fills: Vec::new(),
             settings,
             loc: SourceLoc::caller(),
             chosen: HashMap::new(),
@@ -118,6 +134,14 @@ impl Autotuned {
     /// Outputs zeroed before every launch while tuning and before the winner's launch.
     pub fn reset_to_zero(mut self, params: &[&'static str]) -> Autotuned {
         self.outputs.extend(params.iter().map(|p| (*p, OutputReset::Zero)));
+        self
+    }
+
+    /// An output the caller fills with the 32-bit pattern `bits` before each call of the
+    /// configurations `when` selects ([`CallFill`]); tuning times that fill with their
+    /// launches. The output must also be named in `restore_value` or `reset_to_zero`.
+    pub fn fill_before_call(mut self, param: &'static str, bits: u32, when: fn(&Config) -> bool) -> Autotuned {
+        self.fills.push(CallFill { param, bits, when });
         self
     }
 
@@ -201,6 +225,12 @@ impl Autotuned {
             return Err(self.declaration_error(
                 format!("the output `{o}` is not a pointer parameter of `{}`", def.name),
                 &format!("name the pointer parameters the kernel stores to, among: {}", names()),
+            ));
+        }
+        if let Some(f) = self.fills.iter().find(|f| !self.outputs.iter().any(|(o, _)| *o == f.param)) {
+            return Err(self.declaration_error(
+                format!("`{}` is filled before calls, but it is not a named output", f.param),
+                "name it in restore_value (or reset_to_zero) too, so tuning keeps your buffer",
             ));
         }
         if self.outputs.is_empty() && self.configs.len() > 1 && settings.mode != Mode::Off {
@@ -304,8 +334,9 @@ impl Autotuned {
         let device = device_identity(rt);
         let base = self.base.clone();
         let outputs = self.outputs.clone();
+        let fills = self.fills.clone();
         let choice = self.choose(&device, args, None, |site, configs, settings| {
-            let mut trials = GpuTrials::new(rt, &base, args, &outputs)?;
+            let mut trials = GpuTrials::new(rt, &base, args, &outputs)?.with_fills(&fills)?;
             let tuned = tune(site, configs, &mut trials, settings.warmup, settings.reps);
             let restored = trials.finish();
             let outcome = tuned?;

@@ -54,7 +54,7 @@ mod tuner;
 
 pub use config::Config;
 pub use gpu::{GpuTrials, zero_user_outputs};
-pub use kernel::{Autotuned, Choice, Decision, OutputReset, TuneStats, device_identity};
+pub use kernel::{Autotuned, CallFill, Choice, Decision, OutputReset, TuneStats, device_identity};
 pub use key::{KeyValue, TuneKey, pow2_class};
 pub use settings::{AUTOTUNE_DIR_ENV, AUTOTUNE_ENV, Mode, PRINT_AUTOTUNING_ENV, Settings};
 pub use store::{StoredChoice, StoredTrial, TuneStore};

@@ -202,6 +202,28 @@ fn a_bad_declaration_is_a_located_error(
     assert!(!d.help.is_empty());
 }
 
+/// A fill before calls must name an output the tuner keeps (else tuning would fill the
+/// user's buffer with nothing to restore it from).
+#[test]
+fn a_fill_of_a_buffer_that_is_not_an_output_is_a_declaration_error() {
+    let line = line!() + 1;
+    let mut k = Autotuned::new(JitKernel::new(RowMaxVariant::RowMax2d.def()), configs(), &KEY)
+        .restore_value(&["y_ptr"])
+        .fill_before_call("x_ptr", 0xFF80_0000, |_| true)
+        .settings(Settings::in_memory());
+    let e = k.choose("gpu", &args(64, 64), None, never).unwrap_err();
+    assert!(e.has_code(Code::AutotuneDeclaration), "{e}");
+    let d = &e.diagnostics()[0];
+    assert_eq!((d.loc.unwrap().file, d.loc.unwrap().line), (file!(), line));
+    assert_eq!(d.message, "`x_ptr` is filled before calls, but it is not a named output");
+    // Named as an output too, the same declaration is accepted.
+    let ok = Autotuned::new(JitKernel::new(RowMaxVariant::RowMax2d.def()), configs(), &KEY)
+        .restore_value(&["y_ptr"])
+        .fill_before_call("y_ptr", 0xFF80_0000, |_| true)
+        .settings(Settings::in_memory());
+    assert!(ok.check().is_ok());
+}
+
 #[test]
 fn a_bad_environment_value_fails_the_launch_with_its_code() {
     let mut k = tuned(Settings::in_memory());
