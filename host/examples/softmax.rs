@@ -4,7 +4,7 @@
 //! the interpreter, and checks each against the CPU reference:
 //!
 //! - rows of 781 columns (the tutorial's width): one block of `next_power_of_2(781)` =
-//!   1024 columns per row, 4 warps, the padding lanes masked with `-inf`;
+//!   1024 columns per row, 2 warps, the padding lanes masked with `-inf`;
 //! - rows of 16385 columns, wider than the single-block limit (16384): the online kernel,
 //!   which keeps a running maximum and a rescaled running sum over tiles of 8192 columns,
 //!   then writes `exp(x - max) / sum` in a second pass.

@@ -388,7 +388,7 @@ mod tests {
         let launches = (p.launches)();
         let (suite, case) = &launches[0];
         assert_eq!(suite.def.name, "softmax_kernel_bf16");
-        assert_eq!((case.constexprs.clone(), case.num_warps, case.grid), (vec![("BLOCK_SIZE", 1024)], 4, [4096, 1, 1]));
+        assert_eq!((case.constexprs.clone(), case.num_warps, case.grid), (vec![("BLOCK_SIZE", 1024)], 2, [4096, 1, 1]));
         assert_eq!(softmax::plan(32768).form, Form::Online, "2048x32768 runs the online kernel");
     }
 
