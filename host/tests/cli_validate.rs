@@ -357,6 +357,21 @@ fn validate_kernel_reduce_runs_every_reduction_suite() {
     assert!(stdout.trim_end().ends_with("ok: 80 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
 }
 
+/// `--kernel reduce` also runs the split column reductions' suites: a partials and a
+/// combine kernel per operation and dtype (40 suites), here their `1000x3` case (1000
+/// rows in 16 chunks of 64), on both CPU back ends.
+#[test]
+fn validate_kernel_reduce_runs_the_split_suites() {
+    let (code, stdout, stderr) =
+        rtriton(&["validate", "--backend", "interp", "--kernel", "reduce", "--case", "1000x3"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    for kernel in ["col_sum_partials_f32", "col_sum_combine_f32", "col_argmax_partials_bf16", "col_argmin_combine_i32"]
+    {
+        assert!(stdout.contains(kernel), "{kernel} missing:\n{stdout}");
+    }
+    assert!(stdout.trim_end().ends_with("ok: 80 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
+}
+
 /// `--kernel epilogue` runs every activation in every dtype (9 suites).
 #[test]
 fn validate_kernel_epilogue_runs_every_activation_and_dtype() {
@@ -370,16 +385,16 @@ fn validate_kernel_epilogue_runs_every_activation_and_dtype() {
 }
 
 #[test]
-fn validate_kernel_softmax_runs_both_forms() {
+fn validate_kernel_softmax_runs_every_form() {
     let (code, stdout, stderr) = rtriton(&["validate", "--backend", "interp", "--kernel", "softmax", "--case", "w1_"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("softmax: Triton tutorial 02"), "{stdout}");
-    // w1_specials (one block of 1) and w1_tile1 (the online kernel in one tile of 1), in
-    // each of the three dtypes.
-    for kernel in ["softmax_kernel", "softmax_online_kernel"] {
+    // w1_specials (one block of 1, on the single-block and the prefetching kernel) and
+    // w1_tile1 (the online kernel in one tile of 1), in each of the three dtypes.
+    for kernel in ["softmax_kernel", "softmax_online_kernel", "softmax_prefetch_kernel"] {
         for dtype in ["f32", "f16", "bf16"] {
             assert!(stdout.contains(&format!("{kernel}_{dtype} ")), "{kernel}_{dtype}: {stdout}");
         }
     }
-    assert!(stdout.trim_end().ends_with("ok: 12 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("ok: 18 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
 }

@@ -49,6 +49,15 @@ fn reduce_on_the_gpu() {
     check_port_on_the_gpu("reduce");
 }
 
+/// The split column reductions' two launches chained on the GPU (the combine reads the
+/// partials the GPU wrote), every row of every split table against the direct reference.
+#[test]
+#[ignore = "needs a GPU"]
+fn reduce_split_chains_on_the_gpu() {
+    let checked = rtriton_host::ports::reduce_split::check_every_chain(Backend::Gpu).unwrap_or_else(|e| panic!("{e}"));
+    assert!(checked >= 20 * 10, "only {checked} chains");
+}
+
 #[test]
 #[ignore = "needs a GPU"]
 fn epilogue_on_the_gpu() {

@@ -98,3 +98,53 @@ fn reductions_load_contiguous_rows_sixteen_bytes_at_a_time() {
         assert_eq!(spill_stores(&info), Some(0), "{} spills:\n{info}", def.name);
     }
 }
+
+/// The split column reductions as the plan launches them on the peer script's shapes
+/// (an H200's SM count): the partials kernel loads the input and the combine kernel the
+/// partials 16 bytes at a time, and both assemble without spills.
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn split_column_reductions_load_sixteen_bytes_at_a_time() {
+    use rtriton_kernels::ports::reduce_plan::{ColPlan, NOMINAL_SM_COUNT, col_plan};
+    let ptxas = ptxas("split_column_reductions_load_sixteen_bytes_at_a_time");
+    let mut checked = 0;
+    for (partials, combine) in reduce_kernels::all_split() {
+        // `f16` and `bf16` (both names end so) are 2 bytes, `f32` and `i32` 4.
+        let elem_bytes = if partials.name.ends_with("f16") { 2 } else { 4 };
+        let index = partials.name.contains("arg");
+        for (rows, cols) in rtriton_host::ports::bench::SHAPES_2D {
+            let ColPlan::Split(plan) = col_plan(elem_bytes, rows, cols, NOMINAL_SM_COUNT) else {
+                panic!("{rows}x{cols}: the plan does not split")
+            };
+            let ptr = |i: u64| ArgValue::Ptr(0x7f00_0000_0000 + (i << 40));
+            let mut partials_args = vec![ptr(0), ptr(1)];
+            let mut combine_args = vec![ptr(1)];
+            if index {
+                partials_args.push(ptr(2));
+                combine_args.push(ptr(2));
+            }
+            let ints = |v: &[usize]| v.iter().map(|&v| ArgValue::Int(v as i64)).collect::<Vec<_>>();
+            partials_args.extend(ints(&[rows, cols, cols, 1, plan.rows_per_split]));
+            combine_args.push(ptr(3));
+            combine_args.extend(ints(&[plan.split, cols, 1]));
+            for (def, blocks, args) in
+                [(&partials, plan.blocks, partials_args), (&combine, plan.combine_blocks, combine_args)]
+            {
+                let consts = [("BLOCK_M", blocks.0 as i64), ("BLOCK_N", blocks.1 as i64)];
+                let text = compile(def, &consts, &args, SpecPolicy::Triton, 4);
+                let loads: Vec<&str> = text.lines().filter(|l| l.contains("ld.global")).collect();
+                assert!(!loads.is_empty(), "{}: no global load", def.name);
+                assert!(
+                    loads.iter().all(|l| l.contains("ld.global.v4.")),
+                    "{} {rows}x{cols}: loads not all 16 bytes wide:\n{}",
+                    def.name,
+                    loads.join("\n")
+                );
+                let info = assemble(&ptxas, &text, "sm_90", def.name).unwrap_or_else(|e| panic!("{}: {e}", def.name));
+                assert_eq!(spill_stores(&info), Some(0), "{} {rows}x{cols} spills:\n{info}", def.name);
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 20 * 5 * 2);
+}

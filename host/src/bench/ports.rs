@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{L2Flush, Summary, flush_bytes};
 use crate::ports::BenchPoint;
-use crate::ports::bench::shape_text;
+use crate::ports::bench::{Target, shape_text};
 use crate::provenance::Provenance;
 
 /// One port measurement (`impl` is always `rtriton`; the peer file's rows have the same
@@ -109,6 +109,7 @@ pub fn run_ports_bench(points: &[BenchPoint], o: &PortsBenchOptions) -> Result<P
     let mut rt = Runtime::new()?;
     let flush_len = o.flush_bytes.unwrap_or_else(|| flush_bytes(rt.gpu.info.l2_cache_bytes));
     let mut l2 = L2Flush::new(&rt.gpu, flush_len)?;
+    let target = Target { sm_count: rt.gpu.info.multiprocessor_count };
     let mut rows = Vec::new();
     // The CPU side (inputs, f64 references) takes far longer than the GPU side: worker
     // threads prepare the points ahead, a few at a time (each can hold gigabytes), and
@@ -123,7 +124,7 @@ pub fn run_ports_bench(points: &[BenchPoint], o: &PortsBenchOptions) -> Result<P
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(p) = points.get(i) else { break };
-                    if tx.send((i, prepare(p, o.check_limit))).is_err() {
+                    if tx.send((i, prepare(p, target, o.check_limit))).is_err() {
                         break;
                     }
                 }
@@ -200,8 +201,8 @@ struct Prepared {
     expected: Result<Outputs, String>,
 }
 
-fn prepare(p: &BenchPoint, check_limit: usize) -> Vec<Prepared> {
-    (p.launches)()
+fn prepare(p: &BenchPoint, target: Target, check_limit: usize) -> Vec<Prepared> {
+    (p.launches)(target)
         .into_iter()
         .map(|(suite, case)| {
             let largest = case.tensors().map(|t| t.data.len()).max().unwrap_or(0);

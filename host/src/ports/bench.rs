@@ -4,6 +4,24 @@
 
 use rtriton_testing::{Case, Suite};
 
+/// What a point's launches may depend on besides its shape: the device they run on (a
+/// persistent grid is as many programs as the device runs at once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// Streaming multiprocessors (`CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`).
+    pub sm_count: usize,
+}
+
+impl Target {
+    /// The H200 the GPU records were measured on (132 SMs): what CPU-side tests build
+    /// points for.
+    pub const H200: Target = Target { sm_count: 132 };
+}
+
+/// A point's launches for a device, built only when the point is measured (on a worker
+/// thread).
+pub type Launches = Box<dyn Fn(Target) -> Vec<(Suite, Case)> + Send + Sync>;
+
 /// One measurement: the launches of one (kernel, dtype, shape), timed together after one
 /// L2 flush (layer norm's backward is two kernels), each checked against its suite's CPU
 /// reference under the suite's rule before any time is taken.
@@ -20,7 +38,7 @@ pub struct BenchPoint {
     pub bytes: u64,
     /// Builds the launches (inputs are built only when the point is measured, on a
     /// worker thread).
-    pub launches: Box<dyn Fn() -> Vec<(Suite, Case)> + Send + Sync>,
+    pub launches: Launches,
 }
 
 impl std::fmt::Debug for BenchPoint {

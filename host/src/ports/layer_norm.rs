@@ -98,9 +98,9 @@ pub fn bench_points() -> Vec<BenchPoint> {
                 shape: vec![rows, cols],
                 bytes: 2 * elements * elem_bytes(dtype),
                 launches: match dtype {
-                    "f32" => Box::new(move || vec![forward_launch::<f32>(layer_norm_fwd_fused(), rows, cols)]),
-                    "f16" => Box::new(move || vec![forward_launch::<f16>(layer_norm_fwd_fused_f16(), rows, cols)]),
-                    _ => Box::new(move || vec![forward_launch::<bf16>(layer_norm_fwd_fused_bf16(), rows, cols)]),
+                    "f32" => Box::new(move |_| vec![forward_launch::<f32>(layer_norm_fwd_fused(), rows, cols)]),
+                    "f16" => Box::new(move |_| vec![forward_launch::<f16>(layer_norm_fwd_fused_f16(), rows, cols)]),
+                    _ => Box::new(move |_| vec![forward_launch::<bf16>(layer_norm_fwd_fused_bf16(), rows, cols)]),
                 },
             });
             if bwd_config(cols, elem_bytes(dtype) as usize).is_none() {
@@ -113,13 +113,13 @@ pub fn bench_points() -> Vec<BenchPoint> {
                 shape: vec![rows, cols],
                 bytes: 3 * elements * elem_bytes(dtype),
                 launches: match dtype {
-                    "f32" => Box::new(move || {
+                    "f32" => Box::new(move |_| {
                         backward_launches::<f32>((layer_norm_bwd_dx_fused(), layer_norm_bwd_dwdb()), rows, cols)
                     }),
-                    "f16" => Box::new(move || {
+                    "f16" => Box::new(move |_| {
                         backward_launches::<f16>((layer_norm_bwd_dx_fused_f16(), layer_norm_bwd_dwdb_f16()), rows, cols)
                     }),
-                    _ => Box::new(move || {
+                    _ => Box::new(move |_| {
                         backward_launches::<bf16>(
                             (layer_norm_bwd_dx_fused_bf16(), layer_norm_bwd_dwdb_bf16()),
                             rows,
@@ -616,6 +616,7 @@ mod tests {
     use rtriton_testing::Backend;
 
     use super::*;
+    use crate::ports::bench::Target;
 
     /// Every case of the kernel `name` in every dtype, on the interpreter and the simulator.
     fn check_cpu(name: &str) {
@@ -678,7 +679,7 @@ mod tests {
             .find(|p| p.kernel == "layer_norm_bwd" && p.dtype == "bf16" && p.shape == [4096, 1024])
             .expect("the bf16 4096x1024 backward");
         assert_eq!(bwd.bytes, 3 * 4096 * 1024 * 2);
-        let launches = (bwd.launches)();
+        let launches = (bwd.launches)(Target::H200);
         let names: Vec<&str> = launches.iter().map(|(s, _)| s.def.name).collect();
         assert_eq!(names, ["layer_norm_bwd_dx_fused_bf16", "layer_norm_bwd_dwdb_bf16"]);
         let (dx, dwdb) = (&launches[0].1, &launches[1].1);

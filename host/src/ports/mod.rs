@@ -13,6 +13,7 @@ pub mod epilogue;
 pub mod example;
 pub mod layer_norm;
 pub mod reduce;
+pub mod reduce_split;
 pub mod softmax;
 pub mod vector_add;
 

@@ -11,7 +11,7 @@ use rtriton_testing::half::{bf16, f16};
 use rtriton_testing::{Case, Element, Float, Rule, Suite, View};
 
 use super::Port;
-use super::bench::{BenchPoint, DTYPES, SHAPES_2D, elem_bytes};
+use super::bench::{BenchPoint, DTYPES, Launches, SHAPES_2D, elem_bytes};
 use super::example::ExampleCase;
 
 pub const PORT: Port = Port {
@@ -30,27 +30,35 @@ pub fn example() -> Vec<ExampleCase> {
     let mut cases = Vec::new();
     for dtype in Dtype::ALL {
         for (n_cols, case) in [(781, "w781"), (16385, "w16385")] {
-            cases.push(ExampleCase::new(dtype.name(), suite(softmax::plan(n_cols).form, dtype), case));
+            cases.push(ExampleCase::new(
+                dtype.name(),
+                suite(softmax::plan(n_cols, dtype, n_cols.is_multiple_of(16)).form, dtype),
+                case,
+            ));
         }
     }
     cases
 }
 
 /// The peer script's `softmax` points: its 2-D shapes in f32, f16 and bf16, contiguous
-/// logits, launched as [`softmax::plan`] says (the online kernel for 32768 columns); bytes:
+/// logits, launched as [`softmax::plan`] and [`softmax::grid`] say for the device (the
+/// prefetching kernel on one program per SM for 16384 columns, the online kernel for
+/// 32768); bytes:
 /// the input read once and the output written once, as the script counts them (the
 /// online kernel reads the input twice, the second time mostly from L2).
 pub fn bench_points() -> Vec<BenchPoint> {
     let mut out = Vec::new();
     for dtype in DTYPES {
         for (rows, cols) in SHAPES_2D {
-            let launches: Box<dyn Fn() -> Vec<(Suite, Case)> + Send + Sync> = Box::new(move || {
-                let plan = softmax::plan(cols);
+            let launches: Launches = Box::new(move |target| {
+                // Contiguous rows of a multiple of 16 columns: 16-byte vectors.
+                let plan = softmax::plan(cols, dtype_named(dtype), cols.is_multiple_of(16));
+                let grid = softmax::grid(plan, rows, target.sm_count)[0] as usize;
                 let shape = Shape::contiguous(rows, cols);
                 let (suite, case) = match dtype {
-                    "f32" => (kernel_suite::<f32>(plan.form), case::<f32>("bench", &shape, Fill::Logits, plan, rows)),
-                    "f16" => (kernel_suite::<f16>(plan.form), case::<f16>("bench", &shape, Fill::Logits, plan, rows)),
-                    _ => (kernel_suite::<bf16>(plan.form), case::<bf16>("bench", &shape, Fill::Logits, plan, rows)),
+                    "f32" => (kernel_suite::<f32>(plan.form), case::<f32>("bench", &shape, Fill::Logits, plan, grid)),
+                    "f16" => (kernel_suite::<f16>(plan.form), case::<f16>("bench", &shape, Fill::Logits, plan, grid)),
+                    _ => (kernel_suite::<bf16>(plan.form), case::<bf16>("bench", &shape, Fill::Logits, plan, grid)),
                 };
                 vec![(suite, case)]
             });
@@ -73,7 +81,7 @@ pub fn rule(dtype: Dtype) -> Rule {
 /// The f32 bound in ULPs. Where it comes from (`docs/semantics.md`, "Tolerances of the
 /// ports"): `exp(x - m)` is `ex2.approx(fl(fl(x - m) * log2(e)))`, whose two roundings of
 /// the argument cost up to `2.22 * |x - m|` ULPs; the sum (a balanced tree) adds up to
-/// `log2(width)` and the division half a ULP. The largest error measured on the
+/// `log2(width)`, and the reciprocal of the sum and the product one ULP. The largest error measured on the
 /// interpreter over every case is asserted in this module's tests
 /// (`measured_error_is_within_the_bound`).
 pub const F32_ULPS: u32 = 64;
@@ -109,6 +117,14 @@ impl Shape {
 
     fn rows(&self) -> usize {
         self.input.shape[0]
+    }
+
+    /// Whether the rows load and store as 16-byte vectors under Triton's specialization
+    /// (what [`softmax::plan`] asks): contiguous columns, and the width, the row strides
+    /// and the offsets multiples of 16 elements.
+    fn vectors(&self) -> bool {
+        let by_16 = |v: &View| v.strides[1] == 1 && v.strides[0] % 16 == 0 && v.offset.is_multiple_of(16);
+        self.cols().is_multiple_of(16) && by_16(&self.input) && by_16(&self.output)
     }
 
     fn cols(&self) -> usize {
@@ -200,16 +216,36 @@ pub fn case<T: Element>(name: &str, shape: &Shape, fill: Fill, plan: Plan, grid:
         .grid([grid as u32, 1, 1])
 }
 
-/// A case launched as [`softmax::plan`] says for its width, one program per row.
+/// The kernels' dtype of element type `T`.
+fn dtype_of<T: Element>() -> Dtype {
+    match T::SCALAR {
+        ScalarType::F16 => Dtype::F16,
+        ScalarType::BF16 => Dtype::Bf16,
+        // f32; the kernels exist in three dtypes only (not an op kind)
+        _ => Dtype::F32,
+    }
+}
+
+/// The kernels' dtype of the peer script's dtype name.
+fn dtype_named(name: &str) -> Dtype {
+    Dtype::ALL.into_iter().find(|d| d.name() == name).unwrap_or(Dtype::F32)
+}
+
+/// A case with the block and warps [`softmax::plan`] gives its width, one program per row.
 fn planned<T: Element>(name: &str, shape: Shape, fill: Fill) -> Case {
-    let plan = softmax::plan(shape.cols());
+    let plan = softmax::plan(shape.cols(), dtype_of::<T>(), shape.vectors());
     case::<T>(name, &shape, fill, plan, shape.rows())
 }
 
 /// The online kernel with tiles of `tile` columns (narrower than the row, so the loop,
 /// its masked last tile and the rescaling run on small widths too).
 fn tiled<T: Element>(name: &str, shape: Shape, fill: Fill, tile: usize) -> Case {
-    let plan = Plan { form: Form::Online, block_size: tile, num_warps: softmax::num_warps(tile) };
+    let plan = Plan {
+        form: Form::Online,
+        block_size: tile,
+        num_warps: softmax::num_warps(tile, dtype_of::<T>()),
+        persistent: false,
+    };
     case::<T>(name, &shape, fill, plan, shape.rows())
 }
 
@@ -242,8 +278,14 @@ pub fn single_block_cases<T: Element>() -> Vec<Case> {
         planned::<T>("w1024_specials", c(8, 1024), Fill::Specials),
         planned::<T>("w1_specials", c(8, 1), Fill::Specials),
         planned::<T>("w520_rising", c(2, 520), Fill::Rising { step: 0.125 }),
-        case::<T>("w1024_one_warp", &c(3, 1024), Fill::Logits, Plan { num_warps: 1, ..softmax::plan(1024) }, 3),
-        case::<T>("w200_rows_loop", &c(10, 200), Fill::Logits, softmax::plan(200), 3),
+        case::<T>(
+            "w1024_one_warp",
+            &c(3, 1024),
+            Fill::Logits,
+            Plan { num_warps: 1, ..softmax::plan(1024, dtype_of::<T>(), true) },
+            3,
+        ),
+        case::<T>("w200_rows_loop", &c(10, 200), Fill::Logits, softmax::plan(200, dtype_of::<T>(), false), 3),
     ]
 }
 
@@ -282,10 +324,47 @@ pub fn online_cases<T: Element>() -> Vec<Case> {
             "w300_tile64_rows_loop",
             &c(10, 300),
             Fill::Logits,
-            Plan { form: Form::Online, block_size: 64, num_warps: 1 },
+            Plan { form: Form::Online, block_size: 64, num_warps: 1, persistent: false },
             4,
         ),
     ]
+}
+
+/// The prefetching kernel's cases: the single-block cases launched on the prefetching
+/// kernel, then persistent grids (programs looping over rows, so the prefetched row is
+/// used), down to one program for every row.
+pub fn prefetch_cases<T: Element>() -> Vec<Case> {
+    let c = Shape::contiguous;
+    let prefetch =
+        |cols: usize| Plan { form: Form::Prefetch, persistent: true, ..softmax::plan(cols, dtype_of::<T>(), false) };
+    // The single-block cases (the suite's kernel is what makes them prefetch) at the warps
+    // of element-wise rows, up to blocks of 4096: the suites also run unspecialized,
+    // where the prefetched row takes an address register per element, and a block of
+    // 8192 (or one warp on 1024) spills there; `plan` prefetches only vector rows, whose
+    // widest blocks `tests/tests/port_softmax.rs` assembles and the bench checks on the GPU.
+    let mut cases: Vec<Case> = single_block_cases::<T>()
+        .into_iter()
+        .filter(|case| case.name != "w1024_one_warp" && case.constexprs[0].1 <= 4096)
+        .map(|mut case| {
+            let cols = case.tensor("input").view.shape[1];
+            case.num_warps = softmax::plan(cols, dtype_of::<T>(), false).num_warps;
+            case
+        })
+        .collect();
+    cases.extend([
+        case::<T>("w781_persistent_3_of_10", &c(10, 781), Fill::Logits, prefetch(781), 3),
+        case::<T>("w1000_persistent_1_of_7", &c(7, 1000), Fill::Logits, prefetch(1000), 1),
+        case::<T>("w3001_persistent_2_of_5_specials", &c(5, 3001), Fill::Specials, prefetch(3001), 2),
+        case::<T>(
+            "w130_persistent_transposed_in",
+            &c(9, 130).input(View::contiguous(&[130, 9]).transposed(0, 1)),
+            Fill::Logits,
+            prefetch(130),
+            4,
+        ),
+        case::<T>("w520_persistent_rising", &c(6, 520), Fill::Rising { step: 0.125 }, prefetch(520), 5),
+    ]);
+    cases
 }
 
 /// `output[r, c] = exp(x[r, c] - m) / sum_c' exp(x[r, c'] - m)` in f64 with `m` the row's
@@ -309,12 +388,7 @@ pub fn reference(case: &mut Case) {
 /// The kernel of `form` in element type `T` with its reference and rule, no cases yet
 /// (the bench adds its own).
 fn kernel_suite<T: Element>(form: Form) -> Suite {
-    let dtype = match T::SCALAR {
-        ScalarType::F16 => Dtype::F16,
-        ScalarType::BF16 => Dtype::Bf16,
-        // f32; the kernels exist in three dtypes only (not an op kind)
-        _ => Dtype::F32,
-    };
+    let dtype = dtype_of::<T>();
     Suite::new(softmax::kernel_def(form, dtype)).reference(reference).rule(rule(dtype))
 }
 
@@ -323,6 +397,7 @@ pub fn suite_of<T: Element>(form: Form) -> Suite {
     let cases = match form {
         Form::SingleBlock => single_block_cases::<T>(),
         Form::Online => online_cases::<T>(),
+        Form::Prefetch => prefetch_cases::<T>(),
     };
     kernel_suite::<T>(form).cases(cases)
 }
@@ -336,9 +411,12 @@ pub fn suite(form: Form, dtype: Dtype) -> Suite {
     }
 }
 
-/// Every softmax suite: both forms in each dtype.
+/// Every softmax suite: every form in each dtype.
 pub fn suites() -> Vec<Suite> {
-    Dtype::ALL.iter().flat_map(|&d| [suite(Form::SingleBlock, d), suite(Form::Online, d)]).collect()
+    Dtype::ALL
+        .iter()
+        .flat_map(|&d| [suite(Form::SingleBlock, d), suite(Form::Online, d), suite(Form::Prefetch, d)])
+        .collect()
 }
 
 #[cfg(test)]
@@ -348,6 +426,7 @@ mod tests {
     use rtriton_testing::run::run_interpreter;
 
     use super::*;
+    use crate::ports::bench::Target;
 
     /// For each suite, `cpu`: every case on the interpreter and the simulator (the GPU
     /// runs them in `host/tests/ports_gpu.rs`).
@@ -370,6 +449,9 @@ mod tests {
         single_block_f32: Form::SingleBlock, Dtype::F32;
         single_block_f16: Form::SingleBlock, Dtype::F16;
         single_block_bf16: Form::SingleBlock, Dtype::Bf16;
+        prefetch_f32: Form::Prefetch, Dtype::F32;
+        prefetch_f16: Form::Prefetch, Dtype::F16;
+        prefetch_bf16: Form::Prefetch, Dtype::Bf16;
         online_f32: Form::Online, Dtype::F32;
         online_f16: Form::Online, Dtype::F16;
         online_bf16: Form::Online, Dtype::Bf16;
@@ -385,25 +467,33 @@ mod tests {
         assert!(labels.contains(&"softmax f16 4096x1024".to_string()), "{labels:?}");
         let p = points.iter().find(|p| p.label() == "softmax bf16 4096x1024").unwrap();
         assert_eq!(p.bytes, 2 * 4096 * 1024 * 2);
-        let launches = (p.launches)();
+        let launches = (p.launches)(Target::H200);
         let (suite, case) = &launches[0];
         assert_eq!(suite.def.name, "softmax_kernel_bf16");
-        assert_eq!((case.constexprs.clone(), case.num_warps, case.grid), (vec![("BLOCK_SIZE", 1024)], 2, [4096, 1, 1]));
-        assert_eq!(softmax::plan(32768).form, Form::Online, "2048x32768 runs the online kernel");
+        assert_eq!((case.constexprs.clone(), case.num_warps, case.grid), (vec![("BLOCK_SIZE", 1024)], 1, [4096, 1, 1]));
+        let p = points.iter().find(|p| p.label() == "softmax f32 4096x16384").unwrap();
+        let launches = (p.launches)(Target { sm_count: 100 });
+        let (suite, case) = &launches[0];
+        assert_eq!(suite.def.name, "softmax_prefetch_kernel_f32");
+        assert_eq!((case.num_warps, case.grid), (16, [100, 1, 1]), "one program per SM of the target");
+        assert_eq!(softmax::plan(32768, Dtype::F32, true).form, Form::Online, "2048x32768 runs the online kernel");
     }
 
     #[test]
-    fn suites_cover_both_forms_in_every_dtype() {
+    fn suites_cover_every_form_in_every_dtype() {
         let names: Vec<&str> = suites().iter().map(|s| s.def.name).collect();
         assert_eq!(
             names,
             [
                 "softmax_kernel_f32",
                 "softmax_online_kernel_f32",
+                "softmax_prefetch_kernel_f32",
                 "softmax_kernel_f16",
                 "softmax_online_kernel_f16",
+                "softmax_prefetch_kernel_f16",
                 "softmax_kernel_bf16",
-                "softmax_online_kernel_bf16"
+                "softmax_online_kernel_bf16",
+                "softmax_prefetch_kernel_bf16"
             ]
         );
     }
@@ -414,7 +504,7 @@ mod tests {
     fn measured_error_is_within_the_bound() {
         for dtype in Dtype::ALL {
             let mut worst = (0, String::new());
-            for s in [suite(Form::SingleBlock, dtype), suite(Form::Online, dtype)] {
+            for s in [suite(Form::SingleBlock, dtype), suite(Form::Online, dtype), suite(Form::Prefetch, dtype)] {
                 for c in &s.cases {
                     let want = s.expected(c);
                     let got = run_interpreter(&s.def, c, SpecPolicy::Triton).unwrap();

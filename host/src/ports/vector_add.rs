@@ -21,7 +21,7 @@ use rtriton_testing::half::{bf16, f16};
 use rtriton_testing::{Case, Element, Rule, Suite, View};
 
 use super::Port;
-use super::bench::{BenchPoint, DTYPES, SIZES_1D, elem_bytes};
+use super::bench::{BenchPoint, DTYPES, Launches, SIZES_1D, elem_bytes};
 use super::example::ExampleCase;
 
 pub const PORT: Port = Port {
@@ -38,14 +38,14 @@ pub fn bench_points() -> Vec<BenchPoint> {
     let mut out = Vec::new();
     for dtype in DTYPES {
         for n in SIZES_1D {
-            let launches: Box<dyn Fn() -> Vec<(Suite, Case)> + Send + Sync> = match dtype {
-                "f32" => Box::new(move || {
+            let launches: Launches = match dtype {
+                "f32" => Box::new(move |_| {
                     vec![(suite_of::<f32>(add_kernel()), case::<f32>("bench", n, 1024, 1, 1, 0, false))]
                 }),
-                "f16" => Box::new(move || {
+                "f16" => Box::new(move |_| {
                     vec![(suite_of::<f16>(add_kernel_f16()), case::<f16>("bench", n, 1024, 1, 1, 0, false))]
                 }),
-                _ => Box::new(move || {
+                _ => Box::new(move |_| {
                     vec![(suite_of::<bf16>(add_kernel_bf16()), case::<bf16>("bench", n, 1024, 1, 1, 0, false))]
                 }),
             };

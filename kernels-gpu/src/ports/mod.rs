@@ -7,5 +7,6 @@
 pub mod epilogue;
 pub mod layer_norm;
 pub mod reduce;
+pub mod reduce_plan;
 pub mod softmax;
 pub mod vector_add;

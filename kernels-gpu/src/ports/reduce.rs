@@ -12,6 +12,12 @@
 //! across the tile ends it. Tiles are row-major with the column index fastest, so a
 //! column-wise reduction reads along rows too (coalesced) and any width loops.
 //!
+//! A column-wise reduction whose columns give too few programs splits its rows
+//! (`reduce_plan`): `col_{op}_partials_*` walks one chunk of rows per program (the grid's
+//! second axis) and stores each chunk's result in the accumulator type to a
+//! `[split, n_cols]` scratch buffer, and `col_{op}_combine_*` reduces those partials into
+//! `y` (the same walk, over the partials); both in a fixed order, no atomics.
+//!
 //! The bodies are written once, generic over the element type ([`ReduceElem`]) and the
 //! operation ([`ValueOp`] for sum/max/min, [`IndexOp`] for argmax/argmin); the table at the
 //! bottom makes one `kernel!` per operation, direction and dtype. `f16` / `bf16` elements
@@ -58,6 +64,10 @@ pub trait ReduceElem: ScalarMarker {
     const LOWEST: Self::Native;
     const HIGHEST: Self::Native;
     const ZERO: Self::Native;
+    /// A value no comparison holds for (NaN), if the type has one: an arg reduction loads
+    /// it for masked-off elements, which then are never taken, so it needs no mask test
+    /// per element.
+    const UNORDERED: Option<Self::Native>;
 }
 
 impl ReduceElem for f32 {
@@ -65,6 +75,7 @@ impl ReduceElem for f32 {
     const LOWEST: f32 = f32::NEG_INFINITY;
     const HIGHEST: f32 = f32::INFINITY;
     const ZERO: f32 = 0.0;
+    const UNORDERED: Option<f32> = Some(f32::NAN);
 }
 
 impl ReduceElem for i32 {
@@ -72,6 +83,7 @@ impl ReduceElem for i32 {
     const LOWEST: i32 = i32::MIN;
     const HIGHEST: i32 = i32::MAX;
     const ZERO: i32 = 0;
+    const UNORDERED: Option<i32> = None;
 }
 
 impl ReduceElem for f16 {
@@ -79,6 +91,7 @@ impl ReduceElem for f16 {
     const LOWEST: f16 = f16::NEG_INFINITY;
     const HIGHEST: f16 = f16::INFINITY;
     const ZERO: f16 = f16::ZERO;
+    const UNORDERED: Option<f16> = Some(f16::NAN);
 }
 
 impl ReduceElem for bf16 {
@@ -86,6 +99,7 @@ impl ReduceElem for bf16 {
     const LOWEST: bf16 = bf16::NEG_INFINITY;
     const HIGHEST: bf16 = bf16::INFINITY;
     const ZERO: bf16 = bf16::ZERO;
+    const UNORDERED: Option<bf16> = Some(bf16::NAN);
 }
 
 /// Which dimension a kernel reduces.
@@ -135,6 +149,11 @@ pub struct Max;
 #[derive(Debug)]
 pub struct Min;
 
+/// The most rows of a column tile that a column sum adds with `sum` (any order) rather
+/// than the balanced tree: enough for the split kernels' tiles (8 or 16 rows), few enough
+/// that the any-order error bound stays inside the rule.
+pub const SUM_ACROSS_ROWS_MAX: usize = 16;
+
 impl ValueOp for Sum {
     fn pad<E: ReduceElem>() -> E::Native {
         E::ZERO
@@ -146,9 +165,19 @@ impl ValueOp for Sum {
         acc + x
     }
     fn finish<A: Accumulator>(acc: Tensor<A>, axis: usize) -> Tensor<A> {
-        // `reduce` with `+` rather than `tl.sum`: its balanced-tree order is the same on
-        // every back end, so float sums agree bit for bit between them.
-        reduce(acc, axis, |a: Tensor<A>, b: Tensor<A>| a + b)
+        if axis == 0 && acc.shape()[0] <= SUM_ACROSS_ROWS_MAX {
+            // Across the few rows of a column tile (spread over warps), `tl.sum`: the
+            // balanced tree's fixed order needs the tile exchanged through shared memory
+            // first, which made the column sums half as fast as the column maxima (H200,
+            // docs/results/2026-12-04-h200-run5/final/). `sum` fixes no order: up to
+            // `rows - 1` roundings deep instead of `log2(rows)`, which the suites' error
+            // bound counts (`col_sum_depth`).
+            sum(acc, 0).to::<A>()
+        } else {
+            // `reduce` with `+` rather than `tl.sum` along a row: its balanced-tree order
+            // is the same on every back end, so float sums agree bit for bit between them.
+            reduce(acc, axis, |a: Tensor<A>, b: Tensor<A>| a + b)
+        }
     }
 }
 
@@ -182,12 +211,15 @@ impl ValueOp for Min {
     }
 }
 
-/// `argmax` or `argmin`: a (value, index) accumulator per tile element.
+/// `argmax` or `argmin`: a (value, index) accumulator per tile element, and the best
+/// value across a tile.
 pub trait IndexOp {
     /// The accumulator's start: the extreme a value must beat.
     fn init<A: Accumulator>() -> A::Native;
     /// Where `a` is strictly better than `b` (false when either is NaN).
     fn better<A: Accumulator>(a: Tensor<A>, b: Tensor<A>) -> Tensor<bool>;
+    /// The best value along `axis` (NaN ignored).
+    fn extreme<A: Accumulator>(t: Tensor<A>, axis: usize) -> Tensor<A>;
 }
 
 /// `argmax`: the first index of the maximum.
@@ -204,6 +236,9 @@ impl IndexOp for ArgMax {
     fn better<A: Accumulator>(a: Tensor<A>, b: Tensor<A>) -> Tensor<bool> {
         a.gt(b)
     }
+    fn extreme<A: Accumulator>(t: Tensor<A>, axis: usize) -> Tensor<A> {
+        max(t, axis)
+    }
 }
 
 impl IndexOp for ArgMin {
@@ -212,6 +247,9 @@ impl IndexOp for ArgMin {
     }
     fn better<A: Accumulator>(a: Tensor<A>, b: Tensor<A>) -> Tensor<bool> {
         a.lt(b)
+    }
+    fn extreme<A: Accumulator>(t: Tensor<A>, axis: usize) -> Tensor<A> {
+        min(t, axis)
     }
 }
 
@@ -231,7 +269,9 @@ pub struct Args<E, O> {
     pub block_n: usize,
 }
 
-/// One program's walk: its kept indices, and a tile of the reduced dimension at a time.
+/// One program's walk: its kept indices, and a tile of the reduced dimension at a time
+/// over its range `start..end` of that dimension (the whole line, or one row chunk of a
+/// split column reduction).
 struct Walk {
     axis: usize,
     block_m: usize,
@@ -241,23 +281,38 @@ struct Walk {
     kept_mask: Tensor<bool>,
     /// Their offsets in `x`, widened before the multiply so they never wrap.
     kept_offsets: Tensor<i64>,
-    /// The length of the reduced dimension, its stride, and the tile's extent along it.
-    n_along: Tensor<i32>,
+    /// The range of the reduced dimension this program walks, and that dimension's stride.
+    start: Tensor<i32>,
+    end: Tensor<i32>,
     stride_along: Tensor<i32>,
 }
 
 impl Walk {
+    /// The walk of a whole line: kept block `program_id(0)`, every index along.
     fn new<E, O>(a: &Args<E, O>, axis: usize) -> Walk {
+        let n_along = if axis == 1 { a.n_cols } else { a.n_rows };
+        Walk::over(a, axis, full::<i32>(&[], 0), n_along)
+    }
+
+    /// The walk of row chunk `program_id(1)` of a column reduction: rows
+    /// `chunk * rows_per_split .. min((chunk + 1) * rows_per_split, n_rows)`.
+    fn chunk<E, O>(a: &Args<E, O>, rows_per_split: Tensor<i32>) -> Walk {
+        let start = program_id(1) * rows_per_split;
+        let end = minimum(start + rows_per_split, a.n_rows);
+        Walk::over(a, Direction::Cols.axis(), start, end)
+    }
+
+    fn over<E, O>(a: &Args<E, O>, axis: usize, start: Tensor<i32>, end: Tensor<i32>) -> Walk {
         let pid = program_id(0);
-        let (block_kept, n_kept, stride_kept, n_along, stride_along) = if axis == 1 {
-            (a.block_m, a.n_rows, a.stride_row, a.n_cols, a.stride_col)
+        let (block_kept, n_kept, stride_kept, stride_along) = if axis == 1 {
+            (a.block_m, a.n_rows, a.stride_row, a.stride_col)
         } else {
-            (a.block_n, a.n_cols, a.stride_col, a.n_rows, a.stride_row)
+            (a.block_n, a.n_cols, a.stride_col, a.stride_row)
         };
         let kept = pid * block_kept as i32 + arange(0, block_kept);
         let kept_mask = kept.lt(n_kept);
         let kept_offsets = kept.to::<i64>() * stride_kept;
-        Walk { axis, block_m: a.block_m, block_n: a.block_n, kept, kept_mask, kept_offsets, n_along, stride_along }
+        Walk { axis, block_m: a.block_m, block_n: a.block_n, kept, kept_mask, kept_offsets, start, end, stride_along }
     }
 
     /// The tile's extent along the reduced dimension (the loop's step).
@@ -276,12 +331,17 @@ impl Walk {
         t.expand_dims(1 - self.axis)
     }
 
+    /// Runs `body(tile_start, carried)` for every tile of the walk's range, in order.
+    fn fold<C: Carry>(&self, init: C, body: impl FnOnce(Tensor<i32>, C) -> C) -> C {
+        for_range(self.start, self.end, self.step() as i32, init, body)
+    }
+
     /// The tile starting at index `start` of the reduced dimension: element offsets in
     /// `x`, the mask of elements that exist, and each element's index along the reduced
     /// dimension (the result of an arg reduction; a tile row or column, broadcast by use).
     fn tile(&self, start: Tensor<i32>) -> (Tensor<i64>, Tensor<bool>, Tensor<i32>) {
         let along = start + arange(0, self.step());
-        let mask = self.kept_dim(self.kept_mask) & self.along_dim(along.lt(self.n_along));
+        let mask = self.kept_dim(self.kept_mask) & self.along_dim(along.lt(self.end));
         let offsets = self.kept_dim(self.kept_offsets) + self.along_dim(along.to::<i64>() * self.stride_along);
         (offsets, mask, self.along_dim(along))
     }
@@ -290,42 +350,174 @@ impl Walk {
     fn store<O: ScalarMarker>(&self, y_ptr: Tensor<Ptr<O>>, stride_y: Tensor<i32>, value: Tensor<O>) {
         store(y_ptr + self.kept.to::<i64>() * stride_y, value, Some(self.kept_mask));
     }
+
+    /// Where this chunk's partial result of column `kept` goes: row `program_id(1)` of a
+    /// contiguous `[split, n_cols]` scratch buffer.
+    fn store_partial<O: ScalarMarker>(&self, part_ptr: Tensor<Ptr<O>>, n_cols: Tensor<i32>, value: Tensor<O>) {
+        let row = program_id(1).to::<i64>() * n_cols;
+        store(part_ptr + row + self.kept.to::<i64>(), value, Some(self.kept_mask));
+    }
 }
 
-/// `y[k] = op(x along the reduced dimension at kept index k)` for `sum`, `max`, `min`.
-pub fn value_body<E: ReduceElem, Op: ValueOp>(a: Args<E, E>, axis: usize) {
-    let walk = Walk::new(&a, axis);
+/// The accumulator tile of `sum`, `max` or `min` over the walk's range.
+fn value_fold<E: ReduceElem, O, Op: ValueOp>(a: &Args<E, O>, walk: &Walk) -> Tensor<E::Acc> {
     let acc = full::<E::Acc>(&[a.block_m, a.block_n], Op::init::<E::Acc>());
-    let acc = for_range(0, walk.n_along, walk.step() as i32, acc, |start, acc| {
+    walk.fold(acc, |start, acc| {
         let (offsets, mask, _) = walk.tile(start);
         let x = load(a.x_ptr + offsets, Some(mask), Some(Op::pad::<E>())).to::<E::Acc>();
         Op::step(acc, x)
-    });
-    walk.store(a.y_ptr, a.stride_y, Op::finish(acc, axis).to::<E>());
+    })
+}
+
+/// `y[k] = op(x along the reduced dimension at kept index k)` for `sum`, `max`, `min`,
+/// computed in `E`'s accumulator type and stored as `O` (`E` itself; or, combining the
+/// `f32` partials of a split `f16` / `bf16` reduction, that type).
+pub fn value_body<E: ReduceElem, O: ScalarMarker, Op: ValueOp>(a: Args<E, O>, axis: usize) {
+    let walk = Walk::new(&a, axis);
+    let acc = value_fold::<E, O, Op>(&a, &walk);
+    walk.store(a.y_ptr, a.stride_y, Op::finish(acc, axis).to::<O>());
+}
+
+/// The first pass of a split column reduction (`sum`, `max`, `min`): program `(c, s)`
+/// reduces rows `s * rows_per_split ..` of its `BLOCK_N` columns and stores the result
+/// in `E`'s accumulator type (no rounding to `f16` / `bf16` between the passes) at
+/// `y[s, column]` of the `[split, n_cols]` scratch buffer `a.y_ptr`.
+pub fn value_partial_body<E: ReduceElem, Op: ValueOp>(a: Args<E, E::Acc>, rows_per_split: Tensor<i32>) {
+    let walk = Walk::chunk(&a, rows_per_split);
+    let acc = value_fold::<E, E::Acc, Op>(&a, &walk);
+    walk.store_partial(a.y_ptr, a.n_cols, Op::finish(acc, walk.axis));
+}
+
+/// The second pass of a split column reduction: `y[c] = op(part[.., c])` over the
+/// `[split, n_cols]` partials, stored as `O`. The same walk as a direct column reduction
+/// of the contiguous partials (`sum` adds them in a fixed order: run to run, the same
+/// bits).
+pub fn value_combine_body<A: ReduceElem<Acc = A>, O: ScalarMarker, Op: ValueOp>(
+    part_ptr: Tensor<Ptr<A>>,
+    y_ptr: Tensor<Ptr<O>>,
+    split: Tensor<i32>,
+    n_cols: Tensor<i32>,
+    stride_y: Tensor<i32>,
+    (block_m, block_n): (usize, usize),
+) {
+    let a = partials_args(part_ptr, y_ptr, split, n_cols, stride_y, (block_m, block_n));
+    value_body::<A, O, Op>(a, Direction::Cols.axis());
+}
+
+/// The arguments of a walk over the contiguous `[split, n_cols]` partials.
+fn partials_args<A, O>(
+    part_ptr: Tensor<Ptr<A>>,
+    y_ptr: Tensor<Ptr<O>>,
+    split: Tensor<i32>,
+    n_cols: Tensor<i32>,
+    stride_y: Tensor<i32>,
+    (block_m, block_n): (usize, usize),
+) -> Args<A, O> {
+    Args {
+        x_ptr: part_ptr,
+        y_ptr,
+        n_rows: split,
+        n_cols,
+        stride_row: n_cols,
+        stride_col: full::<i32>(&[], 1),
+        stride_y,
+        block_m,
+        block_n,
+    }
+}
+
+/// The (value, index) accumulator tiles of `argmax` / `argmin` over the walk's range:
+/// per tile element the best value seen and the first index holding it (`NOT_FOUND`
+/// while nothing was taken).
+fn index_fold<E: ReduceElem, O, Op: IndexOp>(a: &Args<E, O>, walk: &Walk) -> (Tensor<E::Acc>, Tensor<i32>) {
+    let shape = [a.block_m, a.block_n];
+    let init = (full::<E::Acc>(&shape, Op::init::<E::Acc>()), full::<i32>(&shape, NOT_FOUND));
+    walk.fold(init, |start, (value, index)| {
+        let (offsets, mask, at) = walk.tile(start);
+        let x = load(a.x_ptr + offsets, Some(mask), Some(E::UNORDERED.unwrap_or(E::ZERO))).to::<E::Acc>();
+        // Each accumulator sees its indices in increasing order, so the first of equal
+        // values stays; an extreme equal to the start (`-inf` for argmax) is taken when
+        // nothing was found yet. NaN is never better nor equal, so it is never taken:
+        // neither is a masked-off element of a float type, which loads NaN.
+        let first = value.eq(x) & index.eq(NOT_FOUND);
+        let take = Op::better(x, value) | first;
+        let take = if E::UNORDERED.is_some() { take } else { mask & take };
+        (where_(take, x, value), where_(take, at, index))
+    })
+}
+
+/// Across the tile: the best value (`max` / `min`), then the lowest index among the
+/// accumulators holding it (`-0.0` and `+0.0` are equal; `NOT_FOUND` is above every
+/// index, so an accumulator that took nothing never wins unless none did). Two
+/// single-value reductions rather than one `reduce` of (value, index) pairs: each tree
+/// step is one shuffle and one `max` / `min` instead of two shuffles, two compares and
+/// two selects, and the pairs' registers are free once the best value is known.
+/// Accumulators hold no NaN, and both reductions are exact, so the result is the same.
+fn index_finish<A: Accumulator, Op: IndexOp>(
+    value: Tensor<A>,
+    index: Tensor<i32>,
+    axis: usize,
+) -> (Tensor<A>, Tensor<i32>) {
+    let best = Op::extreme(value, axis);
+    let at_best = where_(value.eq(best.expand_dims(axis)), index, NOT_FOUND);
+    (best, min(at_best, axis))
 }
 
 /// `y[k] = the first index of the extremum` along the reduced dimension (NaN ignored;
 /// 0 when there is none: a line of only NaN).
 pub fn index_body<E: ReduceElem, Op: IndexOp>(a: Args<E, i32>, axis: usize) {
     let walk = Walk::new(&a, axis);
+    let (value, index) = index_fold::<E, i32, Op>(&a, &walk);
+    let (_, index) = index_finish::<E::Acc, Op>(value, index, axis);
+    walk.store(a.y_ptr, a.stride_y, where_(index.ne(NOT_FOUND), index, 0));
+}
+
+/// The first pass of a split column `argmax` / `argmin`: each row chunk's best value in
+/// the accumulator type (a zero as `+0.0`; the start value where the chunk has none) at
+/// `a.y_ptr[s, c]`, and the first row holding a value equal to it (`i32::MAX` where
+/// none) at `index_ptr[s, c]`.
+pub fn index_partial_body<E: ReduceElem, Op: IndexOp>(
+    a: Args<E, E::Acc>,
+    index_ptr: Tensor<Ptr<i32>>,
+    rows_per_split: Tensor<i32>,
+) {
+    let walk = Walk::chunk(&a, rows_per_split);
+    let (value, index) = index_fold::<E, E::Acc, Op>(&a, &walk);
+    let (value, index) = index_finish::<E::Acc, Op>(value, index, walk.axis);
+    // Which zero an accumulator keeps depends on which came first in it; the combine only
+    // compares values (`-0.0 == +0.0`), so store `+0.0` for either: the same bits on every
+    // back end and tile.
+    let zero = full::<E::Acc>(&[a.block_n], <E::Acc as Accumulator>::ZERO);
+    walk.store_partial(a.y_ptr, a.n_cols, value + zero);
+    walk.store_partial(index_ptr, a.n_cols, index);
+}
+
+/// The second pass of a split column `argmax` / `argmin`: of the chunks' (value, row)
+/// partials of column `c`, the better value and of equal ones the lower row, as the
+/// direct kernel decides (a chunk without a row loses to any chunk with one; 0 where no
+/// chunk has one: a column of only NaN).
+#[allow(clippy::too_many_arguments)]
+pub fn index_combine_body<A: ReduceElem<Acc = A> + Accumulator, Op: IndexOp>(
+    part_ptr: Tensor<Ptr<A>>,
+    index_ptr: Tensor<Ptr<i32>>,
+    y_ptr: Tensor<Ptr<i32>>,
+    split: Tensor<i32>,
+    n_cols: Tensor<i32>,
+    stride_y: Tensor<i32>,
+    (block_m, block_n): (usize, usize),
+) {
+    let a = partials_args(part_ptr, y_ptr, split, n_cols, stride_y, (block_m, block_n));
+    let walk = Walk::new(&a, Direction::Cols.axis());
     let shape = [a.block_m, a.block_n];
-    let init = (full::<E::Acc>(&shape, Op::init::<E::Acc>()), full::<i32>(&shape, NOT_FOUND));
-    let (value, index) = for_range(0, walk.n_along, walk.step() as i32, init, |start, (value, index)| {
-        let (offsets, mask, at) = walk.tile(start);
-        let x = load(a.x_ptr + offsets, Some(mask), Some(E::ZERO)).to::<E::Acc>();
-        // Each accumulator sees its indices in increasing order, so the first of equal
-        // values stays; an extreme equal to the start (`-inf` for argmax) is taken when
-        // nothing was found yet. NaN is never better nor equal, so it is never taken.
-        let first = value.eq(x) & index.eq(NOT_FOUND);
-        let take = mask & (Op::better(x, value) | first);
+    let init = (full::<A>(&shape, Op::init::<A>()), full::<i32>(&shape, NOT_FOUND));
+    let (value, index) = walk.fold(init, |start, (value, index)| {
+        let (offsets, mask, _) = walk.tile(start);
+        let x = load(a.x_ptr + offsets, Some(mask), Some(Op::init::<A>()));
+        let at = load(index_ptr + offsets, Some(mask), Some(NOT_FOUND));
+        let take = Op::better(x, value) | (x.eq(value) & at.lt(index));
         (where_(take, x, value), where_(take, at, index))
     });
-    // Across the tile: the better value, and of equal values the lower index (`-0.0` and
-    // `+0.0` are equal). Accumulators hold no NaN, so this order is total.
-    let (_, index) = reduce((value, index), axis, |(va, ia): (Tensor<E::Acc>, Tensor<i32>), (vb, ib)| {
-        let b_wins = Op::better(vb, va) | (vb.eq(va) & ib.lt(ia));
-        (where_(b_wins, vb, va), where_(b_wins, ib, ia))
-    });
+    let (_, index) = index_finish::<A, Op>(value, index, walk.axis);
     walk.store(a.y_ptr, a.stride_y, where_(index.ne(NOT_FOUND), index, 0));
 }
 
@@ -339,15 +531,21 @@ macro_rules! reductions {
                              stride_col: i32, stride_y: i32; const BLOCK_M: usize, const BLOCK_N: usize) {
                     let args = Args { x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, stride_y,
                                       block_m: BLOCK_M, block_n: BLOCK_N };
-                    $body::<$e, $op>(args, Direction::axis($dir));
+                    reductions!(@call $body, $e, $out, $op, args, Direction::axis($dir));
                 }
             }
         )*
 
-        /// Every reduction kernel, named `{row|col}_{op}_{dtype}`.
+        /// Every direct reduction kernel, named `{row|col}_{op}_{dtype}`.
         pub fn all() -> Vec<rtriton::trace::KernelDef> {
             vec![$($name()),*]
         }
+    };
+    (@call value_body, $e:ty, $out:ty, $op:ty, $args:expr, $axis:expr) => {
+        value_body::<$e, $out, $op>($args, $axis)
+    };
+    (@call index_body, $e:ty, $out:ty, $op:ty, $args:expr, $axis:expr) => {
+        index_body::<$e, $op>($args, $axis)
     };
 }
 
@@ -394,6 +592,83 @@ reductions! {
     col_min_bf16 => bf16, value_body, Min, bf16, Cols;
     col_argmax_bf16 => bf16, index_body, ArgMax, i32, Cols;
     col_argmin_bf16 => bf16, index_body, ArgMin, i32, Cols;
+}
+
+/// The two passes of every split column reduction: `col_{op}_partials_{dtype}` (grid
+/// `[cdiv(n_cols, BLOCK_N), split]`, partials into a contiguous `[split, n_cols]`
+/// scratch buffer of the accumulator type; an arg reduction also the rows, into a second
+/// `i32` buffer) and `col_{op}_combine_{dtype}` (grid `[cdiv(n_cols, BLOCK_N)]`, the
+/// partials into `y`). `name => element type, accumulator type, operation, output type`.
+macro_rules! split_reductions {
+    (values { $($partials:ident, $combine:ident => $e:ty, $acc:ty, $op:ty;)* }
+     indices { $($ipartials:ident, $icombine:ident => $ie:ty, $iacc:ty, $iop:ty;)* }) => {
+        $(
+            kernel! {
+                pub fn $partials(x_ptr: Ptr<$e>, part_ptr: Ptr<$acc>, n_rows: i32, n_cols: i32, stride_row: i32,
+                                 stride_col: i32, rows_per_split: i32; const BLOCK_M: usize, const BLOCK_N: usize) {
+                    let args = Args { x_ptr, y_ptr: part_ptr, n_rows, n_cols, stride_row, stride_col,
+                                      stride_y: n_cols, block_m: BLOCK_M, block_n: BLOCK_N };
+                    value_partial_body::<$e, $op>(args, rows_per_split);
+                }
+            }
+            kernel! {
+                pub fn $combine(part_ptr: Ptr<$acc>, y_ptr: Ptr<$e>, split: i32, n_cols: i32, stride_y: i32;
+                                const BLOCK_M: usize, const BLOCK_N: usize) {
+                    value_combine_body::<$acc, $e, $op>(part_ptr, y_ptr, split, n_cols, stride_y, (BLOCK_M, BLOCK_N));
+                }
+            }
+        )*
+        $(
+            kernel! {
+                pub fn $ipartials(x_ptr: Ptr<$ie>, part_ptr: Ptr<$iacc>, index_ptr: Ptr<i32>, n_rows: i32,
+                                  n_cols: i32, stride_row: i32, stride_col: i32, rows_per_split: i32;
+                                  const BLOCK_M: usize, const BLOCK_N: usize) {
+                    let args = Args { x_ptr, y_ptr: part_ptr, n_rows, n_cols, stride_row, stride_col,
+                                      stride_y: n_cols, block_m: BLOCK_M, block_n: BLOCK_N };
+                    index_partial_body::<$ie, $iop>(args, index_ptr, rows_per_split);
+                }
+            }
+            kernel! {
+                pub fn $icombine(part_ptr: Ptr<$iacc>, index_ptr: Ptr<i32>, y_ptr: Ptr<i32>, split: i32,
+                                 n_cols: i32, stride_y: i32; const BLOCK_M: usize, const BLOCK_N: usize) {
+                    index_combine_body::<$iacc, $iop>(part_ptr, index_ptr, y_ptr, split, n_cols, stride_y,
+                                                      (BLOCK_M, BLOCK_N));
+                }
+            }
+        )*
+
+        /// Every split column reduction's two kernels, partials then combine.
+        pub fn all_split() -> Vec<(rtriton::trace::KernelDef, rtriton::trace::KernelDef)> {
+            vec![$(($partials(), $combine())),* , $(($ipartials(), $icombine())),*]
+        }
+    };
+}
+
+split_reductions! {
+    values {
+    col_sum_partials_f32, col_sum_combine_f32 => f32, f32, Sum;
+    col_max_partials_f32, col_max_combine_f32 => f32, f32, Max;
+    col_min_partials_f32, col_min_combine_f32 => f32, f32, Min;
+    col_sum_partials_i32, col_sum_combine_i32 => i32, i32, Sum;
+    col_max_partials_i32, col_max_combine_i32 => i32, i32, Max;
+    col_min_partials_i32, col_min_combine_i32 => i32, i32, Min;
+    col_sum_partials_f16, col_sum_combine_f16 => f16, f32, Sum;
+    col_max_partials_f16, col_max_combine_f16 => f16, f32, Max;
+    col_min_partials_f16, col_min_combine_f16 => f16, f32, Min;
+    col_sum_partials_bf16, col_sum_combine_bf16 => bf16, f32, Sum;
+    col_max_partials_bf16, col_max_combine_bf16 => bf16, f32, Max;
+    col_min_partials_bf16, col_min_combine_bf16 => bf16, f32, Min;
+    }
+    indices {
+    col_argmax_partials_f32, col_argmax_combine_f32 => f32, f32, ArgMax;
+    col_argmin_partials_f32, col_argmin_combine_f32 => f32, f32, ArgMin;
+    col_argmax_partials_i32, col_argmax_combine_i32 => i32, i32, ArgMax;
+    col_argmin_partials_i32, col_argmin_combine_i32 => i32, i32, ArgMin;
+    col_argmax_partials_f16, col_argmax_combine_f16 => f16, f32, ArgMax;
+    col_argmin_partials_f16, col_argmin_combine_f16 => f16, f32, ArgMin;
+    col_argmax_partials_bf16, col_argmax_combine_bf16 => bf16, f32, ArgMax;
+    col_argmin_partials_bf16, col_argmin_combine_bf16 => bf16, f32, ArgMin;
+    }
 }
 
 /// Tile elements per thread: 16 at 4 warps or more, held in registers with the loads in

@@ -60,6 +60,23 @@ pub struct SoftmaxArgs<T: SoftmaxElement> {
     pub n_cols: Tensor<i32>,
 }
 
+/// `exp(row - max(row)) / sum(exp(row - max(row)))` of one row held in a block: the math
+/// both single-block bodies share.
+fn softmax_of_row(row: Tensor<f32>) -> Tensor<f32> {
+    // Subtract the maximum for numerical stability (exp cannot overflow).
+    let row_minus_max = row - max(row, 0);
+    // `exp` is `ex2.approx` of the argument scaled by log2(e), as in Triton.
+    let numerator = exp(row_minus_max);
+    // Triton's `tl.sum`. rtriton's `sum` adds left to right on the interpreter, an
+    // error growing with the width; `reduce` with `+` adds in one balanced tree on
+    // every back end: the same bits everywhere and an error of log2(width) ulp.
+    let denominator = reduce(numerator, 0, |a: Tensor<f32>, b: Tensor<f32>| a + b);
+    // One correctly rounded reciprocal per row, then a multiply per element: within
+    // one ulp of `numerator / denominator`, without a `div.rn` (a dozen instructions
+    // and a slow path) per element.
+    numerator * (1.0 / denominator)
+}
+
 /// The tutorial's `softmax_kernel` body for any element type: the row in one block.
 pub fn softmax_rows<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: usize) {
     // The rows of the softmax are independent, so programs take every `row_step`-th row.
@@ -74,38 +91,72 @@ pub fn softmax_rows<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: usize) {
         let input_ptrs = a.input_ptr + row_idx * a.input_row_stride + cols * a.input_col_stride;
         // Padding lanes read -inf: they change neither the maximum nor the sum.
         let row = load(input_ptrs, Some(mask), Some(T::NEG_INF)).to::<f32>();
-        // Subtract the maximum for numerical stability (exp cannot overflow).
-        let row_minus_max = row - max(row, 0);
-        // `exp` is `ex2.approx` of the argument scaled by log2(e), as in Triton.
-        let numerator = exp(row_minus_max);
-        // Triton's `tl.sum`. rtriton's `sum` adds left to right on the interpreter, an
-        // error growing with the width; `reduce` with `+` adds in one balanced tree on
-        // every back end: the same bits everywhere and an error of log2(width) ulp.
-        let denominator = reduce(numerator, 0, |a: Tensor<f32>, b: Tensor<f32>| a + b);
-        let softmax_output = numerator / denominator;
+        let softmax_output = softmax_of_row(row);
         let output_ptrs = a.output_ptr + row_idx * a.output_row_stride + cols * a.output_col_stride;
         store(output_ptrs, softmax_output.to::<T>(), Some(mask));
+    });
+}
+
+/// [`softmax_rows`] with the next row's load issued before this row's reductions: the
+/// row loop carries the loaded row, so while a program reduces and writes row `r` the
+/// loads of row `r + row_step` are in flight. Triton's tutorial gets this overlap from
+/// `tl.range(..., num_stages=num_stages)`, its software pipeliner (which stages the next
+/// rows in shared memory); here the pipelining is written in the body, one row ahead, in
+/// registers. It pays off with a persistent grid (fewer programs than rows, each looping,
+/// as the tutorial launches); with one program per row the prefetch is fully masked.
+pub fn softmax_rows_prefetch<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: usize) {
+    let row_start = program_id(0);
+    let row_step = num_programs(0);
+    let col_offsets = arange(0, block_size);
+    let mask = col_offsets.lt(a.n_cols);
+    let cols = col_offsets.to::<i64>();
+    let in_cols = cols * a.input_col_stride;
+    let out_cols = cols * a.output_col_stride;
+    // Row `row_idx`, or nothing loaded (all -inf) past the last row.
+    let load_row = |row_idx: Tensor<i32>| {
+        let in_range = mask & row_idx.lt(a.n_rows);
+        let ptrs = a.input_ptr + row_idx.to::<i64>() * a.input_row_stride + in_cols;
+        load(ptrs, Some(in_range), Some(T::NEG_INF))
+    };
+    let first = load_row(row_start);
+    for_range(row_start, a.n_rows, row_step, first, |row_idx, loaded| {
+        // `row_idx < n_rows` and `row_step <= n_rows` for any grid the plan launches, so
+        // the sum stays below 2 * n_rows: it cannot wrap for n_rows < 2^30.
+        let next = load_row(row_idx + row_step);
+        let softmax_output = softmax_of_row(loaded.to::<f32>());
+        let output_ptrs = a.output_ptr + row_idx.to::<i64>() * a.output_row_stride + out_cols;
+        store(output_ptrs, softmax_output.to::<T>(), Some(mask));
+        next
     });
 }
 
 /// The online softmax body for any element type: rows of any width in tiles of
 /// `block_size` columns. The first pass keeps a running maximum `m` and a running sum `d`
 /// of `exp(x - m)`, rescaled whenever the maximum grows: `d = d * exp(m_old - m_new) +
-/// sum(exp(x - m_new))`; the second pass writes `exp(x - m) / d`.
+/// sum(exp(x - m_new))`; the second pass writes `exp(x - m) / d`. Both passes load the
+/// next tile before working on the current one (the loop carries the loaded tile), so a
+/// tile's loads are in flight during the previous tile's reductions, as in
+/// [`softmax_rows_prefetch`].
 pub fn softmax_online_rows<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: usize) {
     let row_start = program_id(0);
     let row_step = num_programs(0);
     let col_offsets = arange(0, block_size);
+    let tile = block_size as i32;
     for_range(row_start, a.n_rows, row_step, (), |row_idx, ()| {
         let row_idx = row_idx.to::<i64>();
         let input_row = a.input_ptr + row_idx * a.input_row_stride;
         let output_row = a.output_ptr + row_idx * a.output_row_stride;
+        // The tile at `start`; past the row's end nothing is loaded (all -inf). `start`
+        // stays below `n_cols + tile`: no i32 wrap for widths under 2^31 - 2^20.
+        let load_tile = |start: Tensor<i32>| {
+            let cols = start + col_offsets;
+            load(input_row + cols.to::<i64>() * a.input_col_stride, Some(cols.lt(a.n_cols)), Some(T::NEG_INF))
+        };
         let m = full::<f32>(&[], NEG_INF);
         let d = full::<f32>(&[], 0.0);
-        let (m, d) = for_range(0, a.n_cols, block_size as i32, (m, d), |start, (m, d)| {
-            let cols = start + col_offsets;
-            let mask = cols.lt(a.n_cols);
-            let x = load(input_row + cols.to::<i64>() * a.input_col_stride, Some(mask), Some(T::NEG_INF));
+        let first = load_tile(full::<i32>(&[], 0));
+        let (m, d, _) = for_range(0, a.n_cols, tile, (m, d, first), |start, (m, d, x)| {
+            let next = load_tile(start + tile);
             let x = x.to::<f32>();
             let m_new = maximum(m, max(x, 0));
             // While every element so far is -inf, m_new is -inf and exp(-inf - -inf)
@@ -115,15 +166,21 @@ pub fn softmax_online_rows<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: usi
             let m_shift = where_(m_new.gt(NEG_INF), m_new, 0.0);
             let tile_sum = reduce(exp(x - m_shift), 0, |a: Tensor<f32>, b: Tensor<f32>| a + b);
             let d_new = d * exp(m - m_shift) + tile_sum;
-            (m_new, d_new)
+            (m_new, d_new, next)
         });
-        for_range(0, a.n_cols, block_size as i32, (), |start, ()| {
+        // One reciprocal per row, as in the single-block kernels.
+        let inv_d = 1.0 / d;
+        let first = load_tile(full::<i32>(&[], 0));
+        for_range(0, a.n_cols, tile, first, |start, x| {
+            let next = load_tile(start + tile);
             let cols = start + col_offsets;
-            let mask = cols.lt(a.n_cols);
-            let cols = cols.to::<i64>();
-            let x = load(input_row + cols * a.input_col_stride, Some(mask), Some(T::NEG_INF)).to::<f32>();
-            let softmax_output = exp(x - m) / d;
-            store(output_row + cols * a.output_col_stride, softmax_output.to::<T>(), Some(mask));
+            let softmax_output = exp(x.to::<f32>() - m) * inv_d;
+            store(
+                output_row + cols.to::<i64>() * a.output_col_stride,
+                softmax_output.to::<T>(),
+                Some(cols.lt(a.n_cols)),
+            );
+            next
         });
     });
 }
@@ -159,6 +216,12 @@ softmax_kernels! {
     softmax_online_kernel_f16: f16 => softmax_online_rows;
     /// Row softmax of a bf16 matrix of any width, online (math in f32).
     softmax_online_kernel_bf16: bf16 => softmax_online_rows;
+    /// Row softmax of an f32 matrix, one block per row, the next row prefetched.
+    softmax_prefetch_kernel_f32: f32 => softmax_rows_prefetch;
+    /// Row softmax of an f16 matrix, one block per row, the next row prefetched.
+    softmax_prefetch_kernel_f16: f16 => softmax_rows_prefetch;
+    /// Row softmax of a bf16 matrix, one block per row, the next row prefetched.
+    softmax_prefetch_kernel_bf16: bf16 => softmax_rows_prefetch;
 }
 
 /// The widest row the single-block kernel takes: `BLOCK_SIZE` 16384 at 16 warps is 32
@@ -166,9 +229,15 @@ softmax_kernels! {
 /// register file; wider rows go to the online kernel.
 pub const MAX_SINGLE_BLOCK: usize = 16384;
 
-/// The online kernel's tile: 8192 columns at 16 warps, 16 f32 per thread (four 16-byte
-/// loads of a contiguous f32 row).
-pub const ONLINE_TILE: usize = 8192;
+/// The online kernel's tile for rows of 16-byte vectors: 16384 columns, 128 bytes per
+/// thread (16 warps of f32, 8 of f16), twice that with the prefetched tile. Measured on
+/// the H200 at 2048 x 32768 (`docs/results/2026-12-04-h200-run5/softmax-online/`): 1.09x
+/// (f32) and 1.03x (f16) faster than tiles of 8192 without prefetch.
+pub const ONLINE_TILE: usize = 16384;
+
+/// The online kernel's tile for rows loaded element by element: 4096 columns at 8 warps
+/// (16 elements per thread, each with its own address register, twice with the prefetch).
+pub const SCALAR_ONLINE_TILE: usize = 4096;
 
 /// Which body a launch uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -177,6 +246,8 @@ pub enum Form {
     SingleBlock,
     /// `softmax_online_kernel_*`: tiles, two passes.
     Online,
+    /// `softmax_prefetch_kernel_*`: the row in one block, the next row's load in flight.
+    Prefetch,
 }
 
 /// The element types the kernels are instantiated for.
@@ -197,6 +268,14 @@ impl Dtype {
             Dtype::Bf16 => "bf16",
         }
     }
+
+    /// Bytes per element.
+    pub fn bytes(self) -> usize {
+        match self {
+            Dtype::F32 => 4,
+            Dtype::F16 | Dtype::Bf16 => 2,
+        }
+    }
 }
 
 /// How to launch the softmax of `n_cols`-wide rows.
@@ -205,6 +284,8 @@ pub struct Plan {
     pub form: Form,
     pub block_size: usize,
     pub num_warps: u32,
+    /// One program per SM, each looping over rows ([`grid`]), instead of one per row.
+    pub persistent: bool,
 }
 
 impl Plan {
@@ -223,35 +304,68 @@ pub fn kernel_def(form: Form, dtype: Dtype) -> KernelDef {
         (Form::Online, Dtype::F32) => softmax_online_kernel_f32(),
         (Form::Online, Dtype::F16) => softmax_online_kernel_f16(),
         (Form::Online, Dtype::Bf16) => softmax_online_kernel_bf16(),
+        (Form::Prefetch, Dtype::F32) => softmax_prefetch_kernel_f32(),
+        (Form::Prefetch, Dtype::F16) => softmax_prefetch_kernel_f16(),
+        (Form::Prefetch, Dtype::Bf16) => softmax_prefetch_kernel_bf16(),
     }
 }
 
-/// The launch for rows of `n_cols`: one block of the next power of two when that is at
-/// most [`MAX_SINGLE_BLOCK`] (the tutorial's `triton.next_power_of_2(n_cols)`), else
-/// the online kernel in tiles of [`ONLINE_TILE`].
-pub fn plan(n_cols: usize) -> Plan {
+/// The launch for rows of `n_cols` elements of `dtype`, `vectors` saying whether the rows'
+/// loads and stores are 16-byte vectors (contiguous columns, and the width, the row
+/// strides and the offsets multiples of 16 elements, as Triton's specialization proves).
+///
+/// One block of the next power of two when that is at most [`MAX_SINGLE_BLOCK`] (the
+/// tutorial's `triton.next_power_of_2(n_cols)`), else the online kernel in tiles of
+/// [`ONLINE_TILE`] ([`SCALAR_ONLINE_TILE`] without vectors). A vector block that takes 16 warps (32 KiB of row or more) runs the
+/// prefetching kernel on a persistent grid: one 512-thread program per SM is what its
+/// registers allow (up to 128 per thread with the prefetched row), and without the next
+/// row in flight such a program leaves its SM's memory pipe idle while it reduces
+/// (measured: `docs/results/2026-12-04-h200-run5/`). Element-wise accesses take an address
+/// register per element: they get the warps of f32 and no prefetch, which would spill.
+pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool) -> Plan {
     let block = n_cols.max(1).next_power_of_two();
+    // Registers per element: a vector shares its address, a scalar access does not.
+    let bytes = if vectors { dtype.bytes() } else { 4 };
     if block <= MAX_SINGLE_BLOCK {
-        Plan { form: Form::SingleBlock, block_size: block, num_warps: num_warps(block) }
+        let num_warps = warps_for(block * bytes);
+        let persistent = vectors && num_warps == MAX_WARPS;
+        let form = if persistent { Form::Prefetch } else { Form::SingleBlock };
+        Plan { form, block_size: block, num_warps, persistent }
     } else {
-        Plan { form: Form::Online, block_size: ONLINE_TILE, num_warps: num_warps(ONLINE_TILE) }
+        // 128 bytes of tile per thread with vectors, 16 elements without.
+        let (tile, num_warps) = if vectors {
+            (ONLINE_TILE, warps_for(ONLINE_TILE * bytes / 2))
+        } else {
+            (SCALAR_ONLINE_TILE, warps_for(SCALAR_ONLINE_TILE * 4))
+        };
+        Plan { form: Form::Online, block_size: tile, num_warps, persistent: false }
     }
 }
 
-/// Warps for a block of `block_size` columns: one per 512 columns (16 f32 per thread,
-/// four 16-byte loads), from 1 to 16. Measured on the H200 against one warp per 256
-/// columns (the tutorial's older 4 / 8 / 16 rule) and per 256 up to 32 warps
-/// (`docs/results/2026-12-04-h200-run4/softmax-warps/`): half the warps ran 4096-column
-/// rows 1.23x faster (f32 and f16) and 1024-column rows 1.0-1.14x, while 32 warps on
-/// 16384 columns ran slower than 16.
-pub fn num_warps(block_size: usize) -> u32 {
-    (block_size / 512).clamp(1, 16) as u32
+/// The most warps a softmax block takes.
+pub const MAX_WARPS: u32 = 16;
+
+/// Warps for a block of `block_size` elements of `dtype` loaded as 16-byte vectors: see
+/// [`plan`].
+pub fn num_warps(block_size: usize, dtype: Dtype) -> u32 {
+    warps_for(block_size * dtype.bytes())
 }
 
-/// One program per row (each program's row loop then runs once); a smaller grid makes the
-/// programs loop, as the tutorial's persistent form does.
-pub fn grid(n_rows: usize) -> [u32; 3] {
-    [n_rows.max(1) as u32, 1, 1]
+/// Warps for a block of `bytes`: one per 2 KiB (each thread four 16-byte loads: 16 f32 or
+/// 32 f16), from 1 to [`MAX_WARPS`]. Measured on the H200
+/// (`docs/results/2026-12-04-h200-run4/softmax-warps/`, `.../2026-12-04-h200-run5/`): per 2
+/// KiB ran 4096-column f32 rows 1.23x faster than per 1 KiB (the tutorial's older 4 / 8 /
+/// 16 rule), and 4096-column f16 rows 1.11x faster at 4 warps than at 8.
+fn warps_for(bytes: usize) -> u32 {
+    (bytes / 2048).clamp(1, MAX_WARPS as usize) as u32
+}
+
+/// The programs of a launch of `plan` over `n_rows` rows on a device of `sm_count` SMs:
+/// one per row, or for a persistent plan one per SM (fewer when there are fewer rows),
+/// each taking every `grid`-th row as the tutorial's persistent loop does.
+pub fn grid(plan: Plan, n_rows: usize, sm_count: usize) -> [u32; 3] {
+    let programs = if plan.persistent { n_rows.min(sm_count.max(1)) } else { n_rows };
+    [programs.max(1) as u32, 1, 1]
 }
 
 #[cfg(test)]
@@ -260,26 +374,52 @@ mod tests {
 
     #[test]
     fn plan_covers_a_row_in_one_block_up_to_the_limit_and_goes_online_past_it() {
+        use Dtype::{F16, F32};
+        use Form::{Online, Prefetch, SingleBlock};
+        // (width, dtype, 16-byte vectors, form, block, warps)
         let table = [
-            (1, Form::SingleBlock, 1, 1),
-            (7, Form::SingleBlock, 8, 1),
-            (781, Form::SingleBlock, 1024, 2),
-            (1024, Form::SingleBlock, 1024, 2),
-            (2048, Form::SingleBlock, 2048, 4),
-            (4096, Form::SingleBlock, 4096, 8),
-            (4097, Form::SingleBlock, 8192, 16),
-            (16384, Form::SingleBlock, 16384, 16),
-            (16385, Form::Online, ONLINE_TILE, 16),
-            (1 << 20, Form::Online, ONLINE_TILE, 16),
+            (1, F32, false, SingleBlock, 1, 1),
+            (7, F32, false, SingleBlock, 8, 1),
+            (781, F32, false, SingleBlock, 1024, 2),
+            (781, F16, false, SingleBlock, 1024, 2),
+            (1024, F32, true, SingleBlock, 1024, 2),
+            (1024, F16, true, SingleBlock, 1024, 1),
+            (2048, F32, true, SingleBlock, 2048, 4),
+            (4096, F32, true, SingleBlock, 4096, 8),
+            (4096, F16, true, SingleBlock, 4096, 4),
+            (4096, F16, false, SingleBlock, 4096, 8),
+            (4097, F32, false, SingleBlock, 8192, 16),
+            (8192, F32, true, Prefetch, 8192, 16),
+            (8192, F16, true, SingleBlock, 8192, 8),
+            (16384, F32, true, Prefetch, 16384, 16),
+            (16384, F16, true, Prefetch, 16384, 16),
+            (16384, F32, false, SingleBlock, 16384, 16),
+            (16384, F16, false, SingleBlock, 16384, 16),
+            (16385, F32, false, Online, SCALAR_ONLINE_TILE, 8),
+            (16385, F16, false, Online, SCALAR_ONLINE_TILE, 8),
+            (32768, F32, true, Online, ONLINE_TILE, 16),
+            (32768, F16, true, Online, ONLINE_TILE, 8),
+            (1 << 20, F32, true, Online, ONLINE_TILE, 16),
         ];
-        for (n_cols, form, block_size, num_warps) in table {
-            assert_eq!(plan(n_cols), Plan { form, block_size, num_warps }, "n_cols {n_cols}");
+        for (n_cols, dtype, vectors, form, block_size, num_warps) in table {
+            let persistent = form == Prefetch;
+            let want = Plan { form, block_size, num_warps, persistent };
+            assert_eq!(plan(n_cols, dtype, vectors), want, "n_cols {n_cols} {dtype:?} vectors {vectors}");
+        }
+    }
+
+    #[test]
+    fn a_persistent_grid_is_one_program_per_sm_or_per_row_when_fewer() {
+        let (wide, narrow) = (plan(16384, Dtype::F32, true), plan(1024, Dtype::F32, true));
+        let table = [(wide, 4096, 132, 132), (wide, 100, 132, 100), (wide, 0, 132, 1), (narrow, 4096, 132, 4096)];
+        for (p, rows, sms, programs) in table {
+            assert_eq!(grid(p, rows, sms), [programs, 1, 1], "{p:?} {rows} rows");
         }
     }
 
     #[test]
     fn every_kernel_has_its_dtype_in_its_name() {
-        for form in [Form::SingleBlock, Form::Online] {
+        for form in [Form::SingleBlock, Form::Online, Form::Prefetch] {
             for dtype in Dtype::ALL {
                 let def = kernel_def(form, dtype);
                 assert!(def.name.ends_with(dtype.name()), "{}", def.name);

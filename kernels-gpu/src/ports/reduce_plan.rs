@@ -1,0 +1,217 @@
+//! How a column-wise reduction (`x.sum(dim=0)`, ...) is launched: one direct kernel, or
+//! its rows split across programs in two launches.
+//!
+//! A direct column kernel gives one program per `BLOCK_N` columns, each walking every
+//! row: 1024 columns make 8 programs of 128 columns on a GPU of 132 SMs, far too few to
+//! keep its memory busy (the H200 measured 64 programs at 0.25x to 0.94x torch). When the
+//! columns alone give fewer programs than [`programs_wanted`], the rows are cut into
+//! chunks of `rows_per_split` (a multiple of `BLOCK_M`): the partials kernel (grid
+//! `[cdiv(n_cols, BLOCK_N), split]`) reduces each chunk of each column block into a
+//! contiguous `[split, n_cols]` scratch buffer of the accumulator type, and the combine
+//! kernel reduces those partials along the chunks into `y`. Both passes walk in a fixed
+//! order, so a float `sum` gives the same bits run to run, and an arg reduction keeps the
+//! lowest row of equal extremes (`ports::reduce`'s module doc).
+//!
+//! Pure data, as `row_max_plan`: the SM count is an input (the device's on the GPU,
+//! [`NOMINAL_SM_COUNT`] where there is none).
+//!
+//! Tiles: `BLOCK_N` spans one 16-byte load per thread across a warp (128 `f32`/`i32`,
+//! 256 `f16`/`bf16` columns, fewer for narrower inputs) so a warp reads whole rows of
+//! contiguous columns with vector loads, and `BLOCK_M` fills the tile to 2048 elements
+//! (16 per thread at 4 warps: that many loads in flight per thread).
+
+pub use crate::row_max_plan::NOMINAL_SM_COUNT;
+
+use super::reduce::elems_per_thread;
+
+/// Warps of every column reduction launch.
+pub const NUM_WARPS: usize = 4;
+/// Bytes a thread loads at once: one 16-byte vector.
+const VECTOR_BYTES: usize = 16;
+/// Bytes of loads an SM should have in flight, from which the programs wanted per SM
+/// follow: twice H200 bandwidth x DRAM latency / SMs (4.8 TB/s x 0.9 us / 132 = 32 KiB),
+/// about what the row-wise kernels that reach 3.6 TB/s there have (12 resident programs
+/// of 8 KiB tiles per SM at 4096 x 16384).
+pub const BYTES_IN_FLIGHT_PER_SM: usize = 64 << 10;
+/// The fewest programs per SM a split aims at (the "about 4x the SM count").
+pub const MIN_PROGRAMS_PER_SM: usize = 4;
+/// A chunk holds at least this many tiles, so a program's setup and its reduction across
+/// the tile are paid over several loads and the partials stay a small fraction of `x`.
+pub const MIN_TILES_PER_SPLIT: usize = 2;
+/// The most chunks: the combine then reads at most four tiles of 64 partials per program
+/// (a wider split would make its 32 or so programs walk megabytes), and the grid's axis 1
+/// (at most 65535) holds them.
+pub const MAX_SPLIT: usize = 256;
+/// Bytes of a partial (`f32` or `i32`: every accumulator type).
+const PARTIAL_BYTES: usize = 4;
+
+/// How to launch one column reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColPlan {
+    /// The direct `col_{op}_{dtype}` kernel, grid `[cdiv(n_cols, BLOCK_N)]`.
+    Direct { blocks: (usize, usize) },
+    /// `col_{op}_partials_{dtype}` then `col_{op}_combine_{dtype}`.
+    Split(SplitPlan),
+}
+
+/// The two launches of a split column reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SplitPlan {
+    /// `(BLOCK_M, BLOCK_N)` of the partials kernel.
+    pub blocks: (usize, usize),
+    /// Rows per chunk: a multiple of `BLOCK_M`.
+    pub rows_per_split: usize,
+    /// Chunks: `cdiv(n_rows, rows_per_split)`, the partial rows.
+    pub split: usize,
+    /// `(BLOCK_M, BLOCK_N)` of the combine kernel (its `BLOCK_M` runs along the chunks).
+    pub combine_blocks: (usize, usize),
+}
+
+impl SplitPlan {
+    /// A split of `n_rows` in chunks of `rows_per_split` with the given tiles, the
+    /// combine's tiles chosen for `n_cols` columns on `sm_count` SMs.
+    pub fn new(blocks: (usize, usize), rows_per_split: usize, n_rows: usize, n_cols: usize, sm_count: usize) -> Self {
+        let split = n_rows.max(1).div_ceil(rows_per_split.max(1));
+        SplitPlan { blocks, rows_per_split, split, combine_blocks: combine_blocks(split, n_cols, sm_count) }
+    }
+
+    /// The partials kernel's grid.
+    pub fn partials_grid(&self, n_cols: usize) -> [u32; 3] {
+        [n_cols.div_ceil(self.blocks.1) as u32, self.split as u32, 1]
+    }
+
+    /// The combine kernel's grid.
+    pub fn combine_grid(&self, n_cols: usize) -> [u32; 3] {
+        [n_cols.div_ceil(self.combine_blocks.1) as u32, 1, 1]
+    }
+
+    /// Float roundings on the deepest path to a result (a line's `sum`): along a chunk's
+    /// loop and its sum across the tile's rows, then along the combine's.
+    pub fn sum_depth(&self) -> usize {
+        col_sum_depth(self.rows_per_split, self.blocks.0) + col_sum_depth(self.split, self.combine_blocks.0)
+    }
+}
+
+/// Float roundings on the deepest path of a column sum over `n` rows in tiles of `b`
+/// rows: `ceil(n / b) - 1` additions along the loop, then the sum of the tile's `b`
+/// accumulators: with `sum` (tiles of at most `SUM_ACROSS_ROWS_MAX` rows) in no fixed
+/// order, up to `b - 1` deep; else the balanced tree, `log2(b)`.
+pub fn col_sum_depth(n: usize, b: usize) -> usize {
+    let tile = if b <= super::reduce::SUM_ACROSS_ROWS_MAX { b.saturating_sub(1) } else { b.ilog2() as usize };
+    n.div_ceil(b) - 1 + tile
+}
+
+fn pow2(n: usize) -> usize {
+    n.max(1).next_power_of_two()
+}
+
+/// `(BLOCK_M, BLOCK_N)` of a column reduction of `elem_bytes`-byte elements (module doc).
+pub fn col_blocks(elem_bytes: usize, n_rows: usize, n_cols: usize) -> (usize, usize) {
+    let tile = elems_per_thread(NUM_WARPS) * 32 * NUM_WARPS;
+    let block_n = pow2(n_cols).min(32 * VECTOR_BYTES / elem_bytes.max(1)).min(tile);
+    ((tile / block_n).min(pow2(n_rows)), block_n)
+}
+
+/// Programs that keep [`BYTES_IN_FLIGHT_PER_SM`] of `tile_bytes`-byte tiles in flight on
+/// each of `sm_count` SMs, and at least [`MIN_PROGRAMS_PER_SM`] per SM.
+pub fn programs_wanted(tile_bytes: usize, sm_count: usize) -> usize {
+    sm_count.max(1) * BYTES_IN_FLIGHT_PER_SM.div_ceil(tile_bytes.max(1)).max(MIN_PROGRAMS_PER_SM)
+}
+
+/// The plan of an `n_rows x n_cols` column reduction of `elem_bytes`-byte elements on a
+/// GPU of `sm_count` SMs (module doc): split when the column blocks are fewer than
+/// [`programs_wanted`] and the rows hold at least two chunks of [`MIN_TILES_PER_SPLIT`]
+/// tiles. Chunks take as many tiles as leave at least the wanted programs (so the last
+/// chunk may be short).
+pub fn col_plan(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize) -> ColPlan {
+    let blocks = col_blocks(elem_bytes, n_rows, n_cols);
+    let (block_m, block_n) = blocks;
+    let column_programs = n_cols.max(1).div_ceil(block_n);
+    let wanted = programs_wanted(block_m * block_n * elem_bytes, sm_count);
+    if column_programs >= wanted {
+        return ColPlan::Direct { blocks };
+    }
+    let row_tiles = n_rows.max(1).div_ceil(block_m);
+    if row_tiles < 2 * MIN_TILES_PER_SPLIT {
+        return ColPlan::Direct { blocks };
+    }
+    let splits_wanted = wanted.div_ceil(column_programs);
+    let tiles_per_split = (row_tiles / splits_wanted).max(MIN_TILES_PER_SPLIT).max(row_tiles.div_ceil(MAX_SPLIT));
+    let rows_per_split = tiles_per_split * block_m;
+    if rows_per_split >= n_rows {
+        return ColPlan::Direct { blocks };
+    }
+    ColPlan::Split(SplitPlan::new(blocks, rows_per_split, n_rows, n_cols, sm_count))
+}
+
+/// The combine's tiles: `BLOCK_N` of 32 to 128 columns (four partials per thread, one
+/// 16-byte load), narrow enough that the columns give a program per SM where they can,
+/// and `BLOCK_M` along the chunks filling the tile.
+fn combine_blocks(split: usize, n_cols: usize, sm_count: usize) -> (usize, usize) {
+    let tile = elems_per_thread(NUM_WARPS) * 32 * NUM_WARPS;
+    let per_sm = (n_cols / sm_count.max(1)).max(1);
+    let widest = 32 * VECTOR_BYTES / PARTIAL_BYTES;
+    let block_n = pow2(n_cols).min((1 << per_sm.ilog2()).clamp(32, widest));
+    ((tile / block_n).min(pow2(split)), block_n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(elem bytes, n_rows, n_cols)` -> the plan on an H200 (132 SMs): the peer script's
+    /// shapes all split (their column blocks are 4 to 256, far below the 1056 (`f32`) or
+    /// 2112 (16-bit) programs wanted), with chunks of whole tiles and the wanted programs
+    /// where the rows and the chunk cap allow; wide-enough inputs stay direct.
+    #[test]
+    fn plans_on_an_h200() {
+        let split = |blocks, rows_per_split, split, combine_blocks| {
+            ColPlan::Split(SplitPlan { blocks, rows_per_split, split, combine_blocks })
+        };
+        let table = [
+            ((4, 4096, 1024), split((16, 128), 32, 128, (64, 32))),
+            ((4, 4096, 4096), split((16, 128), 112, 37, (64, 32))),
+            ((4, 4096, 16384), split((16, 128), 448, 10, (16, 64))),
+            ((4, 2048, 32768), split((16, 128), 400, 6, (8, 128))),
+            ((4, 32768, 1024), split((16, 128), 240, 137, (64, 32))),
+            ((2, 4096, 1024), split((8, 256), 16, 256, (64, 32))),
+            // Capped at 256 chunks (the wanted 2112 programs would need 528).
+            ((2, 32768, 1024), split((8, 256), 128, 256, (64, 32))),
+            // Columns enough for the 1056 programs wanted: direct.
+            ((4, 64, 1 << 18), ColPlan::Direct { blocks: (16, 128) }),
+            // Too few rows for two chunks of two tiles: direct.
+            ((4, 40, 1024), ColPlan::Direct { blocks: (16, 128) }),
+            ((4, 1000, 3), ColPlan::Direct { blocks: (512, 4) }),
+        ];
+        for ((bytes, rows, cols), want) in table {
+            assert_eq!(col_plan(bytes, rows, cols, 132), want, "{rows}x{cols} of {bytes}-byte elements");
+        }
+    }
+
+    /// Every split: chunks of whole tiles and at least two of them, every row in exactly
+    /// one chunk, at most `MAX_SPLIT` chunks, and the wanted programs unless the rows or
+    /// the cap run out.
+    #[test]
+    fn every_split_covers_the_rows_once() {
+        for bytes in [2, 4] {
+            for sm_count in [1, 46, 132] {
+                for rows in [1, 2, 17, 100, 1000, 4096, 32768, 1 << 22] {
+                    for cols in [1, 3, 64, 1000, 1024, 16384, 1 << 17] {
+                        let ColPlan::Split(p) = col_plan(bytes, rows, cols, sm_count) else { continue };
+                        let (block_m, block_n) = p.blocks;
+                        assert_eq!(p.rows_per_split % block_m, 0);
+                        assert!(p.rows_per_split >= MIN_TILES_PER_SPLIT * block_m);
+                        assert!(p.split >= 2 && p.split <= MAX_SPLIT);
+                        assert!((p.split - 1) * p.rows_per_split < rows && p.split * p.rows_per_split >= rows);
+                        let programs = cols.div_ceil(block_n) * p.split;
+                        let wanted = programs_wanted(block_m * block_n * bytes, sm_count);
+                        let rows_ran_out = p.rows_per_split == MIN_TILES_PER_SPLIT * block_m;
+                        let capped = p.rows_per_split == rows.div_ceil(block_m).div_ceil(MAX_SPLIT) * block_m;
+                        assert!(programs >= wanted || rows_ran_out || capped, "{rows}x{cols}: {programs} < {wanted}");
+                        assert!(p.combine_blocks.0 <= pow2(p.split));
+                    }
+                }
+            }
+        }
+    }
+}
