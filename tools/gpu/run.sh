@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The GPU machine's side of a run (see tools/gpu/README.md). Runs from the repository
+# root on the device machine, with .gpu/ carried (tools/gpu/pack.sh builds it), and
+# writes its logs under $OUT. One mode per call; the modes take their knobs from the
+# environment. The device tool returns at most a few files: extras go into $OUT/extra.tgz.
+#   ignored       every ignored test (GPU, NVRTC, ptxas) from the nextest archive
+#   validate      rtriton validate --backend gpu (row-max family) and --kernel ports
+#   ports-bench   rtriton bench --kernel ${KERNELS:-ports} + bench/peers/tutorial_peers.py
+#                 in the same session, joined by --peers into combined.md
+#   rowmax-bench  rtriton bench (row max, shapes ${SHAPES:-default}) + rowmax_peers.py
+#   ncu           ncu --clock-control none on `rtriton $NCU_ARGS`
+set -uo pipefail
+MODE=${1:?mode}
+OUT=${OUT:?the device tool sets OUT}
+R=./.gpu/rtriton
+chmod +x "$R"
+env_txt() {
+    {
+        echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+        echo "binaries built from commit: $(sed -n 1p .gpu/commit.txt) (tracked files differing from it at build time: $(sed -n 2p .gpu/commit.txt))"
+        nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv
+        nvidia-smi | grep -m1 "Driver Version"
+        "$R" --version
+        python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' 2>/dev/null
+        echo "mode: $MODE; knobs: KERNELS=${KERNELS:-} DTYPES=${DTYPES:-} POINTS=${POINTS:-} SHAPES=${SHAPES:-} ITERS=${ITERS:-20}"
+    } > "$OUT/env.txt" 2>&1
+}
+env_txt
+case "$MODE" in
+ignored)
+    xz -dc .gpu/cargo-nextest.xz > /tmp/cargo-nextest && chmod +x /tmp/cargo-nextest
+    timeout "${NT_TIMEOUT:-540}" /tmp/cargo-nextest nextest run --run-ignored only --no-fail-fast \
+        --archive-file .gpu/tests.tar.zst --workspace-remap . ${NT_FILTER:-} > "$OUT/tests.log" 2>&1
+    echo "rc=$?" >> "$OUT/tests.log"; tail -5 "$OUT/tests.log"
+    ;;
+validate)
+    "$R" validate --backend gpu --json "$OUT/validate.json" > "$OUT/validate.log" 2>&1; echo "rc=$?" >> "$OUT/validate.log"
+    "$R" validate --backend gpu --kernel "${KERNELS:-ports}" > "$OUT/ports.log" 2>&1; echo "rc=$?" >> "$OUT/ports.log"
+    tail -3 "$OUT/validate.log" "$OUT/ports.log"
+    ;;
+ports-bench)
+    sel=(); for k in ${KERNELS:-ports}; do sel+=(--kernel "$k"); done
+    for d in ${DTYPES:-}; do sel+=(--dtype "$d"); done
+    IFS=';' read -ra pts <<< "${POINTS:-}"; for p in "${pts[@]}"; do [[ -n "$p" ]] && sel+=(--point "$p"); done
+    only=(); for k in ${KERNELS:-}; do [[ "$k" != ports ]] && only+=(--only "$k"); done
+    timeout "${BENCH_TIMEOUT:-400}" "$R" bench "${sel[@]}" --iters "${ITERS:-20}" --warmup 3 --no-progress \
+        --json "$OUT/ports-bench.json" > "$OUT/ports-bench.log" 2>&1; echo "rc=$?" >> "$OUT/ports-bench.log"
+    timeout "${PEERS_TIMEOUT:-300}" python3 bench/peers/tutorial_peers.py --rep 50 "${only[@]}" \
+        --out "$OUT/tutorial-peers.json" > "$OUT/tutorial-peers.log" 2>&1; echo "rc=$?" >> "$OUT/tutorial-peers.log"
+    "$R" bench --load "$OUT/ports-bench.json" --peers "$OUT/tutorial-peers.json" > "$OUT/combined.md" 2>&1
+    cat "$OUT/combined.md"
+    ;;
+rowmax-bench)
+    sh=(); IFS=';' read -ra ss <<< "${SHAPES:-}"; for s in "${ss[@]}"; do [[ -n "$s" ]] && sh+=(--shape "$s"); done
+    timeout "${BENCH_TIMEOUT:-400}" "$R" bench "${sh[@]}" --iters "${ITERS:-50}" --no-progress \
+        --json "$OUT/bench.json" > "$OUT/bench.log" 2>&1; echo "rc=$?" >> "$OUT/bench.log"
+    timeout "${PEERS_TIMEOUT:-300}" python3 bench/peers/rowmax_peers.py "${sh[@]}" \
+        --out "$OUT/rowmax-peers.json" > "$OUT/rowmax-peers.log" 2>&1; echo "rc=$?" >> "$OUT/rowmax-peers.log"
+    "$R" bench --load "$OUT/bench.json" --peers "$OUT/rowmax-peers.json" --plot "$OUT/bench.svg" > "$OUT/combined.md" 2>&1
+    cat "$OUT/combined.md"
+    ;;
+ncu)
+    timeout "${NCU_TIMEOUT:-400}" ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
+        --section Occupancy --section LaunchStats ${NCU_FLAGS:-} "$R" ${NCU_ARGS:?set NCU_ARGS} > "$OUT/ncu.log" 2>&1
+    echo "rc=$?" >> "$OUT/ncu.log"; tail -40 "$OUT/ncu.log"
+    ;;
+*) echo "unknown mode $MODE"; exit 2 ;;
+esac
