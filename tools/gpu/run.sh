@@ -14,6 +14,12 @@ MODE=${1:?mode}
 OUT=${OUT:?the device tool sets OUT}
 R=./.gpu/rtriton
 chmod +x "$R"
+# The PTX cache somewhere writable, snapshots found from the carried tree, the CUDA tools
+# (ncu, nvcc) and NVRTC on the paths (learned in docs/results/2026-12-04-h200-run4/run.sh).
+export RTRITON_CACHE_DIR=/tmp/rtriton-cache
+export INSTA_WORKSPACE_ROOT="$PWD"
+export PATH="$PATH:/usr/local/cuda/bin"
+export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64"
 env_txt() {
     {
         echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -29,13 +35,14 @@ env_txt
 case "$MODE" in
 ignored)
     xz -dc .gpu/cargo-nextest.xz > /tmp/cargo-nextest && chmod +x /tmp/cargo-nextest
-    timeout "${NT_TIMEOUT:-540}" /tmp/cargo-nextest nextest run --run-ignored only --no-fail-fast \
+    timeout "${NT_TIMEOUT:-540}" /tmp/cargo-nextest nextest run --run-ignored only --no-fail-fast --test-threads "${THREADS:-8}" --failure-output final \
         --archive-file .gpu/tests.tar.zst --workspace-remap . ${NT_FILTER:-} > "$OUT/tests.log" 2>&1
-    echo "rc=$?" >> "$OUT/tests.log"; tail -5 "$OUT/tests.log"
+    echo "rc=$?" >> "$OUT/tests.log"; grep -E "^\s+(FAIL|SIGSEGV|SIGABRT|TIMEOUT)" "$OUT/tests.log" | head -30; tail -5 "$OUT/tests.log"
     ;;
 validate)
-    "$R" validate --backend gpu --json "$OUT/validate.json" > "$OUT/validate.log" 2>&1; echo "rc=$?" >> "$OUT/validate.log"
-    "$R" validate --backend gpu --kernel "${KERNELS:-ports}" > "$OUT/ports.log" 2>&1; echo "rc=$?" >> "$OUT/ports.log"
+    ks=(); for k in ${KERNELS:-ports}; do ks+=(--kernel "$k"); done
+    timeout 150 "$R" validate --backend gpu --no-progress --json "$OUT/validate.json" > "$OUT/validate.log" 2>&1; echo "rc=$?" >> "$OUT/validate.log"
+    timeout 250 "$R" validate --backend gpu --no-progress "${ks[@]}" > "$OUT/ports.log" 2>&1; echo "rc=$?" >> "$OUT/ports.log"
     tail -3 "$OUT/validate.log" "$OUT/ports.log"
     ;;
 ports-bench)
@@ -47,7 +54,7 @@ ports-bench)
         --json "$OUT/ports-bench.json" > "$OUT/ports-bench.log" 2>&1; echo "rc=$?" >> "$OUT/ports-bench.log"
     timeout "${PEERS_TIMEOUT:-300}" python3 bench/peers/tutorial_peers.py --rep 50 "${only[@]}" \
         --out "$OUT/tutorial-peers.json" > "$OUT/tutorial-peers.log" 2>&1; echo "rc=$?" >> "$OUT/tutorial-peers.log"
-    "$R" bench --load "$OUT/ports-bench.json" --peers "$OUT/tutorial-peers.json" > "$OUT/combined.md" 2>&1
+    "$R" bench "${sel[@]}" --load "$OUT/ports-bench.json" --peers "$OUT/tutorial-peers.json" > "$OUT/combined.md" 2>&1
     cat "$OUT/combined.md"
     ;;
 rowmax-bench)
