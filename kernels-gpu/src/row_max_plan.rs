@@ -39,6 +39,8 @@ pub const SPLIT_PROGRAMS_PER_SM: [usize; 3] = [2, 4, 8];
 pub const MAX_SPLIT: usize = 65535;
 /// The SM count planned for where there is no device (the interpreter): an H200's.
 pub const NOMINAL_SM_COUNT: usize = 132;
+/// The most copies of the column loop's body a configuration asks for (`UNROLL`).
+pub const MAX_UNROLL: usize = 4;
 
 /// One launch configuration of `row_max_split`: its constexprs and warps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,13 +48,32 @@ pub struct SplitConfig {
     pub block_m: usize,
     pub block_n: usize,
     pub split: usize,
+    /// Copies of the column loop's body per trip of its main loop (1: not unrolled), so
+    /// that many tiles' loads are in flight together.
+    pub unroll: usize,
     pub num_warps: u32,
 }
 
 impl SplitConfig {
-    /// `BLOCK_M`, `BLOCK_N` and `SPLIT`, as the kernel names them.
-    pub fn constexprs(&self) -> [(&'static str, i64); 3] {
-        [("BLOCK_M", self.block_m as i64), ("BLOCK_N", self.block_n as i64), ("SPLIT", self.split as i64)]
+    /// A configuration whose column loop is not unrolled.
+    pub const fn new(block_m: usize, block_n: usize, split: usize, num_warps: u32) -> SplitConfig {
+        SplitConfig { block_m, block_n, split, unroll: 1, num_warps }
+    }
+
+    /// `BLOCK_M`, `BLOCK_N`, `SPLIT` and `UNROLL`, as the kernel names them.
+    pub fn constexprs(&self) -> [(&'static str, i64); 4] {
+        [
+            ("BLOCK_M", self.block_m as i64),
+            ("BLOCK_N", self.block_n as i64),
+            ("SPLIT", self.split as i64),
+            ("UNROLL", self.unroll as i64),
+        ]
+    }
+
+    /// The trips a program of this configuration makes through the columns of a row of
+    /// `cols` elements (its column blocks `s, s + SPLIT, ...`), at most.
+    pub fn trips(&self, cols: usize) -> usize {
+        cols.div_ceil(self.block_n.max(1)).div_ceil(self.split.max(1))
     }
 
     /// The grid for `n_rows` rows: `[cdiv(n_rows, BLOCK_M), SPLIT, 1]`.
@@ -62,9 +83,14 @@ impl SplitConfig {
 }
 
 impl fmt::Display for SplitConfig {
-    /// `BLOCK_M=16 BLOCK_N=256 SPLIT=8 warps=4`
+    /// `BLOCK_M=16 BLOCK_N=256 SPLIT=8 warps=4`, with `UNROLL=4` before the warps when the
+    /// loop is unrolled.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "BLOCK_M={} BLOCK_N={} SPLIT={} warps={}", self.block_m, self.block_n, self.split, self.num_warps)
+        write!(f, "BLOCK_M={} BLOCK_N={} SPLIT={}", self.block_m, self.block_n, self.split)?;
+        if self.unroll > 1 {
+            write!(f, " UNROLL={}", self.unroll)?;
+        }
+        write!(f, " warps={}", self.num_warps)
     }
 }
 
@@ -151,11 +177,14 @@ pub fn plan(dtype: ScalarType, n_rows: usize, n_cols: usize, sm_count: usize) ->
     } else {
         ShapeClass::Rows
     };
-    let configs = match class {
-        ShapeClass::NarrowRows => narrow_configs(rows, cols),
-        ShapeClass::FewWideRows => split_configs(rows, cols, sm_count.max(1)),
-        ShapeClass::Rows => row_configs(rows, cols, sm_count.max(1), identity.is_some()),
-    };
+    let configs = with_unrolled(
+        match class {
+            ShapeClass::NarrowRows => narrow_configs(rows, cols),
+            ShapeClass::FewWideRows => split_configs(rows, cols, sm_count.max(1)),
+            ShapeClass::Rows => row_configs(rows, cols, sm_count.max(1), identity.is_some()),
+        },
+        cols,
+    );
     let fill = identity.filter(|_| configs.iter().any(|c| c.split > 1));
     Ok(Plan { class, dtype, kernel, configs, fill })
 }
@@ -190,7 +219,7 @@ fn cap(tile: Tile, rows: usize, cols: usize) -> SplitConfig {
     let (m, n, w) = tile;
     let block_n = n.min(cols);
     let block_m = (m * (n / block_n)).min(rows);
-    SplitConfig { block_m, block_n, split: 1, num_warps: w }
+    SplitConfig::new(block_m, block_n, 1, w)
 }
 
 fn dedup(configs: impl IntoIterator<Item = SplitConfig>) -> Vec<SplitConfig> {
@@ -238,6 +267,21 @@ fn splits_of(base: SplitConfig, rows: usize, cols: usize, sm_count: usize) -> Ve
         .chain(SPLIT_PROGRAMS_PER_SM.into_iter().map(|p| (p * sm_count).div_ceil(row_tiles).clamp(1, most)))
         .map(|split| SplitConfig { split, ..base })
         .collect()
+}
+
+/// `configs`, then each configuration whose programs loop more than once over a row of
+/// the class `cols` again with its loop unrolled (`UNROLL` = 2 for 2 or 3 trips, else
+/// [`MAX_UNROLL`]): several tiles' loads in flight per thread, the loop pipelining
+/// knob (Triton gets the same from `num_stages`, its software pipeliner). The unrolled
+/// twins come after every plain configuration, so the first configuration, which the
+/// others are checked against and which runs when tuning is off, stays a plain loop.
+fn with_unrolled(configs: Vec<SplitConfig>, cols: usize) -> Vec<SplitConfig> {
+    let unrolled: Vec<SplitConfig> = configs
+        .iter()
+        .filter(|c| c.trips(cols) >= 2)
+        .map(|c| SplitConfig { unroll: if c.trips(cols) >= MAX_UNROLL { MAX_UNROLL } else { 2 }, ..*c })
+        .collect();
+    dedup(configs.into_iter().chain(unrolled))
 }
 
 #[cfg(test)]
@@ -298,7 +342,7 @@ mod tests {
         let p = plan(ScalarType::F32, 64, 1 << 22, 132).unwrap();
         assert_eq!(p.fill, Some(0xFF80_0000));
         let splits = |bm: usize, bn: usize| -> Vec<usize> {
-            p.configs.iter().filter(|c| (c.block_m, c.block_n) == (bm, bn)).map(|c| c.split).collect()
+            p.configs.iter().filter(|c| (c.block_m, c.block_n, c.unroll) == (bm, bn, 1)).map(|c| c.split).collect()
         };
         assert_eq!(splits(1, 4096), [1, 5, 9, 17]);
         assert_eq!(splits(16, 256), [1, 66, 132, 264]);
@@ -319,7 +363,7 @@ mod tests {
         let p = plan(ScalarType::F32, 8192, 16384, 132).unwrap();
         assert_eq!((p.class, p.fill), (ShapeClass::Rows, Some(0xFF80_0000)));
         let splits = |bm: usize, bn: usize| -> Vec<usize> {
-            p.configs.iter().filter(|c| (c.block_m, c.block_n) == (bm, bn)).map(|c| c.split).collect()
+            p.configs.iter().filter(|c| (c.block_m, c.block_n, c.unroll) == (bm, bn, 1)).map(|c| c.split).collect()
         };
         assert_eq!(splits(1, 4096), [1, 1], "16 and 8 warps, neither split");
         assert_eq!(splits(8, 256), [1]);
@@ -356,10 +400,45 @@ mod tests {
         }
     }
 
+    /// Every configuration whose programs loop over a row more than once has an unrolled
+    /// twin after all the plain ones (4 copies from 4 trips, 2 for 2 or 3); a single trip
+    /// has none, so narrow rows have no unrolled configuration.
+    #[rstest::rstest]
+    #[case::rows_of_100(131072, 100)]
+    #[case::transposed(8192, 16384)]
+    #[case::few_wide_rows(64, 4194304)]
+    #[case::narrow(1048576, 32)]
+    #[case::square(4096, 1000)]
+    fn configurations_that_loop_have_an_unrolled_twin(#[case] rows: usize, #[case] cols: usize) {
+        let p = plan(ScalarType::F32, rows, cols, NOMINAL_SM_COUNT).unwrap();
+        let cols = pow2_class(cols);
+        let plain: Vec<&SplitConfig> = p.configs.iter().filter(|c| c.unroll == 1).collect();
+        let first_unrolled = p.configs.iter().position(|c| c.unroll > 1).unwrap_or(p.configs.len());
+        assert_eq!(first_unrolled, plain.len(), "plain configurations first: {:?}", configs(&p));
+        for c in &plain {
+            let twin = p.configs.iter().find(|u| u.unroll > 1 && SplitConfig { unroll: 1, ..**u } == **c);
+            match (c.trips(cols), twin) {
+                (1, None) => {}
+                (2 | 3, Some(u)) => assert_eq!(u.unroll, 2, "{c}"),
+                (t, Some(u)) if t >= 4 => assert_eq!(u.unroll, MAX_UNROLL, "{c}"),
+                (t, twin) => panic!("{c}: {t} trips, twin {twin:?}"),
+            }
+        }
+        assert_eq!(p.configs.len(), plain.len() + plain.iter().filter(|c| c.trips(cols) >= 2).count());
+        if cols <= NARROW_MAX_COLS {
+            assert_eq!(first_unrolled, p.configs.len());
+        }
+    }
+
     #[test]
     fn the_grid_covers_the_rows_and_the_split() {
-        let c = SplitConfig { block_m: 16, block_n: 256, split: 8, num_warps: 4 };
+        let c = SplitConfig::new(16, 256, 8, 4);
         assert_eq!(c.grid(1000), [63, 8, 1]);
-        assert_eq!(c.constexprs(), [("BLOCK_M", 16), ("BLOCK_N", 256), ("SPLIT", 8)]);
+        assert_eq!(c.constexprs(), [("BLOCK_M", 16), ("BLOCK_N", 256), ("SPLIT", 8), ("UNROLL", 1)]);
+        assert_eq!(c.to_string(), "BLOCK_M=16 BLOCK_N=256 SPLIT=8 warps=4");
+        let u = SplitConfig { unroll: 4, ..c };
+        assert_eq!(u.to_string(), "BLOCK_M=16 BLOCK_N=256 SPLIT=8 UNROLL=4 warps=4");
+        // 1000 columns in blocks of 256 are 4 blocks; 8 programs a row take at most one each.
+        assert_eq!((c.trips(1000), SplitConfig::new(16, 256, 1, 4).trips(1000)), (1, 4));
     }
 }

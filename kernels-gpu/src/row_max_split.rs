@@ -10,7 +10,10 @@
 //!
 //! Arguments are the row-max family's: `x_ptr, y_ptr, n_rows, n_cols, stride_row,
 //! stride_col` (strides in elements, any view; `y` contiguous). Launch with grid
-//! `[cdiv(n_rows, BLOCK_M), SPLIT, 1]`.
+//! `[cdiv(n_rows, BLOCK_M), SPLIT, 1]`. `UNROLL` copies the column loop's body that many
+//! times per trip (`for_range_unrolled`, Triton's `loop_unroll_factor`), so the loads of
+//! `UNROLL` tiles are in flight together; 1 leaves the loop as written. It changes no
+//! result: the maxima are folded in the same order.
 //!
 //! **`y` must hold the identity (`-inf`, an integer type's minimum) before a launch with
 //! `SPLIT > 1`**: the programs of a row only ever raise it. With `SPLIT = 1` every row is
@@ -51,6 +54,7 @@ pub fn split_body<T>(
     BLOCK_M: usize,
     BLOCK_N: usize,
     SPLIT: usize,
+    UNROLL: usize,
     identity: T::Native,
 ) where
     T: NumericMarker + Promote<T, Output = T>,
@@ -64,7 +68,7 @@ pub fn split_body<T>(
     // every block starts at a multiple of BLOCK_N, so the loads keep their alignment (and
     // their vector width), and the blocks of one row are spread evenly over its programs.
     let first = program_id(1) * BLOCK_N as i32;
-    let acc = for_range(first, n_cols, (SPLIT * BLOCK_N) as i32, acc, |start, acc| {
+    let acc = for_range_unrolled(first, n_cols, (SPLIT * BLOCK_N) as i32, UNROLL, acc, |start, acc| {
         // Column indices in i64: `start + BLOCK_N` can pass i32::MAX on a row that wide.
         let c = start.to::<i64>() + cols;
         let mask = row_mask.expand_dims(1) & c.lt(n_cols).expand_dims(0);
@@ -83,64 +87,64 @@ pub fn split_body<T>(
 kernel! {
     /// [`split_body`] on `f32` (NaN ignored, `+0.0 > -0.0`; `SPLIT > 1` needs `y` at `-inf`).
     pub fn row_max_split(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                         const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, f32::NEG_INFINITY);
+                         const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, f32::NEG_INFINITY);
     }
 }
 
 kernel! {
     /// [`split_body`] on `f16` (computed in f32, exact; `SPLIT = 1` only).
     pub fn row_max_split_f16(x_ptr: Ptr<f16>, y_ptr: Ptr<f16>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, f16::NEG_INFINITY);
+                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, f16::NEG_INFINITY);
     }
 }
 
 kernel! {
     /// [`split_body`] on `bf16` (computed in f32, exact; `SPLIT = 1` only).
     pub fn row_max_split_bf16(x_ptr: Ptr<bf16>, y_ptr: Ptr<bf16>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                              const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, bf16::NEG_INFINITY);
+                              const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, bf16::NEG_INFINITY);
     }
 }
 
 kernel! {
     /// [`split_body`] on `i32` (`SPLIT > 1` needs `y` at `i32::MIN`).
     pub fn row_max_split_i32(x_ptr: Ptr<i32>, y_ptr: Ptr<i32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, i32::MIN);
+                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, i32::MIN);
     }
 }
 
 kernel! {
     /// [`split_body`] on `u32` (`SPLIT > 1` needs `y` at 0).
     pub fn row_max_split_u32(x_ptr: Ptr<u32>, y_ptr: Ptr<u32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, 0u32);
+                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, 0u32);
     }
 }
 
 kernel! {
     /// [`split_body`] on `i16` (computed in i32; `SPLIT = 1` only).
     pub fn row_max_split_i16(x_ptr: Ptr<i16>, y_ptr: Ptr<i16>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, i16::MIN);
+                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, i16::MIN);
     }
 }
 
 kernel! {
     /// [`split_body`] on `i8` (computed in i32; `SPLIT = 1` only).
     pub fn row_max_split_i8(x_ptr: Ptr<i8>, y_ptr: Ptr<i8>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                            const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, i8::MIN);
+                            const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, i8::MIN);
     }
 }
 
 kernel! {
     /// [`split_body`] on `u8` (computed in i32; `SPLIT = 1` only).
     pub fn row_max_split_u8(x_ptr: Ptr<u8>, y_ptr: Ptr<u8>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                            const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, 0u8);
+                            const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, 0u8);
     }
 }
 

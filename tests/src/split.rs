@@ -140,7 +140,12 @@ pub fn matrix_cases(cap: bool) -> Vec<Case> {
 }
 
 const fn cfg(block_m: usize, block_n: usize, split: usize, num_warps: u32) -> SplitConfig {
-    SplitConfig { block_m, block_n, split, num_warps }
+    SplitConfig::new(block_m, block_n, split, num_warps)
+}
+
+/// [`cfg`] with the column loop unrolled `unroll` times.
+const fn unrolled(block_m: usize, block_n: usize, split: usize, unroll: usize, num_warps: u32) -> SplitConfig {
+    SplitConfig { unroll, ..cfg(block_m, block_n, split, num_warps) }
 }
 
 /// Few rows with huge width scaled down, in `f32`: each (case, configurations) splits the
@@ -176,6 +181,24 @@ pub fn split_cases() -> Vec<Case> {
         (c("few_rows_offset", 3, 2049, ViewKind::Offset(1), Fill::Random(27)), vec![cfg(1, 256, 4, 4)]),
         (c("few_rows_every_other", 3, 1500, ViewKind::EveryOtherColumn, Fill::Random(28)), vec![cfg(2, 128, 5, 4)]),
         (c("one_column_split", 100, 1, ViewKind::Contiguous, Fill::Specials), vec![cfg(32, 1, 2, 4)]),
+        // Unrolled column loops: trips that the unroll factor divides, that leave a
+        // remainder (the remainder loop), fewer trips than copies (only the remainder
+        // loop runs), split programs whose trips differ by one, a strided view.
+        (
+            c("unrolled_rows", 5, 1000, ViewKind::Contiguous, Fill::SomeNaN(29)),
+            vec![
+                unrolled(1, 64, 1, 4, 4),
+                unrolled(1, 128, 1, 4, 4),
+                unrolled(2, 256, 1, 2, 4),
+                unrolled(1, 512, 1, 4, 4),
+                unrolled(1, 64, 3, 4, 4),
+                unrolled(1, 32, 5, 2, 1),
+            ],
+        ),
+        (
+            c("unrolled_every_other", 9, 700, ViewKind::EveryOtherColumn, Fill::Specials),
+            vec![unrolled(4, 32, 1, 4, 4), unrolled(8, 64, 2, 2, 4)],
+        ),
     ];
     let mut cases: Vec<Case> =
         table.iter().flat_map(|(case, configs)| configs.iter().map(move |&k| f32_case(case, k))).collect();

@@ -208,7 +208,7 @@ fn every_dtype_kernel_assembles(
     ];
     let splits: &[i64] = if identity.is_some() { &[1, 8] } else { &[1] };
     for &split in splits {
-        let constexprs = [("BLOCK_M", 2), ("BLOCK_N", 1024), ("SPLIT", split)];
+        let constexprs = [("BLOCK_M", 2), ("BLOCK_N", 1024), ("SPLIT", split), ("UNROLL", 2)];
         let ptx = compile_def(&def, &constexprs, &args, SpecPolicy::Triton, &options(Arch::Sm86, 4))
             .unwrap_or_else(|e| panic!("{dtype} SPLIT={split}: {e}"));
         let info = assemble(&ptxas, &ptx.text, "sm_86", def.name).unwrap_or_else(|e| panic!("{dtype}: {e}"));
@@ -225,7 +225,7 @@ fn a_split_of_a_dtype_without_atomic_max_is_a_located_trace_error() {
     assert_eq!(identity, None);
     let spec = rtriton::spec::SpecKey::plain(&def.params);
     let e = rtriton::session::CompileSession::new()
-        .front_end(&def, &[("BLOCK_M", 1), ("BLOCK_N", 64), ("SPLIT", 2)], &spec, &Default::default())
+        .front_end(&def, &[("BLOCK_M", 1), ("BLOCK_N", 64), ("SPLIT", 2), ("UNROLL", 1)], &spec, &Default::default())
         .unwrap_err();
     let text = e.to_string();
     assert!(text.contains("`atomic_max` is not defined on f16"), "{text}");
