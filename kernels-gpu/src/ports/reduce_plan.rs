@@ -17,8 +17,8 @@
 //!
 //! Tiles: `BLOCK_N` spans one 16-byte load per thread across a warp (128 `f32`/`i32`,
 //! 256 `f16`/`bf16` columns, fewer for narrower inputs) so a warp reads whole rows of
-//! contiguous columns with vector loads, and `BLOCK_M` fills the tile to 2048 elements
-//! (16 per thread at 4 warps: that many loads in flight per thread).
+//! contiguous columns with vector loads, and `BLOCK_M` fills the tile to 8 KiB (2048
+//! `f32`, 4096 `f16`: four 16-byte loads in flight per thread at 4 warps).
 
 pub use crate::row_max_plan::NOMINAL_SM_COUNT;
 
@@ -106,11 +106,21 @@ fn pow2(n: usize) -> usize {
 }
 
 /// `(BLOCK_M, BLOCK_N)` of a column reduction of `elem_bytes`-byte elements (module doc).
+/// The tile is [`TILE_BYTES`] whatever the element size: 2048 `f32`, 4096 `f16`, so a
+/// thread of a 16-bit tile has as many 16-byte loads in flight per step as one of an
+/// `f32` tile (four), and a program as many bytes to read. With 2048 `f16` a tile (two
+/// loads a thread, half the bytes a program), the H200 took longer over a 4096 x 4096
+/// `f16` column sum than over the `f32` one of twice the bytes (43 us against 34 us,
+/// `docs/results/2026-12-04-h200-run5/final/run-1922929/combined.md`).
 pub fn col_blocks(elem_bytes: usize, n_rows: usize, n_cols: usize) -> (usize, usize) {
-    let tile = elems_per_thread(NUM_WARPS) * 32 * NUM_WARPS;
+    let tile = TILE_BYTES / elem_bytes.clamp(1, 4);
     let block_n = pow2(n_cols).min(32 * VECTOR_BYTES / elem_bytes.max(1)).min(tile);
     ((tile / block_n).min(pow2(n_rows)), block_n)
 }
+
+/// Bytes of a column reduction's tile: the `f32` tile of [`elems_per_thread`] elements a
+/// thread at [`NUM_WARPS`] warps (8 KiB).
+pub const TILE_BYTES: usize = 4 * 16 * 32 * NUM_WARPS;
 
 /// Programs that keep [`BYTES_IN_FLIGHT_PER_SM`] of `tile_bytes`-byte tiles in flight on
 /// each of `sm_count` SMs, and at least [`MIN_PROGRAMS_PER_SM`] per SM.
@@ -160,8 +170,8 @@ mod tests {
     use super::*;
 
     /// `(elem bytes, n_rows, n_cols)` -> the plan on an H200 (132 SMs): the peer script's
-    /// shapes all split (their column blocks are 4 to 256, far below the 1056 (`f32`) or
-    /// 2112 (16-bit) programs wanted), with chunks of whole tiles and the wanted programs
+    /// shapes all split (their column blocks are 4 to 256, far below the 1056 programs
+    /// wanted), with chunks of whole tiles and the wanted programs
     /// where the rows and the chunk cap allow; wide-enough inputs stay direct.
     #[test]
     fn plans_on_an_h200() {
@@ -174,9 +184,10 @@ mod tests {
             ((4, 4096, 16384), split((16, 128), 448, 10, (16, 64))),
             ((4, 2048, 32768), split((16, 128), 400, 6, (8, 128))),
             ((4, 32768, 1024), split((16, 128), 240, 137, (64, 32))),
-            ((2, 4096, 1024), split((8, 256), 16, 256, (64, 32))),
-            // Capped at 256 chunks (the wanted 2112 programs would need 528).
-            ((2, 32768, 1024), split((8, 256), 128, 256, (64, 32))),
+            ((2, 4096, 1024), split((16, 256), 32, 128, (64, 32))),
+            ((2, 4096, 4096), split((16, 256), 48, 86, (64, 32))),
+            // Capped at 256 chunks (the wanted 1056 programs would need 264).
+            ((2, 32768, 1024), split((16, 256), 128, 256, (64, 32))),
             // Columns enough for the 1056 programs wanted: direct.
             ((4, 64, 1 << 18), ColPlan::Direct { blocks: (16, 128) }),
             // Too few rows for two chunks of two tiles: direct.
@@ -191,6 +202,21 @@ mod tests {
     /// Every split: chunks of whole tiles and at least two of them, every row in exactly
     /// one chunk, at most `MAX_SPLIT` chunks, and the wanted programs unless the rows or
     /// the cap run out.
+    /// Tiles of 8 KiB for every element size; a 16-bit thread loads four 16-byte vectors a
+    /// step, as an `f32` one does.
+    #[test]
+    fn tiles_hold_the_same_bytes_for_every_element_size() {
+        assert_eq!(TILE_BYTES, 4 * elems_per_thread(NUM_WARPS) * 32 * NUM_WARPS);
+        for (bytes, blocks) in [(4, (16, 128)), (2, (16, 256)), (1, (16, 512))] {
+            assert_eq!(col_blocks(bytes, 4096, 4096), blocks);
+            let per_thread_bytes = blocks.0 * blocks.1 * bytes / (32 * NUM_WARPS);
+            assert_eq!(per_thread_bytes, 4 * VECTOR_BYTES);
+        }
+        // Few rows or columns cap the tile.
+        assert_eq!(col_blocks(2, 3, 4096), (4, 256));
+        assert_eq!(col_blocks(2, 4096, 3), (1024, 4));
+    }
+
     #[test]
     fn every_split_covers_the_rows_once() {
         for bytes in [2, 4] {
