@@ -27,8 +27,8 @@ struct Compiled {
 }
 
 /// The launch configurations for rows of 1024, 4096, 8192 and 16384 elements (the issue's
-/// bench widths) in f32, and in f16 for 1024 and 16384, and the dw/db sum's `32 x 128`
-/// blocks.
+/// bench widths) in f32, and in f16 for 1024 and 16384, the forward's wide-row block
+/// (32768 f32, 65536 f16), and the dw/db sum's `32 x 128` blocks.
 fn kernels() -> Vec<Compiled> {
     let mut out = Vec::new();
     for n in [1024usize, 4096, 8192, 16384] {
@@ -36,6 +36,19 @@ fn kernels() -> Vec<Compiled> {
     }
     for n in [1024usize, 16384] {
         out.extend(of_width::<f16>(n, "f16", (layer_norm_fwd_fused_f16(), layer_norm_bwd_dx_fused_f16())));
+    }
+    // Rows past the backward's 64 KB: the forward's wide-row block (16384 on 8 warps).
+    for (n, dtype, def) in [(32768usize, "f32", layer_norm_fwd_fused()), (65536, "f16", layer_norm_fwd_fused_f16())] {
+        let bytes = if dtype == "f32" { 4 } else { 2 };
+        let fwd = fwd_config(n, bytes);
+        assert_eq!(fwd, (16384, 8), "{n} {dtype}");
+        let case = if dtype == "f32" {
+            forward_case::<f32>("ptx", (2, n), fwd, Layout::Contiguous, Values::Ordinary)
+        } else {
+            forward_case::<f16>("ptx", (2, n), fwd, Layout::Contiguous, Values::Ordinary)
+        };
+        let what = format!("forward, rows of {n} {dtype}, BLOCK_SIZE {} on {} warps", fwd.0, fwd.1);
+        out.push(Compiled { what, def, case, spill: 0 });
     }
     for (def, dtype) in [(layer_norm_bwd_dwdb(), "f32"), (layer_norm_bwd_dwdb_f16(), "f16")] {
         let case = if dtype == "f32" {
@@ -50,7 +63,7 @@ fn kernels() -> Vec<Compiled> {
 
 /// The forward and the dx kernel (`defs`) on rows of `n` elements of `T`.
 fn of_width<T: Element>(n: usize, dtype: &str, defs: (KernelDef, KernelDef)) -> Vec<Compiled> {
-    let fwd = fwd_config(n);
+    let fwd = fwd_config(n, T::SCALAR.size_bytes() as usize);
     let bwd = bwd_config(n, T::SCALAR.size_bytes() as usize).unwrap();
     vec![
         Compiled {

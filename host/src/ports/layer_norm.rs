@@ -135,7 +135,13 @@ pub fn bench_points() -> Vec<BenchPoint> {
 
 /// The forward on a contiguous `rows x cols` input of `T`, with its suite's rule.
 fn forward_launch<T: Element>(def: KernelDef, rows: usize, cols: usize) -> (Suite, Case) {
-    let case = forward_case::<T>("bench", (rows, cols), fwd_config(cols), Layout::Contiguous, Values::Ordinary);
+    let case = forward_case::<T>(
+        "bench",
+        (rows, cols),
+        fwd_config(cols, T::SCALAR.size_bytes() as usize),
+        Layout::Contiguous,
+        Values::Ordinary,
+    );
     (Suite::new(def).reference(forward_reference).rule(forward_rule::<T>()), case)
 }
 
@@ -346,11 +352,13 @@ pub fn forward_case<T: Element>(
 
 /// The forward cases: the tutorial's configuration on a power-of-two and a
 /// non-power-of-two width, rows wider than one block (the loops, with a masked tail),
-/// rows narrower than a warp, one column, strided and transposed views, special values.
+/// rows narrower than a warp, one column, strided and transposed views, special values,
+/// rows past `layer_norm::FWD_L2_ROW_BYTES` in f32 (their own block; 4096 in f16).
 pub fn forward_cases<T: Element>() -> Vec<Case> {
     use Layout::*;
     use Values::*;
     let forward_case = forward_case::<T>;
+    let fwd_config = |n: usize| fwd_config(n, T::SCALAR.size_bytes() as usize);
     vec![
         forward_case("rows_of_1024", (6, 1024), fwd_config(1024), Contiguous, Ordinary),
         forward_case("non_pow2_1151", (5, 1151), fwd_config(1151), Contiguous, Ordinary),
@@ -361,6 +369,8 @@ pub fn forward_cases<T: Element>() -> Vec<Case> {
         forward_case("strided_views", (5, 700), (256, 2), Strided, Ordinary),
         forward_case("transposed_views", (6, 97), fwd_config(97), Transposed, Ordinary),
         forward_case("special_values", (9, 37), (16, 1), Contiguous, Special),
+        // Rows over 64 KiB in f32: the wide-row block, two trips with a masked tail.
+        forward_case("wide_rows_16500", (2, 16500), fwd_config(16500), Contiguous, Ordinary),
     ]
 }
 

@@ -267,19 +267,42 @@ layer_norm_kernels!(f32, "f32": layer_norm_fwd_fused, layer_norm_bwd_dx_fused, l
 layer_norm_kernels!(f16, "f16": layer_norm_fwd_fused_f16, layer_norm_bwd_dx_fused_f16, layer_norm_bwd_dwdb_f16);
 layer_norm_kernels!(bf16, "bf16": layer_norm_fwd_fused_bf16, layer_norm_bwd_dx_fused_bf16, layer_norm_bwd_dwdb_bf16);
 
-/// The forward's launch configuration for rows of `n` elements: `BLOCK_SIZE` the next
-/// power of two of `n` up to [`FWD_MAX_BLOCK`] (the loops cover wider rows), `num_warps =
-/// min(max(BLOCK_SIZE / 256, 1), 8)` as in the tutorial. The tutorial caps `BLOCK_SIZE` at
-/// 64 KB of elements instead, because its backward needs the whole row in one block; the
-/// forward does not, and 16384 f32 per block (64 per thread) take 200 registers, which
-/// leaves one CTA per SM, where 4096 take 52.
-pub fn fwd_config(n: usize) -> (usize, u32) {
+/// The forward's launch configuration for rows of `n` elements of `elem_bytes` bytes:
+/// `BLOCK_SIZE` the next power of two of `n` up to [`FWD_MAX_BLOCK`] (the loops cover
+/// wider rows), `num_warps = min(max(BLOCK_SIZE / 256, 1), 8)` as in the tutorial. The
+/// tutorial caps `BLOCK_SIZE` at 64 KB of elements instead, because its backward needs
+/// the whole row in one block; the forward does not, and 16384 f32 per block (64 per
+/// thread) take 176 registers (`ptxas -v`, sm_90), which leaves one CTA per SM, where
+/// 4096 take 52 (four CTAs of 8 warps).
+///
+/// Rows of more than [`FWD_L2_ROW_BYTES`] take the tutorial's 16384 on 8 warps after all.
+/// The forward reads its row three times (mean, variance, normalize), the second and
+/// third time from L2 if the row is still there; with four programs of 52 registers per
+/// SM, 528 rows of 128 KiB (`f32` 2048 x 32768) are in flight, 69 MB, more than the
+/// H200's 60 MiB of L2, and the rereads go to memory: that shape ran at 1.98 TB/s, 1.03x
+/// torch, where Triton's tutorial kernel with 16384 on 8 warps (one program per SM, 17
+/// MB of rows in flight) ran at 2.56 (`docs/results/2026-12-04-h200-run5/final/
+/// run-1922929/combined.md`). Rows of 64 KiB keep the smaller block: 4096 x 16384 `f32`
+/// ran at 2.71 TB/s with it against Triton's 2.56, and `f16` 2048 x 32768 at 2.06 against
+/// Triton's 1.62 with 32768 a block. The wider rows' configuration is not yet measured
+/// on the GPU.
+pub fn fwd_config(n: usize, elem_bytes: usize) -> (usize, u32) {
+    if n.saturating_mul(elem_bytes) > FWD_L2_ROW_BYTES {
+        return (FWD_WIDE_ROW_BLOCK, 8);
+    }
     let block = n.max(1).next_power_of_two().min(FWD_MAX_BLOCK);
     (block, (block / 256).clamp(1, 8) as u32)
 }
 
-/// The forward's largest block (see [`fwd_config`]).
+/// The forward's largest block (see [`fwd_config`]) for rows of at most
+/// [`FWD_L2_ROW_BYTES`].
 pub const FWD_MAX_BLOCK: usize = 4096;
+
+/// Rows wider than this many bytes take [`FWD_WIDE_ROW_BLOCK`] (see [`fwd_config`]).
+pub const FWD_L2_ROW_BYTES: usize = 64 << 10;
+
+/// The block of rows wider than [`FWD_L2_ROW_BYTES`]: the tutorial's `f32` block.
+pub const FWD_WIDE_ROW_BLOCK: usize = 16384;
 
 /// The backward's launch configuration for rows of `n` elements of `elem_bytes` bytes:
 /// the whole row in one block, as the tutorial requires (`None` past its 64 KB limit), on
