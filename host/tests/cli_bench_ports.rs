@@ -52,6 +52,28 @@ fn bad_port_selections_name_the_flag() {
     assert_eq!(code, 2, "--dtype needs --kernel: {stderr}");
 }
 
+/// The launch overrides' mistakes are errors before any GPU is opened, naming the flag.
+#[test]
+fn bad_launch_overrides_name_the_flag() {
+    let base = ["bench", "--kernel", "vector_add", "--dtype", "f32", "--point", "16777216"];
+    let run = |extra: &[&str]| rtriton(&[&base[..], extra].concat());
+    let (code, _, stderr) = run(&["--set", "BLOCK_SIZE"]);
+    assert_eq!((code, stderr.as_str()), (1, "--set BLOCK_SIZE: expected NAME=V, e.g. BLOCK_SIZE=4096\n"));
+    let (code, _, stderr) = run(&["--set", "BLOCK_SIZE=big"]);
+    assert_eq!(code, 1);
+    assert!(stderr.starts_with("--set BLOCK_SIZE=big: the value is not an integer"), "{stderr}");
+    let (code, _, stderr) = run(&["--launch", "0"]);
+    assert_eq!((code, stderr.as_str()), (1, "--launch: give --set, --warps or --programs to apply to it\n"));
+    // clap's range checks (usage errors, status 2), and the flags need --kernel.
+    assert_eq!(run(&["--warps", "0"]).0, 2);
+    assert_eq!(run(&["--programs", "0"]).0, 2);
+    assert_eq!(rtriton(&["bench", "--warps", "8"]).0, 2);
+    // A loaded report is not re-measured: overrides there are a mistake.
+    let (code, _, stderr) = rtriton(&["bench", "--kernel", "ports", "--load", "x.json", "--warps", "8"]);
+    assert_eq!(code, 1);
+    assert!(stderr.starts_with("--set/--warps/--programs change a measurement; --load shows one"), "{stderr}");
+}
+
 /// A report written by an earlier run and the peers' JSON make the combined table
 /// without a GPU: rtriton next to torch and Triton with the ratio to the best one.
 #[test]
@@ -78,6 +100,17 @@ fn a_loaded_report_and_the_peers_make_the_combined_table() {
     assert!(
         stdout
             .contains("ok: 1 points measured (0 of them timed without the CPU check, over --check-limit), 0 not timed"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("launch overrides"), "{stdout}");
+    // A report measured under launch overrides says so in its heading.
+    let mut overridden = report.clone();
+    overridden["overrides"] = serde_json::json!("--set BLOCK_SIZE=4096 --warps 8");
+    std::fs::write(&r, overridden.to_string()).unwrap();
+    let (code, stdout, stderr) = rtriton(&["bench", "--kernel", "ports", "--load", r.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("\nlaunch overrides (not the ports' plans): --set BLOCK_SIZE=4096 --warps 8\n"),
         "{stdout}"
     );
 }

@@ -28,7 +28,7 @@ env_txt() {
         nvidia-smi | grep -m1 "Driver Version"
         "$R" --version
         python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' 2>/dev/null
-        echo "mode: $MODE; knobs: KERNELS=${KERNELS:-} DTYPES=${DTYPES:-} POINTS=${POINTS:-} SHAPES=${SHAPES:-} ITERS=${ITERS:-20}"
+        echo "mode: $MODE; knobs: KERNELS=${KERNELS:-} DTYPES=${DTYPES:-} POINTS=${POINTS:-} SHAPES=${SHAPES:-} OVERRIDES=${OVERRIDES:-} ITERS=${ITERS:-20}"
     } > "$OUT/env.txt" 2>&1
 }
 env_txt
@@ -49,12 +49,20 @@ ports-bench)
     sel=(); for k in ${KERNELS:-ports}; do sel+=(--kernel "$k"); done
     for d in ${DTYPES:-}; do sel+=(--dtype "$d"); done
     IFS=';' read -ra pts <<< "${POINTS:-}"; for p in "${pts[@]}"; do [[ -n "$p" ]] && sel+=(--point "$p"); done
-    only=(); for k in ${KERNELS:-}; do [[ "$k" != ports ]] && only+=(--only "$k"); done
+    # OVERRIDES="--set BLOCK_SIZE=4096 --warps 8": an experiment's launch overrides.
+    read -ra ov <<< "${OVERRIDES:-}"; sel+=("${ov[@]}")
+    # The peer script names its kernels its own way (add, layer_norm_fwd, sum, ...):
+    # PEERS_ONLY="softmax layer_norm_bwd" narrows it, PEERS=0 leaves it out.
+    only=(); for k in ${PEERS_ONLY:-}; do only+=(--only "$k"); done
     timeout "${BENCH_TIMEOUT:-400}" "$R" bench "${sel[@]}" --iters "${ITERS:-20}" --warmup 3 --no-progress \
         --json "$OUT/ports-bench.json" > "$OUT/ports-bench.log" 2>&1; echo "rc=$?" >> "$OUT/ports-bench.log"
-    timeout "${PEERS_TIMEOUT:-300}" python3 bench/peers/tutorial_peers.py --rep 50 "${only[@]}" \
-        --out "$OUT/tutorial-peers.json" > "$OUT/tutorial-peers.log" 2>&1; echo "rc=$?" >> "$OUT/tutorial-peers.log"
-    "$R" bench "${sel[@]}" --load "$OUT/ports-bench.json" --peers "$OUT/tutorial-peers.json" > "$OUT/combined.md" 2>&1
+    peers=()
+    if [[ "${PEERS:-1}" != 0 ]]; then
+        timeout "${PEERS_TIMEOUT:-300}" python3 bench/peers/tutorial_peers.py --rep 50 "${only[@]}" \
+            --out "$OUT/tutorial-peers.json" > "$OUT/tutorial-peers.log" 2>&1; echo "rc=$?" >> "$OUT/tutorial-peers.log"
+        peers=(--peers "$OUT/tutorial-peers.json")
+    fi
+    "$R" bench --kernel ports --load "$OUT/ports-bench.json" "${peers[@]}" > "$OUT/combined.md" 2>&1
     cat "$OUT/combined.md"
     ;;
 rowmax-bench)

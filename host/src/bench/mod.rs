@@ -15,6 +15,7 @@
 //! GPU; the runner ([`run_bench`]) needs one and says so when there is none.
 
 mod gpu;
+mod overrides;
 mod peers;
 mod plot;
 mod ports;
@@ -23,6 +24,7 @@ mod shape;
 mod tuned;
 
 pub use gpu::run_bench;
+pub use overrides::Overrides;
 pub use peers::{PeerFile, PeerResult, derive_peer_ratios, load_peers, merge_peers};
 pub use plot::write_svg;
 pub use ports::{

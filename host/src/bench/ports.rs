@@ -20,6 +20,7 @@ use rtriton_testing::run::{Outputs, RunError};
 use rtriton_testing::{Case, Suite};
 use serde::{Deserialize, Serialize};
 
+use super::overrides::Overrides;
 use super::{L2Flush, Summary, flush_bytes};
 use crate::ports::BenchPoint;
 use crate::ports::bench::{Target, shape_text};
@@ -63,6 +64,10 @@ pub struct PortsReport {
     pub warmup: usize,
     pub iters: usize,
     pub flush_bytes: usize,
+    /// The launch overrides every point ran under (`--set`, `--warps`, ...), empty when
+    /// the points ran as their ports plan them.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub overrides: String,
     pub rows: Vec<PortRow>,
 }
 
@@ -72,9 +77,14 @@ impl PortsReport {
     }
 
     pub fn heading(&self) -> String {
+        let overrides = if self.overrides.is_empty() {
+            String::new()
+        } else {
+            format!("\nlaunch overrides (not the ports' plans): {}", self.overrides)
+        };
         format!(
             "{}\ndevice: {}\nper point: launches checked against the CPU reference first; {} warm-up repetitions, then {} \
-             each timed with CUDA events after writing {} MiB to flush L2; TB/s = bytes read + written / median time",
+             each timed with CUDA events after writing {} MiB to flush L2; TB/s = bytes read + written / median time{overrides}",
             self.build,
             self.device,
             self.warmup,
@@ -85,7 +95,7 @@ impl PortsReport {
 }
 
 /// How `bench --kernel` measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PortsBenchOptions {
     pub warmup: usize,
     pub iters: usize,
@@ -97,6 +107,8 @@ pub struct PortsBenchOptions {
     /// add takes about a minute on one core; `validate` checks the same kernels and
     /// configurations on the suites' shapes).
     pub check_limit: usize,
+    /// Launch overrides applied to every point (empty: the ports' own launches).
+    pub overrides: Overrides,
 }
 
 /// The default `--check-limit`: 2^26 elements (every 2-D point of the peer script; the
@@ -117,14 +129,14 @@ pub fn run_ports_bench(points: &[BenchPoint], o: &PortsBenchOptions) -> Result<P
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
     let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| -> Result<(), HostError> {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<Prepared>)>(workers);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Result<Vec<Prepared>, String>)>(workers);
         for _ in 0..workers {
             let (tx, next) = (tx.clone(), &next);
             scope.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(p) = points.get(i) else { break };
-                    if tx.send((i, prepare(p, target, o.check_limit))).is_err() {
+                    if tx.send((i, prepare(p, target, o.check_limit, &o.overrides))).is_err() {
                         break;
                     }
                 }
@@ -145,6 +157,10 @@ pub fn run_ports_bench(points: &[BenchPoint], o: &PortsBenchOptions) -> Result<P
                 eprintln!("[{}/{}] {}", i + 1, points.len(), p.label());
             }
             let row = match measure(&mut rt, &mut l2, p, prepared, warmup, iters) {
+                Ok(mut row) if !o.overrides.is_empty() => {
+                    row.config = format!("{} [{}]", row.config, o.overrides.describe());
+                    row
+                }
                 Ok(row) => row,
                 Err(e) => {
                     // Stop the workers before returning the error.
@@ -165,7 +181,15 @@ pub fn run_ports_bench(points: &[BenchPoint], o: &PortsBenchOptions) -> Result<P
          this GPU, not sm_86 times",
         rt.gpu.info.summary()
     );
-    Ok(PortsReport { build: Provenance::current().line(), device, warmup, iters, flush_bytes: l2.bytes(), rows })
+    Ok(PortsReport {
+        build: Provenance::current().line(),
+        device,
+        warmup,
+        iters,
+        flush_bytes: l2.bytes(),
+        overrides: o.overrides.describe(),
+        rows,
+    })
 }
 
 fn row_line(r: &PortRow) -> String {
@@ -201,8 +225,11 @@ struct Prepared {
     expected: Result<Outputs, String>,
 }
 
-fn prepare(p: &BenchPoint, target: Target, check_limit: usize) -> Vec<Prepared> {
-    (p.launches)(target)
+/// The point's launches with the overrides applied (or why they do not fit the point).
+fn prepare(p: &BenchPoint, target: Target, check_limit: usize, overrides: &Overrides) -> Result<Vec<Prepared>, String> {
+    let mut launches = (p.launches)(target);
+    overrides.apply(&mut launches)?;
+    Ok(launches
         .into_iter()
         .map(|(suite, case)| {
             let largest = case.tensors().map(|t| t.data.len()).max().unwrap_or(0);
@@ -213,17 +240,21 @@ fn prepare(p: &BenchPoint, target: Target, check_limit: usize) -> Vec<Prepared> 
             };
             Prepared { suite, case, expected }
         })
-        .collect()
+        .collect())
 }
 
 fn measure(
     rt: &mut Runtime,
     l2: &mut L2Flush,
     p: &BenchPoint,
-    launches: Vec<Prepared>,
+    launches: Result<Vec<Prepared>, String>,
     warmup: usize,
     iters: usize,
 ) -> Result<PortRow, HostError> {
+    let (launches, refused) = match launches {
+        Ok(l) => (l, None),
+        Err(why) => (Vec::new(), Some(why)),
+    };
     let config = launches
         .iter()
         .map(|l| {
@@ -245,6 +276,11 @@ fn measure(
         tbps: None,
         check: String::new(),
     };
+    if let Some(why) = refused {
+        row.config = "(launch overrides refused)".into();
+        row.check = format!("ERROR: {why}");
+        return Ok(row);
+    }
     let mut on_device = Vec::new();
     let mut rules = Vec::new();
     for Prepared { suite, case, expected } in &launches {

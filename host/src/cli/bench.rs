@@ -79,6 +79,35 @@ pub struct BenchArgs {
     /// timed without the CPU reference check (their rows say `unchecked`); 2^26 by default.
     #[arg(long, value_name = "ELEMENTS", requires = "kernels")]
     pub check_limit: Option<usize>,
+    /// With `--kernel`: run every selected point's launches with this constexpr instead of
+    /// their plan's, `NAME=V` (repeatable); an experiment, said in the report's heading and
+    /// each row; every launch is still checked against the CPU reference first.
+    #[arg(long = "set", value_name = "NAME=V", requires = "kernels")]
+    pub sets: Vec<String>,
+    /// With `--kernel`: launch with this many warps instead of the plan's.
+    #[arg(long, value_name = "W", requires = "kernels", value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub warps: Option<u32>,
+    /// With `--kernel`: launch this many programs along the grid's first axis instead of
+    /// the plan's (a persistent grid's size; a grid that misses programs fails the check).
+    #[arg(long, value_name = "N", requires = "kernels", value_parser = clap::value_parser!(u32).range(1..))]
+    pub programs: Option<u32>,
+    /// With `--set`/`--warps`/`--programs`: apply them to this launch of each point only
+    /// (0-based; the layer norm backward's point is the dx kernel then the dw/db sum).
+    #[arg(long, value_name = "I", requires = "kernels")]
+    pub launch: Option<usize>,
+}
+
+/// The launch overrides `args` ask for, or an error naming the flag.
+pub fn overrides(args: &BenchArgs) -> anyhow::Result<crate::bench::Overrides> {
+    let constexprs = args
+        .sets
+        .iter()
+        .map(|s| crate::bench::Overrides::parse_set(s))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(anyhow::Error::msg)?;
+    let o = crate::bench::Overrides { constexprs, num_warps: args.warps, programs: args.programs, launch: args.launch };
+    anyhow::ensure!(o.launch.is_none() || !o.is_empty(), "--launch: give --set, --warps or --programs to apply to it");
+    Ok(o)
 }
 
 /// The ports' points `args` select, or an error naming the flag.
@@ -108,7 +137,14 @@ fn run_ports(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     use crate::bench::{combine, load_ports_report, load_tutorial_peers, render_markdown, run_ports_bench};
     let peers = args.peers.as_deref().map(load_tutorial_peers).transpose().map_err(anyhow::Error::msg)?;
     let report = match &args.load {
-        Some(path) => load_ports_report(path).map_err(anyhow::Error::msg)?,
+        Some(path) => {
+            anyhow::ensure!(
+                overrides(args)?.is_empty(),
+                "--set/--warps/--programs change a measurement; --load shows one already made (its heading says \
+                 what it ran under)"
+            );
+            load_ports_report(path).map_err(anyhow::Error::msg)?
+        }
         None => {
             let points = port_points(args)?;
             let o = options(args)?;
@@ -118,6 +154,7 @@ fn run_ports(args: &BenchArgs) -> anyhow::Result<ExitCode> {
                 flush_bytes: o.flush_bytes,
                 progress: o.progress,
                 check_limit: args.check_limit.unwrap_or(crate::bench::DEFAULT_CHECK_LIMIT),
+                overrides: overrides(args)?,
             };
             match run_ports_bench(&points, &po) {
                 Ok(r) => r,
