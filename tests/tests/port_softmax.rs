@@ -97,3 +97,36 @@ fn unprovable_accesses_are_scalar(#[case] args: Vec<ArgValue>, #[case] policy: S
     let load = ptx.decisions.accesses.iter().find(|a| a.kind == AccessKind::Load).expect("a load");
     assert_eq!(load.vector_width, 1, "{}", load.reason);
 }
+
+/// The online kernel reads each row's last tile once: the first pass carries it out of
+/// its loop loaded and the second pass writes it from registers, reloading only the
+/// tiles before it. On the simulator, which counts the bytes every load moves: rows of
+/// `w` f32 in tiles of `t` read `w + (T - 1) * t` elements each (`T` tiles), where
+/// reading every tile twice would be `2 * w`; one tile is read once.
+#[rstest]
+#[case::one_tile(300, 512)]
+#[case::two_tiles(1000, 512)]
+#[case::exact_tiles(1024, 256)]
+#[case::many_tiles(1000, 64)]
+fn the_online_kernel_reads_the_last_tile_once(#[case] width: usize, #[case] tile: usize) {
+    use rtriton::interp::Memory;
+    use rtriton::session::CompileSession;
+    use rtriton::trace::TraceOptions;
+    use rtriton_host::ports::softmax::{Fill, Shape, case};
+    use rtriton_testing::run::place;
+    let rows = 3;
+    let plan = Plan { form: Form::Online, block_size: tile, num_warps: 2, persistent: false };
+    let case = case::<f32>("reads", &Shape::contiguous(rows, width), Fill::Logits, plan, rows);
+    let def = softmax::kernel_def(Form::Online, Dtype::F32);
+    let mut mem = Memory::new();
+    let placed = place(&mut mem, &case).unwrap();
+    let spec = CompileSession::specialize(&def, &placed.args, SpecPolicy::Triton).unwrap();
+    let options = rtriton::backend::ptx::PtxOptions { num_warps: case.num_warps, ..Default::default() };
+    let program =
+        CompileSession::new().lower(&def, &case.constexprs, &spec, &TraceOptions::default(), &options).unwrap();
+    let report = rtriton::sim::run(&program, case.grid, &placed.args, &mut mem).unwrap();
+    let tiles = width.div_ceil(tile);
+    let per_row = width + (tiles - 1) * tile;
+    assert_eq!(report.global_load_bytes, (rows * per_row * 4) as u64, "{width} in tiles of {tile}");
+    assert_eq!(report.global_store_bytes, (rows * width * 4) as u64);
+}

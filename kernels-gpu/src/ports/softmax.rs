@@ -137,26 +137,34 @@ pub fn softmax_rows_prefetch<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: u
 /// next tile before working on the current one (the loop carries the loaded tile), so a
 /// tile's loads are in flight during the previous tile's reductions, as in
 /// [`softmax_rows_prefetch`].
+///
+/// The row's last tile is read once: the first pass's loop stops before it, so the tile
+/// it carries out is the last one, which the pass folds in and the second pass writes
+/// first, from registers, while the loads of the row's first tile are in flight; the
+/// second pass's loop then reloads only the tiles before it. A row of two tiles (2048 x
+/// 32768 `f32` in tiles of 16384) reads three tiles instead of four; a row of one tile
+/// reads it once, as the single-block kernel does.
 pub fn softmax_online_rows<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: usize) {
     let row_start = program_id(0);
     let row_step = num_programs(0);
     let col_offsets = arange(0, block_size);
     let tile = block_size as i32;
+    // Where the row's last tile starts: 0 for rows of at most one tile (and for empty
+    // rows, whose tile is all masked). No i32 wrap: it is at most `n_cols - 1`.
+    let last = (maximum(a.n_cols, 1) - 1) / tile * tile;
     for_range(row_start, a.n_rows, row_step, (), |row_idx, ()| {
         let row_idx = row_idx.to::<i64>();
         let input_row = a.input_ptr + row_idx * a.input_row_stride;
         let output_row = a.output_ptr + row_idx * a.output_row_stride;
-        // The tile at `start`; past the row's end nothing is loaded (all -inf). `start`
-        // stays below `n_cols + tile`: no i32 wrap for widths under 2^31 - 2^20.
-        let load_tile = |start: Tensor<i32>| {
+        // The tile at `start`, its columns below `end` (past them nothing is loaded: all
+        // -inf). `start` stays below `n_cols + tile`: no i32 wrap for widths under 2^31 -
+        // 2^20.
+        let load_tile = |start: Tensor<i32>, end: Tensor<i32>| {
             let cols = start + col_offsets;
-            load(input_row + cols.to::<i64>() * a.input_col_stride, Some(cols.lt(a.n_cols)), Some(T::NEG_INF))
+            load(input_row + cols.to::<i64>() * a.input_col_stride, Some(cols.lt(end)), Some(T::NEG_INF))
         };
-        let m = full::<f32>(&[], NEG_INF);
-        let d = full::<f32>(&[], 0.0);
-        let first = load_tile(full::<i32>(&[], 0));
-        let (m, d, _) = for_range(0, a.n_cols, tile, (m, d, first), |start, (m, d, x)| {
-            let next = load_tile(start + tile);
+        // `(m, d)` with the tile `x` folded in.
+        let fold = |m: Tensor<f32>, d: Tensor<f32>, x: Tensor<T>| {
             let x = x.to::<f32>();
             let m_new = maximum(m, max(x, 0));
             // While every element so far is -inf, m_new is -inf and exp(-inf - -inf)
@@ -165,14 +173,21 @@ pub fn softmax_online_rows<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: usi
             // single-block kernel and torch give.)
             let m_shift = where_(m_new.gt(NEG_INF), m_new, 0.0);
             let tile_sum = reduce(exp(x - m_shift), 0, |a: Tensor<f32>, b: Tensor<f32>| a + b);
-            let d_new = d * exp(m - m_shift) + tile_sum;
-            (m_new, d_new, next)
+            (m_new, d * exp(m - m_shift) + tile_sum)
+        };
+        let m = full::<f32>(&[], NEG_INF);
+        let d = full::<f32>(&[], 0.0);
+        let first = load_tile(full::<i32>(&[], 0), a.n_cols);
+        // Pass 1 over the tiles before the last; it carries the last one out, loaded.
+        let (m, d, last_tile) = for_range(0, last, tile, (m, d, first), |start, (m, d, x)| {
+            let next = load_tile(start + tile, a.n_cols);
+            let (m, d) = fold(m, d, x);
+            (m, d, next)
         });
+        let (m, d) = fold(m, d, last_tile);
         // One reciprocal per row, as in the single-block kernels.
         let inv_d = 1.0 / d;
-        let first = load_tile(full::<i32>(&[], 0));
-        for_range(0, a.n_cols, tile, first, |start, x| {
-            let next = load_tile(start + tile);
+        let write = |start: Tensor<i32>, x: Tensor<T>| {
             let cols = start + col_offsets;
             let softmax_output = exp(x.to::<f32>() - m) * inv_d;
             store(
@@ -180,6 +195,14 @@ pub fn softmax_online_rows<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: usi
                 softmax_output.to::<T>(),
                 Some(cols.lt(a.n_cols)),
             );
+        };
+        // Pass 2: the first tile's loads go out (none when the row is one tile), then the
+        // last tile is written from registers, then the tiles before it, reloaded.
+        let first = load_tile(full::<i32>(&[], 0), last);
+        write(last, last_tile);
+        for_range(0, last, tile, first, |start, x| {
+            let next = load_tile(start + tile, last);
+            write(start, x);
             next
         });
     });
