@@ -102,8 +102,7 @@ pub fn bwd_dx_persistent<T: Element>(
 macro_rules! persistent_kernels {
     ($t:ty, $dtype:literal: $dx:ident, $dwdb:ident) => {
         kernel! {
-            #[doc = concat!("The lock-free layer-norm backward on ", $dtype, " tensors ([`bwd_dx_persistent`]): \
-                             a persistent grid, each program storing one f32 partial row of dw and db.")]
+            #[doc = concat!("The lock-free layer-norm backward on ", $dtype, " tensors ([`bwd_dx_persistent`]).")]
             pub fn $dx(dx_ptr: Ptr<$t>, dy_ptr: Ptr<$t>, dw_ptr: Ptr<f32>, db_ptr: Ptr<f32>,
                        x_ptr: Ptr<$t>, w_ptr: Ptr<$t>, mean_ptr: Ptr<f32>, rstd_ptr: Ptr<f32>,
                        stride_dx_row: i32, stride_dx_col: i32, stride_dy_row: i32, stride_dy_col: i32,
@@ -118,8 +117,7 @@ macro_rules! persistent_kernels {
         }
 
         kernel! {
-            #[doc = concat!("The sum of f32 partial rows into ", $dtype, " `dw` and `db` ([`bwd_dwdb`] with f32 \
-                             partials): `cdiv(n, BLOCK_SIZE_N)` programs.")]
+            #[doc = concat!("The sum of f32 partial rows into ", $dtype, " `dw`, `db` ([`bwd_dwdb`]).")]
             pub fn $dwdb(dw_ptr: Ptr<f32>, db_ptr: Ptr<f32>, final_dw_ptr: Ptr<$t>, final_db_ptr: Ptr<$t>,
                          stride_dw: i32, stride_db: i32, stride_final_dw: i32, stride_final_db: i32,
                          m: i32, n: i32; const BLOCK_SIZE_M: usize, const BLOCK_SIZE_N: usize) {
