@@ -174,7 +174,7 @@ pub fn ctas_per_sm(registers: u32, num_warps: u32) -> usize {
     let allocated = registers.div_ceil(REGISTER_UNIT) * REGISTER_UNIT;
     let by_registers = REGISTERS_PER_SM / (allocated as usize * threads);
     let by_threads = THREADS_PER_SM / threads;
-    by_registers.min(by_threads).min(MAX_CTAS_PER_SM).max(1)
+    by_registers.min(by_threads).clamp(1, MAX_CTAS_PER_SM)
 }
 
 /// `G = min(rows, sm_count * ctas)`, at least 1 (with no rows, program 0 stores zero
