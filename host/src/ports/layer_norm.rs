@@ -9,7 +9,8 @@
 //! fix), so every output is compared under `approx`'s rule with an absolute and a
 //! relative bound derived in `docs/semantics.md` ("Tolerances of the ports"); in f16 and
 //! bf16 the roundings to the element type are added on top ([`rule`]). Integers (the lock
-//! and count buffer) compare bit for bit.
+//! and count buffer) compare bit for bit. The lock-free persistent backward's suites are
+//! in [`super::layer_norm_persistent`]; they are part of this port's `suites`.
 
 use rtriton::ir::ScalarType;
 use rtriton::trace::KernelDef;
@@ -73,7 +74,7 @@ pub fn example() -> Vec<ExampleCase> {
                               1024 on 5 programs, program p taking rows p, p + 5, ... and keeping its sums of dy * \
                               x_hat and dy in f32, stored at the end as its partial row of dw and db";
     const SUM: &str = "backward without the lock, second kernel: 300 f32 partial rows of 1024 columns summed into dw \
-                       and db, 256 x 8 at a time (128 programs, one per SM of an H200 or so)";
+                       and db, 256 x 8 at a time (128 programs, about one per SM of an H200)";
     let steps = |dtype: &'static str, forward: Suite, dx: Suite, dwdb: Suite, [persistent, sum]: [Suite; 2]| {
         [
             ExampleCase::new(dtype, forward, "non_pow2_1151").saying(FORWARD),
