@@ -43,6 +43,17 @@ fn layer_norm_on_the_gpu() {
     check_port_on_the_gpu("layer_norm");
 }
 
+/// The persistent layer-norm backward's two launches chained on the GPU (the sum reads
+/// the partial rows the GPU wrote), planned for a few SMs so that programs loop, against
+/// dw and db summed over every row; the suites themselves run in `layer_norm_on_the_gpu`.
+#[test]
+#[ignore = "needs a GPU"]
+fn layer_norm_persistent_chains_on_the_gpu() {
+    use rtriton_host::ports::layer_norm_persistent::{CHAINS, check_every_chain};
+    let checked = check_every_chain(Backend::Gpu).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(checked, 3 * CHAINS.len());
+}
+
 #[test]
 #[ignore = "needs a GPU"]
 fn reduce_on_the_gpu() {

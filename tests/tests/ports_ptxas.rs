@@ -148,3 +148,100 @@ fn split_column_reductions_load_sixteen_bytes_at_a_time() {
     }
     assert_eq!(checked, 20 * 5 * 2);
 }
+
+/// The persistent layer-norm backward at every block its plan takes, in every dtype, on
+/// contiguous rows (`BLOCK_SIZE_N` columns, 16-byte aligned: what the bench launches):
+/// ptxas reports at most the registers `layer_norm_plan::PERSISTENT_REGISTERS` assumes
+/// (its grid, the programs the GPU holds at once, follows from them) and no spill, for
+/// sm_86 and sm_90.
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn the_persistent_layer_norm_fits_the_registers_its_plan_assumes() {
+    use rtriton_host::ports::layer_norm::{Layout, Values};
+    use rtriton_host::ports::layer_norm_persistent::{dx_case, kernels};
+    use rtriton_kernels::ports::layer_norm_plan::{PERSISTENT_REGISTERS, assumed_registers, persistent_config};
+    use rtriton_testing::Element;
+    use rtriton_testing::half::{bf16, f16};
+
+    fn check<T: Element>(ptxas: &std::path::PathBuf, problems: &mut Vec<String>) -> usize {
+        let def = kernels::<T>().0;
+        let bytes = T::SCALAR.size_bytes() as usize;
+        let mut checked = 0;
+        for (block, _, _) in PERSISTENT_REGISTERS {
+            let (block_n, warps) = persistent_config(block).expect("every block of the table is planned");
+            assert_eq!(block_n, block);
+            let assumed = assumed_registers(block, bytes).expect("4- and 2-byte elements");
+            let case =
+                dx_case::<T>("ptx", (16, block), (4, block), (block, warps), Layout::Contiguous, Values::Ordinary);
+            let args = rtriton_testing::suite::arg_values(&case).expect("the case places");
+            let text = compile(&def, &case.constexprs, &args, SpecPolicy::Triton, warps);
+            for arch in ["sm_86", "sm_90"] {
+                let what = format!("{} BLOCK_SIZE_N={block} on {warps} warps, -arch={arch}", def.name);
+                let info = assemble(ptxas, &text, arch, def.name).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let used =
+                    ptx_common::registers_used(&info).unwrap_or_else(|| panic!("{what}: no register count:\n{info}"));
+                if used > assumed || spill_stores(&info) != Some(0) {
+                    problems.push(format!(
+                        "{what}: {used} registers where the plan assumes {assumed}, or spills (re-measure and update \
+                         PERSISTENT_REGISTERS in kernels-gpu/src/ports/layer_norm_plan.rs):\n{info}"
+                    ));
+                }
+                checked += 1;
+            }
+        }
+        checked
+    }
+    let ptxas = ptxas("the_persistent_layer_norm_fits_the_registers_its_plan_assumes");
+    let mut problems = Vec::new();
+    let checked = check::<f32>(&ptxas, &mut problems)
+        + check::<f16>(&ptxas, &mut problems)
+        + check::<bf16>(&ptxas, &mut problems);
+    assert_eq!(checked, 3 * PERSISTENT_REGISTERS.len() * 2);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The persistent layer-norm backward's second kernel at the blocks its plan gives for
+/// the peer script's shapes on an H200 (132 SMs): the `f32` partial rows load 16 bytes at
+/// a time and nothing spills.
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn the_persistent_layer_norm_sum_loads_sixteen_bytes_at_a_time() {
+    use rtriton_host::ports::layer_norm_persistent::kernels;
+    use rtriton_kernels::ports::layer_norm_plan::{Form, plan};
+    use rtriton_testing::Element;
+    use rtriton_testing::half::{bf16, f16};
+
+    /// Each peer-script shape the persistent form takes, in `T`; the number checked.
+    fn check<T: Element>(ptxas: &std::path::PathBuf) -> usize {
+        let def = kernels::<T>().1;
+        let mut checked = 0;
+        for (rows, cols) in rtriton_host::ports::bench::SHAPES_2D {
+            let bytes = T::SCALAR.size_bytes() as usize;
+            let Some(p) = plan(cols, rows, bytes, 132).filter(|p| p.form == Form::Persistent) else { continue };
+            let s = p.sum;
+            let case = rtriton_host::ports::layer_norm::backward_dwdb_case_of::<f32, T>(
+                "ptx",
+                (p.partial_rows, cols),
+                (cols, 1),
+                (s.block_size_m, s.block_size_n, s.num_warps),
+            );
+            let args = rtriton_testing::suite::arg_values(&case).expect("the case places");
+            let text = compile(&def, &case.constexprs, &args, SpecPolicy::Triton, s.num_warps);
+            let loads: Vec<&str> = text.lines().filter(|l| l.contains("ld.global")).collect();
+            assert!(
+                !loads.is_empty() && loads.iter().all(|l| l.contains("ld.global.v4.")),
+                "{} {rows}x{cols} {s:?}: loads not all 16 bytes wide:\n{}",
+                def.name,
+                loads.join("\n")
+            );
+            let info = assemble(ptxas, &text, "sm_90", def.name).unwrap_or_else(|e| panic!("{}: {e}", def.name));
+            assert_eq!(spill_stores(&info), Some(0), "{} {rows}x{cols} spills:\n{info}", def.name);
+            checked += 1;
+        }
+        checked
+    }
+    let ptxas = ptxas("the_persistent_layer_norm_sum_loads_sixteen_bytes_at_a_time");
+    let checked = check::<f32>(&ptxas) + check::<f16>(&ptxas) + check::<bf16>(&ptxas);
+    // 4096x1024, 4096x4096 and 32768x1024 in each dtype.
+    assert_eq!(checked, 9);
+}

@@ -31,7 +31,8 @@ use crate::provenance::Provenance;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PortRow {
     pub kernel: String,
-    /// `dim1`/`dim0` for a reduction along that dimension, else empty.
+    /// `dim1`/`dim0` for a reduction along that dimension, `lock` for the tutorial's
+    /// layer-norm backward measured beside the planned form, else empty.
     #[serde(default)]
     pub variant: String,
     pub dtype: String,

@@ -29,7 +29,8 @@ pub struct BenchPoint {
     /// The peer script's kernel name (`add`, `softmax`, `layer_norm_fwd`, ...).
     pub kernel: &'static str,
     /// `dim1`/`dim0` for a reduction along that dimension (the peer script's
-    /// `torch_dim1`/`torch_dim0`), else empty.
+    /// `torch_dim1`/`torch_dim0`); `lock` for the tutorial's layer-norm backward where the
+    /// plan runs another form (no peer row has it); else empty.
     pub variant: &'static str,
     /// `f32`, `f16` or `bf16`.
     pub dtype: &'static str,

@@ -9,7 +9,8 @@
 //! fix), so every output is compared under `approx`'s rule with an absolute and a
 //! relative bound derived in `docs/semantics.md` ("Tolerances of the ports"); in f16 and
 //! bf16 the roundings to the element type are added on top ([`rule`]). Integers (the lock
-//! and count buffer) compare bit for bit.
+//! and count buffer) compare bit for bit. The lock-free persistent backward's suites are
+//! in [`super::layer_norm_persistent`]; they are part of this port's `suites`.
 
 use rtriton::ir::ScalarType;
 use rtriton::trace::KernelDef;
@@ -18,28 +19,40 @@ use rtriton_kernels::ports::layer_norm::{
     layer_norm_bwd_dx_fused, layer_norm_bwd_dx_fused_bf16, layer_norm_bwd_dx_fused_f16, layer_norm_fwd_fused,
     layer_norm_fwd_fused_bf16, layer_norm_fwd_fused_f16,
 };
+use rtriton_kernels::ports::layer_norm_plan::{self, Form};
 use rtriton_testing::half::{bf16, f16};
 use rtriton_testing::{Case, Element, Rule, Suite, View};
 
 use super::Port;
-use super::bench::{BenchPoint, DTYPES, SHAPES_2D, elem_bytes};
+use super::bench::{BenchPoint, DTYPES, Launches, SHAPES_2D, Target, elem_bytes};
 use super::example::ExampleCase;
+use super::layer_norm_persistent as persistent;
 
 pub const PORT: Port = Port {
     name: "layer_norm",
     about: "Triton tutorial 05 (_layer_norm_fwd_fused, _layer_norm_bwd_dx_fused with its lock, \
-            _layer_norm_bwd_dwdb): layer norm forward and backward over strided views, in f32, f16 and bf16",
+            _layer_norm_bwd_dwdb) and a lock-free persistent backward with f32 partial rows: layer norm \
+            forward and backward over strided views, in f32, f16 and bf16",
     suites: || {
+        let [persistent_f32, sum_f32] = persistent::suites_of::<f32>();
+        let [persistent_f16, sum_f16] = persistent::suites_of::<f16>();
+        let [persistent_bf16, sum_bf16] = persistent::suites_of::<bf16>();
         vec![
             forward_suite(),
             backward_dx_suite(),
             backward_dwdb_suite(),
+            persistent_f32,
+            sum_f32,
             forward_suite_of::<f16>(layer_norm_fwd_fused_f16()),
             backward_dx_suite_of::<f16>(layer_norm_bwd_dx_fused_f16()),
             backward_dwdb_suite_of::<f16>(layer_norm_bwd_dwdb_f16()),
+            persistent_f16,
+            sum_f16,
             forward_suite_of::<bf16>(layer_norm_fwd_fused_bf16()),
             backward_dx_suite_of::<bf16>(layer_norm_bwd_dx_fused_bf16()),
             backward_dwdb_suite_of::<bf16>(layer_norm_bwd_dwdb_bf16()),
+            persistent_bf16,
+            sum_bf16,
         ]
     },
     example,
@@ -47,7 +60,8 @@ pub const PORT: Port = Port {
 };
 
 /// What `cargo run --example layer_norm [-- --dtype f32|f16|bf16]` runs, in the dtype
-/// asked for: the forward pass, then the two kernels of the backward pass, in order.
+/// asked for: the forward pass, then the two kernels of the tutorial's backward pass, in
+/// order, then the two kernels of the lock-free persistent backward.
 pub fn example() -> Vec<ExampleCase> {
     const FORWARD: &str = "forward: y = (x - mean) * rstd * w + b with rstd = 1 / sqrt(var + eps), one program per \
                            row (5 rows of 1151, BLOCK_SIZE 2048); each row's mean and rstd are stored for the \
@@ -56,36 +70,55 @@ pub fn example() -> Vec<ExampleCase> {
                       added into partial row (row % 4) of dw and db under that partial row's lock";
     const DWDB: &str = "backward, second kernel: the partial rows (256 of 1000 columns) summed into dw and db, \
                         32 x 128 at a time";
-    let steps = |dtype: &'static str, forward: Suite, dx: Suite, dwdb: Suite| {
+    const PERSISTENT: &str = "backward without the lock (what the bench runs for rows up to 4096): dx of 23 rows of \
+                              1024 on 5 programs, program p taking rows p, p + 5, ... and keeping its sums of dy * \
+                              x_hat and dy in f32, stored at the end as its partial row of dw and db";
+    const SUM: &str = "backward without the lock, second kernel: 300 f32 partial rows of 1024 columns summed into dw \
+                       and db, 256 x 8 at a time (128 programs, about one per SM of an H200)";
+    let steps = |dtype: &'static str, forward: Suite, dx: Suite, dwdb: Suite, [persistent, sum]: [Suite; 2]| {
         [
             ExampleCase::new(dtype, forward, "non_pow2_1151").saying(FORWARD),
             ExampleCase::new(dtype, dx, "non_pow2_1151_group_4").saying(DX),
             ExampleCase::new(dtype, dwdb, "tutorial_256x1000").saying(DWDB),
+            ExampleCase::new(dtype, persistent, "rows_of_1024_on_5_programs").saying(PERSISTENT),
+            ExampleCase::new(dtype, sum, "planned_300x1024").saying(SUM),
         ]
     };
     let mut cases = Vec::new();
-    cases.extend(steps("f32", forward_suite(), backward_dx_suite(), backward_dwdb_suite()));
+    cases.extend(steps(
+        "f32",
+        forward_suite(),
+        backward_dx_suite(),
+        backward_dwdb_suite(),
+        persistent::suites_of::<f32>(),
+    ));
     cases.extend(steps(
         "f16",
         forward_suite_of::<f16>(layer_norm_fwd_fused_f16()),
         backward_dx_suite_of::<f16>(layer_norm_bwd_dx_fused_f16()),
         backward_dwdb_suite_of::<f16>(layer_norm_bwd_dwdb_f16()),
+        persistent::suites_of::<f16>(),
     ));
     cases.extend(steps(
         "bf16",
         forward_suite_of::<bf16>(layer_norm_fwd_fused_bf16()),
         backward_dx_suite_of::<bf16>(layer_norm_bwd_dx_fused_bf16()),
         backward_dwdb_suite_of::<bf16>(layer_norm_bwd_dwdb_bf16()),
+        persistent::suites_of::<bf16>(),
     ));
     cases
 }
 
 /// The peer script's `layer_norm_fwd` and `layer_norm_bwd` points: its 2-D shapes in f32,
-/// f16 and bf16, contiguous, the launch configurations of [`fwd_config`] and
-/// [`bwd_config`]. Bytes as the script counts them: `x` read and `y` written (forward);
-/// `x`, `dy` read and `dx` written (backward, whose point is the dx kernel and the dw/db
-/// sum timed together). The backward exists where the tutorial's does (rows of at most
-/// 64 KB).
+/// f16 and bf16, contiguous. The forward runs at [`fwd_config`]; the backward
+/// (`layer_norm_bwd`, the dx kernel and the dw/db sum timed together) as
+/// `layer_norm_plan::plan` says for the device: the persistent form for rows up to 4096
+/// columns, the tutorial's lock form for wider ones; where the plan runs the persistent
+/// form, the tutorial's lock form is measured too, as the variant `lock` (which the peer
+/// script has no row of: the combined table compares the planned form with torch and
+/// Triton). Bytes as the script counts them: `x` read and `y` written (forward); `x`,
+/// `dy` read and `dx` written (backward). The backward exists where the tutorial's does
+/// (rows of at most 64 KB).
 pub fn bench_points() -> Vec<BenchPoint> {
     let mut out = Vec::new();
     for dtype in DTYPES {
@@ -103,34 +136,53 @@ pub fn bench_points() -> Vec<BenchPoint> {
                     _ => Box::new(move |_| vec![forward_launch::<bf16>(layer_norm_fwd_fused_bf16(), rows, cols)]),
                 },
             });
-            if bwd_config(cols, elem_bytes(dtype) as usize).is_none() {
+            let bytes = elem_bytes(dtype) as usize;
+            // The form depends on the width and the element size only, not on the SM count.
+            let Some(form) = layer_norm_plan::plan(cols, rows, bytes, 1).map(|p| p.form) else {
                 continue;
+            };
+            let planned: Launches = match dtype {
+                "f32" => Box::new(move |t: Target| planned_backward::<f32>(rows, cols, t)),
+                "f16" => Box::new(move |t: Target| planned_backward::<f16>(rows, cols, t)),
+                _ => Box::new(move |t: Target| planned_backward::<bf16>(rows, cols, t)),
+            };
+            let bytes = 3 * elements * elem_bytes(dtype);
+            let shape = vec![rows, cols];
+            out.push(BenchPoint { kernel: "layer_norm_bwd", variant: "", dtype, shape, bytes, launches: planned });
+            if form == Form::Persistent {
+                let lock: Launches = match dtype {
+                    "f32" => Box::new(move |_| lock_backward::<f32>(rows, cols)),
+                    "f16" => Box::new(move |_| lock_backward::<f16>(rows, cols)),
+                    _ => Box::new(move |_| lock_backward::<bf16>(rows, cols)),
+                };
+                let shape = vec![rows, cols];
+                out.push(BenchPoint { kernel: "layer_norm_bwd", variant: "lock", dtype, shape, bytes, launches: lock });
             }
-            out.push(BenchPoint {
-                kernel: "layer_norm_bwd",
-                variant: "",
-                dtype,
-                shape: vec![rows, cols],
-                bytes: 3 * elements * elem_bytes(dtype),
-                launches: match dtype {
-                    "f32" => Box::new(move |_| {
-                        backward_launches::<f32>((layer_norm_bwd_dx_fused(), layer_norm_bwd_dwdb()), rows, cols)
-                    }),
-                    "f16" => Box::new(move |_| {
-                        backward_launches::<f16>((layer_norm_bwd_dx_fused_f16(), layer_norm_bwd_dwdb_f16()), rows, cols)
-                    }),
-                    _ => Box::new(move |_| {
-                        backward_launches::<bf16>(
-                            (layer_norm_bwd_dx_fused_bf16(), layer_norm_bwd_dwdb_bf16()),
-                            rows,
-                            cols,
-                        )
-                    }),
-                },
-            });
         }
     }
     out
+}
+
+/// The backward of a contiguous `rows x cols` input of `T` as `layer_norm_plan::plan`
+/// says for `target`.
+fn planned_backward<T: Element>(rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
+    let plan = layer_norm_plan::plan(cols, rows, T::SCALAR.size_bytes() as usize, target.sm_count)
+        .expect("a point exists only where the plan takes the row");
+    match plan.form {
+        Form::Persistent => persistent::bench_launches::<T>(rows, cols, plan),
+        Form::Lock => lock_backward::<T>(rows, cols),
+    }
+}
+
+/// The tutorial's backward on a contiguous `rows x cols` input of `T`.
+fn lock_backward<T: Element>(rows: usize, cols: usize) -> Vec<(Suite, Case)> {
+    let defs = match T::SCALAR {
+        ScalarType::F16 => (layer_norm_bwd_dx_fused_f16(), layer_norm_bwd_dwdb_f16()),
+        ScalarType::BF16 => (layer_norm_bwd_dx_fused_bf16(), layer_norm_bwd_dwdb_bf16()),
+        // f32 (the layer norm's other element type)
+        _ => (layer_norm_bwd_dx_fused(), layer_norm_bwd_dwdb()),
+    };
+    backward_launches::<T>(defs, rows, cols)
 }
 
 /// The forward on a contiguous `rows x cols` input of `T`, with its suite's rule.
@@ -164,7 +216,7 @@ pub const EPS: f32 = 1e-5;
 
 /// What an output buffer holds before the kernel runs: elements the kernel must not write
 /// (outside the view, padding, unused partial rows) keep it.
-const UNWRITTEN: f64 = -1234.5;
+pub(super) const UNWRITTEN: f64 = -1234.5;
 
 /// A value in [-1, 1) that depends only on `(seed, i)` (SplitMix64's finalizer), so the
 /// cases are the same on every machine.
@@ -178,17 +230,17 @@ fn noise(seed: u64, i: usize) -> f32 {
 
 /// `n` values `center + spread * noise` rounded to `T`: the tutorial's data (`x = -2.3 +
 /// 0.5 * randn`, `w`, `b = rand`, `dy = 0.1 * randn`) with uniform noise instead of normal.
-fn fill<T: Element>(seed: u64, n: usize, center: f64, spread: f64) -> Vec<T> {
+pub(super) fn fill<T: Element>(seed: u64, n: usize, center: f64, spread: f64) -> Vec<T> {
     (0..n).map(|i| of(center + spread * f64::from(noise(seed, i)))).collect()
 }
 
 /// `v` rounded to `T` (a float type: always defined).
-fn of<T: Element>(v: f64) -> T {
+pub(super) fn of<T: Element>(v: f64) -> T {
     T::round_from_f64(v).expect("a float element type")
 }
 
 /// The significand bits of a float element type.
-fn precision(dtype: ScalarType) -> i32 {
+pub(super) fn precision(dtype: ScalarType) -> i32 {
     match dtype {
         ScalarType::F16 => 11,
         ScalarType::BF16 => 8,
@@ -225,7 +277,7 @@ pub enum Layout {
 
 impl Layout {
     /// A `[rows, cols]` matrix view.
-    fn matrix(self, rows: usize, cols: usize) -> View {
+    pub(super) fn matrix(self, rows: usize, cols: usize) -> View {
         match self {
             Layout::Contiguous => View::contiguous(&[rows, cols]),
             Layout::Strided => View::strided(&[rows, cols], &[(2 * cols + 7) as isize, 2]).with_offset(3),
@@ -234,7 +286,7 @@ impl Layout {
     }
 
     /// A vector view of `n` elements; `stride` is used by the strided layout.
-    fn vector(self, n: usize, stride: usize) -> View {
+    pub(super) fn vector(self, n: usize, stride: usize) -> View {
         match self {
             Layout::Contiguous | Layout::Transposed => View::contiguous(&[n]),
             Layout::Strided => View::strided(&[n], &[stride as isize]).with_offset(1),
@@ -243,23 +295,23 @@ impl Layout {
 }
 
 /// The element of `tensor` at view index `index`, as f64.
-fn at(case: &Case, tensor: &str, index: &[usize]) -> f64 {
+pub(super) fn at(case: &Case, tensor: &str, index: &[usize]) -> f64 {
     case.tensor(tensor).f64_at(index)
 }
 
 /// Stores `value` (rounded once to the tensor's element type) at view index `index`.
-fn put(case: &mut Case, tensor: &str, index: &[usize], value: f64) {
+pub(super) fn put(case: &mut Case, tensor: &str, index: &[usize], value: f64) {
     case.tensor_mut(tensor).set_f64(index, value);
 }
 
 /// A buffer for an output view, every element [`UNWRITTEN`].
-fn unwritten<T: Element>(view: &View) -> Vec<T> {
+pub(super) fn unwritten<T: Element>(view: &View) -> Vec<T> {
     vec![of(UNWRITTEN); view.min_buffer_len()]
 }
 
 /// The f64 mean and `1 / sqrt(var + eps)` of the `cols` values `x` (the forward's
 /// definition, with the biased variance as torch and the tutorial use).
-fn moments(x: &[f64]) -> (f64, f64) {
+pub(super) fn moments(x: &[f64]) -> (f64, f64) {
     moments_with(x, f64::from(EPS), 0.0)
 }
 
@@ -491,6 +543,29 @@ pub fn backward_dx_cases<T: Element>() -> Vec<Case> {
     ]
 }
 
+/// What row `r` of a backward case contributes, in f64 from the case's inputs (its
+/// `mean` and `rstd` as given): its `dx`, and its terms of `dw` and `db`.
+pub(super) struct RowGradients {
+    pub dx: Vec<f64>,
+    pub dy_x_hat: Vec<f64>,
+    pub dy: Vec<f64>,
+}
+
+/// Row `r`'s [`RowGradients`]: `x_hat = (x - mean) * rstd`, `c1 = mean(x_hat w dy)`,
+/// `c2 = mean(w dy)`, `dx = (w dy - (x_hat c1 + c2)) * rstd`.
+pub(super) fn row_gradients(case: &Case, r: usize) -> RowGradients {
+    let cols = case.tensor("x").view.shape[1];
+    let (mean, rstd) = (at(case, "mean", &[r]), at(case, "rstd", &[r]));
+    let x_hat: Vec<f64> = (0..cols).map(|c| (at(case, "x", &[r, c]) - mean) * rstd).collect();
+    let dy: Vec<f64> = (0..cols).map(|c| at(case, "dy", &[r, c])).collect();
+    let wdy: Vec<f64> = (0..cols).map(|c| at(case, "w", &[c]) * dy[c]).collect();
+    let c1 = x_hat.iter().zip(&wdy).map(|(a, b)| a * b).sum::<f64>() / cols as f64;
+    let c2 = wdy.iter().sum::<f64>() / cols as f64;
+    let dx = (0..cols).map(|c| (wdy[c] - (x_hat[c] * c1 + c2)) * rstd).collect();
+    let dy_x_hat = (0..cols).map(|c| dy[c] * x_hat[c]).collect();
+    RowGradients { dx, dy_x_hat, dy }
+}
+
 /// `dx = (w dy - (x_hat c1 + c2)) * rstd` with `x_hat = (x - mean) * rstd`,
 /// `c1 = mean(x_hat w dy)`, `c2 = mean(w dy)`; partial row `g` of `dw` / `db` the sum of
 /// `dy * x_hat` / `dy` over the rows `r` with `r % GROUP_SIZE_M == g`; every lock 0 again
@@ -501,16 +576,11 @@ pub fn backward_dx_reference(case: &mut Case) {
     let mut dw = vec![vec![0.0f64; cols]; group];
     let mut db = vec![vec![0.0f64; cols]; group];
     for r in 0..rows {
-        let (mean, rstd) = (at(case, "mean", &[r]), at(case, "rstd", &[r]));
-        let x_hat: Vec<f64> = (0..cols).map(|c| (at(case, "x", &[r, c]) - mean) * rstd).collect();
-        let dy: Vec<f64> = (0..cols).map(|c| at(case, "dy", &[r, c])).collect();
-        let wdy: Vec<f64> = (0..cols).map(|c| at(case, "w", &[c]) * dy[c]).collect();
-        let c1 = x_hat.iter().zip(&wdy).map(|(a, b)| a * b).sum::<f64>() / cols as f64;
-        let c2 = wdy.iter().sum::<f64>() / cols as f64;
+        let g = row_gradients(case, r);
         for c in 0..cols {
-            put(case, "dx", &[r, c], (wdy[c] - (x_hat[c] * c1 + c2)) * rstd);
-            dw[r % group][c] += dy[c] * x_hat[c];
-            db[r % group][c] += dy[c];
+            put(case, "dx", &[r, c], g.dx[c]);
+            dw[r % group][c] += g.dy_x_hat[c];
+            db[r % group][c] += g.dy[c];
         }
     }
     for g in 0..group.min(rows) {
@@ -560,13 +630,24 @@ pub fn backward_dwdb_case<T: Element>(
     name: &str,
     (m, cols): (usize, usize),
     (partial_stride, final_stride): (usize, usize),
+    blocks: (usize, usize, u32),
+) -> Case {
+    backward_dwdb_case_of::<T, T>(name, (m, cols), (partial_stride, final_stride), blocks)
+}
+
+/// [`backward_dwdb_case`] with partial rows of `P` (values in [-0.3, 0.3]) and gradients of
+/// `T`: `layer_norm_bwd_dwdb_from_f32*` sums `f32` partial rows.
+pub fn backward_dwdb_case_of<P: Element, T: Element>(
+    name: &str,
+    (m, cols): (usize, usize),
+    (partial_stride, final_stride): (usize, usize),
     (block_m, block_n, warps): (usize, usize, u32),
 ) -> Case {
     let pv = View::strided(&[m, cols], &[partial_stride as isize, 1]);
     let fv = View::strided(&[cols], &[final_stride as isize]).with_offset(final_stride - 1);
     Case::new(name)
-        .input("dw", fill::<T>(9, pv.min_buffer_len(), 0.0, 0.3), pv.clone())
-        .input("db", fill::<T>(10, pv.min_buffer_len(), 0.0, 0.3), pv.clone())
+        .input("dw", fill::<P>(9, pv.min_buffer_len(), 0.0, 0.3), pv.clone())
+        .input("db", fill::<P>(10, pv.min_buffer_len(), 0.0, 0.3), pv.clone())
         .output("final_dw", unwritten::<T>(&fv), fv.clone())
         .output("final_db", unwritten::<T>(&fv), fv.clone())
         .int(partial_stride as i64)
@@ -628,9 +709,12 @@ mod tests {
     use super::*;
     use crate::ports::bench::Target;
 
-    /// Every case of the kernel `name` in every dtype, on the interpreter and the simulator.
+    /// Every case of the kernel `name` in every dtype (`name`, `name_f16`, `name_bf16`), on
+    /// the interpreter and the simulator.
     fn check_cpu(name: &str) {
-        let suites: Vec<Suite> = (PORT.suites)().into_iter().filter(|s| s.def.name.starts_with(name)).collect();
+        let names = [name.to_string(), format!("{name}_f16"), format!("{name}_bf16")];
+        let suites: Vec<Suite> =
+            (PORT.suites)().into_iter().filter(|s| names.iter().any(|n| n == s.def.name)).collect();
         assert_eq!(suites.len(), 3, "{name} in f32, f16 and bf16");
         for s in suites {
             s.check_all(Backend::Interpreter);
@@ -678,24 +762,53 @@ mod tests {
 
     /// Every peer-script shape has a forward point in every dtype, and a backward point
     /// where the tutorial's backward takes the row (f32 rows of 32768 are past its 64 KB);
-    /// a backward point is the dx kernel and the dw/db sum over its partial rows.
+    /// a backward point is the dx kernel and the dw/db sum over its partial rows, of the
+    /// planned form; where that is the persistent form (rows up to 4096), the tutorial's
+    /// lock form is a second point, the variant `lock`.
     #[test]
-    fn the_bench_points_follow_the_peer_script() {
+    fn the_bench_points_follow_the_peer_script_and_the_plan() {
         let points = bench_points();
-        let count = |k: &str| points.iter().filter(|p| p.kernel == k).count();
-        assert_eq!((count("layer_norm_fwd"), count("layer_norm_bwd")), (15, 14));
-        let bwd = points
-            .iter()
-            .find(|p| p.kernel == "layer_norm_bwd" && p.dtype == "bf16" && p.shape == [4096, 1024])
-            .expect("the bf16 4096x1024 backward");
+        let count = |k: &str, v: &str| points.iter().filter(|p| p.kernel == k && p.variant == v).count();
+        assert_eq!(
+            (count("layer_norm_fwd", ""), count("layer_norm_bwd", ""), count("layer_norm_bwd", "lock")),
+            (15, 14, 9)
+        );
+        let point = |dtype: &str, shape: [usize; 2], variant: &str| {
+            points
+                .iter()
+                .find(|p| p.kernel == "layer_norm_bwd" && p.dtype == dtype && p.shape == shape && p.variant == variant)
+                .unwrap_or_else(|| panic!("no backward point {dtype} {shape:?} {variant:?}"))
+        };
+        let names = |launches: &[(Suite, Case)]| launches.iter().map(|(s, _)| s.def.name).collect::<Vec<_>>();
+
+        // The planned form for rows of 1024 bf16: 7 CTAs of 72 registers per SM.
+        let bwd = point("bf16", [4096, 1024], "");
         assert_eq!(bwd.bytes, 3 * 4096 * 1024 * 2);
+        assert_eq!(bwd.label(), "layer_norm_bwd bf16 4096x1024");
         let launches = (bwd.launches)(Target::H200);
-        let names: Vec<&str> = launches.iter().map(|(s, _)| s.def.name).collect();
-        assert_eq!(names, ["layer_norm_bwd_dx_fused_bf16", "layer_norm_bwd_dwdb_bf16"]);
+        assert_eq!(names(&launches), ["layer_norm_bwd_dx_persistent_bf16", "layer_norm_bwd_dwdb_from_f32_bf16"]);
+        let (dx, sum) = (&launches[0].1, &launches[1].1);
+        assert_eq!((dx.grid, dx.num_warps), ([7 * 132, 1, 1], 4));
+        assert_eq!(dx.tensor("dw").view.shape, [7 * 132, 1024]);
+        assert_eq!((sum.tensor("dw").view.shape.clone(), sum.grid), (vec![7 * 132, 1024], [128, 1, 1]));
+        assert!(dx.check().is_ok() && sum.check().is_ok());
+        let on_100 = (bwd.launches)(Target { sm_count: 100 });
+        assert_eq!(on_100[0].1.grid, [700, 1, 1], "as many programs as the measured device holds");
+
+        // The tutorial's lock form on the same point.
+        let lock = point("bf16", [4096, 1024], "lock");
+        assert_eq!(lock.label(), "layer_norm_bwd (lock) bf16 4096x1024");
+        let launches = (lock.launches)(Target::H200);
+        assert_eq!(names(&launches), ["layer_norm_bwd_dx_fused_bf16", "layer_norm_bwd_dwdb_bf16"]);
         let (dx, dwdb) = (&launches[0].1, &launches[1].1);
         assert_eq!(dx.tensor("dw").view.shape, [256, 1024]);
         assert_eq!(dwdb.tensor("dw").view.shape, [256, 1024]);
         assert_eq!(dwdb.grid, [8, 1, 1]);
         assert!(dx.check().is_ok() && dwdb.check().is_ok());
+
+        // Past 4096 columns the plan runs the lock form, and there is no second point.
+        let wide = point("f16", [2048, 32768], "");
+        assert_eq!(names(&(wide.launches)(Target::H200)), ["layer_norm_bwd_dx_fused_f16", "layer_norm_bwd_dwdb_f16"]);
+        assert!(!points.iter().any(|p| p.variant == "lock" && p.shape == [2048, 32768]));
     }
 }

@@ -11,6 +11,10 @@
 //! so views work: a strided or transposed `x`, every other element of `w`. A stride equal
 //! to 1 is specialized to the constant 1, which is what lets contiguous rows load as
 //! vectors. Index math is `i64` (the row times its stride can pass 2^31).
+//!
+//! The backward here is the tutorial's, lock included; the lock-free persistent backward
+//! the bench runs for rows up to 4096 columns is in `layer_norm_persistent`, and which one
+//! runs is `layer_norm_plan`'s choice.
 
 use half::{bf16, f16};
 use rtriton::kernel;
@@ -180,10 +184,12 @@ pub fn bwd_dx_fused<T: Element>(
 }
 
 /// Sums the `m` partial rows of `dw` and `db` into the final gradients: `block_size_n`
-/// columns per program, `block_size_m` partial rows at a time, in `f32`.
-pub fn bwd_dwdb<T: Element>(
-    dw_ptr: Tensor<Ptr<T>>,
-    db_ptr: Tensor<Ptr<T>>,
+/// columns per program, `block_size_m` partial rows at a time, in `f32`. The partial rows
+/// hold `P` and the gradients `T`: the tutorial's partials are `T` (`bwd_dwdb::<T, T>`),
+/// the persistent form's are `f32` (`bwd_dwdb::<f32, T>`, see `layer_norm_persistent`).
+pub fn bwd_dwdb<P: Element, T: Element>(
+    dw_ptr: Tensor<Ptr<P>>,
+    db_ptr: Tensor<Ptr<P>>,
     final_dw_ptr: Tensor<Ptr<T>>,
     final_db_ptr: Tensor<Ptr<T>>,
     stride_dw: Tensor<i32>,
@@ -205,8 +211,8 @@ pub fn bwd_dwdb<T: Element>(
         let mask = rows.expand_dims(1).lt(m) & cols.expand_dims(0).lt(n);
         let rows = rows.to::<i64>().expand_dims(1);
         let c = cols.to::<i64>().expand_dims(0);
-        let dw = dw + load(dw_ptr + rows * stride_dw + c, Some(mask), Some(T::ZERO)).to::<f32>();
-        let db = db + load(db_ptr + rows * stride_db + c, Some(mask), Some(T::ZERO)).to::<f32>();
+        let dw = dw + load(dw_ptr + rows * stride_dw + c, Some(mask), Some(P::ZERO)).to::<f32>();
+        let db = db + load(db_ptr + rows * stride_db + c, Some(mask), Some(P::ZERO)).to::<f32>();
         (dw, db)
     });
     // Write the final sums.
@@ -256,7 +262,7 @@ macro_rules! layer_norm_kernels {
             pub fn $dwdb(dw_ptr: Ptr<$t>, db_ptr: Ptr<$t>, final_dw_ptr: Ptr<$t>, final_db_ptr: Ptr<$t>,
                          stride_dw: i32, stride_db: i32, stride_final_dw: i32, stride_final_db: i32,
                          m: i32, n: i32; const BLOCK_SIZE_M: usize, const BLOCK_SIZE_N: usize) {
-                bwd_dwdb::<$t>(dw_ptr, db_ptr, final_dw_ptr, final_db_ptr,
+                bwd_dwdb::<$t, $t>(dw_ptr, db_ptr, final_dw_ptr, final_db_ptr,
                                stride_dw, stride_db, stride_final_dw, stride_final_db, m, n, BLOCK_SIZE_M, BLOCK_SIZE_N);
             }
         }

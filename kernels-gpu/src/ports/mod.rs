@@ -6,6 +6,8 @@
 
 pub mod epilogue;
 pub mod layer_norm;
+pub mod layer_norm_persistent;
+pub mod layer_norm_plan;
 pub mod reduce;
 pub mod reduce_plan;
 pub mod softmax;

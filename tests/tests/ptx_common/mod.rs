@@ -123,3 +123,10 @@ pub fn spill_stores(info: &str) -> Option<u64> {
     let head = &info[..idx];
     head.rsplit(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
 }
+
+/// Registers per thread `ptxas -v` reports (`Used N registers`).
+pub fn registers_used(info: &str) -> Option<u32> {
+    let tail = &info[info.find("Used ")? + "Used ".len()..];
+    let (count, rest) = tail.split_once(' ')?;
+    rest.starts_with("registers").then(|| count.parse().ok())?
+}
