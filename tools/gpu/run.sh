@@ -41,8 +41,8 @@ ignored)
     ;;
 validate)
     ks=(); for k in ${KERNELS:-ports}; do ks+=(--kernel "$k"); done
-    timeout 150 "$R" validate --backend gpu --no-progress --json "$OUT/validate.json" > "$OUT/validate.log" 2>&1; echo "rc=$?" >> "$OUT/validate.log"
-    timeout 250 "$R" validate --backend gpu --no-progress "${ks[@]}" > "$OUT/ports.log" 2>&1; echo "rc=$?" >> "$OUT/ports.log"
+    timeout "${VALIDATE_TIMEOUT:-300}" "$R" validate --backend gpu --no-progress --json "$OUT/validate.json" > "$OUT/validate.log" 2>&1; echo "rc=$?" >> "$OUT/validate.log"
+    timeout "${PORTS_TIMEOUT:-400}" "$R" validate --backend gpu --no-progress "${ks[@]}" > "$OUT/ports.log" 2>&1; echo "rc=$?" >> "$OUT/ports.log"
     tail -3 "$OUT/validate.log" "$OUT/ports.log"
     ;;
 ports-bench)
