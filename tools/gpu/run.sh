@@ -5,6 +5,7 @@
 # environment. The device tool returns at most a few files: extras go into $OUT/extra.tgz.
 #   ignored       every ignored test (GPU, NVRTC, ptxas) from the nextest archive
 #   validate      rtriton validate --backend gpu (row-max family) and --kernel ports
+#                 (timeouts VALIDATE_TIMEOUT + PORTS_TIMEOUT stay under the 600 s a call gets)
 #   ports-bench   rtriton bench --kernel ${KERNELS:-ports} + bench/peers/tutorial_peers.py
 #                 in the same session, joined by --peers into combined.md
 #   rowmax-bench  rtriton bench (row max, shapes ${SHAPES:-default}) + rowmax_peers.py
@@ -41,8 +42,8 @@ ignored)
     ;;
 validate)
     ks=(); for k in ${KERNELS:-ports}; do ks+=(--kernel "$k"); done
-    timeout "${VALIDATE_TIMEOUT:-300}" "$R" validate --backend gpu --no-progress --json "$OUT/validate.json" > "$OUT/validate.log" 2>&1; echo "rc=$?" >> "$OUT/validate.log"
-    timeout "${PORTS_TIMEOUT:-400}" "$R" validate --backend gpu --no-progress "${ks[@]}" > "$OUT/ports.log" 2>&1; echo "rc=$?" >> "$OUT/ports.log"
+    timeout "${VALIDATE_TIMEOUT:-240}" "$R" validate --backend gpu --no-progress --json "$OUT/validate.json" > "$OUT/validate.log" 2>&1; echo "rc=$?" >> "$OUT/validate.log"
+    timeout "${PORTS_TIMEOUT:-340}" "$R" validate --backend gpu --no-progress "${ks[@]}" > "$OUT/ports.log" 2>&1; echo "rc=$?" >> "$OUT/ports.log"
     tail -3 "$OUT/validate.log" "$OUT/ports.log"
     ;;
 ports-bench)
