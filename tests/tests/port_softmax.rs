@@ -74,9 +74,10 @@ fn contiguous_rows_load_and_store_vectors(
     let want = match plan.form {
         Form::SingleBlock => vec![(Load, w), (Store, w)],
         // The prefetching kernel loads the first row, then the next row in its loop; the
-        // online kernel does that with tiles in each of its two passes.
+        // online kernel does that with tiles in each of its two passes, and its second
+        // pass stores the last tile (from registers) before its loop's stores.
         Form::Prefetch => vec![(Load, w), (Load, w), (Store, w)],
-        Form::Online => vec![(Load, w), (Load, w), (Load, w), (Load, w), (Store, w)],
+        Form::Online => vec![(Load, w), (Load, w), (Load, w), (Store, w), (Load, w), (Store, w)],
     };
     assert_eq!(widths(&ptx), want, "{:#?}", ptx.decisions.accesses);
     let suffix = if dtype == Dtype::F32 { "v4.f32" } else { "v4.b32" };
