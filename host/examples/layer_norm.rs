@@ -1,7 +1,7 @@
 //! Layer norm, ported from Triton's tutorial 05 (`_layer_norm_fwd_fused`,
 //! `_layer_norm_bwd_dx_fused`, `_layer_norm_bwd_dwdb`): the kernels are in
 //! `kernels-gpu/src/ports/layer_norm.rs`, their cases and f64 references in
-//! `host/src/ports/layer_norm.rs`. Runs the forward pass and the two kernels of the
+//! `host/src/ports/layer_norm/`. Runs the forward pass and the two kernels of the
 //! backward pass on the GPU when there is one, else on the interpreter, and checks each
 //! against its CPU reference.
 //!

@@ -49,7 +49,7 @@ fn layer_norm_on_the_gpu() {
 #[test]
 #[ignore = "needs a GPU"]
 fn layer_norm_persistent_chains_on_the_gpu() {
-    use rtriton_host::ports::layer_norm_persistent::{CHAINS, check_every_chain};
+    use rtriton_host::ports::layer_norm::persistent::{CHAINS, check_every_chain};
     let checked = check_every_chain(Backend::Gpu).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(checked, 3 * CHAINS.len());
 }

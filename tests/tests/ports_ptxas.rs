@@ -157,8 +157,8 @@ fn split_column_reductions_load_sixteen_bytes_at_a_time() {
 #[test]
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn the_persistent_layer_norm_fits_the_registers_its_plan_assumes() {
+    use rtriton_host::ports::layer_norm::persistent::{dx_case, kernels};
     use rtriton_host::ports::layer_norm::{Layout, Values};
-    use rtriton_host::ports::layer_norm_persistent::{dx_case, kernels};
     use rtriton_kernels::ports::layer_norm_plan::{PERSISTENT_REGISTERS, assumed_registers, persistent_config};
     use rtriton_testing::Element;
     use rtriton_testing::half::{bf16, f16};
@@ -206,7 +206,7 @@ fn the_persistent_layer_norm_fits_the_registers_its_plan_assumes() {
 #[test]
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn the_persistent_layer_norm_sum_loads_sixteen_bytes_at_a_time() {
-    use rtriton_host::ports::layer_norm_persistent::kernels;
+    use rtriton_host::ports::layer_norm::persistent::kernels;
     use rtriton_kernels::ports::layer_norm_plan::{Form, plan};
     use rtriton_testing::Element;
     use rtriton_testing::half::{bf16, f16};

@@ -12,7 +12,7 @@ pub mod dtype;
 pub mod epilogue;
 pub mod example;
 pub mod layer_norm;
-pub mod layer_norm_persistent;
+
 pub mod reduce;
 pub mod reduce_split;
 pub mod softmax;

@@ -2,7 +2,7 @@
 //! a device's SM count: which form ([`Form`]), its block and warps, how many programs
 //! (for the persistent form, as many as the GPU holds at once), and how the second kernel
 //! sums the partial rows ([`SumPlan`]). Pure data: the bench (`rtriton-host`'s
-//! `ports::layer_norm_persistent`) launches what [`plan`] says, and
+//! `ports::layer_norm::persistent`) launches what [`plan`] says, and
 //! `tests/tests/ports_ptxas.rs` checks the register counts it assumes with ptxas.
 //!
 //! The rule:

@@ -4,7 +4,7 @@
 //! gradients summed over every row, and the backward's bench launches as
 //! `rtriton_kernels::ports::layer_norm_plan` plans them.
 //!
-//! The references are those of the tutorial's kernels ([`super::layer_norm`]): f64 from
+//! The references are those of the tutorial's kernels ([`super::tutorial`]): f64 from
 //! the kernel's inputs, rounded once. The partial rows are `f32` whatever the element
 //! type, so unlike the tutorial's they are never rounded to `T`; the tolerances are
 //! derived in `docs/semantics.md` ("Tolerances of the ports", the persistent backward).
@@ -22,7 +22,7 @@ use rtriton_testing::run::gpu::run_gpu;
 use rtriton_testing::run::{run_interpreter, run_simulator};
 use rtriton_testing::{Backend, Case, Data, Element, Outputs, Rule, RunError, Suite, View};
 
-use super::layer_norm::{
+use super::tutorial::{
     Layout, Values, backward_dwdb_case_of, backward_dwdb_reference, fill, moments, of, precision, put, row_gradients,
     unwritten,
 };
