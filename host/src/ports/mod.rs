@@ -8,6 +8,7 @@
 use rtriton_testing::Suite;
 
 pub mod bench;
+mod chain;
 pub mod dtype;
 pub mod epilogue;
 pub mod example;

@@ -15,14 +15,12 @@
 //! combine reduces the partials (of equal values the lower row). Rules: the
 //! direct kernel's (`Kernel::rule`), partial sums under the `f32` rule as they are `f32`.
 
-use rtriton::spec::SpecPolicy;
 use rtriton_kernels::ports::reduce::{self as kernels, Direction};
 use rtriton_kernels::ports::reduce_plan::{ColPlan, NOMINAL_SM_COUNT, SplitPlan, col_plan};
-use rtriton_testing::run::gpu::run_gpu;
-use rtriton_testing::run::{run_interpreter, run_simulator};
 use rtriton_testing::table::views_2d;
-use rtriton_testing::{Backend, Case, Data, Outputs, Rule, RunError, Suite, View};
+use rtriton_testing::{Backend, Case, Rule, Suite, View};
 
+use super::chain::{buffer, run_on};
 use super::dtype::Dtype;
 use super::reduce::{
     Fill, Kernel, Op, SUM_RULE_F32, case as direct_case, max_ignoring_nan, min_ignoring_nan, reference, rule_for_depth,
@@ -284,26 +282,6 @@ pub fn combine_reference(kernel: Kernel, case: &mut Case) {
             case.tensor_mut("y").set_f64(&[c], fold_values(kernel.op, kernel.dtype, &values));
         }
     }
-}
-
-/// Runs one launch on `backend` (the GPU through the harness's runner).
-fn run_on(def: &rtriton::trace::KernelDef, case: &Case, backend: Backend) -> Result<Outputs, RunError> {
-    let policy = SpecPolicy::Triton;
-    match backend {
-        Backend::Interpreter => run_interpreter(def, case, policy),
-        Backend::Simulator => run_simulator(def, case, policy),
-        Backend::Gpu => run_gpu(def, case, policy, Default::default()),
-    }
-}
-
-/// The output buffer `name` of `outputs`.
-fn buffer(outputs: &Outputs, name: &str) -> Data {
-    outputs
-        .buffers
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, d)| d.clone())
-        .unwrap_or_else(|| panic!("no output `{name}`"))
 }
 
 /// The two launches of `row` chained on `backend` (the combine reads the partials the

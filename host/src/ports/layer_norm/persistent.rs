@@ -10,7 +10,6 @@
 //! derived in `docs/semantics.md` ("Tolerances of the ports", the persistent backward).
 
 use rtriton::ir::ScalarType;
-use rtriton::spec::SpecPolicy;
 use rtriton::trace::KernelDef;
 use rtriton_kernels::ports::layer_norm_persistent::{
     layer_norm_bwd_dwdb_from_f32, layer_norm_bwd_dwdb_from_f32_bf16, layer_norm_bwd_dwdb_from_f32_f16,
@@ -18,14 +17,13 @@ use rtriton_kernels::ports::layer_norm_persistent::{
 };
 use rtriton_kernels::ports::layer_norm_plan::{self, BwdPlan, Form, SumPlan, sum_depth, sum_plan};
 use rtriton_testing::half::{bf16, f16};
-use rtriton_testing::run::gpu::run_gpu;
-use rtriton_testing::run::{run_interpreter, run_simulator};
-use rtriton_testing::{Backend, Case, Data, Element, Outputs, Rule, RunError, Suite, View};
+use rtriton_testing::{Backend, Case, Element, Rule, Suite, View};
 
 use super::tutorial::{
     Layout, Values, backward_dwdb_case_of, backward_dwdb_reference, fill, moments, of, precision, put, row_gradients,
     unwritten,
 };
+use crate::ports::chain::{buffer, run_on};
 
 /// The f32 unit roundoff.
 const U: f64 = 1.0 / (1u64 << 24) as f64;
@@ -290,26 +288,6 @@ pub const CHAINS: [(usize, usize, usize); 4] = [(50, 1024, 2), (37, 1151, 1), (9
 pub fn chain_rule_for<T: Element>(rows: usize, r: usize, d: usize) -> Rule {
     let k = (r + d + 4) as f64 * U;
     rounded_once::<T>((k * rows as f64 * TERM, k))
-}
-
-/// One back end's run of `case`, Triton's specialization.
-fn run_on(def: &KernelDef, case: &Case, backend: Backend) -> Result<Outputs, RunError> {
-    let policy = SpecPolicy::Triton;
-    match backend {
-        Backend::Interpreter => run_interpreter(def, case, policy),
-        Backend::Simulator => run_simulator(def, case, policy),
-        Backend::Gpu => run_gpu(def, case, policy, Default::default()),
-    }
-}
-
-/// The output buffer `name` of `outputs`.
-fn buffer(outputs: &Outputs, name: &str) -> Data {
-    outputs
-        .buffers
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, d)| d.clone())
-        .unwrap_or_else(|| panic!("no output `{name}`"))
 }
 
 /// The persistent backward of a contiguous `rows x cols` input of `T`, planned for
