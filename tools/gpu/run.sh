@@ -29,7 +29,7 @@ env_txt() {
         nvidia-smi | grep -m1 "Driver Version"
         "$R" --version
         python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' 2>/dev/null
-        echo "mode: $MODE; knobs: KERNELS=${KERNELS:-} DTYPES=${DTYPES:-} POINTS=${POINTS:-} SHAPES=${SHAPES:-} OVERRIDES=${OVERRIDES:-} ITERS=${ITERS:-20}"
+        echo "mode: $MODE; knobs: KERNELS=${KERNELS:-} DTYPES=${DTYPES:-} POINTS=${POINTS:-} SHAPES=${SHAPES:-} OVERRIDES=${OVERRIDES:-} ITERS=${ITERS:-default}"
     } > "$OUT/env.txt" 2>&1
 }
 env_txt
