@@ -54,6 +54,17 @@ fn layer_norm_persistent_chains_on_the_gpu() {
     assert_eq!(checked, 3 * CHAINS.len());
 }
 
+/// The chunked layer-norm backward's three launches chained on the GPU (the dx kernel
+/// reads the row sums the GPU stored, the sum the partial rows), planned for a few SMs,
+/// against dx, dw and db computed in f64.
+#[test]
+#[ignore = "needs a GPU"]
+fn layer_norm_chunked_chains_on_the_gpu() {
+    use rtriton_host::ports::layer_norm::chunked::{CHAINS, check_every_chain};
+    let checked = check_every_chain(Backend::Gpu).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(checked, 3 * CHAINS.len());
+}
+
 #[test]
 #[ignore = "needs a GPU"]
 fn reduce_on_the_gpu() {

@@ -200,28 +200,28 @@ fn the_persistent_layer_norm_fits_the_registers_its_plan_assumes() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// The persistent layer-norm backward's second kernel at the blocks its plan gives for
-/// the peer script's shapes on an H200 (132 SMs): the `f32` partial rows load 16 bytes at
-/// a time and nothing spills.
+/// The lock-free layer-norm backwards' sum of their partial rows at the blocks the plan
+/// gives for the peer script's shapes on an H200 (132 SMs), persistent and chunked forms
+/// alike: the `f32` partial rows load 16 bytes at a time and nothing spills.
 #[test]
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
-fn the_persistent_layer_norm_sum_loads_sixteen_bytes_at_a_time() {
+fn the_layer_norm_partial_row_sum_loads_sixteen_bytes_at_a_time() {
     use rtriton_host::ports::layer_norm::persistent::kernels;
-    use rtriton_kernels::ports::layer_norm_plan::{Form, plan};
+    use rtriton_kernels::ports::layer_norm_plan::plan;
     use rtriton_testing::Element;
     use rtriton_testing::half::{bf16, f16};
 
-    /// Each peer-script shape the persistent form takes, in `T`; the number checked.
+    /// Each peer-script shape in `T`; the number checked.
     fn check<T: Element>(ptxas: &std::path::PathBuf) -> usize {
         let def = kernels::<T>().1;
         let mut checked = 0;
         for (rows, cols) in rtriton_host::ports::bench::SHAPES_2D {
             let bytes = T::SCALAR.size_bytes() as usize;
-            let Some(p) = plan(cols, rows, bytes, 132).filter(|p| p.form == Form::Persistent) else { continue };
+            let p = plan(cols, rows, bytes, 132).expect("4- and 2-byte elements");
             let s = p.sum;
             let case = rtriton_host::ports::layer_norm::backward_dwdb_case_of::<f32, T>(
                 "ptx",
-                (p.partial_rows, cols),
+                (p.programs, cols),
                 (cols, 1),
                 (s.block_size_m, s.block_size_n, s.num_warps),
             );
@@ -240,8 +240,73 @@ fn the_persistent_layer_norm_sum_loads_sixteen_bytes_at_a_time() {
         }
         checked
     }
-    let ptxas = ptxas("the_persistent_layer_norm_sum_loads_sixteen_bytes_at_a_time");
+    let ptxas = ptxas("the_layer_norm_partial_row_sum_loads_sixteen_bytes_at_a_time");
     let checked = check::<f32>(&ptxas) + check::<f16>(&ptxas) + check::<bf16>(&ptxas);
-    // 4096x1024, 4096x4096 and 32768x1024 in each dtype.
-    assert_eq!(checked, 9);
+    assert_eq!(checked, 3 * rtriton_host::ports::bench::SHAPES_2D.len());
+}
+
+/// The chunked layer-norm backward (rows past 4096 columns) at the plan's blocks, in every
+/// dtype, for `-arch=sm_86` and `-arch=sm_90`: the dx kernel within the registers
+/// `CHUNKED_REGISTERS` assumes (the plan's grid rests on them), the row sums within 64;
+/// neither spills, and both load contiguous rows 16 bytes at a time.
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn the_chunked_layer_norm_fits_the_registers_its_plan_assumes() {
+    use rtriton_host::ports::layer_norm::chunked::{dx_case, kernels, row_sums_case};
+    use rtriton_host::ports::layer_norm::{Layout, Values};
+    use rtriton_kernels::ports::layer_norm_plan::{
+        CHUNK_BLOCK, CHUNK_WARPS, CHUNKED_REGISTERS, ROW_SUMS_BLOCK, ROW_SUMS_WARPS,
+    };
+    use rtriton_testing::Element;
+    use rtriton_testing::half::{bf16, f16};
+
+    fn check<T: Element>(ptxas: &std::path::PathBuf, problems: &mut Vec<String>) -> usize {
+        let (sums_def, dx_def) = kernels::<T>();
+        let assumed = if T::SCALAR.size_bytes() == 4 { CHUNKED_REGISTERS.0 } else { CHUNKED_REGISTERS.1 };
+        let shape = (4, 2 * CHUNK_BLOCK + 64);
+        let dx =
+            dx_case::<T>("ptx", shape, (2, shape.1), (CHUNK_BLOCK, CHUNK_WARPS), Layout::Contiguous, Values::Ordinary);
+        let sums =
+            row_sums_case::<T>("ptx", shape, (ROW_SUMS_BLOCK, ROW_SUMS_WARPS), Layout::Contiguous, Values::Ordinary);
+        let mut checked = 0;
+        // The scalar loads: a row's mean and rstd (and c1, c2 for dx); every other load is
+        // of a row or of `w`, and must be a 16-byte vector.
+        for (def, case, limit, scalars) in [(&dx_def, &dx, assumed, 4), (&sums_def, &sums, 64, 2)] {
+            let args = rtriton_testing::suite::arg_values(case).expect("the case places");
+            let text = compile(def, &case.constexprs, &args, SpecPolicy::Triton, case.num_warps);
+            let loads: Vec<&str> = text.lines().filter(|l| l.contains("ld.global")).collect();
+            let narrow = loads.iter().filter(|l| !l.contains(".v4.")).count();
+            if narrow != scalars || loads.len() == narrow {
+                problems.push(format!(
+                    "{}: {narrow} loads narrower than 16 bytes where the {scalars} per-row scalars are:\n{}",
+                    def.name,
+                    loads.join("\n")
+                ));
+            }
+            for arch in ["sm_86", "sm_90"] {
+                let what = format!(
+                    "{} BLOCK_SIZE_N={} on {} warps, -arch={arch}",
+                    def.name, case.constexprs[0].1, case.num_warps
+                );
+                let info = assemble(ptxas, &text, arch, def.name).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let used =
+                    ptx_common::registers_used(&info).unwrap_or_else(|| panic!("{what}: no register count:\n{info}"));
+                if used > limit || spill_stores(&info) != Some(0) {
+                    problems.push(format!(
+                        "{what}: {used} registers where {limit} are assumed, or spills (re-measure and update \
+                         CHUNKED_REGISTERS in kernels-gpu/src/ports/layer_norm_plan.rs):\n{info}"
+                    ));
+                }
+                checked += 1;
+            }
+        }
+        checked
+    }
+    let ptxas = ptxas("the_chunked_layer_norm_fits_the_registers_its_plan_assumes");
+    let mut problems = Vec::new();
+    let checked = check::<f32>(&ptxas, &mut problems)
+        + check::<f16>(&ptxas, &mut problems)
+        + check::<bf16>(&ptxas, &mut problems);
+    assert_eq!(checked, 3 * 2 * 2);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -12,9 +12,9 @@
 //! to 1 is specialized to the constant 1, which is what lets contiguous rows load as
 //! vectors. Index math is `i64` (the row times its stride can pass 2^31).
 //!
-//! The backward here is the tutorial's, lock included; the lock-free persistent backward
-//! the bench runs for rows up to 4096 columns is in `layer_norm_persistent`, and which one
-//! runs is `layer_norm_plan`'s choice.
+//! The backward here is the tutorial's, lock included; the lock-free backwards the bench
+//! runs are in `layer_norm_persistent` (rows up to 4096 columns) and `layer_norm_chunked`
+//! (wider rows), and which one runs is `layer_norm_plan`'s choice.
 
 use half::{bf16, f16};
 use rtriton::kernel;

@@ -15,11 +15,17 @@
 //!   next row besides the current row, about 12 registers per element, so 8192 columns on
 //!   16 warps spill (ptxas: 128 registers, 76 bytes of spill stores in f32), and on 32
 //!   warps (64 registers per thread at most) too;
-//! - wider rows, up to the tutorial's 64 KB, run the tutorial's lock form
-//!   (`layer_norm::bwd_config`, `group_size_m`) and its dw/db sum in `32 x 128` blocks;
-//! - past 64 KB neither form takes the row (`None`).
-
-use super::layer_norm::{bwd_config, group_size_m};
+//! - wider rows run the chunked form (`layer_norm_chunked`): the rows' `c1` and `c2` by
+//!   [`ROW_SUMS_BLOCK`]-column blocks, one program per row, then `dx` and the partial
+//!   rows by [`CHUNK_BLOCK`]-column chunks on `G x S` programs (`S` chunks a row, `G` row
+//!   groups: together what the GPU holds at once by [`CHUNKED_REGISTERS`]), then the
+//!   persistent form's sum of the `G` partial rows. Any width works.
+//!
+//! The tutorial's lock form (`layer_norm::bwd_config`, `group_size_m`, its dw/db sum in
+//! `32 x 128` blocks) is no longer planned: it stays a validated port of the tutorial and
+//! a bench variant (`layer_norm_bwd (lock)`) timed beside the planned form, where it ran
+//! at 0.57x to 0.94x of the best of torch and Triton on rows of 16384 and 32768
+//! (`docs/results/2026-12-04-h200-run6/`).
 
 /// Registers per SM on sm_80 ... sm_90.
 pub const REGISTERS_PER_SM: usize = 65536;
@@ -65,14 +71,31 @@ pub const PERSISTENT_REGISTERS: [(usize, u32, u32); 13] = [
     (4096, 104, 88),
 ];
 
+/// The chunked form's `BLOCK_SIZE_N` (columns a program of `layer_norm_bwd_dx_chunked*`
+/// takes of each of its rows) and warps: 8 elements per thread, as the persistent form.
+pub const CHUNK_BLOCK: usize = 2048;
+pub const CHUNK_WARPS: u32 = 8;
+
+/// The block and warps of `layer_norm_bwd_row_sums*`, which loops over a row in blocks.
+pub const ROW_SUMS_BLOCK: usize = 2048;
+pub const ROW_SUMS_WARPS: u32 = 8;
+
+/// Registers per thread the plan assumes for `layer_norm_bwd_dx_chunked*` at
+/// [`CHUNK_BLOCK`] on [`CHUNK_WARPS`] warps on contiguous rows: `(4-byte elements, 2-byte
+/// elements)`, the largest `ptxas -v` (CUDA 12.9) count for `-arch=sm_86` and `sm_90`
+/// rounded up to [`REGISTER_UNIT`]. `tests/tests/ports_ptxas.rs`
+/// (`the_chunked_layer_norm_fits_the_registers_its_plan_assumes`) fails when ptxas
+/// reports more or spills.
+pub const CHUNKED_REGISTERS: (u32, u32) = (64, 64);
+
 /// Which backward runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Form {
     /// `layer_norm_bwd_dx_persistent*` then `layer_norm_bwd_dwdb_from_f32*`.
     Persistent,
-    /// The tutorial's `layer_norm_bwd_dx_fused*` (a lock per partial row) then
-    /// `layer_norm_bwd_dwdb*`.
-    Lock,
+    /// `layer_norm_bwd_row_sums*`, `layer_norm_bwd_dx_chunked*`, then
+    /// `layer_norm_bwd_dwdb_from_f32*`.
+    Chunked,
 }
 
 /// How the second kernel sums `m` partial rows: `cdiv(n, block_size_n)` programs, each
@@ -83,10 +106,6 @@ pub struct SumPlan {
     pub block_size_n: usize,
     pub num_warps: u32,
 }
-
-/// The tutorial's dw/db sum blocks (`BLOCK_SIZE_M = 32, BLOCK_SIZE_N = 128`, 4 warps),
-/// which the lock form keeps.
-pub const TUTORIAL_SUM: SumPlan = SumPlan { block_size_m: 32, block_size_n: 128, num_warps: 4 };
 
 /// Elements of the sum's `[BLOCK_SIZE_M, BLOCK_SIZE_N]` tile: 16 per thread of 4 warps,
 /// four 16-byte loads of `f32` partials per tensor.
@@ -107,18 +126,16 @@ pub struct BwdPlan {
     /// The dx kernel's `BLOCK_SIZE_N` (the row in one block) and warps.
     pub block_size_n: usize,
     pub num_warps: u32,
-    /// Programs of the dx kernel: `G` (persistent) or one per row (lock).
+    /// Row groups of the dx kernel, `G`: its programs along axis 0, each taking rows `p,
+    /// p + G, ...`, and the `f32` partial rows of dw and db it writes and the sum reads.
     pub programs: usize,
-    /// Partial rows of dw and db the dx kernel writes and the sum reads: `G` (persistent,
-    /// `f32`) or `min(GROUP_SIZE_M, rows)` (lock, the element type).
-    pub partial_rows: usize,
-    /// The lock form's `GROUP_SIZE_M` (the partial buffers' rows); `G` for the persistent
-    /// form.
-    pub group_size_m: usize,
+    /// Column chunks of a row along the dx kernel's axis 1, `S`: 1 for the persistent
+    /// form (a row is one block), `cdiv(n_cols, CHUNK_BLOCK)` for the chunked one.
+    pub chunks: usize,
     pub sum: SumPlan,
 }
 
-/// The plan (see the module doc); `None` past the tutorial's 64 KB rows.
+/// The plan (see the module doc); `None` only for element sizes other than 4 and 2 bytes.
 pub fn plan(n_cols: usize, n_rows: usize, elem_bytes: usize, sm_count: usize) -> Option<BwdPlan> {
     if let Some((block_size_n, num_warps)) = persistent_config(n_cols) {
         let registers = assumed_registers(block_size_n, elem_bytes)?;
@@ -128,22 +145,33 @@ pub fn plan(n_cols: usize, n_rows: usize, elem_bytes: usize, sm_count: usize) ->
             block_size_n,
             num_warps,
             programs,
-            partial_rows: programs,
-            group_size_m: programs,
+            chunks: 1,
             sum: sum_plan(n_cols, programs, sm_count),
         });
     }
-    let (block_size_n, num_warps) = bwd_config(n_cols, elem_bytes)?;
-    let group = group_size_m(n_cols);
+    let registers = match elem_bytes {
+        4 => CHUNKED_REGISTERS.0,
+        2 => CHUNKED_REGISTERS.1,
+        _ => return None,
+    };
+    let chunks = n_cols.div_ceil(CHUNK_BLOCK);
+    let resident = sm_count.max(1) * ctas_per_sm(registers, CHUNK_WARPS);
+    let programs = chunked_row_groups(n_rows, chunks, resident);
     Some(BwdPlan {
-        form: Form::Lock,
-        block_size_n,
-        num_warps,
-        programs: n_rows.max(1),
-        partial_rows: group.min(n_rows).max(1),
-        group_size_m: group,
-        sum: TUTORIAL_SUM,
+        form: Form::Chunked,
+        block_size_n: CHUNK_BLOCK,
+        num_warps: CHUNK_WARPS,
+        programs,
+        chunks,
+        sum: sum_plan(n_cols, programs, sm_count),
     })
+}
+
+/// The chunked form's row groups `G`: as many as fill the `resident` programs the GPU
+/// holds once each takes its `chunks` chunks (`G x S` programs in all), at least 1 and at
+/// most `n_rows` (a group without rows would store a zero partial row for nothing).
+pub fn chunked_row_groups(n_rows: usize, chunks: usize, resident: usize) -> usize {
+    (resident / chunks.max(1)).clamp(1, n_rows.max(1))
 }
 
 /// The persistent form's `(BLOCK_SIZE_N, num_warps)` for rows of `n_cols` elements, or
@@ -215,7 +243,7 @@ mod tests {
     const SMS: usize = 132;
 
     #[test]
-    fn rows_up_to_4096_columns_run_the_persistent_form_wider_ones_the_lock_up_to_64_kb() {
+    fn rows_up_to_4096_columns_run_the_persistent_form_wider_ones_the_chunked_form() {
         // (columns, element bytes, form, block, warps)
         let table = [
             (1, 4, Form::Persistent, 1, 1),
@@ -225,16 +253,16 @@ mod tests {
             (1151, 2, Form::Persistent, 2048, 8),
             (4096, 4, Form::Persistent, 4096, 16),
             (4096, 2, Form::Persistent, 4096, 16),
-            (4097, 4, Form::Lock, 8192, 16),
-            (16384, 2, Form::Lock, 16384, 16),
-            (32768, 2, Form::Lock, 32768, 16),
+            (4097, 4, Form::Chunked, CHUNK_BLOCK, CHUNK_WARPS),
+            (16384, 2, Form::Chunked, CHUNK_BLOCK, CHUNK_WARPS),
+            (32768, 4, Form::Chunked, CHUNK_BLOCK, CHUNK_WARPS),
+            (1 << 20, 2, Form::Chunked, CHUNK_BLOCK, CHUNK_WARPS),
         ];
         for (cols, bytes, form, block, warps) in table {
             let p = plan(cols, 4096, bytes, SMS).unwrap_or_else(|| panic!("{cols} x {bytes} bytes: no plan"));
             assert_eq!((p.form, p.block_size_n, p.num_warps), (form, block, warps), "{cols} columns of {bytes} bytes");
         }
-        assert_eq!(plan(32768, 4096, 4, SMS), None, "f32 rows of 32768 are past 64 KB");
-        assert_eq!(plan(65536, 4096, 2, SMS), None);
+        assert_eq!(plan(8192, 4096, 8, SMS), None, "no kernel of 8-byte elements");
     }
 
     #[test]
@@ -253,7 +281,7 @@ mod tests {
     fn the_persistent_grid_is_what_the_gpu_holds_or_one_program_per_row() {
         // f32 rows of 1024: 96 registers on 4 warps, 5 CTAs per SM.
         let p = plan(1024, 4096, 4, SMS).unwrap();
-        assert_eq!((p.programs, p.partial_rows), (5 * SMS, 5 * SMS));
+        assert_eq!((p.programs, p.chunks), (5 * SMS, 1));
         // f16 rows of 1024: 72 registers, 7 per SM.
         assert_eq!(plan(1024, 32768, 2, SMS).unwrap().programs, 7 * SMS);
         // f32 rows of 4096: one CTA of 16 warps per SM.
@@ -265,11 +293,26 @@ mod tests {
     }
 
     #[test]
-    fn the_lock_form_keeps_the_tutorials_groups_and_sum() {
-        let p = plan(16384, 4096, 4, SMS).unwrap();
-        assert_eq!((p.programs, p.group_size_m, p.partial_rows, p.sum), (4096, 64, 64, TUTORIAL_SUM));
-        let few = plan(16384, 10, 2, SMS).unwrap();
-        assert_eq!((few.group_size_m, few.partial_rows), (64, 10), "only the partial rows that receive a row");
+    fn the_chunked_form_cuts_rows_into_chunks_and_fills_the_gpu_with_row_groups() {
+        // 64 registers on 8 warps: 4 CTAs per SM, 528 resident on 132 SMs.
+        assert_eq!(ctas_per_sm(CHUNKED_REGISTERS.1, CHUNK_WARPS), 4);
+        // (columns, rows, element bytes, SMs, chunks, row groups)
+        let table = [
+            (32768, 2048, 2, SMS, 16, 528 / 16),
+            (16384, 4096, 2, SMS, 8, 528 / 8),
+            (16384, 4096, 4, SMS, 8, 528 / 8),
+            (5000, 4096, 4, SMS, 3, 528 / 3),
+            (32768, 10, 2, SMS, 16, 10),
+            (1 << 21, 64, 2, SMS, 1024, 1),
+            (32768, 0, 2, SMS, 16, 1),
+            (32768, 2048, 2, 4, 16, 1),
+        ];
+        for (cols, rows, bytes, sms, chunks, groups) in table {
+            let p = plan(cols, rows, bytes, sms).unwrap();
+            assert_eq!((p.form, p.chunks, p.programs), (Form::Chunked, chunks, groups), "{rows}x{cols}, {bytes} bytes");
+            assert_eq!(p.sum, sum_plan(cols, groups, sms), "the sum of the G partial rows");
+        }
+        assert_eq!(chunked_row_groups(100, 3, 0), 1, "at least one group");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 pub mod epilogue;
 pub mod layer_norm;
+pub mod layer_norm_chunked;
 pub mod layer_norm_persistent;
 pub mod layer_norm_plan;
 pub mod reduce;

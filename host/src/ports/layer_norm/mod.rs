@@ -4,6 +4,7 @@
 //! tolerances in `tutorial.rs`; the lock-free persistent backward has its own in
 //! [`persistent`], which builds on the tutorial's data and references.
 
+pub mod chunked;
 pub mod persistent;
 mod tutorial;
 
@@ -27,28 +28,38 @@ use super::example::ExampleCase;
 pub const PORT: Port = Port {
     name: "layer_norm",
     about: "Triton tutorial 05 (_layer_norm_fwd_fused, _layer_norm_bwd_dx_fused with its lock, \
-            _layer_norm_bwd_dwdb) and a lock-free persistent backward with f32 partial rows: layer norm \
+            _layer_norm_bwd_dwdb) and lock-free backwards with f32 partial rows (persistent, and chunked for \
+            wide rows): layer norm \
             forward and backward over strided views, in f32, f16 and bf16",
     suites: || {
         let [persistent_f32, sum_f32] = persistent::suites_of::<f32>();
         let [persistent_f16, sum_f16] = persistent::suites_of::<f16>();
         let [persistent_bf16, sum_bf16] = persistent::suites_of::<bf16>();
+        let [row_sums_f32, chunked_f32] = chunked::suites_of::<f32>();
+        let [row_sums_f16, chunked_f16] = chunked::suites_of::<f16>();
+        let [row_sums_bf16, chunked_bf16] = chunked::suites_of::<bf16>();
         vec![
             forward_suite(),
             backward_dx_suite(),
             backward_dwdb_suite(),
             persistent_f32,
             sum_f32,
+            row_sums_f32,
+            chunked_f32,
             forward_suite_of::<f16>(layer_norm_fwd_fused_f16()),
             backward_dx_suite_of::<f16>(layer_norm_bwd_dx_fused_f16()),
             backward_dwdb_suite_of::<f16>(layer_norm_bwd_dwdb_f16()),
             persistent_f16,
             sum_f16,
+            row_sums_f16,
+            chunked_f16,
             forward_suite_of::<bf16>(layer_norm_fwd_fused_bf16()),
             backward_dx_suite_of::<bf16>(layer_norm_bwd_dx_fused_bf16()),
             backward_dwdb_suite_of::<bf16>(layer_norm_bwd_dwdb_bf16()),
             persistent_bf16,
             sum_bf16,
+            row_sums_bf16,
+            chunked_bf16,
         ]
     },
     example,
@@ -109,12 +120,12 @@ pub fn example() -> Vec<ExampleCase> {
 /// f16 and bf16, contiguous. The forward runs at [`fwd_config`]; the backward
 /// (`layer_norm_bwd`, the dx kernel and the dw/db sum timed together) as
 /// `layer_norm_plan::plan` says for the device: the persistent form for rows up to 4096
-/// columns, the tutorial's lock form for wider ones; where the plan runs the persistent
-/// form, the tutorial's lock form is measured too, as the variant `lock` (which the peer
-/// script has no row of: the combined table compares the planned form with torch and
-/// Triton). Bytes as the script counts them: `x` read and `y` written (forward); `x`,
-/// `dy` read and `dx` written (backward). The backward exists where the tutorial's does
-/// (rows of at most 64 KB).
+/// columns, the chunked form for wider ones; the tutorial's lock form is measured too, as
+/// the variant `lock` (which the peer script has no row of: the combined table compares
+/// the planned form with torch and Triton). Bytes as the script counts them: `x` read and
+/// `y` written (forward); `x`, `dy` read and `dx` written (backward, whatever a form
+/// rereads). The backward points exist where the tutorial's backward does (rows of at
+/// most 64 KB), as in the script.
 pub fn bench_points() -> Vec<BenchPoint> {
     let mut out = Vec::new();
     for dtype in DTYPES {
@@ -132,11 +143,9 @@ pub fn bench_points() -> Vec<BenchPoint> {
                     _ => Box::new(move |_| vec![forward_launch::<bf16>(layer_norm_fwd_fused_bf16(), rows, cols)]),
                 },
             });
-            let bytes = elem_bytes(dtype) as usize;
-            // The form depends on the width and the element size only, not on the SM count.
-            let Some(form) = layer_norm_plan::plan(cols, rows, bytes, 1).map(|p| p.form) else {
+            if bwd_config(cols, elem_bytes(dtype) as usize).is_none() {
                 continue;
-            };
+            }
             let planned: Launches = match dtype {
                 "f32" => Box::new(move |t: Target| planned_backward::<f32>(rows, cols, t)),
                 "f16" => Box::new(move |t: Target| planned_backward::<f16>(rows, cols, t)),
@@ -145,15 +154,13 @@ pub fn bench_points() -> Vec<BenchPoint> {
             let bytes = 3 * elements * elem_bytes(dtype);
             let shape = vec![rows, cols];
             out.push(BenchPoint { kernel: "layer_norm_bwd", variant: "", dtype, shape, bytes, launches: planned });
-            if form == Form::Persistent {
-                let lock: Launches = match dtype {
-                    "f32" => Box::new(move |_| lock_backward::<f32>(rows, cols)),
-                    "f16" => Box::new(move |_| lock_backward::<f16>(rows, cols)),
-                    _ => Box::new(move |_| lock_backward::<bf16>(rows, cols)),
-                };
-                let shape = vec![rows, cols];
-                out.push(BenchPoint { kernel: "layer_norm_bwd", variant: "lock", dtype, shape, bytes, launches: lock });
-            }
+            let lock: Launches = match dtype {
+                "f32" => Box::new(move |_| lock_backward::<f32>(rows, cols)),
+                "f16" => Box::new(move |_| lock_backward::<f16>(rows, cols)),
+                _ => Box::new(move |_| lock_backward::<bf16>(rows, cols)),
+            };
+            let shape = vec![rows, cols];
+            out.push(BenchPoint { kernel: "layer_norm_bwd", variant: "lock", dtype, shape, bytes, launches: lock });
         }
     }
     out
@@ -163,10 +170,10 @@ pub fn bench_points() -> Vec<BenchPoint> {
 /// says for `target`.
 fn planned_backward<T: Element>(rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
     let plan = layer_norm_plan::plan(cols, rows, T::SCALAR.size_bytes() as usize, target.sm_count)
-        .expect("a point exists only where the plan takes the row");
+        .expect("a layer norm element type");
     match plan.form {
         Form::Persistent => persistent::bench_launches::<T>(rows, cols, plan),
-        Form::Lock => lock_backward::<T>(rows, cols),
+        Form::Chunked => chunked::bench_launches::<T>(rows, cols, plan),
     }
 }
 
@@ -289,7 +296,7 @@ mod tests {
         let count = |k: &str, v: &str| points.iter().filter(|p| p.kernel == k && p.variant == v).count();
         assert_eq!(
             (count("layer_norm_fwd", ""), count("layer_norm_bwd", ""), count("layer_norm_bwd", "lock")),
-            (15, 14, 9)
+            (15, 14, 14)
         );
         let point = |dtype: &str, shape: [usize; 2], variant: &str| {
             points
@@ -324,9 +331,12 @@ mod tests {
         assert_eq!(dwdb.grid, [8, 1, 1]);
         assert!(dx.check().is_ok() && dwdb.check().is_ok());
 
-        // Past 4096 columns the plan runs the lock form, and there is no second point.
-        let wide = point("f16", [2048, 32768], "");
-        assert_eq!(names(&(wide.launches)(Target::H200)), ["layer_norm_bwd_dx_fused_f16", "layer_norm_bwd_dwdb_f16"]);
-        assert!(!points.iter().any(|p| p.variant == "lock" && p.shape == [2048, 32768]));
+        // Past 4096 columns the plan runs the chunked form (`chunked::tests` checks its
+        // launches on fewer rows: building these inputs takes minutes in a debug build),
+        // with the lock form beside it.
+        assert_eq!(layer_norm_plan::plan(32768, 2048, 2, 132).map(|p| p.form), Some(Form::Chunked));
+        point("f16", [2048, 32768], "");
+        point("f16", [2048, 32768], "lock");
+        assert!(!points.iter().any(|p| p.kernel == "layer_norm_bwd" && p.dtype == "f32" && p.shape == [2048, 32768]));
     }
 }

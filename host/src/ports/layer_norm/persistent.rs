@@ -70,7 +70,7 @@ pub fn rounded_once<T: Element>((abs, rel): (f64, f64)) -> Rule {
 /// NaN, `+inf`, a constant row (variance 0: `rstd = 1 / sqrt(eps)`, `x_hat = 0`), zeros,
 /// subnormals of `T` only, large values (near 1e17 in f32 and bf16, near 1e4 in f16 and
 /// below its largest finite 65504), then ordinary rows.
-fn special_row<T: Element>(r: usize, cols: usize, ordinary: &[f64]) -> Vec<f64> {
+pub(super) fn special_row<T: Element>(r: usize, cols: usize, ordinary: &[f64]) -> Vec<f64> {
     let mut row = ordinary.to_vec();
     let smallest = T::from_bits64(1).to_f64_exact().expect("a float element type");
     let large = if T::SCALAR == ScalarType::F16 { 4e3 } else { 1e17 };
