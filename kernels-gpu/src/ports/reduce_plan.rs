@@ -131,8 +131,8 @@ pub fn programs_wanted(tile_bytes: usize, sm_count: usize) -> usize {
 /// The plan of an `n_rows x n_cols` column reduction of `elem_bytes`-byte elements on a
 /// GPU of `sm_count` SMs (module doc): split when the column blocks are fewer than
 /// [`programs_wanted`] and the rows hold at least two chunks of [`MIN_TILES_PER_SPLIT`]
-/// tiles. Chunks take as many tiles as leave at least the wanted programs (so the last
-/// chunk may be short).
+/// tiles. Chunks take as many tiles as leave at most the wanted programs (rounded up to
+/// whole column blocks; so the last chunk may be short).
 pub fn col_plan(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize) -> ColPlan {
     let blocks = col_blocks(elem_bytes, n_rows, n_cols);
     let (block_m, block_n) = blocks;
@@ -146,7 +146,11 @@ pub fn col_plan(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize
         return ColPlan::Direct { blocks };
     }
     let splits_wanted = wanted.div_ceil(column_programs);
-    let tiles_per_split = (row_tiles / splits_wanted).max(MIN_TILES_PER_SPLIT).max(row_tiles.div_ceil(MAX_SPLIT));
+    // Rounded up, so the chunks give at most the wanted programs: rounded down, f16 4096 x
+    // 4096 took 86 chunks of 3 tiles, 1376 programs where its 56 registers let an H200 hold
+    // 1188, and a second wave of 188 programs nearly doubled the partials kernel's time
+    // (26.4 us against 20.5 for f32 at twice the bytes, `docs/results/2026-12-04-h200-run8-colsum-ncu/`).
+    let tiles_per_split = row_tiles.div_ceil(splits_wanted).max(MIN_TILES_PER_SPLIT).max(row_tiles.div_ceil(MAX_SPLIT));
     let rows_per_split = tiles_per_split * block_m;
     if rows_per_split >= n_rows {
         return ColPlan::Direct { blocks };
@@ -171,7 +175,7 @@ mod tests {
 
     /// `(elem bytes, n_rows, n_cols)` -> the plan on an H200 (132 SMs): the peer script's
     /// shapes all split (their column blocks are 4 to 256, far below the 1056 programs
-    /// wanted), with chunks of whole tiles and the wanted programs
+    /// wanted), with chunks of whole tiles and at most the wanted programs
     /// where the rows and the chunk cap allow; wide-enough inputs stay direct.
     #[test]
     fn plans_on_an_h200() {
@@ -180,12 +184,15 @@ mod tests {
         };
         let table = [
             ((4, 4096, 1024), split((16, 128), 32, 128, (64, 32))),
-            ((4, 4096, 4096), split((16, 128), 112, 37, (64, 32))),
-            ((4, 4096, 16384), split((16, 128), 448, 10, (16, 64))),
-            ((4, 2048, 32768), split((16, 128), 400, 6, (8, 128))),
-            ((4, 32768, 1024), split((16, 128), 240, 137, (64, 32))),
+            ((4, 4096, 4096), split((16, 128), 128, 32, (32, 32))),
+            ((4, 4096, 16384), split((16, 128), 464, 9, (16, 64))),
+            ((4, 2048, 32768), split((16, 128), 416, 5, (8, 128))),
+            ((4, 32768, 1024), split((16, 128), 256, 128, (64, 32))),
             ((2, 4096, 1024), split((16, 256), 32, 128, (64, 32))),
-            ((2, 4096, 4096), split((16, 256), 48, 86, (64, 32))),
+            // 64 chunks of 4 tiles, 1024 programs: one wave (rounded down, 86 chunks of 3
+            // made 1376, more than the 1188 an H200 holds at 56 registers).
+            ((2, 4096, 4096), split((16, 256), 64, 64, (64, 32))),
+            ((2, 2048, 32768), split((16, 256), 240, 9, (16, 128))),
             // Capped at 256 chunks (the wanted 1056 programs would need 264).
             ((2, 32768, 1024), split((16, 256), 128, 256, (64, 32))),
             // Columns enough for the 1056 programs wanted: direct.
@@ -200,8 +207,8 @@ mod tests {
     }
 
     /// Every split: chunks of whole tiles and at least two of them, every row in exactly
-    /// one chunk, at most `MAX_SPLIT` chunks, and the wanted programs unless the rows or
-    /// the cap run out.
+    /// one chunk, at most `MAX_SPLIT` chunks, and at most the wanted programs (rounded up
+    /// to whole column blocks), at least half of them unless the rows or the cap run out.
     /// Tiles of 8 KiB for every element size; a 16-bit thread loads four 16-byte vectors a
     /// step, as an `f32` one does.
     #[test]
@@ -229,11 +236,20 @@ mod tests {
                         assert!(p.rows_per_split >= MIN_TILES_PER_SPLIT * block_m);
                         assert!(p.split >= 2 && p.split <= MAX_SPLIT);
                         assert!((p.split - 1) * p.rows_per_split < rows && p.split * p.rows_per_split >= rows);
-                        let programs = cols.div_ceil(block_n) * p.split;
+                        let column_programs = cols.div_ceil(block_n);
                         let wanted = programs_wanted(block_m * block_n * bytes, sm_count);
+                        let splits_wanted = wanted.div_ceil(column_programs);
                         let rows_ran_out = p.rows_per_split == MIN_TILES_PER_SPLIT * block_m;
                         let capped = p.rows_per_split == rows.div_ceil(block_m).div_ceil(MAX_SPLIT) * block_m;
-                        assert!(programs >= wanted || rows_ran_out || capped, "{rows}x{cols}: {programs} < {wanted}");
+                        // Never more chunks than wanted (a second wave of programs costs
+                        // about as much as the first), and at least half as many unless
+                        // the rows or the cap run out.
+                        assert!(p.split <= splits_wanted, "{rows}x{cols}: {} chunks > {splits_wanted}", p.split);
+                        assert!(
+                            2 * p.split >= splits_wanted || rows_ran_out || capped,
+                            "{rows}x{cols}: {} chunks of {splits_wanted} wanted",
+                            p.split
+                        );
                         assert!(p.combine_blocks.0 <= pow2(p.split));
                     }
                 }
