@@ -149,6 +149,59 @@ fn split_column_reductions_load_sixteen_bytes_at_a_time() {
     assert_eq!(checked, 20 * 5 * 2);
 }
 
+/// The one-launch split column reductions as the bench launches them on the peer script's
+/// shapes (an H200's SM count), for `-arch=sm_90`: no spills, and at most 64 registers
+/// per thread, so that the 8 programs of 4 warps per SM the plan counts on
+/// (`reduce_plan::programs_wanted`: at most 1056 programs on 132 SMs) are resident at
+/// once and the launch runs in one wave. Arg reductions other than `f32` are not bench
+/// points and hold more (68 to 96 registers: they run in more than one wave, correctly).
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn one_launch_column_reductions_fit_one_wave() {
+    use rtriton_kernels::ports::reduce_plan::{ColPlan, NOMINAL_SM_COUNT, col_plan, programs_wanted};
+    let ptxas = ptxas("one_launch_column_reductions_fit_one_wave");
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for def in reduce_kernels::all_fused() {
+        let elem_bytes = if def.name.ends_with("f16") { 2 } else { 4 };
+        let index = def.name.contains("arg");
+        if index && !def.name.ends_with("f32") {
+            continue;
+        }
+        for (rows, cols) in rtriton_host::ports::bench::SHAPES_2D {
+            let ColPlan::Split(plan) = col_plan(elem_bytes, rows, cols, NOMINAL_SM_COUNT) else {
+                panic!("{rows}x{cols}: the plan does not split")
+            };
+            let programs = cols.div_ceil(plan.blocks.1) * plan.split;
+            let wanted = programs_wanted(plan.blocks.0 * plan.blocks.1 * elem_bytes, NOMINAL_SM_COUNT);
+            assert!(programs <= wanted, "{} {rows}x{cols}: {programs} programs, {wanted} wanted", def.name);
+            let ptr = |i: u64| ArgValue::Ptr(0x7f00_0000_0000 + (i << 40));
+            let mut args = vec![ptr(0), ptr(1)];
+            if index {
+                args.push(ptr(2));
+            }
+            args.extend([ptr(3), ptr(4)]);
+            let ints = |v: &[usize]| v.iter().map(|&v| ArgValue::Int(v as i64)).collect::<Vec<_>>();
+            args.extend(ints(&[rows, cols, cols, 1, 1, plan.rows_per_split]));
+            let consts = [
+                ("BLOCK_M", plan.blocks.0 as i64),
+                ("BLOCK_N", plan.blocks.1 as i64),
+                ("COMBINE_BLOCK_M", plan.fused_combine_block_m() as i64),
+            ];
+            let text = compile(&def, &consts, &args, SpecPolicy::Triton, 4);
+            let info = assemble(&ptxas, &text, "sm_90", def.name).unwrap_or_else(|e| panic!("{}: {e}", def.name));
+            let used = ptx_common::registers_used(&info).unwrap_or_else(|| panic!("{}: no register count", def.name));
+            if used > 64 || spill_stores(&info) != Some(0) {
+                problems.push(format!("{} {rows}x{cols}: {used} registers (64 at most) or spills:\n{info}", def.name));
+            }
+            checked += 1;
+        }
+    }
+    // 12 value kernels and the 2 arg kernels of f32, on the 5 shapes.
+    assert_eq!(checked, 14 * 5);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// The persistent layer-norm backward at every block its plan takes, in every dtype, on
 /// contiguous rows (`BLOCK_SIZE_N` columns, 16-byte aligned: what the bench launches):
 /// ptxas reports at most the registers `layer_norm_plan::PERSISTENT_REGISTERS` assumes

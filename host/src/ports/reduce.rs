@@ -44,9 +44,11 @@ pub const PORT: Port = Port {
 /// contiguous input, each launch checked against its suite's reference before it is
 /// timed: row-wise (`dim1`) the direct kernel with the launcher's blocks; column-wise
 /// (`dim0`) as `reduce_plan::col_plan` launches it for the measured device's SM count
-/// (`Target`): the direct kernel, or the partials and combine
-/// kernels timed together (the combine reads partials the CPU reference computed, in a
-/// buffer of its own). Bytes: the input read and the results written (an `i32` per
+/// (`Target`): the direct kernel, or the one-launch split kernel (`col_{op}_fused_*`).
+/// Each `dim0` point has a second row, variant `dim0, two launches`, where the plan splits:
+/// the partials and combine kernels timed together (the combine reads partials the CPU
+/// reference computed, in a buffer of its own), which the one launch replaced; the peer
+/// script has no row for it. Bytes: the input read and the results written (an `i32` per
 /// argmax; torch writes `i64`), not the partials.
 pub fn bench_points() -> Vec<BenchPoint> {
     let mut out = Vec::new();
@@ -68,6 +70,16 @@ pub fn bench_points() -> Vec<BenchPoint> {
                         bytes: (rows * cols) as u64 * elem_bytes(dtype.name()) + n_results * result_bytes,
                         launches: Box::new(move |target: Target| bench_launches(kernel, rows, cols, target)),
                     });
+                    if direction == Direction::Cols {
+                        out.push(BenchPoint {
+                            kernel: name,
+                            variant: "dim0, two launches",
+                            dtype: dtype.name(),
+                            shape: vec![rows, cols],
+                            bytes: (rows * cols) as u64 * elem_bytes(dtype.name()) + n_results * result_bytes,
+                            launches: Box::new(move |target: Target| two_launches(kernel, rows, cols, target)),
+                        });
+                    }
                 }
             }
         }
@@ -81,7 +93,7 @@ fn bench_launches(kernel: Kernel, rows: usize, cols: usize, target: Target) -> V
         Direction::Rows => blocks(Direction::Rows, rows, cols, 4),
         Direction::Cols => match col_plan(reduce_split::elem_bytes(kernel.dtype), rows, cols, target.sm_count) {
             ColPlan::Direct { blocks } => blocks,
-            ColPlan::Split(plan) => return reduce_split::bench_launches(kernel, rows, cols, plan),
+            ColPlan::Split(plan) => return reduce_split::bench_launch(kernel, rows, cols, plan),
         },
     };
     let case = case(kernel, "bench", View::contiguous(&[rows, cols]), Fill::Ordinary, 1, Some(blocks));
@@ -92,6 +104,15 @@ fn bench_launches(kernel: Kernel, rows: usize, cols: usize, target: Target) -> V
     };
     let suite = kernel.suite().rule(rule_for_depth(kernel.rule(), sum_depth(kernel.direction, n, b)));
     vec![(suite, case)]
+}
+
+/// The `dim0, two launches` points' launches: the partials and combine kernels where the
+/// plan splits, the direct kernel (as the `dim0` point) where it does not.
+fn two_launches(kernel: Kernel, rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
+    match col_plan(reduce_split::elem_bytes(kernel.dtype), rows, cols, target.sm_count) {
+        ColPlan::Split(plan) => reduce_split::bench_launches(kernel, rows, cols, plan),
+        ColPlan::Direct { .. } => bench_launches(kernel, rows, cols, target),
+    }
 }
 
 /// Float roundings on the deepest path of a `sum` over a line of `n` elements in tiles of

@@ -1,7 +1,8 @@
-//! The split column reductions (`rtriton_kernels::ports::reduce_plan`): a partials kernel
-//! and a combine kernel per column `sum`, `max`, `min`, `argmax`, `argmin` and dtype, each
-//! with its own suite, and the two chained (the partials one back end wrote, fed to the
-//! combine on the same back end) against the direct reduction's reference.
+//! The split column reductions (`rtriton_kernels::ports::reduce_plan`): a partials kernel,
+//! a combine kernel and the one-launch kernel doing both per column `sum`, `max`, `min`,
+//! `argmax`, `argmin` and dtype, each with its own suite, and the first two chained (the
+//! partials one back end wrote, fed to the combine on the same back end) against the
+//! direct reduction's reference.
 //!
 //! Cases: few columns and many rows, masked tails along both dimensions, the 2-D views of
 //! `rtriton_testing::table::views_2d` (transposed, padded, reversed, offset, broadcast),
@@ -56,6 +57,16 @@ pub fn defs(kernel: Kernel) -> (rtriton::trace::KernelDef, rtriton::trace::Kerne
         .unwrap_or_else(|| panic!("no split reduction kernel `{name}`"))
 }
 
+/// The one-launch kernel of a split column reduction (`col_{op}_fused_{dtype}`).
+pub fn fused_def(kernel: Kernel) -> rtriton::trace::KernelDef {
+    let name = format!("col_{}_fused_{}", kernel.op.name(), kernel.dtype.name());
+    // Every (op, dtype) has one: `every_split_kernel_exists` checks the table.
+    kernels::all_fused()
+        .into_iter()
+        .find(|d| d.name == name)
+        .unwrap_or_else(|| panic!("no one-launch split reduction kernel `{name}`"))
+}
+
 /// The rule of the partials suite: a float sum's partials are `f32` sums.
 fn partials_rule(kernel: Kernel) -> Rule {
     match (kernel.op, kernel.dtype) {
@@ -84,12 +95,21 @@ pub fn combine_suite(kernel: Kernel) -> Suite {
     Suite::new(defs(kernel).1).cases(cases).reference(move |case| combine_reference(kernel, case)).rule(kernel.rule())
 }
 
-/// The partials and combine suites of every column reduction.
+/// The one-launch suite: every row of the table as one launch, its partials, its results
+/// and its counters (zero before and after) checked; one rule for all, the direct
+/// kernel's (looser than the partials' own for 16-bit sums, which `partials_suite`
+/// checks under the `f32` rule).
+pub fn fused_suite(kernel: Kernel) -> Suite {
+    let cases = split_table(kernel).into_iter().map(|row| fused_case(kernel, &row));
+    Suite::new(fused_def(kernel)).cases(cases).reference(move |case| fused_reference(kernel, case)).rule(kernel.rule())
+}
+
+/// The partials, combine and one-launch suites of every column reduction.
 pub fn suites() -> Vec<Suite> {
     Kernel::all()
         .into_iter()
         .filter(|k| k.direction == Direction::Cols)
-        .flat_map(|k| [partials_suite(k), combine_suite(k)])
+        .flat_map(|k| [partials_suite(k), combine_suite(k), fused_suite(k)])
         .collect()
 }
 
@@ -190,6 +210,53 @@ pub fn combine_case(kernel: Kernel, name: &str, partials: &Case, plan: SplitPlan
         .constexpr("BLOCK_M", plan.combine_blocks.0 as i64)
         .constexpr("BLOCK_N", plan.combine_blocks.1 as i64)
         .grid(plan.combine_grid(n_cols))
+}
+
+/// The one-launch case of `row`: the partials case's `x` and scratch, the results into a
+/// poisoned `y` at stride `y_stride`, and a counter per column block, zero (the kernel
+/// leaves it zero); the partials' grid; the last chunk's combine in tiles of
+/// `SplitPlan::fused_combine_block_m` partial rows.
+pub fn fused_case(kernel: Kernel, row: &SplitRow) -> Case {
+    let partials = partials_case(kernel, row);
+    let x = partials.tensor("x");
+    let (n_rows, n_cols) = (x.view.shape[0], x.view.shape[1]);
+    let plan = row.plan;
+    let y_view = View::strided(&[n_cols], &[row.y_stride as isize]);
+    let y_dtype = if kernel.op.is_index() { Dtype::I32 } else { kernel.dtype };
+    let counter_view = View::contiguous(&[n_cols.div_ceil(plan.blocks.1)]);
+    let part = partials.tensor("part");
+    let mut case = Case::new(row.name.clone()).input("x", x.data.clone(), x.view.clone()).output(
+        "part",
+        part.data.clone(),
+        part.view.clone(),
+    );
+    if kernel.op.is_index() {
+        let index = partials.tensor("part_index");
+        case = case.output("part_index", index.data.clone(), index.view.clone());
+    }
+    case.output("y", y_dtype.poisoned(&y_view), y_view)
+        .output("counter", vec![0i32; counter_view.min_buffer_len()], counter_view)
+        .int(n_rows as i64)
+        .int(n_cols as i64)
+        .int(x.view.strides[0] as i64)
+        .int(x.view.strides[1] as i64)
+        .int(row.y_stride as i64)
+        .int(plan.rows_per_split as i64)
+        .constexpr("BLOCK_M", plan.blocks.0 as i64)
+        .constexpr("BLOCK_N", plan.blocks.1 as i64)
+        .constexpr("COMBINE_BLOCK_M", plan.fused_combine_block_m() as i64)
+        .grid(plan.partials_grid(n_cols))
+}
+
+/// The one launch's outputs: the partials ([`partials_reference`]), `y` the combination
+/// of those partials ([`combine_reference`]), every counter back to zero.
+pub fn fused_reference(kernel: Kernel, case: &mut Case) {
+    partials_reference(kernel, case);
+    combine_reference(kernel, case);
+    let counters = case.tensor("counter").view.shape[0];
+    for b in 0..counters {
+        case.tensor_mut("counter").set_i32(&[b], 0);
+    }
 }
 
 /// The `rows_per_split` a partials case was built with (its last argument).
@@ -331,9 +398,29 @@ pub fn check_every_chain(backend: Backend) -> Result<usize, String> {
     if failures.is_empty() { Ok(checked) } else { Err(failures.join("\n")) }
 }
 
+/// A column-wise bench point's one launch on a contiguous `rows x cols` input (the
+/// ordinary fill): the one-launch kernel, float sums checked under `rule_for_depth` of
+/// its depth. Its counters are zero after every launch, so the timed repetitions reuse
+/// them.
+pub fn bench_launch(kernel: Kernel, rows: usize, cols: usize, plan: SplitPlan) -> Vec<(Suite, Case)> {
+    let row = SplitRow {
+        name: "bench".into(),
+        view: View::contiguous(&[rows, cols]),
+        fill: Fill::Ordinary,
+        plan,
+        y_stride: 1,
+    };
+    let case = fused_case(kernel, &row);
+    let suite = Suite::new(fused_def(kernel))
+        .reference(move |case| fused_reference(kernel, case))
+        .rule(rule_for_depth(kernel.rule(), plan.fused_sum_depth()));
+    vec![(suite, case)]
+}
+
 /// A column-wise bench point's two launches on a contiguous `rows x cols` input (the
 /// ordinary fill): the partials kernel, and the combine over the partials the reference
-/// computed; float sums checked under `rule_for_depth` of each pass's depth.
+/// computed; float sums checked under `rule_for_depth` of each pass's depth. The bench's
+/// `dim0, two launches` points: what [`bench_launch`] replaced, timed beside it.
 pub fn bench_launches(kernel: Kernel, rows: usize, cols: usize, plan: SplitPlan) -> Vec<(Suite, Case)> {
     let row = SplitRow {
         name: "bench".into(),
@@ -375,12 +462,17 @@ mod tests {
     fn every_split_kernel_exists_and_the_table_has_no_other() {
         let cols: Vec<Kernel> = Kernel::all().into_iter().filter(|k| k.direction == Direction::Cols).collect();
         assert_eq!(cols.len(), kernels::all_split().len());
+        assert_eq!(cols.len(), kernels::all_fused().len());
         for kernel in cols {
             let (partials, combine) = defs(kernel);
             let (op, dtype) = (kernel.op.name(), kernel.dtype.name());
             assert_eq!(
-                (partials.name, combine.name),
-                (&*format!("col_{op}_partials_{dtype}"), &*format!("col_{op}_combine_{dtype}"))
+                (partials.name, combine.name, fused_def(kernel).name),
+                (
+                    &*format!("col_{op}_partials_{dtype}"),
+                    &*format!("col_{op}_combine_{dtype}"),
+                    &*format!("col_{op}_fused_{dtype}")
+                )
             );
         }
     }
@@ -408,7 +500,7 @@ mod tests {
             let kernel = Kernel { op: Op::Sum, direction: Direction::Cols, dtype };
             for row in split_table(kernel) {
                 let x = direct_case_of(kernel, &row).tensor("x").clone();
-                let depth = row.plan.sum_depth() as f64;
+                let depth = row.plan.sum_depth().max(row.plan.fused_sum_depth()) as f64;
                 for c in 0..x.view.shape[1] {
                     let line: Vec<f64> = (0..x.view.shape[0]).map(|r| x.f64_at(&[r, c])).collect();
                     let what = format!("{} `{}` column {c}", kernel.name(), row.name);
@@ -427,6 +519,7 @@ mod tests {
         for backend in [Backend::Interpreter, Backend::Simulator] {
             partials_suite(kernel).check_all(backend);
             combine_suite(kernel).check_all(backend);
+            fused_suite(kernel).check_all(backend);
             let failures: Vec<String> =
                 split_table(kernel).iter().filter_map(|row| check_chain(kernel, row, backend).err()).collect();
             assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -521,6 +521,73 @@ pub fn index_combine_body<A: ReduceElem<Acc = A> + Accumulator, Op: IndexOp>(
     walk.store(a.y_ptr, a.stride_y, where_(index.ne(NOT_FOUND), index, 0));
 }
 
+/// The last chunk of each column block to finish combines: after this program's
+/// partials are stored (every thread's, hence the barrier), one `acq_rel` atomic add on
+/// `counter_ptr[program_id(0)]` counts the chunks of this column block done; the program
+/// that makes it `split` runs `combine` (the other chunks' partials are visible to it
+/// through the counter's release sequence) and sets the counter back to 0, so the buffer
+/// is ready for the next launch. The pattern of CUDA's `threadFenceReduction` sample and
+/// of torch's column reductions (a semaphore per output block): one launch instead of
+/// two, and the combine of one column block overlaps the partials of the others.
+fn last_chunk_combines(counter_ptr: Tensor<Ptr<i32>>, combine: impl FnOnce()) {
+    debug_barrier();
+    let counter = counter_ptr + program_id(0);
+    let done = atomic_add(counter, 1, None);
+    if_then(done.eq(num_programs(1) - 1), || {
+        combine();
+        atomic_xchg(counter, 0, None);
+    });
+}
+
+/// A split column reduction (`sum`, `max`, `min`) in one launch: the partials of
+/// [`value_partial_body`] into `a.y_ptr`'s `[split, n_cols]` scratch, then, in the last
+/// chunk of each column block to finish, [`value_combine_body`] of that block's columns
+/// (`BLOCK_N` as the partials, `combine_block_m` partial rows a step) into `y_ptr`.
+pub fn value_fused_body<E: ReduceElem, Op: ValueOp>(
+    a: Args<E, E::Acc>,
+    (y_ptr, stride_y): (Tensor<Ptr<E>>, Tensor<i32>),
+    counter_ptr: Tensor<Ptr<i32>>,
+    rows_per_split: Tensor<i32>,
+    combine_block_m: usize,
+) where
+    E::Acc: ReduceElem<Acc = E::Acc>,
+{
+    value_partial_body::<E, Op>(a, rows_per_split);
+    last_chunk_combines(counter_ptr, || {
+        let split = num_programs(1);
+        value_combine_body::<E::Acc, E, Op>(a.y_ptr, y_ptr, split, a.n_cols, stride_y, (combine_block_m, a.block_n));
+    });
+}
+
+/// A split column `argmax` / `argmin` in one launch: [`index_partial_body`], then in the
+/// last chunk of each column block [`index_combine_body`] of its columns (as
+/// [`value_fused_body`]).
+#[allow(clippy::too_many_arguments)]
+pub fn index_fused_body<E: ReduceElem, Op: IndexOp>(
+    a: Args<E, E::Acc>,
+    index_ptr: Tensor<Ptr<i32>>,
+    (y_ptr, stride_y): (Tensor<Ptr<i32>>, Tensor<i32>),
+    counter_ptr: Tensor<Ptr<i32>>,
+    rows_per_split: Tensor<i32>,
+    combine_block_m: usize,
+) where
+    E::Acc: ReduceElem<Acc = E::Acc>,
+{
+    index_partial_body::<E, Op>(a, index_ptr, rows_per_split);
+    last_chunk_combines(counter_ptr, || {
+        let split = num_programs(1);
+        index_combine_body::<E::Acc, Op>(
+            a.y_ptr,
+            index_ptr,
+            y_ptr,
+            split,
+            a.n_cols,
+            stride_y,
+            (combine_block_m, a.block_n),
+        );
+    });
+}
+
 /// One `kernel!` per row of the table: `name => element type, body, operation, output
 /// type, direction`; and [`all`], every kernel of the table.
 macro_rules! reductions {
@@ -594,14 +661,17 @@ reductions! {
     col_argmin_bf16 => bf16, index_body, ArgMin, i32, Cols;
 }
 
-/// The two passes of every split column reduction: `col_{op}_partials_{dtype}` (grid
+/// The passes of every split column reduction: `col_{op}_partials_{dtype}` (grid
 /// `[cdiv(n_cols, BLOCK_N), split]`, partials into a contiguous `[split, n_cols]`
 /// scratch buffer of the accumulator type; an arg reduction also the rows, into a second
-/// `i32` buffer) and `col_{op}_combine_{dtype}` (grid `[cdiv(n_cols, BLOCK_N)]`, the
-/// partials into `y`). `name => element type, accumulator type, operation, output type`.
+/// `i32` buffer), `col_{op}_combine_{dtype}` (grid `[cdiv(n_cols, BLOCK_N)]`, the
+/// partials into `y`), and `col_{op}_fused_{dtype}`, both in one launch (the partials'
+/// grid; the last chunk of each column block combines, counted in an `i32` buffer of one
+/// zero per column block that it leaves zero). `name => element type, accumulator type,
+/// operation`.
 macro_rules! split_reductions {
-    (values { $($partials:ident, $combine:ident => $e:ty, $acc:ty, $op:ty;)* }
-     indices { $($ipartials:ident, $icombine:ident => $ie:ty, $iacc:ty, $iop:ty;)* }) => {
+    (values { $($partials:ident, $combine:ident, $fused:ident => $e:ty, $acc:ty, $op:ty;)* }
+     indices { $($ipartials:ident, $icombine:ident, $ifused:ident => $ie:ty, $iacc:ty, $iop:ty;)* }) => {
         $(
             kernel! {
                 pub fn $partials(x_ptr: Ptr<$e>, part_ptr: Ptr<$acc>, n_rows: i32, n_cols: i32, stride_row: i32,
@@ -615,6 +685,16 @@ macro_rules! split_reductions {
                 pub fn $combine(part_ptr: Ptr<$acc>, y_ptr: Ptr<$e>, split: i32, n_cols: i32, stride_y: i32;
                                 const BLOCK_M: usize, const BLOCK_N: usize) {
                     value_combine_body::<$acc, $e, $op>(part_ptr, y_ptr, split, n_cols, stride_y, (BLOCK_M, BLOCK_N));
+                }
+            }
+            kernel! {
+                pub fn $fused(x_ptr: Ptr<$e>, part_ptr: Ptr<$acc>, y_ptr: Ptr<$e>, counter_ptr: Ptr<i32>,
+                              n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32, stride_y: i32,
+                              rows_per_split: i32;
+                              const BLOCK_M: usize, const BLOCK_N: usize, const COMBINE_BLOCK_M: usize) {
+                    let args = Args { x_ptr, y_ptr: part_ptr, n_rows, n_cols, stride_row, stride_col,
+                                      stride_y: n_cols, block_m: BLOCK_M, block_n: BLOCK_N };
+                    value_fused_body::<$e, $op>(args, (y_ptr, stride_y), counter_ptr, rows_per_split, COMBINE_BLOCK_M);
                 }
             }
         )*
@@ -635,39 +715,55 @@ macro_rules! split_reductions {
                                                       (BLOCK_M, BLOCK_N));
                 }
             }
+            kernel! {
+                pub fn $ifused(x_ptr: Ptr<$ie>, part_ptr: Ptr<$iacc>, index_ptr: Ptr<i32>, y_ptr: Ptr<i32>,
+                               counter_ptr: Ptr<i32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32,
+                               stride_y: i32, rows_per_split: i32;
+                               const BLOCK_M: usize, const BLOCK_N: usize, const COMBINE_BLOCK_M: usize) {
+                    let args = Args { x_ptr, y_ptr: part_ptr, n_rows, n_cols, stride_row, stride_col,
+                                      stride_y: n_cols, block_m: BLOCK_M, block_n: BLOCK_N };
+                    index_fused_body::<$ie, $iop>(args, index_ptr, (y_ptr, stride_y), counter_ptr, rows_per_split,
+                                                  COMBINE_BLOCK_M);
+                }
+            }
         )*
 
         /// Every split column reduction's two kernels, partials then combine.
         pub fn all_split() -> Vec<(rtriton::trace::KernelDef, rtriton::trace::KernelDef)> {
             vec![$(($partials(), $combine())),* , $(($ipartials(), $icombine())),*]
         }
+
+        /// Every split column reduction's one-launch kernel.
+        pub fn all_fused() -> Vec<rtriton::trace::KernelDef> {
+            vec![$($fused()),* , $($ifused()),*]
+        }
     };
 }
 
 split_reductions! {
     values {
-    col_sum_partials_f32, col_sum_combine_f32 => f32, f32, Sum;
-    col_max_partials_f32, col_max_combine_f32 => f32, f32, Max;
-    col_min_partials_f32, col_min_combine_f32 => f32, f32, Min;
-    col_sum_partials_i32, col_sum_combine_i32 => i32, i32, Sum;
-    col_max_partials_i32, col_max_combine_i32 => i32, i32, Max;
-    col_min_partials_i32, col_min_combine_i32 => i32, i32, Min;
-    col_sum_partials_f16, col_sum_combine_f16 => f16, f32, Sum;
-    col_max_partials_f16, col_max_combine_f16 => f16, f32, Max;
-    col_min_partials_f16, col_min_combine_f16 => f16, f32, Min;
-    col_sum_partials_bf16, col_sum_combine_bf16 => bf16, f32, Sum;
-    col_max_partials_bf16, col_max_combine_bf16 => bf16, f32, Max;
-    col_min_partials_bf16, col_min_combine_bf16 => bf16, f32, Min;
+    col_sum_partials_f32, col_sum_combine_f32, col_sum_fused_f32 => f32, f32, Sum;
+    col_max_partials_f32, col_max_combine_f32, col_max_fused_f32 => f32, f32, Max;
+    col_min_partials_f32, col_min_combine_f32, col_min_fused_f32 => f32, f32, Min;
+    col_sum_partials_i32, col_sum_combine_i32, col_sum_fused_i32 => i32, i32, Sum;
+    col_max_partials_i32, col_max_combine_i32, col_max_fused_i32 => i32, i32, Max;
+    col_min_partials_i32, col_min_combine_i32, col_min_fused_i32 => i32, i32, Min;
+    col_sum_partials_f16, col_sum_combine_f16, col_sum_fused_f16 => f16, f32, Sum;
+    col_max_partials_f16, col_max_combine_f16, col_max_fused_f16 => f16, f32, Max;
+    col_min_partials_f16, col_min_combine_f16, col_min_fused_f16 => f16, f32, Min;
+    col_sum_partials_bf16, col_sum_combine_bf16, col_sum_fused_bf16 => bf16, f32, Sum;
+    col_max_partials_bf16, col_max_combine_bf16, col_max_fused_bf16 => bf16, f32, Max;
+    col_min_partials_bf16, col_min_combine_bf16, col_min_fused_bf16 => bf16, f32, Min;
     }
     indices {
-    col_argmax_partials_f32, col_argmax_combine_f32 => f32, f32, ArgMax;
-    col_argmin_partials_f32, col_argmin_combine_f32 => f32, f32, ArgMin;
-    col_argmax_partials_i32, col_argmax_combine_i32 => i32, i32, ArgMax;
-    col_argmin_partials_i32, col_argmin_combine_i32 => i32, i32, ArgMin;
-    col_argmax_partials_f16, col_argmax_combine_f16 => f16, f32, ArgMax;
-    col_argmin_partials_f16, col_argmin_combine_f16 => f16, f32, ArgMin;
-    col_argmax_partials_bf16, col_argmax_combine_bf16 => bf16, f32, ArgMax;
-    col_argmin_partials_bf16, col_argmin_combine_bf16 => bf16, f32, ArgMin;
+    col_argmax_partials_f32, col_argmax_combine_f32, col_argmax_fused_f32 => f32, f32, ArgMax;
+    col_argmin_partials_f32, col_argmin_combine_f32, col_argmin_fused_f32 => f32, f32, ArgMin;
+    col_argmax_partials_i32, col_argmax_combine_i32, col_argmax_fused_i32 => i32, i32, ArgMax;
+    col_argmin_partials_i32, col_argmin_combine_i32, col_argmin_fused_i32 => i32, i32, ArgMin;
+    col_argmax_partials_f16, col_argmax_combine_f16, col_argmax_fused_f16 => f16, f32, ArgMax;
+    col_argmin_partials_f16, col_argmin_combine_f16, col_argmin_fused_f16 => f16, f32, ArgMin;
+    col_argmax_partials_bf16, col_argmax_combine_bf16, col_argmax_fused_bf16 => bf16, f32, ArgMax;
+    col_argmin_partials_bf16, col_argmin_combine_bf16, col_argmin_fused_bf16 => bf16, f32, ArgMin;
     }
 }
 

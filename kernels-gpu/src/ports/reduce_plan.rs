@@ -90,6 +90,21 @@ impl SplitPlan {
     pub fn sum_depth(&self) -> usize {
         col_sum_depth(self.rows_per_split, self.blocks.0) + col_sum_depth(self.split, self.combine_blocks.0)
     }
+
+    /// `COMBINE_BLOCK_M` of the one-launch kernel (`col_{op}_fused_{dtype}`): the partial
+    /// rows a step of the last chunk's combine takes. Its tile has the partials' `BLOCK_N`
+    /// columns (the combining program owns those) and their `BLOCK_M` rows, at most the
+    /// next power of two of the chunks: the partials' tile shape, so about their registers
+    /// (ptxas, sm_90: 40 for `f32` sums, 64 for `f16` ones and `f32` argmax; 64 chunks of 256
+    /// columns take 4 steps). A tile of 32 rows took 96 registers in `f32` argmax.
+    pub fn fused_combine_block_m(&self) -> usize {
+        self.blocks.0.min(pow2(self.split))
+    }
+
+    /// [`Self::sum_depth`] of the one-launch kernel.
+    pub fn fused_sum_depth(&self) -> usize {
+        col_sum_depth(self.rows_per_split, self.blocks.0) + col_sum_depth(self.split, self.fused_combine_block_m())
+    }
 }
 
 /// Float roundings on the deepest path of a column sum over `n` rows in tiles of `b`
@@ -131,8 +146,8 @@ pub fn programs_wanted(tile_bytes: usize, sm_count: usize) -> usize {
 /// The plan of an `n_rows x n_cols` column reduction of `elem_bytes`-byte elements on a
 /// GPU of `sm_count` SMs (module doc): split when the column blocks are fewer than
 /// [`programs_wanted`] and the rows hold at least two chunks of [`MIN_TILES_PER_SPLIT`]
-/// tiles. Chunks take as many tiles as leave at most the wanted programs (rounded up to
-/// whole column blocks; so the last chunk may be short).
+/// tiles. Chunks take as many tiles as leave at most the wanted programs (so the last
+/// chunk may be short).
 pub fn col_plan(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize) -> ColPlan {
     let blocks = col_blocks(elem_bytes, n_rows, n_cols);
     let (block_m, block_n) = blocks;
@@ -145,7 +160,10 @@ pub fn col_plan(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize
     if row_tiles < 2 * MIN_TILES_PER_SPLIT {
         return ColPlan::Direct { blocks };
     }
-    let splits_wanted = wanted.div_ceil(column_programs);
+    // Rounded down, as the chunks' tiles below are rounded up: at most the wanted programs,
+    // which are what an SM holds at once (8 of 4 warps at up to 64 registers), so they run
+    // in one wave.
+    let splits_wanted = (wanted / column_programs).max(1);
     // Rounded up, so the chunks give at most the wanted programs: rounded down, f16 4096 x
     // 4096 took 86 chunks of 3 tiles, 1376 programs where its 56 registers let an H200 hold
     // 1188, and a second wave of 188 programs nearly doubled the partials kernel's time
@@ -185,14 +203,14 @@ mod tests {
         let table = [
             ((4, 4096, 1024), split((16, 128), 32, 128, (64, 32))),
             ((4, 4096, 4096), split((16, 128), 128, 32, (32, 32))),
-            ((4, 4096, 16384), split((16, 128), 464, 9, (16, 64))),
-            ((4, 2048, 32768), split((16, 128), 416, 5, (8, 128))),
+            ((4, 4096, 16384), split((16, 128), 512, 8, (8, 64))),
+            ((4, 2048, 32768), split((16, 128), 512, 4, (4, 128))),
             ((4, 32768, 1024), split((16, 128), 256, 128, (64, 32))),
             ((2, 4096, 1024), split((16, 256), 32, 128, (64, 32))),
             // 64 chunks of 4 tiles, 1024 programs: one wave (rounded down, 86 chunks of 3
             // made 1376, more than the 1188 an H200 holds at 56 registers).
             ((2, 4096, 4096), split((16, 256), 64, 64, (64, 32))),
-            ((2, 2048, 32768), split((16, 256), 240, 9, (16, 128))),
+            ((2, 2048, 32768), split((16, 256), 256, 8, (8, 128))),
             // Capped at 256 chunks (the wanted 1056 programs would need 264).
             ((2, 32768, 1024), split((16, 256), 128, 256, (64, 32))),
             // Columns enough for the 1056 programs wanted: direct.
@@ -207,8 +225,8 @@ mod tests {
     }
 
     /// Every split: chunks of whole tiles and at least two of them, every row in exactly
-    /// one chunk, at most `MAX_SPLIT` chunks, and at most the wanted programs (rounded up
-    /// to whole column blocks), at least half of them unless the rows or the cap run out.
+    /// one chunk, at most `MAX_SPLIT` chunks, and at most the wanted programs, at least
+    /// half of them unless the rows or the cap run out.
     /// Tiles of 8 KiB for every element size; a 16-bit thread loads four 16-byte vectors a
     /// step, as an `f32` one does.
     #[test]
@@ -225,6 +243,16 @@ mod tests {
     }
 
     #[test]
+    fn the_fused_combine_takes_the_partials_tile() {
+        // (blocks, split, combine block m): the partials' rows, at most the chunks' next
+        // power of two.
+        for (blocks, split, want) in [((16, 128), 32, 16), ((16, 256), 64, 16), ((16, 128), 5, 8), ((512, 4), 3, 4)] {
+            let p = SplitPlan::new(blocks, 16, 16 * split, 1024, 132);
+            assert_eq!(p.fused_combine_block_m(), want, "{blocks:?} in {split} chunks");
+        }
+    }
+
+    #[test]
     fn every_split_covers_the_rows_once() {
         for bytes in [2, 4] {
             for sm_count in [1, 46, 132] {
@@ -238,7 +266,7 @@ mod tests {
                         assert!((p.split - 1) * p.rows_per_split < rows && p.split * p.rows_per_split >= rows);
                         let column_programs = cols.div_ceil(block_n);
                         let wanted = programs_wanted(block_m * block_n * bytes, sm_count);
-                        let splits_wanted = wanted.div_ceil(column_programs);
+                        let splits_wanted = (wanted / column_programs).max(1);
                         let rows_ran_out = p.rows_per_split == MIN_TILES_PER_SPLIT * block_m;
                         let capped = p.rows_per_split == rows.div_ceil(block_m).div_ceil(MAX_SPLIT) * block_m;
                         // Never more chunks than wanted (a second wave of programs costs
