@@ -18,6 +18,10 @@ use rtriton::kernel;
 use rtriton::prelude::*;
 use rtriton::sim::{self, Check};
 use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton_host::HostError;
+use rtriton_host::cache::CompiledPtx;
+use rtriton_host::driver::{DeviceBuffer, Gpu};
+use rtriton_host::launch::{Arg, JitKernel, LaunchError, Runtime, TensorArg, check_shared};
 use rtriton_testing::fill::ramp_f32;
 use rtriton_testing::{Case, Rule, Suite, View};
 use rtriton_tests::lower_def;
@@ -92,6 +96,10 @@ fn scale_suite() -> Suite {
             // 150 is not a multiple of 4: the mask is not constant per vector, so the load
             // is element by element (a plain load) with Triton's specialization too.
             scale_case("unaligned_width", 150, 64, 1),
+            // 16384 f32 per program: a 64 KiB staged buffer, past the 48 KiB a kernel can
+            // declare statically: dynamic shared memory (on the GPU: the attribute and the
+            // launch's bytes).
+            scale_case("dynamic_shared_memory", 16384 + 16, 16384, 8),
         ])
         .reference(|case| {
             let n = case.tensor("x").data.len();
@@ -108,6 +116,7 @@ rtriton_testing::backend_tests!(scale_suite => [
     exact_blocks,
     two_vectors_per_thread,
     unaligned_width,
+    dynamic_shared_memory,
 ]);
 
 fn f16_case(name: &str, n: usize, block: usize, num_warps: u32) -> Case {
@@ -217,13 +226,8 @@ fn the_simulator_reports_a_missing_wait() {
     assert_eq!(err.check, Check::AsyncCopyPending, "{err}");
     assert!(err.message.contains("cp.async"), "{}", err.message);
     // The error names the staged load's line (its read-back group carries the op's location).
-    let line = include_str!("staged_loads.rs")
-        .lines()
-        .position(|l| l.contains("let v = load_staged(x + offs, Some(offs.lt(n)), Some(OTHER));"))
-        .expect("the kernel's load line")
-        + 1;
     let loc = err.loc.expect("the op's location");
-    assert_eq!((loc.file.ends_with("staged_loads.rs"), loc.line), (true, line as u32), "{err}");
+    assert_eq!((loc.file.ends_with("staged_loads.rs"), loc.line), (true, staged_scale_line()), "{err}");
 }
 
 /// A staged load's PTX: one `cp.async` per 16-byte vector with the source size from the
@@ -280,4 +284,116 @@ fn the_prefetch_waits_after_the_row_is_done_and_reuses_one_buffer() {
     assert!(at("cp.async.wait_group 0;") < at("ld.shared.v4.f32"), "{body}");
     // 4 warps' partial maxima (16 bytes) and one row of 1024 f32.
     assert_eq!(ptx.shared_bytes, 16 + 1024 * 4, "{}", ptx.text);
+}
+
+/// The line of `staged_scale`'s staged load in this file.
+fn staged_scale_line() -> u32 {
+    let at = include_str!("staged_loads.rs")
+        .lines()
+        .position(|l| l.contains("let v = load_staged(x + offs, Some(offs.lt(n)), Some(OTHER));"))
+        .expect("the kernel's load line");
+    at as u32 + 1
+}
+
+fn scale_ptx(block: i64, num_warps: u32) -> rtriton::backend::ptx::Ptx {
+    let args = vec![ArgValue::Ptr(0x7f00_0000_0000), ArgValue::Ptr(0x7f00_1000_0000), ArgValue::Int(1 << 20)];
+    compile_def(&staged_scale(), &[("BLOCK", block)], &args, SpecPolicy::Triton, &options(Arch::Sm86, num_warps))
+        .expect("staged_scale compiles")
+}
+
+/// Past 48 KiB the kernel declares `smem` as dynamic shared memory and records the bytes
+/// a launch passes and the staged load that needs them; ptxas assembles it.
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn past_48_kib_the_shared_memory_is_dynamic() {
+    let small = scale_ptx(4096, 8);
+    assert_eq!((small.shared_bytes, small.dynamic_shared_bytes()), (16384, 0));
+    assert!(small.text.contains(".shared .align 16 .b8 smem[16384];"), "{}", small.text);
+    let ptx = scale_ptx(16384, 8);
+    assert_eq!((ptx.shared_bytes, ptx.dynamic_shared_bytes()), (65536, 65536));
+    assert!(ptx.text.contains(".extern .shared .align 16 .b8 smem[];"), "{}", ptx.text);
+    assert!(!ptx.text.contains("smem[65536]"), "{}", ptx.text);
+    assert_eq!(ptx.shared_site.map(|l| l.line), Some(staged_scale_line()));
+    let ptxas = ptxas("staged_loads");
+    for arch in ["sm_86", "sm_90"] {
+        assemble(&ptxas, &ptx.text, arch, "staged_scale_dynamic").unwrap_or_else(|e| panic!("{arch}:\n{e}"));
+    }
+}
+
+fn compiled(ptx: &rtriton::backend::ptx::Ptx) -> CompiledPtx {
+    CompiledPtx {
+        text: ptx.text.clone(),
+        entry: ptx.entry.clone(),
+        threads_per_cta: ptx.threads_per_cta,
+        shared_bytes: ptx.shared_bytes,
+        shared_site: ptx.shared_site.map(|l| l.short()),
+    }
+}
+
+/// A program whose shared memory exceeds the device's opt-in limit is refused before the
+/// driver sees it, naming the kernel and the staged load: 256 KiB of staged row against
+/// the H200's 227 KiB and sm_86's 99 KiB; 64 KiB fits both.
+#[test]
+fn a_program_past_the_devices_shared_memory_is_refused() {
+    const H200_OPTIN: u32 = 227 * 1024;
+    const SM86_OPTIN: u32 = 99 * 1024;
+    let big = compiled(&scale_ptx(65536, 32));
+    assert_eq!(big.shared_bytes, 256 * 1024);
+    for max in [H200_OPTIN, SM86_OPTIN] {
+        let e = check_shared("staged_scale", &big, max).expect_err("256 KiB does not fit");
+        assert!(matches!(e, LaunchError::SharedMemory { .. }), "{e}");
+        assert_eq!(e.code(), rtriton::diag::Code::LaunchSharedMemory);
+        let text = e.to_string();
+        assert!(text.starts_with("kernel `staged_scale`: 262144 bytes of shared memory per program"), "{text}");
+        assert!(text.contains(&format!("staged_loads.rs:{}", staged_scale_line())), "{text}");
+        assert!(text.contains(&format!("limit of {max} bytes")), "{text}");
+    }
+    let fits = compiled(&scale_ptx(16384, 8));
+    check_shared("staged_scale", &fits, SM86_OPTIN).expect("64 KiB fits sm_86's 99 KiB");
+}
+
+/// The GPU. Its callers are ignored tests that run only when asked for, so a missing GPU
+/// is a failure here, never a skip.
+fn gpu() -> Gpu {
+    Gpu::open(0).unwrap_or_else(|e| panic!("this test needs a GPU (run it on the GPU machine): {e}"))
+}
+
+/// On the device: a 64 KiB staged buffer (dynamic shared memory) computes the reference,
+/// and a 256 KiB one is refused by the runtime with `RT0713`, not by the driver.
+#[test]
+#[ignore = "needs a GPU"]
+fn dynamic_shared_memory_on_the_device() {
+    let gpu = gpu();
+    assert!(gpu.info.max_shared_bytes_optin >= 64 * 1024, "{:?}", gpu.info);
+    let n = 16384 * 2 - 16;
+    let x_host = ramp_f32(n, -3.0, 0.125);
+    let x = DeviceBuffer::from_host(&gpu, &x_host).unwrap();
+    let y = DeviceBuffer::<f32>::zeros(&gpu, 16384 * 2).unwrap();
+    let mut rt = Runtime::with_disk_cache(gpu, None);
+    let launch = |block: u64, warps: u32| {
+        JitKernel::new(staged_scale())
+            .constexpr("BLOCK", block as i64)
+            .num_warps(warps)
+            .grid(move |_| [32768 / block, 1, 1])
+    };
+    let args = || {
+        vec![
+            Arg::Tensor(TensorArg::contiguous(&x, &[n])),
+            Arg::Tensor(TensorArg::contiguous(&y, &[32768])),
+            Arg::Int(n as i64),
+        ]
+    };
+    rt.launch(&launch(16384, 8), &args()).expect("64 KiB of dynamic shared memory launches");
+    let got = y.to_host(&rt.gpu).unwrap();
+    for (i, g) in got.iter().enumerate() {
+        let want = if i < n { x_host[i] * 2.0 } else { OTHER * 2.0 };
+        assert_eq!(g.to_bits(), want.to_bits(), "y[{i}]");
+    }
+    match rt.launch(&launch(65536, 32), &args()) {
+        Err(HostError::Launch(e)) => {
+            assert_eq!(e.code(), rtriton::diag::Code::LaunchSharedMemory, "{e}");
+            assert!(e.to_string().contains("staged_loads.rs:"), "{e}");
+        }
+        other => panic!("256 KiB of shared memory must be refused by the runtime, got {other:?}"),
+    }
 }

@@ -560,8 +560,12 @@ pub struct Program {
     pub ptx_version: (u32, u32),
     /// `num_warps * 32`, printed as `.maxntid`.
     pub threads_per_cta: u32,
-    /// Bytes of the CTA's shared buffer (0: none is declared). 16-byte aligned.
+    /// Bytes of the CTA's shared buffer (0: none is declared). 16-byte aligned. Past
+    /// [`super::MAX_STATIC_SHARED_BYTES`] the writer declares it dynamic.
     pub shared_bytes: u32,
+    /// The op whose shared buffer raised [`Program::shared_bytes`] last (a staged load;
+    /// `None` when only the shared scratch is used).
+    pub shared_site: Option<SourceLoc>,
     /// The type of every register, indexed by [`Reg`].
     pub regs: Vec<Ty>,
     pub body: Vec<Inst>,

@@ -133,6 +133,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         shared_bytes: 0,
         pending: HashMap::new(),
         stage_bytes: 0,
+        stage_site: None,
         stage_base: None,
         decisions: Decisions { layout: Some(layout_decision), ..Decisions::default() },
     };
@@ -160,6 +161,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         ptx_version: options.ptx_version,
         threads_per_cta: threads as u32,
         shared_bytes: l.shared_bytes,
+        shared_site: l.stage_site,
         regs: l.regs,
         body,
         layouts: notes,
@@ -227,6 +229,8 @@ pub(super) struct Lowerer<'a> {
     pending: HashMap<Value, staged::Pending>,
     /// Bytes of the staged buffers (their high-water mark).
     stage_bytes: u32,
+    /// The staged load that raised `stage_bytes` last.
+    stage_site: Option<SourceLoc>,
     /// The thread's staging base register and the prologue index of the add whose
     /// immediate (the scratch size) is patched when the lowering ends.
     stage_base: Option<(Reg, usize)>,

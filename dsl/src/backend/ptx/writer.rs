@@ -216,6 +216,12 @@ impl Writer<'_> {
             "\n.version {}.{}\n.target {}\n.address_size 64\n",
             p.ptx_version.0, p.ptx_version.1, p.target
         );
+        if super::dynamic_shared_bytes(p.shared_bytes) > 0 {
+            // Past 48 KiB only dynamic shared memory is allowed, declared at module scope;
+            // the launch passes its size.
+            let _ = writeln!(self.out, "// {} bytes of dynamic shared memory", p.shared_bytes);
+            let _ = writeln!(self.out, ".extern .shared .align 16 .b8 smem[];\n");
+        }
         let _ = writeln!(self.out, ".visible .entry {}(", p.entry);
         for (i, prm) in p.params.iter().enumerate() {
             let sep = if i + 1 < p.params.len() { "," } else { "" };
@@ -236,7 +242,7 @@ impl Writer<'_> {
                 let _ = writeln!(self.out, "\t.reg .b64 %{name}<{loops}>;");
             }
         }
-        if p.shared_bytes > 0 {
+        if p.shared_bytes > 0 && super::dynamic_shared_bytes(p.shared_bytes) == 0 {
             let _ = writeln!(self.out, "\t.shared .align 16 .b8 smem[{}];", p.shared_bytes);
         }
         self.out.push('\n');

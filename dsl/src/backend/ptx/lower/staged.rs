@@ -72,7 +72,10 @@ impl Lowerer<'_> {
         let threads = self.enc.warps_per_cta.iter().product::<usize>() * 32;
         let bytes = vectors * threads * STAGE_BYTES;
         let buffer = self.stage_buffer(bytes);
-        self.stage_bytes = self.stage_bytes.max(buffer + bytes as u32);
+        if buffer + bytes as u32 > self.stage_bytes {
+            self.stage_bytes = buffer + bytes as u32;
+            self.stage_site = Some(op.loc);
+        }
         let base = self.stage_thread_base();
         self.note_staging(format!(
             "staged: cp.async of {vectors} x 16 bytes per thread into a {bytes}-byte shared buffer"
