@@ -6,7 +6,8 @@
 //! derived in `docs/semantics.md` ("Tolerances of the ports").
 
 use rtriton::ir::ScalarType;
-use rtriton_kernels::ports::softmax::{self, Dtype, Form, Plan};
+use rtriton::spec::SpecPolicy;
+use rtriton_kernels::ports::softmax::{self, Dtype, Form, H200_SHARED_BYTES, Plan};
 use rtriton_testing::half::{bf16, f16};
 use rtriton_testing::{Case, Element, Float, Rule, Suite, View};
 
@@ -32,7 +33,7 @@ pub fn example() -> Vec<ExampleCase> {
         for (n_cols, case) in [(781, "w781"), (16385, "w16385")] {
             cases.push(ExampleCase::new(
                 dtype.name(),
-                suite(softmax::plan(n_cols, dtype, n_cols.is_multiple_of(16)).form, dtype),
+                suite(softmax::plan(n_cols, dtype, n_cols.is_multiple_of(16), H200_SHARED_BYTES).form, dtype),
                 case,
             ));
         }
@@ -42,8 +43,8 @@ pub fn example() -> Vec<ExampleCase> {
 
 /// The peer script's `softmax` points: its 2-D shapes in f32, f16 and bf16, contiguous
 /// logits, launched as [`softmax::plan`] and [`softmax::grid`] say for the device (the
-/// prefetching kernel on one program per SM for 16384 columns, the online kernel for
-/// 32768); bytes:
+/// prefetching kernel, the next row staged in shared memory, on one program per SM for
+/// 16384 and 32768 columns); bytes:
 /// the input read once and the output written once, as the script counts them (the
 /// online kernel reads the input twice, the second time mostly from L2).
 pub fn bench_points() -> Vec<BenchPoint> {
@@ -51,8 +52,10 @@ pub fn bench_points() -> Vec<BenchPoint> {
     for dtype in DTYPES {
         for (rows, cols) in SHAPES_2D {
             let launches: Launches = Box::new(move |target| {
-                // Contiguous rows of a multiple of 16 columns: 16-byte vectors.
-                let plan = softmax::plan(cols, dtype_named(dtype), cols.is_multiple_of(16));
+                // Contiguous rows of a multiple of 16 columns: 16-byte vectors. The plan takes
+                // the H200's shared memory: `Target` carries only the SM count so far (a
+                // device with less is refused at launch, RT0713, naming the staged load).
+                let plan = softmax::plan(cols, dtype_named(dtype), cols.is_multiple_of(16), H200_SHARED_BYTES);
                 let grid = softmax::grid(plan, rows, target.sm_count)[0] as usize;
                 let shape = Shape::contiguous(rows, cols);
                 let (suite, case) = match dtype {
@@ -233,7 +236,7 @@ fn dtype_named(name: &str) -> Dtype {
 
 /// A case with the block and warps [`softmax::plan`] gives its width, one program per row.
 fn planned<T: Element>(name: &str, shape: Shape, fill: Fill) -> Case {
-    let plan = softmax::plan(shape.cols(), dtype_of::<T>(), shape.vectors());
+    let plan = softmax::plan(shape.cols(), dtype_of::<T>(), shape.vectors(), H200_SHARED_BYTES);
     case::<T>(name, &shape, fill, plan, shape.rows())
 }
 
@@ -282,10 +285,16 @@ pub fn single_block_cases<T: Element>() -> Vec<Case> {
             "w1024_one_warp",
             &c(3, 1024),
             Fill::Logits,
-            Plan { num_warps: 1, ..softmax::plan(1024, dtype_of::<T>(), true) },
+            Plan { num_warps: 1, ..softmax::plan(1024, dtype_of::<T>(), true, H200_SHARED_BYTES) },
             3,
         ),
-        case::<T>("w200_rows_loop", &c(10, 200), Fill::Logits, softmax::plan(200, dtype_of::<T>(), false), 3),
+        case::<T>(
+            "w200_rows_loop",
+            &c(10, 200),
+            Fill::Logits,
+            softmax::plan(200, dtype_of::<T>(), false, H200_SHARED_BYTES),
+            3,
+        ),
     ]
 }
 
@@ -335,8 +344,11 @@ pub fn online_cases<T: Element>() -> Vec<Case> {
 /// used), down to one program for every row.
 pub fn prefetch_cases<T: Element>() -> Vec<Case> {
     let c = Shape::contiguous;
-    let prefetch =
-        |cols: usize| Plan { form: Form::Prefetch, persistent: true, ..softmax::plan(cols, dtype_of::<T>(), false) };
+    let prefetch = |cols: usize| Plan {
+        form: Form::Prefetch,
+        persistent: true,
+        ..softmax::plan(cols, dtype_of::<T>(), false, H200_SHARED_BYTES)
+    };
     // The single-block cases (the suite's kernel is what makes them prefetch) at the warps
     // of element-wise rows, up to blocks of 4096: the suites also run unspecialized,
     // where the prefetched row takes an address register per element, and a block of
@@ -347,7 +359,7 @@ pub fn prefetch_cases<T: Element>() -> Vec<Case> {
         .filter(|case| case.name != "w1024_one_warp" && case.constexprs[0].1 <= 4096)
         .map(|mut case| {
             let cols = case.tensor("input").view.shape[1];
-            case.num_warps = softmax::plan(cols, dtype_of::<T>(), false).num_warps;
+            case.num_warps = softmax::plan(cols, dtype_of::<T>(), false, H200_SHARED_BYTES).num_warps;
             case
         })
         .collect();
@@ -365,6 +377,35 @@ pub fn prefetch_cases<T: Element>() -> Vec<Case> {
         case::<T>("w520_persistent_rising", &c(6, 520), Fill::Rising { step: 0.125 }, prefetch(520), 5),
     ]);
     cases
+}
+
+/// The prefetching kernel on vector rows past the single-block limit, as [`softmax::plan`]
+/// launches them on the H200 (one block of 32768, the next row staged in shared memory
+/// with `cp.async`): only under Triton's specialization, which proves the 16-byte vectors;
+/// unspecialized, the rows load element by element and the plan takes the online kernel.
+pub fn staged_cases<T: Element>() -> Vec<Case> {
+    let c = Shape::contiguous;
+    let planned_on = |cols: usize| softmax::plan(cols, dtype_of::<T>(), true, H200_SHARED_BYTES);
+    vec![
+        case::<T>("w32768_persistent_2_of_3", &c(3, 32768), Fill::Logits, planned_on(32768), 2),
+        // 16400 columns in a block of 32768: the staged vectors past the row are masked off
+        // (zero fill, then -inf).
+        case::<T>("w16400_persistent_2_of_5_specials", &c(5, 16400), Fill::Specials, planned_on(16400), 2),
+    ]
+}
+
+/// The suite of [`staged_cases`] in element type `T` (Triton's specialization only).
+pub fn staged_suite_of<T: Element>() -> Suite {
+    kernel_suite::<T>(Form::Prefetch).cases(staged_cases::<T>()).policies(&[SpecPolicy::Triton])
+}
+
+/// [`staged_suite_of`] for `dtype`.
+pub fn staged_suite(dtype: Dtype) -> Suite {
+    match dtype {
+        Dtype::F32 => staged_suite_of::<f32>(),
+        Dtype::F16 => staged_suite_of::<f16>(),
+        Dtype::Bf16 => staged_suite_of::<bf16>(),
+    }
 }
 
 /// `output[r, c] = exp(x[r, c] - m) / sum_c' exp(x[r, c'] - m)` in f64 with `m` the row's
@@ -411,17 +452,16 @@ pub fn suite(form: Form, dtype: Dtype) -> Suite {
     }
 }
 
-/// Every softmax suite: every form in each dtype.
+/// Every softmax suite: every form in each dtype, and the staged wide rows.
 pub fn suites() -> Vec<Suite> {
     Dtype::ALL
         .iter()
-        .flat_map(|&d| [suite(Form::SingleBlock, d), suite(Form::Online, d), suite(Form::Prefetch, d)])
+        .flat_map(|&d| [suite(Form::SingleBlock, d), suite(Form::Online, d), suite(Form::Prefetch, d), staged_suite(d)])
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use rtriton::spec::SpecPolicy;
     use rtriton_testing::Backend;
     use rtriton_testing::run::run_interpreter;
 
@@ -457,6 +497,18 @@ mod tests {
         online_bf16: Form::Online, Dtype::Bf16;
     }
 
+    /// The staged wide rows on the interpreter and the simulator (which checks every
+    /// `cp.async` slot is waited for before it is read back).
+    #[test]
+    fn staged_wide_rows_cpu() {
+        for dtype in Dtype::ALL {
+            let s = staged_suite(dtype);
+            assert_eq!(s.policies, [SpecPolicy::Triton]);
+            s.check_all(Backend::Interpreter);
+            s.check_all(Backend::Simulator);
+        }
+    }
+
     /// The bench measures the peer script's shapes in every dtype, counting the bytes as
     /// it does, each launched as `plan` says.
     #[test]
@@ -476,7 +528,13 @@ mod tests {
         let (suite, case) = &launches[0];
         assert_eq!(suite.def.name, "softmax_prefetch_kernel_f32");
         assert_eq!((case.num_warps, case.grid), (16, [100, 1, 1]), "one program per SM of the target");
-        assert_eq!(softmax::plan(32768, Dtype::F32, true).form, Form::Online, "2048x32768 runs the online kernel");
+        let p = points.iter().find(|p| p.label() == "softmax f32 2048x32768").unwrap();
+        let (suite, case) = &(p.launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_prefetch_kernel_f32", "2048x32768 stages the next row");
+        assert_eq!(
+            (case.constexprs.clone(), case.num_warps, case.grid),
+            (vec![("BLOCK_SIZE", 32768)], 16, [132, 1, 1])
+        );
     }
 
     #[test]
@@ -488,11 +546,14 @@ mod tests {
                 "softmax_kernel_f32",
                 "softmax_online_kernel_f32",
                 "softmax_prefetch_kernel_f32",
+                "softmax_prefetch_kernel_f32",
                 "softmax_kernel_f16",
                 "softmax_online_kernel_f16",
                 "softmax_prefetch_kernel_f16",
+                "softmax_prefetch_kernel_f16",
                 "softmax_kernel_bf16",
                 "softmax_online_kernel_bf16",
+                "softmax_prefetch_kernel_bf16",
                 "softmax_prefetch_kernel_bf16"
             ]
         );
