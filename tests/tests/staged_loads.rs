@@ -258,7 +258,7 @@ fn staged_loads_assemble() {
         assert!(ptx.text.contains("ld.shared.v4."), "{}: no ld.shared.v4 in\n{}", def.name, ptx.text);
         for arch in ["sm_86", "sm_90"] {
             let info =
-                assemble(&ptxas, &ptx.text, arch, &def.name).unwrap_or_else(|e| panic!("{} on {arch}:\n{e}", def.name));
+                assemble(&ptxas, &ptx.text, arch, def.name).unwrap_or_else(|e| panic!("{} on {arch}:\n{e}", def.name));
             assert_eq!(spill_stores(&info), Some(0), "{} on {arch} spills:\n{info}", def.name);
         }
     }

@@ -36,7 +36,7 @@ impl Cta {
                     let now = self.stamp(l, t);
                     l.stores.load(&self.sync, now, a, 16)?;
                     l.stores.record_load(now, self.pc, a, 16);
-                    bytes.copy_from_slice(&mem.read_bytes(a, 16).expect("checked in bounds"));
+                    bytes.copy_from_slice(mem.read_bytes(a, 16).expect("checked in bounds"));
                 }
                 n => {
                     return Err(SimFault::new(
