@@ -3,9 +3,11 @@
 //! interpreter and the simulator (bit for bit, both specializations: with Triton's the
 //! 16-byte vectors are staged, without it every access is a plain load) and, ignored here,
 //! on the GPU: masked tails whose vectors are all off (zero fill, then `other`), a non-zero
-//! `other`, f32 and f16, and a loop carrying the next row's staged load (the prefetch
-//! idiom) through a cross-warp reduction. The simulator must catch a missing
-//! `cp.async.wait_group`; ptxas assembles the PTX for sm_86 and sm_90.
+//! `other`, f32 and f16, a loop carrying the next row's staged load (the prefetch idiom)
+//! through a cross-warp reduction, an unrolled loop, and a 64 KiB buffer (dynamic shared
+//! memory). The simulator must catch a missing `cp.async.wait_group` and a staged source
+//! written before the wait; ptxas assembles the PTX for sm_86 and sm_90; a launch past the
+//! device's shared memory is refused by the runtime.
 
 mod ptx_common;
 
@@ -67,6 +69,33 @@ kernel! {
             store(y + row, max(current, 0), None);
             next
         });
+    }
+}
+
+kernel! {
+    /// Each program folds its row's maximum over tiles of `BLOCK` columns in a loop
+    /// unrolled twice, each tile a staged load used in the same iteration: the body is
+    /// lowered twice per trip, each copy waiting for its own copies.
+    fn staged_unrolled_row_max(x: Ptr<f32>, y: Ptr<f32>, n_cols: i32; const BLOCK: usize) {
+        let row = program_id(0);
+        let cols = arange(0, BLOCK);
+        let m = for_range_unrolled(0, n_cols, BLOCK as i32, 2, full(&[1], f32::NEG_INFINITY), |start, m| {
+            let c = start + cols;
+            let tile = load_staged(x + row * n_cols + c, Some(c.lt(n_cols)), Some(f32::NEG_INFINITY));
+            maximum(m, expand_dims(max(tile, 0), 0))
+        });
+        store(y + row + arange(0, 1), m, None);
+    }
+}
+
+kernel! {
+    /// Stages `x`, then overwrites it before the staged value's first use: what
+    /// `load_staged` forbids (the copy may happen any time before the wait).
+    fn staged_then_overwritten(x: Ptr<f32>, y: Ptr<f32>; const BLOCK: usize) {
+        let offs = arange(0, BLOCK);
+        let v = load_staged(x + offs, None, None);
+        store(x + offs, zeros::<f32>(&[BLOCK]), None);
+        store(y + offs, v, None);
     }
 }
 
@@ -181,6 +210,55 @@ fn row_max_suite() -> Suite {
 
 rtriton_testing::backend_tests!(row_max_suite => [loop_carried_rows, loop_carried_masked_tail, loop_one_row_each]);
 
+fn unrolled_case(name: &str, n_rows: usize, n_cols: usize, block: usize) -> Case {
+    Case::new(name)
+        .input("x", ramp_f32(n_rows * n_cols, -9.0, 0.0625), contiguous(n_rows * n_cols))
+        .output("y", vec![0.0f32; n_rows], contiguous(n_rows))
+        .int(n_cols as i64)
+        .constexpr("BLOCK", block as i64)
+        .num_warps(1)
+        .grid([n_rows as u32, 1, 1])
+}
+
+fn unrolled_suite() -> Suite {
+    Suite::new(staged_unrolled_row_max())
+        .cases([
+            // 5 tiles: two trips of the unrolled main loop and a remainder of one.
+            unrolled_case("unrolled_five_tiles", 3, 640, 128),
+            // 2.5 tiles: one trip, and a remainder whose tile is half masked.
+            unrolled_case("unrolled_masked_last_tile", 2, 320, 128),
+        ])
+        .reference(|case| {
+            let n_rows = case.tensor("y").data.len();
+            let n_cols = case.tensor("x").data.len() / n_rows;
+            for r in 0..n_rows {
+                let m =
+                    (0..n_cols).map(|c| case.tensor("x").f32_at(&[r * n_cols + c])).fold(f32::NEG_INFINITY, f32::max);
+                case.tensor_mut("y").set_f32(&[r], m);
+            }
+        })
+        .rule(Rule::BITS)
+}
+
+rtriton_testing::backend_tests!(unrolled_suite => [unrolled_five_tiles, unrolled_masked_last_tile]);
+
+/// Memory a staged load read and the kernel wrote before the wait: the copy may see
+/// either value on the GPU, so the simulator reports the race where the interpreter (which
+/// reads at the op) gives the old values.
+#[test]
+fn the_simulator_reports_a_staged_source_written_before_the_wait() {
+    let mut mem = Memory::new();
+    let x = mem.alloc_f32(&ramp_f32(128, 1.0, 1.0));
+    let y = mem.alloc_f32(&[0.0; 128]);
+    let args = [ArgValue::Ptr(x), ArgValue::Ptr(y)];
+    let program = lower_def(&staged_then_overwritten(), &[("BLOCK", 128)], &args, SpecPolicy::Triton, 1)
+        .expect("staged_then_overwritten lowers");
+    assert!(program.walk().iter().any(|i| matches!(i, Inst::CpAsync { .. })), "the load is staged");
+    let err = sim::run(&program, [1, 1, 1], &args, &mut mem).expect_err("the overwrite must be reported");
+    assert_eq!(err.check, Check::GlobalRace, "{err}");
+    assert!(err.message.contains("written between the cp.async that reads them and its wait"), "{}", err.message);
+}
+
 /// `staged_scale` over 160 elements in blocks of 128, on 16-byte aligned buffers.
 fn scale_launch(mem: &mut Memory) -> (Vec<ArgValue>, u64) {
     let x = mem.alloc_f32(&ramp_f32(160, -3.0, 0.125));
@@ -248,6 +326,7 @@ fn staged_loads_assemble() {
         (staged_scale(), 1024, args(4096), 4),
         (staged_copy_f16(), 2048, args(4096), 2),
         (staged_row_max(), 1024, rows, 4),
+        (staged_unrolled_row_max(), 512, args(4096), 1),
     ];
     for (def, block, args, warps) in kernels {
         let ptx = compile_def(&def, &[("BLOCK", block)], &args, SpecPolicy::Triton, &options(Arch::Sm86, warps))

@@ -6,7 +6,9 @@
 //! memory when a `cp.async.wait_group` of the issuing thread covers the copy's group. In
 //! between, the 16 shared bytes are *in flight*: any thread's access to them is reported
 //! ([`Check::AsyncCopyPending`]), so a missing or misplaced wait cannot pass as a lucky
-//! read of bytes the GPU may not have written yet.
+//! read of bytes the GPU may not have written yet. The GPU may copy at any time between
+//! the issue and the wait, so global bytes a copy read that differ at the wait (the kernel
+//! wrote them in between) are reported as a race ([`Check::GlobalRace`]).
 
 use std::collections::VecDeque;
 
@@ -14,11 +16,13 @@ use super::error::{Address, Check, SimFault};
 
 const NONE: u32 = u32::MAX;
 
-/// One issued copy: where it lands and the 16 bytes it carries (zeros past `src_size`).
+/// One issued copy: where it lands, the 16 bytes it carries (zeros past `src_size`) and
+/// the global address it read them from (`None` for a zero fill).
 #[derive(Clone, Debug)]
 pub(crate) struct Copy {
     pub shared: u32,
     pub bytes: [u8; 16],
+    pub src: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -103,7 +107,7 @@ mod tests {
     use super::*;
 
     fn copy(shared: u32) -> Copy {
-        Copy { shared, bytes: [7; 16] }
+        Copy { shared, bytes: [7; 16], src: None }
     }
 
     #[test]

@@ -428,7 +428,7 @@ impl Cta {
                         }
                     }
                 }
-                MicroOp::CpAsyncWait { pending } => self.cp_async_wait(*pending)?,
+                MicroOp::CpAsyncWait { pending } => self.cp_async_wait(mem, *pending)?,
                 MicroOp::Shfl { dst, src, mode, b, c, member_mask } => {
                     self.need_reg(*src)?;
                     l.report.shuffles += self.shfl(*dst, *src, *mode, *b, *c, *member_mask)?;

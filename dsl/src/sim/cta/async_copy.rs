@@ -7,7 +7,7 @@ use super::{Cta, Launch};
 use crate::interp::Memory;
 use crate::sim::async_copy::Copy;
 use crate::sim::decode::Src;
-use crate::sim::error::{Check, SimFault};
+use crate::sim::error::{Address, Check, SimFault};
 use crate::sim::sectors::WarpAccesses;
 
 impl Cta {
@@ -26,6 +26,7 @@ impl Cta {
             }
             let shared = self.shared_addr(dst, offset, 16, t)?;
             let mut bytes = [0u8; 16];
+            let mut src_addr = None;
             match self.get(src_size, t) {
                 0 => {}
                 16 => {
@@ -37,6 +38,7 @@ impl Cta {
                     l.stores.load(&self.sync, now, a, 16)?;
                     l.stores.record_load(now, self.pc, a, 16);
                     bytes.copy_from_slice(mem.read_bytes(a, 16).expect("checked in bounds"));
+                    src_addr = Some(a);
                 }
                 n => {
                     return Err(SimFault::new(
@@ -47,7 +49,7 @@ impl Cta {
                     ));
                 }
             }
-            self.copies.issue(t as u32, Copy { shared, bytes })?;
+            self.copies.issue(t as u32, Copy { shared, bytes, src: src_addr })?;
         }
         let (requests, sectors) = warps.count();
         l.report.global_load_requests += requests;
@@ -56,13 +58,29 @@ impl Cta {
     }
 
     /// Every active thread's copies of all but its `pending` newest groups land in shared
-    /// memory, written by that thread (for the race checks).
-    pub(super) fn cp_async_wait(&mut self, pending: u32) -> Result<(), SimFault> {
+    /// memory, written by that thread (for the race checks). The global bytes each read
+    /// must still hold what they held at the issue: the GPU may copy them at any time
+    /// until now.
+    pub(super) fn cp_async_wait(&mut self, mem: &Memory, pending: u32) -> Result<(), SimFault> {
         for t in 0..self.t {
             if !self.active(t) {
                 continue;
             }
             for c in self.copies.wait(t as u32, pending) {
+                if let Some(a) = c.src
+                    && mem.read_bytes(a, 16).ok() != Some(&c.bytes[..])
+                {
+                    return Err(SimFault::new(
+                        Check::GlobalRace,
+                        Some(t as u32),
+                        format!(
+                            "global bytes 0x{a:x}..0x{:x} were written between the cp.async that reads them and its wait: the copy may see either value",
+                            a + 16
+                        ),
+                        "a staged load (load_staged) must read memory the kernel does not write before the value's first use; use load there",
+                    )
+                    .at(Address::Global(a)));
+                }
                 self.races.write(t as u32, c.shared, 16)?;
                 self.shared[c.shared as usize..c.shared as usize + 16].copy_from_slice(&c.bytes);
             }
