@@ -102,6 +102,7 @@ declare_codes! {
     SimAtomicRace = "RT0516", Simulator, "a plain load or store of a global element that another thread accesses atomically";
     SimAtomicScope = "RT0517", Simulator, "cta-scoped atomics on one global element from two programs";
     SimNoProgress = "RT0521", Simulator, "a while loop that can never end (a program waiting for another one)";
+    SimAsyncCopyPending = "RT0522", Simulator, "a shared byte accessed while a cp.async writing it has not been waited for";
     GuardIndexOverflow = "RT0601", Guard, "i32 index math on a tensor past 2^31 - 1 elements";
     LaunchArgCount = "RT0701", Launch, "the wrong number of runtime arguments";
     LaunchArgType = "RT0702", Launch, "an argument of another type than its parameter";
@@ -115,6 +116,7 @@ declare_codes! {
     LaunchBlockTooLarge = "RT0710", Launch, "more threads per program than the device allows";
     LaunchMissingConstexpr = "RT0711", Launch, "the grid closure reads a constexpr the launch does not set";
     LaunchAddressOverflow = "RT0712", Launch, "a view offset that takes the address past the 64-bit address space";
+    LaunchSharedMemory = "RT0713", Launch, "a kernel needs more shared memory per program than the device allows";
     AutotuneDeclaration = "RT0751", Launch, "an autotuner declaration with no configuration, a duplicate one, or an unknown key or output name";
     AutotuneOutputsDiffer = "RT0752", Launch, "two configurations of an autotuned kernel wrote different outputs";
     AutotuneNoConfigRuns = "RT0753", Launch, "no configuration of an autotuned kernel could run on these arguments";

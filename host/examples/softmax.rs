@@ -14,7 +14,7 @@
 //! `cargo run --release --example softmax [-- --dtype f32|f16|bf16]` (f32 by default;
 //! f16 and bf16 load and store 16-bit values and compute in f32)
 
-use rtriton_kernels::ports::softmax::{Dtype, plan};
+use rtriton_kernels::ports::softmax::{Dtype, H200_SHARED_BYTES, plan};
 
 fn main() -> std::process::ExitCode {
     // The host helper picks the kernel, its block and its warps from the row width and the
@@ -22,7 +22,7 @@ fn main() -> std::process::ExitCode {
     for n_cols in [781, 16385] {
         for dtype in Dtype::ALL {
             // Rows of 781 or 16385 columns cannot load 16-byte vectors (the width is odd).
-            let p = plan(n_cols, dtype, false);
+            let p = plan(n_cols, dtype, false, H200_SHARED_BYTES);
             println!(
                 "rows of {n_cols} {}: {:?} form, BLOCK_SIZE {}, {} warps",
                 dtype.name(),

@@ -369,18 +369,25 @@ fn validate_kernel_reduce_runs_every_reduction_suite() {
 }
 
 /// `--kernel reduce` also runs the split column reductions' suites: a partials and a
-/// combine kernel per operation and dtype (40 suites), here their `1000x3` case (1000
+/// combine kernel and the one-launch kernel per operation and dtype (60 suites), here their `1000x3` case (1000
 /// rows in 16 chunks of 64), on both CPU back ends.
 #[test]
 fn validate_kernel_reduce_runs_the_split_suites() {
     let (code, stdout, stderr) =
         rtriton(&["validate", "--backend", "interp", "--kernel", "reduce", "--case", "1000x3"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
-    for kernel in ["col_sum_partials_f32", "col_sum_combine_f32", "col_argmax_partials_bf16", "col_argmin_combine_i32"]
-    {
+    for kernel in [
+        "col_sum_partials_f32",
+        "col_sum_combine_f32",
+        "col_argmax_partials_bf16",
+        "col_argmin_combine_i32",
+        "col_sum_fused_f32",
+        "col_argmax_fused_bf16",
+    ] {
         assert!(stdout.contains(kernel), "{kernel} missing:\n{stdout}");
     }
-    assert!(stdout.trim_end().ends_with("ok: 80 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
+    // 20 column reductions, three split suites each (partials, combine, one launch).
+    assert!(stdout.trim_end().ends_with("ok: 120 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
 }
 
 /// `--kernel epilogue` runs every activation in every dtype (9 suites).

@@ -209,6 +209,7 @@ fn branch_on_tid(threads: u32, cut: i64, then_body: Vec<Inst>) -> Result<sim::Si
         ptx_version: (7, 8),
         threads_per_cta: threads,
         shared_bytes: 0,
+        shared_site: None,
         regs,
         body,
         layouts: Vec::new(),

@@ -246,6 +246,7 @@ fn the_launch_path_runs_ptx_from_the_disk_cache_on_every_view(name: &str) {
         entry: "row_max".into(),
         threads_per_cta: 128,
         shared_bytes: 0,
+        shared_site: None,
     };
     disk.put(&rt.key(&k, &spec), &ptx).unwrap();
 

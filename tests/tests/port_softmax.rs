@@ -5,11 +5,11 @@
 
 mod ptx_common;
 
-use ptx_common::{assemble, compile_def, options, ptxas, spill_stores};
+use ptx_common::{assemble, compile_def, options, ptxas, registers_used, spill_stores};
 use rstest::rstest;
 use rtriton::backend::ptx::{AccessKind, Arch, Ptx};
 use rtriton::spec::{ArgValue, SpecPolicy};
-use rtriton_kernels::ports::softmax::{self, Dtype, Form, Plan};
+use rtriton_kernels::ports::softmax::{self, Dtype, Form, H200_SHARED_BYTES, Plan};
 
 /// The arguments of an `n_rows` x `n_cols` softmax with contiguous rows (`row_stride`
 /// elements apart) at 16-byte aligned buffers.
@@ -39,12 +39,12 @@ fn compile(dtype: Dtype, plan: Plan, args: &[ArgValue], policy: SpecPolicy, arch
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn every_kernel_assembles_without_spills(
     #[values(Dtype::F32, Dtype::F16, Dtype::Bf16)] dtype: Dtype,
-    #[values(7, 781, 2048, 4097, 16384, 16385, 1 << 20)] n_cols: i64,
+    #[values(7, 781, 2048, 4097, 16384, 16385, 32768, 1 << 20)] n_cols: i64,
     #[values(SpecPolicy::Triton, SpecPolicy::Off)] policy: SpecPolicy,
 ) {
     // Vectors need specialization and a width (the row stride here) divisible by 16.
     let vectors = policy == SpecPolicy::Triton && n_cols % 16 == 0;
-    let plan = softmax::plan(n_cols as usize, dtype, vectors);
+    let plan = softmax::plan(n_cols as usize, dtype, vectors, H200_SHARED_BYTES);
     let ptx = compile(dtype, plan, &args(n_cols, n_cols), policy, Arch::Sm86);
     let ptxas = ptxas("softmax");
     let name = format!("{}_{n_cols}_{policy:?}", plan.def(dtype).name);
@@ -60,15 +60,16 @@ fn widths(ptx: &Ptx) -> Vec<(AccessKind, u32)> {
 }
 
 /// Contiguous rows whose width and row stride are multiples of 16 load and store 16 bytes
-/// at a time in both forms (the online kernel in both passes): four f32 (`.v4.f32`), or
-/// eight f16 / bf16 as four 32-bit words (`.v4.b32`, unpacked two to a word).
+/// at a time in every form (the online kernel in both passes; the prefetching kernel
+/// through shared memory, `cp.async` then `ld.shared`): four f32 (`.v4.f32`), or eight
+/// f16 / bf16 as four 32-bit words (`.v4.b32`, unpacked two to a word).
 #[rstest]
 fn contiguous_rows_load_and_store_vectors(
     #[values(Dtype::F32, Dtype::F16, Dtype::Bf16)] dtype: Dtype,
-    #[values(1024, 4096, 32768)] n_cols: i64,
+    #[values(1024, 4096, 16384, 32768)] n_cols: i64,
 ) {
     use AccessKind::{Load, Store};
-    let plan = softmax::plan(n_cols as usize, dtype, true);
+    let plan = softmax::plan(n_cols as usize, dtype, true, H200_SHARED_BYTES);
     let ptx = compile(dtype, plan, &args(n_cols, n_cols), SpecPolicy::Triton, Arch::Sm86);
     let w = if dtype == Dtype::F32 { 4 } else { 8 };
     let want = match plan.form {
@@ -81,7 +82,11 @@ fn contiguous_rows_load_and_store_vectors(
     };
     assert_eq!(widths(&ptx), want, "{:#?}", ptx.decisions.accesses);
     let suffix = if dtype == Dtype::F32 { "v4.f32" } else { "v4.b32" };
-    assert!(ptx.text.contains(&format!("ld.global.{suffix}")), "{}", ptx.text);
+    // The prefetching kernel stages its rows: 16 bytes per `cp.async`, read back from
+    // shared memory 16 bytes at a time.
+    let load = if plan.form == Form::Prefetch { format!("ld.shared.{suffix}") } else { format!("ld.global.{suffix}") };
+    assert!(ptx.text.contains(&load), "{}", ptx.text);
+    assert_eq!(plan.form == Form::Prefetch, ptx.text.contains("cp.async.cg.shared.global"), "{}", ptx.text);
     assert!(ptx.text.contains(&format!("st.global.{suffix}")), "{}", ptx.text);
 }
 
@@ -93,7 +98,7 @@ fn contiguous_rows_load_and_store_vectors(
 #[case::column_stride_2(vec![ArgValue::Ptr(0x7f00_0000_0000), ArgValue::Ptr(0x7f00_1000_0000), ArgValue::Int(2048), ArgValue::Int(2), ArgValue::Int(1024), ArgValue::Int(1), ArgValue::Int(64), ArgValue::Int(1024)], SpecPolicy::Triton)]
 #[case::specialization_off(args(1024, 1024), SpecPolicy::Off)]
 fn unprovable_accesses_are_scalar(#[case] args: Vec<ArgValue>, #[case] policy: SpecPolicy) {
-    let plan = softmax::plan(1024, Dtype::F32, false);
+    let plan = softmax::plan(1024, Dtype::F32, false, H200_SHARED_BYTES);
     let ptx = compile(Dtype::F32, plan, &args, policy, Arch::Sm86);
     let load = ptx.decisions.accesses.iter().find(|a| a.kind == AccessKind::Load).expect("a load");
     assert_eq!(load.vector_width, 1, "{}", load.reason);
@@ -130,4 +135,38 @@ fn the_online_kernel_reads_the_last_tile_once(#[case] width: usize, #[case] tile
     let per_row = width + (tiles - 1) * tile;
     assert_eq!(report.global_load_bytes, (rows * per_row * 4) as u64, "{width} in tiles of {tile}");
     assert_eq!(report.global_store_bytes, (rows * width * 4) as u64);
+}
+
+/// The prefetching kernel as the plan launches it on vector rows of 16384 and 32768
+/// columns: the next row is staged in shared memory (`cp.async`, no second row in
+/// registers), ptxas fits a thread in the registers that one 512-thread program per SM
+/// allows (65536 / 512 = 128) without spills on sm_86 and sm_90, and the kernel's shared
+/// memory is within what the plan counts for it (`prefetch_shared_bytes`), which the H200
+/// holds.
+#[rstest]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn the_staged_prefetch_fits_the_registers_and_shared_memory_the_plan_assumes(
+    #[values(Dtype::F32, Dtype::F16, Dtype::Bf16)] dtype: Dtype,
+    #[values(16384, 32768)] n_cols: i64,
+) {
+    let plan = softmax::plan(n_cols as usize, dtype, true, H200_SHARED_BYTES);
+    assert_eq!((plan.form, plan.num_warps, plan.persistent), (Form::Prefetch, 16, true), "{n_cols} {dtype:?}");
+    let ptx = compile(dtype, plan, &args(n_cols, n_cols), SpecPolicy::Triton, Arch::Sm86);
+    let name = format!("{}_{n_cols}", plan.def(dtype).name);
+    assert!(ptx.text.contains("cp.async.cg.shared.global"), "{name}: the next row is not staged");
+    let planned = softmax::prefetch_shared_bytes(plan.block_size, dtype);
+    assert!(
+        ptx.shared_bytes as usize <= planned,
+        "{name}: {} bytes of shared memory, planned {planned}",
+        ptx.shared_bytes
+    );
+    assert!(planned <= H200_SHARED_BYTES);
+    let budget = 65536 / (plan.num_warps * 32);
+    let ptxas = ptxas("softmax staged prefetch");
+    for arch in ["sm_86", "sm_90"] {
+        let info = assemble(&ptxas, &ptx.text, arch, &name).unwrap_or_else(|e| panic!("{name} on {arch}:\n{e}"));
+        assert_eq!(spill_stores(&info), Some(0), "{name} on {arch} spills:\n{info}");
+        let regs = registers_used(&info).unwrap_or_else(|| panic!("{name} on {arch}: no register count in\n{info}"));
+        assert!(regs <= budget, "{name} on {arch}: {regs} registers, one program per SM allows {budget}");
+    }
 }

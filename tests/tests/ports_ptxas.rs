@@ -1,5 +1,5 @@
 //! The ports' PTX (issue 11) through the real ptxas: every case of every port's suite, under
-//! Triton's specialization and without it, compiled for `.target sm_86` and assembled with
+//! each specialization the suite runs (Triton's and none, unless it says otherwise), compiled for `.target sm_86` and assembled with
 //! `-arch=sm_86` and `-arch=sm_90` without spills; and the loads the reductions' and the
 //! epilogue's performance rests on: 16-byte vector loads along contiguous rows, for
 //! row-wise and column-wise tiles alike. Ignored without ptxas (`tests/build.rs`).
@@ -32,7 +32,9 @@ fn every_ports_case_assembles_for_sm_86_and_sm_90_without_spills() {
         for suite in (port.suites)() {
             for case in &suite.cases {
                 let args = rtriton_testing::suite::arg_values(case).expect("the case places");
-                for policy in [SpecPolicy::Triton, SpecPolicy::Off] {
+                // The specializations the suite runs (a suite of vector rows runs Triton's
+                // only: unspecialized, its plan would not launch them this way).
+                for &policy in &suite.policies {
                     let text = compile(&suite.def, &case.constexprs, &args, policy, case.num_warps);
                     texts.entry(text).or_insert_with(|| format!("{} case {} {policy:?}", suite.def.name, case.name));
                 }

@@ -356,6 +356,7 @@ impl Builder {
             ptx_version: (7, 8),
             threads_per_cta: num_warps * 32,
             shared_bytes: 0,
+            shared_site: None,
             regs: self.regs,
             body: self.body,
             layouts: Vec::new(),

@@ -291,7 +291,9 @@ impl<'k> ProgramRun<'k> {
                 let Some(elem) = k.dtype(*ptr).pointee() else { return unsupported("addptr on a non-pointer") };
                 elementwise::add_ptr(self.get(*ptr)?, self.get(*offset)?, elem.size_bytes())?
             }
-            OpKind::Load { ptr, mask, other } => {
+            // A staged load reads the same elements at the same point: staging only changes
+            // where the back end keeps the data while it is in flight.
+            OpKind::Load { ptr, mask, other, staged: _ } => {
                 let Some(elem) = k.dtype(*ptr).pointee() else { return unsupported("load from a non-pointer") };
                 let mask = mask.map(|m| self.get(m)).transpose()?;
                 let other = other.map(|o| self.get(o)).transpose()?;

@@ -86,7 +86,21 @@ macro_rules! attribute_fields {
 
 // A nested block is an attribute here: its values are not the op's operands, and passes
 // rebuild bodies themselves, block by block.
-attribute_fields!(usize, u32, i64, Constant, UnaryOp, BinaryOp, CmpPred, ReduceOp, AtomicOp, Sem, Scope, Vec<usize>);
+attribute_fields!(
+    bool,
+    usize,
+    u32,
+    i64,
+    Constant,
+    UnaryOp,
+    BinaryOp,
+    CmpPred,
+    ReduceOp,
+    AtomicOp,
+    Sem,
+    Scope,
+    Vec<usize>
+);
 
 impl OpField for Block {
     fn collect(&self, _: &mut Vec<Value>) {}
@@ -274,8 +288,14 @@ declare_ops! {
            typing: |cx, out| typing::add_ptr(cx, out, *ptr, *offset);
     /// Reads the pointee of every element of `ptr` whose `mask` is true; the others give
     /// `other` (a value of the result's type) or an unspecified value when there is none.
-    Load { ptr: Value, mask: Option<Value>, other: Option<Value> }
-        => name: "load", effect: Effect::ReadsMemory,
+    /// `staged` (`load_staged` in IR text, `lang::load_staged`) changes no result: it lets
+    /// the back end move the data through shared memory asynchronously (`cp.async`), so no
+    /// register holds it while it is in flight. It is an attribute of `load`, not an op of
+    /// its own, because every rule of `load` (typing, masks, `other`, effects, analyses)
+    /// holds for it unchanged; only the PTX lowering reads it (`lower/staged.rs`), as
+    /// Triton's back end alone reads a `tt.load`'s cache modifier.
+    Load { ptr: Value, mask: Option<Value>, other: Option<Value>, staged: bool }
+        => name: if *staged { "load_staged" } else { "load" }, effect: Effect::ReadsMemory,
            typing: |cx, out| typing::load(cx, out, *ptr, *mask, *other);
     /// Writes `value` to every element of `ptr` whose `mask` is true. No results.
     Store { ptr: Value, value: Value, mask: Option<Value> }

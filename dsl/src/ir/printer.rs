@@ -69,7 +69,7 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
             OpKind::Compare { pred, lhs, rhs } => format!("{name} {} {lhs}, {rhs}", pred.name()),
             OpKind::Select { cond, on_true, on_false } => format!("{name} {cond}, {on_true}, {on_false}"),
             OpKind::AddPtr { ptr, offset } => format!("{name} {ptr}, {offset}"),
-            OpKind::Load { ptr, mask, other } => {
+            OpKind::Load { ptr, mask, other, .. } => {
                 let mut s = format!("{name} {ptr}");
                 if let Some(m) = mask {
                     let _ = write!(s, ", mask {m}");

@@ -76,7 +76,25 @@ pub fn zeros<T: ScalarMarker>(shape: &[usize]) -> Tensor<T> {
 #[track_caller]
 pub fn load<E: ScalarMarker>(ptr: Tensor<Ptr<E>>, mask: Option<Tensor<bool>>, other: Option<E::Native>) -> Tensor<E> {
     let loc = SourceLoc::caller();
-    Tensor::from_value(with_builder(|b| b.load(ptr.id(), mask.map(Tensor::id), other.map(E::constant), loc)))
+    Tensor::from_value(with_builder(|b| b.load(ptr.id(), mask.map(Tensor::id), other.map(E::constant), false, loc)))
+}
+
+/// [`load`] whose data the back end may stage through shared memory: the same result,
+/// masks and `other`, but the PTX back end copies each 16-byte vector with `cp.async` and
+/// reads it back into registers only where the value is first used (or at the end of a
+/// loop body that yields it), so no register holds it while it is in flight. For a
+/// prefetch: the next row's load at the top of a loop body, carried to the next iteration.
+/// The memory it reads must not be written by the kernel between the load and the value's
+/// first use (`docs/semantics.md`, Staged loads); accesses that are not 16-byte vectors
+/// are plain loads.
+#[track_caller]
+pub fn load_staged<E: ScalarMarker>(
+    ptr: Tensor<Ptr<E>>,
+    mask: Option<Tensor<bool>>,
+    other: Option<E::Native>,
+) -> Tensor<E> {
+    let loc = SourceLoc::caller();
+    Tensor::from_value(with_builder(|b| b.load(ptr.id(), mask.map(Tensor::id), other.map(E::constant), true, loc)))
 }
 
 /// Writes `value` to `*ptr` element-wise where `mask` is true.

@@ -313,8 +313,16 @@ impl Builder {
         self.push1(OpKind::AddPtr { ptr, offset }, ty, loc)
     }
 
-    /// `load(ptr, mask, other)`.
-    pub fn load(&mut self, ptr: Value, mask: Option<Value>, other: Option<Constant>, loc: SourceLoc) -> Value {
+    /// `load(ptr, mask, other)`, or `load_staged` when `staged` (the same rules: staging
+    /// only tells the back end how to move the data).
+    pub fn load(
+        &mut self,
+        ptr: Value,
+        mask: Option<Value>,
+        other: Option<Constant>,
+        staged: bool,
+        loc: SourceLoc,
+    ) -> Value {
         let ty = self.ty(ptr).clone();
         let Some(elem) = ty.dtype.pointee() else {
             self.error(loc, format!("load expects pointers, got {}", ty.dtype), "load from a pointer block");
@@ -326,7 +334,7 @@ impl Builder {
             self.error(loc, "load has `other` but no mask", "pass a mask, or drop `other`");
         }
         let other = other.map(|c| self.constant_value(c, DType::Scalar(elem), ty.shape.clone(), loc));
-        self.push1(OpKind::Load { ptr, mask, other }, result_ty, loc)
+        self.push1(OpKind::Load { ptr, mask, other, staged }, result_ty, loc)
     }
 
     /// `store(ptr, value, mask)`.

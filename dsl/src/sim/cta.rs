@@ -7,10 +7,12 @@
 //! `shfl.sync` they miss is reported. Each register also records which threads wrote it,
 //! so reading a register never written is reported instead of returning stale bits.
 
+mod async_copy;
 mod atom;
 mod control;
 
 use super::SimReport;
+use super::async_copy::AsyncCopies;
 use super::checks::{GlobalStores, SharedRaces};
 use super::decode::{Decoded, MicroOp, Src, fma_bits, unary_bits};
 use super::error::{Address, Check, SimFault};
@@ -46,6 +48,8 @@ pub(crate) struct Cta {
     all_active: bool,
     shared: Vec<u8>,
     races: SharedRaces,
+    /// `cp.async` copies in flight and their groups.
+    copies: AsyncCopies,
     /// Per-thread scratch rows for operands and results (`T` values each).
     scratch: [Vec<u64>; 4],
     /// Barriers passed so far (orders global stores and loads within the CTA).
@@ -73,6 +77,7 @@ impl Cta {
             all_active: true,
             shared: vec![0; l.shared_bytes],
             races: SharedRaces::new(l.shared_bytes),
+            copies: AsyncCopies::new(l.shared_bytes, t),
             scratch: std::array::from_fn(|_| vec![0; t]),
             epoch: 0,
             sync: ProgramSync::default(),
@@ -90,6 +95,7 @@ impl Cta {
         self.all_active = true;
         // Shared memory starts undefined: a read of a byte no thread wrote is reported.
         self.races.start_program();
+        self.copies.start_program();
         self.sync.start_program();
         self.exec(l, mem, 0, l.d.ops.len())
     }
@@ -382,6 +388,7 @@ impl Cta {
                     for t in 0..self.t {
                         if self.active(t) {
                             let a = self.shared_addr(*addr, *offset, *size, t)?;
+                            self.copies.check(t as u32, a, *size, "reads")?;
                             self.races.read(t as u32, a, *size)?;
                             let mut buf = [0u8; 8];
                             buf[..*size as usize].copy_from_slice(&self.shared[a as usize..(a + size) as usize]);
@@ -397,12 +404,31 @@ impl Cta {
                     for t in 0..self.t {
                         if self.active(t) && self.guard_holds(*guard, t) {
                             let a = self.shared_addr(*addr, *offset, *size, t)?;
+                            self.copies.check(t as u32, a, *size, "writes")?;
                             self.races.write(t as u32, a, *size)?;
                             let v = self.get(Src::Reg(*src), t).to_le_bytes();
                             self.shared[a as usize..(a + size) as usize].copy_from_slice(&v[..*size as usize]);
                         }
                     }
                 }
+                MicroOp::LdSharedVec { size, dsts, addr, offset } => {
+                    self.need_reg(*addr)?;
+                    self.ld_shared_vec(*size, dsts, *addr, *offset)?;
+                }
+                MicroOp::CpAsync { dst, offset, src, src_size } => {
+                    self.need_reg(*dst)?;
+                    self.need_reg(*src)?;
+                    self.need(*src_size)?;
+                    self.cp_async(l, mem, (*dst, *offset), *src, *src_size)?;
+                }
+                MicroOp::CpAsyncCommit => {
+                    for t in 0..self.t {
+                        if self.active(t) {
+                            self.copies.commit(t as u32);
+                        }
+                    }
+                }
+                MicroOp::CpAsyncWait { pending } => self.cp_async_wait(mem, *pending)?,
                 MicroOp::Shfl { dst, src, mode, b, c, member_mask } => {
                     self.need_reg(*src)?;
                     l.report.shuffles += self.shfl(*dst, *src, *mode, *b, *c, *member_mask)?;

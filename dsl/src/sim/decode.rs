@@ -124,6 +124,24 @@ pub(crate) enum MicroOp {
         addr: u32,
         offset: u32,
     },
+    /// `dsts.len()` elements of `size` bytes, the address aligned to their total.
+    LdSharedVec {
+        size: u32,
+        dsts: Vec<u32>,
+        addr: u32,
+        offset: u32,
+    },
+    /// 16 bytes from global `src` (the first `src_size`, 0 or 16) to shared `dst + offset`.
+    CpAsync {
+        dst: u32,
+        offset: u32,
+        src: u32,
+        src_size: Src,
+    },
+    CpAsyncCommit,
+    CpAsyncWait {
+        pending: u32,
+    },
     Shfl {
         dst: u32,
         src: u32,
@@ -283,6 +301,14 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
             Inst::StShared { guard, ty, src, addr, offset } => {
                 MicroOp::StShared { guard: *guard, size: mem_size(*ty)?, src: src.0, addr: addr.0, offset: *offset }
             }
+            Inst::LdSharedVec { ty, dsts, addr, offset } => {
+                MicroOp::LdSharedVec { size: mem_size(*ty)?, dsts: regs(dsts)?, addr: addr.0, offset: *offset }
+            }
+            Inst::CpAsync { dst, offset, src, src_size } => {
+                MicroOp::CpAsync { dst: dst.0, offset: *offset, src: src.0, src_size: src_of(*src_size, Ty::I32) }
+            }
+            Inst::CpAsyncCommit => MicroOp::CpAsyncCommit,
+            Inst::CpAsyncWait { pending } => MicroOp::CpAsyncWait { pending: *pending },
             Inst::Shfl { dst, src, lane_mask, clamp, member_mask, .. } => MicroOp::Shfl {
                 dst: dst.0,
                 src: src.0,

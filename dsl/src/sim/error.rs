@@ -56,6 +56,9 @@ pub enum Check {
     /// A while loop back in a state it was in, with global memory unchanged: run one
     /// program at a time, it never ends (the program waits for another one).
     NoProgress,
+    /// A shared byte accessed while a `cp.async` writing it has not been waited for
+    /// (`cp.async.wait_group` of the issuing thread).
+    AsyncCopyPending,
 }
 
 /// An address a check names.
@@ -153,6 +156,7 @@ impl Check {
             Check::AtomicRace => Code::SimAtomicRace,
             Check::AtomicScope => Code::SimAtomicScope,
             Check::NoProgress => Code::SimNoProgress,
+            Check::AsyncCopyPending => Code::SimAsyncCopyPending,
         }
     }
 }

@@ -30,6 +30,8 @@
 //!   (acquire/release atomics, `sync.rs`) do not race either;
 //! - a while loop back in a state it was in with memory unchanged, which would spin
 //!   forever since one program runs at a time ([`Check::NoProgress`]);
+//! - a shared byte read or written while a `cp.async` writing it is in flight (not yet
+//!   covered by a `cp.async.wait_group` of its thread, [`Check::AsyncCopyPending`]);
 //! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a
 //!   shared byte no thread wrote ([`Check::UninitializedShared`]), integer division by
 //!   zero, loops with a non-positive step.
@@ -47,12 +49,14 @@
 //! `shfl.rs` (PTX shuffle lanes), `sectors.rs` (the 32-byte sectors each warp's global
 //! access touches, for coalescing tests), `checks.rs` (race and duplicate-store bookkeeping),
 //! `atomic_races.rs` (atomically accessed words), `sync.rs` (happens-before between
-//! programs through acquire/release atomics), `cta/atom.rs` (atomics),
+//! programs through acquire/release atomics), `cta/atom.rs` (atomics), `async_copy.rs` and
+//! `cta/async_copy.rs` (`cp.async`: in-flight slots, groups, the copy at the wait),
 //! `error.rs`, `text.rs` (the failing instruction as PTX for messages).
 //!
 //! **Architecture Invariant:** the simulator executes the same [`lir::Program`] the PTX
 //! writer prints, never the block IR: what it checks is what the GPU runs.
 
+mod async_copy;
 mod atomic_races;
 mod checks;
 mod convert;

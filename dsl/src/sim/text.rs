@@ -69,6 +69,7 @@ mod tests {
             ptx_version: (7, 8),
             threads_per_cta: 32,
             shared_bytes: 0,
+            shared_site: None,
             regs: vec![Ty::Pred, Ty::I64, Ty::F32, Ty::F32],
             body,
             layouts: Vec::new(),

@@ -6,12 +6,13 @@
 //! derived in `docs/semantics.md` ("Tolerances of the ports").
 
 use rtriton::ir::ScalarType;
-use rtriton_kernels::ports::softmax::{self, Dtype, Form, Plan};
+use rtriton::spec::SpecPolicy;
+use rtriton_kernels::ports::softmax::{self, Dtype, Form, H200_SHARED_BYTES, Plan};
 use rtriton_testing::half::{bf16, f16};
 use rtriton_testing::{Case, Element, Float, Rule, Suite, View};
 
 use super::Port;
-use super::bench::{BenchPoint, DTYPES, Launches, SHAPES_2D, elem_bytes};
+use super::bench::{BenchPoint, DTYPES, Launches, SHAPES_2D, Target, elem_bytes};
 use super::example::ExampleCase;
 
 pub const PORT: Port = Port {
@@ -32,7 +33,7 @@ pub fn example() -> Vec<ExampleCase> {
         for (n_cols, case) in [(781, "w781"), (16385, "w16385")] {
             cases.push(ExampleCase::new(
                 dtype.name(),
-                suite(softmax::plan(n_cols, dtype, n_cols.is_multiple_of(16)).form, dtype),
+                suite(softmax::plan(n_cols, dtype, n_cols.is_multiple_of(16), H200_SHARED_BYTES).form, dtype),
                 case,
             ));
         }
@@ -42,8 +43,8 @@ pub fn example() -> Vec<ExampleCase> {
 
 /// The peer script's `softmax` points: its 2-D shapes in f32, f16 and bf16, contiguous
 /// logits, launched as [`softmax::plan`] and [`softmax::grid`] say for the device (the
-/// prefetching kernel on one program per SM for 16384 columns, the online kernel for
-/// 32768); bytes:
+/// prefetching kernel, the next row staged in shared memory, on one program per SM for
+/// 16384 and 32768 columns); bytes:
 /// the input read once and the output written once, as the script counts them (the
 /// online kernel reads the input twice, the second time mostly from L2).
 pub fn bench_points() -> Vec<BenchPoint> {
@@ -51,8 +52,10 @@ pub fn bench_points() -> Vec<BenchPoint> {
     for dtype in DTYPES {
         for (rows, cols) in SHAPES_2D {
             let launches: Launches = Box::new(move |target| {
-                // Contiguous rows of a multiple of 16 columns: 16-byte vectors.
-                let plan = softmax::plan(cols, dtype_named(dtype), cols.is_multiple_of(16));
+                // Contiguous rows of a multiple of 16 columns: 16-byte vectors. The plan takes
+                // the H200's shared memory: `Target` carries only the SM count so far (a
+                // device with less is refused at launch, RT0713, naming the staged load).
+                let plan = softmax::plan(cols, dtype_named(dtype), cols.is_multiple_of(16), H200_SHARED_BYTES);
                 let grid = softmax::grid(plan, rows, target.sm_count)[0] as usize;
                 let shape = Shape::contiguous(rows, cols);
                 let (suite, case) = match dtype {
@@ -64,9 +67,40 @@ pub fn bench_points() -> Vec<BenchPoint> {
             });
             let bytes = 2 * (rows * cols) as u64 * elem_bytes(dtype);
             out.push(BenchPoint { kernel: "softmax", variant: "", dtype, shape: vec![rows, cols], bytes, launches });
+            // What the staged kernel replaced, timed beside it: the next row in registers
+            // where that fits (rows up to MAX_SINGLE_BLOCK), the online kernel past it.
+            let plan = softmax::plan(cols, dtype_named(dtype), cols.is_multiple_of(16), H200_SHARED_BYTES);
+            if plan.form == Form::Prefetch {
+                let variant = if plan.block_size <= softmax::MAX_SINGLE_BLOCK { "registers" } else { "online" };
+                let launches: Launches = Box::new(move |target| match dtype {
+                    "f32" => before_staging::<f32>(rows, cols, target),
+                    "f16" => before_staging::<f16>(rows, cols, target),
+                    _ => before_staging::<bf16>(rows, cols, target),
+                });
+                out.push(BenchPoint { kernel: "softmax", variant, dtype, shape: vec![rows, cols], bytes, launches });
+            }
         }
     }
     out
+}
+
+/// The launch the plan made before staged loads, for a contiguous `rows x cols` point
+/// the plan now gives the staged prefetching kernel: the same block, warps and
+/// persistent grid with the next row in registers (`softmax_prefetch_registers_kernel_*`)
+/// for rows up to [`softmax::MAX_SINGLE_BLOCK`] columns, the online kernel (the plan
+/// without shared memory) for wider ones.
+fn before_staging<T: Element>(rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
+    let dtype = dtype_of::<T>();
+    let shape = Shape::contiguous(rows, cols);
+    let staged = softmax::plan(cols, dtype, true, H200_SHARED_BYTES);
+    if staged.block_size <= softmax::MAX_SINGLE_BLOCK {
+        let grid = softmax::grid(staged, rows, target.sm_count)[0] as usize;
+        let suite = Suite::new(softmax::prefetch_registers_def(dtype)).reference(reference).rule(rule(dtype));
+        return vec![(suite, case::<T>("bench", &shape, Fill::Logits, staged, grid))];
+    }
+    let online = softmax::plan(cols, dtype, true, 0);
+    let grid = softmax::grid(online, rows, target.sm_count)[0] as usize;
+    vec![(kernel_suite::<T>(online.form), case::<T>("bench", &shape, Fill::Logits, online, grid))]
 }
 
 /// The comparison rule of the suites of `dtype`: ULPs of the dtype, any NaN matching any
@@ -233,7 +267,7 @@ fn dtype_named(name: &str) -> Dtype {
 
 /// A case with the block and warps [`softmax::plan`] gives its width, one program per row.
 fn planned<T: Element>(name: &str, shape: Shape, fill: Fill) -> Case {
-    let plan = softmax::plan(shape.cols(), dtype_of::<T>(), shape.vectors());
+    let plan = softmax::plan(shape.cols(), dtype_of::<T>(), shape.vectors(), H200_SHARED_BYTES);
     case::<T>(name, &shape, fill, plan, shape.rows())
 }
 
@@ -282,10 +316,16 @@ pub fn single_block_cases<T: Element>() -> Vec<Case> {
             "w1024_one_warp",
             &c(3, 1024),
             Fill::Logits,
-            Plan { num_warps: 1, ..softmax::plan(1024, dtype_of::<T>(), true) },
+            Plan { num_warps: 1, ..softmax::plan(1024, dtype_of::<T>(), true, H200_SHARED_BYTES) },
             3,
         ),
-        case::<T>("w200_rows_loop", &c(10, 200), Fill::Logits, softmax::plan(200, dtype_of::<T>(), false), 3),
+        case::<T>(
+            "w200_rows_loop",
+            &c(10, 200),
+            Fill::Logits,
+            softmax::plan(200, dtype_of::<T>(), false, H200_SHARED_BYTES),
+            3,
+        ),
     ]
 }
 
@@ -335,8 +375,11 @@ pub fn online_cases<T: Element>() -> Vec<Case> {
 /// used), down to one program for every row.
 pub fn prefetch_cases<T: Element>() -> Vec<Case> {
     let c = Shape::contiguous;
-    let prefetch =
-        |cols: usize| Plan { form: Form::Prefetch, persistent: true, ..softmax::plan(cols, dtype_of::<T>(), false) };
+    let prefetch = |cols: usize| Plan {
+        form: Form::Prefetch,
+        persistent: true,
+        ..softmax::plan(cols, dtype_of::<T>(), false, H200_SHARED_BYTES)
+    };
     // The single-block cases (the suite's kernel is what makes them prefetch) at the warps
     // of element-wise rows, up to blocks of 4096: the suites also run unspecialized,
     // where the prefetched row takes an address register per element, and a block of
@@ -347,7 +390,7 @@ pub fn prefetch_cases<T: Element>() -> Vec<Case> {
         .filter(|case| case.name != "w1024_one_warp" && case.constexprs[0].1 <= 4096)
         .map(|mut case| {
             let cols = case.tensor("input").view.shape[1];
-            case.num_warps = softmax::plan(cols, dtype_of::<T>(), false).num_warps;
+            case.num_warps = softmax::plan(cols, dtype_of::<T>(), false, H200_SHARED_BYTES).num_warps;
             case
         })
         .collect();
@@ -365,6 +408,35 @@ pub fn prefetch_cases<T: Element>() -> Vec<Case> {
         case::<T>("w520_persistent_rising", &c(6, 520), Fill::Rising { step: 0.125 }, prefetch(520), 5),
     ]);
     cases
+}
+
+/// The prefetching kernel on vector rows past the single-block limit, as [`softmax::plan`]
+/// launches them on the H200 (one block of 32768, the next row staged in shared memory
+/// with `cp.async`): only under Triton's specialization, which proves the 16-byte vectors;
+/// unspecialized, the rows load element by element and the plan takes the online kernel.
+pub fn staged_cases<T: Element>() -> Vec<Case> {
+    let c = Shape::contiguous;
+    let planned_on = |cols: usize| softmax::plan(cols, dtype_of::<T>(), true, H200_SHARED_BYTES);
+    vec![
+        case::<T>("w32768_persistent_2_of_3", &c(3, 32768), Fill::Logits, planned_on(32768), 2),
+        // 16400 columns in a block of 32768: the staged vectors past the row are masked off
+        // (zero fill, then -inf).
+        case::<T>("w16400_persistent_2_of_5_specials", &c(5, 16400), Fill::Specials, planned_on(16400), 2),
+    ]
+}
+
+/// The suite of [`staged_cases`] in element type `T` (Triton's specialization only).
+pub fn staged_suite_of<T: Element>() -> Suite {
+    kernel_suite::<T>(Form::Prefetch).cases(staged_cases::<T>()).policies(&[SpecPolicy::Triton])
+}
+
+/// [`staged_suite_of`] for `dtype`.
+pub fn staged_suite(dtype: Dtype) -> Suite {
+    match dtype {
+        Dtype::F32 => staged_suite_of::<f32>(),
+        Dtype::F16 => staged_suite_of::<f16>(),
+        Dtype::Bf16 => staged_suite_of::<bf16>(),
+    }
 }
 
 /// `output[r, c] = exp(x[r, c] - m) / sum_c' exp(x[r, c'] - m)` in f64 with `m` the row's
@@ -411,22 +483,20 @@ pub fn suite(form: Form, dtype: Dtype) -> Suite {
     }
 }
 
-/// Every softmax suite: every form in each dtype.
+/// Every softmax suite: every form in each dtype, and the staged wide rows.
 pub fn suites() -> Vec<Suite> {
     Dtype::ALL
         .iter()
-        .flat_map(|&d| [suite(Form::SingleBlock, d), suite(Form::Online, d), suite(Form::Prefetch, d)])
+        .flat_map(|&d| [suite(Form::SingleBlock, d), suite(Form::Online, d), suite(Form::Prefetch, d), staged_suite(d)])
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use rtriton::spec::SpecPolicy;
     use rtriton_testing::Backend;
     use rtriton_testing::run::run_interpreter;
 
     use super::*;
-    use crate::ports::bench::Target;
 
     /// For each suite, `cpu`: every case on the interpreter and the simulator (the GPU
     /// runs them in `host/tests/ports_gpu.rs`).
@@ -457,13 +527,26 @@ mod tests {
         online_bf16: Form::Online, Dtype::Bf16;
     }
 
+    /// The staged wide rows on the interpreter and the simulator (which checks every
+    /// `cp.async` slot is waited for before it is read back).
+    #[test]
+    fn staged_wide_rows_cpu() {
+        for dtype in Dtype::ALL {
+            let s = staged_suite(dtype);
+            assert_eq!(s.policies, [SpecPolicy::Triton]);
+            s.check_all(Backend::Interpreter);
+            s.check_all(Backend::Simulator);
+        }
+    }
+
     /// The bench measures the peer script's shapes in every dtype, counting the bytes as
     /// it does, each launched as `plan` says.
     #[test]
     fn bench_points_are_the_peer_scripts_launched_as_planned() {
-        let points = bench_points();
+        let all = bench_points();
+        let points: Vec<&BenchPoint> = all.iter().filter(|p| p.variant.is_empty()).collect();
         assert_eq!(points.len(), DTYPES.len() * SHAPES_2D.len());
-        let labels: Vec<String> = points.iter().map(BenchPoint::label).collect();
+        let labels: Vec<String> = points.iter().map(|p| p.label()).collect();
         assert!(labels.contains(&"softmax f16 4096x1024".to_string()), "{labels:?}");
         let p = points.iter().find(|p| p.label() == "softmax bf16 4096x1024").unwrap();
         assert_eq!(p.bytes, 2 * 4096 * 1024 * 2);
@@ -476,7 +559,39 @@ mod tests {
         let (suite, case) = &launches[0];
         assert_eq!(suite.def.name, "softmax_prefetch_kernel_f32");
         assert_eq!((case.num_warps, case.grid), (16, [100, 1, 1]), "one program per SM of the target");
-        assert_eq!(softmax::plan(32768, Dtype::F32, true).form, Form::Online, "2048x32768 runs the online kernel");
+        let p = points.iter().find(|p| p.label() == "softmax f32 2048x32768").unwrap();
+        let (suite, case) = &(p.launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_prefetch_kernel_f32", "2048x32768 stages the next row");
+        assert_eq!(
+            (case.constexprs.clone(), case.num_warps, case.grid),
+            (vec![("BLOCK_SIZE", 32768)], 16, [132, 1, 1])
+        );
+        // Beside every staged point, what it replaced: the next row in registers (the
+        // same launch) up to 16384 columns, the online kernel past them.
+        let variants: Vec<String> = all.iter().filter(|p| !p.variant.is_empty()).map(BenchPoint::label).collect();
+        assert_eq!(variants.len(), 2 * DTYPES.len(), "{variants:?}");
+        let find = |label: &str| all.iter().find(|p| p.label() == label).unwrap_or_else(|| panic!("no {label}"));
+        let (suite, case) = &(find("softmax (registers) f32 4096x16384").launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_prefetch_registers_kernel_f32");
+        assert_eq!((case.num_warps, case.grid), (16, [132, 1, 1]));
+        let (suite, _) = &(find("softmax (online) bf16 2048x32768").launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_online_kernel_bf16");
+    }
+
+    /// The register-prefetch kernel (a bench variant only) computes what the staged one
+    /// does: the prefetching suite's cases of blocks up to 4096 on the interpreter and
+    /// the simulator.
+    #[test]
+    fn the_register_prefetch_variant_passes_the_prefetch_cases() {
+        for dtype in Dtype::ALL {
+            let staged = suite(Form::Prefetch, dtype);
+            let cases: Vec<Case> = staged.cases.into_iter().filter(|c| c.constexprs[0].1 <= 4096).collect();
+            assert!(cases.len() > 5, "{dtype:?}: {} cases", cases.len());
+            let registers =
+                Suite::new(softmax::prefetch_registers_def(dtype)).cases(cases).reference(reference).rule(rule(dtype));
+            registers.check_all(Backend::Interpreter);
+            registers.check_all(Backend::Simulator);
+        }
     }
 
     #[test]
@@ -488,11 +603,14 @@ mod tests {
                 "softmax_kernel_f32",
                 "softmax_online_kernel_f32",
                 "softmax_prefetch_kernel_f32",
+                "softmax_prefetch_kernel_f32",
                 "softmax_kernel_f16",
                 "softmax_online_kernel_f16",
                 "softmax_prefetch_kernel_f16",
+                "softmax_prefetch_kernel_f16",
                 "softmax_kernel_bf16",
                 "softmax_online_kernel_bf16",
+                "softmax_prefetch_kernel_bf16",
                 "softmax_prefetch_kernel_bf16"
             ]
         );

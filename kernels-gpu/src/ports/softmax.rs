@@ -100,11 +100,28 @@ pub fn softmax_rows<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: usize) {
 /// [`softmax_rows`] with the next row's load issued before this row's reductions: the
 /// row loop carries the loaded row, so while a program reduces and writes row `r` the
 /// loads of row `r + row_step` are in flight. Triton's tutorial gets this overlap from
-/// `tl.range(..., num_stages=num_stages)`, its software pipeliner (which stages the next
-/// rows in shared memory); here the pipelining is written in the body, one row ahead, in
-/// registers. It pays off with a persistent grid (fewer programs than rows, each looping,
-/// as the tutorial launches); with one program per row the prefetch is fully masked.
+/// `tl.range(..., num_stages=num_stages)`, its software pipeliner, which stages the next
+/// rows in shared memory with `cp.async`; here the pipelining is written in the body, one
+/// row ahead, and the next row is staged the same way (`load_staged`): its copies land in
+/// shared memory while the registers hold only the current row, and it is read back after
+/// this row's store, at the end of the body. So a thread needs registers for one row, not
+/// two, and rows up to [`MAX_STAGED_BLOCK`] columns fit one block. It pays off with a
+/// persistent grid (fewer programs than rows, each looping, as the tutorial launches); with
+/// one program per row the prefetch is fully masked.
 pub fn softmax_rows_prefetch<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: usize) {
+    prefetch_rows(a, block_size, true);
+}
+
+/// [`softmax_rows_prefetch`] as it was before staged loads: the next row is a plain
+/// `load`, held in registers while this row is reduced, so a thread needs registers for
+/// two rows (rows up to [`MAX_SINGLE_BLOCK`] columns). Not planned: the bench times it
+/// beside the staged kernel (variant `registers`), which decides between the two.
+pub fn softmax_rows_prefetch_registers<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: usize) {
+    prefetch_rows(a, block_size, false);
+}
+
+/// The prefetching body; `staged` picks how the next row is loaded.
+fn prefetch_rows<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: usize, staged: bool) {
     let row_start = program_id(0);
     let row_step = num_programs(0);
     let col_offsets = arange(0, block_size);
@@ -116,7 +133,11 @@ pub fn softmax_rows_prefetch<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: u
     let load_row = |row_idx: Tensor<i32>| {
         let in_range = mask & row_idx.lt(a.n_rows);
         let ptrs = a.input_ptr + row_idx.to::<i64>() * a.input_row_stride + in_cols;
-        load(ptrs, Some(in_range), Some(T::NEG_INF))
+        if staged {
+            load_staged(ptrs, Some(in_range), Some(T::NEG_INF))
+        } else {
+            load(ptrs, Some(in_range), Some(T::NEG_INF))
+        }
     };
     let first = load_row(row_start);
     for_range(row_start, a.n_rows, row_step, first, |row_idx, loaded| {
@@ -245,6 +266,21 @@ softmax_kernels! {
     softmax_prefetch_kernel_f16: f16 => softmax_rows_prefetch;
     /// Row softmax of a bf16 matrix, one block per row, the next row prefetched.
     softmax_prefetch_kernel_bf16: bf16 => softmax_rows_prefetch;
+    /// [`softmax_prefetch_kernel_f32`] with the next row in registers (a bench variant).
+    softmax_prefetch_registers_kernel_f32: f32 => softmax_rows_prefetch_registers;
+    /// [`softmax_prefetch_kernel_f16`] with the next row in registers (a bench variant).
+    softmax_prefetch_registers_kernel_f16: f16 => softmax_rows_prefetch_registers;
+    /// [`softmax_prefetch_kernel_bf16`] with the next row in registers (a bench variant).
+    softmax_prefetch_registers_kernel_bf16: bf16 => softmax_rows_prefetch_registers;
+}
+
+/// The register-prefetch kernel for `dtype` (see [`softmax_rows_prefetch_registers`]).
+pub fn prefetch_registers_def(dtype: Dtype) -> KernelDef {
+    match dtype {
+        Dtype::F32 => softmax_prefetch_registers_kernel_f32(),
+        Dtype::F16 => softmax_prefetch_registers_kernel_f16(),
+        Dtype::Bf16 => softmax_prefetch_registers_kernel_bf16(),
+    }
 }
 
 /// The widest row the single-block kernel takes: `BLOCK_SIZE` 16384 at 16 warps is 32
@@ -333,25 +369,57 @@ pub fn kernel_def(form: Form, dtype: Dtype) -> KernelDef {
     }
 }
 
+/// The widest vector row the prefetching kernel takes in one block: 32768 columns at 16
+/// warps is 64 f32 of row per thread. The next row is staged in shared memory
+/// (`load_staged`), not held in registers, so ptxas fits it in 128 registers without
+/// spills for f32, f16 and bf16 (`tests/tests/port_softmax.rs` checks), which one
+/// 512-thread program per SM allows; the staged row (128 KiB of f32) must fit the
+/// device's shared memory (see [`prefetch_shared_bytes`]).
+pub const MAX_STAGED_BLOCK: usize = 32768;
+
+/// The most shared memory a program may use on the H200 (227 KiB,
+/// `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`): what the suites and the CPU
+/// tests plan for, as they take its 132 SMs.
+pub const H200_SHARED_BYTES: usize = 227 * 1024;
+
+/// The reductions' shared scratch of a softmax block: one partial per warp, at most
+/// this much at 16 warps (an upper bound; the test of [`prefetch_shared_bytes`] compares it
+/// with the lowered kernels').
+const SCRATCH_BYTES: usize = 1024;
+
+/// Shared memory a prefetching program of `block_size` elements of `dtype` uses: the
+/// staged next row (16-byte vectors, one buffer: the first row's load is read back before
+/// the loop's takes it over) and the reductions' scratch.
+pub fn prefetch_shared_bytes(block_size: usize, dtype: Dtype) -> usize {
+    block_size * dtype.bytes() + SCRATCH_BYTES
+}
+
 /// The launch for rows of `n_cols` elements of `dtype`, `vectors` saying whether the rows'
 /// loads and stores are 16-byte vectors (contiguous columns, and the width, the row
-/// strides and the offsets multiples of 16 elements, as Triton's specialization proves).
+/// strides and the offsets multiples of 16 elements, as Triton's specialization proves),
+/// on a device that gives a program at most `shared_bytes` of shared memory
+/// ([`H200_SHARED_BYTES`] on the H200).
 ///
 /// One block of the next power of two when that is at most [`MAX_SINGLE_BLOCK`] (the
-/// tutorial's `triton.next_power_of_2(n_cols)`), else the online kernel in tiles of
-/// [`ONLINE_TILE`] ([`SCALAR_ONLINE_TILE`] without vectors). A vector block that takes 16 warps (32 KiB of row or more) runs the
-/// prefetching kernel on a persistent grid: one 512-thread program per SM is what its
-/// registers allow (up to 128 per thread with the prefetched row), and without the next
-/// row in flight such a program leaves its SM's memory pipe idle while it reduces
-/// (measured: `docs/results/2026-12-04-h200-run5/`). Element-wise accesses take an address
-/// register per element: they get the warps of f32 and no prefetch, which would spill.
-pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool) -> Plan {
+/// tutorial's `triton.next_power_of_2(n_cols)`), or for vector rows at most
+/// [`MAX_STAGED_BLOCK`] when the staged row fits `shared_bytes`; else the online kernel in
+/// tiles of [`ONLINE_TILE`] ([`SCALAR_ONLINE_TILE`] without vectors). A vector block that
+/// takes 16 warps (32 KiB of row or more) runs the prefetching kernel on a persistent grid:
+/// one 512-thread program per SM is what its registers allow (up to 128 per thread), and
+/// without the next row in flight such a program leaves its SM's memory pipe idle while it
+/// reduces (measured with the next row in registers: `docs/results/2026-12-04-h200-run5/`;
+/// staged in shared memory: not yet measured on the GPU). Rows past 16384 columns read
+/// each element once this way, where the online kernel reads 1.5 rows per row written.
+/// Element-wise accesses take an address register per element and cannot be staged: they
+/// get the warps of f32 and no prefetch, which would spill.
+pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool, shared_bytes: usize) -> Plan {
     let block = n_cols.max(1).next_power_of_two();
     // Registers per element: a vector shares its address, a scalar access does not.
     let bytes = if vectors { dtype.bytes() } else { 4 };
-    if block <= MAX_SINGLE_BLOCK {
+    let staged_fits = vectors && prefetch_shared_bytes(block, dtype) <= shared_bytes;
+    if block <= MAX_SINGLE_BLOCK || (staged_fits && block <= MAX_STAGED_BLOCK) {
         let num_warps = warps_for(block * bytes);
-        let persistent = vectors && num_warps == MAX_WARPS;
+        let persistent = staged_fits && num_warps == MAX_WARPS;
         let form = if persistent { Form::Prefetch } else { Form::SingleBlock };
         Plan { form, block_size: block, num_warps, persistent }
     } else {
@@ -420,20 +488,47 @@ mod tests {
             (16384, F16, false, SingleBlock, 16384, 16),
             (16385, F32, false, Online, SCALAR_ONLINE_TILE, 8),
             (16385, F16, false, Online, SCALAR_ONLINE_TILE, 8),
-            (32768, F32, true, Online, ONLINE_TILE, 16),
-            (32768, F16, true, Online, ONLINE_TILE, 8),
+            (16400, F32, true, Prefetch, 32768, 16),
+            (32768, F32, true, Prefetch, 32768, 16),
+            (32768, F16, true, Prefetch, 32768, 16),
+            (32768, F32, false, Online, SCALAR_ONLINE_TILE, 8),
+            (32769, F32, true, Online, ONLINE_TILE, 16),
+            (32769, F16, true, Online, ONLINE_TILE, 8),
             (1 << 20, F32, true, Online, ONLINE_TILE, 16),
         ];
         for (n_cols, dtype, vectors, form, block_size, num_warps) in table {
             let persistent = form == Prefetch;
             let want = Plan { form, block_size, num_warps, persistent };
-            assert_eq!(plan(n_cols, dtype, vectors), want, "n_cols {n_cols} {dtype:?} vectors {vectors}");
+            let got = plan(n_cols, dtype, vectors, H200_SHARED_BYTES);
+            assert_eq!(got, want, "n_cols {n_cols} {dtype:?} vectors {vectors}");
+        }
+    }
+
+    /// The staged row must fit the device: on sm_86 (99 KiB per program) 32768 f32
+    /// columns (128 KiB) go online while f16 (64 KiB) still prefetch; with too little
+    /// shared memory for any staged row, wide vector rows lose the prefetch.
+    #[test]
+    fn the_prefetch_needs_the_staged_row_to_fit_the_devices_shared_memory() {
+        use Form::{Online, Prefetch, SingleBlock};
+        const SM86: usize = 99 * 1024;
+        let table = [
+            (32768, Dtype::F32, SM86, Online, ONLINE_TILE),
+            (32768, Dtype::F16, SM86, Prefetch, 32768),
+            (16384, Dtype::F32, SM86, Prefetch, 16384),
+            (16384, Dtype::F32, 48 * 1024, SingleBlock, 16384),
+            (32768, Dtype::Bf16, 48 * 1024, Online, ONLINE_TILE),
+        ];
+        for (n_cols, dtype, shared, form, block) in table {
+            let p = plan(n_cols, dtype, true, shared);
+            assert_eq!((p.form, p.block_size), (form, block), "{n_cols} {dtype:?} with {shared} bytes");
+            assert_eq!(p.persistent, form == Prefetch);
         }
     }
 
     #[test]
     fn a_persistent_grid_is_one_program_per_sm_or_per_row_when_fewer() {
-        let (wide, narrow) = (plan(16384, Dtype::F32, true), plan(1024, Dtype::F32, true));
+        let (wide, narrow) =
+            (plan(16384, Dtype::F32, true, H200_SHARED_BYTES), plan(1024, Dtype::F32, true, H200_SHARED_BYTES));
         let table = [(wide, 4096, 132, 132), (wide, 100, 132, 100), (wide, 0, 132, 1), (narrow, 4096, 132, 4096)];
         for (p, rows, sms, programs) in table {
             assert_eq!(grid(p, rows, sms), [programs, 1, 1], "{p:?} {rows} rows");

@@ -131,9 +131,20 @@ pub struct CompiledPtx {
     pub text: String,
     pub entry: String,
     pub threads_per_cta: u32,
-    /// Static shared memory the kernel declares (launches pass no dynamic shared memory:
-    /// the back end declares every buffer statically).
+    /// Shared memory the kernel uses: declared statically up to 48 KiB, dynamic past it
+    /// ([`CompiledPtx::dynamic_shared_bytes`], what a launch passes).
     pub shared_bytes: u32,
+    /// `file:line` of the op whose shared buffer raised `shared_bytes` last (a staged
+    /// load), for the refusal of a launch the device's shared memory cannot hold.
+    #[serde(default)]
+    pub shared_site: Option<String>,
+}
+
+impl CompiledPtx {
+    /// The dynamic shared memory a launch passes (0: the declaration is static).
+    pub fn dynamic_shared_bytes(&self) -> u32 {
+        rtriton::backend::ptx::dynamic_shared_bytes(self.shared_bytes)
+    }
 }
 
 /// The identity of this compiler build: the DSL crate's version plus a hash of its source

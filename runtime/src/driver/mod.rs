@@ -38,6 +38,9 @@ pub struct DeviceInfo {
     pub max_grid: [u32; 3],
     pub max_threads_per_block: u32,
     pub max_shared_bytes_per_block: u32,
+    /// The most shared memory one program may use when its kernel opts in (dynamic shared
+    /// memory): 227 KiB on an H200, 99 KiB on sm_86.
+    pub max_shared_bytes_optin: u32,
     /// The L2 cache size (60 MiB on an H200): what a benchmark's cache flush must exceed.
     pub l2_cache_bytes: usize,
     /// Streaming multiprocessors (132 on an H200): how many programs run at once, which
@@ -136,6 +139,7 @@ impl Gpu {
             ],
             max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
             max_shared_bytes_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as u32,
+            max_shared_bytes_optin: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
             l2_cache_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
             multiprocessor_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize,
         };

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaFunction, CudaModule, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 
@@ -25,14 +26,36 @@ pub struct LoadedModule {
     _module: Arc<CudaModule>,
     function: CudaFunction,
     pub entry: String,
+    /// Dynamic shared memory every launch passes (0: the PTX declares it statically).
+    pub dynamic_shared_bytes: u32,
 }
 
 impl LoadedModule {
     /// Loads `ptx` (JIT-compiled by the driver for the device) and looks up `entry`.
     pub fn load(gpu: &Gpu, ptx: &str, entry: &str) -> Result<LoadedModule, HostError> {
+        LoadedModule::load_with_shared(gpu, ptx, entry, 0)
+    }
+
+    /// [`LoadedModule::load`] for an entry that declares `dynamic_shared_bytes` of dynamic
+    /// shared memory (`.extern .shared`, past the 48 KiB a launch gets without opting in):
+    /// sets the function's `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, and every
+    /// launch passes the bytes. The caller checks them against the device's opt-in limit
+    /// first (`launch::check_shared`), so the driver never refuses them.
+    pub fn load_with_shared(
+        gpu: &Gpu,
+        ptx: &str,
+        entry: &str,
+        dynamic_shared_bytes: u32,
+    ) -> Result<LoadedModule, HostError> {
         let module = gpu.ctx.load_module(Ptx::from_src(ptx)).map_err(HostError::driver("cuModuleLoadData"))?;
         let function = module.load_function(entry).map_err(HostError::driver("cuModuleGetFunction"))?;
-        Ok(LoadedModule { _module: module, function, entry: entry.to_string() })
+        if dynamic_shared_bytes > 0 {
+            let attr = CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+            function
+                .set_attribute(attr, dynamic_shared_bytes as i32)
+                .map_err(HostError::driver("cuFuncSetAttribute"))?;
+        }
+        Ok(LoadedModule { _module: module, function, entry: entry.to_string(), dynamic_shared_bytes })
     }
 
     /// Enqueues one launch on the device's stream. Does not wait.
@@ -60,8 +83,8 @@ impl LoadedModule {
         let cfg = LaunchConfig {
             grid_dim: (grid[0], grid[1], grid[2]),
             block_dim: (block[0], block[1], block[2]),
-            // rtriton's PTX and the CUDA reference declare their shared memory statically.
-            shared_mem_bytes: 0,
+            // Static declarations need none; a dynamic `smem` gets its size here.
+            shared_mem_bytes: self.dynamic_shared_bytes,
         };
         // SAFETY: forwarded to the caller (see above).
         unsafe { builder.launch(cfg) }.map_err(HostError::driver("cuLaunchKernel"))?;

@@ -7,6 +7,7 @@ use rtriton::ir::{ParamDecl, ParamKind};
 use rtriton::spec::{ArgValue, SpecError, launch_diagnostic};
 
 use super::args::{AddressOverflow, Arg};
+use crate::cache::CompiledPtx;
 
 /// Why a launch was refused. Each message names the kernel and says what to do.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -38,6 +39,10 @@ pub enum LaunchError {
         "kernel `{kernel}`: {threads} threads per program exceed the device limit {max}; lower num_warps (now {num_warps})"
     )]
     BlockTooLarge { kernel: String, threads: u32, max: u32, num_warps: u32 },
+    #[error(
+        "kernel `{kernel}`: {bytes} bytes of shared memory per program ({site}) exceed the device's limit of {max} bytes; stage fewer or smaller blocks (a smaller BLOCK, or plain `load` instead of `load_staged`)"
+    )]
+    SharedMemory { kernel: String, bytes: u32, max: u32, site: String },
     #[error("kernel `{kernel}`: the grid closure needs constexpr `{name}`, which the launch does not set; add it")]
     MissingConstexpr { kernel: String, name: String },
     /// The overflow guard ([`overflow_guard`]): the kernel computes an offset in i32 and
@@ -59,6 +64,7 @@ impl LaunchError {
             LaunchError::GridZero { .. } => Code::LaunchGridZero,
             LaunchError::GridTooLarge { .. } => Code::LaunchGridTooLarge,
             LaunchError::BlockTooLarge { .. } => Code::LaunchBlockTooLarge,
+            LaunchError::SharedMemory { .. } => Code::LaunchSharedMemory,
             LaunchError::MissingConstexpr { .. } => Code::LaunchMissingConstexpr,
             LaunchError::AddressOverflow { .. } => Code::LaunchAddressOverflow,
             LaunchError::IndexOverflow(d) => d.code,
@@ -76,6 +82,7 @@ impl HasDiagnostics for LaunchError {
             | LaunchError::GridZero { kernel, .. }
             | LaunchError::GridTooLarge { kernel, .. }
             | LaunchError::BlockTooLarge { kernel, .. }
+            | LaunchError::SharedMemory { kernel, .. }
             | LaunchError::MissingConstexpr { kernel, .. }
             | LaunchError::AddressOverflow { kernel, .. } => kernel,
             LaunchError::IndexOverflow(d) => return vec![(**d).clone()],
@@ -180,6 +187,21 @@ pub fn check_grid(kernel: &str, grid: [u64; 3], max: [u32; 3]) -> Result<[u32; 3
 pub fn check_block(kernel: &str, threads: u32, max: u32, num_warps: u32) -> Result<(), LaunchError> {
     if threads == 0 || threads > max {
         return Err(LaunchError::BlockTooLarge { kernel: kernel.into(), threads, max, num_warps });
+    }
+    Ok(())
+}
+
+/// Checks the shared memory a program of `ptx` uses against the most a program may use on
+/// the device when its kernel opts in (`max_optin`, `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`):
+/// a kernel past it is refused here, naming the op whose buffer raised it, before the
+/// driver would refuse the function attribute or the launch.
+pub fn check_shared(kernel: &str, ptx: &CompiledPtx, max_optin: u32) -> Result<(), LaunchError> {
+    if ptx.shared_bytes > max_optin {
+        let site = match &ptx.shared_site {
+            Some(loc) => format!("the staged load at {loc} raised it last"),
+            None => "the shared scratch of its reductions and exchanges".to_string(),
+        };
+        return Err(LaunchError::SharedMemory { kernel: kernel.into(), bytes: ptx.shared_bytes, max: max_optin, site });
     }
     Ok(())
 }

@@ -56,5 +56,6 @@ pub fn compile_kernel(
         entry: p.entry.clone(),
         threads_per_cta: p.threads_per_cta,
         shared_bytes: p.shared_bytes,
+        shared_site: p.shared_site.map(|l| l.short()),
     })
 }

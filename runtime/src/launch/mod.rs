@@ -45,7 +45,8 @@ mod runtime;
 
 pub use args::{AddressOverflow, Arg, TensorArg, contiguous_strides};
 pub use checks::{
-    LaunchError, arg_values, check_args, check_block, check_grid, needs_overflow_guard, overflow_guard, tensor_extents,
+    LaunchError, arg_values, check_args, check_block, check_grid, check_shared, needs_overflow_guard, overflow_guard,
+    tensor_extents,
 };
 pub use compile::{compile_kernel, front_end, host_error, ptx_options};
 pub use jit::{JitKernel, Meta};

@@ -11,8 +11,8 @@ use rtriton::spec::SpecKey;
 use rtriton::session::{CompileError, CompileSession, SessionStats, StageKey};
 
 use super::{
-    Arg, JitKernel, LaunchError, arg_values, check_args, check_block, check_grid, compile_kernel, front_end,
-    host_error, needs_overflow_guard, overflow_guard, ptx_options, tensor_extents,
+    Arg, JitKernel, LaunchError, arg_values, check_args, check_block, check_grid, check_shared, compile_kernel,
+    front_end, host_error, needs_overflow_guard, overflow_guard, ptx_options, tensor_extents,
 };
 use crate::cache::{CacheKey, CompiledPtx, DiskCache};
 use crate::driver::{Gpu, LoadedModule, RawParam};
@@ -231,7 +231,8 @@ impl Runtime {
                 ptx
             }
         };
-        let module = LoadedModule::load(&self.gpu, &ptx.text, &ptx.entry)?;
+        check_shared(kernel.def.name, &ptx, self.gpu.info.max_shared_bytes_optin)?;
+        let module = LoadedModule::load_with_shared(&self.gpu, &ptx.text, &ptx.entry, ptx.dynamic_shared_bytes())?;
         let loaded = Arc::new(Loaded { ptx, module });
         self.modules.insert(key.clone(), loaded.clone());
         Ok(loaded)

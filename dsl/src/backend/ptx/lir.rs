@@ -328,6 +328,27 @@ pub enum Inst {
     /// `shared[addr + offset] = src` when `guard` holds. Other threads see it after the
     /// next [`Inst::BarSync`].
     StShared { guard: Option<Guard>, ty: Ty, src: Reg, addr: Reg, offset: u32 },
+    /// `dsts[i] = shared[addr + offset + i * size(ty)]` for `dsts.len()` (2 or 4)
+    /// consecutive elements (`ld.shared.v4`), the address aligned to `dsts.len() *
+    /// size(ty)`: how a staged load's 16-byte slot is read back.
+    LdSharedVec { ty: Ty, dsts: Vec<Reg>, addr: Reg, offset: u32 },
+    /// `cp.async.cg.shared.global [dst + offset], [src], 16, src_size`: starts this
+    /// thread's asynchronous copy of 16 bytes into the shared window at `dst + offset` (an
+    /// `I32` address) from the global address `src` (`I64`), both 16-byte aligned. The
+    /// first `src_size` bytes (an `I32` operand, 0 or 16) come from global memory and the
+    /// rest are zeros: with 0 nothing is read, so a masked-off vector's address is never
+    /// accessed. The copy belongs to the thread's open group (closed by
+    /// [`Inst::CpAsyncCommit`]); the 16 shared bytes are undefined, and must not be read or
+    /// written by any thread, until a [`Inst::CpAsyncWait`] of this thread covers that
+    /// group (the simulator reports an access before it). Needs sm_80.
+    CpAsync { dst: Reg, offset: u32, src: Reg, src_size: Operand },
+    /// `cp.async.commit_group`: closes this thread's open group of [`Inst::CpAsync`]s.
+    CpAsyncCommit,
+    /// `cp.async.wait_group pending`: waits until at most `pending` of this thread's most
+    /// recently committed groups are unfinished. The copies of every older group have then
+    /// written shared memory, and the writes are visible to this thread (to others after a
+    /// [`Inst::BarSync`]).
+    CpAsyncWait { pending: u32 },
     /// Butterfly shuffle within a warp (`shfl.sync.bfly.b32 dst, src, lane_mask, clamp,
     /// member_mask`): every lane `l` of the warp gets `dst = src` *of lane*
     /// `l ^ lane_mask`, the value that lane had before the instruction. `clamp` is `0x1f`
@@ -395,6 +416,10 @@ impl Inst {
             | Inst::SharedBase { .. }
             | Inst::LdShared { .. }
             | Inst::StShared { .. }
+            | Inst::LdSharedVec { .. }
+            | Inst::CpAsync { .. }
+            | Inst::CpAsyncCommit
+            | Inst::CpAsyncWait { .. }
             | Inst::Shfl { .. }
             | Inst::Unpack64 { .. }
             | Inst::Pack64 { .. }
@@ -429,6 +454,10 @@ impl Inst {
             | Inst::SharedBase { .. }
             | Inst::LdShared { .. }
             | Inst::StShared { .. }
+            | Inst::LdSharedVec { .. }
+            | Inst::CpAsync { .. }
+            | Inst::CpAsyncCommit
+            | Inst::CpAsyncWait { .. }
             | Inst::Shfl { .. }
             | Inst::Unpack64 { .. }
             | Inst::Pack64 { .. }
@@ -531,8 +560,12 @@ pub struct Program {
     pub ptx_version: (u32, u32),
     /// `num_warps * 32`, printed as `.maxntid`.
     pub threads_per_cta: u32,
-    /// Bytes of the CTA's shared buffer (0: none is declared). 16-byte aligned.
+    /// Bytes of the CTA's shared buffer (0: none is declared). 16-byte aligned. Past
+    /// [`super::MAX_STATIC_SHARED_BYTES`] the writer declares it dynamic.
     pub shared_bytes: u32,
+    /// The op whose shared buffer raised [`Program::shared_bytes`] last (a staged load;
+    /// `None` when only the shared scratch is used).
+    pub shared_site: Option<SourceLoc>,
     /// The type of every register, indexed by [`Reg`].
     pub regs: Vec<Ty>,
     pub body: Vec<Inst>,
@@ -672,6 +705,14 @@ impl Program {
                 Inst::StShared { guard: g, src, addr, offset, .. } => {
                     format!("{}st.shared [{addr}+{offset}] <- {src}", guard(g))
                 }
+                Inst::LdSharedVec { ty, dsts, addr, offset } => {
+                    format!("{{{}}}:{ty} = ld.shared x{} [{addr}+{offset}]", list(dsts), dsts.len())
+                }
+                Inst::CpAsync { dst, offset, src, src_size } => {
+                    format!("cp.async [{dst}+{offset}] <- [{src}] 16, {src_size}")
+                }
+                Inst::CpAsyncCommit => "cp.async.commit".to_string(),
+                Inst::CpAsyncWait { pending } => format!("cp.async.wait {pending}"),
                 Inst::Shfl { dst, src, lane_mask, .. } => {
                     format!("{} = shfl.bfly {src}, lane ^ {lane_mask}", self.def(*dst))
                 }

@@ -20,6 +20,7 @@ mod memory;
 mod reduce;
 mod remat;
 mod scan;
+mod staged;
 mod unroll;
 mod wide;
 
@@ -130,9 +131,14 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         fields: HashMap::new(),
         smem_base: None,
         shared_bytes: 0,
+        pending: HashMap::new(),
+        stage_bytes: 0,
+        stage_site: None,
+        stage_base: None,
         decisions: Decisions { layout: Some(layout_decision), ..Decisions::default() },
     };
     l.block(&k.body)?;
+    l.place_staging();
     let mut body = std::mem::take(&mut l.prologue);
     body.append(&mut l.out);
     dce::eliminate_dead(&mut body);
@@ -155,6 +161,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         ptx_version: options.ptx_version,
         threads_per_cta: threads as u32,
         shared_bytes: l.shared_bytes,
+        shared_site: l.stage_site,
         regs: l.regs,
         body,
         layouts: notes,
@@ -215,7 +222,18 @@ pub(super) struct Lowerer<'a> {
     /// Owner predicates per (parent shape, excluded dim).
     owners: HashMap<(Vec<usize>, Option<usize>), Option<Reg>>,
     smem_base: Option<Reg>,
+    /// Shared scratch bytes of the exchanges and reductions (reused op after op); the
+    /// staged loads' buffers follow it (`lower/staged.rs`).
     pub shared_bytes: u32,
+    /// Staged loads whose copies are in flight, materialized before their first use.
+    pending: HashMap<Value, staged::Pending>,
+    /// Bytes of the staged buffers (their high-water mark).
+    stage_bytes: u32,
+    /// The staged load that raised `stage_bytes` last.
+    stage_site: Option<SourceLoc>,
+    /// The thread's staging base register and the prologue index of the add whose
+    /// immediate (the scratch size) is patched when the lowering ends.
+    stage_base: Option<(Reg, usize)>,
     pub decisions: Decisions,
 }
 
@@ -554,14 +572,19 @@ impl Lowerer<'_> {
             let op = self.k.op(id);
             // The op table's effect says what may be skipped when its results are unused.
             let removable = match op.kind.effect() {
-                // a `yield` is lowered by its loop (`for_loop`)
-                Effect::Terminator => continue,
+                // a `yield` is lowered by its loop (`for_loop`); what it hands out must be
+                // registers by then
+                Effect::Terminator => {
+                    self.materialize_reads(op);
+                    continue;
+                }
                 Effect::Pure | Effect::ProgramIndex | Effect::ReadsMemory => true,
                 Effect::WritesMemory | Effect::ReadsWritesMemory | Effect::Region => false,
             };
             if removable && op.results.iter().all(|r| self.info.uses(*r) == 0) {
                 continue;
             }
+            self.materialize_reads(op);
             self.comment(op);
             self.convert_operands(id, op)?;
             self.op(op)?;
@@ -851,10 +874,11 @@ impl Lowerer<'_> {
                 }
                 self.set(r, elems);
             }
-            OpKind::Load { ptr, mask, other } => {
+            OpKind::Load { ptr, mask, other, staged: false } => {
                 let elems = self.load(op, *ptr, *mask, *other)?;
                 self.set(res.unwrap(), elems);
             }
+            OpKind::Load { ptr, mask, other, staged: true } => self.load_staged(op, *ptr, *mask, *other)?,
             OpKind::Store { ptr, value, mask } => self.store(op, *ptr, *value, *mask)?,
             // `bar.sync` waits for the CTA and makes its earlier accesses visible to every
             // thread of it (Triton's `gpu.barrier`).

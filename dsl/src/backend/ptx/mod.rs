@@ -111,6 +111,18 @@ impl FromStr for Arch {
     }
 }
 
+/// The most shared memory a kernel declares statically (`.shared` arrays past 48 KiB are
+/// refused by the driver): a program that needs more declares `smem` as dynamic shared
+/// memory (`.extern .shared`), and its launch sets the function's
+/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` and passes the bytes.
+pub const MAX_STATIC_SHARED_BYTES: u32 = 48 * 1024;
+
+/// The dynamic shared memory a launch of a program of `shared_bytes` must pass: 0 for a
+/// static declaration ([`MAX_STATIC_SHARED_BYTES`] or less), else all of it.
+pub fn dynamic_shared_bytes(shared_bytes: u32) -> u32 {
+    if shared_bytes > MAX_STATIC_SHARED_BYTES { shared_bytes } else { 0 }
+}
+
 /// Code-generation options (part of the compiled-kernel cache key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PtxOptions {
@@ -135,9 +147,20 @@ pub struct Ptx {
     pub entry: String,
     /// Launch with exactly this many threads per CTA (`num_warps * 32`).
     pub threads_per_cta: u32,
-    /// Static shared memory the entry declares (bytes).
+    /// Shared memory the entry uses (bytes): declared statically up to
+    /// [`MAX_STATIC_SHARED_BYTES`], past it dynamic ([`Ptx::dynamic_shared_bytes`]).
     pub shared_bytes: u32,
+    /// The op whose shared buffer raised the kernel's shared memory last (a staged load),
+    /// which a launch refused for its shared memory names.
+    pub shared_site: Option<SourceLoc>,
     pub decisions: Decisions,
+}
+
+impl Ptx {
+    /// What a launch passes as dynamic shared memory (0: the declaration is static).
+    pub fn dynamic_shared_bytes(&self) -> u32 {
+        dynamic_shared_bytes(self.shared_bytes)
+    }
 }
 
 /// Whether an access reads or writes.
@@ -277,6 +300,7 @@ pub fn ptx_of(program: &lir::Program) -> Ptx {
         entry: program.entry.clone(),
         threads_per_cta: program.threads_per_cta,
         shared_bytes: program.shared_bytes,
+        shared_site: program.shared_site,
         decisions: program.decisions.clone(),
     }
 }

@@ -216,6 +216,12 @@ impl Writer<'_> {
             "\n.version {}.{}\n.target {}\n.address_size 64\n",
             p.ptx_version.0, p.ptx_version.1, p.target
         );
+        if super::dynamic_shared_bytes(p.shared_bytes) > 0 {
+            // Past 48 KiB only dynamic shared memory is allowed, declared at module scope;
+            // the launch passes its size.
+            let _ = writeln!(self.out, "// {} bytes of dynamic shared memory", p.shared_bytes);
+            let _ = writeln!(self.out, ".extern .shared .align 16 .b8 smem[];\n");
+        }
         let _ = writeln!(self.out, ".visible .entry {}(", p.entry);
         for (i, prm) in p.params.iter().enumerate() {
             let sep = if i + 1 < p.params.len() { "," } else { "" };
@@ -236,7 +242,7 @@ impl Writer<'_> {
                 let _ = writeln!(self.out, "\t.reg .b64 %{name}<{loops}>;");
             }
         }
-        if p.shared_bytes > 0 {
+        if p.shared_bytes > 0 && super::dynamic_shared_bytes(p.shared_bytes) == 0 {
             let _ = writeln!(self.out, "\t.shared .align 16 .b8 smem[{}];", p.shared_bytes);
         }
         self.out.push('\n');
@@ -394,6 +400,24 @@ impl Writer<'_> {
                 self.addr(*addr, i64::from(*offset)),
                 self.reg(*src)
             ),
+            Inst::LdSharedVec { ty, dsts, addr, offset } => format!(
+                "ld.shared{}.{} {}, {};",
+                vec_suffix(dsts.len()),
+                mem_ty(*ty),
+                self.reg_list(dsts),
+                self.addr(*addr, i64::from(*offset))
+            ),
+            // `.cg` caches in L2 only (the data goes to shared memory, not L1); it is the
+            // only cache mode of a 16-byte copy besides `.ca`, which Triton uses for
+            // smaller ones.
+            Inst::CpAsync { dst, offset, src, src_size } => format!(
+                "cp.async.cg.shared.global {}, {}, 16, {};",
+                self.addr(*dst, i64::from(*offset)),
+                self.addr(*src, 0),
+                self.opnd(*src_size, Ty::I32)
+            ),
+            Inst::CpAsyncCommit => "cp.async.commit_group;".to_string(),
+            Inst::CpAsyncWait { pending } => format!("cp.async.wait_group {pending};"),
             Inst::Shfl { dst, src, lane_mask, clamp, member_mask, .. } => format!(
                 "shfl.sync.bfly.b32 {}, {}, {lane_mask}, {clamp}, 0x{member_mask:08x};",
                 self.reg(*dst),
@@ -508,6 +532,10 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::SharedBase { .. }
             | Inst::LdShared { .. }
             | Inst::StShared { .. }
+            | Inst::LdSharedVec { .. }
+            | Inst::CpAsync { .. }
+            | Inst::CpAsyncCommit
+            | Inst::CpAsyncWait { .. }
             | Inst::Shfl { .. }
             | Inst::Unpack64 { .. }
             | Inst::Unpack { .. }

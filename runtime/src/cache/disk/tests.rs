@@ -9,7 +9,13 @@ fn key(kernel: &'static str) -> CacheKey {
 }
 
 fn ptx() -> CompiledPtx {
-    CompiledPtx { text: ".version 7.8\n".into(), entry: "k".into(), threads_per_cta: 128, shared_bytes: 16 }
+    CompiledPtx {
+        text: ".version 7.8\n".into(),
+        entry: "k".into(),
+        threads_per_cta: 128,
+        shared_bytes: 16,
+        shared_site: None,
+    }
 }
 
 fn temp_root() -> tempfile::TempDir {

@@ -32,7 +32,15 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
     for i in insts {
         match i {
             Inst::Group(_) | Inst::LdParam { .. } | Inst::ReadSpecial { .. } | Inst::SharedBase { .. } => {}
-            Inst::BarSync { .. } => {}
+            Inst::BarSync { .. } | Inst::CpAsyncCommit | Inst::CpAsyncWait { .. } => {}
+            Inst::LdSharedVec { addr, .. } => {
+                used.insert(*addr);
+            }
+            Inst::CpAsync { dst, src, src_size, .. } => {
+                used.insert(*dst);
+                used.insert(*src);
+                op(src_size, used);
+            }
             Inst::CvtaGlobal { src, .. } | Inst::Unary { src, .. } | Inst::Not { src, .. } | Inst::Cvt { src, .. } => {
                 used.insert(*src);
             }
@@ -128,6 +136,10 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::Atom { .. }
         | Inst::LdShared { .. }
         | Inst::StShared { .. }
+        | Inst::LdSharedVec { .. }
+        | Inst::CpAsync { .. }
+        | Inst::CpAsyncCommit
+        | Inst::CpAsyncWait { .. }
         | Inst::Shfl { .. }
         // two destinations: kept (the lowering unpacks only what it shuffles)
         | Inst::Unpack64 { .. }

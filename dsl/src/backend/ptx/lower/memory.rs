@@ -13,7 +13,7 @@ impl Lowerer<'_> {
     /// The width of an access through `ptr`: the provable width along the pointer's dim
     /// that lies along the layout's fastest dim, capped by the thread's chunk there;
     /// recorded in the decisions.
-    fn access_width(&mut self, op: &Op, kind: AccessKind, ptr: Value, mask: Option<Value>) -> usize {
+    pub(super) fn access_width(&mut self, op: &Op, kind: AccessKind, ptr: Value, mask: Option<Value>) -> usize {
         let fastest = self.enc.order[0];
         // Only the layout's fastest dim keeps a thread's chunk in consecutive registers. A
         // pointer with no dim there (a row of a tile read along its columns) gets width 1,
@@ -39,12 +39,22 @@ impl Lowerer<'_> {
         mask: Option<Value>,
         other: Option<Value>,
     ) -> Result<Vec<Operand>, PtxError> {
-        let res = op.results[0];
-        let ty = ty_of(self.k.dtype(res));
+        let ty = ty_of(self.k.dtype(op.results[0]));
         if ty == Ty::Pred {
             return Err(self.err(op.loc, "loads of i1 are not supported by the PTX back end", "load i32 and compare"));
         }
         let width = self.access_width(op, AccessKind::Load, ptr, mask);
+        self.load_width(op, (ptr, mask, other), width)
+    }
+
+    /// A load into registers, `width` elements per access (decided by the caller).
+    pub(super) fn load_width(
+        &mut self,
+        op: &Op,
+        (ptr, mask, other): (Value, Option<Value>, Option<Value>),
+        width: usize,
+    ) -> Result<Vec<Operand>, PtxError> {
+        let ty = ty_of(self.k.dtype(op.results[0]));
         let ptrs = self.val(ptr);
         let masks = mask.map(|m| self.val(m));
         let others = other.map(|o| self.val(o));
