@@ -453,7 +453,7 @@ fn dynamic_shared_memory_on_the_device() {
         JitKernel::new(staged_scale())
             .constexpr("BLOCK", block as i64)
             .num_warps(warps)
-            .grid(move |_| [32768 / block, 1, 1])
+            .grid(move |_| [32768u64.div_ceil(block), 1, 1])
     };
     let args = || {
         vec![

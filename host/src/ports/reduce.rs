@@ -44,11 +44,12 @@ pub const PORT: Port = Port {
 /// contiguous input, each launch checked against its suite's reference before it is
 /// timed: row-wise (`dim1`) the direct kernel with the launcher's blocks; column-wise
 /// (`dim0`) as `reduce_plan::col_plan` launches it for the measured device's SM count
-/// (`Target`): the direct kernel, or the one-launch split kernel (`col_{op}_fused_*`).
-/// Each `dim0` point has a second row, variant `dim0, two launches`, where the plan splits:
-/// the partials and combine kernels timed together (the combine reads partials the CPU
-/// reference computed, in a buffer of its own), which the one launch replaced; the peer
-/// script has no row for it. Bytes: the input read and the results written (an `i32` per
+/// (`Target`): the direct kernel, or where it splits the one-launch kernel
+/// (`col_{op}_fused_*`) or the partials and combine kernels timed together (the combine
+/// reads partials the CPU reference computed, in a buffer of its own), as
+/// `SplitPlan::one_launch` says. Each `dim0` point has a second row, variant `dim0, other
+/// split form`, where the plan splits: the form the plan did not pick; the peer script has
+/// no row for it. Bytes: the input read and the results written (an `i32` per
 /// argmax; torch writes `i64`), not the partials.
 pub fn bench_points() -> Vec<BenchPoint> {
     let mut out = Vec::new();
@@ -73,11 +74,11 @@ pub fn bench_points() -> Vec<BenchPoint> {
                     if direction == Direction::Cols {
                         out.push(BenchPoint {
                             kernel: name,
-                            variant: "dim0, two launches",
+                            variant: "dim0, other split form",
                             dtype: dtype.name(),
                             shape: vec![rows, cols],
                             bytes: (rows * cols) as u64 * elem_bytes(dtype.name()) + n_results * result_bytes,
-                            launches: Box::new(move |target: Target| two_launches(kernel, rows, cols, target)),
+                            launches: Box::new(move |target: Target| other_split_form(kernel, rows, cols, target)),
                         });
                     }
                 }
@@ -93,7 +94,10 @@ fn bench_launches(kernel: Kernel, rows: usize, cols: usize, target: Target) -> V
         Direction::Rows => blocks(Direction::Rows, rows, cols, 4),
         Direction::Cols => match col_plan(reduce_split::elem_bytes(kernel.dtype), rows, cols, target.sm_count) {
             ColPlan::Direct { blocks } => blocks,
-            ColPlan::Split(plan) => return reduce_split::bench_launch(kernel, rows, cols, plan),
+            ColPlan::Split(plan) if plan.one_launch(cols) => {
+                return reduce_split::bench_launch(kernel, rows, cols, plan);
+            }
+            ColPlan::Split(plan) => return reduce_split::bench_launches(kernel, rows, cols, plan),
         },
     };
     let case = case(kernel, "bench", View::contiguous(&[rows, cols]), Fill::Ordinary, 1, Some(blocks));
@@ -106,11 +110,13 @@ fn bench_launches(kernel: Kernel, rows: usize, cols: usize, target: Target) -> V
     vec![(suite, case)]
 }
 
-/// The `dim0, two launches` points' launches: the partials and combine kernels where the
-/// plan splits, the direct kernel (as the `dim0` point) where it does not.
-fn two_launches(kernel: Kernel, rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
+/// The `dim0, other split form` points' launches: where the plan splits, the form it did
+/// not pick (two launches for one, one for two); the direct kernel (as the `dim0` point)
+/// where it does not split.
+fn other_split_form(kernel: Kernel, rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
     match col_plan(reduce_split::elem_bytes(kernel.dtype), rows, cols, target.sm_count) {
-        ColPlan::Split(plan) => reduce_split::bench_launches(kernel, rows, cols, plan),
+        ColPlan::Split(plan) if plan.one_launch(cols) => reduce_split::bench_launches(kernel, rows, cols, plan),
+        ColPlan::Split(plan) => reduce_split::bench_launch(kernel, rows, cols, plan),
         ColPlan::Direct { .. } => bench_launches(kernel, rows, cols, target),
     }
 }

@@ -67,40 +67,40 @@ pub fn bench_points() -> Vec<BenchPoint> {
             });
             let bytes = 2 * (rows * cols) as u64 * elem_bytes(dtype);
             out.push(BenchPoint { kernel: "softmax", variant: "", dtype, shape: vec![rows, cols], bytes, launches });
-            // What the staged kernel replaced, timed beside it: the next row in registers
-            // where that fits (rows up to MAX_SINGLE_BLOCK), the online kernel past it.
+            // The prefetching kernel's other form, timed beside the planned one: staged
+            // where the plan keeps the next row in registers, and where it stages the
+            // row, the online kernel it replaced.
             let plan = softmax::plan(cols, dtype_named(dtype), cols.is_multiple_of(16), H200_SHARED_BYTES);
-            if plan.form == Form::Prefetch {
-                let variant = if plan.block_size <= softmax::MAX_SINGLE_BLOCK { "registers" } else { "online" };
-                let launches: Launches = Box::new(move |target| match dtype {
-                    "f32" => before_staging::<f32>(rows, cols, target),
-                    "f16" => before_staging::<f16>(rows, cols, target),
-                    _ => before_staging::<bf16>(rows, cols, target),
-                });
-                out.push(BenchPoint { kernel: "softmax", variant, dtype, shape: vec![rows, cols], bytes, launches });
-            }
+            let variant = match plan.form {
+                Form::PrefetchRegisters => "staged",
+                Form::Prefetch => "online",
+                Form::SingleBlock | Form::Online => continue,
+            };
+            let launches: Launches = Box::new(move |target| match dtype {
+                "f32" => other_form::<f32>(rows, cols, target),
+                "f16" => other_form::<f16>(rows, cols, target),
+                _ => other_form::<bf16>(rows, cols, target),
+            });
+            out.push(BenchPoint { kernel: "softmax", variant, dtype, shape: vec![rows, cols], bytes, launches });
         }
     }
     out
 }
 
-/// The launch the plan made before staged loads, for a contiguous `rows x cols` point
-/// the plan now gives the staged prefetching kernel: the same block, warps and
-/// persistent grid with the next row in registers (`softmax_prefetch_registers_kernel_*`)
-/// for rows up to [`softmax::MAX_SINGLE_BLOCK`] columns, the online kernel (the plan
-/// without shared memory) for wider ones.
-fn before_staging<T: Element>(rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
+/// The bench's second launch for a contiguous `rows x cols` point that the plan gives a
+/// prefetching kernel: the other prefetching form with the same block, warps and
+/// persistent grid (the next row staged where the plan keeps it in registers), or, where
+/// the plan stages it, the online kernel (the plan without shared memory).
+fn other_form<T: Element>(rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
     let dtype = dtype_of::<T>();
     let shape = Shape::contiguous(rows, cols);
-    let staged = softmax::plan(cols, dtype, true, H200_SHARED_BYTES);
-    if staged.block_size <= softmax::MAX_SINGLE_BLOCK {
-        let grid = softmax::grid(staged, rows, target.sm_count)[0] as usize;
-        let suite = Suite::new(softmax::prefetch_registers_def(dtype)).reference(reference).rule(rule(dtype));
-        return vec![(suite, case::<T>("bench", &shape, Fill::Logits, staged, grid))];
-    }
-    let online = softmax::plan(cols, dtype, true, 0);
-    let grid = softmax::grid(online, rows, target.sm_count)[0] as usize;
-    vec![(kernel_suite::<T>(online.form), case::<T>("bench", &shape, Fill::Logits, online, grid))]
+    let planned = softmax::plan(cols, dtype, true, H200_SHARED_BYTES);
+    let other = match planned.form {
+        Form::PrefetchRegisters => Plan { form: Form::Prefetch, ..planned },
+        _ => softmax::plan(cols, dtype, true, 0),
+    };
+    let grid = softmax::grid(other, rows, target.sm_count)[0] as usize;
+    vec![(kernel_suite::<T>(other.form), case::<T>("bench", &shape, Fill::Logits, other, grid))]
 }
 
 /// The comparison rule of the suites of `dtype`: ULPs of the dtype, any NaN matching any
@@ -469,7 +469,7 @@ pub fn suite_of<T: Element>(form: Form) -> Suite {
     let cases = match form {
         Form::SingleBlock => single_block_cases::<T>(),
         Form::Online => online_cases::<T>(),
-        Form::Prefetch => prefetch_cases::<T>(),
+        Form::Prefetch | Form::PrefetchRegisters => prefetch_cases::<T>(),
     };
     kernel_suite::<T>(form).cases(cases)
 }
@@ -487,7 +487,15 @@ pub fn suite(form: Form, dtype: Dtype) -> Suite {
 pub fn suites() -> Vec<Suite> {
     Dtype::ALL
         .iter()
-        .flat_map(|&d| [suite(Form::SingleBlock, d), suite(Form::Online, d), suite(Form::Prefetch, d), staged_suite(d)])
+        .flat_map(|&d| {
+            [
+                suite(Form::SingleBlock, d),
+                suite(Form::Online, d),
+                suite(Form::Prefetch, d),
+                staged_suite(d),
+                suite(Form::PrefetchRegisters, d),
+            ]
+        })
         .collect()
 }
 
@@ -522,6 +530,9 @@ mod tests {
         prefetch_f32: Form::Prefetch, Dtype::F32;
         prefetch_f16: Form::Prefetch, Dtype::F16;
         prefetch_bf16: Form::Prefetch, Dtype::Bf16;
+        prefetch_registers_f32: Form::PrefetchRegisters, Dtype::F32;
+        prefetch_registers_f16: Form::PrefetchRegisters, Dtype::F16;
+        prefetch_registers_bf16: Form::PrefetchRegisters, Dtype::Bf16;
         online_f32: Form::Online, Dtype::F32;
         online_f16: Form::Online, Dtype::F16;
         online_bf16: Form::Online, Dtype::Bf16;
@@ -557,7 +568,7 @@ mod tests {
         let p = points.iter().find(|p| p.label() == "softmax f32 4096x16384").unwrap();
         let launches = (p.launches)(Target { sm_count: 100 });
         let (suite, case) = &launches[0];
-        assert_eq!(suite.def.name, "softmax_prefetch_kernel_f32");
+        assert_eq!(suite.def.name, "softmax_prefetch_registers_kernel_f32", "16384 keeps the next row in registers");
         assert_eq!((case.num_warps, case.grid), (16, [100, 1, 1]), "one program per SM of the target");
         let p = points.iter().find(|p| p.label() == "softmax f32 2048x32768").unwrap();
         let (suite, case) = &(p.launches)(Target::H200)[0];
@@ -566,32 +577,16 @@ mod tests {
             (case.constexprs.clone(), case.num_warps, case.grid),
             (vec![("BLOCK_SIZE", 32768)], 16, [132, 1, 1])
         );
-        // Beside every staged point, what it replaced: the next row in registers (the
-        // same launch) up to 16384 columns, the online kernel past them.
+        // Beside every prefetching point, the other form: staged (the same launch) where
+        // the next row waits in registers, the online kernel where it is staged.
         let variants: Vec<String> = all.iter().filter(|p| !p.variant.is_empty()).map(BenchPoint::label).collect();
         assert_eq!(variants.len(), 2 * DTYPES.len(), "{variants:?}");
         let find = |label: &str| all.iter().find(|p| p.label() == label).unwrap_or_else(|| panic!("no {label}"));
-        let (suite, case) = &(find("softmax (registers) f32 4096x16384").launches)(Target::H200)[0];
-        assert_eq!(suite.def.name, "softmax_prefetch_registers_kernel_f32");
+        let (suite, case) = &(find("softmax (staged) f32 4096x16384").launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_prefetch_kernel_f32");
         assert_eq!((case.num_warps, case.grid), (16, [132, 1, 1]));
         let (suite, _) = &(find("softmax (online) bf16 2048x32768").launches)(Target::H200)[0];
         assert_eq!(suite.def.name, "softmax_online_kernel_bf16");
-    }
-
-    /// The register-prefetch kernel (a bench variant only) computes what the staged one
-    /// does: the prefetching suite's cases of blocks up to 4096 on the interpreter and
-    /// the simulator.
-    #[test]
-    fn the_register_prefetch_variant_passes_the_prefetch_cases() {
-        for dtype in Dtype::ALL {
-            let staged = suite(Form::Prefetch, dtype);
-            let cases: Vec<Case> = staged.cases.into_iter().filter(|c| c.constexprs[0].1 <= 4096).collect();
-            assert!(cases.len() > 5, "{dtype:?}: {} cases", cases.len());
-            let registers =
-                Suite::new(softmax::prefetch_registers_def(dtype)).cases(cases).reference(reference).rule(rule(dtype));
-            registers.check_all(Backend::Interpreter);
-            registers.check_all(Backend::Simulator);
-        }
     }
 
     #[test]
@@ -604,14 +599,17 @@ mod tests {
                 "softmax_online_kernel_f32",
                 "softmax_prefetch_kernel_f32",
                 "softmax_prefetch_kernel_f32",
+                "softmax_prefetch_registers_kernel_f32",
                 "softmax_kernel_f16",
                 "softmax_online_kernel_f16",
                 "softmax_prefetch_kernel_f16",
                 "softmax_prefetch_kernel_f16",
+                "softmax_prefetch_registers_kernel_f16",
                 "softmax_kernel_bf16",
                 "softmax_online_kernel_bf16",
                 "softmax_prefetch_kernel_bf16",
-                "softmax_prefetch_kernel_bf16"
+                "softmax_prefetch_kernel_bf16",
+                "softmax_prefetch_registers_kernel_bf16"
             ]
         );
     }
@@ -622,7 +620,12 @@ mod tests {
     fn measured_error_is_within_the_bound() {
         for dtype in Dtype::ALL {
             let mut worst = (0, String::new());
-            for s in [suite(Form::SingleBlock, dtype), suite(Form::Online, dtype), suite(Form::Prefetch, dtype)] {
+            for s in [
+                suite(Form::SingleBlock, dtype),
+                suite(Form::Online, dtype),
+                suite(Form::Prefetch, dtype),
+                suite(Form::PrefetchRegisters, dtype),
+            ] {
                 for c in &s.cases {
                     let want = s.expected(c);
                     let got = run_interpreter(&s.def, c, SpecPolicy::Triton).unwrap();

@@ -101,11 +101,26 @@ impl SplitPlan {
         self.blocks.0.min(pow2(self.split))
     }
 
+    /// Whether the split runs as one launch (`col_{op}_fused_*`) rather than the partials
+    /// and combine kernels: when the columns give at least [`ONE_LAUNCH_MIN_COLUMN_BLOCKS`]
+    /// blocks. In one launch each column block's last chunk combines all the chunks'
+    /// partials of its `BLOCK_N` columns, `split / BLOCK_M` steps in a row; with few
+    /// column blocks few programs do that, and the launch's tail outlasts the second
+    /// launch it saves (run 9: `f16` 4096 x 1024, 4 blocks of 256 columns and 128 chunks,
+    /// took 5% (`sum`) and 11% (`amax`) longer in one launch; every `f32` shape, 8 or more
+    /// blocks, ran as fast or up to 16% faster).
+    pub fn one_launch(&self, n_cols: usize) -> bool {
+        n_cols.div_ceil(self.blocks.1.max(1)) >= ONE_LAUNCH_MIN_COLUMN_BLOCKS
+    }
+
     /// [`Self::sum_depth`] of the one-launch kernel.
     pub fn fused_sum_depth(&self) -> usize {
         col_sum_depth(self.rows_per_split, self.blocks.0) + col_sum_depth(self.split, self.fused_combine_block_m())
     }
 }
+
+/// The fewest column blocks for which a split runs as one launch ([`SplitPlan::one_launch`]).
+pub const ONE_LAUNCH_MIN_COLUMN_BLOCKS: usize = 8;
 
 /// Float roundings on the deepest path of a column sum over `n` rows in tiles of `b`
 /// rows: `ceil(n / b) - 1` additions along the loop, then the sum of the tile's `b`
@@ -240,6 +255,17 @@ mod tests {
         // Few rows or columns cap the tile.
         assert_eq!(col_blocks(2, 3, 4096), (4, 256));
         assert_eq!(col_blocks(2, 4096, 3), (1024, 4));
+    }
+
+    #[test]
+    fn splits_with_few_column_blocks_keep_two_launches() {
+        // (elem bytes, rows, cols, one launch): 16-bit 1024 columns are 4 blocks of 256.
+        for (bytes, rows, cols, one) in
+            [(2, 4096, 1024, false), (2, 32768, 1024, false), (4, 4096, 1024, true), (2, 4096, 4096, true)]
+        {
+            let ColPlan::Split(p) = col_plan(bytes, rows, cols, 132) else { panic!("{rows}x{cols} does not split") };
+            assert_eq!(p.one_launch(cols), one, "{rows}x{cols} of {bytes}-byte elements");
+        }
     }
 
     #[test]

@@ -305,8 +305,12 @@ pub enum Form {
     SingleBlock,
     /// `softmax_online_kernel_*`: tiles, two passes.
     Online,
-    /// `softmax_prefetch_kernel_*`: the row in one block, the next row's load in flight.
+    /// `softmax_prefetch_kernel_*`: the row in one block, the next row's load in flight,
+    /// staged in shared memory (rows past [`MAX_SINGLE_BLOCK`]).
     Prefetch,
+    /// `softmax_prefetch_registers_kernel_*`: the same with the next row in registers
+    /// (rows up to [`MAX_SINGLE_BLOCK`], where it ran faster than staging).
+    PrefetchRegisters,
 }
 
 /// The element types the kernels are instantiated for.
@@ -366,6 +370,7 @@ pub fn kernel_def(form: Form, dtype: Dtype) -> KernelDef {
         (Form::Prefetch, Dtype::F32) => softmax_prefetch_kernel_f32(),
         (Form::Prefetch, Dtype::F16) => softmax_prefetch_kernel_f16(),
         (Form::Prefetch, Dtype::Bf16) => softmax_prefetch_kernel_bf16(),
+        (Form::PrefetchRegisters, dtype) => prefetch_registers_def(dtype),
     }
 }
 
@@ -407,9 +412,13 @@ pub fn prefetch_shared_bytes(block_size: usize, dtype: Dtype) -> usize {
 /// takes 16 warps (32 KiB of row or more) runs the prefetching kernel on a persistent grid:
 /// one 512-thread program per SM is what its registers allow (up to 128 per thread), and
 /// without the next row in flight such a program leaves its SM's memory pipe idle while it
-/// reduces (measured with the next row in registers: `docs/results/2026-12-04-h200-run5/`;
-/// staged in shared memory: not yet measured on the GPU). Rows past 16384 columns read
-/// each element once this way, where the online kernel reads 1.5 rows per row written.
+/// reduces (`docs/results/2026-12-04-h200-run5/`). Up to [`MAX_SINGLE_BLOCK`] columns
+/// the next row waits in registers ([`Form::PrefetchRegisters`]); past it, staged in
+/// shared memory ([`Form::Prefetch`]). Measured in one run on the H200
+/// (`docs/results/2026-12-04-h200-run9/`): at 4096 x 16384 the registers ran 1.02x (f32),
+/// 1.10x (f16) and 1.15x (bf16) faster than staging; at 2048 x 32768 f32 staging ran
+/// 1.09x faster than the online kernel, which reads 1.5 rows per row written (f16 1.03x,
+/// bf16 0.99x).
 /// Element-wise accesses take an address register per element and cannot be staged: they
 /// get the warps of f32 and no prefetch, which would spill.
 pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool, shared_bytes: usize) -> Plan {
@@ -417,10 +426,15 @@ pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool, shared_bytes: usize) -> 
     // Registers per element: a vector shares its address, a scalar access does not.
     let bytes = if vectors { dtype.bytes() } else { 4 };
     let staged_fits = vectors && prefetch_shared_bytes(block, dtype) <= shared_bytes;
-    if block <= MAX_SINGLE_BLOCK || (staged_fits && block <= MAX_STAGED_BLOCK) {
+    let fits_registers = block <= MAX_SINGLE_BLOCK;
+    if fits_registers || (staged_fits && block <= MAX_STAGED_BLOCK) {
         let num_warps = warps_for(block * bytes);
-        let persistent = staged_fits && num_warps == MAX_WARPS;
-        let form = if persistent { Form::Prefetch } else { Form::SingleBlock };
+        let persistent = vectors && num_warps == MAX_WARPS;
+        let form = match (persistent, fits_registers) {
+            (false, _) => Form::SingleBlock,
+            (true, true) => Form::PrefetchRegisters,
+            (true, false) => Form::Prefetch,
+        };
         Plan { form, block_size: block, num_warps, persistent }
     } else {
         // 128 bytes of tile per thread with vectors, 16 elements without.
@@ -466,7 +480,7 @@ mod tests {
     #[test]
     fn plan_covers_a_row_in_one_block_up_to_the_limit_and_goes_online_past_it() {
         use Dtype::{F16, F32};
-        use Form::{Online, Prefetch, SingleBlock};
+        use Form::{Online, Prefetch, PrefetchRegisters, SingleBlock};
         // (width, dtype, 16-byte vectors, form, block, warps)
         let table = [
             (1, F32, false, SingleBlock, 1, 1),
@@ -480,10 +494,10 @@ mod tests {
             (4096, F16, true, SingleBlock, 4096, 4),
             (4096, F16, false, SingleBlock, 4096, 8),
             (4097, F32, false, SingleBlock, 8192, 16),
-            (8192, F32, true, Prefetch, 8192, 16),
+            (8192, F32, true, PrefetchRegisters, 8192, 16),
             (8192, F16, true, SingleBlock, 8192, 8),
-            (16384, F32, true, Prefetch, 16384, 16),
-            (16384, F16, true, Prefetch, 16384, 16),
+            (16384, F32, true, PrefetchRegisters, 16384, 16),
+            (16384, F16, true, PrefetchRegisters, 16384, 16),
             (16384, F32, false, SingleBlock, 16384, 16),
             (16384, F16, false, SingleBlock, 16384, 16),
             (16385, F32, false, Online, SCALAR_ONLINE_TILE, 8),
@@ -497,7 +511,7 @@ mod tests {
             (1 << 20, F32, true, Online, ONLINE_TILE, 16),
         ];
         for (n_cols, dtype, vectors, form, block_size, num_warps) in table {
-            let persistent = form == Prefetch;
+            let persistent = form == Prefetch || form == PrefetchRegisters;
             let want = Plan { form, block_size, num_warps, persistent };
             let got = plan(n_cols, dtype, vectors, H200_SHARED_BYTES);
             assert_eq!(got, want, "n_cols {n_cols} {dtype:?} vectors {vectors}");
@@ -506,22 +520,23 @@ mod tests {
 
     /// The staged row must fit the device: on sm_86 (99 KiB per program) 32768 f32
     /// columns (128 KiB) go online while f16 (64 KiB) still prefetch; with too little
-    /// shared memory for any staged row, wide vector rows lose the prefetch.
+    /// shared memory for any staged row, wide vector rows go online. Rows up to 16384
+    /// columns keep the next row in registers and need no shared memory for it.
     #[test]
     fn the_prefetch_needs_the_staged_row_to_fit_the_devices_shared_memory() {
-        use Form::{Online, Prefetch, SingleBlock};
+        use Form::{Online, Prefetch, PrefetchRegisters};
         const SM86: usize = 99 * 1024;
         let table = [
             (32768, Dtype::F32, SM86, Online, ONLINE_TILE),
             (32768, Dtype::F16, SM86, Prefetch, 32768),
-            (16384, Dtype::F32, SM86, Prefetch, 16384),
-            (16384, Dtype::F32, 48 * 1024, SingleBlock, 16384),
+            (16384, Dtype::F32, SM86, PrefetchRegisters, 16384),
+            (16384, Dtype::F32, 48 * 1024, PrefetchRegisters, 16384),
             (32768, Dtype::Bf16, 48 * 1024, Online, ONLINE_TILE),
         ];
         for (n_cols, dtype, shared, form, block) in table {
             let p = plan(n_cols, dtype, true, shared);
             assert_eq!((p.form, p.block_size), (form, block), "{n_cols} {dtype:?} with {shared} bytes");
-            assert_eq!(p.persistent, form == Prefetch);
+            assert_eq!(p.persistent, form != Online);
         }
     }
 
@@ -537,7 +552,7 @@ mod tests {
 
     #[test]
     fn every_kernel_has_its_dtype_in_its_name() {
-        for form in [Form::SingleBlock, Form::Online, Form::Prefetch] {
+        for form in [Form::SingleBlock, Form::Online, Form::Prefetch, Form::PrefetchRegisters] {
             for dtype in Dtype::ALL {
                 let def = kernel_def(form, dtype);
                 assert!(def.name.ends_with(dtype.name()), "{}", def.name);
