@@ -407,12 +407,14 @@ fn validate_kernel_softmax_runs_every_form() {
     let (code, stdout, stderr) = rtriton(&["validate", "--backend", "interp", "--kernel", "softmax", "--case", "w1_"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("softmax: Triton tutorial 02"), "{stdout}");
-    // w1_specials (one block of 1, on the single-block and the prefetching kernel) and
-    // w1_tile1 (the online kernel in one tile of 1), in each of the three dtypes.
-    for kernel in ["softmax_kernel", "softmax_online_kernel", "softmax_prefetch_kernel"] {
+    // w1_specials (one block of 1, on the single-block kernel and both prefetching ones)
+    // and w1_tile1 (the online kernel in one tile of 1), in each of the three dtypes.
+    let kernels =
+        ["softmax_kernel", "softmax_online_kernel", "softmax_prefetch_kernel", "softmax_prefetch_registers_kernel"];
+    for kernel in kernels {
         for dtype in ["f32", "f16", "bf16"] {
             assert!(stdout.contains(&format!("{kernel}_{dtype} ")), "{kernel}_{dtype}: {stdout}");
         }
     }
-    assert!(stdout.trim_end().ends_with("ok: 18 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("ok: 24 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
 }

@@ -21,10 +21,9 @@ use rtriton_testing::compare::Tolerance;
 use rtriton_testing::half::{bf16, f16};
 use rtriton_testing::{Backend, Case, Element, Rule, Suite, View};
 
-use super::persistent::{self, chain_rule_for, dx_rule_for, special_row, sum_rule_for};
+use super::persistent::{self, chain_rule_for, collect_chains, dx_rule_for, inputs, sum_rule_for};
 use super::tutorial::{
-    Layout, Values, at, backward_dwdb_case_of, backward_dwdb_reference, fill, moments, of, put, row_gradients,
-    unwritten,
+    Layout, Values, at, backward_dwdb_case_of, backward_dwdb_reference, put, row_gradients, unwritten,
 };
 use crate::ports::chain::{buffer, run_on};
 
@@ -51,50 +50,6 @@ pub fn kernels<T: Element>() -> (KernelDef, KernelDef) {
 pub fn suites_of<T: Element>() -> [Suite; 2] {
     let (sums, dx) = kernels::<T>();
     [row_sums_suite_of::<T>(sums), dx_suite_of::<T>(dx)]
-}
-
-/// The inputs both kernels read, as a case of `rows x cols` in `layout` holds them: `x`
-/// (special rows for [`Values::Special`]), `dy`, `w`, and the `mean` and `rstd` the
-/// forward would have stored (f64 from `x`, rounded to f32).
-struct Inputs<T> {
-    x: Vec<T>,
-    dy: Vec<T>,
-    w: Vec<T>,
-    mean: Vec<f32>,
-    rstd: Vec<f32>,
-    views: [View; 5],
-}
-
-fn inputs<T: Element>((rows, cols): (usize, usize), layout: Layout, values: Values) -> Inputs<T> {
-    let (xv, dyv, wv) = (layout.matrix(rows, cols), layout.matrix(rows, cols), layout.vector(cols, 2));
-    let (mv, rv) = (layout.vector(rows, 3), layout.vector(rows, 2));
-    let mut x: Vec<T> = fill(4, xv.min_buffer_len(), -2.3, 0.9);
-    let row_of = |x: &[T], r: usize| -> Vec<f64> {
-        (0..cols).map(|c| x[xv.element(&[r, c])].to_f64_exact().expect("a float element type")).collect()
-    };
-    if values == Values::Special {
-        for r in 0..rows {
-            let special = special_row::<T>(r, cols, &row_of(&x, r));
-            for (c, v) in special.into_iter().enumerate() {
-                x[xv.element(&[r, c])] = of(v);
-            }
-        }
-    }
-    let mut mean: Vec<f32> = fill(5, mv.min_buffer_len(), 0.0, 1.0);
-    let mut rstd: Vec<f32> = fill(6, rv.min_buffer_len(), 0.0, 1.0);
-    for r in 0..rows {
-        let (m, s) = moments(&row_of(&x, r));
-        mean[mv.element(&[r])] = m as f32;
-        rstd[rv.element(&[r])] = s as f32;
-    }
-    Inputs {
-        x,
-        dy: fill::<T>(7, dyv.min_buffer_len(), 0.0, 0.1),
-        w: fill::<T>(8, wv.min_buffer_len(), 0.5, 0.5),
-        mean,
-        rstd,
-        views: [xv, dyv, wv, mv, rv],
-    }
 }
 
 /// Row `r`'s `c1 = mean(x_hat w dy)` and `c2 = mean(w dy)` in f64 from `case`'s inputs.
@@ -426,21 +381,9 @@ pub fn check_chain<T: Element>((rows, cols, sm_count): (usize, usize, usize), ba
 
 /// Every row of [`CHAINS`] in f32, f16 and bf16 on `backend`; `Err` lists every failure.
 pub fn check_every_chain(backend: Backend) -> Result<usize, String> {
-    let mut failures = Vec::new();
-    let mut checked = 0;
-    for chain in CHAINS {
-        for result in [
-            check_chain::<f32>(chain, backend),
-            check_chain::<f16>(chain, backend),
-            check_chain::<bf16>(chain, backend),
-        ] {
-            checked += 1;
-            if let Err(e) = result {
-                failures.push(e);
-            }
-        }
-    }
-    if failures.is_empty() { Ok(checked) } else { Err(failures.join("\n")) }
+    collect_chains(CHAINS.into_iter().flat_map(|chain| {
+        [check_chain::<f32>(chain, backend), check_chain::<f16>(chain, backend), check_chain::<bf16>(chain, backend)]
+    }))
 }
 
 // ---- bench ----

@@ -70,7 +70,7 @@ pub fn rounded_once<T: Element>((abs, rel): (f64, f64)) -> Rule {
 /// NaN, `+inf`, a constant row (variance 0: `rstd = 1 / sqrt(eps)`, `x_hat = 0`), zeros,
 /// subnormals of `T` only, large values (near 1e17 in f32 and bf16, near 1e4 in f16 and
 /// below its largest finite 65504), then ordinary rows.
-pub(super) fn special_row<T: Element>(r: usize, cols: usize, ordinary: &[f64]) -> Vec<f64> {
+fn special_row<T: Element>(r: usize, cols: usize, ordinary: &[f64]) -> Vec<f64> {
     let mut row = ordinary.to_vec();
     let smallest = T::from_bits64(1).to_f64_exact().expect("a float element type");
     let large = if T::SCALAR == ScalarType::F16 { 4e3 } else { 1e17 };
@@ -86,23 +86,22 @@ pub(super) fn special_row<T: Element>(r: usize, cols: usize, ordinary: &[f64]) -
     row
 }
 
-/// One `layer_norm_bwd_dx_persistent*` case of element type `T`: `rows x cols` on
-/// `programs` programs, whose `f32` partial rows lie `partial_stride >= cols` apart,
-/// `BLOCK_SIZE_N = block` on `warps` warps. `mean` and `rstd` are what the forward would
-/// have stored (computed in f64 from `x`). Every element of the partial rows is written
-/// (programs without rows store zeros); the padding between them must keep its value.
-pub fn dx_case<T: Element>(
-    name: &str,
-    (rows, cols): (usize, usize),
-    (programs, partial_stride): (usize, usize),
-    (block, warps): (usize, u32),
-    layout: Layout,
-    values: Values,
-) -> Case {
-    let (dxv, dyv, xv) = (layout.matrix(rows, cols), layout.matrix(rows, cols), layout.matrix(rows, cols));
-    let wv = layout.vector(cols, 2);
+/// The inputs the backward's dx kernels read (the persistent form's and the chunked
+/// form's, and the chunked row sums), as a case of `rows x cols` in `layout` holds them: `x`
+/// (special rows for [`Values::Special`]), `dy`, `w`, and the `mean` and `rstd` the
+/// forward would have stored (f64 from `x`, rounded to f32).
+pub(super) struct Inputs<T> {
+    pub(super) x: Vec<T>,
+    pub(super) dy: Vec<T>,
+    pub(super) w: Vec<T>,
+    pub(super) mean: Vec<f32>,
+    pub(super) rstd: Vec<f32>,
+    pub(super) views: [View; 5],
+}
+
+pub(super) fn inputs<T: Element>((rows, cols): (usize, usize), layout: Layout, values: Values) -> Inputs<T> {
+    let (xv, dyv, wv) = (layout.matrix(rows, cols), layout.matrix(rows, cols), layout.vector(cols, 2));
     let (mv, rv) = (layout.vector(rows, 3), layout.vector(rows, 2));
-    let pv = View::strided(&[programs, cols], &[partial_stride as isize, 1]);
     let mut x: Vec<T> = fill(4, xv.min_buffer_len(), -2.3, 0.9);
     let row_of = |x: &[T], r: usize| -> Vec<f64> {
         (0..cols).map(|c| x[xv.element(&[r, c])].to_f64_exact().expect("a float element type")).collect()
@@ -122,15 +121,42 @@ pub fn dx_case<T: Element>(
         mean[mv.element(&[r])] = m as f32;
         rstd[rv.element(&[r])] = s as f32;
     }
+    Inputs {
+        x,
+        dy: fill::<T>(7, dyv.min_buffer_len(), 0.0, 0.1),
+        w: fill::<T>(8, wv.min_buffer_len(), 0.5, 0.5),
+        mean,
+        rstd,
+        views: [xv, dyv, wv, mv, rv],
+    }
+}
+
+/// One `layer_norm_bwd_dx_persistent*` case of element type `T`: `rows x cols` on
+/// `programs` programs, whose `f32` partial rows lie `partial_stride >= cols` apart,
+/// `BLOCK_SIZE_N = block` on `warps` warps. `mean` and `rstd` are what the forward would
+/// have stored (computed in f64 from `x`). Every element of the partial rows is written
+/// (programs without rows store zeros); the padding between them must keep its value.
+pub fn dx_case<T: Element>(
+    name: &str,
+    (rows, cols): (usize, usize),
+    (programs, partial_stride): (usize, usize),
+    (block, warps): (usize, u32),
+    layout: Layout,
+    values: Values,
+) -> Case {
+    let i = inputs::<T>((rows, cols), layout, values);
+    let [xv, dyv, wv, mv, rv] = i.views;
+    let dxv = layout.matrix(rows, cols);
+    let pv = View::strided(&[programs, cols], &[partial_stride as isize, 1]);
     Case::new(name)
         .output("dx", unwritten::<T>(&dxv), dxv.clone())
-        .input("dy", fill::<T>(7, dyv.min_buffer_len(), 0.0, 0.1), dyv.clone())
+        .input("dy", i.dy, dyv.clone())
         .output("dw", unwritten::<f32>(&pv), pv.clone())
         .output("db", unwritten::<f32>(&pv), pv.clone())
-        .input("x", x, xv.clone())
-        .input("w", fill::<T>(8, wv.min_buffer_len(), 0.5, 0.5), wv.clone())
-        .input("mean", mean, mv.clone())
-        .input("rstd", rstd, rv.clone())
+        .input("x", i.x, xv.clone())
+        .input("w", i.w, wv.clone())
+        .input("mean", i.mean, mv.clone())
+        .input("rstd", i.rstd, rv.clone())
         .int(dxv.strides[0] as i64)
         .int(dxv.strides[1] as i64)
         .int(dyv.strides[0] as i64)
@@ -344,20 +370,15 @@ pub fn check_chain<T: Element>((rows, cols, sm_count): (usize, usize, usize), ba
 
 /// Every row of [`CHAINS`] in f32, f16 and bf16 on `backend`; `Err` lists every failure.
 pub fn check_every_chain(backend: Backend) -> Result<usize, String> {
-    let mut failures = Vec::new();
+    collect_chains(CHAINS.into_iter().flat_map(|chain| {
+        [check_chain::<f32>(chain, backend), check_chain::<f16>(chain, backend), check_chain::<bf16>(chain, backend)]
+    }))
+}
+
+/// How many chain checks ran, or every failure among them, one a line.
+pub(super) fn collect_chains(results: impl IntoIterator<Item = Result<(), String>>) -> Result<usize, String> {
     let mut checked = 0;
-    for chain in CHAINS {
-        for result in [
-            check_chain::<f32>(chain, backend),
-            check_chain::<f16>(chain, backend),
-            check_chain::<bf16>(chain, backend),
-        ] {
-            checked += 1;
-            if let Err(e) = result {
-                failures.push(e);
-            }
-        }
-    }
+    let failures: Vec<String> = results.into_iter().inspect(|_| checked += 1).filter_map(Result::err).collect();
     if failures.is_empty() { Ok(checked) } else { Err(failures.join("\n")) }
 }
 
