@@ -1,5 +1,5 @@
 //! How a column-wise reduction (`x.sum(dim=0)`, ...) is launched: one direct kernel, or
-//! its rows split across programs in two launches.
+//! its rows split across programs, in one launch or two ([`SplitPlan::one_launch`]).
 //!
 //! A direct column kernel gives one program per `BLOCK_N` columns, each walking every
 //! row: 1024 columns make 8 programs of 128 columns on a GPU of 132 SMs, far too few to
@@ -10,7 +10,8 @@
 //! contiguous `[split, n_cols]` scratch buffer of the accumulator type, and the combine
 //! kernel reduces those partials along the chunks into `y`. Both passes walk in a fixed
 //! order, so a float `sum` gives the same bits run to run, and an arg reduction keeps the
-//! lowest row of equal extremes (`ports::reduce`'s module doc).
+//! lowest row of equal extremes (`ports::reduce`'s module doc). The one-launch kernel
+//! runs both passes: the last chunk of each column block to finish combines its columns.
 //!
 //! Pure data, as `row_max_plan`: the SM count is an input (the device's on the GPU,
 //! [`NOMINAL_SM_COUNT`] where there is none).
@@ -50,11 +51,12 @@ const PARTIAL_BYTES: usize = 4;
 pub enum ColPlan {
     /// The direct `col_{op}_{dtype}` kernel, grid `[cdiv(n_cols, BLOCK_N)]`.
     Direct { blocks: (usize, usize) },
-    /// `col_{op}_partials_{dtype}` then `col_{op}_combine_{dtype}`.
+    /// `col_{op}_fused_{dtype}`, or `col_{op}_partials_{dtype}` then
+    /// `col_{op}_combine_{dtype}` ([`SplitPlan::one_launch`]).
     Split(SplitPlan),
 }
 
-/// The two launches of a split column reduction.
+/// The launches of a split column reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SplitPlan {
     /// `(BLOCK_M, BLOCK_N)` of the partials kernel.

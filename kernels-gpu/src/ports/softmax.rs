@@ -112,10 +112,10 @@ pub fn softmax_rows_prefetch<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: u
     prefetch_rows(a, block_size, true);
 }
 
-/// [`softmax_rows_prefetch`] as it was before staged loads: the next row is a plain
-/// `load`, held in registers while this row is reduced, so a thread needs registers for
-/// two rows (rows up to [`MAX_SINGLE_BLOCK`] columns). Not planned: the bench times it
-/// beside the staged kernel (variant `registers`), which decides between the two.
+/// [`softmax_rows_prefetch`] with the next row a plain `load`, held in registers while
+/// this row is reduced, so a thread needs registers for two rows: what the plan runs for
+/// rows up to [`MAX_SINGLE_BLOCK`] columns ([`Form::PrefetchRegisters`]), where it ran
+/// faster than staging (`docs/results/2026-12-04-h200-run9/`).
 pub fn softmax_rows_prefetch_registers<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: usize) {
     prefetch_rows(a, block_size, false);
 }
@@ -266,11 +266,11 @@ softmax_kernels! {
     softmax_prefetch_kernel_f16: f16 => softmax_rows_prefetch;
     /// Row softmax of a bf16 matrix, one block per row, the next row prefetched.
     softmax_prefetch_kernel_bf16: bf16 => softmax_rows_prefetch;
-    /// [`softmax_prefetch_kernel_f32`] with the next row in registers (a bench variant).
+    /// [`softmax_prefetch_kernel_f32`] with the next row in registers (rows up to 16384).
     softmax_prefetch_registers_kernel_f32: f32 => softmax_rows_prefetch_registers;
-    /// [`softmax_prefetch_kernel_f16`] with the next row in registers (a bench variant).
+    /// [`softmax_prefetch_kernel_f16`] with the next row in registers (rows up to 16384).
     softmax_prefetch_registers_kernel_f16: f16 => softmax_rows_prefetch_registers;
-    /// [`softmax_prefetch_kernel_bf16`] with the next row in registers (a bench variant).
+    /// [`softmax_prefetch_kernel_bf16`] with the next row in registers (rows up to 16384).
     softmax_prefetch_registers_kernel_bf16: bf16 => softmax_rows_prefetch_registers;
 }
 
