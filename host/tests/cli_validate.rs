@@ -328,15 +328,18 @@ fn validate_kernel_runs_a_ports_suites_and_names_unknown_ports() {
     for kernel in ["add_kernel ", "add_kernel_f16", "add_kernel_bf16"] {
         assert!(stdout.contains(kernel), "{kernel}: {stdout}");
     }
-    // Layer norm: the forward, the tutorial's dx kernel and the persistent dx kernel have a
-    // `narrow_3` case, in three dtypes.
+    // Layer norm: the tutorial's forward, the three whole-row forwards, the tutorial's dx
+    // kernel and the persistent dx kernel have a `narrow_3` case, in three dtypes.
     let (code, stdout, stderr) =
         rtriton(&["validate", "--backend", "interp", "--kernel", "layer_norm", "--case", "narrow_3"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("layer_norm: Triton tutorial 05"), "{stdout}");
-    assert!(stdout.trim_end().ends_with("ok: 18 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("ok: 36 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
     let kernels = [
         "layer_norm_fwd_fused ",
+        "layer_norm_fwd_rows_f16",
+        "layer_norm_fwd_prefetch_registers_bf16",
+        "layer_norm_fwd_prefetch_staged_f32",
         "layer_norm_bwd_dx_fused_f16",
         "layer_norm_fwd_fused_bf16",
         "layer_norm_bwd_dx_persistent ",

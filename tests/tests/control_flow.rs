@@ -5,7 +5,8 @@
 //! cover programs that take different branches, while loops of 0, 1 and many iterations
 //! whose trip count is loaded per program, conditions read from memory on every
 //! iteration, conditions computed by a cross-warp reduction (a barrier inside the loop),
-//! carried tensors and scalars of every dtype, special values and masked tails. ptxas
+//! carried tensors and scalars of every dtype, an array of carried tensors, special values
+//! and masked tails. ptxas
 //! assembles every kernel's PTX for sm_86 and sm_90 without spills.
 
 mod ptx_common;
@@ -212,6 +213,77 @@ fn nested_suite() -> Suite {
 }
 
 rtriton_testing::backend_tests!(nested_suite => [four_kinds_of_block, one_block, every_odd_block_subtracts, zero_columns]);
+
+// ---- an array of tensors carried around a for_range ------------------------------------
+
+kernel! {
+    /// One row per program, in blocks of `BLOCK` columns: the loop carries `[running sum,
+    /// running max, last block]`, an array (`[Tensor; 3]`), and writes each after the loop.
+    fn carries_an_array(x: Ptr<f32>, y: Ptr<f32>, n: i32; const BLOCK: usize) {
+        let pid = program_id(0);
+        let row = x + pid * n;
+        let cols = arange(0, BLOCK);
+        let init: [Tensor<f32>; 3] = [
+            full::<f32>(&[BLOCK], 0.0),
+            full::<f32>(&[BLOCK], f32::NEG_INFINITY),
+            full::<f32>(&[BLOCK], -1.0),
+        ];
+        let [total, top, last] = for_range(0, n, BLOCK as i32, init, |start, [total, top, _]| {
+            let c = start + cols;
+            let v = load(row + c, Some(c.lt(n)), Some(0.0));
+            [total + v, maximum(top, v), v]
+        });
+        let out = y + pid * (3 * BLOCK) as i32 + cols;
+        store(out, total, None);
+        store(out + BLOCK as i32, top, None);
+        store(out + (2 * BLOCK) as i32, last, None);
+    }
+}
+
+fn array_case(name: &str, rows: usize, n: usize, block: usize, num_warps: u32) -> Case {
+    Case::new(name)
+        .input("x", ramp_f32(rows * n, -7.0, 0.25), contiguous(rows * n))
+        .output("y", vec![UNTOUCHED; rows * 3 * block], contiguous(rows * 3 * block))
+        .int(n as i64)
+        .constexpr("BLOCK", block as i64)
+        .num_warps(num_warps)
+        .grid([rows as u32, 1, 1])
+}
+
+fn array_suite() -> Suite {
+    Suite::new(carries_an_array())
+        .cases([
+            // 4 blocks of 16, the last masked (its lanes past the row add 0 and take max(top, 0)).
+            array_case("four_blocks_masked_tail", 3, 57, 16, 2),
+            array_case("zero_trips", 2, 0, 32, 1),
+        ])
+        .reference(|case| {
+            let block = case.constexprs[0].1 as usize;
+            let n = match case.args[2] {
+                rtriton_testing::CaseArg::Int(v) => v as usize,
+                ref other => panic!("an int argument, got {other:?}"),
+            };
+            let rows = case.tensor("y").data.len() / (3 * block);
+            for r in 0..rows {
+                for lane in 0..block {
+                    let (mut total, mut top, mut last) = (0.0f32, f32::NEG_INFINITY, -1.0f32);
+                    for start in (0..n).step_by(block) {
+                        let c = start + lane;
+                        let v = if c < n { case.tensor("x").f32_at(&[r * n + c]) } else { 0.0 };
+                        (total, top, last) = (total + v, top.max(v), v);
+                    }
+                    let base = r * 3 * block + lane;
+                    case.tensor_mut("y").set_f32(&[base], total);
+                    case.tensor_mut("y").set_f32(&[base + block], top);
+                    case.tensor_mut("y").set_f32(&[base + 2 * block], last);
+                }
+            }
+        })
+        // Quarter steps from -7: every sum is exact in f32, whatever the order.
+        .rule(Rule::BITS)
+}
+
+rtriton_testing::backend_tests!(array_suite => [four_blocks_masked_tail, zero_trips]);
 
 // ---- while_loop with a per-program trip count and carried values of every dtype ---------
 

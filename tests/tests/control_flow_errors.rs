@@ -1,6 +1,6 @@
 //! Bad control flow is a located error, never a panic or "a compiler bug": branches that
 //! yield different shapes, tensor conditions, a while body that changes a carried
-//! value's shape, and values used after the loop or branch that made them (`RT0110`,
+//! value's shape, a failed `static_assert`, and values used after the loop or branch that made them (`RT0110`,
 //! naming the line that made the value and the line that used it). Hand-built IR that
 //! breaks the same rules is refused by the verifier; a lowered program whose branch
 //! condition differs between lanes, or whose branch skips a barrier, is refused by the
@@ -117,6 +117,13 @@ kernel! {
     }
 }
 
+kernel! {
+    fn static_assert_on_a_constexpr(y: Ptr<f32>; const BLOCK: usize) {
+        static_assert(BLOCK >= 64, &format!("BLOCK = {BLOCK} is below 64"), "launch with BLOCK of 64 or more"); // @static
+        store(y + arange(0, BLOCK), full::<f32>(&[BLOCK], 1.0), None);
+    }
+}
+
 /// Errors that are one language rule each: the code, the line and what the message and
 /// the help must say.
 #[rstest]
@@ -124,6 +131,7 @@ kernel! {
 #[case::tensor_condition_in_if(tensor_condition_in_if(), "@if_tensor", &["the condition of if_then is a tensor<16xi1>"], "where_")]
 #[case::tensor_condition_in_while(tensor_condition_in_while(), "@while_tensor", &["the condition of while_loop is a tensor<16xi1>"], "reduce")]
 #[case::while_body_changes_shape(while_body_changes_shape(), "@carried_shape", &["carried value 0 starts as f32 but the body yields tensor<16xf32>"], "broadcast")]
+#[case::static_assert(static_assert_on_a_constexpr(), "@static", &["static_assert failed: BLOCK = 16 is below 64"], "BLOCK of 64 or more")]
 fn rule_errors_are_located(#[case] def: KernelDef, #[case] marker: &str, #[case] message: &[&str], #[case] help: &str) {
     let d = the_error(def);
     assert_eq!(d.code, Code::TraceRule, "{d}");

@@ -365,3 +365,61 @@ fn the_chunked_layer_norm_fits_the_registers_its_plan_assumes() {
     assert_eq!(checked, 3 * 2 * 2);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The whole-row layer norm forward as `layer_norm_fwd_plan` launches it on the peer
+/// script's shapes (and the staged form the bench times beside the register prefetch), in
+/// every dtype, for `-arch=sm_86` and `-arch=sm_90`: no spills, the
+/// row, `w` and `b` loaded 16 bytes at a time, and a persistent program (16 warps, one
+/// per SM) within the 128 registers that let it run at all.
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn the_whole_row_layer_norm_forward_fits_without_spills() {
+    use rtriton_host::ports::bench::SHAPES_2D;
+    use rtriton_host::ports::layer_norm::rows::{planned_launch, staged_instead};
+    use rtriton_testing::Element;
+    use rtriton_testing::half::{bf16, f16};
+
+    fn check<T: Element>(ptxas: &std::path::PathBuf, problems: &mut Vec<String>) -> usize {
+        let mut checked = 0;
+        let launches = SHAPES_2D.iter().flat_map(|&(rows, cols)| {
+            [Some(planned_launch::<T>(rows.min(4), cols, 132)), staged_instead::<T>(rows.min(4), cols, 132)]
+        });
+        for (suite, case) in launches.flatten() {
+            let cols = case.tensor("x").view.shape[1];
+            let args = rtriton_testing::suite::arg_values(&case).expect("the case places");
+            let text = compile(&suite.def, &case.constexprs, &args, SpecPolicy::Triton, case.num_warps);
+            let loads: Vec<&str> = text.lines().filter(|l| l.contains("ld.global")).collect();
+            if loads.iter().any(|l| !l.contains(".v4.")) {
+                problems.push(format!(
+                    "{} at {cols} columns: a load narrower than 16 bytes:\n{}",
+                    suite.def.name,
+                    loads.join("\n")
+                ));
+            }
+            let limit = if case.num_warps == 16 { 128 } else { 255 };
+            for arch in ["sm_86", "sm_90"] {
+                let what = format!(
+                    "{} BLOCK_SIZE={} on {} warps, -arch={arch}",
+                    suite.def.name, case.constexprs[0].1, case.num_warps
+                );
+                let info = assemble(ptxas, &text, arch, suite.def.name).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let used =
+                    ptx_common::registers_used(&info).unwrap_or_else(|| panic!("{what}: no register count:\n{info}"));
+                eprintln!("{what}: {used} registers");
+                if used > limit || spill_stores(&info) != Some(0) {
+                    problems.push(format!("{what}: {used} registers (at most {limit}) or spills:\n{info}"));
+                }
+                checked += 1;
+            }
+        }
+        checked
+    }
+    let ptxas = ptxas("the_whole_row_layer_norm_forward_fits_without_spills");
+    let mut problems = Vec::new();
+    let checked = check::<f32>(&ptxas, &mut problems)
+        + check::<f16>(&ptxas, &mut problems)
+        + check::<bf16>(&ptxas, &mut problems);
+    // Every shape planned, and the staged form beside the register prefetch on three.
+    assert_eq!(checked, 2 * (3 * SHAPES_2D.len() + 3));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -7,8 +7,10 @@
 pub mod epilogue;
 pub mod layer_norm;
 pub mod layer_norm_chunked;
+pub mod layer_norm_fwd_plan;
 pub mod layer_norm_persistent;
 pub mod layer_norm_plan;
+pub mod layer_norm_rows;
 pub mod reduce;
 pub mod reduce_plan;
 pub mod softmax;

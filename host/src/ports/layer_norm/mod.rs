@@ -6,6 +6,7 @@
 
 pub mod chunked;
 pub mod persistent;
+pub mod rows;
 mod tutorial;
 
 pub use tutorial::*;
@@ -17,7 +18,9 @@ use rtriton_kernels::ports::layer_norm::{
     layer_norm_bwd_dx_fused, layer_norm_bwd_dx_fused_bf16, layer_norm_bwd_dx_fused_f16, layer_norm_fwd_fused,
     layer_norm_fwd_fused_bf16, layer_norm_fwd_fused_f16,
 };
+use rtriton_kernels::ports::layer_norm_fwd_plan;
 use rtriton_kernels::ports::layer_norm_plan::{self, Form};
+use rtriton_kernels::ports::softmax::H200_SHARED_BYTES;
 use rtriton_testing::half::{bf16, f16};
 use rtriton_testing::{Case, Element, Suite};
 
@@ -38,7 +41,7 @@ pub const PORT: Port = Port {
         let [row_sums_f32, chunked_f32] = chunked::suites_of::<f32>();
         let [row_sums_f16, chunked_f16] = chunked::suites_of::<f16>();
         let [row_sums_bf16, chunked_bf16] = chunked::suites_of::<bf16>();
-        vec![
+        let mut suites = vec![
             forward_suite(),
             backward_dx_suite(),
             backward_dwdb_suite(),
@@ -60,7 +63,9 @@ pub const PORT: Port = Port {
             sum_bf16,
             row_sums_bf16,
             chunked_bf16,
-        ]
+        ];
+        suites.extend(rows::suites());
+        suites
     },
     example,
     bench: bench_points,
@@ -117,7 +122,10 @@ pub fn example() -> Vec<ExampleCase> {
 }
 
 /// The peer script's `layer_norm_fwd` and `layer_norm_bwd` points: its 2-D shapes in f32,
-/// f16 and bf16, contiguous. The forward runs at [`fwd_config`]; the backward
+/// f16 and bf16, contiguous. The forward runs as `layer_norm_fwd_plan::plan` says (the
+/// whole row in one block, [`rows`]), with the tutorial's kernel at [`fwd_config`] beside
+/// it as the variant `tutorial`, and where the plan keeps the next row in registers, the
+/// staged form as the variant `staged`; the backward
 /// (`layer_norm_bwd`, the dx kernel and the dw/db sum timed together) as
 /// `layer_norm_plan::plan` says for the device: the persistent form for rows up to 4096
 /// columns, the chunked form for wider ones; the tutorial's lock form is measured too, as
@@ -131,17 +139,50 @@ pub fn bench_points() -> Vec<BenchPoint> {
     for dtype in DTYPES {
         for (rows, cols) in SHAPES_2D {
             let elements = (rows * cols) as u64;
+            let bytes = 2 * elements * elem_bytes(dtype);
+            let planned: Launches = match dtype {
+                "f32" => Box::new(move |t: Target| vec![rows::planned_launch::<f32>(rows, cols, t.sm_count)]),
+                "f16" => Box::new(move |t: Target| vec![rows::planned_launch::<f16>(rows, cols, t.sm_count)]),
+                _ => Box::new(move |t: Target| vec![rows::planned_launch::<bf16>(rows, cols, t.sm_count)]),
+            };
+            let shape = vec![rows, cols];
+            out.push(BenchPoint { kernel: "layer_norm_fwd", variant: "", dtype, shape, bytes, launches: planned });
+            let fwd = layer_norm_fwd_plan::plan(cols, elem_bytes(dtype) as usize, true, H200_SHARED_BYTES);
+            if fwd.form == layer_norm_fwd_plan::Form::PrefetchRegisters {
+                let staged: Launches = match dtype {
+                    "f32" => Box::new(move |t: Target| {
+                        rows::staged_instead::<f32>(rows, cols, t.sm_count).into_iter().collect()
+                    }),
+                    "f16" => Box::new(move |t: Target| {
+                        rows::staged_instead::<f16>(rows, cols, t.sm_count).into_iter().collect()
+                    }),
+                    _ => Box::new(move |t: Target| {
+                        rows::staged_instead::<bf16>(rows, cols, t.sm_count).into_iter().collect()
+                    }),
+                };
+                let shape = vec![rows, cols];
+                out.push(BenchPoint {
+                    kernel: "layer_norm_fwd",
+                    variant: "staged",
+                    dtype,
+                    shape,
+                    bytes,
+                    launches: staged,
+                });
+            }
+            let tutorial: Launches = match dtype {
+                "f32" => Box::new(move |_| vec![forward_launch::<f32>(layer_norm_fwd_fused(), rows, cols)]),
+                "f16" => Box::new(move |_| vec![forward_launch::<f16>(layer_norm_fwd_fused_f16(), rows, cols)]),
+                _ => Box::new(move |_| vec![forward_launch::<bf16>(layer_norm_fwd_fused_bf16(), rows, cols)]),
+            };
+            let shape = vec![rows, cols];
             out.push(BenchPoint {
                 kernel: "layer_norm_fwd",
-                variant: "",
+                variant: "tutorial",
                 dtype,
-                shape: vec![rows, cols],
-                bytes: 2 * elements * elem_bytes(dtype),
-                launches: match dtype {
-                    "f32" => Box::new(move |_| vec![forward_launch::<f32>(layer_norm_fwd_fused(), rows, cols)]),
-                    "f16" => Box::new(move |_| vec![forward_launch::<f16>(layer_norm_fwd_fused_f16(), rows, cols)]),
-                    _ => Box::new(move |_| vec![forward_launch::<bf16>(layer_norm_fwd_fused_bf16(), rows, cols)]),
-                },
+                shape,
+                bytes,
+                launches: tutorial,
             });
             if bwd_config(cols, elem_bytes(dtype) as usize).is_none() {
                 continue;
@@ -298,6 +339,24 @@ mod tests {
             (count("layer_norm_fwd", ""), count("layer_norm_bwd", ""), count("layer_norm_bwd", "lock")),
             (15, 14, 14)
         );
+        // The tutorial's forward beside every planned one; the staged form beside the
+        // register prefetch (rows of 16384).
+        assert_eq!((count("layer_norm_fwd", "tutorial"), count("layer_norm_fwd", "staged")), (15, 3));
+        let fwd = |dtype: &str, shape: [usize; 2], variant: &str| {
+            let p = points
+                .iter()
+                .find(|p| p.kernel == "layer_norm_fwd" && p.dtype == dtype && p.shape == shape && p.variant == variant)
+                .unwrap_or_else(|| panic!("no forward point {dtype} {shape:?} {variant:?}"));
+            let launches = (p.launches)(Target::H200);
+            assert_eq!(launches.len(), 1);
+            let (suite, case) = &launches[0];
+            assert!(case.check().is_ok());
+            (suite.def.name, case.grid[0], case.num_warps)
+        };
+        assert_eq!(fwd("f32", [4096, 1024], ""), ("layer_norm_fwd_rows_f32", 4096, 2));
+        assert_eq!(fwd("f32", [4096, 1024], "tutorial"), ("layer_norm_fwd_fused", 4096, 4));
+        assert_eq!(fwd("f16", [4096, 16384], ""), ("layer_norm_fwd_prefetch_registers_f16", 132, 16));
+        assert_eq!(fwd("f16", [4096, 16384], "staged"), ("layer_norm_fwd_prefetch_staged_f16", 132, 16));
         let point = |dtype: &str, shape: [usize; 2], variant: &str| {
             points
                 .iter()

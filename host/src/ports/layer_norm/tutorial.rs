@@ -171,10 +171,30 @@ fn special_row<T: Element>(r: usize, cols: usize, ordinary: &[f64]) -> Vec<f64> 
 /// `num_warps = warps`.
 pub fn forward_case<T: Element>(
     name: &str,
+    shape: (usize, usize),
+    config: (usize, u32),
+    layout: Layout,
+    values: Values,
+) -> Case {
+    forward_case_of::<T>(name, shape, config, layout, values, Signature::Tutorial)
+}
+
+/// The forward kernels' argument lists: the tutorial's, and the whole-row kernels'
+/// (`layer_norm_rows`), which take the row count before `n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Signature {
+    Tutorial,
+    WithRowCount,
+}
+
+/// [`forward_case`] for a kernel of `signature`, on `rows` programs.
+pub(super) fn forward_case_of<T: Element>(
+    name: &str,
     (rows, cols): (usize, usize),
     (block, warps): (usize, u32),
     layout: Layout,
     values: Values,
+    signature: Signature,
 ) -> Case {
     let (xv, yv) = (layout.matrix(rows, cols), layout.matrix(rows, cols));
     let (wv, bv) = (layout.vector(cols, 3), layout.vector(cols, 2));
@@ -188,7 +208,7 @@ pub fn forward_case<T: Element>(
             }
         }
     }
-    Case::new(name)
+    let case = Case::new(name)
         .input("x", x, xv.clone())
         .output("y", unwritten::<T>(&yv), yv.clone())
         .input("w", fill::<T>(2, wv.min_buffer_len(), 0.5, 0.5), wv.clone())
@@ -202,12 +222,12 @@ pub fn forward_case<T: Element>(
         .int(wv.strides[0] as i64)
         .int(bv.strides[0] as i64)
         .int(mv.strides[0] as i64)
-        .int(rv.strides[0] as i64)
-        .int(cols as i64)
-        .f32(EPS)
-        .constexpr("BLOCK_SIZE", block as i64)
-        .num_warps(warps)
-        .grid([rows as u32, 1, 1])
+        .int(rv.strides[0] as i64);
+    let case = match signature {
+        Signature::Tutorial => case,
+        Signature::WithRowCount => case.int(rows as i64),
+    };
+    case.int(cols as i64).f32(EPS).constexpr("BLOCK_SIZE", block as i64).num_warps(warps).grid([rows as u32, 1, 1])
 }
 
 /// The forward cases: the tutorial's configuration on a power-of-two and a

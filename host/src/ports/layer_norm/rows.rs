@@ -1,0 +1,188 @@
+//! The whole-row layer norm forward (`layer_norm_fwd_rows*`,
+//! `layer_norm_fwd_prefetch_registers*`, `layer_norm_fwd_prefetch_staged*`, in f32, f16 and
+//! bf16): its cases, and the forward's launch as `layer_norm_fwd_plan` plans it, which the
+//! bench times. The reference and the tolerance are the tutorial forward's
+//! ([`super::tutorial`]): the kernels compute the same two-pass mean and variance in f32,
+//! from one load of the row instead of three.
+
+use rtriton::ir::ScalarType;
+use rtriton::spec::SpecPolicy;
+use rtriton::trace::KernelDef;
+use rtriton_kernels::ports::layer_norm::{layer_norm_fwd_fused, layer_norm_fwd_fused_bf16, layer_norm_fwd_fused_f16};
+use rtriton_kernels::ports::layer_norm_fwd_plan::{self, Form, Plan};
+use rtriton_kernels::ports::layer_norm_rows::*;
+use rtriton_kernels::ports::softmax::H200_SHARED_BYTES;
+use rtriton_testing::half::{bf16, f16};
+use rtriton_testing::{Case, Element, Suite};
+
+use super::tutorial::{Layout, Signature, Values, forward_case_of, forward_reference, forward_rule};
+
+/// The forward kernel of `form` for `T`.
+pub fn kernel<T: Element>(form: Form) -> KernelDef {
+    match (T::SCALAR, form) {
+        (ScalarType::F16, Form::Loop) => layer_norm_fwd_fused_f16(),
+        (ScalarType::F16, Form::Rows) => layer_norm_fwd_rows_f16(),
+        (ScalarType::F16, Form::PrefetchRegisters) => layer_norm_fwd_prefetch_registers_f16(),
+        (ScalarType::F16, Form::PrefetchStaged) => layer_norm_fwd_prefetch_staged_f16(),
+        (ScalarType::BF16, Form::Loop) => layer_norm_fwd_fused_bf16(),
+        (ScalarType::BF16, Form::Rows) => layer_norm_fwd_rows_bf16(),
+        (ScalarType::BF16, Form::PrefetchRegisters) => layer_norm_fwd_prefetch_registers_bf16(),
+        (ScalarType::BF16, Form::PrefetchStaged) => layer_norm_fwd_prefetch_staged_bf16(),
+        // f32 (the layer norm's other element type)
+        (_, Form::Loop) => layer_norm_fwd_fused(),
+        (_, Form::Rows) => layer_norm_fwd_rows_f32(),
+        (_, Form::PrefetchRegisters) => layer_norm_fwd_prefetch_registers_f32(),
+        (_, Form::PrefetchStaged) => layer_norm_fwd_prefetch_staged_f32(),
+    }
+}
+
+/// One case of a whole-row kernel: `rows x cols` at `plan`'s block and warps, in the
+/// pieces [`parts`] gives, on `programs` programs (each taking rows `pid, pid + programs,
+/// ...`).
+pub fn case<T: Element>(
+    name: &str,
+    (rows, cols): (usize, usize),
+    plan: Plan,
+    programs: usize,
+    layout: Layout,
+    values: Values,
+) -> Case {
+    let config = (plan.block_size, plan.num_warps);
+    let pieces = parts(plan.block_size, T::SCALAR.size_bytes() as usize, plan.num_warps);
+    forward_case_of::<T>(name, (rows, cols), config, layout, values, Signature::WithRowCount)
+        .constexpr("PARTS", pieces as i64)
+        .grid([programs as u32, 1, 1])
+}
+
+/// The plan of a `cols`-wide row of `T` loaded element by element: the warps every case
+/// can take unspecialized without spilling.
+fn scalar_plan<T: Element>(cols: usize, form: Form) -> Plan {
+    let plan = layer_norm_fwd_plan::plan(cols, T::SCALAR.size_bytes() as usize, false, H200_SHARED_BYTES);
+    Plan { form, persistent: form != Form::Rows, ..plan }
+}
+
+/// The cases of the kernel of `form` (not [`Form::Loop`], the tutorial's, whose cases are
+/// [`super::forward_cases`]): one program per row, then grids of fewer programs than rows
+/// (so a program loops, and a prefetching one uses the row it prefetched), over
+/// non-power-of-2 widths, rows narrower than a warp, one column, strided and transposed
+/// views and special values. Blocks stay at most 2048 wide: the suites also compile
+/// unspecialized, where each element takes its own address register.
+pub fn cases<T: Element>(form: Form) -> Vec<Case> {
+    use Layout::*;
+    use Values::*;
+    let p = |cols: usize| scalar_plan::<T>(cols, form);
+    vec![
+        case::<T>("rows_of_1024", (6, 1024), p(1024), 6, Contiguous, Ordinary),
+        case::<T>("non_pow2_1151", (5, 1151), p(1151), 5, Contiguous, Ordinary),
+        case::<T>("narrow_3", (9, 3), p(3), 9, Contiguous, Ordinary),
+        case::<T>("one_column", (4, 1), p(1), 4, Contiguous, Ordinary),
+        case::<T>("strided_views", (5, 700), p(700), 5, Strided, Ordinary),
+        case::<T>("transposed_views", (6, 97), p(97), 6, Transposed, Ordinary),
+        case::<T>("special_values", (9, 37), p(37), 9, Contiguous, Special),
+        case::<T>("w781_3_programs_of_10_rows", (10, 781), p(781), 3, Contiguous, Ordinary),
+        case::<T>("w1000_1_program_of_7_rows", (7, 1000), p(1000), 1, Contiguous, Ordinary),
+        case::<T>("special_values_2_programs", (9, 37), p(37), 2, Contiguous, Special),
+        case::<T>("strided_4_programs_of_11", (11, 300), p(300), 4, Strided, Ordinary),
+        case::<T>("transposed_2_programs_of_5", (5, 130), p(130), 2, Transposed, Ordinary),
+    ]
+}
+
+/// The kernel of `form` on vector rows as [`layer_norm_fwd_plan::plan`] launches them on
+/// the H200 past the blocks of [`cases`]: the widest blocks of each form, only under
+/// Triton's specialization, which proves the 16-byte vectors (unspecialized, the plan
+/// takes other forms for these rows).
+pub fn wide_cases<T: Element>(form: Form) -> Vec<Case> {
+    let bytes = T::SCALAR.size_bytes() as usize;
+    let planned = |cols: usize| layer_norm_fwd_plan::plan(cols, bytes, true, H200_SHARED_BYTES);
+    let widths: &[usize] = match (form, bytes) {
+        (Form::Rows, 4) => &[4096],
+        (Form::Rows, _) => &[8192],
+        (Form::PrefetchRegisters, _) => &[16384],
+        (Form::PrefetchStaged, _) => &[32768, 16400],
+        (Form::Loop, _) => &[],
+    };
+    widths
+        .iter()
+        .map(|&cols| {
+            let plan = Plan { form, persistent: form != Form::Rows, ..planned(cols) };
+            let programs = if plan.persistent { 2 } else { 3 };
+            let values = if cols % 16 == 0 { Values::Ordinary } else { Values::Special };
+            case::<T>(&format!("w{cols}_planned"), (3, cols), plan, programs, Layout::Contiguous, values)
+        })
+        .collect()
+}
+
+/// The suite of the kernel of `form` in `T`: [`cases`] under both specializations, and
+/// [`wide_cases`] in a suite of their own (Triton's specialization only).
+pub fn suites_of<T: Element>(form: Form) -> [Suite; 2] {
+    let suite = || Suite::new(kernel::<T>(form)).reference(forward_reference).rule(forward_rule::<T>());
+    [suite().cases(cases::<T>(form)), suite().cases(wide_cases::<T>(form)).policies(&[SpecPolicy::Triton])]
+}
+
+/// Every whole-row kernel's suites in `T`.
+pub fn all_suites_of<T: Element>() -> Vec<Suite> {
+    [Form::Rows, Form::PrefetchRegisters, Form::PrefetchStaged].into_iter().flat_map(suites_of::<T>).collect()
+}
+
+/// The forward of a contiguous `rows x cols` input of `T` as [`layer_norm_fwd_plan::plan`]
+/// launches it on a device of `sm_count` SMs (the bench's inputs: rows of a multiple of 16
+/// columns load as 16-byte vectors).
+pub fn planned_launch<T: Element>(rows: usize, cols: usize, sm_count: usize) -> (Suite, Case) {
+    let bytes = T::SCALAR.size_bytes() as usize;
+    let plan = layer_norm_fwd_plan::plan(cols, bytes, cols.is_multiple_of(16), H200_SHARED_BYTES);
+    form_launch::<T>(plan, rows, cols, sm_count)
+}
+
+/// Where the plan keeps the next row in registers, the same launch with it staged in
+/// shared memory instead (the bench times both); `None` for other plans.
+pub fn staged_instead<T: Element>(rows: usize, cols: usize, sm_count: usize) -> Option<(Suite, Case)> {
+    let bytes = T::SCALAR.size_bytes() as usize;
+    let plan = layer_norm_fwd_plan::plan(cols, bytes, cols.is_multiple_of(16), H200_SHARED_BYTES);
+    let fits = layer_norm_fwd_plan::staged_shared_bytes(plan.block_size, bytes) <= H200_SHARED_BYTES;
+    (plan.form == Form::PrefetchRegisters && fits)
+        .then(|| form_launch::<T>(Plan { form: Form::PrefetchStaged, ..plan }, rows, cols, sm_count))
+}
+
+/// The forward of a contiguous `rows x cols` input of `T` at `plan`.
+pub fn form_launch<T: Element>(plan: Plan, rows: usize, cols: usize, sm_count: usize) -> (Suite, Case) {
+    let programs = layer_norm_fwd_plan::grid(plan, rows, sm_count)[0] as usize;
+    let suite = Suite::new(kernel::<T>(plan.form)).reference(forward_reference).rule(forward_rule::<T>());
+    let case = match plan.form {
+        Form::Loop => super::forward_case::<T>(
+            "bench",
+            (rows, cols),
+            (plan.block_size, plan.num_warps),
+            Layout::Contiguous,
+            Values::Ordinary,
+        ),
+        _ => case::<T>("bench", (rows, cols), plan, programs, Layout::Contiguous, Values::Ordinary),
+    };
+    (suite, case)
+}
+
+/// The whole-row suites of every dtype, for the port's list.
+pub fn suites() -> Vec<Suite> {
+    let mut out = all_suites_of::<f32>();
+    out.extend(all_suites_of::<f16>());
+    out.extend(all_suites_of::<bf16>());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use rtriton_testing::Backend;
+
+    use super::*;
+
+    /// Every whole-row suite in every dtype on the interpreter and the simulator.
+    #[test]
+    fn the_whole_row_forward_passes_on_the_interpreter_and_the_simulator() {
+        let suites = suites();
+        assert_eq!(suites.len(), 3 * 3 * 2);
+        for s in suites {
+            assert!(!s.cases.is_empty(), "{} has no cases", s.def.name);
+            s.check_all(Backend::Interpreter);
+            s.check_all(Backend::Simulator);
+        }
+    }
+}
