@@ -367,22 +367,27 @@ fn the_chunked_layer_norm_fits_the_registers_its_plan_assumes() {
 }
 
 /// The whole-row layer norm forward as `layer_norm_fwd_plan` launches it on the peer
-/// script's shapes (and the staged form the bench times beside the register prefetch), in
-/// every dtype, for `-arch=sm_86` and `-arch=sm_90`: no spills, the
+/// script's shapes (and the other forms the bench times beside the planned one), in every
+/// dtype, for `-arch=sm_86` and `-arch=sm_90`: no spills, the
 /// row, `w` and `b` loaded 16 bytes at a time, and a persistent program (16 warps, one
 /// per SM) within the 128 registers that let it run at all.
 #[test]
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn the_whole_row_layer_norm_forward_fits_without_spills() {
     use rtriton_host::ports::bench::SHAPES_2D;
-    use rtriton_host::ports::layer_norm::rows::{planned_launch, staged_instead};
+    use rtriton_host::ports::layer_norm::rows::{planned_launch, prefetch_instead, staged_instead};
     use rtriton_testing::Element;
     use rtriton_testing::half::{bf16, f16};
 
     fn check<T: Element>(ptxas: &std::path::PathBuf, problems: &mut Vec<String>) -> usize {
         let mut checked = 0;
         let launches = SHAPES_2D.iter().flat_map(|&(rows, cols)| {
-            [Some(planned_launch::<T>(rows.min(4), cols, 132)), staged_instead::<T>(rows.min(4), cols, 132)]
+            let rows = rows.min(4);
+            [
+                Some(planned_launch::<T>(rows, cols, 132)),
+                staged_instead::<T>(rows, cols, 132),
+                prefetch_instead::<T>(rows, cols, 132),
+            ]
         });
         for (suite, case) in launches.flatten() {
             let cols = case.tensor("x").view.shape[1];
@@ -419,7 +424,8 @@ fn the_whole_row_layer_norm_forward_fits_without_spills() {
     let checked = check::<f32>(&ptxas, &mut problems)
         + check::<f16>(&ptxas, &mut problems)
         + check::<bf16>(&ptxas, &mut problems);
-    // Every shape planned, and the staged form beside the register prefetch on three.
-    assert_eq!(checked, 2 * (3 * SHAPES_2D.len() + 3));
+    // Every shape planned, the staged form beside the register prefetch on three, and the
+    // register prefetch beside one program per row on three.
+    assert_eq!(checked, 2 * (3 * SHAPES_2D.len() + 3 + 3));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

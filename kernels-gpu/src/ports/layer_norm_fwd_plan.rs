@@ -5,14 +5,15 @@
 //! that the planned kernels fit their registers without spilling.
 //!
 //! The rule follows the softmax's (`softmax::plan`), whose kernels hold a row the same
-//! way: a block of the next power of two of the width on one warp per 2 KiB of row (1 to
-//! 16); one program per row up to 8 warps, where several programs share an SM and overlap
+//! way: a block of the next power of two of the width on one warp per
+//! [`ELEMENTS_PER_THREAD`] `x 32` elements (1 to 16 warps); one program per row up to 8 warps, where several programs share an SM and overlap
 //! each other's loads; at 16 warps one program per SM that loads the next row while it
 //! works on this one, in registers up to [`MAX_REGISTER_PREFETCH_BLOCK`] columns and
 //! staged in shared memory past it, up to [`MAX_STAGED_BLOCK`] columns when the staged row
 //! fits the device's shared memory. Rows loaded element by element (a column stride
 //! other than 1, or rows not proven 16-byte aligned) take an address register per
-//! element: they are planned as f32 and are never staged (`cp.async` copies 16 bytes).
+//! element: they are never prefetched, and one block holds at most
+//! [`MAX_SCALAR_BLOCK`] of them.
 
 /// Which forward kernel a launch uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +52,12 @@ pub const MAX_STAGED_BLOCK: usize = 32768;
 /// element (16384 on 16 warps: 32 addresses and values a thread).
 pub const MAX_SCALAR_BLOCK: usize = 16384;
 
+/// Elements of row each thread holds, until a block reaches 16 warps: 16, measured on the H200 (`docs/results/2026-12-04-h200-run10-lnfwd/`):
+/// f16 rows of 1024 ran 1.13x (4096 rows) and 1.10x (32768 rows) faster at 16 a thread
+/// than at 32 (the softmax's 2 KiB a warp), and 1.06x and 1.26x faster than at 8; f16 rows
+/// of 4096 1.05x faster at 16 than at 32. `f32` rows take 16 as under the softmax's rule.
+pub const ELEMENTS_PER_THREAD: usize = 16;
+
 /// The most warps a block takes.
 pub const MAX_WARPS: u32 = 16;
 
@@ -69,8 +76,7 @@ pub fn staged_shared_bytes(block_size: usize, elem_bytes: usize) -> usize {
 /// most shared memory a program may use on the device. See the module doc for the rule.
 pub fn plan(n: usize, elem_bytes: usize, vectors: bool, shared_bytes: usize) -> Plan {
     let block = n.max(1).next_power_of_two();
-    let bytes = if vectors { elem_bytes } else { 4 };
-    let num_warps = ((block * bytes) / 2048).clamp(1, MAX_WARPS as usize) as u32;
+    let num_warps = (block / (32 * ELEMENTS_PER_THREAD)).clamp(1, MAX_WARPS as usize) as u32;
     let whole_row = Plan { form: Form::Rows, block_size: block, num_warps, persistent: false };
     if !vectors {
         if block <= MAX_SCALAR_BLOCK {
@@ -88,9 +94,11 @@ pub fn plan(n: usize, elem_bytes: usize, vectors: bool, shared_bytes: usize) -> 
 }
 
 /// The programs of a launch of `plan` over `n_rows` rows on a device of `sm_count` SMs:
-/// one per row, or for a persistent plan one per SM (fewer when there are fewer rows).
+/// one per row, or for a persistent plan [`MAX_WARPS`] warps of programs per SM (one
+/// program of 16 warps, two of 8, ...; fewer when there are fewer rows).
 pub fn grid(plan: Plan, n_rows: usize, sm_count: usize) -> [u32; 3] {
-    let programs = if plan.persistent { n_rows.min(sm_count.max(1)) } else { n_rows };
+    let per_sm = (MAX_WARPS / plan.num_warps.clamp(1, MAX_WARPS)) as usize;
+    let programs = if plan.persistent { n_rows.min(sm_count.max(1) * per_sm) } else { n_rows };
     [programs.max(1) as u32, 1, 1]
 }
 
@@ -108,12 +116,12 @@ mod tests {
             (1, 4, false, H200, Rows, 1, 1),
             (7, 4, true, H200, Rows, 8, 1),
             (1024, 4, true, H200, Rows, 1024, 2),
-            (1024, 2, true, H200, Rows, 1024, 1),
+            (1024, 2, true, H200, Rows, 1024, 2),
             (1151, 2, false, H200, Rows, 2048, 4),
             (4096, 4, true, H200, Rows, 4096, 8),
-            (4096, 2, true, H200, Rows, 4096, 4),
+            (4096, 2, true, H200, Rows, 4096, 8),
             (8192, 4, true, H200, PrefetchRegisters, 8192, 16),
-            (8192, 2, true, H200, Rows, 8192, 8),
+            (8192, 2, true, H200, PrefetchRegisters, 8192, 16),
             (16384, 4, true, H200, PrefetchRegisters, 16384, 16),
             (16384, 2, true, H200, PrefetchRegisters, 16384, 16),
             (16400, 2, true, H200, PrefetchStaged, 32768, 16),
@@ -135,9 +143,12 @@ mod tests {
     }
 
     #[test]
-    fn a_persistent_grid_is_one_program_per_sm_or_per_row_when_fewer() {
+    fn a_persistent_grid_is_sixteen_warps_per_sm_or_one_program_per_row_when_fewer() {
         let (wide, narrow) = (plan(32768, 4, true, H200), plan(1024, 4, true, H200));
-        for (p, rows, programs) in [(wide, 2048, 132), (wide, 100, 100), (wide, 0, 1), (narrow, 4096, 4096)] {
+        let eight_warps = Plan { form: Form::PrefetchRegisters, persistent: true, ..plan(4096, 2, true, H200) };
+        assert_eq!(eight_warps.num_warps, 8);
+        let table = [(wide, 2048, 132), (wide, 100, 100), (wide, 0, 1), (narrow, 4096, 4096), (eight_warps, 4096, 264)];
+        for (p, rows, programs) in table {
             assert_eq!(grid(p, rows, 132), [programs, 1, 1], "{p:?} {rows} rows");
         }
     }

@@ -124,8 +124,9 @@ pub fn example() -> Vec<ExampleCase> {
 /// The peer script's `layer_norm_fwd` and `layer_norm_bwd` points: its 2-D shapes in f32,
 /// f16 and bf16, contiguous. The forward runs as `layer_norm_fwd_plan::plan` says (the
 /// whole row in one block, [`rows`]), with the tutorial's kernel at [`fwd_config`] beside
-/// it as the variant `tutorial`, and where the plan keeps the next row in registers, the
-/// staged form as the variant `staged`; the backward
+/// it as the variant `tutorial`; where the plan keeps the next row in registers, the
+/// staged form as the variant `staged`; where it takes one program per row on 8 warps,
+/// a persistent grid with the next row in registers as the variant `prefetch`; the backward
 /// (`layer_norm_bwd`, the dx kernel and the dw/db sum timed together) as
 /// `layer_norm_plan::plan` says for the device: the persistent form for rows up to 4096
 /// columns, the chunked form for wider ones; the tutorial's lock form is measured too, as
@@ -168,6 +169,28 @@ pub fn bench_points() -> Vec<BenchPoint> {
                     shape,
                     bytes,
                     launches: staged,
+                });
+            }
+            if fwd.form == layer_norm_fwd_plan::Form::Rows && fwd.num_warps >= 4 {
+                let prefetch: Launches = match dtype {
+                    "f32" => Box::new(move |t: Target| {
+                        rows::prefetch_instead::<f32>(rows, cols, t.sm_count).into_iter().collect()
+                    }),
+                    "f16" => Box::new(move |t: Target| {
+                        rows::prefetch_instead::<f16>(rows, cols, t.sm_count).into_iter().collect()
+                    }),
+                    _ => Box::new(move |t: Target| {
+                        rows::prefetch_instead::<bf16>(rows, cols, t.sm_count).into_iter().collect()
+                    }),
+                };
+                let shape = vec![rows, cols];
+                out.push(BenchPoint {
+                    kernel: "layer_norm_fwd",
+                    variant: "prefetch",
+                    dtype,
+                    shape,
+                    bytes,
+                    launches: prefetch,
                 });
             }
             let tutorial: Launches = match dtype {
@@ -342,6 +365,9 @@ mod tests {
         // The tutorial's forward beside every planned one; the staged form beside the
         // register prefetch (rows of 16384).
         assert_eq!((count("layer_norm_fwd", "tutorial"), count("layer_norm_fwd", "staged")), (15, 3));
+        // A persistent grid with the next row in registers beside one program per row on
+        // 8 warps (rows of 4096).
+        assert_eq!(count("layer_norm_fwd", "prefetch"), 3);
         let fwd = |dtype: &str, shape: [usize; 2], variant: &str| {
             let p = points
                 .iter()
@@ -357,6 +383,8 @@ mod tests {
         assert_eq!(fwd("f32", [4096, 1024], "tutorial"), ("layer_norm_fwd_fused", 4096, 4));
         assert_eq!(fwd("f16", [4096, 16384], ""), ("layer_norm_fwd_prefetch_registers_f16", 132, 16));
         assert_eq!(fwd("f16", [4096, 16384], "staged"), ("layer_norm_fwd_prefetch_staged_f16", 132, 16));
+        assert_eq!(fwd("bf16", [4096, 4096], ""), ("layer_norm_fwd_rows_bf16", 4096, 8));
+        assert_eq!(fwd("bf16", [4096, 4096], "prefetch"), ("layer_norm_fwd_prefetch_registers_bf16", 264, 8));
         let point = |dtype: &str, shape: [usize; 2], variant: &str| {
             points
                 .iter()

@@ -95,8 +95,7 @@ pub fn wide_cases<T: Element>(form: Form) -> Vec<Case> {
     let bytes = T::SCALAR.size_bytes() as usize;
     let planned = |cols: usize| layer_norm_fwd_plan::plan(cols, bytes, true, H200_SHARED_BYTES);
     let widths: &[usize] = match (form, bytes) {
-        (Form::Rows, 4) => &[4096],
-        (Form::Rows, _) => &[8192],
+        (Form::Rows, _) => &[4096],
         (Form::PrefetchRegisters, _) => &[16384],
         (Form::PrefetchStaged, _) => &[32768, 16400],
         (Form::Loop, _) => &[],
@@ -141,6 +140,18 @@ pub fn staged_instead<T: Element>(rows: usize, cols: usize, sm_count: usize) -> 
     let fits = layer_norm_fwd_plan::staged_shared_bytes(plan.block_size, bytes) <= H200_SHARED_BYTES;
     (plan.form == Form::PrefetchRegisters && fits)
         .then(|| form_launch::<T>(Plan { form: Form::PrefetchStaged, ..plan }, rows, cols, sm_count))
+}
+
+/// Where the plan takes one program per row on 4 or 8 warps, the same block and warps
+/// on a persistent grid with the next row in registers (the bench times both); `None`
+/// for other plans.
+pub fn prefetch_instead<T: Element>(rows: usize, cols: usize, sm_count: usize) -> Option<(Suite, Case)> {
+    let bytes = T::SCALAR.size_bytes() as usize;
+    let plan = layer_norm_fwd_plan::plan(cols, bytes, cols.is_multiple_of(16), H200_SHARED_BYTES);
+    (plan.form == Form::Rows && plan.num_warps >= 4).then(|| {
+        let prefetch = Plan { form: Form::PrefetchRegisters, persistent: true, ..plan };
+        form_launch::<T>(prefetch, rows, cols, sm_count)
+    })
 }
 
 /// The forward of a contiguous `rows x cols` input of `T` at `plan`.
