@@ -5,15 +5,16 @@
 //! that the planned kernels fit their registers without spilling.
 //!
 //! The rule follows the softmax's (`softmax::plan`), whose kernels hold a row the same
-//! way: a block of the next power of two of the width on one warp per
-//! [`ELEMENTS_PER_THREAD`] `x 32` elements (1 to 16 warps); one program per row up to 8 warps, where several programs share an SM and overlap
-//! each other's loads; at 16 warps one program per SM that loads the next row while it
-//! works on this one, in registers up to [`MAX_REGISTER_PREFETCH_BLOCK`] columns and
-//! staged in shared memory past it, up to [`MAX_STAGED_BLOCK`] columns when the staged row
-//! fits the device's shared memory. Rows loaded element by element (a column stride
-//! other than 1, or rows not proven 16-byte aligned) take an address register per
-//! element: they are never prefetched, and one block holds at most
-//! [`MAX_SCALAR_BLOCK`] of them.
+//! way: a block of the next power of two of the width, [`ELEMENTS_PER_THREAD`] elements
+//! a thread (1 to 16 warps). Up to 8 warps, one program per row: several programs share
+//! an SM and overlap each other's loads. At 16 warps (and for 16-bit rows of 4096 on 8
+//! warps, [`MAX_EIGHT_WARP_PREFETCH_BYTES`]) a persistent grid ([`programs_per_sm`])
+//! whose programs load the next row while they work on this one: in registers up to
+//! [`MAX_REGISTER_PREFETCH_BLOCK`] columns, staged in shared memory past that, up to
+//! [`MAX_STAGED_BLOCK`] columns when the staged row fits the device's shared memory.
+//! Rows loaded element by element (a column stride other than 1, or rows not proven
+//! 16-byte aligned) take an address register per element: they are never prefetched,
+//! and one block holds at most [`MAX_SCALAR_BLOCK`] of them.
 
 /// Which forward kernel a launch uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +44,13 @@ pub struct Plan {
 /// next; ptxas fits `f32` in 128 registers without spills, and spilled 56 to 76 bytes a
 /// thread for 16-bit rows of 32768 (64 registers of this row in `f32`, 32 of the next).
 pub const MAX_REGISTER_PREFETCH_BLOCK: usize = 16384;
+
+/// The widest row, in bytes, an 8-warp block prefetches (in registers): 8 KiB, 16-bit
+/// rows of 4096, where ptxas fits the kernel in 64 registers (so four programs share an
+/// SM) and the H200 ran 4096 x 4096 1.31x (f16) and 1.32x (bf16) faster than one program
+/// per row; `f32` rows of 4096 take 80 registers and ran 0.92x as fast persistent, so they
+/// keep one program per row (`docs/results/2026-12-04-h200-run10-lnfwd/`).
+pub const MAX_EIGHT_WARP_PREFETCH_BYTES: usize = 8 << 10;
 
 /// The widest block of the whole-row kernels: 32768 columns on 16 warps, 64 elements of
 /// row per thread; the next row is staged, not held.
@@ -82,6 +90,8 @@ pub fn plan(n: usize, elem_bytes: usize, vectors: bool, shared_bytes: usize) -> 
         if block <= MAX_SCALAR_BLOCK {
             return whole_row;
         }
+    } else if num_warps == 8 && block * elem_bytes <= MAX_EIGHT_WARP_PREFETCH_BYTES {
+        return Plan { form: Form::PrefetchRegisters, persistent: true, ..whole_row };
     } else if num_warps < MAX_WARPS {
         return whole_row;
     } else if block <= MAX_REGISTER_PREFETCH_BLOCK {
@@ -94,13 +104,29 @@ pub fn plan(n: usize, elem_bytes: usize, vectors: bool, shared_bytes: usize) -> 
 }
 
 /// The programs of a launch of `plan` over `n_rows` rows on a device of `sm_count` SMs:
-/// one per row, or for a persistent plan [`MAX_WARPS`] warps of programs per SM (one
-/// program of 16 warps, two of 8, ...; fewer when there are fewer rows).
+/// one per row, or for a persistent plan [`programs_per_sm`] per SM (fewer when there are
+/// fewer rows).
 pub fn grid(plan: Plan, n_rows: usize, sm_count: usize) -> [u32; 3] {
-    let per_sm = (MAX_WARPS / plan.num_warps.clamp(1, MAX_WARPS)) as usize;
-    let programs = if plan.persistent { n_rows.min(sm_count.max(1) * per_sm) } else { n_rows };
+    let programs = if plan.persistent { n_rows.min(sm_count.max(1) * programs_per_sm(plan)) } else { n_rows };
     [programs.max(1) as u32, 1, 1]
 }
+
+/// The persistent programs of `plan` an SM holds at once, by the registers
+/// [`persistent_registers`] allows them: one of 16 warps (128 registers), four of 8 (64).
+pub fn programs_per_sm(plan: Plan) -> usize {
+    let threads = 32 * plan.num_warps.max(1) as usize;
+    (REGISTERS_PER_SM / (threads * persistent_registers(plan.num_warps) as usize)).max(1)
+}
+
+/// The most registers a thread of a persistent program of `num_warps` warps may take
+/// for [`programs_per_sm`] to hold (`tests/tests/ports_ptxas.rs` checks the planned
+/// kernels against it): 128 on 16 warps, 64 on fewer.
+pub fn persistent_registers(num_warps: u32) -> u32 {
+    if num_warps >= MAX_WARPS { 128 } else { 64 }
+}
+
+/// Registers per SM on sm_80 ... sm_90.
+const REGISTERS_PER_SM: usize = 65536;
 
 #[cfg(test)]
 mod tests {
@@ -119,7 +145,9 @@ mod tests {
             (1024, 2, true, H200, Rows, 1024, 2),
             (1151, 2, false, H200, Rows, 2048, 4),
             (4096, 4, true, H200, Rows, 4096, 8),
-            (4096, 2, true, H200, Rows, 4096, 8),
+            (4096, 2, true, H200, PrefetchRegisters, 4096, 8),
+            (2048, 2, true, H200, Rows, 2048, 4),
+            (4096, 2, false, H200, Rows, 4096, 8),
             (8192, 4, true, H200, PrefetchRegisters, 8192, 16),
             (8192, 2, true, H200, PrefetchRegisters, 8192, 16),
             (16384, 4, true, H200, PrefetchRegisters, 16384, 16),
@@ -143,11 +171,11 @@ mod tests {
     }
 
     #[test]
-    fn a_persistent_grid_is_sixteen_warps_per_sm_or_one_program_per_row_when_fewer() {
+    fn a_persistent_grid_fills_the_sms_registers_or_takes_one_program_per_row_when_fewer() {
         let (wide, narrow) = (plan(32768, 4, true, H200), plan(1024, 4, true, H200));
-        let eight_warps = Plan { form: Form::PrefetchRegisters, persistent: true, ..plan(4096, 2, true, H200) };
-        assert_eq!(eight_warps.num_warps, 8);
-        let table = [(wide, 2048, 132), (wide, 100, 100), (wide, 0, 1), (narrow, 4096, 4096), (eight_warps, 4096, 264)];
+        let eight_warps = plan(4096, 2, true, H200);
+        assert_eq!((eight_warps.form, eight_warps.num_warps), (Form::PrefetchRegisters, 8));
+        let table = [(wide, 2048, 132), (wide, 100, 100), (wide, 0, 1), (narrow, 4096, 4096), (eight_warps, 4096, 528)];
         for (p, rows, programs) in table {
             assert_eq!(grid(p, rows, 132), [programs, 1, 1], "{p:?} {rows} rows");
         }

@@ -124,9 +124,8 @@ pub fn example() -> Vec<ExampleCase> {
 /// The peer script's `layer_norm_fwd` and `layer_norm_bwd` points: its 2-D shapes in f32,
 /// f16 and bf16, contiguous. The forward runs as `layer_norm_fwd_plan::plan` says (the
 /// whole row in one block, [`rows`]), with the tutorial's kernel at [`fwd_config`] beside
-/// it as the variant `tutorial`; where the plan keeps the next row in registers, the
-/// staged form as the variant `staged`; where it takes one program per row on 8 warps,
-/// a persistent grid with the next row in registers as the variant `prefetch`; the backward
+/// it as the variant `tutorial`, and the form the plan did not choose where the choice
+/// was close (`rows::other_form`: `staged`, `rows` or `prefetch`); the backward
 /// (`layer_norm_bwd`, the dx kernel and the dw/db sum timed together) as
 /// `layer_norm_plan::plan` says for the device: the persistent form for rows up to 4096
 /// columns, the chunked form for wider ones; the tutorial's lock form is measured too, as
@@ -149,49 +148,14 @@ pub fn bench_points() -> Vec<BenchPoint> {
             let shape = vec![rows, cols];
             out.push(BenchPoint { kernel: "layer_norm_fwd", variant: "", dtype, shape, bytes, launches: planned });
             let fwd = layer_norm_fwd_plan::plan(cols, elem_bytes(dtype) as usize, true, H200_SHARED_BYTES);
-            if fwd.form == layer_norm_fwd_plan::Form::PrefetchRegisters {
-                let staged: Launches = match dtype {
-                    "f32" => Box::new(move |t: Target| {
-                        rows::staged_instead::<f32>(rows, cols, t.sm_count).into_iter().collect()
-                    }),
-                    "f16" => Box::new(move |t: Target| {
-                        rows::staged_instead::<f16>(rows, cols, t.sm_count).into_iter().collect()
-                    }),
-                    _ => Box::new(move |t: Target| {
-                        rows::staged_instead::<bf16>(rows, cols, t.sm_count).into_iter().collect()
-                    }),
+            if let Some((variant, other)) = rows::other_form(fwd, elem_bytes(dtype) as usize) {
+                let launches: Launches = match dtype {
+                    "f32" => Box::new(move |t: Target| vec![rows::form_launch::<f32>(other, rows, cols, t.sm_count)]),
+                    "f16" => Box::new(move |t: Target| vec![rows::form_launch::<f16>(other, rows, cols, t.sm_count)]),
+                    _ => Box::new(move |t: Target| vec![rows::form_launch::<bf16>(other, rows, cols, t.sm_count)]),
                 };
                 let shape = vec![rows, cols];
-                out.push(BenchPoint {
-                    kernel: "layer_norm_fwd",
-                    variant: "staged",
-                    dtype,
-                    shape,
-                    bytes,
-                    launches: staged,
-                });
-            }
-            if fwd.form == layer_norm_fwd_plan::Form::Rows && fwd.num_warps >= 4 {
-                let prefetch: Launches = match dtype {
-                    "f32" => Box::new(move |t: Target| {
-                        rows::prefetch_instead::<f32>(rows, cols, t.sm_count).into_iter().collect()
-                    }),
-                    "f16" => Box::new(move |t: Target| {
-                        rows::prefetch_instead::<f16>(rows, cols, t.sm_count).into_iter().collect()
-                    }),
-                    _ => Box::new(move |t: Target| {
-                        rows::prefetch_instead::<bf16>(rows, cols, t.sm_count).into_iter().collect()
-                    }),
-                };
-                let shape = vec![rows, cols];
-                out.push(BenchPoint {
-                    kernel: "layer_norm_fwd",
-                    variant: "prefetch",
-                    dtype,
-                    shape,
-                    bytes,
-                    launches: prefetch,
-                });
+                out.push(BenchPoint { kernel: "layer_norm_fwd", variant, dtype, shape, bytes, launches });
             }
             let tutorial: Launches = match dtype {
                 "f32" => Box::new(move |_| vec![forward_launch::<f32>(layer_norm_fwd_fused(), rows, cols)]),
@@ -363,11 +327,10 @@ mod tests {
             (15, 14, 14)
         );
         // The tutorial's forward beside every planned one; the staged form beside the
-        // register prefetch (rows of 16384).
-        assert_eq!((count("layer_norm_fwd", "tutorial"), count("layer_norm_fwd", "staged")), (15, 3));
-        // A persistent grid with the next row in registers beside one program per row on
-        // 8 warps (rows of 4096).
-        assert_eq!(count("layer_norm_fwd", "prefetch"), 3);
+        // register prefetch on rows of 16384; one program per row beside the 16-bit rows
+        // of 4096 planned persistent, and the reverse for f32.
+        let variants = ["tutorial", "staged", "rows", "prefetch"].map(|v| count("layer_norm_fwd", v));
+        assert_eq!(variants, [15, 3, 2, 1]);
         let fwd = |dtype: &str, shape: [usize; 2], variant: &str| {
             let p = points
                 .iter()
@@ -383,8 +346,10 @@ mod tests {
         assert_eq!(fwd("f32", [4096, 1024], "tutorial"), ("layer_norm_fwd_fused", 4096, 4));
         assert_eq!(fwd("f16", [4096, 16384], ""), ("layer_norm_fwd_prefetch_registers_f16", 132, 16));
         assert_eq!(fwd("f16", [4096, 16384], "staged"), ("layer_norm_fwd_prefetch_staged_f16", 132, 16));
-        assert_eq!(fwd("bf16", [4096, 4096], ""), ("layer_norm_fwd_rows_bf16", 4096, 8));
-        assert_eq!(fwd("bf16", [4096, 4096], "prefetch"), ("layer_norm_fwd_prefetch_registers_bf16", 264, 8));
+        assert_eq!(fwd("bf16", [4096, 4096], ""), ("layer_norm_fwd_prefetch_registers_bf16", 4 * 132, 8));
+        assert_eq!(fwd("bf16", [4096, 4096], "rows"), ("layer_norm_fwd_rows_bf16", 4096, 8));
+        assert_eq!(fwd("f32", [4096, 4096], ""), ("layer_norm_fwd_rows_f32", 4096, 8));
+        assert_eq!(fwd("f32", [4096, 4096], "prefetch"), ("layer_norm_fwd_prefetch_registers_f32", 4 * 132, 8));
         let point = |dtype: &str, shape: [usize; 2], variant: &str| {
             points
                 .iter()

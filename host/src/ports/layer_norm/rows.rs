@@ -132,26 +132,18 @@ pub fn planned_launch<T: Element>(rows: usize, cols: usize, sm_count: usize) -> 
     form_launch::<T>(plan, rows, cols, sm_count)
 }
 
-/// Where the plan keeps the next row in registers, the same launch with it staged in
-/// shared memory instead (the bench times both); `None` for other plans.
-pub fn staged_instead<T: Element>(rows: usize, cols: usize, sm_count: usize) -> Option<(Suite, Case)> {
-    let bytes = T::SCALAR.size_bytes() as usize;
-    let plan = layer_norm_fwd_plan::plan(cols, bytes, cols.is_multiple_of(16), H200_SHARED_BYTES);
-    let fits = layer_norm_fwd_plan::staged_shared_bytes(plan.block_size, bytes) <= H200_SHARED_BYTES;
-    (plan.form == Form::PrefetchRegisters && fits)
-        .then(|| form_launch::<T>(Plan { form: Form::PrefetchStaged, ..plan }, rows, cols, sm_count))
-}
-
-/// Where the plan takes one program per row on 4 or 8 warps, the same block and warps
-/// on a persistent grid with the next row in registers (the bench times both); `None`
-/// for other plans.
-pub fn prefetch_instead<T: Element>(rows: usize, cols: usize, sm_count: usize) -> Option<(Suite, Case)> {
-    let bytes = T::SCALAR.size_bytes() as usize;
-    let plan = layer_norm_fwd_plan::plan(cols, bytes, cols.is_multiple_of(16), H200_SHARED_BYTES);
-    (plan.form == Form::Rows && plan.num_warps >= 4).then(|| {
-        let prefetch = Plan { form: Form::PrefetchRegisters, persistent: true, ..plan };
-        form_launch::<T>(prefetch, rows, cols, sm_count)
-    })
+/// The form the bench times beside `plan` (for rows of `elem_bytes`-byte elements), with
+/// its variant name, where the choice between the two was close: the staged next row
+/// beside the register one on 16 warps; one program per row beside the 8-warp register
+/// prefetch, and the reverse. `None` for other plans.
+pub fn other_form(plan: Plan, elem_bytes: usize) -> Option<(&'static str, Plan)> {
+    let staged_fits = layer_norm_fwd_plan::staged_shared_bytes(plan.block_size, elem_bytes) <= H200_SHARED_BYTES;
+    match (plan.form, plan.num_warps) {
+        (Form::PrefetchRegisters, 16) if staged_fits => Some(("staged", Plan { form: Form::PrefetchStaged, ..plan })),
+        (Form::PrefetchRegisters, 8) => Some(("rows", Plan { form: Form::Rows, persistent: false, ..plan })),
+        (Form::Rows, 8) => Some(("prefetch", Plan { form: Form::PrefetchRegisters, persistent: true, ..plan })),
+        _ => None,
+    }
 }
 
 /// The forward of a contiguous `rows x cols` input of `T` at `plan`.
