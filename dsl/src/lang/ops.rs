@@ -251,7 +251,8 @@ where
     }))
 }
 
-/// Values carried around a [`for_range`] loop: a tensor or a tuple of tensors.
+/// Values carried around a [`for_range`] loop: a tensor, `()`, a tuple of up to four, or an
+/// array of carried values.
 pub trait Carry: Sized {
     fn values(&self) -> Vec<Value>;
     fn rebuild(values: &mut dyn Iterator<Item = Value>) -> Self;

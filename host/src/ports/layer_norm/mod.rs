@@ -72,12 +72,16 @@ pub const PORT: Port = Port {
 };
 
 /// What `cargo run --example layer_norm [-- --dtype f32|f16|bf16]` runs, in the dtype
-/// asked for: the forward pass, then the two kernels of the tutorial's backward pass, in
-/// order, then the two kernels of the lock-free persistent backward.
+/// asked for: the tutorial's forward pass and the whole-row forward the bench runs, then
+/// the two kernels of the tutorial's backward pass, in order, then the two kernels of the
+/// lock-free persistent backward.
 pub fn example() -> Vec<ExampleCase> {
     const FORWARD: &str = "forward: y = (x - mean) * rstd * w + b with rstd = 1 / sqrt(var + eps), one program per \
                            row (5 rows of 1151, BLOCK_SIZE 2048); each row's mean and rstd are stored for the \
                            backward pass";
+    const ROWS: &str = "forward as the bench runs it for rows this wide: the whole row in one block, read once \
+                        (5 rows of 1151 on one program each, BLOCK_SIZE 2048 on 4 warps, 16 elements a thread), its \
+                        mean and centred variance two reductions of that block";
     const DX: &str = "backward, first kernel: dx of every row (10 rows of 1151), and each row's dy * x_hat and dy \
                       added into partial row (row % 4) of dw and db under that partial row's lock";
     const DWDB: &str = "backward, second kernel: the partial rows (256 of 1000 columns) summed into dw and db, \
@@ -88,8 +92,14 @@ pub fn example() -> Vec<ExampleCase> {
     const SUM: &str = "backward without the lock, second kernel: 300 f32 partial rows of 1024 columns summed into dw \
                        and db, 256 x 8 at a time (128 programs, about one per SM of an H200)";
     let steps = |dtype: &'static str, forward: Suite, dx: Suite, dwdb: Suite, [persistent, sum]: [Suite; 2]| {
+        let [rows_forward, _] = match dtype {
+            "f16" => rows::suites_of::<f16>(layer_norm_fwd_plan::Form::Rows),
+            "bf16" => rows::suites_of::<bf16>(layer_norm_fwd_plan::Form::Rows),
+            _ => rows::suites_of::<f32>(layer_norm_fwd_plan::Form::Rows),
+        };
         [
             ExampleCase::new(dtype, forward, "non_pow2_1151").saying(FORWARD),
+            ExampleCase::new(dtype, rows_forward, "non_pow2_1151").saying(ROWS),
             ExampleCase::new(dtype, dx, "non_pow2_1151_group_4").saying(DX),
             ExampleCase::new(dtype, dwdb, "tutorial_256x1000").saying(DWDB),
             ExampleCase::new(dtype, persistent, "rows_of_1024_on_5_programs").saying(PERSISTENT),
