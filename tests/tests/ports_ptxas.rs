@@ -370,7 +370,8 @@ fn the_chunked_layer_norm_fits_the_registers_its_plan_assumes() {
 /// script's shapes (and the other forms the bench times beside the planned one), in every
 /// dtype, for `-arch=sm_86` and `-arch=sm_90`: no spills, the
 /// row, `w` and `b` loaded 16 bytes at a time, and a planned persistent program within
-/// the registers its grid assumes (`layer_norm_fwd_plan::persistent_registers`).
+/// the registers its grid assumes (`layer_norm_fwd_plan::persistent_registers`); and the
+/// widest block planned for rows loaded element by element, without spills.
 #[test]
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn the_whole_row_layer_norm_forward_fits_without_spills() {
@@ -422,12 +423,44 @@ fn the_whole_row_layer_norm_forward_fits_without_spills() {
         }
         checked
     }
+    /// The widest block the plan gives rows loaded element by element (a strided view,
+    /// under Triton's specialization), which must not spill either.
+    fn check_scalar<T: Element>(ptxas: &std::path::PathBuf, problems: &mut Vec<String>) -> usize {
+        use rtriton_host::ports::layer_norm::rows::case;
+        use rtriton_host::ports::layer_norm::{Layout, Values};
+        use rtriton_kernels::ports::layer_norm_fwd_plan::{Form, MAX_SCALAR_BLOCK};
+        let cols = MAX_SCALAR_BLOCK;
+        let plan = layer_norm_fwd_plan::plan(cols, T::SCALAR.size_bytes() as usize, false, H200_SHARED_BYTES);
+        assert_eq!((plan.form, plan.block_size), (Form::Rows, cols));
+        let def = rtriton_host::ports::layer_norm::rows::kernel::<T>(Form::Rows);
+        let case = case::<T>("ptx", (2, cols), plan, 2, Layout::Strided, Values::Ordinary);
+        let args = rtriton_testing::suite::arg_values(&case).expect("the case places");
+        let text = compile(&def, &case.constexprs, &args, SpecPolicy::Triton, case.num_warps);
+        assert!(
+            text.lines().any(|l| l.contains("ld.global")) && !text.contains("ld.global.v"),
+            "{}: element-wise loads",
+            def.name
+        );
+        for arch in ["sm_86", "sm_90"] {
+            let info = assemble(ptxas, &text, arch, def.name).unwrap_or_else(|e| panic!("{}: {e}", def.name));
+            if spill_stores(&info) != Some(0) {
+                problems.push(format!(
+                    "{} element-wise at {cols} on {} warps, -arch={arch}: spills:\n{info}",
+                    def.name, case.num_warps
+                ));
+            }
+        }
+        2
+    }
     let ptxas = ptxas("the_whole_row_layer_norm_forward_fits_without_spills");
     let mut problems = Vec::new();
     let checked = check::<f32>(&ptxas, &mut problems)
         + check::<f16>(&ptxas, &mut problems)
         + check::<bf16>(&ptxas, &mut problems);
+    let scalar = check_scalar::<f32>(&ptxas, &mut problems)
+        + check_scalar::<f16>(&ptxas, &mut problems)
+        + check_scalar::<bf16>(&ptxas, &mut problems);
     // Every shape planned, and the other form the bench times on six (`other_form`).
-    assert_eq!(checked, 2 * (3 * SHAPES_2D.len() + 6));
+    assert_eq!((checked, scalar), (2 * (3 * SHAPES_2D.len() + 6), 6));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

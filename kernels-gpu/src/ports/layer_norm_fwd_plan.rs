@@ -56,9 +56,11 @@ pub const MAX_EIGHT_WARP_PREFETCH_BYTES: usize = 8 << 10;
 /// row per thread; the next row is staged, not held.
 pub const MAX_STAGED_BLOCK: usize = 32768;
 
-/// The widest block of the whole-row kernel without prefetch on rows loaded element by
-/// element (16384 on 16 warps: 32 addresses and values a thread).
-pub const MAX_SCALAR_BLOCK: usize = 16384;
+/// The widest block of the whole-row kernel on rows loaded element by element: 8192 on
+/// 16 warps, 16 addresses and values a thread, fit 128 registers without spills (ptxas,
+/// sm_90, every dtype; `tests/tests/ports_ptxas.rs` checks); 16384 spilled 28 bytes a
+/// thread in f32.
+pub const MAX_SCALAR_BLOCK: usize = 8192;
 
 /// Elements of row each thread holds, until a block reaches 16 warps: 16, measured on the H200 (`docs/results/2026-12-04-h200-run10-lnfwd/`):
 /// f16 rows of 1024 ran 1.13x (4096 rows) and 1.10x (32768 rows) faster at 16 a thread
@@ -153,7 +155,9 @@ mod tests {
             (16384, 4, true, H200, PrefetchRegisters, 16384, 16),
             (16384, 2, true, H200, PrefetchRegisters, 16384, 16),
             (16400, 2, true, H200, PrefetchStaged, 32768, 16),
-            (16384, 4, false, H200, Rows, 16384, 16),
+            (8192, 4, false, H200, Rows, 8192, 16),
+            (8193, 2, false, H200, Loop, 4096, 8),
+            (16384, 4, false, H200, Loop, 4096, 8),
             (32768, 4, true, H200, PrefetchStaged, 32768, 16),
             (16400, 4, true, H200, PrefetchStaged, 32768, 16),
             (32768, 2, true, H200, PrefetchStaged, 32768, 16),
