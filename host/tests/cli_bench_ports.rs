@@ -63,7 +63,10 @@ fn bad_launch_overrides_name_the_flag() {
     assert_eq!(code, 1);
     assert!(stderr.starts_with("--set BLOCK_SIZE=big: the value is not an integer"), "{stderr}");
     let (code, _, stderr) = run(&["--launch", "0"]);
-    assert_eq!((code, stderr.as_str()), (1, "--launch: give --set, --warps or --programs to apply to it\n"));
+    assert_eq!(
+        (code, stderr.as_str()),
+        (1, "--launch: give --set, --warps, --programs or --min-ctas to apply to it\n")
+    );
     // clap's range checks (usage errors, status 2), and the flags need --kernel.
     assert_eq!(run(&["--warps", "0"]).0, 2);
     assert_eq!(run(&["--programs", "0"]).0, 2);

@@ -105,13 +105,24 @@ pub struct Case {
     pub args: Vec<CaseArg>,
     pub constexprs: Vec<(&'static str, i64)>,
     pub num_warps: u32,
+    /// CTAs an SM should hold at once (`.minnctapersm`, a register bound for ptxas; 0:
+    /// none). Only the GPU's PTX carries it: the interpreter and the simulator run the
+    /// same program either way.
+    pub min_ctas_per_sm: u32,
     pub grid: [u32; 3],
 }
 
 impl Case {
     /// An empty case: no arguments, 4 warps, one program.
     pub fn new(name: impl Into<String>) -> Case {
-        Case { name: name.into(), args: Vec::new(), constexprs: Vec::new(), num_warps: 4, grid: [1, 1, 1] }
+        Case {
+            name: name.into(),
+            args: Vec::new(),
+            constexprs: Vec::new(),
+            num_warps: 4,
+            min_ctas_per_sm: 0,
+            grid: [1, 1, 1],
+        }
     }
 
     /// A tensor the kernel reads: `data` is the whole buffer, `view` what the kernel sees.
@@ -143,6 +154,12 @@ impl Case {
 
     pub fn num_warps(mut self, num_warps: u32) -> Case {
         self.num_warps = num_warps;
+        self
+    }
+
+    /// Asks ptxas to fit `n` CTAs of this launch per SM (`.minnctapersm n`).
+    pub fn min_ctas_per_sm(mut self, n: u32) -> Case {
+        self.min_ctas_per_sm = n;
         self
     }
 

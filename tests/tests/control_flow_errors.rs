@@ -216,6 +216,7 @@ fn branch_on_tid(threads: u32, cut: i64, then_body: Vec<Inst>) -> Result<sim::Si
         target: "sm_86".into(),
         ptx_version: (7, 8),
         threads_per_cta: threads,
+        min_ctas_per_sm: 0,
         shared_bytes: 0,
         shared_site: None,
         regs,

@@ -7,7 +7,7 @@ mod ptx_common;
 
 use ptx_common::{assemble, compile_def, options, ptxas, registers_used, spill_stores};
 use rstest::rstest;
-use rtriton::backend::ptx::{AccessKind, Arch, Ptx};
+use rtriton::backend::ptx::{AccessKind, Arch, Ptx, PtxOptions};
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton_kernels::ports::softmax::{self, Dtype, Form, H200_SHARED_BYTES, Plan};
 
@@ -28,7 +28,8 @@ fn args(n_cols: i64, row_stride: i64) -> Vec<ArgValue> {
 
 fn compile(dtype: Dtype, plan: Plan, args: &[ArgValue], policy: SpecPolicy, arch: Arch) -> Ptx {
     let def = plan.def(dtype);
-    compile_def(&def, &[("BLOCK_SIZE", plan.block_size as i64)], args, policy, &options(arch, plan.num_warps))
+    let options = PtxOptions { min_ctas_per_sm: plan.min_ctas_per_sm, ..options(arch, plan.num_warps) };
+    compile_def(&def, &[("BLOCK_SIZE", plan.block_size as i64)], args, policy, &options)
         .unwrap_or_else(|e| panic!("{} {plan:?}: {e}", def.name))
 }
 
@@ -121,7 +122,7 @@ fn the_online_kernel_reads_the_last_tile_once(#[case] width: usize, #[case] tile
     use rtriton_host::ports::softmax::{Fill, Shape, case};
     use rtriton_testing::run::place;
     let rows = 3;
-    let plan = Plan { form: Form::Online, block_size: tile, num_warps: 2, persistent: false };
+    let plan = Plan { form: Form::Online, block_size: tile, num_warps: 2, persistent: false, min_ctas_per_sm: 0 };
     let case = case::<f32>("reads", &Shape::contiguous(rows, width), Fill::Logits, plan, rows);
     let def = softmax::kernel_def(Form::Online, Dtype::F32);
     let mut mem = Memory::new();
@@ -137,18 +138,25 @@ fn the_online_kernel_reads_the_last_tile_once(#[case] width: usize, #[case] tile
     assert_eq!(report.global_store_bytes, (rows * width * 4) as u64);
 }
 
-/// The register-prefetching kernel as the plan launches it (vector rows of 8192 f32 and
-/// of 16384 in every dtype: 16 warps, one program per SM): the next row in registers
-/// fits the 128 a thread of one 512-thread program may hold, without spills, on sm_86
-/// and sm_90.
+/// The register-prefetching kernel as the plan launches it (vector rows of 16384 in f16
+/// and bf16; f32 rows of 8192 and 16384, where the bench times it beside the plan: 16
+/// warps, one program per SM): the next row in registers fits the 128 a thread of one
+/// 512-thread program may hold, without spills, on sm_86 and sm_90.
 #[rstest]
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn the_register_prefetch_fits_one_program_per_sm(
     #[values((Dtype::F32, 8192), (Dtype::F32, 16384), (Dtype::F16, 16384), (Dtype::Bf16, 16384))] point: (Dtype, i64),
 ) {
     let (dtype, n_cols) = point;
-    let plan = softmax::plan(n_cols as usize, dtype, true, H200_SHARED_BYTES);
-    assert_eq!((plan.form, plan.num_warps, plan.persistent), (Form::PrefetchRegisters, 16, true), "{n_cols} {dtype:?}");
+    let planned = softmax::plan(n_cols as usize, dtype, true, H200_SHARED_BYTES);
+    // f32 rows are planned one program per row (below); their register prefetch is the
+    // bench's other form.
+    let plan = Plan { form: Form::PrefetchRegisters, persistent: true, min_ctas_per_sm: 0, ..planned };
+    assert_eq!(
+        (planned.form == Form::PrefetchRegisters, plan.num_warps),
+        (dtype != Dtype::F32, 16),
+        "{n_cols} {dtype:?}"
+    );
     let ptx = compile(dtype, plan, &args(n_cols, n_cols), SpecPolicy::Triton, Arch::Sm86);
     let name = format!("{}_{n_cols}", plan.def(dtype).name);
     assert!(!ptx.text.contains("cp.async"), "{name}: nothing is staged");
@@ -158,6 +166,26 @@ fn the_register_prefetch_fits_one_program_per_sm(
         assert_eq!(spill_stores(&info), Some(0), "{name} on {arch} spills:\n{info}");
         let regs = registers_used(&info).unwrap_or_else(|| panic!("{name} on {arch}: no register count in\n{info}"));
         assert!(regs <= 128, "{name} on {arch}: {regs} registers, one program per SM allows 128");
+    }
+}
+
+/// The f32 single-block plan of 16 warps (vector rows of 8192 and 16384): two programs
+/// per SM (`.minnctapersm 2` in the PTX), so ptxas keeps a thread within 64 registers;
+/// it must do so without spilling, on sm_86 and sm_90.
+#[rstest]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn the_f32_single_block_of_16_warps_fits_two_programs_per_sm(#[values(8192, 16384)] n_cols: i64) {
+    let plan = softmax::plan(n_cols as usize, Dtype::F32, true, H200_SHARED_BYTES);
+    assert_eq!((plan.form, plan.num_warps, plan.min_ctas_per_sm), (Form::SingleBlock, 16, 2), "{n_cols}");
+    let ptx = compile(Dtype::F32, plan, &args(n_cols, n_cols), SpecPolicy::Triton, Arch::Sm86);
+    assert!(ptx.text.contains(".minnctapersm 2"), "the PTX asks for two CTAs per SM");
+    let name = format!("{}_{n_cols}", plan.def(Dtype::F32).name);
+    let ptxas = ptxas("softmax two programs per SM");
+    for arch in ["sm_86", "sm_90"] {
+        let info = assemble(&ptxas, &ptx.text, arch, &name).unwrap_or_else(|e| panic!("{name} on {arch}:\n{e}"));
+        assert_eq!(spill_stores(&info), Some(0), "{name} on {arch} spills:\n{info}");
+        let regs = registers_used(&info).unwrap_or_else(|| panic!("{name} on {arch}: no register count in\n{info}"));
+        assert!(regs <= 64, "{name} on {arch}: {regs} registers, two 512-thread programs per SM allow 64");
     }
 }
 
@@ -173,9 +201,11 @@ fn the_staged_prefetch_fits_the_registers_and_shared_memory_the_plan_assumes(
     #[values(Dtype::F32, Dtype::F16, Dtype::Bf16)] dtype: Dtype,
     #[values(16384, 32768)] n_cols: i64,
 ) {
-    // 16384 columns keep the next row in registers in the plan (faster there, run 9); the
-    // staged kernel is checked at that width too, as the bench's `staged` rows launch it.
-    let plan = Plan { form: Form::Prefetch, ..softmax::plan(n_cols as usize, dtype, true, H200_SHARED_BYTES) };
+    // 16384 columns keep the next row in registers in the plan (faster there, run 9), or
+    // in f32 run one program per row; the staged kernel is checked at that width too, as
+    // the bench's 16-bit `staged` rows launch it.
+    let planned = softmax::plan(n_cols as usize, dtype, true, H200_SHARED_BYTES);
+    let plan = Plan { form: Form::Prefetch, persistent: true, min_ctas_per_sm: 0, ..planned };
     assert_eq!((plan.num_warps, plan.persistent), (16, true), "{n_cols} {dtype:?}");
     let ptx = compile(dtype, plan, &args(n_cols, n_cols), SpecPolicy::Triton, Arch::Sm86);
     let name = format!("{}_{n_cols}", plan.def(dtype).name);

@@ -355,6 +355,7 @@ impl Builder {
             target: "sm_86".into(),
             ptx_version: (7, 8),
             threads_per_cta: num_warps * 32,
+            min_ctas_per_sm: 0,
             shared_bytes: 0,
             shared_site: None,
             regs: self.regs,

@@ -68,6 +68,7 @@ mod tests {
             target: "sm_86".into(),
             ptx_version: (7, 8),
             threads_per_cta: 32,
+            min_ctas_per_sm: 0,
             shared_bytes: 0,
             shared_site: None,
             regs: vec![Ty::Pred, Ty::I64, Ty::F32, Ty::F32],

@@ -19,6 +19,8 @@ pub struct Overrides {
     pub num_warps: Option<u32>,
     /// Programs along the grid's first axis (`--programs`).
     pub programs: Option<u32>,
+    /// CTAs an SM should hold (`--min-ctas`, PTX `.minnctapersm`: a register bound).
+    pub min_ctas_per_sm: Option<u32>,
     /// Only this launch of each point (0-based, `--launch`; the layer norm backward's
     /// point is two launches); `None`: every launch.
     pub launch: Option<usize>,
@@ -26,7 +28,10 @@ pub struct Overrides {
 
 impl Overrides {
     pub fn is_empty(&self) -> bool {
-        self.constexprs.is_empty() && self.num_warps.is_none() && self.programs.is_none()
+        self.constexprs.is_empty()
+            && self.num_warps.is_none()
+            && self.programs.is_none()
+            && self.min_ctas_per_sm.is_none()
     }
 
     /// `NAME=V` (an integer, as `rtriton ptx --const` takes it).
@@ -46,6 +51,9 @@ impl Overrides {
         }
         if let Some(p) = self.programs {
             parts.push(format!("--programs {p}"));
+        }
+        if let Some(m) = self.min_ctas_per_sm {
+            parts.push(format!("--min-ctas {m}"));
         }
         if let Some(l) = self.launch {
             parts.push(format!("--launch {l}"));
@@ -102,6 +110,9 @@ impl Overrides {
             if let Some(p) = self.programs {
                 case.grid[0] = p;
             }
+            if let Some(m) = self.min_ctas_per_sm {
+                case.min_ctas_per_sm = m;
+            }
         }
         Ok(())
     }
@@ -144,9 +155,10 @@ mod tests {
             constexprs: vec![("BLOCK_SIZE".into(), 4096)],
             num_warps: Some(8),
             programs: Some(132),
+            min_ctas_per_sm: Some(2),
             launch: Some(1),
         };
-        assert_eq!(o.describe(), "--set BLOCK_SIZE=4096 --warps 8 --programs 132 --launch 1");
+        assert_eq!(o.describe(), "--set BLOCK_SIZE=4096 --warps 8 --programs 132 --min-ctas 2 --launch 1");
         assert!(Overrides::default().is_empty());
     }
 
@@ -157,9 +169,11 @@ mod tests {
             constexprs: vec![("BLOCK_SIZE".into(), 64)],
             num_warps: Some(8),
             programs: Some(3),
+            min_ctas_per_sm: Some(2),
             launch: Some(1),
         };
         o.apply(&mut l).unwrap();
+        assert_eq!((l[0].1.min_ctas_per_sm, l[1].1.min_ctas_per_sm), (0, 2));
         assert_eq!((l[0].1.constexprs.clone(), l[0].1.num_warps, l[0].1.grid), (vec![("BLOCK_SIZE", 1)], 4, [8, 1, 1]));
         assert_eq!(
             (l[1].1.constexprs.clone(), l[1].1.num_warps, l[1].1.grid),

@@ -91,7 +91,11 @@ pub struct BenchArgs {
     /// the plan's (a persistent grid's size; a grid that misses programs fails the check).
     #[arg(long, value_name = "N", requires = "kernels", value_parser = clap::value_parser!(u32).range(1..))]
     pub programs: Option<u32>,
-    /// With `--set`/`--warps`/`--programs`: apply them to this launch of each point only
+    /// With `--kernel`: ask ptxas to fit this many CTAs of each launch per SM (PTX
+    /// `.minnctapersm`, a bound on the registers per thread); an experiment, as `--set`.
+    #[arg(long = "min-ctas", value_name = "N", requires = "kernels", value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub min_ctas: Option<u32>,
+    /// With `--set`/`--warps`/`--programs`/`--min-ctas`: apply them to this launch of each point only
     /// (0-based; the layer norm backward's point is the dx kernel then the dw/db sum).
     #[arg(long, value_name = "I", requires = "kernels")]
     pub launch: Option<usize>,
@@ -105,8 +109,17 @@ pub fn overrides(args: &BenchArgs) -> anyhow::Result<crate::bench::Overrides> {
         .map(|s| crate::bench::Overrides::parse_set(s))
         .collect::<Result<Vec<_>, _>>()
         .map_err(anyhow::Error::msg)?;
-    let o = crate::bench::Overrides { constexprs, num_warps: args.warps, programs: args.programs, launch: args.launch };
-    anyhow::ensure!(o.launch.is_none() || !o.is_empty(), "--launch: give --set, --warps or --programs to apply to it");
+    let o = crate::bench::Overrides {
+        constexprs,
+        num_warps: args.warps,
+        programs: args.programs,
+        min_ctas_per_sm: args.min_ctas,
+        launch: args.launch,
+    };
+    anyhow::ensure!(
+        o.launch.is_none() || !o.is_empty(),
+        "--launch: give --set, --warps, --programs or --min-ctas to apply to it"
+    );
     Ok(o)
 }
 

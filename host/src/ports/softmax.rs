@@ -67,13 +67,15 @@ pub fn bench_points() -> Vec<BenchPoint> {
             });
             let bytes = 2 * (rows * cols) as u64 * elem_bytes(dtype);
             out.push(BenchPoint { kernel: "softmax", variant: "", dtype, shape: vec![rows, cols], bytes, launches });
-            // The prefetching kernel's other form, timed beside the planned one: staged
-            // where the plan keeps the next row in registers, and where it stages the
-            // row, the online kernel it replaced.
+            // The other form, timed beside the planned one: staged where the plan keeps
+            // the next row in registers; where it stages the row, the online kernel it
+            // replaced; where it runs one f32 row per program two to an SM, the register
+            // prefetch it replaced.
             let plan = softmax::plan(cols, dtype_named(dtype), cols.is_multiple_of(16), H200_SHARED_BYTES);
             let variant = match plan.form {
                 Form::PrefetchRegisters => "staged",
                 Form::Prefetch => "online",
+                Form::SingleBlock if plan.min_ctas_per_sm > 0 => "registers",
                 Form::SingleBlock | Form::Online => continue,
             };
             let launches: Launches = Box::new(move |target| match dtype {
@@ -90,13 +92,15 @@ pub fn bench_points() -> Vec<BenchPoint> {
 /// The bench's second launch for a contiguous `rows x cols` point that the plan gives a
 /// prefetching kernel: the other prefetching form with the same block, warps and
 /// persistent grid (the next row staged where the plan keeps it in registers), or, where
-/// the plan stages it, the online kernel (the plan without shared memory).
+/// the plan stages it, the online kernel (the plan without shared memory); for an f32
+/// single block of 16 warps two to an SM, the register prefetch on one program per SM.
 fn other_form<T: Element>(rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
     let dtype = dtype_of::<T>();
     let shape = Shape::contiguous(rows, cols);
     let planned = softmax::plan(cols, dtype, true, H200_SHARED_BYTES);
     let other = match planned.form {
         Form::PrefetchRegisters => Plan { form: Form::Prefetch, ..planned },
+        Form::SingleBlock => Plan { form: Form::PrefetchRegisters, persistent: true, min_ctas_per_sm: 0, ..planned },
         _ => softmax::plan(cols, dtype, true, 0),
     };
     let grid = softmax::grid(other, rows, target.sm_count)[0] as usize;
@@ -247,6 +251,7 @@ pub fn case<T: Element>(name: &str, shape: &Shape, fill: Fill, plan: Plan, grid:
         .int(cols as i64)
         .constexpr("BLOCK_SIZE", plan.block_size as i64)
         .num_warps(plan.num_warps)
+        .min_ctas_per_sm(plan.min_ctas_per_sm)
         .grid([grid as u32, 1, 1])
 }
 
@@ -279,6 +284,7 @@ fn tiled<T: Element>(name: &str, shape: Shape, fill: Fill, tile: usize) -> Case 
         block_size: tile,
         num_warps: softmax::num_warps(tile, dtype_of::<T>()),
         persistent: false,
+        min_ctas_per_sm: 0,
     };
     case::<T>(name, &shape, fill, plan, shape.rows())
 }
@@ -364,7 +370,7 @@ pub fn online_cases<T: Element>() -> Vec<Case> {
             "w300_tile64_rows_loop",
             &c(10, 300),
             Fill::Logits,
-            Plan { form: Form::Online, block_size: 64, num_warps: 1, persistent: false },
+            Plan { form: Form::Online, block_size: 64, num_warps: 1, persistent: false, min_ctas_per_sm: 0 },
             4,
         ),
     ]
@@ -565,11 +571,15 @@ mod tests {
         let (suite, case) = &launches[0];
         assert_eq!(suite.def.name, "softmax_kernel_bf16");
         assert_eq!((case.constexprs.clone(), case.num_warps, case.grid), (vec![("BLOCK_SIZE", 1024)], 1, [4096, 1, 1]));
-        let p = points.iter().find(|p| p.label() == "softmax f32 4096x16384").unwrap();
+        let p = points.iter().find(|p| p.label() == "softmax f16 4096x16384").unwrap();
         let launches = (p.launches)(Target { sm_count: 100 });
         let (suite, case) = &launches[0];
-        assert_eq!(suite.def.name, "softmax_prefetch_registers_kernel_f32", "16384 keeps the next row in registers");
+        assert_eq!(suite.def.name, "softmax_prefetch_registers_kernel_f16", "16384 keeps the next row in registers");
         assert_eq!((case.num_warps, case.grid), (16, [100, 1, 1]), "one program per SM of the target");
+        let p = points.iter().find(|p| p.label() == "softmax f32 4096x16384").unwrap();
+        let (suite, case) = &(p.launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_kernel_f32", "f32 rows of 16384: one program per row");
+        assert_eq!((case.num_warps, case.grid, case.min_ctas_per_sm), (16, [4096, 1, 1], 2), "two per SM");
         let p = points.iter().find(|p| p.label() == "softmax f32 2048x32768").unwrap();
         let (suite, case) = &(p.launches)(Target::H200)[0];
         assert_eq!(suite.def.name, "softmax_prefetch_kernel_f32", "2048x32768 stages the next row");
@@ -578,13 +588,17 @@ mod tests {
             (vec![("BLOCK_SIZE", 32768)], 16, [132, 1, 1])
         );
         // Beside every prefetching point, the other form: staged (the same launch) where
-        // the next row waits in registers, the online kernel where it is staged.
+        // the next row waits in registers, the online kernel where it is staged, and the
+        // register prefetch beside f32 rows of 16384 run one per program.
         let variants: Vec<String> = all.iter().filter(|p| !p.variant.is_empty()).map(BenchPoint::label).collect();
         assert_eq!(variants.len(), 2 * DTYPES.len(), "{variants:?}");
         let find = |label: &str| all.iter().find(|p| p.label() == label).unwrap_or_else(|| panic!("no {label}"));
-        let (suite, case) = &(find("softmax (staged) f32 4096x16384").launches)(Target::H200)[0];
-        assert_eq!(suite.def.name, "softmax_prefetch_kernel_f32");
+        let (suite, case) = &(find("softmax (staged) f16 4096x16384").launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_prefetch_kernel_f16");
         assert_eq!((case.num_warps, case.grid), (16, [132, 1, 1]));
+        let (suite, case) = &(find("softmax (registers) f32 4096x16384").launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_prefetch_registers_kernel_f32");
+        assert_eq!((case.num_warps, case.grid, case.min_ctas_per_sm), (16, [132, 1, 1], 0));
         let (suite, _) = &(find("softmax (online) bf16 2048x32768").launches)(Target::H200)[0];
         assert_eq!(suite.def.name, "softmax_online_kernel_bf16");
     }

@@ -349,6 +349,8 @@ pub struct Plan {
     pub num_warps: u32,
     /// One program per SM, each looping over rows ([`grid`]), instead of one per row.
     pub persistent: bool,
+    /// CTAs an SM should hold at once (PTX `.minnctapersm`; 0: no bound): see [`plan`].
+    pub min_ctas_per_sm: u32,
 }
 
 impl Plan {
@@ -429,13 +431,23 @@ pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool, shared_bytes: usize) -> 
     let fits_registers = block <= MAX_SINGLE_BLOCK;
     if fits_registers || (staged_fits && block <= MAX_STAGED_BLOCK) {
         let num_warps = warps_for(block * bytes);
+        // f32 rows of 16 warps that fit the registers: one program per row, two per SM.
+        if vectors && num_warps == MAX_WARPS && fits_registers && dtype == Dtype::F32 {
+            return Plan {
+                form: Form::SingleBlock,
+                block_size: block,
+                num_warps,
+                persistent: false,
+                min_ctas_per_sm: TWO_PROGRAMS_PER_SM,
+            };
+        }
         let persistent = vectors && num_warps == MAX_WARPS;
         let form = match (persistent, fits_registers) {
             (false, _) => Form::SingleBlock,
             (true, true) => Form::PrefetchRegisters,
             (true, false) => Form::Prefetch,
         };
-        Plan { form, block_size: block, num_warps, persistent }
+        Plan { form, block_size: block, num_warps, persistent, min_ctas_per_sm: 0 }
     } else {
         // 128 bytes of tile per thread with vectors, 16 elements without.
         let (tile, num_warps) = if vectors {
@@ -443,9 +455,18 @@ pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool, shared_bytes: usize) -> 
         } else {
             (SCALAR_ONLINE_TILE, warps_for(SCALAR_ONLINE_TILE * 4))
         };
-        Plan { form: Form::Online, block_size: tile, num_warps, persistent: false }
+        Plan { form: Form::Online, block_size: tile, num_warps, persistent: false, min_ctas_per_sm: 0 }
     }
 }
+
+/// `min_ctas_per_sm` of the 16-warp `f32` single-block plan: ptxas fits
+/// `softmax_kernel_f32` with `BLOCK_SIZE` 16384 in 64 registers without spilling (79
+/// unbounded), so two programs share an SM, as Triton's kernel (57 registers) does; a
+/// program's reductions then overlap the other's loads. Hand-edited PTX on the H200
+/// (`docs/results/2026-12-04-h200-run12-min-ctas/`): 3.95 TB/s at 4096 x 16384 against
+/// 2.83 without the bound and 3.74 for the register-prefetch kernel. f16 rows ran 3.04 that
+/// way against 3.44 prefetching: 16-bit rows keep the prefetch.
+pub const TWO_PROGRAMS_PER_SM: u32 = 2;
 
 /// The most warps a softmax block takes.
 pub const MAX_WARPS: u32 = 16;
@@ -494,9 +515,9 @@ mod tests {
             (4096, F16, true, SingleBlock, 4096, 4),
             (4096, F16, false, SingleBlock, 4096, 8),
             (4097, F32, false, SingleBlock, 8192, 16),
-            (8192, F32, true, PrefetchRegisters, 8192, 16),
+            (8192, F32, true, SingleBlock, 8192, 16),
             (8192, F16, true, SingleBlock, 8192, 8),
-            (16384, F32, true, PrefetchRegisters, 16384, 16),
+            (16384, F32, true, SingleBlock, 16384, 16),
             (16384, F16, true, PrefetchRegisters, 16384, 16),
             (16384, F32, false, SingleBlock, 16384, 16),
             (16384, F16, false, SingleBlock, 16384, 16),
@@ -512,7 +533,9 @@ mod tests {
         ];
         for (n_cols, dtype, vectors, form, block_size, num_warps) in table {
             let persistent = form == Prefetch || form == PrefetchRegisters;
-            let want = Plan { form, block_size, num_warps, persistent };
+            // f32 blocks of 16 warps in registers: one program per row, two per SM.
+            let min_ctas_per_sm = if form == SingleBlock && num_warps == 16 && vectors && dtype == F32 { 2 } else { 0 };
+            let want = Plan { form, block_size, num_warps, persistent, min_ctas_per_sm };
             let got = plan(n_cols, dtype, vectors, H200_SHARED_BYTES);
             assert_eq!(got, want, "n_cols {n_cols} {dtype:?} vectors {vectors}");
         }
@@ -529,8 +552,8 @@ mod tests {
         let table = [
             (32768, Dtype::F32, SM86, Online, ONLINE_TILE),
             (32768, Dtype::F16, SM86, Prefetch, 32768),
-            (16384, Dtype::F32, SM86, PrefetchRegisters, 16384),
-            (16384, Dtype::F32, 48 * 1024, PrefetchRegisters, 16384),
+            (16384, Dtype::F16, SM86, PrefetchRegisters, 16384),
+            (16384, Dtype::Bf16, 48 * 1024, PrefetchRegisters, 16384),
             (32768, Dtype::Bf16, 48 * 1024, Online, ONLINE_TILE),
         ];
         for (n_cols, dtype, shared, form, block) in table {
@@ -543,7 +566,7 @@ mod tests {
     #[test]
     fn a_persistent_grid_is_one_program_per_sm_or_per_row_when_fewer() {
         let (wide, narrow) =
-            (plan(16384, Dtype::F32, true, H200_SHARED_BYTES), plan(1024, Dtype::F32, true, H200_SHARED_BYTES));
+            (plan(16384, Dtype::F16, true, H200_SHARED_BYTES), plan(1024, Dtype::F32, true, H200_SHARED_BYTES));
         let table = [(wide, 4096, 132, 132), (wide, 100, 132, 100), (wide, 0, 132, 1), (narrow, 4096, 132, 4096)];
         for (p, rows, sms, programs) in table {
             assert_eq!(grid(p, rows, sms), [programs, 1, 1], "{p:?} {rows} rows");

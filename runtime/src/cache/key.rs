@@ -47,13 +47,14 @@ impl fmt::Display for CacheKey {
         let o = &self.ptx_options;
         write!(
             f,
-            "{}@{}[{}] spec({}) ptx({} w{} {}.{}) semantics({:?}) compiler({})",
+            "{}@{}[{}] spec({}) ptx({} w{}{} {}.{}) semantics({:?}) compiler({})",
             s.kernel,
             s.site,
             consts.join(","),
             s.spec,
             o.arch.name(),
             o.num_warps,
+            if o.min_ctas_per_sm > 0 { format!(" minctas{}", o.min_ctas_per_sm) } else { String::new() },
             o.ptx_version.0,
             o.ptx_version.1,
             s.options.semantics,
@@ -222,8 +223,9 @@ mod tests {
         assert_eq!(format!("{:016x}", key().hash64()), EXPECTED_KEY_HASH);
     }
 
-    /// See `the_hash_is_the_same_in_every_run`.
-    const EXPECTED_KEY_HASH: &str = "cc5795c9c315121c";
+    /// See `the_hash_is_the_same_in_every_run` (changed when `PtxOptions` gained
+    /// `min_ctas_per_sm`).
+    const EXPECTED_KEY_HASH: &str = "9b25a483918383bc";
 
     #[test]
     fn every_component_changes_the_hash() {
@@ -246,6 +248,9 @@ mod tests {
         variants.push(k);
         let mut k = base.clone();
         k.ptx_options.num_warps = 8;
+        variants.push(k);
+        let mut k = base.clone();
+        k.ptx_options.min_ctas_per_sm = 2;
         variants.push(k);
         let mut k = base.clone();
         k.compiler = "other".into();

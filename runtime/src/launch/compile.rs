@@ -12,10 +12,11 @@ use super::JitKernel;
 use crate::cache::CompiledPtx;
 use crate::error::HostError;
 
-/// The PTX options a launch compiles with: `num_warps` from the launch, the rest the back
-/// end's defaults (`.target sm_86`, `.version 7.8`; newer GPUs JIT-compile it).
-pub fn ptx_options(num_warps: u32) -> PtxOptions {
-    PtxOptions { num_warps, ..PtxOptions::default() }
+/// The PTX options a launch of `kernel` compiles with: `num_warps` and `min_ctas_per_sm`
+/// from the launch, the rest the back end's defaults (`.target sm_86`, `.version 7.8`;
+/// newer GPUs JIT-compile it).
+pub fn ptx_options(kernel: &JitKernel) -> PtxOptions {
+    PtxOptions { num_warps: kernel.num_warps, min_ctas_per_sm: kernel.min_ctas_per_sm, ..PtxOptions::default() }
 }
 
 /// A session's error for `kernel` as the host's error.
@@ -49,7 +50,7 @@ pub fn compile_kernel(
     spec: &SpecKey,
 ) -> Result<CompiledPtx, HostError> {
     let p = session
-        .ptx(&kernel.def, &kernel.meta.0, spec, &kernel.trace_options, &ptx_options(kernel.num_warps))
+        .ptx(&kernel.def, &kernel.meta.0, spec, &kernel.trace_options, &ptx_options(kernel))
         .map_err(|e| host_error(kernel, e))?;
     Ok(CompiledPtx {
         text: p.text.clone(),

@@ -27,6 +27,9 @@ pub struct JitKernel {
     pub def: KernelDef,
     pub meta: Meta,
     pub num_warps: u32,
+    /// CTAs an SM should hold at once (`.minnctapersm`; 0: no bound), see
+    /// `rtriton::backend::ptx::PtxOptions::min_ctas_per_sm`.
+    pub min_ctas_per_sm: u32,
     pub spec_policy: SpecPolicy,
     pub trace_options: TraceOptions,
     /// The portability lint run on the first compile of each constexpr set: `Some`
@@ -42,6 +45,7 @@ impl std::fmt::Debug for JitKernel {
             .field("kernel", &self.def.name)
             .field("meta", &self.meta)
             .field("num_warps", &self.num_warps)
+            .field("min_ctas_per_sm", &self.min_ctas_per_sm)
             .field("spec_policy", &self.spec_policy)
             .finish_non_exhaustive()
     }
@@ -54,6 +58,7 @@ impl JitKernel {
             def,
             meta: Meta::default(),
             num_warps: 4,
+            min_ctas_per_sm: 0,
             spec_policy: SpecPolicy::Triton,
             trace_options: TraceOptions::default(),
             lint: Some(LintOptions::default()),
@@ -73,6 +78,12 @@ impl JitKernel {
 
     pub fn num_warps(mut self, num_warps: u32) -> JitKernel {
         self.num_warps = num_warps;
+        self
+    }
+
+    /// Asks ptxas to fit `n` CTAs per SM (`.minnctapersm n`; 0: no bound).
+    pub fn min_ctas_per_sm(mut self, n: u32) -> JitKernel {
+        self.min_ctas_per_sm = n;
         self
     }
 

@@ -266,7 +266,7 @@ pub fn guard_launch(
 pub fn cache_key(kernel: &JitKernel, spec: &SpecKey, compiler: &str) -> CacheKey {
     CacheKey {
         stage: StageKey::new(&kernel.def, &kernel.meta.0, spec, &kernel.trace_options),
-        ptx_options: ptx_options(kernel.num_warps),
+        ptx_options: ptx_options(kernel),
         compiler: compiler.to_string(),
     }
 }

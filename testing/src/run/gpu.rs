@@ -149,6 +149,7 @@ impl<'c> GpuCase<'c> {
         let kernel = JitKernel::new(def.clone())
             .constexprs(&case.constexprs)
             .num_warps(case.num_warps)
+            .min_ctas_per_sm(case.min_ctas_per_sm)
             .spec_policy(policy)
             .grid(move |_| grid);
         Ok(GpuCase { case, kernel, device })

@@ -560,6 +560,8 @@ pub struct Program {
     pub ptx_version: (u32, u32),
     /// `num_warps * 32`, printed as `.maxntid`.
     pub threads_per_cta: u32,
+    /// [`super::PtxOptions::min_ctas_per_sm`], printed as `.minnctapersm` when not 0.
+    pub min_ctas_per_sm: u32,
     /// Bytes of the CTA's shared buffer (0: none is declared). 16-byte aligned. Past
     /// [`super::MAX_STATIC_SHARED_BYTES`] the writer declares it dynamic.
     pub shared_bytes: u32,

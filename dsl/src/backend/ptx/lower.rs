@@ -160,6 +160,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         target: options.arch.to_string(),
         ptx_version: options.ptx_version,
         threads_per_cta: threads as u32,
+        min_ctas_per_sm: options.min_ctas_per_sm,
         shared_bytes: l.shared_bytes,
         shared_site: l.stage_site,
         regs: l.regs,

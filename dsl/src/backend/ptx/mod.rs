@@ -131,11 +131,17 @@ pub struct PtxOptions {
     pub num_warps: u32,
     /// `.version` (major, minor).
     pub ptx_version: (u32, u32),
+    /// The CTAs an SM should hold at once (`.minnctapersm`, CUDA's `__launch_bounds__`
+    /// second argument): ptxas then keeps the registers per thread at or below what that
+    /// many CTAs of `num_warps * 32` threads leave (64 for two CTAs of 16 warps), spilling
+    /// if it must. 0 (the default) leaves ptxas free. A launch knob like `num_warps`, so
+    /// a plan or a tuning configuration can ask for it.
+    pub min_ctas_per_sm: u32,
 }
 
 impl Default for PtxOptions {
     fn default() -> Self {
-        PtxOptions { arch: Arch::Sm86, num_warps: 4, ptx_version: (7, 8) }
+        PtxOptions { arch: Arch::Sm86, num_warps: 4, ptx_version: (7, 8), min_ctas_per_sm: 0 }
     }
 }
 

@@ -227,7 +227,11 @@ impl Writer<'_> {
             let sep = if i + 1 < p.params.len() { "," } else { "" };
             let _ = writeln!(self.out, "\t.param .{} {}{sep}", param_ty(prm.kind), prm.name);
         }
-        let _ = writeln!(self.out, ")\n.maxntid {}, 1, 1\n{{", p.threads_per_cta);
+        let _ = writeln!(self.out, ")\n.maxntid {}, 1, 1", p.threads_per_cta);
+        if p.min_ctas_per_sm > 0 {
+            let _ = writeln!(self.out, ".minnctapersm {}", p.min_ctas_per_sm);
+        }
+        let _ = writeln!(self.out, "{{");
         for ty in REG_CLASSES {
             let class = prefix(ty);
             let max = p.regs.iter().enumerate().filter(|(_, t)| prefix(**t) == class).map(|(i, _)| i + 1).max();
