@@ -462,9 +462,9 @@ pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool, shared_bytes: usize) -> 
 /// `min_ctas_per_sm` of the 16-warp `f32` single-block plan: ptxas fits
 /// `softmax_kernel_f32` with `BLOCK_SIZE` 16384 in 64 registers without spilling (79
 /// unbounded), so two programs share an SM, as Triton's kernel (57 registers) does; a
-/// program's reductions then overlap the other's loads. Hand-edited PTX on the H200
+/// program's reductions then overlap the other's loads. On the H200
 /// (`docs/results/2026-12-04-h200-run12-min-ctas/`): 3.95 TB/s at 4096 x 16384 against
-/// 2.83 without the bound and 3.74 for the register-prefetch kernel. f16 rows ran 3.04 that
+/// 2.83 without the bound and 3.75 for the register-prefetch kernel. f16 rows ran 3.04 that
 /// way against 3.44 prefetching: 16-bit rows keep the prefetch.
 pub const TWO_PROGRAMS_PER_SM: u32 = 2;
 
