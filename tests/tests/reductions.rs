@@ -736,7 +736,7 @@ fn reductions_on_the_gpu_match_the_model(#[values(1, 4, 8)] num_warps: u32) {
         // sub.f32 return the canonical NaN where the CPU keeps an input's payload, so those
         // combines compare values bit for bit and let any NaN match any NaN. max, min and
         // the arg reductions keep bits exactly.
-        // `sum` fixes no order (semantics.md: the interpreter folds left to right, the
+        // `sum` fixes no order (semantics.md: the interpreter adds pairwise, the
         // GPU adds in its tree), so a float sum is compared under its error bound;
         // `reduce` with `+` has a fixed order and stays bit for bit.
         let rule = match (l.op, sum_rule) {

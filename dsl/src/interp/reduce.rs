@@ -4,8 +4,11 @@
 //! element is folded in): that operation is commutative and associative once NaN results
 //! are canonical and `+0.0 > -0.0`, so the GPU's shuffle tree and this left-to-right fold
 //! give the same bits, and a block that holds only NaN reduces to the canonical NaN as on
-//! the GPU. Float sums fold left to right from the first element; the GPU's tree adds in
-//! another order, so float sums are not bit-exact across back ends.
+//! the GPU. `sum` fixes no order (`docs/semantics.md`): the interpreter adds a float line
+//! pairwise, in the balanced tree `reduce` uses (`(0, 1), (2, 3), ...`, then those
+//! results), so its error grows with `log2(n)`, not `n`; the GPU adds each thread's
+//! elements in turn and then across threads in a tree, so float sums are not bit-exact
+//! across back ends.
 //!
 //! An axis of exactly one element still applies the reduction's NaN rule: a float max
 //! (min) of one element is `max.f32(-inf, x)` (`min.f32(+inf, x)`), as Triton's and
@@ -47,6 +50,16 @@ fn lines<T: Copy, U>(
         }
     }
     Ok(out)
+}
+
+/// The line combined pairwise: `(0, 1), (2, 3), ...`, then those results the same way
+/// (an odd last element goes up a round unchanged); `None` for an empty line.
+fn pairwise<T: Copy>(it: &mut dyn Iterator<Item = T>, f: impl Fn(T, T) -> T) -> Option<T> {
+    let mut v: Vec<T> = it.collect();
+    while v.len() > 1 {
+        v = v.chunks(2).map(|p| if let [a, b] = p { f(*a, *b) } else { p[0] }).collect();
+    }
+    v.pop()
 }
 
 /// The index of the first maximum along a line, skipping NaN (`v > best` never holds
@@ -112,7 +125,7 @@ pub(crate) fn reduce(op: ReduceOp, v: &Data, dims: &[usize], axis: usize) -> Res
         Data::F32(x) => match op {
             ReduceOp::Max(nan) => Data::F32(lines(x, dims, axis, |it| it.reduce(|a, b| max_f32(a, b, nan)))?),
             ReduceOp::Min(nan) => Data::F32(lines(x, dims, axis, |it| it.reduce(|a, b| min_f32(a, b, nan)))?),
-            ReduceOp::Sum => Data::F32(lines(x, dims, axis, |it| it.reduce(|a, b| a + b))?),
+            ReduceOp::Sum => Data::F32(lines(x, dims, axis, |it| pairwise(it, |a, b| a + b))?),
             ReduceOp::Argmax => Data::I32(lines(x, dims, axis, argmax_line)?),
             ReduceOp::Argmin => Data::I32(lines(x, dims, axis, argmin_line)?),
             ReduceOp::XorSum => return unsupported("xor_sum of f32 (the verifier refuses it)"),
@@ -132,7 +145,7 @@ pub(crate) fn reduce(op: ReduceOp, v: &Data, dims: &[usize], axis: usize) -> Res
         Data::F64(x) => match op {
             ReduceOp::Max(nan) => Data::F64(lines(x, dims, axis, |it| it.reduce(|a, b| max_f64(a, b, nan)))?),
             ReduceOp::Min(nan) => Data::F64(lines(x, dims, axis, |it| it.reduce(|a, b| min_f64(a, b, nan)))?),
-            ReduceOp::Sum => Data::F64(lines(x, dims, axis, |it| it.reduce(|a, b| a + b))?),
+            ReduceOp::Sum => Data::F64(lines(x, dims, axis, |it| pairwise(it, |a, b| a + b))?),
             ReduceOp::Argmax => Data::I32(lines(x, dims, axis, argmax_line)?),
             ReduceOp::Argmin => Data::I32(lines(x, dims, axis, argmin_line)?),
             ReduceOp::XorSum => return unsupported("xor_sum of f64 (the verifier refuses it)"),
@@ -210,6 +223,16 @@ mod tests {
         assert_eq!(reduce(ReduceOp::Argmin, &v, &[2, 4], 1).unwrap(), Data::I32(vec![2, 0]));
         let v = Data::I64(vec![3, i64::MIN, 7, i64::MIN]);
         assert_eq!(reduce(ReduceOp::Argmin, &v, &[4], 0).unwrap(), Data::I32(vec![1]));
+    }
+
+    #[test]
+    fn float_sums_add_pairwise() {
+        // Left to right, 1e8 + 1 rounds to 1e8 and the line sums to 1; pairwise,
+        // (1e8 + 1) + (-1e8 + 1) is 1e8 + -1e8 = 0.
+        let v = Data::F32(vec![1e8, 1.0, -1e8, 1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(reduce(ReduceOp::Sum, &v, &[7], 0).unwrap(), Data::F32(vec![9.0]));
+        let v = Data::F32(vec![1e8, 1.0, -1e8, 1.0]);
+        assert_eq!(reduce(ReduceOp::Sum, &v, &[4], 0).unwrap(), Data::F32(vec![0.0]));
     }
 
     #[test]

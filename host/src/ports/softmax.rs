@@ -118,8 +118,10 @@ pub fn rule(dtype: Dtype) -> Rule {
 
 /// The f32 bound in ULPs. Where it comes from (`docs/semantics.md`, "Tolerances of the
 /// ports"): `exp(x - m)` is `ex2.approx(fl(fl(x - m) * log2(e)))`, whose two roundings of
-/// the argument cost up to `2.22 * |x - m|` ULPs; the sum (a balanced tree) adds up to
-/// `log2(width)`, and the reciprocal of the sum and the product one ULP. The largest error measured on the
+/// the argument cost up to `2.22 * |x - m|` ULPs; the sum (`sum`: pairwise on the
+/// interpreter, a thread's elements then a tree on the GPU) adds up to `log2(width)` on
+/// the interpreter and `width / threads + log2(threads)` on the GPU, and the reciprocal
+/// of the sum and the product one ULP. The largest error measured on the
 /// interpreter over every case is asserted in this module's tests
 /// (`measured_error_is_within_the_bound`).
 pub const F32_ULPS: u32 = 64;

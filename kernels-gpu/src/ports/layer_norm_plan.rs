@@ -229,8 +229,9 @@ pub fn sum_plan(n_cols: usize, m: usize, sm_count: usize) -> SumPlan {
 }
 
 /// The longest chain of additions the sum of `m` partial rows in blocks of `block_m`
-/// rows makes on the interpreter (`ceil(m / block_m)` blocks added per lane, then the
-/// block's `block_m` rows folded left to right): what its tolerance grows with.
+/// rows can make (`ceil(m / block_m)` blocks added per lane, then the block's `block_m`
+/// rows folded left to right, longer than the interpreter's pairwise `sum` and the
+/// GPU's tree): what its tolerance grows with.
 pub fn sum_depth(m: usize, block_m: usize) -> usize {
     m.div_ceil(block_m.max(1)) + block_m - 1
 }
