@@ -177,6 +177,22 @@ mod tests {
 
     use super::*;
 
+    /// A `PARTS` that does not cut the block into 1, 2, 4, 8 or 16 pieces is a trace
+    /// error at the kernel's `static_assert`, naming the kernel and what to pass.
+    #[test]
+    fn a_wrong_parts_is_a_located_error() {
+        let def = kernel::<f32>(Form::Rows);
+        for (block, parts) in [(1024, 3), (1024, 32), (4, 8)] {
+            let e = rtriton::trace::trace_unspecialized(&def, &[("BLOCK_SIZE", block), ("PARTS", parts)])
+                .expect_err("the trace must fail");
+            let text = e.to_string();
+            assert!(text.contains("layer_norm_fwd_rows_f32"), "{text}");
+            assert!(text.contains(&format!("PARTS = {parts} does not cut BLOCK_SIZE = {block}")), "{text}");
+            assert!(text.contains("layer_norm_rows.rs"), "the static_assert's line: {text}");
+            assert!(text.contains("layer_norm_rows::parts"), "what to pass: {text}");
+        }
+    }
+
     /// Every whole-row suite in every dtype on the interpreter and the simulator.
     #[test]
     fn the_whole_row_forward_passes_on_the_interpreter_and_the_simulator() {
