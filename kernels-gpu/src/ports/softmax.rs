@@ -422,7 +422,10 @@ pub fn prefetch_shared_bytes(block_size: usize, dtype: Dtype) -> usize {
 /// (`docs/results/2026-12-04-h200-run9/`): at 4096 x 16384 the registers ran 1.02x (f32),
 /// 1.10x (f16) and 1.15x (bf16) faster than staging; at 2048 x 32768 f32 staging ran
 /// 1.09x faster than the online kernel, which reads 1.5 rows per row written (f16 1.03x,
-/// bf16 0.99x).
+/// bf16 0.99x). Except f32 rows of 16 warps up to [`MAX_SINGLE_BLOCK`] columns: one
+/// program per row, two per SM ([`TWO_PROGRAMS_PER_SM`]), which ran 1.05x faster than the
+/// register prefetch at 4096 x 16384 (runs 12 and 13; rows of 8192 take the same rule,
+/// unmeasured, ptxas-checked).
 /// Element-wise accesses take an address register per element and cannot be staged: they
 /// get the warps of f32 and no prefetch, which would spill.
 pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool, shared_bytes: usize) -> Plan {
@@ -464,10 +467,11 @@ pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool, shared_bytes: usize) -> 
 /// `min_ctas_per_sm` of the 16-warp `f32` single-block plan: ptxas fits
 /// `softmax_kernel_f32` with `BLOCK_SIZE` 16384 in 64 registers without spilling (79
 /// unbounded), so two programs share an SM, as Triton's kernel (57 registers) does; a
-/// program's reductions then overlap the other's loads. On the H200
-/// (`docs/results/2026-12-04-h200-run12-min-ctas/`): 3.95 TB/s at 4096 x 16384 against
-/// 2.83 without the bound and 3.75 for the register-prefetch kernel. f16 rows ran 3.04 that
-/// way against 3.44 prefetching: 16-bit rows keep the prefetch.
+/// program's reductions then overlap the other's loads. On the H200 at 4096 x 16384, the
+/// sums then `reduce` (`docs/results/2026-12-04-h200-run12-min-ctas/`): 3.95 TB/s against
+/// 2.83 without the bound and 3.75 for the register-prefetch kernel; f16 rows ran 3.04 that
+/// way against 3.44 prefetching, so 16-bit rows keep the prefetch. With `sum`
+/// (`docs/results/2026-12-04-h200-run13-softmax-sum/`): 3.96 against 3.85.
 pub const TWO_PROGRAMS_PER_SM: u32 = 2;
 
 /// The most warps a softmax block takes.
