@@ -116,8 +116,8 @@ pub fn grid(plan: Plan, n_rows: usize, sm_count: usize) -> [u32; 3] {
 /// The persistent programs of `plan` an SM holds at once, by the registers
 /// [`persistent_registers`] allows them: one of 16 warps (128 registers), four of 8 (64).
 pub fn programs_per_sm(plan: Plan) -> usize {
-    let threads = 32 * plan.num_warps.max(1) as usize;
-    (REGISTERS_PER_SM / (threads * persistent_registers(plan.num_warps) as usize)).max(1)
+    let num_warps = plan.num_warps.max(1);
+    super::layer_norm_plan::ctas_per_sm(persistent_registers(num_warps), num_warps)
 }
 
 /// The most registers a thread of a persistent program of `num_warps` warps may take
@@ -126,9 +126,6 @@ pub fn programs_per_sm(plan: Plan) -> usize {
 pub fn persistent_registers(num_warps: u32) -> u32 {
     if num_warps >= MAX_WARPS { 128 } else { 64 }
 }
-
-/// Registers per SM on sm_80 ... sm_90.
-const REGISTERS_PER_SM: usize = 65536;
 
 #[cfg(test)]
 mod tests {
