@@ -238,12 +238,8 @@ impl Writer<'_> {
         let loops = count_loops(&p.body);
         if loops > 0 {
             let _ = writeln!(self.out, "\t.reg .pred %lp<{loops}>;");
-            for name in ["llo", "lhi", "lst", "lrem"] {
+            for name in ["llo", "lhi", "lst", "lcnt"] {
                 let _ = writeln!(self.out, "\t.reg .b64 %{name}<{loops}>;");
-            }
-            // a 32-bit loop's upper bound, step and remaining distance (`lp`)
-            for name in ["lhs", "lss", "lrs"] {
-                let _ = writeln!(self.out, "\t.reg .b32 %{name}<{loops}>;");
             }
         }
         if p.shared_bytes > 0 && super::dynamic_shared_bytes(p.shared_bytes) == 0 {
@@ -443,23 +439,16 @@ impl Writer<'_> {
         }
     }
 
-    /// A loop: labels and branches around the body, exact whatever the bounds.
+    /// A loop: the trip count, labels and branches around the body.
     fn lp(&mut self, i: &Inst, d: usize) {
         let Inst::Loop { ty, iv, lower, upper, step, body } = i else { unreachable!("`inst` passes loops only") };
-        // The bounds and the step are read once, sign-extended to 64 bits for the entry
-        // tests. A non-positive runtime step aborts the launch (`trap`). After each
-        // iteration the loop goes on while `upper - iv > step`, i.e. `iv + step < upper`,
-        // in the loop's own width: with `lower <= iv < upper` the difference is in
-        // `[1, 2^w - 1]`, exact as an unsigned w-bit value, so the induction variable never
-        // wraps and the body runs the exact trip count `lir` specifies. No trip count is
-        // carried: a 64-bit counter (and its `div.u64`, a call) cost a softmax on 16 warps 6
-        // of its registers (70 vs 64, ptxas sm_90), past the 64 that let two programs
-        // share an SM. The 32-bit test of a 32-bit loop took fewer registers than a 64-bit one
-        // on most softmax and row-max kernels measured (a row-max loop: 54 vs 64).
+        // The trip count, computed exactly in 64 bits (unsigned difference, so even
+        // i64 ranges cannot overflow): the induction variable never wraps, whatever
+        // the bounds. A non-positive runtime step aborts the launch (`trap`).
         let n = self.loops;
         self.loops += 1;
         let ivn = self.reg(*iv);
-        let (lo, hi, st) = (format!("%llo{n}"), format!("%lhi{n}"), format!("%lst{n}"));
+        let (lo, hi, st, cnt) = (format!("%llo{n}"), format!("%lhi{n}"), format!("%lst{n}"), format!("%lcnt{n}"));
         self.line(d, &format!("mov.{} {ivn}, {};", bty(*ty), self.opnd(*lower, *ty)));
         self.wide(d, &lo, *lower, *ty);
         self.wide(d, &hi, *upper, *ty);
@@ -470,20 +459,24 @@ impl Writer<'_> {
         }
         self.line(d, &format!("setp.le.s64 %lp{n}, {hi}, {lo};"));
         self.line(d, &format!("@%lp{n} bra.uni LOOP{n}_END;"));
-        // The exit test's operands in the loop's width: a 32-bit loop keeps 32-bit copies.
-        let (w, hi, st, rem) = if *ty == Ty::I32 {
-            let (h, s) = (format!("%lhs{n}"), format!("%lss{n}"));
-            self.line(d, &format!("mov.b32 {h}, {};", self.opnd(*upper, *ty)));
-            self.line(d, &format!("mov.b32 {s}, {};", self.opnd(*step, *ty)));
-            (32, h, s, format!("%lrs{n}"))
-        } else {
-            (64, hi, st, format!("%lrem{n}"))
-        };
+        self.line(d, &format!("sub.s64 {cnt}, {hi}, {lo};"));
+        self.line(d, &format!("sub.u64 {cnt}, {cnt}, 1;"));
+        match step {
+            Operand::Int(c) if *c > 0 && (*c as u64).is_power_of_two() => {
+                let sh = c.trailing_zeros();
+                if sh > 0 {
+                    self.line(d, &format!("shr.u64 {cnt}, {cnt}, {sh};"));
+                }
+            }
+            // a runtime or non-power-of-two step divides (an operand, not an op kind)
+            _ => self.line(d, &format!("div.u64 {cnt}, {cnt}, {st};")),
+        }
+        self.line(d, &format!("add.u64 {cnt}, {cnt}, 1;"));
         let _ = writeln!(self.out, "LOOP{n}_HEAD:");
         self.insts(body, d + 1);
-        self.line(d, &format!("sub.s{w} {rem}, {hi}, {ivn};"));
-        self.line(d, &format!("setp.gt.u{w} %lp{n}, {rem}, {st};"));
         self.line(d, &format!("add.{} {ivn}, {ivn}, {};", sty(*ty), self.opnd(*step, *ty)));
+        self.line(d, &format!("sub.u64 {cnt}, {cnt}, 1;"));
+        self.line(d, &format!("setp.ne.u64 %lp{n}, {cnt}, 0;"));
         self.line(d, &format!("@%lp{n} bra.uni LOOP{n}_HEAD;"));
         let _ = writeln!(self.out, "LOOP{n}_END:");
     }
