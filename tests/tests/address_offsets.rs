@@ -157,7 +157,7 @@ fn softmax_of_16384_f32_columns_on_16_warps_fits_70_registers() {
         .unwrap_or_else(|e| panic!("{}: {e}", def.name));
     assert!(!ptx.text.contains(".minnctapersm"), "the bound holds without asking ptxas for it");
     let ptxas = ptxas("softmax_of_16384_f32_columns_on_16_warps_fits_70_registers");
-    let info = assemble(&ptxas, &ptx.text, "sm_90", &def.name).unwrap_or_else(|e| panic!("{e}"));
+    let info = assemble(&ptxas, &ptx.text, "sm_90", def.name).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(spill_stores(&info), Some(0), "spills:\n{info}");
     let regs = registers_used(&info).unwrap_or_else(|| panic!("no register count in\n{info}"));
     assert!(regs <= 70, "{regs} registers, more than the 70 one address per access gave\n{info}");
