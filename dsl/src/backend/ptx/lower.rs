@@ -7,6 +7,7 @@
 //! types it does not handle, layouts it cannot build and blocks over the register budget
 //! are [`PtxError`]s naming the kernel and the op's line.
 
+mod address;
 mod atomics;
 mod bits;
 mod combine;

@@ -1,6 +1,7 @@
 //! Loads and stores: vector width (from [`crate::backend::ptx::vectorize`]), `other`
 //! values, mask predicates and single-owner stores. Eight f16 or bf16 elements (16 bytes)
 //! travel as four 32-bit words, two elements each ([`Inst::Pack`], [`Inst::Unpack`]).
+//! Vectors a constant distance apart share an address register (`address.rs`).
 
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::lir::{Guard, Inst, Operand, Reg, Ty};
@@ -58,16 +59,17 @@ impl Lowerer<'_> {
         let ptrs = self.val(ptr);
         let masks = mask.map(|m| self.val(m));
         let others = other.map(|o| self.val(o));
+        let bases = self.vector_bases(ptr, width);
         let mut out = Vec::with_capacity(ptrs.len());
-        for c in (0..ptrs.len()).step_by(width) {
+        for (c, (base, offset)) in (0..ptrs.len()).step_by(width).zip(bases) {
             // The mask is constant across the vector (proved by `vectorize`): its first
             // element guards the whole access.
             let guard = masks.as_ref().map(|m| Guard { pred: self.reg(m[c], Ty::Pred), negate: false });
             if width > MAX_VECTOR_ELEMS as usize {
                 let others: Option<Vec<Operand>> =
                     mask.map(|_| (0..width).map(|j| others.as_ref().map_or(Operand::Int(0), |o| o[c + j])).collect());
-                let addr = self.reg(ptrs[c], Ty::I64);
-                out.extend(self.load_pairs(ty, guard, addr, width, others));
+                let addr = self.reg(ptrs[base], Ty::I64);
+                out.extend(self.load_pairs(ty, guard, (addr, offset), width, others));
                 continue;
             }
             let dsts: Vec<Reg> = (0..width).map(|_| self.new_reg(ty)).collect();
@@ -83,8 +85,8 @@ impl Lowerer<'_> {
                     self.emit(Inst::Mov { ty, dst: *d, src });
                 }
             }
-            let addr = self.reg(ptrs[c], Ty::I64);
-            self.emit(Inst::LdGlobal { guard, ty, dsts: dsts.clone(), addr, offset: 0, non_coherent: false });
+            let addr = self.reg(ptrs[base], Ty::I64);
+            self.emit(Inst::LdGlobal { guard, ty, dsts: dsts.clone(), addr, offset, non_coherent: false });
             out.extend(dsts.into_iter().map(Operand::Reg));
         }
         Ok(out)
@@ -108,10 +110,11 @@ impl Lowerer<'_> {
         let ptrs = self.val(ptr);
         let vals = self.val(value);
         let masks = mask.map(|m| self.val(m));
-        for c in (0..ptrs.len()).step_by(width) {
+        let bases = self.vector_bases(ptr, width);
+        for (c, (base, offset)) in (0..ptrs.len()).step_by(width).zip(bases) {
             let m = masks.as_ref().map(|m| self.reg(m[c], Ty::Pred));
             let guard = self.and_pred(m, owner).map(|pred| Guard { pred, negate: false });
-            let addr = self.reg(ptrs[c], Ty::I64);
+            let addr = self.reg(ptrs[base], Ty::I64);
             if width > MAX_VECTOR_ELEMS as usize {
                 // Two 16-bit elements to a word, the lower address in the low half.
                 let words: Vec<Reg> = (0..width / 2)
@@ -122,11 +125,11 @@ impl Lowerer<'_> {
                         dst
                     })
                     .collect();
-                self.emit(Inst::StGlobal { guard, ty: Ty::U32, srcs: words, addr, offset: 0 });
+                self.emit(Inst::StGlobal { guard, ty: Ty::U32, srcs: words, addr, offset });
                 continue;
             }
             let srcs: Vec<Reg> = (0..width).map(|j| self.reg(vals[c + j], ty)).collect();
-            self.emit(Inst::StGlobal { guard, ty, srcs, addr, offset: 0 });
+            self.emit(Inst::StGlobal { guard, ty, srcs, addr, offset });
         }
         Ok(())
     }
@@ -139,7 +142,7 @@ impl Lowerer<'_> {
         &mut self,
         ty: Ty,
         guard: Option<Guard>,
-        addr: Reg,
+        (addr, offset): (Reg, i64),
         width: usize,
         others: Option<Vec<Operand>>,
     ) -> Vec<Operand> {
@@ -160,7 +163,7 @@ impl Lowerer<'_> {
                 }
             }
         }
-        self.emit(Inst::LdGlobal { guard, ty: Ty::U32, dsts: words.clone(), addr, offset: 0, non_coherent: false });
+        self.emit(Inst::LdGlobal { guard, ty: Ty::U32, dsts: words.clone(), addr, offset, non_coherent: false });
         let mut out = Vec::with_capacity(width);
         for word in words {
             let (lo, hi) = (self.new_reg(ty), self.new_reg(ty));
