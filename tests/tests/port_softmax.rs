@@ -189,6 +189,27 @@ fn the_f32_single_block_of_16_warps_fits_two_programs_per_sm(#[values(8192, 1638
     }
 }
 
+/// The f32 one-row plan past 16384 columns (vector rows of 32768 on 16 warps, one program
+/// per SM, no `.minnctapersm`): 64 elements a thread fit the 128 registers a thread of a
+/// 512-thread program may hold, without spills, on sm_86 and sm_90, and nothing is staged.
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn the_f32_single_block_of_32768_fits_one_program_per_sm() {
+    let n_cols = 32768;
+    let plan = softmax::plan(n_cols as usize, Dtype::F32, true, H200_SHARED_BYTES);
+    assert_eq!((plan.form, plan.num_warps, plan.min_ctas_per_sm, plan.persistent), (Form::SingleBlock, 16, 0, false));
+    let ptx = compile(Dtype::F32, plan, &args(n_cols, n_cols), SpecPolicy::Triton, Arch::Sm86);
+    assert!(!ptx.text.contains(".minnctapersm") && !ptx.text.contains("cp.async"), "one program per SM, no staging");
+    let name = format!("{}_{n_cols}", plan.def(Dtype::F32).name);
+    let ptxas = ptxas("softmax one-row f32 at 32768");
+    for arch in ["sm_86", "sm_90"] {
+        let info = assemble(&ptxas, &ptx.text, arch, &name).unwrap_or_else(|e| panic!("{name} on {arch}:\n{e}"));
+        assert_eq!(spill_stores(&info), Some(0), "{name} on {arch} spills:\n{info}");
+        let regs = registers_used(&info).unwrap_or_else(|| panic!("{name} on {arch}: no register count in\n{info}"));
+        assert!(regs <= 128, "{name} on {arch}: {regs} registers, one 512-thread program per SM allows 128");
+    }
+}
+
 /// The prefetching kernel as the plan launches it on vector rows of 16384 and 32768
 /// columns: the next row is staged in shared memory (`cp.async`, no second row in
 /// registers), ptxas fits a thread in the registers that one 512-thread program per SM

@@ -70,12 +70,13 @@ pub fn bench_points() -> Vec<BenchPoint> {
             // The other form, timed beside the planned one: staged where the plan keeps
             // the next row in registers; where it stages the row, the online kernel it
             // replaced; where it runs one f32 row per program two to an SM, the register
-            // prefetch it replaced.
+            // prefetch it replaced; one to an SM (32768 columns), the staged prefetch.
             let plan = softmax::plan(cols, dtype_named(dtype), cols.is_multiple_of(16), H200_SHARED_BYTES);
             let variant = match plan.form {
                 Form::PrefetchRegisters => "staged",
                 Form::Prefetch => "online",
                 Form::SingleBlock if plan.min_ctas_per_sm > 0 => "registers",
+                Form::SingleBlock if plan.num_warps == softmax::MAX_WARPS => "staged",
                 Form::SingleBlock | Form::Online => continue,
             };
             let launches: Launches = Box::new(move |target| match dtype {
@@ -93,13 +94,17 @@ pub fn bench_points() -> Vec<BenchPoint> {
 /// prefetching kernel: the other prefetching form with the same block, warps and
 /// persistent grid (the next row staged where the plan keeps it in registers), or, where
 /// the plan stages it, the online kernel (the plan without shared memory); for an f32
-/// single block of 16 warps two to an SM, the register prefetch on one program per SM.
+/// single block of 16 warps two to an SM, the register prefetch on one program per SM;
+/// one to an SM (past [`softmax::MAX_SINGLE_BLOCK`]), the staged prefetch.
 fn other_form<T: Element>(rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
     let dtype = dtype_of::<T>();
     let shape = Shape::contiguous(rows, cols);
     let planned = softmax::plan(cols, dtype, true, H200_SHARED_BYTES);
     let other = match planned.form {
         Form::PrefetchRegisters => Plan { form: Form::Prefetch, ..planned },
+        Form::SingleBlock if planned.block_size > softmax::MAX_SINGLE_BLOCK => {
+            Plan { form: Form::Prefetch, persistent: true, min_ctas_per_sm: 0, ..planned }
+        }
         Form::SingleBlock => Plan { form: Form::PrefetchRegisters, persistent: true, min_ctas_per_sm: 0, ..planned },
         _ => softmax::plan(cols, dtype, true, 0),
     };
@@ -584,14 +589,22 @@ mod tests {
         assert_eq!((case.num_warps, case.grid, case.min_ctas_per_sm), (16, [4096, 1, 1], 2), "two per SM");
         let p = points.iter().find(|p| p.label() == "softmax f32 2048x32768").unwrap();
         let (suite, case) = &(p.launches)(Target::H200)[0];
-        assert_eq!(suite.def.name, "softmax_prefetch_kernel_f32", "2048x32768 stages the next row");
+        assert_eq!(suite.def.name, "softmax_kernel_f32", "f32 rows of 32768: one program per row");
+        assert_eq!(
+            (case.constexprs.clone(), case.num_warps, case.grid, case.min_ctas_per_sm),
+            (vec![("BLOCK_SIZE", 32768)], 16, [2048, 1, 1], 0)
+        );
+        let p = points.iter().find(|p| p.label() == "softmax f16 2048x32768").unwrap();
+        let (suite, case) = &(p.launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_prefetch_kernel_f16", "16-bit rows of 32768 stage the next row");
         assert_eq!(
             (case.constexprs.clone(), case.num_warps, case.grid),
             (vec![("BLOCK_SIZE", 32768)], 16, [132, 1, 1])
         );
         // Beside every prefetching point, the other form: staged (the same launch) where
         // the next row waits in registers, the online kernel where it is staged, and the
-        // register prefetch beside f32 rows of 16384 run one per program.
+        // register prefetch beside f32 rows of 16384 run one per program, the staged
+        // prefetch beside f32 rows of 32768.
         let variants: Vec<String> = all.iter().filter(|p| !p.variant.is_empty()).map(BenchPoint::label).collect();
         assert_eq!(variants.len(), 2 * DTYPES.len(), "{variants:?}");
         let find = |label: &str| all.iter().find(|p| p.label() == label).unwrap_or_else(|| panic!("no {label}"));
@@ -601,6 +614,9 @@ mod tests {
         let (suite, case) = &(find("softmax (registers) f32 4096x16384").launches)(Target::H200)[0];
         assert_eq!(suite.def.name, "softmax_prefetch_registers_kernel_f32");
         assert_eq!((case.num_warps, case.grid, case.min_ctas_per_sm), (16, [132, 1, 1], 0));
+        let (suite, case) = &(find("softmax (staged) f32 2048x32768").launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_prefetch_kernel_f32");
+        assert_eq!((case.num_warps, case.grid), (16, [132, 1, 1]));
         let (suite, _) = &(find("softmax (online) bf16 2048x32768").launches)(Target::H200)[0];
         assert_eq!(suite.def.name, "softmax_online_kernel_bf16");
     }

@@ -425,7 +425,8 @@ pub fn prefetch_shared_bytes(block_size: usize, dtype: Dtype) -> usize {
 /// bf16 0.99x). Except f32 rows of 16 warps up to [`MAX_SINGLE_BLOCK`] columns: one
 /// program per row, two per SM ([`TWO_PROGRAMS_PER_SM`]), which ran 1.05x faster than the
 /// register prefetch at 4096 x 16384 (runs 12 and 13; rows of 8192 take the same rule,
-/// unmeasured, ptxas-checked).
+/// unmeasured, ptxas-checked); and f32 rows past it up to [`MAX_F32_ONE_ROW_BLOCK`]: one
+/// program per row, one per SM (128 registers), which needs no shared memory.
 /// Element-wise accesses take an address register per element and cannot be staged: they
 /// get the warps of f32 and no prefetch, which would spill.
 pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool, shared_bytes: usize) -> Plan {
@@ -434,18 +435,19 @@ pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool, shared_bytes: usize) -> 
     let bytes = if vectors { dtype.bytes() } else { 4 };
     let staged_fits = vectors && prefetch_shared_bytes(block, dtype) <= shared_bytes;
     let fits_registers = block <= MAX_SINGLE_BLOCK;
+    // f32 vector rows of 16 warps up to [`MAX_F32_ONE_ROW_BLOCK`]: one program per row,
+    // two per SM where its registers allow (see the doc above).
+    if vectors && dtype == Dtype::F32 && warps_for(block * bytes) == MAX_WARPS && block <= MAX_F32_ONE_ROW_BLOCK {
+        return Plan {
+            form: Form::SingleBlock,
+            block_size: block,
+            num_warps: MAX_WARPS,
+            persistent: false,
+            min_ctas_per_sm: if fits_registers { TWO_PROGRAMS_PER_SM } else { 0 },
+        };
+    }
     if fits_registers || (staged_fits && block <= MAX_STAGED_BLOCK) {
         let num_warps = warps_for(block * bytes);
-        // f32 rows of 16 warps that fit the registers: one program per row, two per SM.
-        if vectors && num_warps == MAX_WARPS && fits_registers && dtype == Dtype::F32 {
-            return Plan {
-                form: Form::SingleBlock,
-                block_size: block,
-                num_warps,
-                persistent: false,
-                min_ctas_per_sm: TWO_PROGRAMS_PER_SM,
-            };
-        }
         let persistent = vectors && num_warps == MAX_WARPS;
         let form = match (persistent, fits_registers) {
             (false, _) => Form::SingleBlock,
@@ -463,6 +465,14 @@ pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool, shared_bytes: usize) -> 
         Plan { form: Form::Online, block_size: tile, num_warps, persistent: false, min_ctas_per_sm: 0 }
     }
 }
+
+/// The widest `f32` vector row the plan gives the one-row kernel (`softmax_kernel_f32` on
+/// 16 warps, one program per SM: 64 elements a thread, within its 128 registers without
+/// spills, `tests/tests/ports_ptxas.rs`). Run 12's hand-timed PTX at 2048 x 32768
+/// (`docs/results/2026-12-04-h200-run12-min-ctas/`, part 4) ran it with `sum` at 3.84
+/// TB/s, where the staged prefetch it replaces ran 3.58 to 3.64 (0.93x of Triton's
+/// tutorial kernel, which runs the same configuration).
+pub const MAX_F32_ONE_ROW_BLOCK: usize = 32768;
 
 /// `min_ctas_per_sm` of the 16-warp `f32` single-block plan: ptxas fits
 /// `softmax_kernel_f32` with `BLOCK_SIZE` 16384 in 64 registers without spilling (79
@@ -529,8 +539,8 @@ mod tests {
             (16384, F16, false, SingleBlock, 16384, 16),
             (16385, F32, false, Online, SCALAR_ONLINE_TILE, 8),
             (16385, F16, false, Online, SCALAR_ONLINE_TILE, 8),
-            (16400, F32, true, Prefetch, 32768, 16),
-            (32768, F32, true, Prefetch, 32768, 16),
+            (16400, F32, true, SingleBlock, 32768, 16),
+            (32768, F32, true, SingleBlock, 32768, 16),
             (32768, F16, true, Prefetch, 32768, 16),
             (32768, F32, false, Online, SCALAR_ONLINE_TILE, 8),
             (32769, F32, true, Online, ONLINE_TILE, 16),
@@ -539,16 +549,17 @@ mod tests {
         ];
         for (n_cols, dtype, vectors, form, block_size, num_warps) in table {
             let persistent = form == Prefetch || form == PrefetchRegisters;
-            // f32 blocks of 16 warps in registers: one program per row, two per SM.
-            let min_ctas_per_sm = if form == SingleBlock && num_warps == 16 && vectors && dtype == F32 { 2 } else { 0 };
+            // f32 blocks of 16 warps: one program per row, two per SM up to 16384 columns.
+            let two = form == SingleBlock && num_warps == 16 && vectors && dtype == F32 && block_size <= 16384;
+            let min_ctas_per_sm = if two { 2 } else { 0 };
             let want = Plan { form, block_size, num_warps, persistent, min_ctas_per_sm };
             let got = plan(n_cols, dtype, vectors, H200_SHARED_BYTES);
             assert_eq!(got, want, "n_cols {n_cols} {dtype:?} vectors {vectors}");
         }
     }
 
-    /// The staged row must fit the device: on sm_86 (99 KiB per program) 32768 f32
-    /// columns (128 KiB) go online while f16 (64 KiB) still prefetch; with too little
+    /// The staged row must fit the device: on sm_86 (99 KiB per program) 32768 f16
+    /// columns (64 KiB) prefetch (f32 ones take the one-row kernel, no staging); with too little
     /// shared memory for any staged row, wide vector rows go online. Rows up to 16384
     /// columns keep the next row in registers and need no shared memory for it.
     #[test]
@@ -556,7 +567,6 @@ mod tests {
         use Form::{Online, Prefetch, PrefetchRegisters};
         const SM86: usize = 99 * 1024;
         let table = [
-            (32768, Dtype::F32, SM86, Online, ONLINE_TILE),
             (32768, Dtype::F16, SM86, Prefetch, 32768),
             (16384, Dtype::F16, SM86, PrefetchRegisters, 16384),
             (16384, Dtype::Bf16, 48 * 1024, PrefetchRegisters, 16384),
