@@ -188,6 +188,7 @@ pub fn partials_case(kernel: Kernel, row: &SplitRow) -> Case {
         .int(plan.rows_per_split as i64)
         .constexpr("BLOCK_M", plan.blocks.0 as i64)
         .constexpr("BLOCK_N", plan.blocks.1 as i64)
+        .constexpr("UNROLL", plan.unroll as i64)
         .grid(plan.partials_grid(n_cols))
 }
 
@@ -245,6 +246,7 @@ pub fn fused_case(kernel: Kernel, row: &SplitRow) -> Case {
         .constexpr("BLOCK_M", plan.blocks.0 as i64)
         .constexpr("BLOCK_N", plan.blocks.1 as i64)
         .constexpr("COMBINE_BLOCK_M", plan.fused_combine_block_m() as i64)
+        .constexpr("UNROLL", plan.unroll as i64)
         .grid(plan.partials_grid(n_cols))
 }
 

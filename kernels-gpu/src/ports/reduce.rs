@@ -267,6 +267,10 @@ pub struct Args<E, O> {
     pub stride_y: Tensor<i32>,
     pub block_m: usize,
     pub block_n: usize,
+    /// Tiles whose loads are in flight together: the walk's loop body copied this many
+    /// times a trip ([`for_range_unrolled`]; 1: a plain loop). The results are the same
+    /// for every value (the tiles are still added in order).
+    pub unroll: usize,
 }
 
 /// One program's walk: its kept indices, and a tile of the reduced dimension at a time
@@ -285,6 +289,7 @@ struct Walk {
     start: Tensor<i32>,
     end: Tensor<i32>,
     stride_along: Tensor<i32>,
+    unroll: usize,
 }
 
 impl Walk {
@@ -312,7 +317,8 @@ impl Walk {
         let kept = pid * block_kept as i32 + arange(0, block_kept);
         let kept_mask = kept.lt(n_kept);
         let kept_offsets = kept.to::<i64>() * stride_kept;
-        Walk { axis, block_m: a.block_m, block_n: a.block_n, kept, kept_mask, kept_offsets, start, end, stride_along }
+        let (block_m, block_n, unroll) = (a.block_m, a.block_n, a.unroll);
+        Walk { axis, block_m, block_n, kept, kept_mask, kept_offsets, start, end, stride_along, unroll }
     }
 
     /// The tile's extent along the reduced dimension (the loop's step).
@@ -331,9 +337,10 @@ impl Walk {
         t.expand_dims(1 - self.axis)
     }
 
-    /// Runs `body(tile_start, carried)` for every tile of the walk's range, in order.
+    /// Runs `body(tile_start, carried)` for every tile of the walk's range, in order,
+    /// `unroll` tiles' loads in flight together.
     fn fold<C: Carry>(&self, init: C, body: impl FnOnce(Tensor<i32>, C) -> C) -> C {
-        for_range(self.start, self.end, self.step() as i32, init, body)
+        for_range_unrolled(self.start, self.end, self.step() as i32, self.unroll, init, body)
     }
 
     /// The tile starting at index `start` of the reduced dimension: element offsets in
@@ -423,6 +430,7 @@ fn partials_args<A, O>(
         stride_y,
         block_m,
         block_n,
+        unroll: 1,
     }
 }
 
@@ -597,7 +605,7 @@ macro_rules! reductions {
                 pub fn $name(x_ptr: Ptr<$e>, y_ptr: Ptr<$out>, n_rows: i32, n_cols: i32, stride_row: i32,
                              stride_col: i32, stride_y: i32; const BLOCK_M: usize, const BLOCK_N: usize) {
                     let args = Args { x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, stride_y,
-                                      block_m: BLOCK_M, block_n: BLOCK_N };
+                                      block_m: BLOCK_M, block_n: BLOCK_N, unroll: 1 };
                     reductions!(@call $body, $e, $out, $op, args, Direction::axis($dir));
                 }
             }
@@ -675,9 +683,10 @@ macro_rules! split_reductions {
         $(
             kernel! {
                 pub fn $partials(x_ptr: Ptr<$e>, part_ptr: Ptr<$acc>, n_rows: i32, n_cols: i32, stride_row: i32,
-                                 stride_col: i32, rows_per_split: i32; const BLOCK_M: usize, const BLOCK_N: usize) {
+                                 stride_col: i32, rows_per_split: i32;
+                                 const BLOCK_M: usize, const BLOCK_N: usize, const UNROLL: usize) {
                     let args = Args { x_ptr, y_ptr: part_ptr, n_rows, n_cols, stride_row, stride_col,
-                                      stride_y: n_cols, block_m: BLOCK_M, block_n: BLOCK_N };
+                                      stride_y: n_cols, block_m: BLOCK_M, block_n: BLOCK_N, unroll: UNROLL };
                     value_partial_body::<$e, $op>(args, rows_per_split);
                 }
             }
@@ -691,9 +700,10 @@ macro_rules! split_reductions {
                 pub fn $fused(x_ptr: Ptr<$e>, part_ptr: Ptr<$acc>, y_ptr: Ptr<$e>, counter_ptr: Ptr<i32>,
                               n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32, stride_y: i32,
                               rows_per_split: i32;
-                              const BLOCK_M: usize, const BLOCK_N: usize, const COMBINE_BLOCK_M: usize) {
+                              const BLOCK_M: usize, const BLOCK_N: usize, const COMBINE_BLOCK_M: usize,
+                              const UNROLL: usize) {
                     let args = Args { x_ptr, y_ptr: part_ptr, n_rows, n_cols, stride_row, stride_col,
-                                      stride_y: n_cols, block_m: BLOCK_M, block_n: BLOCK_N };
+                                      stride_y: n_cols, block_m: BLOCK_M, block_n: BLOCK_N, unroll: UNROLL };
                     value_fused_body::<$e, $op>(args, (y_ptr, stride_y), counter_ptr, rows_per_split, COMBINE_BLOCK_M);
                 }
             }
@@ -702,9 +712,9 @@ macro_rules! split_reductions {
             kernel! {
                 pub fn $ipartials(x_ptr: Ptr<$ie>, part_ptr: Ptr<$iacc>, index_ptr: Ptr<i32>, n_rows: i32,
                                   n_cols: i32, stride_row: i32, stride_col: i32, rows_per_split: i32;
-                                  const BLOCK_M: usize, const BLOCK_N: usize) {
+                                  const BLOCK_M: usize, const BLOCK_N: usize, const UNROLL: usize) {
                     let args = Args { x_ptr, y_ptr: part_ptr, n_rows, n_cols, stride_row, stride_col,
-                                      stride_y: n_cols, block_m: BLOCK_M, block_n: BLOCK_N };
+                                      stride_y: n_cols, block_m: BLOCK_M, block_n: BLOCK_N, unroll: UNROLL };
                     index_partial_body::<$ie, $iop>(args, index_ptr, rows_per_split);
                 }
             }
@@ -719,9 +729,10 @@ macro_rules! split_reductions {
                 pub fn $ifused(x_ptr: Ptr<$ie>, part_ptr: Ptr<$iacc>, index_ptr: Ptr<i32>, y_ptr: Ptr<i32>,
                                counter_ptr: Ptr<i32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32,
                                stride_y: i32, rows_per_split: i32;
-                               const BLOCK_M: usize, const BLOCK_N: usize, const COMBINE_BLOCK_M: usize) {
+                               const BLOCK_M: usize, const BLOCK_N: usize, const COMBINE_BLOCK_M: usize,
+                              const UNROLL: usize) {
                     let args = Args { x_ptr, y_ptr: part_ptr, n_rows, n_cols, stride_row, stride_col,
-                                      stride_y: n_cols, block_m: BLOCK_M, block_n: BLOCK_N };
+                                      stride_y: n_cols, block_m: BLOCK_M, block_n: BLOCK_N, unroll: UNROLL };
                     index_fused_body::<$ie, $iop>(args, index_ptr, (y_ptr, stride_y), counter_ptr, rows_per_split,
                                                   COMBINE_BLOCK_M);
                 }

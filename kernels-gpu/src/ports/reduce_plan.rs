@@ -67,14 +67,21 @@ pub struct SplitPlan {
     pub split: usize,
     /// `(BLOCK_M, BLOCK_N)` of the combine kernel (its `BLOCK_M` runs along the chunks).
     pub combine_blocks: (usize, usize),
+    /// `UNROLL` of the partials and one-launch kernels: tiles of a chunk whose loads are
+    /// in flight together ([`SPLIT_UNROLL`]).
+    pub unroll: usize,
 }
+
+/// The chunk loop's unroll factor ([`SplitPlan::unroll`]): 1, a tile a trip.
+pub const SPLIT_UNROLL: usize = 1;
 
 impl SplitPlan {
     /// A split of `n_rows` in chunks of `rows_per_split` with the given tiles, the
     /// combine's tiles chosen for `n_cols` columns on `sm_count` SMs.
     pub fn new(blocks: (usize, usize), rows_per_split: usize, n_rows: usize, n_cols: usize, sm_count: usize) -> Self {
         let split = n_rows.max(1).div_ceil(rows_per_split.max(1));
-        SplitPlan { blocks, rows_per_split, split, combine_blocks: combine_blocks(split, n_cols, sm_count) }
+        let combine_blocks = combine_blocks(split, n_cols, sm_count);
+        SplitPlan { blocks, rows_per_split, split, combine_blocks, unroll: SPLIT_UNROLL }
     }
 
     /// The partials kernel's grid.
@@ -215,7 +222,7 @@ mod tests {
     #[test]
     fn plans_on_an_h200() {
         let split = |blocks, rows_per_split, split, combine_blocks| {
-            ColPlan::Split(SplitPlan { blocks, rows_per_split, split, combine_blocks })
+            ColPlan::Split(SplitPlan { blocks, rows_per_split, split, combine_blocks, unroll: SPLIT_UNROLL })
         };
         let table = [
             ((4, 4096, 1024), split((16, 128), 32, 128, (64, 32))),
