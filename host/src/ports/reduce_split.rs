@@ -146,6 +146,13 @@ pub fn split_table(kernel: Kernel) -> Vec<SplitRow> {
     for (name, view) in views_2d(37, 45) {
         rows.push(row(&format!("view_{name}"), view, Fill::Ordinary, (8, 16), 8, 1));
     }
+    // Chunks of 5 and 7 tiles walked 2 and 4 tiles a trip: the unrolled main loop, its
+    // remainder, and a last chunk shorter than one trip.
+    for (unroll, rows_per_split) in [(2, 40), (4, 56)] {
+        let mut r = row(&format!("unroll_{unroll}"), contiguous(203, 45), Fill::Ordinary, (8, 16), rows_per_split, 1);
+        r.plan.unroll = unroll;
+        rows.push(r);
+    }
     // A shape the plan splits on an H200: its own tiles, chunks and combine tiles.
     let (n_rows, n_cols) = (1030, 70);
     let ColPlan::Split(plan) = col_plan(elem_bytes(kernel.dtype), n_rows, n_cols, NOMINAL_SM_COUNT) else {

@@ -68,12 +68,20 @@ pub struct SplitPlan {
     /// `(BLOCK_M, BLOCK_N)` of the combine kernel (its `BLOCK_M` runs along the chunks).
     pub combine_blocks: (usize, usize),
     /// `UNROLL` of the partials and one-launch kernels: tiles of a chunk whose loads are
-    /// in flight together ([`SPLIT_UNROLL`]).
+    /// in flight together ([`split_unroll`]; [`SplitPlan::new`] takes 1).
     pub unroll: usize,
 }
 
-/// The chunk loop's unroll factor ([`SplitPlan::unroll`]): 1, a tile a trip.
-pub const SPLIT_UNROLL: usize = 1;
+/// The chunk loop's unroll factor ([`SplitPlan::unroll`]) for `elem_bytes`-byte elements:
+/// 4 for 4-byte ones, 1 (a tile a trip) for narrower ones. Measured on the H200 with the
+/// plan's grids (`docs/results/2026-12-04-h200-run15-colsum-unroll/`): four `f32` tiles in
+/// flight ran `sum` and `amax` 1.06x to 1.08x faster at 2048 x 32768, 4096 x 4096 and
+/// 32768 x 1024 (0.98x to 1.04x of torch at 2048 x 32768), the same at 4096 x 16384 and
+/// 1% slower at 4096 x 1024; in `f16` and `bf16` 2 and 4 were up to 8% slower at 4096 x
+/// 4096 and 4096 x 16384, where torch leads.
+pub fn split_unroll(elem_bytes: usize) -> usize {
+    if elem_bytes >= 4 { 4 } else { 1 }
+}
 
 impl SplitPlan {
     /// A split of `n_rows` in chunks of `rows_per_split` with the given tiles, the
@@ -81,7 +89,7 @@ impl SplitPlan {
     pub fn new(blocks: (usize, usize), rows_per_split: usize, n_rows: usize, n_cols: usize, sm_count: usize) -> Self {
         let split = n_rows.max(1).div_ceil(rows_per_split.max(1));
         let combine_blocks = combine_blocks(split, n_cols, sm_count);
-        SplitPlan { blocks, rows_per_split, split, combine_blocks, unroll: SPLIT_UNROLL }
+        SplitPlan { blocks, rows_per_split, split, combine_blocks, unroll: 1 }
     }
 
     /// The partials kernel's grid.
@@ -197,7 +205,8 @@ pub fn col_plan(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize
     if rows_per_split >= n_rows {
         return ColPlan::Direct { blocks };
     }
-    ColPlan::Split(SplitPlan::new(blocks, rows_per_split, n_rows, n_cols, sm_count))
+    let plan = SplitPlan::new(blocks, rows_per_split, n_rows, n_cols, sm_count);
+    ColPlan::Split(SplitPlan { unroll: split_unroll(elem_bytes), ..plan })
 }
 
 /// The combine's tiles: `BLOCK_N` of 32 to 128 columns (four partials per thread, one
@@ -221,8 +230,10 @@ mod tests {
     /// where the rows and the chunk cap allow; wide-enough inputs stay direct.
     #[test]
     fn plans_on_an_h200() {
-        let split = |blocks, rows_per_split, split, combine_blocks| {
-            ColPlan::Split(SplitPlan { blocks, rows_per_split, split, combine_blocks, unroll: SPLIT_UNROLL })
+        let split = |blocks: (usize, usize), rows_per_split, split, combine_blocks| {
+            // 16-bit tiles have 256 columns, 4-byte ones 128 or fewer.
+            let unroll = if blocks.1 == 256 { 1 } else { 4 };
+            ColPlan::Split(SplitPlan { blocks, rows_per_split, split, combine_blocks, unroll })
         };
         let table = [
             ((4, 4096, 1024), split((16, 128), 32, 128, (64, 32))),
