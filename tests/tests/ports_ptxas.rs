@@ -130,7 +130,7 @@ fn split_column_reductions_load_sixteen_bytes_at_a_time() {
             combine_args.push(ptr(3));
             combine_args.extend(ints(&[plan.split, cols, 1]));
             for (def, blocks, unroll, args) in [
-                (&partials, plan.blocks, Some(plan.unroll), partials_args),
+                (&partials, plan.blocks, Some(plan.unroll_of(index)), partials_args),
                 (&combine, plan.combine_blocks, None, combine_args),
             ] {
                 let mut consts = vec![("BLOCK_M", blocks.0 as i64), ("BLOCK_N", blocks.1 as i64)];
@@ -191,7 +191,7 @@ fn one_launch_column_reductions_fit_one_wave() {
                 ("BLOCK_M", plan.blocks.0 as i64),
                 ("BLOCK_N", plan.blocks.1 as i64),
                 ("COMBINE_BLOCK_M", plan.fused_combine_block_m() as i64),
-                ("UNROLL", plan.unroll as i64),
+                ("UNROLL", plan.unroll_of(index) as i64),
             ];
             let text = compile(&def, &consts, &args, SpecPolicy::Triton, 4);
             let info = assemble(&ptxas, &text, "sm_90", def.name).unwrap_or_else(|e| panic!("{}: {e}", def.name));

@@ -147,8 +147,10 @@ pub fn split_table(kernel: Kernel) -> Vec<SplitRow> {
         rows.push(row(&format!("view_{name}"), view, Fill::Ordinary, (8, 16), 8, 1));
     }
     // Chunks of 5 and 7 tiles walked 2 and 4 tiles a trip: the unrolled main loop, its
-    // remainder, and a last chunk shorter than one trip.
-    for (unroll, rows_per_split) in [(2, 40), (4, 56)] {
+    // remainder, and a last chunk shorter than one trip. Value reductions only: arg
+    // reductions walk a tile a trip (`SplitPlan::unroll_of`).
+    let unrolled = if kernel.op.is_index() { &[][..] } else { &[(2, 40), (4, 56)][..] };
+    for &(unroll, rows_per_split) in unrolled {
         let mut r = row(&format!("unroll_{unroll}"), contiguous(203, 45), Fill::Ordinary, (8, 16), rows_per_split, 1);
         r.plan.unroll = unroll;
         rows.push(r);
@@ -195,7 +197,7 @@ pub fn partials_case(kernel: Kernel, row: &SplitRow) -> Case {
         .int(plan.rows_per_split as i64)
         .constexpr("BLOCK_M", plan.blocks.0 as i64)
         .constexpr("BLOCK_N", plan.blocks.1 as i64)
-        .constexpr("UNROLL", plan.unroll as i64)
+        .constexpr("UNROLL", plan.unroll_of(kernel.op.is_index()) as i64)
         .grid(plan.partials_grid(n_cols))
 }
 
@@ -253,7 +255,7 @@ pub fn fused_case(kernel: Kernel, row: &SplitRow) -> Case {
         .constexpr("BLOCK_M", plan.blocks.0 as i64)
         .constexpr("BLOCK_N", plan.blocks.1 as i64)
         .constexpr("COMBINE_BLOCK_M", plan.fused_combine_block_m() as i64)
-        .constexpr("UNROLL", plan.unroll as i64)
+        .constexpr("UNROLL", plan.unroll_of(kernel.op.is_index()) as i64)
         .grid(plan.partials_grid(n_cols))
 }
 

@@ -67,8 +67,9 @@ pub struct SplitPlan {
     pub split: usize,
     /// `(BLOCK_M, BLOCK_N)` of the combine kernel (its `BLOCK_M` runs along the chunks).
     pub combine_blocks: (usize, usize),
-    /// `UNROLL` of the partials and one-launch kernels: tiles of a chunk whose loads are
-    /// in flight together ([`split_unroll`]; [`SplitPlan::new`] takes 1).
+    /// `UNROLL` of the value reductions' (`sum`, `max`, `min`) partials and one-launch
+    /// kernels: tiles of a chunk whose loads are in flight together ([`split_unroll`];
+    /// [`SplitPlan::new`] takes 1). Arg reductions take [`SplitPlan::unroll_of`].
     pub unroll: usize,
 }
 
@@ -90,6 +91,16 @@ impl SplitPlan {
         let split = n_rows.max(1).div_ceil(rows_per_split.max(1));
         let combine_blocks = combine_blocks(split, n_cols, sm_count);
         SplitPlan { blocks, rows_per_split, split, combine_blocks, unroll: 1 }
+    }
+
+    /// `UNROLL` of the partials and one-launch kernels of a value reduction (`index`
+    /// false) or an arg reduction: 1 for the latter. Four `f32` tiles in flight made the
+    /// one-launch `argmax` 9% to 11% slower at 4096 x 1024, 4096 x 4096 and 32768 x 1024
+    /// (`docs/results/2026-12-04-h200-run15-colsum-unroll/`, part 2): its tile carries a
+    /// value and an index per element, so four tiles' loads and selects crowd the
+    /// registers (62 of 64).
+    pub fn unroll_of(&self, index: bool) -> usize {
+        if index { 1 } else { self.unroll }
     }
 
     /// The partials kernel's grid.
