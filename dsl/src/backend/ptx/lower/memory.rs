@@ -61,8 +61,6 @@ impl Lowerer<'_> {
         let others = other.map(|o| self.val(o));
         let bases = self.vector_bases(ptr, width);
         let mut out = Vec::with_capacity(ptrs.len());
-        // 16-bit vectors' words, unpacked once every vector's load is issued (below).
-        let mut packed: Vec<Vec<Reg>> = Vec::new();
         for (c, (base, offset)) in (0..ptrs.len()).step_by(width).zip(bases) {
             // The mask is constant across the vector (proved by `vectorize`): its first
             // element guards the whole access.
@@ -71,7 +69,7 @@ impl Lowerer<'_> {
                 let others: Option<Vec<Operand>> =
                     mask.map(|_| (0..width).map(|j| others.as_ref().map_or(Operand::Int(0), |o| o[c + j])).collect());
                 let addr = self.reg(ptrs[base], Ty::I64);
-                packed.push(self.load_words(ty, guard, (addr, offset), width, others));
+                out.extend(self.load_pairs(ty, guard, (addr, offset), width, others));
                 continue;
             }
             let dsts: Vec<Reg> = (0..width).map(|_| self.new_reg(ty)).collect();
@@ -90,14 +88,6 @@ impl Lowerer<'_> {
             let addr = self.reg(ptrs[base], Ty::I64);
             self.emit(Inst::LdGlobal { guard, ty, dsts: dsts.clone(), addr, offset, non_coherent: false });
             out.extend(dsts.into_iter().map(Operand::Reg));
-        }
-        // Unpacking a vector right after its load gave ptxas an early use of it: in the
-        // 16-bit column sums it then converted the first two vectors before issuing the
-        // last two loads (two loads in flight a thread, not four; ncu's SASS in
-        // `docs/results/2026-12-04-h200-run15-colsum-unroll/`). Every load first, then
-        // the unpacks, in element order.
-        for words in packed {
-            out.extend(self.unpack_words(ty, words));
         }
         Ok(out)
     }
@@ -144,17 +134,18 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// A load of `width` (8) 16-bit elements of `ty` as `width / 2` 32-bit words (each to
-    /// be unpacked into two registers by [`Self::unpack_words`]). With a mask, the words
-    /// first hold the packed `others`, which a false guard leaves in place.
-    fn load_words(
+    /// A load of `width` (8) 16-bit elements of `ty` as `width / 2` 32-bit words, each
+    /// unpacked into two registers (the lower address is the low half, memory being
+    /// little-endian). With a mask, the words first hold the packed `others`, which a
+    /// false guard leaves in place.
+    fn load_pairs(
         &mut self,
         ty: Ty,
         guard: Option<Guard>,
         (addr, offset): (Reg, i64),
         width: usize,
         others: Option<Vec<Operand>>,
-    ) -> Vec<Reg> {
+    ) -> Vec<Operand> {
         let words: Vec<Reg> = (0..width / 2).map(|_| self.new_reg(Ty::U32)).collect();
         if let Some(others) = others {
             for (w, word) in words.iter().enumerate() {
@@ -173,13 +164,7 @@ impl Lowerer<'_> {
             }
         }
         self.emit(Inst::LdGlobal { guard, ty: Ty::U32, dsts: words.clone(), addr, offset, non_coherent: false });
-        words
-    }
-
-    /// The 16-bit elements of `ty` that [`Self::load_words`] loaded, two a word (the lower
-    /// address is the low half, memory being little-endian).
-    fn unpack_words(&mut self, ty: Ty, words: Vec<Reg>) -> Vec<Operand> {
-        let mut out = Vec::with_capacity(2 * words.len());
+        let mut out = Vec::with_capacity(width);
         for word in words {
             let (lo, hi) = (self.new_reg(ty), self.new_reg(ty));
             self.emit(Inst::Unpack { lo, hi, src: word });
