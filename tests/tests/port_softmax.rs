@@ -55,6 +55,19 @@ fn every_kernel_assembles_without_spills(
     }
 }
 
+/// Assembles `ptx` (kernel `name`) for sm_86 and sm_90 and asserts ptxas spills nothing and
+/// uses at most `max_registers` a thread (`why`: what allows that many; `what`: the
+/// check, for the message when ptxas is missing).
+fn fits_without_spills(ptx: &str, name: &str, max_registers: u32, why: &str, what: &str) {
+    let ptxas = ptxas(what);
+    for arch in ["sm_86", "sm_90"] {
+        let info = assemble(&ptxas, ptx, arch, name).unwrap_or_else(|e| panic!("{name} on {arch}:\n{e}"));
+        assert_eq!(spill_stores(&info), Some(0), "{name} on {arch} spills:\n{info}");
+        let regs = registers_used(&info).unwrap_or_else(|| panic!("{name} on {arch}: no register count in\n{info}"));
+        assert!(regs <= max_registers, "{name} on {arch}: {regs} registers, {why}");
+    }
+}
+
 /// The widths of the kernel's loads and stores, in program order.
 fn widths(ptx: &Ptx) -> Vec<(AccessKind, u32)> {
     ptx.decisions.accesses.iter().map(|a| (a.kind, a.vector_width)).collect()
@@ -160,13 +173,7 @@ fn the_register_prefetch_fits_one_program_per_sm(
     let ptx = compile(dtype, plan, &args(n_cols, n_cols), SpecPolicy::Triton, Arch::Sm86);
     let name = format!("{}_{n_cols}", plan.def(dtype).name);
     assert!(!ptx.text.contains("cp.async"), "{name}: nothing is staged");
-    let ptxas = ptxas("softmax register prefetch");
-    for arch in ["sm_86", "sm_90"] {
-        let info = assemble(&ptxas, &ptx.text, arch, &name).unwrap_or_else(|e| panic!("{name} on {arch}:\n{e}"));
-        assert_eq!(spill_stores(&info), Some(0), "{name} on {arch} spills:\n{info}");
-        let regs = registers_used(&info).unwrap_or_else(|| panic!("{name} on {arch}: no register count in\n{info}"));
-        assert!(regs <= 128, "{name} on {arch}: {regs} registers, one program per SM allows 128");
-    }
+    fits_without_spills(&ptx.text, &name, 128, "one program per SM allows 128", "softmax register prefetch");
 }
 
 /// The f32 single-block plan of 16 warps (vector rows of 8192 and 16384): two programs
@@ -180,13 +187,7 @@ fn the_f32_single_block_of_16_warps_fits_two_programs_per_sm(#[values(8192, 1638
     let ptx = compile(Dtype::F32, plan, &args(n_cols, n_cols), SpecPolicy::Triton, Arch::Sm86);
     assert!(ptx.text.contains(".minnctapersm 2"), "the PTX asks for two CTAs per SM");
     let name = format!("{}_{n_cols}", plan.def(Dtype::F32).name);
-    let ptxas = ptxas("softmax two programs per SM");
-    for arch in ["sm_86", "sm_90"] {
-        let info = assemble(&ptxas, &ptx.text, arch, &name).unwrap_or_else(|e| panic!("{name} on {arch}:\n{e}"));
-        assert_eq!(spill_stores(&info), Some(0), "{name} on {arch} spills:\n{info}");
-        let regs = registers_used(&info).unwrap_or_else(|| panic!("{name} on {arch}: no register count in\n{info}"));
-        assert!(regs <= 64, "{name} on {arch}: {regs} registers, two 512-thread programs per SM allow 64");
-    }
+    fits_without_spills(&ptx.text, &name, 64, "two 512-thread programs per SM allow 64", "softmax two programs per SM");
 }
 
 /// The f32 one-row plan past 16384 columns (vector rows of 32768 on 16 warps, one program
@@ -201,13 +202,13 @@ fn the_f32_single_block_of_32768_fits_one_program_per_sm() {
     let ptx = compile(Dtype::F32, plan, &args(n_cols, n_cols), SpecPolicy::Triton, Arch::Sm86);
     assert!(!ptx.text.contains(".minnctapersm") && !ptx.text.contains("cp.async"), "one program per SM, no staging");
     let name = format!("{}_{n_cols}", plan.def(Dtype::F32).name);
-    let ptxas = ptxas("softmax one-row f32 at 32768");
-    for arch in ["sm_86", "sm_90"] {
-        let info = assemble(&ptxas, &ptx.text, arch, &name).unwrap_or_else(|e| panic!("{name} on {arch}:\n{e}"));
-        assert_eq!(spill_stores(&info), Some(0), "{name} on {arch} spills:\n{info}");
-        let regs = registers_used(&info).unwrap_or_else(|| panic!("{name} on {arch}: no register count in\n{info}"));
-        assert!(regs <= 128, "{name} on {arch}: {regs} registers, one 512-thread program per SM allows 128");
-    }
+    fits_without_spills(
+        &ptx.text,
+        &name,
+        128,
+        "one 512-thread program per SM allows 128",
+        "softmax one-row f32 at 32768",
+    );
 }
 
 /// The prefetching kernel as the plan launches it on vector rows of 16384 and 32768
@@ -239,11 +240,11 @@ fn the_staged_prefetch_fits_the_registers_and_shared_memory_the_plan_assumes(
     );
     assert!(planned <= H200_SHARED_BYTES);
     let budget = 65536 / (plan.num_warps * 32);
-    let ptxas = ptxas("softmax staged prefetch");
-    for arch in ["sm_86", "sm_90"] {
-        let info = assemble(&ptxas, &ptx.text, arch, &name).unwrap_or_else(|e| panic!("{name} on {arch}:\n{e}"));
-        assert_eq!(spill_stores(&info), Some(0), "{name} on {arch} spills:\n{info}");
-        let regs = registers_used(&info).unwrap_or_else(|| panic!("{name} on {arch}: no register count in\n{info}"));
-        assert!(regs <= budget, "{name} on {arch}: {regs} registers, one program per SM allows {budget}");
-    }
+    fits_without_spills(
+        &ptx.text,
+        &name,
+        budget,
+        &format!("one program per SM allows {budget}"),
+        "softmax staged prefetch",
+    );
 }

@@ -19,7 +19,8 @@
 //! Tiles: `BLOCK_N` spans one 16-byte load per thread across a warp (128 `f32`/`i32`,
 //! 256 `f16`/`bf16` columns, fewer for narrower inputs) so a warp reads whole rows of
 //! contiguous columns with vector loads, and `BLOCK_M` fills the tile to 8 KiB (2048
-//! `f32`, 4096 `f16`: four 16-byte loads in flight per thread at 4 warps).
+//! `f32`, 4096 `f16`: four 16-byte loads in flight per thread at 4 warps). A split value
+//! reduction of 4-byte elements walks its chunk four tiles a trip ([`split_unroll`]).
 
 pub use crate::row_max_plan::NOMINAL_SM_COUNT;
 
