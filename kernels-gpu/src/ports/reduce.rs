@@ -730,7 +730,7 @@ macro_rules! split_reductions {
                                counter_ptr: Ptr<i32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32,
                                stride_y: i32, rows_per_split: i32;
                                const BLOCK_M: usize, const BLOCK_N: usize, const COMBINE_BLOCK_M: usize,
-                              const UNROLL: usize) {
+                               const UNROLL: usize) {
                     let args = Args { x_ptr, y_ptr: part_ptr, n_rows, n_cols, stride_row, stride_col,
                                       stride_y: n_cols, block_m: BLOCK_M, block_n: BLOCK_N, unroll: UNROLL };
                     index_fused_body::<$ie, $iop>(args, index_ptr, (y_ptr, stride_y), counter_ptr, rows_per_split,

@@ -78,8 +78,8 @@ pub struct SplitPlan {
 /// 4 for 4-byte ones, 1 (a tile a trip) for narrower ones. Measured on the H200 with the
 /// plan's grids (`docs/results/2026-12-04-h200-run15-colsum-unroll/`): four `f32` tiles in
 /// flight ran `sum` and `amax` 1.06x to 1.08x faster at 2048 x 32768, 4096 x 4096 and
-/// 32768 x 1024 (0.98x to 1.04x of torch at 2048 x 32768), the same at 4096 x 16384 and
-/// 1% slower at 4096 x 1024; in `f16` and `bf16` 2 and 4 were up to 8% slower at 4096 x
+/// 32768 x 1024 (at 2048 x 32768 from 0.97x to 1.04x of torch), the same at 4096 x 16384
+/// and 1% slower at 4096 x 1024; in `f16` and `bf16` 2 and 4 were up to 8% slower at 4096 x
 /// 4096 and 4096 x 16384, where torch leads.
 pub fn split_unroll(elem_bytes: usize) -> usize {
     if elem_bytes >= 4 { 4 } else { 1 }
@@ -96,10 +96,9 @@ impl SplitPlan {
 
     /// `UNROLL` of the partials and one-launch kernels of a value reduction (`index`
     /// false) or an arg reduction: 1 for the latter. Four `f32` tiles in flight made the
-    /// one-launch `argmax` 9% to 11% slower at 4096 x 1024, 4096 x 4096 and 32768 x 1024
-    /// (`docs/results/2026-12-04-h200-run15-colsum-unroll/`, part 2): its tile carries a
-    /// value and an index per element, so four tiles' loads and selects crowd the
-    /// registers (62 of 64).
+    /// one-launch `argmax` 11% to 12% slower at 4096 x 1024, 4096 x 4096 and 32768 x 1024
+    /// and no faster elsewhere, timed beside a tile a trip in one session
+    /// (`docs/results/2026-12-04-h200-run15-colsum-unroll/`, part 3; not profiled).
     pub fn unroll_of(&self, index: bool) -> usize {
         if index { 1 } else { self.unroll }
     }
