@@ -11,13 +11,10 @@
 //!   wrap inside, so it is folded.
 //! - The interpreter and the simulator (which runs the `lir`, offsets included) agree on
 //!   the folded copies.
-//! - ptxas: the softmax port at 16384 columns on 16 warps fits 70 registers (79 before).
+//! - ptxas: the softmax port at 16384 columns on 16 warps fits 70 registers (79 before):
+//!   `tests/tests/port_softmax.rs`, with the port's other register checks.
 
-mod ptx_common;
-
-use ptx_common::{assemble, compile_def, options, ptxas, registers_used, spill_stores};
 use rstest::rstest;
-use rtriton::backend::ptx::Arch;
 use rtriton::backend::ptx::lir::{Inst, Program};
 use rtriton::prelude::*;
 use rtriton::spec::{ArgValue, SpecPolicy};
@@ -125,40 +122,4 @@ fn folded_copies_agree_with_the_interpreter(#[case] kind: i64, #[case] start: i6
     let want: Vec<u32> = (0..n).map(|i| if i < start as usize { 0f32 } else { input[i] }.to_bits()).collect();
     assert_eq!(interp, want, "interpreter, kind {kind}");
     assert_eq!(sim, interp, "simulator against the interpreter, kind {kind}");
-}
-
-/// The softmax port's single-block kernel at 16384 f32 columns on 16 warps, specialized
-/// as Triton would (strides of 1 folded): ptxas fits a thread in 70 registers without
-/// spills (ptxas 12.9, sm_90). It took 79 while each of a thread's 8 vectors kept its own
-/// 64-bit column offset across the row loop; one address per access
-/// (`lower/address.rs`) frees 9. The rest to 64 (two 512-thread programs per SM) is the
-/// loop's 64-bit trip count carried through the body (the writer's `lp`): testing the
-/// induction variable instead gives 64, but moved other kernels' registers both ways
-/// (branch `regs-both`). Triton's takes 57.
-#[test]
-#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
-fn softmax_of_16384_f32_columns_on_16_warps_fits_70_registers() {
-    let def = rtriton_kernels::ports::softmax::kernel_def(
-        rtriton_kernels::ports::softmax::Form::SingleBlock,
-        rtriton_kernels::ports::softmax::Dtype::F32,
-    );
-    let n = 16384i64;
-    let args = [
-        ArgValue::Ptr(0x7f00_0000_0000),
-        ArgValue::Ptr(0x7f00_1000_0000),
-        ArgValue::Int(n),
-        ArgValue::Int(1),
-        ArgValue::Int(n),
-        ArgValue::Int(1),
-        ArgValue::Int(4096),
-        ArgValue::Int(n),
-    ];
-    let ptx = compile_def(&def, &[("BLOCK_SIZE", n)], &args, SpecPolicy::Triton, &options(Arch::Sm86, 16))
-        .unwrap_or_else(|e| panic!("{}: {e}", def.name));
-    assert!(!ptx.text.contains(".minnctapersm"), "the bound holds without asking ptxas for it");
-    let ptxas = ptxas("softmax_of_16384_f32_columns_on_16_warps_fits_70_registers");
-    let info = assemble(&ptxas, &ptx.text, "sm_90", def.name).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(spill_stores(&info), Some(0), "spills:\n{info}");
-    let regs = registers_used(&info).unwrap_or_else(|| panic!("no register count in\n{info}"));
-    assert!(regs <= 70, "{regs} registers, more than the 70 one address per access gave\n{info}");
 }
