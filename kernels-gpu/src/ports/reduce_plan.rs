@@ -212,12 +212,46 @@ pub fn col_plan(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize
     // 1188, and a second wave of 188 programs nearly doubled the partials kernel's time
     // (26.4 us against 20.5 for f32 at twice the bytes, `docs/results/2026-12-04-h200-run8-colsum-ncu/`).
     let tiles_per_split = row_tiles.div_ceil(splits_wanted).max(MIN_TILES_PER_SPLIT).max(row_tiles.div_ceil(MAX_SPLIT));
+    let tiles_per_split = if column_programs >= ONE_LAUNCH_MIN_COLUMN_BLOCKS {
+        tiles_for_the_combine(tiles_per_split, row_tiles, block_m)
+    } else {
+        tiles_per_split
+    };
     let rows_per_split = tiles_per_split * block_m;
     if rows_per_split >= n_rows {
         return ColPlan::Direct { blocks };
     }
     let plan = SplitPlan::new(blocks, rows_per_split, n_rows, n_cols, sm_count);
     ColPlan::Split(SplitPlan { unroll: split_unroll(elem_bytes), ..plan })
+}
+
+/// Tiles a chunk walks for every step of the one-launch combine, at least
+/// ([`tiles_for_the_combine`]).
+pub const TILES_PER_COMBINE_STEP: usize = 4;
+
+/// `tiles` a chunk, or more: the fewest from there that walk at least
+/// [`TILES_PER_COMBINE_STEP`] tiles for each step of the one-launch combine (which reads the
+/// `split` partial rows of its column block [`SplitPlan::fused_combine_block_m`] at a time),
+/// or all the rows. That combine runs in the last chunk of each column block after its own
+/// walk, and nothing of that block is left to overlap it. Measured on the H200
+/// (`docs/results/2026-12-04-h200-run16-colsum-causes/`, parts 7 and 8), against the
+/// chunks chosen without this bound:
+/// - `f16`/`bf16` 4096 x 4096, 32 chunks of 8 tiles (2 steps, 512 programs) instead of 64
+///   of 4 (4 steps, 1024 programs): 8% to 12% faster (a bound of 2 tiles a step, 43 chunks
+///   of 6, gained 4% to 7%);
+/// - `f32` 4096 x 1024, 32 chunks of 8 tiles instead of 128 of 2 (8 steps): 2% to 12% faster;
+/// - `f32` 32768 x 1024, 86 chunks of 24 tiles (6 steps) instead of 128 of 16 (8 steps): 2%
+///   to 5% slower, still 1.35x torch's `sum` and `amax`.
+pub fn tiles_for_the_combine(tiles: usize, row_tiles: usize, block_m: usize) -> usize {
+    let mut t = tiles.max(1);
+    loop {
+        let split = row_tiles.div_ceil(t);
+        let steps = split.div_ceil(block_m.min(pow2(split)).max(1));
+        if t >= TILES_PER_COMBINE_STEP * steps || t >= row_tiles {
+            return t;
+        }
+        t += 1;
+    }
 }
 
 /// The combine's tiles: `BLOCK_N` of 32 to 128 columns (four partials per thread, one
@@ -247,15 +281,21 @@ mod tests {
             ColPlan::Split(SplitPlan { blocks, rows_per_split, split, combine_blocks, unroll })
         };
         let table = [
-            ((4, 4096, 1024), split((16, 128), 32, 128, (64, 32))),
+            // One launch: chunks of 8 tiles, so the last chunk's combine (2 steps of 16 of
+            // the 32 partial rows) is short beside its walk (`tiles_for_the_combine`; 128
+            // chunks of 2 tiles took 8 steps).
+            ((4, 4096, 1024), split((16, 128), 128, 32, (32, 32))),
             ((4, 4096, 4096), split((16, 128), 128, 32, (32, 32))),
             ((4, 4096, 16384), split((16, 128), 512, 8, (8, 64))),
             ((4, 2048, 32768), split((16, 128), 512, 4, (4, 128))),
-            ((4, 32768, 1024), split((16, 128), 256, 128, (64, 32))),
+            // 86 chunks of 24 tiles (6 combine steps): 128 chunks of 16 would take 8.
+            ((4, 32768, 1024), split((16, 128), 384, 86, (64, 32))),
             ((2, 4096, 1024), split((16, 256), 32, 128, (64, 32))),
-            // 64 chunks of 4 tiles, 1024 programs: one wave (rounded down, 86 chunks of 3
-            // made 1376, more than the 1188 an H200 holds at 56 registers).
-            ((2, 4096, 4096), split((16, 256), 64, 64, (64, 32))),
+            // 32 chunks of 8 tiles, 512 programs: 64 chunks of 4 (1024 programs, one
+            // wave) made the last chunk's combine 4 steps, as long as its walk, and ran 10%
+            // slower (run 16); rounded down, 86 chunks of 3 made 1376 programs where an
+            // H200 holds 1188 at 56 registers (run 8).
+            ((2, 4096, 4096), split((16, 256), 128, 32, (32, 32))),
             ((2, 2048, 32768), split((16, 256), 256, 8, (8, 128))),
             // Capped at 256 chunks (the wanted 1056 programs would need 264).
             ((2, 32768, 1024), split((16, 256), 128, 256, (64, 32))),
@@ -326,12 +366,25 @@ mod tests {
                         let splits_wanted = (wanted / column_programs).max(1);
                         let rows_ran_out = p.rows_per_split == MIN_TILES_PER_SPLIT * block_m;
                         let capped = p.rows_per_split == rows.div_ceil(block_m).div_ceil(MAX_SPLIT) * block_m;
+                        // In one launch, a chunk walks TILES_PER_COMBINE_STEP tiles per
+                        // step of the last chunk's combine (or is as long as the rows).
+                        let tiles = p.rows_per_split / block_m;
+                        let row_tiles = rows.div_ceil(block_m);
+                        let unbounded = row_tiles
+                            .div_ceil(splits_wanted)
+                            .max(MIN_TILES_PER_SPLIT)
+                            .max(row_tiles.div_ceil(MAX_SPLIT));
+                        let combine_bound = p.one_launch(cols) && tiles > unbounded;
+                        if p.one_launch(cols) {
+                            let steps = p.split.div_ceil(p.fused_combine_block_m());
+                            assert!(tiles >= TILES_PER_COMBINE_STEP * steps || tiles >= row_tiles, "{rows}x{cols}");
+                        }
                         // Never more chunks than wanted (a second wave of programs costs
                         // about as much as the first), and at least half as many unless
-                        // the rows or the cap run out.
+                        // the rows or the cap run out, or the one-launch combine bounds them.
                         assert!(p.split <= splits_wanted, "{rows}x{cols}: {} chunks > {splits_wanted}", p.split);
                         assert!(
-                            2 * p.split >= splits_wanted || rows_ran_out || capped,
+                            2 * p.split >= splits_wanted || rows_ran_out || capped || combine_bound,
                             "{rows}x{cols}: {} chunks of {splits_wanted} wanted",
                             p.split
                         );

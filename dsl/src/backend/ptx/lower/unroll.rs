@@ -1,8 +1,9 @@
 //! `for` loops with an unroll factor `U > 1` (`for_range_unrolled`, Triton's
-//! `loop_unroll_factor`): the body is lowered `U` times into one trip of a main loop, so a
-//! thread issues the loads of `U` iterations before it needs any of them (ptxas schedules
-//! the independent loads of one basic block ahead of their uses), and a remainder loop runs
-//! the last `trips mod U` iterations one at a time.
+//! `loop_unroll_factor`): the body is lowered `U` times into one trip of a main loop, so
+//! the loads of `U` iterations are independent instructions of one basic block that ptxas
+//! may issue before any of them is needed (it does not always: `docs/performance.md`,
+//! "Several loads in flight"), and a remainder loop runs the last `trips mod U` iterations
+//! one at a time.
 //!
 //! ```text
 //! [if step is not a positive constant: an empty lir loop with that step: it aborts the
