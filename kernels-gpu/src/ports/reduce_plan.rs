@@ -232,7 +232,8 @@ pub const TILES_PER_COMBINE_STEP: usize = 4;
 /// `tiles` a chunk, or more: the fewest from there that walk at least
 /// [`TILES_PER_COMBINE_STEP`] tiles for each step of the one-launch combine (which reads the
 /// `split` partial rows of its column block [`SplitPlan::fused_combine_block_m`] at a time),
-/// or all the rows. That combine runs in the last chunk of each column block after its own
+/// or all the rows (then the plan is direct: an input of 4 tiles in one launch, which split
+/// into 2 chunks of 2 before). That combine runs in the last chunk of each column block after its own
 /// walk, and nothing of that block is left to overlap it. Measured on the H200
 /// (`docs/results/2026-12-04-h200-run16-colsum-causes/`, parts 7 and 8), against the
 /// chunks chosen without this bound:
@@ -303,6 +304,11 @@ mod tests {
             ((4, 64, 1 << 18), ColPlan::Direct { blocks: (16, 128) }),
             // Too few rows for two chunks of two tiles: direct.
             ((4, 40, 1024), ColPlan::Direct { blocks: (16, 128) }),
+            // Four tiles in one launch: one chunk walking 4 tiles per combine step is all
+            // the rows, so direct (2 chunks of 2 before `tiles_for_the_combine`).
+            ((4, 64, 1024), ColPlan::Direct { blocks: (16, 128) }),
+            // Five: 2 chunks of 4 tiles, one combine step.
+            ((4, 80, 1024), split((16, 128), 64, 2, (2, 32))),
             ((4, 1000, 3), ColPlan::Direct { blocks: (512, 4) }),
         ];
         for ((bytes, rows, cols), want) in table {
