@@ -126,7 +126,13 @@ impl SplitPlan {
     /// (ptxas, sm_90: 40 for `f32` sums, 64 for `f16` ones and `f32` argmax; 64 chunks of 256
     /// columns take 4 steps). A tile of 32 rows took 96 registers in `f32` argmax.
     pub fn fused_combine_block_m(&self) -> usize {
-        self.blocks.0.min(pow2(self.split))
+        fused_combine_block_m(self.blocks.0, self.split)
+    }
+
+    /// The steps of the one-launch combine: `split` partial rows,
+    /// [`Self::fused_combine_block_m`] a step.
+    pub fn fused_combine_steps(&self) -> usize {
+        self.split.div_ceil(self.fused_combine_block_m())
     }
 
     /// Whether the split runs as one launch (`col_{op}_fused_*`) rather than the partials
@@ -157,6 +163,12 @@ pub const ONE_LAUNCH_MIN_COLUMN_BLOCKS: usize = 8;
 pub fn col_sum_depth(n: usize, b: usize) -> usize {
     let tile = if b <= super::reduce::SUM_ACROSS_ROWS_MAX { b.saturating_sub(1) } else { b.ilog2() as usize };
     n.div_ceil(b) - 1 + tile
+}
+
+/// [`SplitPlan::fused_combine_block_m`] of partials tiles of `block_m` rows and `split`
+/// chunks: the partials' rows, at most the chunks' next power of two.
+fn fused_combine_block_m(block_m: usize, split: usize) -> usize {
+    block_m.min(pow2(split)).max(1)
 }
 
 fn pow2(n: usize) -> usize {
@@ -247,7 +259,7 @@ pub fn tiles_for_the_combine(tiles: usize, row_tiles: usize, block_m: usize) -> 
     let mut t = tiles.max(1);
     loop {
         let split = row_tiles.div_ceil(t);
-        let steps = split.div_ceil(block_m.min(pow2(split)).max(1));
+        let steps = split.div_ceil(fused_combine_block_m(block_m, split));
         if t >= TILES_PER_COMBINE_STEP * steps || t >= row_tiles {
             return t;
         }
@@ -382,7 +394,7 @@ mod tests {
                             .max(row_tiles.div_ceil(MAX_SPLIT));
                         let combine_bound = p.one_launch(cols) && tiles > unbounded;
                         if p.one_launch(cols) {
-                            let steps = p.split.div_ceil(p.fused_combine_block_m());
+                            let steps = p.fused_combine_steps();
                             assert!(tiles >= TILES_PER_COMBINE_STEP * steps || tiles >= row_tiles, "{rows}x{cols}");
                         }
                         // Never more chunks than wanted (a second wave of programs costs
