@@ -16,11 +16,13 @@
 //! Pure data, as `row_max_plan`: the SM count is an input (the device's on the GPU,
 //! [`NOMINAL_SM_COUNT`] where there is none).
 //!
-//! Tiles: `BLOCK_N` spans one 16-byte load per thread across a warp (128 `f32`/`i32`,
-//! 256 `f16`/`bf16` columns, fewer for narrower inputs) so a warp reads whole rows of
-//! contiguous columns with vector loads, and `BLOCK_M` fills the tile to 8 KiB (2048
-//! `f32`, 4096 `f16`: four 16-byte loads in flight per thread at 4 warps). A split value
-//! reduction of 4-byte elements walks its chunk four tiles a trip ([`split_unroll`]).
+//! Tiles ([`col_blocks`]): `BLOCK_N` spans one 16-byte load per thread across a warp (128
+//! `f32`/`i32`, 256 `f16`/`bf16` columns, fewer for narrower inputs) so a warp reads whole
+//! rows of contiguous columns with vector loads, and `BLOCK_M` fills the tile to 8 KiB
+//! (2048 `f32`, 4096 `f16`: four 16-byte loads in flight per thread at 4 warps). A split
+//! of 16-bit elements takes torch's geometry instead ([`split_tiles`]): tiles of 4 x 128,
+//! one 8-byte vector a thread, 16 programs per SM. A split walks its chunk
+//! [`SPLIT_UNROLL`] tiles a trip (value reductions; arg reductions one).
 
 pub use crate::row_max_plan::NOMINAL_SM_COUNT;
 
@@ -74,16 +76,16 @@ pub struct SplitPlan {
     pub unroll: usize,
 }
 
-/// The chunk loop's unroll factor ([`SplitPlan::unroll`]) for `elem_bytes`-byte elements:
-/// 4 for 4-byte ones, 1 (a tile a trip) for narrower ones. Measured on the H200 with the
-/// plan's grids (`docs/results/2026-12-04-h200-run15-colsum-unroll/`): four `f32` tiles in
-/// flight ran `sum` and `amax` 1.06x to 1.08x faster at 2048 x 32768, 4096 x 4096 and
-/// 32768 x 1024 (at 2048 x 32768 from 0.97x to 1.04x of torch), the same at 4096 x 16384
-/// and 1% slower at 4096 x 1024; in `f16` and `bf16` 2 and 4 were up to 8% slower at 4096 x
-/// 4096 and 4096 x 16384, where torch leads.
-pub fn split_unroll(elem_bytes: usize) -> usize {
-    if elem_bytes >= 4 { 4 } else { 1 }
-}
+/// The chunk loop's unroll factor ([`SplitPlan::unroll`]) of a split value reduction:
+/// four tiles' loads in flight a trip. Measured on the H200 with the plan's grids:
+/// - `f32` (`docs/results/2026-12-04-h200-run15-colsum-unroll/`): `sum` and `amax` 1.06x
+///   to 1.08x faster at 2048 x 32768, 4096 x 4096 and 32768 x 1024 (at 2048 x 32768 from
+///   0.97x to 1.04x of torch), the same at 4096 x 16384 and 1% slower at 4096 x 1024;
+/// - `f16`/`bf16` with their 4 x 128 tiles ([`split_tiles`];
+///   `docs/results/2026-12-04-h200-run17-colsum-narrow/`): four tiles a trip are torch's four
+///   rows a thread. (With the 8 KiB 16-bit tiles before them, 2 and 4 were up to 8% slower
+///   than 1.)
+pub const SPLIT_UNROLL: usize = 4;
 
 impl SplitPlan {
     /// A split of `n_rows` in chunks of `rows_per_split` with the given tiles, the
@@ -204,16 +206,16 @@ pub fn programs_wanted(tile_bytes: usize, sm_count: usize) -> usize {
 /// tiles. Chunks take as many tiles as leave at most the wanted programs (so the last
 /// chunk may be short).
 pub fn col_plan(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize) -> ColPlan {
-    let blocks = col_blocks(elem_bytes, n_rows, n_cols);
+    let direct = ColPlan::Direct { blocks: col_blocks(elem_bytes, n_rows, n_cols) };
+    let (blocks, wanted) = split_tiles(elem_bytes, n_rows, n_cols, sm_count);
     let (block_m, block_n) = blocks;
     let column_programs = n_cols.max(1).div_ceil(block_n);
-    let wanted = programs_wanted(block_m * block_n * elem_bytes, sm_count);
     if column_programs >= wanted {
-        return ColPlan::Direct { blocks };
+        return direct;
     }
     let row_tiles = n_rows.max(1).div_ceil(block_m);
     if row_tiles < 2 * MIN_TILES_PER_SPLIT {
-        return ColPlan::Direct { blocks };
+        return direct;
     }
     // Rounded down, as the chunks' tiles below are rounded up: at most the wanted programs,
     // which are what an SM holds at once (8 of 4 warps at up to 64 registers), so they run
@@ -231,10 +233,48 @@ pub fn col_plan(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize
     };
     let rows_per_split = tiles_per_split * block_m;
     if rows_per_split >= n_rows {
-        return ColPlan::Direct { blocks };
+        return direct;
     }
     let plan = SplitPlan::new(blocks, rows_per_split, n_rows, n_cols, sm_count);
-    ColPlan::Split(SplitPlan { unroll: split_unroll(elem_bytes), ..plan })
+    ColPlan::Split(SplitPlan { unroll: SPLIT_UNROLL, ..plan })
+}
+
+/// Elements of a 16-bit split tile: four a thread at [`NUM_WARPS`] warps, so the layout
+/// gives each thread one 8-byte vector (`coalesce.rs` caps the vector at the elements the
+/// tile gives a thread).
+pub const HALF_SPLIT_TILE: usize = 4 * 32 * NUM_WARPS;
+/// Columns of a 16-bit split tile: a warp's 32 threads x 4.
+pub const HALF_SPLIT_BLOCK_N: usize = 128;
+/// Programs per SM a 16-bit split wants: 12 of 4 warps, the 48 warps an sm_86 SM holds
+/// (an H200's holds 64). Their kernels take 32 to 39 registers (ptxas, sm_90; `argmax` the
+/// most), which leave room for 12 programs per SM. On the H200 (run 17) 12 ran the `f16`
+/// sums 3% faster than 16 (2.82 against 2.73 TB/s at 4096 x 16384), and 8 fell 8% behind
+/// 16 in `amax`.
+pub const HALF_SPLIT_PROGRAMS_PER_SM: usize = 12;
+
+/// The tiles `(BLOCK_M, BLOCK_N)` of a split `n_rows x n_cols` column reduction of
+/// `elem_bytes`-byte elements, and the programs it wants on `sm_count` SMs (the columns
+/// alone giving that many keep it direct):
+/// - 4-byte elements: the direct kernel's 8 KiB tiles ([`col_blocks`]), [`programs_wanted`]
+///   of them (8 per SM);
+/// - 16-bit elements: torch's geometry (its `reduce_kernel` for `x.sum(0)`: four columns a
+///   thread, four rows in flight): tiles of 4 x [`HALF_SPLIT_BLOCK_N`], one 8-byte vector a
+///   thread, walked [`SPLIT_UNROLL`] tiles a trip, [`HALF_SPLIT_PROGRAMS_PER_SM`] programs
+///   per SM. Measured on the H200 against the 8 KiB tiles (16 x 256, 16-byte vectors, 8 per
+///   SM) and torch in one session (`docs/results/2026-12-04-h200-run17-colsum-narrow/`):
+///   `sum` and `amax` of `f16` and `bf16` 4% to 33% faster on every shape of the peer script,
+///   from 0.83x-0.94x of torch's `sum` at 4096 x 1024, 4096 x 16384 and 2048 x 32768 to
+///   1.03x-1.15x. The 8 KiB tiles had been tried with more or fewer programs, narrower
+///   blocks of 16-byte vectors and more tiles a trip (run 16): none was faster.
+pub fn split_tiles(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize) -> ((usize, usize), usize) {
+    if elem_bytes == 2 {
+        let block_n = pow2(n_cols).min(HALF_SPLIT_BLOCK_N);
+        let blocks = ((HALF_SPLIT_TILE / block_n).min(pow2(n_rows)), block_n);
+        (blocks, sm_count.max(1) * HALF_SPLIT_PROGRAMS_PER_SM)
+    } else {
+        let (block_m, block_n) = col_blocks(elem_bytes, n_rows, n_cols);
+        ((block_m, block_n), programs_wanted(block_m * block_n * elem_bytes, sm_count))
+    }
 }
 
 /// Tiles a chunk walks for every step of the one-launch combine, at least
@@ -283,15 +323,13 @@ mod tests {
     use super::*;
 
     /// `(elem bytes, n_rows, n_cols)` -> the plan on an H200 (132 SMs): the peer script's
-    /// shapes all split (their column blocks are 4 to 256, far below the 1056 programs
-    /// wanted), with chunks of whole tiles and at most the wanted programs
-    /// where the rows and the chunk cap allow; wide-enough inputs stay direct.
+    /// shapes all split (their column blocks are 8 to 256, far below the 1056 (`f32`) or
+    /// 1584 (16-bit) programs wanted), with chunks of whole tiles and at most the wanted
+    /// programs where the rows and the chunk cap allow; wide-enough inputs stay direct.
     #[test]
     fn plans_on_an_h200() {
         let split = |blocks: (usize, usize), rows_per_split, split, combine_blocks| {
-            // 16-bit tiles have 256 columns, 4-byte ones 128 or fewer.
-            let unroll = if blocks.1 == 256 { 1 } else { 4 };
-            ColPlan::Split(SplitPlan { blocks, rows_per_split, split, combine_blocks, unroll })
+            ColPlan::Split(SplitPlan { blocks, rows_per_split, split, combine_blocks, unroll: SPLIT_UNROLL })
         };
         let table = [
             // One launch: chunks of 8 tiles, so the last chunk's combine (2 steps of 16 of
@@ -303,17 +341,23 @@ mod tests {
             ((4, 2048, 32768), split((16, 128), 512, 4, (4, 128))),
             // 86 chunks of 24 tiles (6 combine steps): 128 chunks of 16 would take 8.
             ((4, 32768, 1024), split((16, 128), 384, 86, (64, 32))),
-            ((2, 4096, 1024), split((16, 256), 32, 128, (64, 32))),
-            // 32 chunks of 8 tiles, 512 programs: 64 chunks of 4 (1024 programs, one
-            // wave) made the last chunk's combine 4 steps, as long as its walk, and ran 10%
-            // slower (run 16); rounded down, 86 chunks of 3 made 1376 programs where an
-            // H200 holds 1188 at 56 registers (run 8).
-            ((2, 4096, 4096), split((16, 256), 128, 32, (32, 32))),
-            ((2, 2048, 32768), split((16, 256), 256, 8, (8, 128))),
-            // Capped at 256 chunks (the wanted 1056 programs would need 264).
-            ((2, 32768, 1024), split((16, 256), 128, 256, (64, 32))),
-            // Columns enough for the 1056 programs wanted: direct.
+            // 16-bit: tiles of 4 x 128 (`split_tiles`). 8 column blocks: one launch, whose
+            // combine takes 4 partial rows a step, so 32 chunks of 32 tiles (8 steps).
+            ((2, 4096, 1024), split((4, 128), 128, 32, (32, 32))),
+            ((2, 4096, 4096), split((4, 128), 128, 32, (32, 32))),
+            // 12 chunks of 86 tiles: 128 column blocks x 12 = 1536 programs, at most the
+            // 1584 wanted.
+            ((2, 4096, 16384), split((4, 128), 344, 12, (16, 64))),
+            ((2, 2048, 32768), split((4, 128), 344, 6, (8, 128))),
+            // 90 chunks of 92 tiles, 23 combine steps: the 198 chunks wanted would make
+            // 50 steps beside a walk of 42 tiles.
+            ((2, 32768, 1024), split((4, 128), 368, 90, (64, 32))),
+            // Columns enough for the programs wanted: direct, with the direct kernel's
+            // 8 KiB tiles (16-bit: 2048 blocks of 128 columns against 1584 wanted).
             ((4, 64, 1 << 18), ColPlan::Direct { blocks: (16, 128) }),
+            ((2, 64, 1 << 18), ColPlan::Direct { blocks: (16, 256) }),
+            // Few 16-bit columns: the split tile keeps four elements a thread.
+            ((2, 1000, 3), split((128, 4), 256, 4, (4, 4))),
             // Too few rows for two chunks of two tiles: direct.
             ((4, 40, 1024), ColPlan::Direct { blocks: (16, 128) }),
             // Four tiles in one launch: one chunk walking 4 tiles per combine step is all
@@ -331,8 +375,8 @@ mod tests {
     /// Every split: chunks of whole tiles and at least two of them, every row in exactly
     /// one chunk, at most `MAX_SPLIT` chunks, and at most the wanted programs, at least
     /// half of them unless the rows or the cap run out.
-    /// Tiles of 8 KiB for every element size; a 16-bit thread loads four 16-byte vectors a
-    /// step, as an `f32` one does.
+    /// Direct tiles of 8 KiB for every element size; a 16-bit thread loads four 16-byte
+    /// vectors a step, as an `f32` one does.
     #[test]
     fn tiles_hold_the_same_bytes_for_every_element_size() {
         assert_eq!(TILE_BYTES, 4 * elems_per_thread(NUM_WARPS) * 32 * NUM_WARPS);
@@ -348,9 +392,9 @@ mod tests {
 
     #[test]
     fn splits_with_few_column_blocks_keep_two_launches() {
-        // (elem bytes, rows, cols, one launch): 16-bit 1024 columns are 4 blocks of 256.
+        // (elem bytes, rows, cols, one launch): 512 columns are 4 blocks of 128.
         for (bytes, rows, cols, one) in
-            [(2, 4096, 1024, false), (2, 32768, 1024, false), (4, 4096, 1024, true), (2, 4096, 4096, true)]
+            [(2, 4096, 512, false), (4, 32768, 512, false), (4, 4096, 1024, true), (2, 4096, 1024, true)]
         {
             let ColPlan::Split(p) = col_plan(bytes, rows, cols, 132) else { panic!("{rows}x{cols} does not split") };
             assert_eq!(p.one_launch(cols), one, "{rows}x{cols} of {bytes}-byte elements");
@@ -380,7 +424,7 @@ mod tests {
                         assert!(p.split >= 2 && p.split <= MAX_SPLIT);
                         assert!((p.split - 1) * p.rows_per_split < rows && p.split * p.rows_per_split >= rows);
                         let column_programs = cols.div_ceil(block_n);
-                        let wanted = programs_wanted(block_m * block_n * bytes, sm_count);
+                        let (_, wanted) = split_tiles(bytes, rows, cols, sm_count);
                         let splits_wanted = (wanted / column_programs).max(1);
                         let rows_ran_out = p.rows_per_split == MIN_TILES_PER_SPLIT * block_m;
                         let capped = p.rows_per_split == rows.div_ceil(block_m).div_ceil(MAX_SPLIT) * block_m;
@@ -411,5 +455,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A 16-bit split tile gives each thread four elements (one 8-byte vector) whatever
+    /// the columns; 4-byte splits keep the direct tiles.
+    #[test]
+    fn sixteen_bit_split_tiles_are_one_8_byte_vector_a_thread() {
+        for cols in [3, 64, 100, 1024, 1 << 20] {
+            let ((block_m, block_n), wanted) = split_tiles(2, 1 << 20, cols, 132);
+            assert_eq!(block_m * block_n, HALF_SPLIT_TILE, "{cols} columns");
+            assert_eq!(HALF_SPLIT_TILE * 2 / (32 * NUM_WARPS), 8);
+            assert_eq!(block_n, cols.next_power_of_two().min(HALF_SPLIT_BLOCK_N));
+            assert_eq!(wanted, 132 * HALF_SPLIT_PROGRAMS_PER_SM);
+        }
+        assert_eq!(split_tiles(2, 3, 1024, 132).0, (4, 128));
+        assert_eq!(split_tiles(4, 4096, 1024, 132), (col_blocks(4, 4096, 1024), programs_wanted(8 << 10, 132)));
     }
 }
