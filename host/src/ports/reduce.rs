@@ -21,7 +21,7 @@
 //! every line of every case.
 
 use rtriton_kernels::ports::reduce::{self as kernels, Direction, blocks, grid};
-use rtriton_kernels::ports::reduce_plan::{ColPlan, col_plan};
+use rtriton_kernels::ports::reduce_plan::{ColPlan, col_plan, row_launch};
 use rtriton_testing::table::views_2d;
 use rtriton_testing::{Case, NanRule, Rule, Suite, Tolerance, View};
 
@@ -42,7 +42,9 @@ pub const PORT: Port = Port {
 /// The peer script's reduction points (`bench/peers/tutorial_peers.py`: `sum`, `amax`,
 /// `argmax` along dim 1 and dim 0 of its 2-D shapes; `argmax` in f32 only) on a
 /// contiguous input, each launch checked against its suite's reference before it is
-/// timed: row-wise (`dim1`) the direct kernel with the launcher's blocks; column-wise
+/// timed: row-wise (`dim1`) the direct kernel as `reduce_plan::row_launch` launches it
+/// for the measured device's SM count (one row per program at 8 warps where few rows
+/// loop); column-wise
 /// (`dim0`) as `reduce_plan::col_plan` launches it for the measured device's SM count
 /// (`Target`): the direct kernel, or where it splits the one-launch kernel
 /// (`col_{op}_fused_*`) or the partials and combine kernels timed together (the combine
@@ -90,8 +92,9 @@ pub fn bench_points() -> Vec<BenchPoint> {
 
 /// The launches of one bench point on `target` (see [`bench_points`]).
 fn bench_launches(kernel: Kernel, rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
+    let row = row_launch(rows, cols, target.sm_count);
     let blocks = match kernel.direction {
-        Direction::Rows => blocks(Direction::Rows, rows, cols, 4),
+        Direction::Rows => row.blocks,
         Direction::Cols => match col_plan(reduce_split::elem_bytes(kernel.dtype), rows, cols, target.sm_count) {
             ColPlan::Direct { blocks } => blocks,
             ColPlan::Split(plan) if plan.one_launch(cols) => {
@@ -100,7 +103,10 @@ fn bench_launches(kernel: Kernel, rows: usize, cols: usize, target: Target) -> V
             ColPlan::Split(plan) => return reduce_split::bench_launches(kernel, rows, cols, plan),
         },
     };
-    let case = case(kernel, "bench", View::contiguous(&[rows, cols]), Fill::Ordinary, 1, Some(blocks));
+    let mut case = case(kernel, "bench", View::contiguous(&[rows, cols]), Fill::Ordinary, 1, Some(blocks));
+    if kernel.direction == Direction::Rows {
+        case = case.num_warps(row.num_warps as u32);
+    }
     let n = lines(kernel.direction, rows, cols).1;
     let b = match kernel.direction {
         Direction::Rows => blocks.1,
@@ -422,6 +428,15 @@ pub fn cases(kernel: Kernel) -> Vec<Case> {
         case(kernel, "one_warp", contiguous(21, 70), Fill::Ordinary, 1, Some(blocks(kernel.direction, 21, 70, 1)))
             .num_warps(1),
     ];
+    if kernel.direction == Direction::Rows {
+        // Few wide rows: one row a program at 8 warps, as `row_launch` plans them (here on
+        // one SM), with a masked tail in the last trip.
+        let launch = row_launch(5, 4500, 1);
+        cases.push(
+            case(kernel, "wide_rows_planned", contiguous(5, 4500), Fill::Ordinary, 1, Some(launch.blocks))
+                .num_warps(launch.num_warps as u32),
+        );
+    }
     if !float_sum {
         cases.push(case(kernel, "specials", contiguous(29, 31), Fill::Specials, 1, None));
     }
