@@ -260,12 +260,15 @@ pub const HALF_SPLIT_PROGRAMS_PER_SM: usize = 12;
 /// - 16-bit elements: torch's geometry (its `reduce_kernel` for `x.sum(0)`: four columns a
 ///   thread, four rows in flight): tiles of 4 x [`HALF_SPLIT_BLOCK_N`], one 8-byte vector a
 ///   thread, walked [`SPLIT_UNROLL`] tiles a trip, [`HALF_SPLIT_PROGRAMS_PER_SM`] programs
-///   per SM. Measured on the H200 against the 8 KiB tiles (16 x 256, 16-byte vectors, 8 per
-///   SM) and torch in one session (`docs/results/2026-12-04-h200-run17-colsum-narrow/`):
-///   `sum` and `amax` of `f16` and `bf16` 4% to 33% faster on every shape of the peer script,
-///   from 0.83x-0.94x of torch's `sum` at 4096 x 1024, 4096 x 16384 and 2048 x 32768 to
-///   1.03x-1.15x. The 8 KiB tiles had been tried with more or fewer programs, narrower
-///   blocks of 16-byte vectors and more tiles a trip (run 16): none was faster.
+///   per SM. Measured on the H200 (`docs/results/2026-12-04-h200-run17-colsum-narrow/`):
+///   against the 8 KiB tiles (16 x 256, 16-byte vectors, 8 per SM) in one session (part 1,
+///   at 16 per SM), `sum` and `amax` of `f16` and `bf16` 3% to 33% faster on every shape of
+///   the peer script; as landed (part 5), `sum` at 1.06x to 1.34x of torch (it was at 0.83x
+///   to 0.94x at 4096 x 1024, 4096 x 16384 and 2048 x 32768) and `amax` at 1.11x to 1.65x.
+///   ncu at `f16` 4096 x 16384 (part 3): 0.73 warps eligible per scheduler to torch's 0.49
+///   and the old tiles' 0.29, 73% of DRAM bandwidth to torch's 66%. The 8 KiB tiles had
+///   been tried with more or fewer programs, narrower blocks of 16-byte vectors and more
+///   tiles a trip (run 16): none was faster.
 pub fn split_tiles(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize) -> ((usize, usize), usize) {
     if elem_bytes == 2 {
         let block_n = pow2(n_cols).min(HALF_SPLIT_BLOCK_N);
@@ -300,9 +303,10 @@ pub const WIDE_ROW_WARPS: usize = 8;
 /// program, [`WIDE_ROW_BLOCK_N`] columns a trip at [`WIDE_ROW_WARPS`] warps. Measured on the
 /// H200 at 2048 x 32768 (1024 programs of two rows, 7.8 per SM;
 /// `docs/results/2026-12-04-h200-run17-colsum-narrow/part4-row-overrides/`): `sum` 16% to 18%
-/// faster in `f16`/`bf16` (from 0.93x of torch to 1.1x) and 6% in `f32`, `amax` 5% to 17%,
-/// `argmax` 2% slower (still 1.16x torch). Of the forms tried there, a row of 4096 columns
-/// a trip at 4 warps came close in 16-bit and was 4% slower in `f32`.
+/// faster in `f16`/`bf16` and 6% in `f32`, `amax` 5% to 18%, `argmax` 2% slower; as landed
+/// (part 5) `sum` at 1.07x to 1.09x of torch (16-bit was at 0.93x), `amax` 1.08x to 1.33x,
+/// `argmax` 1.15x. Of the forms tried there, a row of 4096 columns a trip at 4 warps came
+/// close in 16-bit and was 4% slower in `f32`.
 pub fn row_launch(n_rows: usize, n_cols: usize, sm_count: usize) -> RowLaunch {
     use super::reduce::{Direction, blocks};
     let direct = RowLaunch { blocks: blocks(Direction::Rows, n_rows, n_cols, NUM_WARPS), num_warps: NUM_WARPS };
