@@ -83,6 +83,7 @@ declare_codes! {
     InterpNonPositiveStep = "RT0405", Interpreter, "a loop with a step that is not positive";
     InterpUnsupported = "RT0406", Interpreter, "an op the interpreter cannot run (hand-built IR)";
     InterpNoProgress = "RT0407", Interpreter, "a while loop that can never end (a program waiting for another one)";
+    InterpBrokenMultipleOf = "RT0408", Interpreter, "a value that is not a multiple of what `multiple_of` promised";
     SimLaunch = "RT0501", Simulator, "the arguments do not fit the lowered program";
     SimOutOfBounds = "RT0502", Simulator, "a global access outside every allocation";
     SimMisaligned = "RT0503", Simulator, "a global access not aligned to its width";

@@ -333,6 +333,7 @@ fn readers(k: &Kernel, v: Value) -> Vec<crate::ir::OpId> {
                 | OpKind::Join { .. }
                 | OpKind::Split { .. }
                 | OpKind::Bitcast { .. }
+                | OpKind::MultipleOf { .. }
                 | OpKind::Unary { .. }
                 | OpKind::Binary { .. }
                 | OpKind::Fma { .. }

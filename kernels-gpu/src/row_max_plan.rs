@@ -51,22 +51,28 @@ pub struct SplitConfig {
     /// Copies of the column loop's body per trip of its main loop (1: not unrolled), so
     /// that many tiles' loads are in flight together.
     pub unroll: usize,
+    /// The launcher's promise that `stride_row` and `n_cols` are multiples of it (the
+    /// kernel's `VEC`, through `multiple_of`): not a tuning choice but a fact of the
+    /// input, which the entry point sets on every configuration ([`vec_promise`]); plans
+    /// give 1, which promises nothing.
+    pub vec: usize,
     pub num_warps: u32,
 }
 
 impl SplitConfig {
     /// A configuration whose column loop is not unrolled.
     pub const fn new(block_m: usize, block_n: usize, split: usize, num_warps: u32) -> SplitConfig {
-        SplitConfig { block_m, block_n, split, unroll: 1, num_warps }
+        SplitConfig { block_m, block_n, split, unroll: 1, vec: 1, num_warps }
     }
 
-    /// `BLOCK_M`, `BLOCK_N`, `SPLIT` and `UNROLL`, as the kernel names them.
-    pub fn constexprs(&self) -> [(&'static str, i64); 4] {
+    /// `BLOCK_M`, `BLOCK_N`, `SPLIT`, `UNROLL` and `VEC`, as the kernel names them.
+    pub fn constexprs(&self) -> [(&'static str, i64); 5] {
         [
             ("BLOCK_M", self.block_m as i64),
             ("BLOCK_N", self.block_n as i64),
             ("SPLIT", self.split as i64),
             ("UNROLL", self.unroll as i64),
+            ("VEC", self.vec as i64),
         ]
     }
 
@@ -84,14 +90,35 @@ impl SplitConfig {
 
 impl fmt::Display for SplitConfig {
     /// `BLOCK_M=16 BLOCK_N=256 SPLIT=8 warps=4`, with `UNROLL=4` before the warps when the
-    /// loop is unrolled.
+    /// loop is unrolled and `VEC=4` when the launch promises it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "BLOCK_M={} BLOCK_N={} SPLIT={}", self.block_m, self.block_n, self.split)?;
         if self.unroll > 1 {
             write!(f, " UNROLL={}", self.unroll)?;
         }
+        if self.vec > 1 {
+            write!(f, " VEC={}", self.vec)?;
+        }
         write!(f, " warps={}", self.num_warps)
     }
+}
+
+/// The `VEC` an input of `elem_bytes`-byte elements can promise (`SplitConfig::vec`): the
+/// largest power of two dividing both `stride_row` and `n_cols`, at most one 16-byte
+/// vector, when the rows are contiguous (`stride_col == 1`); else 1. Measured on the H200
+/// (`docs/results/2026-12-04-h200-run18-multiple-of/`): 131072 x 100 `f32` rows, whose
+/// stride of 100 specialization cannot align, load 16 bytes at a time with `VEC = 4`, and
+/// the entry point went from 0.90x to 1.21x of Triton's autotuned kernel there (65536 x
+/// 200 1.27x, 100000 x 36 1.16x, 4096 x 1000 1.04x).
+pub fn vec_promise(elem_bytes: usize, n_cols: usize, stride_row: isize, stride_col: isize) -> usize {
+    if stride_col != 1 || n_cols == 0 {
+        return 1;
+    }
+    let widest = (16 / elem_bytes.max(1)).max(1);
+    let common = n_cols | stride_row.unsigned_abs();
+    // `common`'s lowest set bit is the largest power of two dividing both (a stride of 0
+    // divides by anything: `n_cols` alone decides).
+    (1usize << common.trailing_zeros()).min(widest)
 }
 
 /// Which kind of shape a plan is for (see the module doc).
@@ -434,11 +461,38 @@ mod tests {
     fn the_grid_covers_the_rows_and_the_split() {
         let c = SplitConfig::new(16, 256, 8, 4);
         assert_eq!(c.grid(1000), [63, 8, 1]);
-        assert_eq!(c.constexprs(), [("BLOCK_M", 16), ("BLOCK_N", 256), ("SPLIT", 8), ("UNROLL", 1)]);
+        assert_eq!(c.constexprs(), [("BLOCK_M", 16), ("BLOCK_N", 256), ("SPLIT", 8), ("UNROLL", 1), ("VEC", 1)]);
         assert_eq!(c.to_string(), "BLOCK_M=16 BLOCK_N=256 SPLIT=8 warps=4");
         let u = SplitConfig { unroll: 4, ..c };
         assert_eq!(u.to_string(), "BLOCK_M=16 BLOCK_N=256 SPLIT=8 UNROLL=4 warps=4");
+        let v = SplitConfig { vec: 4, ..u };
+        assert_eq!(v.to_string(), "BLOCK_M=16 BLOCK_N=256 SPLIT=8 UNROLL=4 VEC=4 warps=4");
         // 1000 columns in blocks of 256 are 4 blocks; 8 programs a row take at most one each.
         assert_eq!((c.trips(1000), SplitConfig::new(16, 256, 1, 4).trips(1000)), (1, 4));
+    }
+
+    /// `(elem bytes, n_cols, stride_row, stride_col)` -> the promise: the largest power of
+    /// two dividing both, at most a 16-byte vector, and only for contiguous rows.
+    #[rstest::rstest]
+    #[case::rows_of_100_f32((4, 100, 100, 1), 4)]
+    #[case::rows_of_100_f16((2, 100, 100, 1), 4)]
+    #[case::rows_of_104_f16((2, 104, 104, 1), 8)]
+    #[case::aligned_rows_capped((4, 4096, 4096, 1), 4)]
+    #[case::odd_columns((4, 101, 104, 1), 1)]
+    #[case::odd_stride((4, 100, 101, 1), 1)]
+    #[case::padded_rows((4, 100, 128, 1), 4)]
+    #[case::negative_stride((4, 100, -100, 1), 4)]
+    #[case::zero_stride((4, 8, 0, 1), 4)]
+    #[case::strided_columns((4, 100, 200, 2), 1)]
+    #[case::transposed((4, 100, 1, 100), 1)]
+    #[case::no_columns((4, 0, 0, 1), 1)]
+    fn the_vec_promise_divides_the_stride_and_the_row(
+        #[case] input: (usize, usize, isize, isize),
+        #[case] want: usize,
+    ) {
+        let (bytes, n_cols, stride_row, stride_col) = input;
+        let vec = vec_promise(bytes, n_cols, stride_row, stride_col);
+        assert_eq!(vec, want);
+        assert!(n_cols % vec == 0 && stride_row.unsigned_abs() % vec == 0);
     }
 }

@@ -10,7 +10,10 @@
 //!
 //! Arguments are the row-max family's: `x_ptr, y_ptr, n_rows, n_cols, stride_row,
 //! stride_col` (strides in elements, any view; `y` contiguous). Launch with grid
-//! `[cdiv(n_rows, BLOCK_M), SPLIT, 1]`. `UNROLL` copies the column loop's body that many
+//! `[cdiv(n_rows, BLOCK_M), SPLIT, 1]`. `VEC` is the launcher's promise that `stride_row`
+//! and `n_cols` are multiples of it (`multiple_of`; the interpreter checks it), which lets
+//! rows that Triton's specialization cannot align (400 bytes apart) load as vectors; 1
+//! promises nothing. `UNROLL` copies the column loop's body that many
 //! times per trip (`for_range_unrolled`, Triton's `loop_unroll_factor`), so the loads of
 //! `UNROLL` tiles are in flight together; 1 leaves the loop as written. It changes no
 //! result: the maxima are folded in the same order.
@@ -55,10 +58,18 @@ pub fn split_body<T>(
     BLOCK_N: usize,
     SPLIT: usize,
     UNROLL: usize,
+    VEC: usize,
     identity: T::Native,
 ) where
     T: NumericMarker + Promote<T, Output = T>,
 {
+    // The launcher's promise (`tl.multiple_of`): the row stride and the row length are
+    // multiples of VEC elements, so a contiguous row's tiles start on VEC-element
+    // boundaries and their masks change only at such boundaries: loads of VEC elements.
+    // Triton's specialization proves this only for multiples of 16 (a 100-column row
+    // loads element by element without it). VEC = 1 promises nothing.
+    let stride_row = multiple_of(stride_row, VEC as u32);
+    let n_cols = multiple_of(n_cols, VEC as u32);
     let rows = program_id(0).to::<i64>() * BLOCK_M as i64 + arange(0, BLOCK_M).to::<i64>();
     let row_mask = rows.lt(n_rows);
     let row_ptrs = x_ptr + rows.expand_dims(1) * stride_row;
@@ -87,64 +98,64 @@ pub fn split_body<T>(
 kernel! {
     /// [`split_body`] on `f32` (NaN ignored, `+0.0 > -0.0`; `SPLIT > 1` needs `y` at `-inf`).
     pub fn row_max_split(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                         const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, f32::NEG_INFINITY);
+                         const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, f32::NEG_INFINITY);
     }
 }
 
 kernel! {
     /// [`split_body`] on `f16` (computed in f32, exact; `SPLIT = 1` only).
     pub fn row_max_split_f16(x_ptr: Ptr<f16>, y_ptr: Ptr<f16>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, f16::NEG_INFINITY);
+                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, f16::NEG_INFINITY);
     }
 }
 
 kernel! {
     /// [`split_body`] on `bf16` (computed in f32, exact; `SPLIT = 1` only).
     pub fn row_max_split_bf16(x_ptr: Ptr<bf16>, y_ptr: Ptr<bf16>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                              const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, bf16::NEG_INFINITY);
+                              const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, bf16::NEG_INFINITY);
     }
 }
 
 kernel! {
     /// [`split_body`] on `i32` (`SPLIT > 1` needs `y` at `i32::MIN`).
     pub fn row_max_split_i32(x_ptr: Ptr<i32>, y_ptr: Ptr<i32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, i32::MIN);
+                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, i32::MIN);
     }
 }
 
 kernel! {
     /// [`split_body`] on `u32` (`SPLIT > 1` needs `y` at 0).
     pub fn row_max_split_u32(x_ptr: Ptr<u32>, y_ptr: Ptr<u32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, 0u32);
+                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, 0u32);
     }
 }
 
 kernel! {
     /// [`split_body`] on `i16` (computed in i32; `SPLIT = 1` only).
     pub fn row_max_split_i16(x_ptr: Ptr<i16>, y_ptr: Ptr<i16>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, i16::MIN);
+                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, i16::MIN);
     }
 }
 
 kernel! {
     /// [`split_body`] on `i8` (computed in i32; `SPLIT = 1` only).
     pub fn row_max_split_i8(x_ptr: Ptr<i8>, y_ptr: Ptr<i8>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                            const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, i8::MIN);
+                            const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, i8::MIN);
     }
 }
 
 kernel! {
     /// [`split_body`] on `u8` (computed in i32; `SPLIT = 1` only).
     pub fn row_max_split_u8(x_ptr: Ptr<u8>, y_ptr: Ptr<u8>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                            const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, 0u8);
+                            const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, 0u8);
     }
 }
 

@@ -10,7 +10,7 @@
 
 use rtriton::ir::ScalarType;
 use rtriton_kernels::cases::{Fill, RowMaxCase, SHAPE_MATRIX, ViewKind, random};
-use rtriton_kernels::row_max_plan::{NOMINAL_SM_COUNT, kernel_for, plan};
+use rtriton_kernels::row_max_plan::{NOMINAL_SM_COUNT, kernel_for, plan, vec_promise};
 use rtriton_kernels::{SplitConfig, cpu_row_max};
 use rtriton_testing::fill::special;
 use rtriton_testing::{Case, Data, Element, Rule, Suite, View};
@@ -25,9 +25,13 @@ pub fn f32_case(case: &RowMaxCase, c: SplitConfig) -> Case {
 }
 
 /// The harness case of configuration `c` over `x` seen through `view` (`n_rows x n_cols`),
-/// `y` started as the module doc says.
+/// `y` started as the module doc says, with the `VEC` the view promises (as the entry point
+/// sets it: `row_max_plan::vec_promise`), so every contiguous view of a stride and width
+/// divisible by 2 or 4 runs the vector form.
 pub fn launch(name: &str, x: Data, view: View, n_rows: usize, n_cols: usize, c: SplitConfig) -> Case {
     let dtype = x.dtype();
+    let bytes = dtype.bit_width().div_ceil(8) as usize;
+    let c = SplitConfig { vec: vec_promise(bytes, n_cols, view.strides[0], view.strides[1]), ..c };
     let mut y = Data::zeros(dtype, n_rows).expect("a dtype with buffers");
     let (_, identity) = kernel_for(dtype).expect("a dtype row_max_split has");
     for i in 0..n_rows {

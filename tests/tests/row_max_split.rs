@@ -11,7 +11,8 @@ use ptx_common::{assemble, compile_def, options, ptxas, spill_stores};
 use rtriton::backend::ptx::Arch;
 use rtriton::ir::ScalarType;
 use rtriton::spec::{ArgValue, SpecPolicy};
-use rtriton_kernels::row_max_plan::{kernel_for, plan};
+use rtriton_kernels::SplitConfig;
+use rtriton_kernels::row_max_plan::{kernel_for, plan, vec_promise};
 use rtriton_testing::{Backend, Case, Element};
 use rtriton_tests::split::{cpu_row_max_of, dtype_cases, identity, matrix_cases, reference, split_cases, suite};
 
@@ -146,6 +147,8 @@ fn the_matrix_and_the_split_rows_on_the_gpu() {
 #[case::tiny(3, 7, [7, 1], false)]
 #[case::transposed(8192, 16384, [1, 8192], false)]
 #[case::strided(8192, 8192, [16384, 2], false)]
+// Rows 400 bytes apart: vectors only through the launch's `VEC = 4` promise.
+#[case::rows_of_100(131072, 100, [100, 1], true)]
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn planned_configurations_assemble_without_spills_and_load_128_bits(
     #[case] rows: i64,
@@ -163,7 +166,10 @@ fn planned_configurations_assemble_without_spills_and_load_128_bits(
         ArgValue::Int(strides[0]),
         ArgValue::Int(strides[1]),
     ];
+    // The promise the entry point adds to every configuration.
+    let vec = vec_promise(4, cols as usize, strides[0] as isize, strides[1] as isize);
     for c in &p.configs {
+        let c = &SplitConfig { vec, ..*c };
         for arch in [Arch::Sm86, Arch::Sm90] {
             let ptx = compile_def(&p.kernel, &c.constexprs(), &args, SpecPolicy::Triton, &options(arch, c.num_warps))
                 .unwrap_or_else(|e| panic!("{c}: {e}"));
@@ -208,7 +214,7 @@ fn every_dtype_kernel_assembles(
     ];
     let splits: &[i64] = if identity.is_some() { &[1, 8] } else { &[1] };
     for &split in splits {
-        let constexprs = [("BLOCK_M", 2), ("BLOCK_N", 1024), ("SPLIT", split), ("UNROLL", 2)];
+        let constexprs = [("BLOCK_M", 2), ("BLOCK_N", 1024), ("SPLIT", split), ("UNROLL", 2), ("VEC", 1)];
         let ptx = compile_def(&def, &constexprs, &args, SpecPolicy::Triton, &options(Arch::Sm86, 4))
             .unwrap_or_else(|e| panic!("{dtype} SPLIT={split}: {e}"));
         let info = assemble(&ptxas, &ptx.text, "sm_86", def.name).unwrap_or_else(|e| panic!("{dtype}: {e}"));
@@ -225,7 +231,12 @@ fn a_split_of_a_dtype_without_atomic_max_is_a_located_trace_error() {
     assert_eq!(identity, None);
     let spec = rtriton::spec::SpecKey::plain(&def.params);
     let e = rtriton::session::CompileSession::new()
-        .front_end(&def, &[("BLOCK_M", 1), ("BLOCK_N", 64), ("SPLIT", 2), ("UNROLL", 1)], &spec, &Default::default())
+        .front_end(
+            &def,
+            &[("BLOCK_M", 1), ("BLOCK_N", 64), ("SPLIT", 2), ("UNROLL", 1), ("VEC", 1)],
+            &spec,
+            &Default::default(),
+        )
         .unwrap_err();
     let text = e.to_string();
     assert!(text.contains("`atomic_max` is not defined on f16"), "{text}");

@@ -259,6 +259,7 @@ impl<'k> Analyzer<'k> {
                 | OpKind::Fma { .. }
                 | OpKind::Compare { .. }
                 | OpKind::Cast { .. }
+                | OpKind::MultipleOf { .. }
                 | OpKind::Bitcast { .. }
                 | OpKind::Select { .. }
                 | OpKind::Reduce { .. }
@@ -377,6 +378,7 @@ impl<'k> Analyzer<'k> {
                     | OpKind::Fma { .. }
                     | OpKind::Compare { .. }
                     | OpKind::Cast { .. }
+                    | OpKind::MultipleOf { .. }
                     | OpKind::Bitcast { .. }
                     | OpKind::Load { .. }
                     | OpKind::Store { .. }

@@ -78,8 +78,10 @@ fn run_region(k: &Kernel, region: &Block, lhs: &[Data], rhs: &[Data]) -> Result<
                 Some(to) => super::bits::bitcast(&get(&env, value)?, to)?,
                 None => return unsupported("a bitcast without a scalar result"),
             },
-            // The front end lets only element-wise ops into a combine region.
-            OpKind::Param { .. }
+            // The front end lets only element-wise ops into a combine region (not
+            // `multiple_of`: a promise about indices, which a combine does not compute).
+            OpKind::MultipleOf { .. }
+            | OpKind::Param { .. }
             | OpKind::ProgramId { .. }
             | OpKind::NumPrograms { .. }
             | OpKind::Arange { .. }

@@ -212,6 +212,28 @@ pub(crate) fn cast(v: &Data, to: DType) -> Result<Data, Trap> {
 }
 
 /// `cond ? a : b` element-wise.
+/// `Ok` when every element of the int block `x` is a multiple of `divisor` (the promise
+/// of a `multiple_of`), else the first lane that is not.
+pub(crate) fn check_multiple_of(x: &Data, divisor: u64) -> Result<(), Trap> {
+    fn first_off<T: Copy + Into<i128>>(v: &[T], divisor: u64) -> Result<(), Trap> {
+        let d = i128::from(divisor.max(1));
+        match v.iter().position(|&e| e.into() % d != 0) {
+            Some(lane) => Err(Trap::NotAMultiple { lane, value: v[lane].into(), divisor }),
+            None => Ok(()),
+        }
+    }
+    match x {
+        Data::I32(v) => first_off(v, divisor),
+        Data::I64(v) => first_off(v, divisor),
+        Data::I8(v) => first_off(v, divisor),
+        Data::I16(v) => first_off(v, divisor),
+        Data::U8(v) => first_off(v, divisor),
+        Data::U32(v) => first_off(v, divisor),
+        Data::U64(v) => first_off(v, divisor),
+        other => unsupported(format!("multiple_of of a {} block", other.kind())),
+    }
+}
+
 pub(crate) fn select(cond: &Data, a: &Data, b: &Data) -> Result<Data, Trap> {
     let Data::Bool(c) = cond else { return unsupported(format!("where with a {} condition", cond.kind())) };
     fn pick<T: Copy>(c: &[bool], a: &[T], b: &[T]) -> Vec<T> {

@@ -47,6 +47,8 @@ pub enum Fault {
     Misaligned { access: Access, program: ProgramId, element: Vec<usize>, addr: u64 },
     /// Integer division or remainder by zero.
     DivisionByZero { program: ProgramId, element: Vec<usize> },
+    /// A `multiple_of` whose operand had an element that is not a multiple of its divisor.
+    NotAMultiple { program: ProgramId, element: Vec<usize>, value: i128, divisor: u64 },
     /// A loop's runtime step was zero or negative.
     NonPositiveStep { program: ProgramId, step: i64 },
     /// A `while` iteration changed neither the loop's carried values nor memory: run one

@@ -142,6 +142,7 @@ impl<'k> ProgramRun<'k> {
                 | OpKind::Fma { .. }
                 | OpKind::Compare { .. }
                 | OpKind::Cast { .. }
+                | OpKind::MultipleOf { .. }
                 | OpKind::Bitcast { .. }
                 | OpKind::Select { .. }
                 | OpKind::AddPtr { .. }
@@ -284,6 +285,11 @@ impl<'k> ProgramRun<'k> {
                 Some(to) => bits::bitcast(self.get(*v)?, to)?,
                 None => return unsupported("a bitcast without a scalar result"),
             },
+            OpKind::MultipleOf { value: v, divisor } => {
+                let data = self.get(*v)?;
+                elementwise::check_multiple_of(data, *divisor)?;
+                data.clone()
+            }
             OpKind::Select { cond, on_true, on_false } => {
                 elementwise::select(self.get(*cond)?, self.get(*on_true)?, self.get(*on_false)?)?
             }

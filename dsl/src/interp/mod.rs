@@ -187,6 +187,20 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
                 "guard the divisor (for example `where_(d.eq(0), 1, d)`) or make sure it is never zero".to_string(),
             )
         }
+        Trap::NotAMultiple { lane, value, divisor } => {
+            let element = unflatten(lane, &shape_of(o.results.first().copied()));
+            let message = format!(
+                "multiple_of promised multiples of {divisor}, but element {} is {value} in program {program}",
+                element_text(&element)
+            );
+            (
+                Fault::NotAMultiple { program, element, value, divisor },
+                message,
+                format!(
+                    "pass a value that is a multiple of {divisor} (check it on the host before the launch), or promise a smaller divisor; on the GPU a broken promise can make vector loads read the wrong elements"
+                ),
+            )
+        }
         Trap::NonPositiveStep(step) => (
             Fault::NonPositiveStep { program, step },
             format!("loop step {step} is not positive in program {program}"),
@@ -210,6 +224,7 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
         Fault::Misaligned { .. } => Code::InterpMisaligned,
         Fault::DivisionByZero { .. } => Code::InterpDivisionByZero,
         Fault::NonPositiveStep { .. } => Code::InterpNonPositiveStep,
+        Fault::NotAMultiple { .. } => Code::InterpBrokenMultipleOf,
         Fault::NoProgress { .. } => Code::InterpNoProgress,
         Fault::Unsupported { .. } => Code::InterpUnsupported,
     };

@@ -84,6 +84,13 @@ pub(crate) enum Trap {
         lane: usize,
     },
     NonPositiveStep(i64),
+    /// Lane `lane` holds `value`, which is not a multiple of the `divisor` a `multiple_of`
+    /// promised.
+    NotAMultiple {
+        lane: usize,
+        value: i128,
+        divisor: u64,
+    },
     /// A `while` loop back in a state it was in, memory unchanged (see `control.rs`).
     NoProgress,
     /// IR the interpreter cannot run (never produced by the front end).

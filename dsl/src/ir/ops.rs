@@ -90,6 +90,7 @@ attribute_fields!(
     bool,
     usize,
     u32,
+    u64,
     i64,
     Constant,
     UnaryOp,
@@ -272,6 +273,14 @@ declare_ops! {
     Cast { value: Value }
         => name: "cast", effect: Effect::Pure,
            typing: |cx, out| typing::cast(cx, out, *value);
+    /// The operand unchanged, with the author's promise that every element is a multiple of
+    /// `divisor` (at least 1; Triton's `tl.multiple_of`). Analyses may assume it (AxisInfo's
+    /// divisibility, so loads whose offsets use it can be vectors); the interpreter checks it
+    /// and stops with a located error where an element breaks it. Int operand, result of
+    /// the operand's type.
+    MultipleOf { value: Value, divisor: u64 }
+        => name: "multiple_of", effect: Effect::Pure,
+           typing: |cx, out| typing::multiple_of(cx, out, *value, *divisor);
     /// The operand's bits reinterpreted as the result's dtype (Triton's
     /// `cast(x, dtype, bitcast=True)`): two non-pointer dtypes of one bit width, one shape.
     Bitcast { value: Value }

@@ -74,6 +74,19 @@ pub fn cast(_cx: &TypeCx<'_>, _out: &mut Vec<String>, _value: Value) {
     // keeps the shape.
 }
 
+pub fn multiple_of(cx: &TypeCx<'_>, out: &mut Vec<String>, value: Value, divisor: u64) {
+    let t = cx.ty(value);
+    if !t.dtype.is_int() {
+        out.push(format!("multiple_of takes an int operand, got {t}"));
+    }
+    if divisor == 0 {
+        out.push("multiple_of needs a divisor of at least 1".to_string());
+    }
+    if cx.result(0) != Some(t) {
+        out.push(format!("operand and result must have one type, got {t}"));
+    }
+}
+
 pub fn expand_dims(cx: &TypeCx<'_>, out: &mut Vec<String>, value: Value, axis: usize) {
     if axis > cx.ty(value).shape.rank() {
         out.push(format!("axis {axis} out of range"));

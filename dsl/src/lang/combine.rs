@@ -213,7 +213,9 @@ impl Builder {
                 | OpKind::Fma { .. }
                 | OpKind::Bitcast { .. }
                 | OpKind::Yield { .. } => true,
-                OpKind::Param { .. }
+                // A promise about indices: a combine function computes none.
+                OpKind::MultipleOf { .. }
+                | OpKind::Param { .. }
                 | OpKind::ProgramId { .. }
                 | OpKind::NumPrograms { .. }
                 | OpKind::Arange { .. }

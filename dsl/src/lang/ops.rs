@@ -19,6 +19,40 @@ pub fn program_id(axis: u32) -> Tensor<i32> {
     }))
 }
 
+/// `value`, with the promise that every element is a multiple of `divisor` (Triton's
+/// `tl.multiple_of`). The compiler may then assume it: AxisInfo gives the result the
+/// divisibility of `divisor`'s largest power-of-two factor, so a row stride promised to be
+/// a multiple of 4 `f32`s lets a tile's rows start on 16-byte boundaries and load as
+/// vectors. Nothing is computed: a broken promise on the GPU can load the wrong elements,
+/// so the host must check it (`row_max_split`'s entry point does) and the interpreter
+/// stops with a located `RT0408` error at the first element that breaks it. `divisor` must
+/// be at least 1 (1 promises nothing). Ints only.
+#[track_caller]
+pub fn multiple_of<T: IntMarker>(value: Tensor<T>, divisor: u32) -> Tensor<T> {
+    let loc = SourceLoc::caller();
+    Tensor::from_value(with_builder(|b| {
+        if divisor == 0 {
+            b.error(loc, "multiple_of(x, 0): no value is a multiple of 0", "promise a divisor of at least 1");
+            return value.id();
+        }
+        if divisor == 1 {
+            return value.id();
+        }
+        if let Some(crate::ir::Constant::Int(c)) = b.constant(value.id())
+            && c % i64::from(divisor) != 0
+        {
+            b.error(
+                loc,
+                format!("multiple_of({c}, {divisor}): the constant {c} is not a multiple of {divisor}"),
+                "promise a divisor the value has, or drop the promise",
+            );
+            return value.id();
+        }
+        let ty = b.ty(value.id()).clone();
+        b.push1(OpKind::MultipleOf { value: value.id(), divisor: u64::from(divisor) }, ty, loc)
+    }))
+}
+
 /// The number of programs along `axis`, an `i32` scalar.
 #[track_caller]
 pub fn num_programs(axis: u32) -> Tensor<i32> {

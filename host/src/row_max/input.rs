@@ -5,7 +5,7 @@
 
 use rtriton::diag::{Code, Diagnostic};
 use rtriton::ir::{ScalarType, SourceLoc};
-use rtriton_kernels::row_max_plan::{UnsupportedDtype, kernel_for};
+use rtriton_kernels::row_max_plan::{UnsupportedDtype, kernel_for, vec_promise};
 
 use crate::error::HostError;
 use crate::launch::TensorArg;
@@ -21,6 +21,14 @@ pub struct Input {
     pub n_cols: usize,
     pub stride_row: isize,
     pub stride_col: isize,
+}
+
+impl Input {
+    /// The `VEC` this input promises the kernel (`row_max_plan::vec_promise`).
+    pub fn vec_promise(&self) -> usize {
+        let bytes = self.dtype.bit_width().div_ceil(8) as usize;
+        vec_promise(bytes, self.n_cols, self.stride_row, self.stride_col)
+    }
 }
 
 fn refuse(loc: SourceLoc, message: String, help: &str) -> HostError {

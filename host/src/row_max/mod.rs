@@ -117,7 +117,15 @@ impl RowMax {
 
     /// The plan for `input` on a device of `sm_count` SMs and its tuner (made on first use).
     fn tuner(&mut self, input: &Input, sm_count: usize, loc: SourceLoc) -> Result<(Plan, &mut Autotuned), HostError> {
-        let plan = plan(input.dtype, input.n_rows, input.n_cols, sm_count).map_err(|e| input::unsupported(&e, loc))?;
+        let mut plan =
+            plan(input.dtype, input.n_rows, input.n_cols, sm_count).map_err(|e| input::unsupported(&e, loc))?;
+        // What the input promises (`VEC`): a fact of this input, part of every
+        // configuration, so inputs that promise differently get their own tuner and store
+        // entry (the configurations are in both keys) and never share a winner.
+        let vec = input.vec_promise();
+        for c in &mut plan.configs {
+            c.vec = vec;
+        }
         let (policy, settings) = (self.policy, self.settings.clone());
         let configs = plan.configs.clone();
         let kernel = plan.kernel.clone();

@@ -183,6 +183,14 @@ impl AxisInfoMap {
                         constant: None,
                     }
                 }
+                // The author's promise: every element a multiple of `divisor`, so every
+                // run's first element is one of its largest power-of-two factor (Triton's
+                // `tt.divisibility` from `tl.multiple_of`). Nothing else changes.
+                OpKind::MultipleOf { value, divisor } => {
+                    let s = get(*value, &infos);
+                    let promised = 1u64 << divisor.max(&1).trailing_zeros().min(MAX_DIVISOR.trailing_zeros());
+                    AxisInfo { divisibility: s.divisibility.iter().map(|&d| d.max(promised)).collect(), ..s }
+                }
                 OpKind::Cast { value: v } => {
                     let s = get(*v, &infos);
                     // Int casts keep the facts; a cast to an 8- or 16-bit int wraps long

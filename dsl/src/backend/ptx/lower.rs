@@ -824,6 +824,13 @@ impl Lowerer<'_> {
                 let elems = src.into_iter().map(|x| self.cast(x, from, to)).collect();
                 self.set(r, elems);
             }
+            // A promise for the analyses (AxisInfo): no instruction, the result is the
+            // operand's registers.
+            OpKind::MultipleOf { value: v, .. } => {
+                let r = res.unwrap();
+                let src = self.val(*v);
+                self.set(r, src);
+            }
             OpKind::Bitcast { value: v } => {
                 let r = res.unwrap();
                 let (from, to) = (ty_of(k.dtype(*v)), ty_of(k.dtype(r)));

@@ -210,6 +210,7 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
             OpKind::Unary { value: v, .. }
             | OpKind::Cast { value: v }
             | OpKind::Bitcast { value: v }
+            | OpKind::MultipleOf { value: v, .. }
             | OpKind::Broadcast { value: v } => tie(&[*v, op.results[0]]),
             OpKind::Select { cond, on_true, on_false } => tie(&[*cond, *on_true, *on_false, op.results[0]]),
             OpKind::Fma { a, b, c } => tie(&[*a, *b, *c, op.results[0]]),

@@ -38,6 +38,7 @@ impl Lowerer<'_> {
                 | OpKind::Compare { .. }
                 | OpKind::Cast { .. }
                 | OpKind::Bitcast { .. }
+                | OpKind::MultipleOf { .. }
                 | OpKind::Select { .. } => todo.extend(op.kind.operands()),
                 // Memory accesses, reductions and scans, layout ops, shape changes and the
                 // results of control flow are not recomputed (memory, cost or a different
