@@ -21,7 +21,7 @@
 //! rows of contiguous columns with vector loads, and `BLOCK_M` fills the tile to 8 KiB
 //! (2048 `f32`, 4096 `f16`: four 16-byte loads in flight per thread at 4 warps). A split
 //! of 16-bit elements takes torch's geometry instead ([`split_tiles`]): tiles of 4 x 128,
-//! one 8-byte vector a thread, 16 programs per SM. A split walks its chunk
+//! one 8-byte vector a thread, 12 programs per SM. A split walks its chunk
 //! [`SPLIT_UNROLL`] tiles a trip (value reductions; arg reductions one).
 
 pub use crate::row_max_plan::NOMINAL_SM_COUNT;
@@ -218,8 +218,8 @@ pub fn col_plan(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize
         return direct;
     }
     // Rounded down, as the chunks' tiles below are rounded up: at most the wanted programs,
-    // which are what an SM holds at once (8 of 4 warps at up to 64 registers), so they run
-    // in one wave.
+    // which are what an SM holds at once (`split_tiles`: 8 of 4 warps at up to 64 registers
+    // for 4-byte elements, 12 at up to 40 for 16-bit ones), so they run in one wave.
     let splits_wanted = (wanted / column_programs).max(1);
     // Rounded up, so the chunks give at most the wanted programs: rounded down, f16 4096 x
     // 4096 took 86 chunks of 3 tiles, 1376 programs where its 56 registers let an H200 hold
