@@ -16,7 +16,7 @@ use rtriton::session::CompileSession;
 use rtriton::spec::{ArgValue, SpecKey, SpecPolicy};
 use rtriton::trace::TraceOptions;
 use rtriton_kernels::cases::RowMaxCase;
-use rtriton_kernels::row_max_plan::{NOMINAL_SM_COUNT, SplitConfig, plan};
+use rtriton_kernels::row_max_plan::{NOMINAL_SM_COUNT, SplitConfig, plan, vec_promise};
 
 use super::gpu::judge;
 use super::interp::INTERP_MAX_ELEMS;
@@ -70,9 +70,14 @@ pub fn run_interp(
         Err(e) => return Outcome::Error { message: e.to_string() },
     };
     r.config = format!("{} configurations ({})", plan.configs.len(), plan.class.name());
+    // The promise the entry point adds to every configuration (`RowMax`), so the
+    // interpreter checks it on every case and runs the vector form the GPU runs.
+    let l = case.layout();
+    let vec = vec_promise(4, case.n_cols, l.stride_row as isize, l.stride_col as isize);
     let mut problems = Vec::new();
     let mut ran = 0;
     for c in &plan.configs {
+        let c = &SplitConfig { vec, ..*c };
         let fill = plan.fill.filter(|_| c.split > 1);
         match run_config(session, &plan.kernel, policy, case, *c, fill, x, r) {
             Ok(None) => {}
