@@ -103,17 +103,18 @@ impl fmt::Display for SplitConfig {
     }
 }
 
-/// The `VEC` an input of `elem_bytes`-byte elements can promise (`SplitConfig::vec`): the
+/// The `VEC` an input of `dtype` elements can promise (`SplitConfig::vec`): the
 /// largest power of two dividing both `stride_row` and `n_cols`, at most one 16-byte
 /// vector, when the rows are contiguous (`stride_col == 1`); else 1. Measured on the H200
 /// (`docs/results/2026-12-04-h200-run18-multiple-of/`): 131072 x 100 `f32` rows, whose
 /// stride of 100 specialization cannot align, load 16 bytes at a time with `VEC = 4`, and
 /// the entry point went from 0.90x to 1.21x of Triton's autotuned kernel there (65536 x
 /// 200 1.27x, 100000 x 36 1.16x, 4096 x 1000 1.04x).
-pub fn vec_promise(elem_bytes: usize, n_cols: usize, stride_row: isize, stride_col: isize) -> usize {
+pub fn vec_promise(dtype: ScalarType, n_cols: usize, stride_row: isize, stride_col: isize) -> usize {
     if stride_col != 1 || n_cols == 0 {
         return 1;
     }
+    let elem_bytes = dtype.bit_width().div_ceil(8) as usize;
     let widest = (16 / elem_bytes.max(1)).max(1);
     let common = n_cols | stride_row.unsigned_abs();
     // `common`'s lowest set bit is the largest power of two dividing both (a stride of 0
@@ -471,27 +472,27 @@ mod tests {
         assert_eq!((c.trips(1000), SplitConfig::new(16, 256, 1, 4).trips(1000)), (1, 4));
     }
 
-    /// `(elem bytes, n_cols, stride_row, stride_col)` -> the promise: the largest power of
+    /// `(dtype, n_cols, stride_row, stride_col)` -> the promise: the largest power of
     /// two dividing both, at most a 16-byte vector, and only for contiguous rows.
     #[rstest::rstest]
-    #[case::rows_of_100_f32((4, 100, 100, 1), 4)]
-    #[case::rows_of_100_f16((2, 100, 100, 1), 4)]
-    #[case::rows_of_104_f16((2, 104, 104, 1), 8)]
-    #[case::aligned_rows_capped((4, 4096, 4096, 1), 4)]
-    #[case::odd_columns((4, 101, 104, 1), 1)]
-    #[case::odd_stride((4, 100, 101, 1), 1)]
-    #[case::padded_rows((4, 100, 128, 1), 4)]
-    #[case::negative_stride((4, 100, -100, 1), 4)]
-    #[case::zero_stride((4, 8, 0, 1), 4)]
-    #[case::strided_columns((4, 100, 200, 2), 1)]
-    #[case::transposed((4, 100, 1, 100), 1)]
-    #[case::no_columns((4, 0, 0, 1), 1)]
+    #[case::rows_of_100_f32((ScalarType::F32, 100, 100, 1), 4)]
+    #[case::rows_of_100_f16((ScalarType::F16, 100, 100, 1), 4)]
+    #[case::rows_of_104_f16((ScalarType::F16, 104, 104, 1), 8)]
+    #[case::aligned_rows_capped((ScalarType::F32, 4096, 4096, 1), 4)]
+    #[case::odd_columns((ScalarType::F32, 101, 104, 1), 1)]
+    #[case::odd_stride((ScalarType::F32, 100, 101, 1), 1)]
+    #[case::padded_rows((ScalarType::F32, 100, 128, 1), 4)]
+    #[case::negative_stride((ScalarType::F32, 100, -100, 1), 4)]
+    #[case::zero_stride((ScalarType::F32, 8, 0, 1), 4)]
+    #[case::strided_columns((ScalarType::F32, 100, 200, 2), 1)]
+    #[case::transposed((ScalarType::F32, 100, 1, 100), 1)]
+    #[case::no_columns((ScalarType::F32, 0, 0, 1), 1)]
     fn the_vec_promise_divides_the_stride_and_the_row(
-        #[case] input: (usize, usize, isize, isize),
+        #[case] input: (ScalarType, usize, isize, isize),
         #[case] want: usize,
     ) {
-        let (bytes, n_cols, stride_row, stride_col) = input;
-        let vec = vec_promise(bytes, n_cols, stride_row, stride_col);
+        let (dtype, n_cols, stride_row, stride_col) = input;
+        let vec = vec_promise(dtype, n_cols, stride_row, stride_col);
         assert_eq!(vec, want);
         assert!(n_cols % vec == 0 && stride_row.unsigned_abs() % vec == 0);
     }

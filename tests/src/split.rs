@@ -30,8 +30,7 @@ pub fn f32_case(case: &RowMaxCase, c: SplitConfig) -> Case {
 /// divisible by 2 or 4 runs the vector form.
 pub fn launch(name: &str, x: Data, view: View, n_rows: usize, n_cols: usize, c: SplitConfig) -> Case {
     let dtype = x.dtype();
-    let bytes = dtype.bit_width().div_ceil(8) as usize;
-    let c = SplitConfig { vec: vec_promise(bytes, n_cols, view.strides[0], view.strides[1]), ..c };
+    let c = SplitConfig { vec: vec_promise(dtype, n_cols, view.strides[0], view.strides[1]), ..c };
     let mut y = Data::zeros(dtype, n_rows).expect("a dtype with buffers");
     let (_, identity) = kernel_for(dtype).expect("a dtype row_max_split has");
     for i in 0..n_rows {

@@ -167,7 +167,7 @@ fn planned_configurations_assemble_without_spills_and_load_128_bits(
         ArgValue::Int(strides[1]),
     ];
     // The promise the entry point adds to every configuration.
-    let vec = vec_promise(4, cols as usize, strides[0] as isize, strides[1] as isize);
+    let vec = vec_promise(ScalarType::F32, cols as usize, strides[0] as isize, strides[1] as isize);
     for c in &p.configs {
         let c = &SplitConfig { vec, ..*c };
         for arch in [Arch::Sm86, Arch::Sm90] {

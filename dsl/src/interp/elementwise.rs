@@ -211,7 +211,6 @@ pub(crate) fn cast(v: &Data, to: DType) -> Result<Data, Trap> {
     })
 }
 
-/// `cond ? a : b` element-wise.
 /// `Ok` when every element of the int block `x` is a multiple of `divisor` (the promise
 /// of a `multiple_of`), else the first lane that is not.
 pub(crate) fn check_multiple_of(x: &Data, divisor: u64) -> Result<(), Trap> {
@@ -234,6 +233,7 @@ pub(crate) fn check_multiple_of(x: &Data, divisor: u64) -> Result<(), Trap> {
     }
 }
 
+/// `cond ? a : b` element-wise.
 pub(crate) fn select(cond: &Data, a: &Data, b: &Data) -> Result<Data, Trap> {
     let Data::Bool(c) = cond else { return unsupported(format!("where with a {} condition", cond.kind())) };
     fn pick<T: Copy>(c: &[bool], a: &[T], b: &[T]) -> Vec<T> {

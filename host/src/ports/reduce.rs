@@ -21,7 +21,7 @@
 //! every line of every case.
 
 use rtriton_kernels::ports::reduce::{self as kernels, Direction, blocks, grid};
-use rtriton_kernels::ports::reduce_plan::{ColPlan, col_plan, row_launch};
+use rtriton_kernels::ports::reduce_plan::{ColPlan, NUM_WARPS, col_plan, row_launch};
 use rtriton_testing::table::views_2d;
 use rtriton_testing::{Case, NanRule, Rule, Suite, Tolerance, View};
 
@@ -92,21 +92,21 @@ pub fn bench_points() -> Vec<BenchPoint> {
 
 /// The launches of one bench point on `target` (see [`bench_points`]).
 fn bench_launches(kernel: Kernel, rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
-    let row = row_launch(rows, cols, target.sm_count);
-    let blocks = match kernel.direction {
-        Direction::Rows => row.blocks,
+    let (blocks, num_warps) = match kernel.direction {
+        Direction::Rows => {
+            let row = row_launch(rows, cols, target.sm_count);
+            (row.blocks, row.num_warps)
+        }
         Direction::Cols => match col_plan(reduce_split::elem_bytes(kernel.dtype), rows, cols, target.sm_count) {
-            ColPlan::Direct { blocks } => blocks,
+            ColPlan::Direct { blocks } => (blocks, NUM_WARPS),
             ColPlan::Split(plan) if plan.one_launch(cols) => {
                 return reduce_split::bench_launch(kernel, rows, cols, plan);
             }
             ColPlan::Split(plan) => return reduce_split::bench_launches(kernel, rows, cols, plan),
         },
     };
-    let mut case = case(kernel, "bench", View::contiguous(&[rows, cols]), Fill::Ordinary, 1, Some(blocks));
-    if kernel.direction == Direction::Rows {
-        case = case.num_warps(row.num_warps as u32);
-    }
+    let case = case(kernel, "bench", View::contiguous(&[rows, cols]), Fill::Ordinary, 1, Some(blocks))
+        .num_warps(num_warps as u32);
     let n = lines(kernel.direction, rows, cols).1;
     let b = match kernel.direction {
         Direction::Rows => blocks.1,

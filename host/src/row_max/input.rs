@@ -26,8 +26,7 @@ pub struct Input {
 impl Input {
     /// The `VEC` this input promises the kernel (`row_max_plan::vec_promise`).
     pub fn vec_promise(&self) -> usize {
-        let bytes = self.dtype.bit_width().div_ceil(8) as usize;
-        vec_promise(bytes, self.n_cols, self.stride_row, self.stride_col)
+        vec_promise(self.dtype, self.n_cols, self.stride_row, self.stride_col)
     }
 }
 

@@ -73,7 +73,7 @@ pub fn run_interp(
     // The promise the entry point adds to every configuration (`RowMax`), so the
     // interpreter checks it on every case and runs the vector form the GPU runs.
     let l = case.layout();
-    let vec = vec_promise(4, case.n_cols, l.stride_row as isize, l.stride_col as isize);
+    let vec = vec_promise(rtriton::ir::ScalarType::F32, case.n_cols, l.stride_row as isize, l.stride_col as isize);
     let mut problems = Vec::new();
     let mut ran = 0;
     for c in &plan.configs {
