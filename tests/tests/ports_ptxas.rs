@@ -8,11 +8,12 @@ mod ptx_common;
 
 use std::collections::BTreeMap;
 
-use ptx_common::{assemble, options, ptxas, spill_stores};
+use ptx_common::{assemble, options, ptxas, sass_instructions, spill_stores};
 use rtriton::backend::ptx::{self, Arch};
 use rtriton::session::CompileSession;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{KernelDef, TraceOptions};
+use rtriton_kernels::ports::epilogue as epilogue_kernels;
 use rtriton_kernels::ports::reduce::{self as reduce_kernels, Direction};
 
 fn compile(def: &KernelDef, constexprs: &[(&str, i64)], args: &[ArgValue], policy: SpecPolicy, warps: u32) -> String {
@@ -483,4 +484,48 @@ fn the_whole_row_layer_norm_forward_fits_without_spills() {
     // Every shape planned, and the other form the bench times on six (`other_form`).
     assert_eq!((checked, scalar), (2 * (3 * SHAPES_2D.len() + 6), 6));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The epilogue's SASS instructions per element on a contiguous 4096 x 16384 input with the
+/// launcher's blocks, at most: measured 29 / 39 / 27 for GELU-tanh / GELU-erf / SiLU in
+/// f16 (one more in f32), with a little room. An element-wise kernel in f16 has about 33
+/// instruction issues per element to spend at the H200's 4.8 TB/s (132 SMs x 4 schedulers x
+/// 1.98 GHz x 32 lanes, 4 bytes an element), so past that it is bound by issue, not by
+/// memory: with `div.rn.f32` in its reciprocal GELU-tanh and SiLU took 41.5 and 39.5 (f16) and ran at
+/// 0.84x to 0.93x of Triton's kernel in f16 (`docs/results/2026-12-04-h200-run4/`).
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn the_epilogue_stays_within_its_instruction_budget() {
+    let ptxas = ptxas("the_epilogue_stays_within_its_instruction_budget");
+    let (rows, cols, warps) = (4096usize, 16384usize, 4u32);
+    let (block_m, block_n) = epilogue_kernels::blocks(rows, cols, warps as usize);
+    let per_thread = (block_m * block_n) as f64 / f64::from(warps * 32);
+    let budget = |name: &str| match name.split('_').take(2).collect::<Vec<_>>()[..] {
+        ["gelu", "tanh"] => 31.0,
+        ["gelu", "erf"] => 41.0,
+        ["silu", _] => 29.0,
+        _ => panic!("no budget for `{name}`"),
+    };
+    let args = |cols: usize| {
+        let mut args =
+            vec![ArgValue::Ptr(0x7f00_0000_0000), ArgValue::Ptr(0x7f10_0000_0000), ArgValue::Ptr(0x7f20_0000_0000)];
+        args.extend([rows, cols, cols, 1, 1, cols, 1].map(|v| ArgValue::Int(v as i64)));
+        args.push(ArgValue::F32(1.25));
+        args
+    };
+    let defs = epilogue_kernels::all();
+    assert_eq!(defs.len(), 9, "three activations in three dtypes");
+    for def in &defs {
+        let constexprs = [("BLOCK_M", block_m as i64), ("BLOCK_N", block_n as i64)];
+        let text = compile(def, &constexprs, &args(cols), SpecPolicy::Triton, warps);
+        let count =
+            sass_instructions(&ptxas, &text, "sm_86", def.name).unwrap_or_else(|e| panic!("{}: {e}", def.name));
+        let per_element = count as f64 / per_thread;
+        assert!(
+            per_element <= budget(def.name),
+            "{}: {count} SASS instructions for {per_thread} elements a thread, {per_element:.1} an element (budget {})",
+            def.name,
+            budget(def.name)
+        );
+    }
 }

@@ -230,7 +230,8 @@ pub fn log<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
     })
 }
 
-/// `1 / (1 + exp(-x))` (`tl.sigmoid`, composed as Triton does).
+/// `1 / (1 + exp(-x))` (`tl.sigmoid`, composed as Triton does, with rtriton's correctly
+/// rounded `/`: Triton's `/` is [`fdiv`]'s `div.full.f32`).
 #[track_caller]
 pub fn sigmoid<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
     float_fn("sigmoid", x, SourceLoc::caller(), |b, x, loc| {

@@ -60,9 +60,16 @@ fn constant(v: f32) -> Tensor<f32> {
 /// not the numerator divided: `div.rn.f32` takes a slow path (a subroutine, measured 2x
 /// slower for the whole GELU-tanh kernel on the H200) when its dividend is subnormal, which
 /// `v 2^t` is for most `v < -3` in the tanh form. One rounding more (the product).
+///
+/// The reciprocal is [`fdiv`] (`div.full.f32`, within 2 ulp), what Triton's `/` and so its
+/// `tl.sigmoid` compile to, not the correctly rounded `div.rn.f32` (rtriton's `/`), whose
+/// Newton steps and range check cost about twice the instructions: at 2 bytes an element
+/// the f16/bf16 kernels issue an instruction stream the memory system barely hides, and
+/// 2 f32 ulps vanish when the result is rounded to 11 or 8 bits (f32's tolerances are
+/// hundreds of ulps, for `ex2.approx`).
 fn over_one_plus_pow2(v: Tensor<f32>, t: Tensor<f32>) -> Tensor<f32> {
     let e = exp2(-abs(t));
-    where_(t.ge(0.0), v, v * e) * (1.0 / (e + 1.0))
+    where_(t.ge(0.0), v, v * e) * fdiv(constant(1.0), e + 1.0)
 }
 
 impl Activation for GeluTanh {

@@ -130,3 +130,47 @@ pub fn registers_used(info: &str) -> Option<u32> {
     let (count, rest) = tail.split_once(' ')?;
     rest.starts_with("registers").then(|| count.parse().ok())?
 }
+
+/// Assembles `text` for `arch` and counts the SASS instructions of kernel `kernel`: the size
+/// of the cubin's `.text.{kernel}` section over 16 bytes, the fixed width of an instruction
+/// from sm_70 on. The count includes the few padding instructions after the last one (a
+/// branch to itself and `NOP`s up to the section's alignment), so it is an upper bound by
+/// at most a handful. No disassembler is needed: the wheel that provides ptxas has none.
+pub fn sass_instructions(ptxas: &PathBuf, text: &str, arch: &str, kernel: &str) -> Result<usize, String> {
+    let dir = std::env::temp_dir().join(format!("rtriton-sass-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let (ptx_file, cubin) = (dir.join(format!("{kernel}-{n}.ptx")), dir.join(format!("{kernel}-{n}.{arch}.cubin")));
+    std::fs::write(&ptx_file, text).map_err(|e| e.to_string())?;
+    let out = Command::new(ptxas).arg(format!("-arch={arch}")).arg(&ptx_file).arg("-o").arg(&cubin).output();
+    let out = out.map_err(|e| format!("run ptxas: {e}"))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let elf = std::fs::read(&cubin).map_err(|e| e.to_string())?;
+    let size =
+        elf_section_size(&elf, &format!(".text.{kernel}")).ok_or_else(|| format!("no .text.{kernel} in the cubin"))?;
+    Ok(size as usize / 16)
+}
+
+/// The size of section `name` of a little-endian ELF64 image (a cubin), if it has one.
+fn elf_section_size(elf: &[u8], name: &str) -> Option<u64> {
+    let u16_at = |at: usize| Some(u16::from_le_bytes(elf.get(at..at + 2)?.try_into().ok()?));
+    let u32_at = |at: usize| Some(u32::from_le_bytes(elf.get(at..at + 4)?.try_into().ok()?));
+    let u64_at = |at: usize| Some(u64::from_le_bytes(elf.get(at..at + 8)?.try_into().ok()?));
+    if elf.get(..5)? != b"\x7fELF\x02" {
+        return None;
+    }
+    // The ELF64 header: e_shoff at 0x28, e_shentsize, e_shnum, e_shstrndx at 0x3A..0x40.
+    let (shoff, shentsize, shnum, shstrndx) =
+        (u64_at(0x28)? as usize, u16_at(0x3A)? as usize, u16_at(0x3C)? as usize, u16_at(0x3E)? as usize);
+    // A section header: sh_name at 0, sh_offset at 0x18, sh_size at 0x20.
+    let header = |i: usize| shoff + i * shentsize;
+    let names = u64_at(header(shstrndx) + 0x18)? as usize;
+    (0..shnum).find_map(|i| {
+        let start = names + u32_at(header(i))? as usize;
+        let len = elf.get(start..)?.iter().position(|&b| b == 0)?;
+        (elf.get(start..start + len)? == name.as_bytes()).then(|| u64_at(header(i) + 0x20)).flatten()
+    })
+}
