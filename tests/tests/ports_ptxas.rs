@@ -498,7 +498,7 @@ fn the_whole_row_layer_norm_forward_fits_without_spills() {
 fn the_epilogue_stays_within_its_instruction_budget() {
     let ptxas = ptxas("the_epilogue_stays_within_its_instruction_budget");
     let (rows, cols, warps) = (4096usize, 16384usize, 4u32);
-    let (block_m, block_n) = epilogue_kernels::blocks(rows, cols, warps as usize);
+    let (block_m, block_n) = epilogue_kernels::blocks(rows, cols, warps as usize, true);
     let per_thread = (block_m * block_n) as f64 / f64::from(warps * 32);
     let budget = |name: &str| match name.split('_').take(2).collect::<Vec<_>>()[..] {
         ["gelu", "tanh"] => 31.0,
@@ -518,8 +518,7 @@ fn the_epilogue_stays_within_its_instruction_budget() {
     for def in &defs {
         let constexprs = [("BLOCK_M", block_m as i64), ("BLOCK_N", block_n as i64)];
         let text = compile(def, &constexprs, &args(cols), SpecPolicy::Triton, warps);
-        let count =
-            sass_instructions(&ptxas, &text, "sm_86", def.name).unwrap_or_else(|e| panic!("{}: {e}", def.name));
+        let count = sass_instructions(&ptxas, &text, "sm_86", def.name).unwrap_or_else(|e| panic!("{}: {e}", def.name));
         let per_element = count as f64 / per_thread;
         assert!(
             per_element <= budget(def.name),

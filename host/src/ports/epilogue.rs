@@ -246,7 +246,8 @@ fn case(dtype: Dtype, name: &str, layout: Layout, fill: Fill) -> Case {
     let (n_rows, n_cols) = (layout.x.shape[0], layout.x.shape[1]);
     let x = dtype.through_view(&layout.x, |i| x_value(dtype, fill, i[0], i[1], n_rows, n_cols));
     let bias = dtype.through_view(&layout.bias, |i| dtype.bits_of((layout.bias_value)(i[0])));
-    let b = layout.blocks.unwrap_or_else(|| blocks(n_rows, n_cols, 4));
+    let contiguous_rows = layout.x.strides[1] == 1 && layout.y.strides[1] == 1;
+    let b = layout.blocks.unwrap_or_else(|| blocks(n_rows, n_cols, 4, contiguous_rows));
     let (xs, ys, bs) = (layout.x.strides.clone(), layout.y.strides.clone(), layout.bias.strides[0]);
     Case::new(name)
         .input("x", x, layout.x)
@@ -274,8 +275,12 @@ pub fn cases(dtype: Dtype) -> Vec<Case> {
         case("1000x1", Layout::plain(1000, 1, -1.25), Fill::Ordinary),
         case("257x1000", Layout::plain(257, 1000, 1.25), Fill::Ordinary),
         case("small_blocks", Layout { blocks: Some((4, 16)), ..Layout::plain(37, 45, 0.5) }, Fill::Ordinary),
-        case("one_warp", Layout { blocks: Some(blocks(21, 70, 1)), ..Layout::plain(21, 70, 2.0) }, Fill::Ordinary)
-            .num_warps(1),
+        case(
+            "one_warp",
+            Layout { blocks: Some(blocks(21, 70, 1, true)), ..Layout::plain(21, 70, 2.0) },
+            Fill::Ordinary,
+        )
+        .num_warps(1),
         case(
             "specials",
             Layout { bias_value: |c| if c % 2 == 0 { 0.0 } else { -0.0 }, ..Layout::plain(29, 31, 1.0) },

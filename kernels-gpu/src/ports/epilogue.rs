@@ -159,19 +159,24 @@ epilogues! {
     silu_bf16 => bf16, Silu;
 }
 
-/// Tile elements per thread: 16 at 4 warps or more (four 16-byte loads of `f32`); 8
-/// below, because ptxas caps a CTA of one warp at 72 registers for sm_90 (16 per thread
-/// spilled 4 bytes in `gelu_tanh_f32` there).
-pub fn elems_per_thread(num_warps: usize) -> usize {
-    if num_warps >= 4 { 16 } else { 8 }
+/// Tile elements per thread: 16 at 4 warps or more where the rows of `x` and `y` are
+/// contiguous (four 16-byte accesses of `f32`, two of `f16`); 8 for other views and below
+/// 4 warps. A view whose rows are not contiguous is read and written one element at a
+/// time, each access with a 64-bit address of its own: with 16 of them for `x`, the bias
+/// and `y`, ptxas's register target for a 128-thread CTA (`.maxntid`: 72 registers for
+/// sm_90) spilled 8 bytes in the 16-bit transposed gathers. A CTA of one warp is capped
+/// at 72 registers for sm_90 as well (16 per thread spilled 4 bytes in `gelu_tanh_f32`).
+pub fn elems_per_thread(num_warps: usize, contiguous_rows: bool) -> usize {
+    if num_warps >= 4 && contiguous_rows { 16 } else { 8 }
 }
 
-/// `(BLOCK_M, BLOCK_N)` for an `n_rows x n_cols` input launched with `num_warps` warps:
-/// up to 512 columns, and as many rows as fill a tile of [`elems_per_thread`] per thread
-/// (2048 elements at 4 warps).
-pub fn blocks(n_rows: usize, n_cols: usize, num_warps: usize) -> (usize, usize) {
+/// `(BLOCK_M, BLOCK_N)` for an `n_rows x n_cols` input launched with `num_warps` warps,
+/// `contiguous_rows` when both `x` and `y` have a column stride of 1: up to 512 columns,
+/// and as many rows as fill a tile of [`elems_per_thread`] per thread (2048 elements at
+/// 4 warps for contiguous rows).
+pub fn blocks(n_rows: usize, n_cols: usize, num_warps: usize, contiguous_rows: bool) -> (usize, usize) {
     let pow2 = |n: usize| n.max(1).next_power_of_two();
-    let tile = elems_per_thread(num_warps) * 32 * pow2(num_warps);
+    let tile = elems_per_thread(num_warps, contiguous_rows) * 32 * pow2(num_warps);
     let n = pow2(n_cols).min(512).min(tile);
     ((tile / n).min(pow2(n_rows)), n)
 }
