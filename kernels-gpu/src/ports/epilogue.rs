@@ -22,8 +22,12 @@
 //!   `h = 0.5 v`: the sum `1 + erf` is never rounded on its own;
 //! - SiLU `v * sigmoid(v)` as `v / (1 + 2^-t)` with `t = v log2(e)`, the same way: one
 //!   rounding fewer than the product, and no `v / inf` for very negative `v`.
+//!
+//! Stored as `f16`, GELU-tanh and SiLU take the plain `v * fdiv(1, 1 + 2^-t)`, cheaper and
+//! as good there ([`over_one_plus_pow2`]'s doc).
 
 use half::{bf16, f16};
+use rtriton::ir::ScalarType;
 use rtriton::kernel;
 use rtriton::prelude::*;
 
@@ -32,9 +36,9 @@ use rtriton::prelude::*;
 pub const GELU_TANH_C1: f32 = (2.0 * 0.797_884_560_802_865_4 * std::f64::consts::LOG2_E) as f32;
 pub const GELU_TANH_C2: f32 = (2.0 * 0.797_884_560_802_865_4 * 0.044_715 * std::f64::consts::LOG2_E) as f32;
 
-/// An activation, computed in `f32`.
+/// An activation, computed in `f32` for a result stored as `out`.
 pub trait Activation {
-    fn apply(v: Tensor<f32>) -> Tensor<f32>;
+    fn apply(v: Tensor<f32>, out: ScalarType) -> Tensor<f32>;
 }
 
 /// GELU, tanh form (`approximate="tanh"`).
@@ -67,27 +71,38 @@ fn constant(v: f32) -> Tensor<f32> {
 /// the f16/bf16 kernels issue an instruction stream the memory system barely hides, and
 /// 2 f32 ulps vanish when the result is rounded to 11 or 8 bits (f32's tolerances are
 /// hundreds of ulps, for `ex2.approx`).
-fn over_one_plus_pow2(v: Tensor<f32>, t: Tensor<f32>) -> Tensor<f32> {
+///
+/// Stored as `f16`, whose exponent range is narrower than f32's, the plain
+/// `v * fdiv(1, 1 + 2^-t)` (Triton's `x * tl.sigmoid(x)`) is as good and three SASS
+/// instructions an element cheaper: where `2^-t` overflows (`t < -128`) or `1 / (1 + 2^-t)`
+/// is subnormal (`t < -126`), the exact result is below `2^-120 |v|`, far under f16's
+/// smallest subnormal (`2^-24`) for every `v` f16 can hold, so both forms store a zero of
+/// `v`'s sign; elsewhere the steps are within a few f32 ulps, as in the safe form. `bf16`
+/// keeps f32's exponent range, and the safe form.
+fn over_one_plus_pow2(v: Tensor<f32>, t: Tensor<f32>, out: ScalarType) -> Tensor<f32> {
+    if out == ScalarType::F16 {
+        return v * fdiv(constant(1.0), exp2(-t) + 1.0);
+    }
     let e = exp2(-abs(t));
     where_(t.ge(0.0), v, v * e) * fdiv(constant(1.0), e + 1.0)
 }
 
 impl Activation for GeluTanh {
-    fn apply(v: Tensor<f32>) -> Tensor<f32> {
-        over_one_plus_pow2(v, v * fma(v * v, constant(GELU_TANH_C2), constant(GELU_TANH_C1)))
+    fn apply(v: Tensor<f32>, out: ScalarType) -> Tensor<f32> {
+        over_one_plus_pow2(v, v * fma(v * v, constant(GELU_TANH_C2), constant(GELU_TANH_C1)), out)
     }
 }
 
 impl Activation for GeluErf {
-    fn apply(v: Tensor<f32>) -> Tensor<f32> {
+    fn apply(v: Tensor<f32>, _out: ScalarType) -> Tensor<f32> {
         let half = v * 0.5;
         fma(half, erf(v * std::f32::consts::FRAC_1_SQRT_2), half)
     }
 }
 
 impl Activation for Silu {
-    fn apply(v: Tensor<f32>) -> Tensor<f32> {
-        over_one_plus_pow2(v, v * std::f32::consts::LOG2_E)
+    fn apply(v: Tensor<f32>, out: ScalarType) -> Tensor<f32> {
+        over_one_plus_pow2(v, v * std::f32::consts::LOG2_E, out)
     }
 }
 
@@ -120,7 +135,7 @@ pub fn epilogue_body<E: ScalarMarker, Act: Activation>(a: Args<E>) {
     let x_offsets = (r * a.stride_x_row).expand_dims(1) + (c * a.stride_x_col).expand_dims(0);
     let x = load(a.x_ptr + x_offsets, Some(mask), None).to::<f32>();
     let bias = load(a.bias_ptr + c * a.stride_bias, Some(col_mask), None).to::<f32>();
-    let y = Act::apply(fma(x, a.scale, bias.expand_dims(0)));
+    let y = Act::apply(fma(x, a.scale, bias.expand_dims(0)), E::SCALAR);
     let y_offsets = (r * a.stride_y_row).expand_dims(1) + (c * a.stride_y_col).expand_dims(0);
     store(a.y_ptr + y_offsets, y.to::<E>(), Some(mask));
 }
