@@ -74,11 +74,12 @@ fn constant(v: f32) -> Tensor<f32> {
 ///
 /// Stored as `f16`, whose exponent range is narrower than f32's, the plain
 /// `v * fdiv(1, 1 + 2^-t)` (Triton's `x * tl.sigmoid(x)`) is as good and three SASS
-/// instructions an element cheaper: where `2^-t` overflows (`t < -128`) or `1 / (1 + 2^-t)`
-/// is subnormal (`t < -126`), the exact result is below `2^-120 |v|`, far under f16's
-/// smallest subnormal (`2^-24`) for every `v` f16 can hold, so both forms store a zero of
-/// `v`'s sign; elsewhere the steps are within a few f32 ulps, as in the safe form. `bf16`
-/// keeps f32's exponent range, and the safe form.
+/// instructions an element cheaper: where `2^-t` overflows or `1 / (1 + 2^-t)` turns
+/// subnormal (`t < -126`), the exact result is below `|v| 2^t`, which is largest at that
+/// boundary (`t` falls at least as fast as `v`: `v` about -87 for SiLU, -10 for GELU) and
+/// about 1e-36 there, far under f16's smallest subnormal (`2^-24`), so both forms store a
+/// zero of `v`'s sign. Elsewhere the steps are within a few f32 ulps, as in the safe form.
+/// `bf16` keeps f32's exponent range, and the safe form.
 fn over_one_plus_pow2(v: Tensor<f32>, t: Tensor<f32>, out: ScalarType) -> Tensor<f32> {
     if out == ScalarType::F16 {
         return v * fdiv(constant(1.0), exp2(-t) + 1.0);
