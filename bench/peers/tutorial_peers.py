@@ -39,8 +39,6 @@ def plan(only, dtypes):
         if only and k not in only:
             continue
         for dt in dtypes:
-            if k in ("argmax",) and dt != "f32":
-                continue
             shapes = SHAPES_1D if k == "add" else SHAPES_2D
             for s in shapes:
                 out.append((k, dt, s if isinstance(s, tuple) else (s,)))
