@@ -6,13 +6,15 @@
 #   bash .gpu/ep/run19.sh B   the epilogue bench, no peers, for b13c995 (before),
 #                             epilogue-order and epilogue-order-wide, in the same lease
 #   bash .gpu/ep/run19.sh C   issue 12's shapes not re-measured since VEC, with peers
+#   bash .gpu/ep/run19.sh D   the 16-bit reductions with torch, argmax among them for the
+#                             first time
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt", ".gpu/tests.tar.zst",
 #         ".gpu/cargo-nextest.xz", ".gpu/ep"]
 B=$OUT
 [[ -f .gpu/ep/rtriton-main ]] || { cp .gpu/rtriton .gpu/ep/rtriton-main; cp .gpu/commit.txt .gpu/ep/commit-main.txt; }
 use() { cp ".gpu/ep/rtriton-$1" .gpu/rtriton; cp ".gpu/ep/commit-$1.txt" .gpu/commit.txt; }
 summary() { grep -E "^\| (gelu|silu)" "$1" | cut -d'|' -f2-8; }
-case "${1:?part A, B or C}" in
+case "${1:?part A, B, C or D}" in
 A)
     use main
     mkdir -p $B/ignored && OUT=$B/ignored THREADS=8 NT_TIMEOUT=300 bash .gpu/run.sh ignored | tail -4
@@ -34,5 +36,11 @@ C)
         SHAPES="32768x32768;65537x32768;1048576x32;64x4194304;8192x16384:T;8192x8192:stride=2;1x1;3x7;1000x1" \
         bash .gpu/run.sh rowmax-bench > /dev/null 2>&1
     grep -E "^[0-9]|entry|peer\)" $B/rowmax/combined.md | cut -c1-150
+    ;;
+D)
+    use main
+    mkdir -p $B/reduce16 && OUT=$B/reduce16 KERNELS=reduce DTYPES="f16 bf16" BENCH_TIMEOUT=300 \
+        PEERS_ONLY="sum amax argmax" PEERS_TIMEOUT=200 bash .gpu/run.sh ports-bench > /dev/null 2>&1
+    grep -E "^\| (sum|amax|argmax)" $B/reduce16/combined.md | cut -d'|' -f2-9
     ;;
 esac
