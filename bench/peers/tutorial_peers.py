@@ -26,10 +26,12 @@ import time
 
 SHAPES_2D = [(4096, 1024), (4096, 4096), (4096, 16384), (2048, 32768), (32768, 1024)]
 SHAPES_1D = [1 << 24, 1 << 28]
-DTYPES = ["f32", "f16", "bf16"]
+DTYPES = ["f32", "f16", "bf16", "i32"]
+# The kernels measured in i32 too (the reductions port takes i32; the others are float only).
+I32_KERNELS = ("sum", "amax", "argmax")
 KERNELS = ["add", "softmax", "layer_norm_fwd", "layer_norm_bwd", "sum", "amax", "argmax", "gelu_tanh", "gelu_erf", "silu"]
 # Tolerances when two implementations are compared (atol, rtol), per dtype.
-TOL = {"f32": (1e-5, 1e-5), "f16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2)}
+TOL = {"f32": (1e-5, 1e-5), "f16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "i32": (0, 0)}
 
 
 def plan(only, dtypes):
@@ -39,6 +41,8 @@ def plan(only, dtypes):
         if only and k not in only:
             continue
         for dt in dtypes:
+            if dt == "i32" and k not in I32_KERNELS:
+                continue
             shapes = SHAPES_1D if k == "add" else SHAPES_2D
             for s in shapes:
                 out.append((k, dt, s if isinstance(s, tuple) else (s,)))
@@ -97,7 +101,7 @@ def run(todo, a):
 
 def dtype_of(name):
     import torch
-    return {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[name]
+    return {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "i32": torch.int32}[name]
 
 
 def bench(fn, rep, grad_to_none=None):
@@ -338,10 +342,14 @@ def m_ln_bwd(k, dt, shape, rep):
 def m_reduce(op):
     def m(k, dt, shape, rep):
         import torch
-        x = torch.randn(*shape, device="cuda", dtype=dt)
+        if dt == torch.int32:
+            x = torch.randint(-1000, 1000, shape, device="cuda", dtype=dt)
+        else:
+            x = torch.randn(*shape, device="cuda", dtype=dt)
         out = []
         for dim in (1, 0):
-            f = {"sum": lambda: torch.sum(x, dim=dim), "amax": lambda: torch.amax(x, dim=dim),
+            # dtype=x.dtype: an i32 sum stays i32, as rtriton's (torch would widen it to i64).
+            f = {"sum": lambda: torch.sum(x, dim=dim, dtype=x.dtype), "amax": lambda: torch.amax(x, dim=dim),
                  "argmax": lambda: torch.argmax(x, dim=dim)}[op]
             r = f()
             byt = x.numel() * x.element_size() + r.numel() * r.element_size()

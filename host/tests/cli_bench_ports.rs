@@ -39,7 +39,7 @@ fn bad_port_selections_name_the_flag() {
     assert_eq!(code, 1);
     assert!(stderr.contains("--kernel nope: no port of that name; ports: vector_add"), "{stderr}");
     let (code, _, stderr) = rtriton(&["bench", "--kernel", "vector_add", "--dtype", "f64"]);
-    assert_eq!((code, stderr.as_str()), (1, "--dtype f64: ports are measured in f32, f16, bf16\n"));
+    assert_eq!((code, stderr.as_str()), (1, "--dtype f64: ports are measured in f32, f16, bf16, i32\n"));
     let (code, _, stderr) = rtriton(&["bench", "--kernel", "vector_add", "--point", "softmax"]);
     assert_eq!((code, stderr.as_str()), (1, "--kernel/--dtype/--point: the selection holds no point\n"));
     let (code, _, stderr) = rtriton(&["bench", "--kernel", "vector_add", "--point", ""]);

@@ -127,9 +127,9 @@ pub fn overrides(args: &BenchArgs) -> anyhow::Result<crate::bench::Overrides> {
 pub fn port_points(args: &BenchArgs) -> anyhow::Result<Vec<crate::ports::BenchPoint>> {
     for d in &args.dtypes {
         anyhow::ensure!(
-            crate::ports::bench::DTYPES.contains(&d.as_str()),
+            crate::ports::bench::BENCH_DTYPES.contains(&d.as_str()),
             "--dtype {d}: ports are measured in {}",
-            crate::ports::bench::DTYPES.join(", ")
+            crate::ports::bench::BENCH_DTYPES.join(", ")
         );
     }
     for t in &args.points {

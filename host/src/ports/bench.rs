@@ -67,8 +67,11 @@ pub const SHAPES_2D: [(usize, usize); 5] = [(4096, 1024), (4096, 4096), (4096, 1
 pub const SIZES_1D: [usize; 2] = [1 << 24, 1 << 28];
 /// The dtypes every port is measured in.
 pub const DTYPES: [&str; 3] = ["f32", "f16", "bf16"];
+/// The dtypes `bench --dtype` takes: [`DTYPES`] and `i32`, which the reductions are
+/// measured in too.
+pub const BENCH_DTYPES: [&str; 4] = ["f32", "f16", "bf16", "i32"];
 
-/// Bytes per element of `dtype`.
+/// Bytes per element of `dtype` (one of [`BENCH_DTYPES`]).
 pub fn elem_bytes(dtype: &str) -> u64 {
-    if dtype == "f32" { 4 } else { 2 }
+    if dtype == "f16" || dtype == "bf16" { 2 } else { 4 }
 }

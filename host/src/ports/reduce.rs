@@ -56,7 +56,7 @@ pub const PORT: Port = Port {
 pub fn bench_points() -> Vec<BenchPoint> {
     let mut out = Vec::new();
     for (name, op) in [("sum", Op::Sum), ("amax", Op::Max), ("argmax", Op::ArgMax)] {
-        for dtype in [Dtype::F32, Dtype::F16, Dtype::BF16] {
+        for dtype in [Dtype::F32, Dtype::F16, Dtype::BF16, Dtype::I32] {
             for (rows, cols) in SHAPES_2D {
                 for (variant, direction) in [("dim1", Direction::Rows), ("dim0", Direction::Cols)] {
                     let kernel = Kernel { op, direction, dtype };
@@ -563,14 +563,14 @@ mod tests {
         }
     }
 
-    /// Every operation is benched in every float dtype (`argmax` in f16 and bf16 too, as the
-    /// peer script times `torch.argmax` in them), in both directions, on the peer script's
-    /// shapes; and a 16-bit `argmax` launch passes its check on the interpreter.
+    /// Every operation is benched in every dtype of the port (`argmax` in f16 and bf16 too,
+    /// and i32, as the peer script times torch in them), in both directions, on the peer
+    /// script's shapes; and a 16-bit `argmax` launch passes its check on the interpreter.
     #[test]
-    fn the_bench_covers_every_operation_in_every_float_dtype() {
+    fn the_bench_covers_every_operation_in_every_dtype() {
         let points = bench_points();
         for name in ["sum", "amax", "argmax"] {
-            for dtype in ["f32", "f16", "bf16"] {
+            for dtype in ["f32", "f16", "bf16", "i32"] {
                 for variant in ["dim1", "dim0"] {
                     let n =
                         points.iter().filter(|p| p.kernel == name && p.dtype == dtype && p.variant == variant).count();
@@ -578,13 +578,20 @@ mod tests {
                 }
             }
         }
-        let point = points
-            .into_iter()
-            .find(|p| p.kernel == "argmax" && p.variant == "dim1" && p.dtype == "bf16" && p.shape == [4096, 1024])
-            .expect("the point");
-        assert_eq!(point.bytes, 4096 * 1024 * 2 + 4096 * 4, "bf16 read, i32 indices written");
-        for (suite, case) in (point.launches)(Target::H200) {
-            suite.case(case).check("bench", Backend::Interpreter);
+        let point = |kernel: &str, variant: &str, dtype: &str| {
+            points
+                .iter()
+                .find(|p| p.kernel == kernel && p.variant == variant && p.dtype == dtype && p.shape == [4096, 1024])
+                .expect("the point")
+        };
+        let argmax = point("argmax", "dim1", "bf16");
+        assert_eq!(argmax.bytes, 4096 * 1024 * 2 + 4096 * 4, "bf16 read, i32 indices written");
+        let sum = point("sum", "dim0", "i32");
+        assert_eq!(sum.bytes, 4096 * 1024 * 4 + 1024 * 4, "i32 read and written");
+        for p in [argmax, sum] {
+            for (suite, case) in (p.launches)(Target::H200) {
+                suite.case(case).check("bench", Backend::Interpreter);
+            }
         }
     }
 

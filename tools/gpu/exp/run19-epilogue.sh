@@ -6,8 +6,8 @@
 #   bash .gpu/ep/run19.sh B   the epilogue bench, no peers, for b13c995 (before),
 #                             epilogue-order and epilogue-order-wide, in the same lease
 #   bash .gpu/ep/run19.sh C   issue 12's shapes not re-measured since VEC, with peers
-#   bash .gpu/ep/run19.sh D   the 16-bit reductions with torch, argmax among them for the
-#                             first time
+#   bash .gpu/ep/run19.sh D   the 16-bit and i32 reductions with torch (16-bit argmax and
+#                             i32 for the first time)
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt", ".gpu/tests.tar.zst",
 #         ".gpu/cargo-nextest.xz", ".gpu/ep"]
 B=$OUT
@@ -39,7 +39,7 @@ C)
     ;;
 D)
     use main
-    mkdir -p $B/reduce16 && OUT=$B/reduce16 KERNELS=reduce DTYPES="f16 bf16" BENCH_TIMEOUT=300 \
+    mkdir -p $B/reduce16 && OUT=$B/reduce16 KERNELS=reduce DTYPES="f16 bf16 i32" BENCH_TIMEOUT=300 \
         PEERS_ONLY="sum amax argmax" PEERS_TIMEOUT=200 bash .gpu/run.sh ports-bench > /dev/null 2>&1
     grep -E "^\| (sum|amax|argmax)" $B/reduce16/combined.md | cut -d'|' -f2-9
     ;;
