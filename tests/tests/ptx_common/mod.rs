@@ -96,6 +96,11 @@ pub fn ptxas(test: &str) -> PathBuf {
 
 /// Assembles `text` for `arch` with `ptxas -v`; `Ok(info output)` or `Err(errors)`.
 pub fn assemble(ptxas: &PathBuf, text: &str, arch: &str, name: &str) -> Result<String, String> {
+    assemble_to_cubin(ptxas, text, arch, name).map(|(info, _)| info)
+}
+
+/// [`assemble`], also returning the path of the cubin ptxas wrote.
+fn assemble_to_cubin(ptxas: &PathBuf, text: &str, arch: &str, name: &str) -> Result<(String, PathBuf), String> {
     let dir = std::env::temp_dir().join(format!("rtriton-ptxas-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     // One file per call: tests of one binary run in parallel threads and several assemble
@@ -104,17 +109,18 @@ pub fn assemble(ptxas: &PathBuf, text: &str, arch: &str, name: &str) -> Result<S
     let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let name = format!("{name}-{n}");
     let file = dir.join(format!("{name}.ptx"));
+    let cubin = dir.join(format!("{name}.{arch}.cubin"));
     std::fs::write(&file, text).unwrap();
     let out = Command::new(ptxas)
         .arg(format!("-arch={arch}"))
         .arg("-v")
         .arg(&file)
         .arg("-o")
-        .arg(dir.join(format!("{name}.{arch}.cubin")))
+        .arg(&cubin)
         .output()
         .expect("run ptxas");
     let msg = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
-    if out.status.success() { Ok(msg) } else { Err(msg) }
+    if out.status.success() { Ok((msg, cubin)) } else { Err(msg) }
 }
 
 /// Bytes of spill stores `ptxas -v` reports (`N bytes spill stores`).
@@ -137,17 +143,7 @@ pub fn registers_used(info: &str) -> Option<u32> {
 /// branch to itself and `NOP`s up to the section's alignment), so it is an upper bound by
 /// at most a handful. No disassembler is needed: the wheel that provides ptxas has none.
 pub fn sass_instructions(ptxas: &PathBuf, text: &str, arch: &str, kernel: &str) -> Result<usize, String> {
-    let dir = std::env::temp_dir().join(format!("rtriton-sass-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let (ptx_file, cubin) = (dir.join(format!("{kernel}-{n}.ptx")), dir.join(format!("{kernel}-{n}.{arch}.cubin")));
-    std::fs::write(&ptx_file, text).map_err(|e| e.to_string())?;
-    let out = Command::new(ptxas).arg(format!("-arch={arch}")).arg(&ptx_file).arg("-o").arg(&cubin).output();
-    let out = out.map_err(|e| format!("run ptxas: {e}"))?;
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
-    }
+    let (_, cubin) = assemble_to_cubin(ptxas, text, arch, kernel)?;
     let elf = std::fs::read(&cubin).map_err(|e| e.to_string())?;
     let size =
         elf_section_size(&elf, &format!(".text.{kernel}")).ok_or_else(|| format!("no .text.{kernel} in the cubin"))?;
