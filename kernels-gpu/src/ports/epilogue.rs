@@ -5,8 +5,8 @@
 //! activations of `torch.nn.functional.gelu(v, approximate="tanh" | "none")` and
 //! `torch.nn.functional.silu(v)`, as a stand-alone kernel over any strides.
 //!
-//! Each program computes a `[BLOCK_M, BLOCK_N]` tile (2-D grid: row blocks along axis 0,
-//! column blocks along axis 1), in `f32` whatever the element type (`f16` and `bf16` are
+//! Each program computes a `[BLOCK_M, BLOCK_N]` tile (column blocks along grid axis 0,
+//! row blocks along axes 1 and 2: [`epilogue_body`]), in `f32` whatever the element type (`f16` and `bf16` are
 //! widened after the load and rounded once before the store, as Triton computes them).
 //! The formulas are the usual ones rearranged so that f32 does not cancel where the
 //! result is small (`docs/ports.md`, "Epilogue"):
@@ -127,9 +127,16 @@ pub struct Args<E> {
 }
 
 /// `y = Act(x * scale + bias)` on this program's tile.
+///
+/// Tiles are numbered in row-major order: column blocks along axis 0, which the GPU
+/// schedules first, so programs that run together read neighbouring tiles of one row band
+/// (for a contiguous input, memory in order, as Triton's flat element-wise kernels walk
+/// it) rather than one column band of every row. Row blocks are axis 1 plus axis 2 times
+/// the programs along axis 1: axes 1 and 2 take at most 65535 programs each ([`grid`]).
 pub fn epilogue_body<E: ScalarMarker, Act: Activation>(a: Args<E>) {
-    let rows = program_id(0) * a.block_m as i32 + arange(0, a.block_m);
-    let cols = program_id(1) * a.block_n as i32 + arange(0, a.block_n);
+    let row_block = program_id(1) + program_id(2) * num_programs(1);
+    let rows = row_block * a.block_m as i32 + arange(0, a.block_m);
+    let cols = program_id(0) * a.block_n as i32 + arange(0, a.block_n);
     let col_mask = cols.lt(a.n_cols);
     let mask = rows.lt(a.n_rows).expand_dims(1) & col_mask.expand_dims(0);
     let (r, c) = (rows.to::<i64>(), cols.to::<i64>());
@@ -197,7 +204,39 @@ pub fn blocks(n_rows: usize, n_cols: usize, num_warps: usize, contiguous_rows: b
     ((tile / n).min(pow2(n_rows)), n)
 }
 
-/// The grid: row blocks along axis 0 (up to 2^31 - 1 programs), column blocks along axis 1.
+/// The most programs along grid axes 1 and 2 (CUDA's limit).
+pub const MAX_GRID_YZ: usize = 65535;
+
+/// The grid: column blocks along axis 0, row blocks along axes 1 and 2 ([`epilogue_body`]:
+/// row block `y + z * grid_y`; the last `z` may have row blocks past the input, whose
+/// rows are all masked off). More column blocks than `u32::MAX` saturate, which the
+/// launcher refuses with the device's limit rather than running a wrapped grid.
 pub fn grid(n_rows: usize, n_cols: usize, (block_m, block_n): (usize, usize)) -> [u32; 3] {
-    [n_rows.div_ceil(block_m) as u32, n_cols.div_ceil(block_n) as u32, 1]
+    let row_blocks = n_rows.div_ceil(block_m).max(1);
+    let (y, z) = (row_blocks.min(MAX_GRID_YZ), row_blocks.div_ceil(MAX_GRID_YZ));
+    let u32_of = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    [u32_of(n_cols.div_ceil(block_n)), u32_of(y), u32_of(z)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grid_puts_column_blocks_first_and_spreads_row_blocks_over_two_axes() {
+        // (rows, cols, blocks, grid)
+        let table = [
+            (4096, 16384, (4, 512), [32, 1024, 1]),
+            (1, 1, (1, 1), [1, 1, 1]),
+            (65535, 3, (1, 4), [1, 65535, 1]),
+            (65536, 3, (1, 4), [1, 65535, 2]),
+            (70000, 1000, (4, 512), [2, 17500, 1]),
+            (65535 * 65535, 1, (1, 1), [1, 65535, 65535]),
+        ];
+        for (rows, cols, b, want) in table {
+            assert_eq!(grid(rows, cols, b), want, "{rows} x {cols} in {b:?} tiles");
+        }
+        // Past u32, the count saturates so that the launcher's limit check refuses it.
+        assert_eq!(grid(1, 1 << 40, (1, 1))[0], u32::MAX);
+    }
 }
