@@ -7,7 +7,10 @@
 #                                            --min-ctas 16 (.minnctapersm: 32 registers),
 #                                            then --warps 8 (8 elements a thread, the tiles
 #                                            and grid unchanged)
-#   bash tools/gpu/exp/run20-epilogue.sh P   the epilogue bench at the plans with the peers
+#   bash tools/gpu/exp/run20-epilogue.sh P   the epilogue bench at the plans with the peers,
+#                                            and the PTX of Triton's epilogue kernel
+#                                            (tools/gpu/exp/triton_epilogue_ptx.py)
+# The device tool returns only a few files: each part packs its folders into one .tgz.
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"]
 B=$OUT
 summary() { grep -E "^\| (gelu|silu)" "$1" | cut -d'|' -f2-8; }
@@ -19,10 +22,13 @@ E)
             bash .gpu/run.sh ports-bench > /dev/null 2>&1
         echo "== $v"; summary $B/$v/combined.md
     done
+    (cd $B && tar czf part-E.tgz plan min16 warps8 && rm -rf plan min16 warps8)
     ;;
 P)
     mkdir -p $B/main && OUT=$B/main KERNELS=epilogue BENCH_TIMEOUT=200 PEERS_ONLY="gelu_tanh gelu_erf silu" PEERS_TIMEOUT=150 \
         bash .gpu/run.sh ports-bench > /dev/null 2>&1
     summary $B/main/combined.md
+    OUT=$B python3 tools/gpu/exp/triton_epilogue_ptx.py 2>&1 | tail -9
+    (cd $B && tar czf part-P.tgz main triton-ptx && rm -rf main triton-ptx)
     ;;
 esac
