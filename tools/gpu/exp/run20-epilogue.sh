@@ -10,11 +10,17 @@
 #   bash tools/gpu/exp/run20-epilogue.sh P   the epilogue bench at the plans with the peers,
 #                                            and the PTX of Triton's epilogue kernel
 #                                            (tools/gpu/exp/triton_epilogue_ptx.py)
+#   bash tools/gpu/exp/run20-epilogue.sh C   issue 12's shapes not re-measured since VEC
+#                                            (run 19's part C, which got no machine)
+#   bash tools/gpu/exp/run20-epilogue.sh D   the 16-bit and i32 reductions with torch
+#                                            (run 19's part D)
+#   bash tools/gpu/exp/run20-epilogue.sh S   vector add and softmax, every dtype, with the
+#                                            peers (targets within 2% of their bar)
 # The device tool returns only a few files: each part packs its folders into one .tgz.
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"]
 B=$OUT
 summary() { grep -E "^\| (gelu|silu)" "$1" | cut -d'|' -f2-8; }
-case "${1:?part E or P}" in
+case "${1:?part E, P, C, D or S}" in
 E)
     for v in plan min16 warps8; do
         case $v in plan) ov="" ;; min16) ov="--min-ctas 16" ;; warps8) ov="--warps 8" ;; esac
@@ -30,5 +36,24 @@ P)
     summary $B/main/combined.md
     OUT=$B python3 tools/gpu/exp/triton_epilogue_ptx.py 2>&1 | tail -9
     (cd $B && tar czf part-P.tgz main triton-ptx && rm -rf main triton-ptx)
+    ;;
+C)
+    mkdir -p $B/rowmax && OUT=$B/rowmax BENCH_TIMEOUT=300 PEERS_TIMEOUT=200 \
+        SHAPES="32768x32768;65537x32768;1048576x32;64x4194304;8192x16384:T;8192x8192:stride=2;1x1;3x7;1000x1" \
+        bash .gpu/run.sh rowmax-bench > /dev/null 2>&1
+    grep -E "^[0-9]|entry|peer\)" $B/rowmax/combined.md | cut -c1-150
+    (cd $B && tar czf part-C.tgz rowmax && rm -rf rowmax)
+    ;;
+D)
+    mkdir -p $B/reduce16 && OUT=$B/reduce16 KERNELS=reduce DTYPES="f16 bf16 i32" BENCH_TIMEOUT=300 \
+        PEERS_ONLY="sum amax argmax" PEERS_TIMEOUT=200 bash .gpu/run.sh ports-bench > /dev/null 2>&1
+    grep -E "^\| (sum|amax|argmax)" $B/reduce16/combined.md | cut -d'|' -f2-9
+    (cd $B && tar czf part-D.tgz reduce16 && rm -rf reduce16)
+    ;;
+S)
+    mkdir -p $B/addsm && OUT=$B/addsm KERNELS="vector_add softmax" BENCH_TIMEOUT=250 \
+        PEERS_ONLY="add softmax" PEERS_TIMEOUT=200 bash .gpu/run.sh ports-bench > /dev/null 2>&1
+    grep -E "^\| (add|vector_add|softmax)" $B/addsm/combined.md | cut -d'|' -f2-9
+    (cd $B && tar czf part-S.tgz addsm && rm -rf addsm)
     ;;
 esac
