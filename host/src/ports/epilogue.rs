@@ -18,7 +18,7 @@
 //! 1e-36), and GELU-erf's `1 + erf(v / sqrt(2))` cancels for `v < -1` (as in Triton's and
 //! torch's f32 formula), hence its absolute floor.
 
-use rtriton_kernels::ports::epilogue::{self as kernels, blocks, grid};
+use rtriton_kernels::ports::epilogue::{self as kernels, blocks, grid, plan};
 use rtriton_testing::table::views_2d;
 use rtriton_testing::{Case, Rule, Suite, View};
 
@@ -53,7 +53,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
                     bytes: 2 * (rows * cols) as u64 * elem_bytes(dtype.name()),
                     launches: Box::new(move |_| {
                         let layout = Layout { bias_value: |_| -0.5, ..Layout::plain(rows, cols, 1.25) };
-                        vec![(kernel.suite(), case(dtype, "bench", layout, Fill::Ordinary))]
+                        vec![(kernel.suite(), case(kernel, "bench", layout, Fill::Ordinary))]
                     }),
                 });
             }
@@ -91,6 +91,14 @@ impl Activation {
             Activation::GeluErf => "gelu_erf",
             Activation::Silu => "silu",
         }
+    }
+
+    /// Whether the activation's 16-bit kernels fit 32 registers a thread (16 CTAs of 4
+    /// warps an SM) without spilling, ptxas for sm_90 with `.minnctapersm 16`: GELU-tanh
+    /// and SiLU do; GELU-erf's polynomial spills 4 bytes there (and runs at 1.1x of
+    /// Triton's kernel without the bound, run 20).
+    pub fn fits_full_occupancy(self) -> bool {
+        matches!(self, Activation::GeluTanh | Activation::Silu)
     }
 
     /// The activation in f64.
@@ -166,10 +174,7 @@ impl Kernel {
     }
 
     pub fn suite(self) -> Suite {
-        Suite::new(self.def())
-            .cases(cases(self.dtype))
-            .reference(move |case| reference(self.act, case))
-            .rule(self.rule())
+        Suite::new(self.def()).cases(cases(self)).reference(move |case| reference(self.act, case)).rule(self.rule())
     }
 }
 
@@ -242,12 +247,20 @@ impl Layout {
     }
 }
 
-fn case(dtype: Dtype, name: &str, layout: Layout, fill: Fill) -> Case {
+/// A case of `kernel`: the launch is the plan's (`kernels::plan`) unless the layout names
+/// its blocks (then 4 warps, or what the caller sets).
+fn case(kernel: Kernel, name: &str, layout: Layout, fill: Fill) -> Case {
+    let dtype = kernel.dtype;
     let (n_rows, n_cols) = (layout.x.shape[0], layout.x.shape[1]);
     let x = dtype.through_view(&layout.x, |i| x_value(dtype, fill, i[0], i[1], n_rows, n_cols));
     let bias = dtype.through_view(&layout.bias, |i| dtype.bits_of((layout.bias_value)(i[0])));
     let contiguous_rows = layout.x.strides[1] == 1 && layout.y.strides[1] == 1;
-    let b = layout.blocks.unwrap_or_else(|| blocks(n_rows, n_cols, 4, contiguous_rows));
+    let elem_bytes = elem_bytes(dtype.name()) as usize;
+    let planned = plan(n_rows, n_cols, elem_bytes, contiguous_rows, kernel.act.fits_full_occupancy());
+    let (b, num_warps, min_ctas) = match layout.blocks {
+        Some(b) => (b, 4, 0),
+        None => (planned.blocks, planned.num_warps as u32, planned.min_ctas_per_sm),
+    };
     let (xs, ys, bs) = (layout.x.strides.clone(), layout.y.strides.clone(), layout.bias.strides[0]);
     Case::new(name)
         .input("x", x, layout.x)
@@ -264,11 +277,14 @@ fn case(dtype: Dtype, name: &str, layout: Layout, fill: Fill) -> Case {
         .constexpr("BLOCK_M", b.0 as i64)
         .constexpr("BLOCK_N", b.1 as i64)
         .grid(grid(n_rows, n_cols, b))
+        .num_warps(num_warps)
+        .min_ctas_per_sm(min_ctas)
 }
 
-/// The cases (module doc) in `dtype`; every activation has the same.
-pub fn cases(dtype: Dtype) -> Vec<Case> {
-    let case = |name: &str, layout: Layout, fill: Fill| case(dtype, name, layout, fill);
+/// The cases (module doc) of `kernel`; every activation and dtype has the same shapes and
+/// views (the launches differ where the plan does).
+pub fn cases(kernel: Kernel) -> Vec<Case> {
+    let case = |name: &str, layout: Layout, fill: Fill| case(kernel, name, layout, fill);
     let mut cases = vec![
         case("1x1", Layout::plain(1, 1, 1.5), Fill::Ordinary),
         case("3x7", Layout::plain(3, 7, 0.75), Fill::Ordinary),
@@ -434,7 +450,7 @@ mod tests {
             (GeluTanh, F32, [(Some(295), 4e-9), (Some(15), 5e-8), (Some(3), 1e-6)]),
             (GeluErf, F32, [(None, 9e-8), (Some(106), 7e-8), (Some(2), 1e-6)]),
             (Silu, F32, [(Some(109), 6e-8), (Some(5), 7e-8), (Some(3), 2e-6)]),
-            (GeluTanh, F16, [(Some(1), 1e-6), (Some(1), 7e-5), (Some(1), 8e-3)]),
+            (GeluTanh, F16, [(Some(0), 1e-6), (Some(1), 7e-5), (Some(1), 8e-3)]),
             (GeluErf, F16, [(Some(2), 2e-6), (Some(1), 7e-5), (Some(1), 8e-3)]),
             (Silu, F16, [(Some(1), 7e-5), (Some(1), 2e-4), (Some(1), 8e-3)]),
             (GeluTanh, BF16, [(Some(1), 8e-6), (Some(0), 5e-4), (Some(1), 7e-2)]),
@@ -444,6 +460,7 @@ mod tests {
         for (act, dtype, stated) in table {
             let kernel = Kernel { act, dtype };
             let measured = measured_errors(kernel);
+            eprintln!("MEASURED {} {:?}", kernel.name(), measured);
             for (range, ((ulps, abs), (got_ulps, got_abs))) in stated.iter().zip(measured).enumerate() {
                 let name = kernel.name();
                 if let Some(ulps) = ulps {

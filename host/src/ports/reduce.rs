@@ -21,7 +21,7 @@
 //! every line of every case.
 
 use rtriton_kernels::ports::reduce::{self as kernels, Direction, blocks, grid};
-use rtriton_kernels::ports::reduce_plan::{ColPlan, NUM_WARPS, col_plan, row_launch};
+use rtriton_kernels::ports::reduce_plan::{ColPlan, NUM_WARPS, SplitPlan, col_plan, row_launch};
 use rtriton_testing::table::views_2d;
 use rtriton_testing::{Case, NanRule, Rule, Suite, Tolerance, View};
 
@@ -49,7 +49,7 @@ pub const PORT: Port = Port {
 /// (`Target`): the direct kernel, or where it splits the one-launch kernel
 /// (`col_{op}_fused_*`) or the partials and combine kernels timed together (the combine
 /// reads partials the CPU reference computed, in a buffer of its own), as
-/// `SplitPlan::one_launch` says. Each `dim0` point has a second row, variant `dim0, other
+/// `Kernel::one_launch` says. Each `dim0` point has a second row, variant `dim0, other
 /// split form`, where the plan splits: the form the plan did not pick; the peer script has
 /// no row for it. Bytes: the input read and the results written (an `i32` per
 /// argmax; torch writes `i64`), not the partials.
@@ -96,7 +96,7 @@ fn bench_launches(kernel: Kernel, rows: usize, cols: usize, target: Target) -> V
         }
         Direction::Cols => match col_plan(reduce_split::elem_bytes(kernel.dtype), rows, cols, target.sm_count) {
             ColPlan::Direct { blocks } => (blocks, NUM_WARPS),
-            ColPlan::Split(plan) if plan.one_launch(cols) => {
+            ColPlan::Split(plan) if kernel.one_launch(&plan, cols) => {
                 return reduce_split::bench_launch(kernel, rows, cols, plan);
             }
             ColPlan::Split(plan) => return reduce_split::bench_launches(kernel, rows, cols, plan),
@@ -118,7 +118,9 @@ fn bench_launches(kernel: Kernel, rows: usize, cols: usize, target: Target) -> V
 /// where it does not split.
 fn other_split_form(kernel: Kernel, rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
     match col_plan(reduce_split::elem_bytes(kernel.dtype), rows, cols, target.sm_count) {
-        ColPlan::Split(plan) if plan.one_launch(cols) => reduce_split::bench_launches(kernel, rows, cols, plan),
+        ColPlan::Split(plan) if kernel.one_launch(&plan, cols) => {
+            reduce_split::bench_launches(kernel, rows, cols, plan)
+        }
         ColPlan::Split(plan) => reduce_split::bench_launch(kernel, rows, cols, plan),
         ColPlan::Direct { .. } => bench_launches(kernel, rows, cols, target),
     }
@@ -206,6 +208,20 @@ pub struct Kernel {
 
 impl Kernel {
     pub const DTYPES: [Dtype; 4] = [Dtype::F32, Dtype::F16, Dtype::BF16, Dtype::I32];
+
+    /// Whether a split of this kernel runs as one launch: [`SplitPlan::one_launch`], except
+    /// the `i32` index reductions, which take two. H200 run 20
+    /// (`docs/results/2026-12-05-h200-run20-epilogue-plans/`): `argmax` over `i32` columns in
+    /// one launch ran at 1.95 and 2.24 TB/s at 4096x16384 and 2048x32768 (0.72x and 0.82x of
+    /// torch), in two at 3.13 and 3.11; at the other shapes the two forms were within 2%
+    /// (4096x4096: 1.54 against 1.87). `f32` `argmax` is the other way round (3.39 in one
+    /// launch, 2.93 in two, run 17). Registers do not explain it (ptxas for sm_90: 68 for
+    /// the `i32` one-launch kernel, 64 for its partials kernel, 56 for both in `f32`); the
+    /// cause is not known yet. `argmin` runs the same code with the comparison turned (68
+    /// registers too) and was not timed apart: it follows `argmax`.
+    pub fn one_launch(self, plan: &SplitPlan, n_cols: usize) -> bool {
+        plan.one_launch(n_cols) && !(self.op.is_index() && self.dtype == Dtype::I32)
+    }
 
     /// Every kernel of the port, in the order `validate` runs them.
     pub fn all() -> Vec<Kernel> {
@@ -547,6 +563,26 @@ mod tests {
 
     use super::*;
     use crate::ports::bench::Target;
+
+    /// `i32` index reductions split in two launches where the plan would fuse them (run 20),
+    /// other kernels as the plan says: at 4096 x 16384 on the H200 the plan splits and fuses.
+    #[test]
+    fn i32_index_reductions_split_in_two_launches() {
+        let ColPlan::Split(plan) = col_plan(4, 4096, 16384, Target::H200.sm_count) else { panic!("no split") };
+        assert!(plan.one_launch(16384));
+        let kernel = |op, dtype| Kernel { op, direction: Direction::Cols, dtype };
+        for (op, dtype, one) in [
+            (Op::ArgMax, Dtype::I32, false),
+            (Op::ArgMin, Dtype::I32, false),
+            (Op::Max, Dtype::I32, true),
+            (Op::ArgMax, Dtype::F32, true),
+        ] {
+            assert_eq!(kernel(op, dtype).one_launch(&plan, 16384), one, "{op:?} {dtype:?}");
+        }
+        let launches = bench_launches(kernel(Op::ArgMax, Dtype::I32), 4096, 16384, Target::H200);
+        let names: Vec<&str> = launches.iter().map(|(suite, _)| suite.def.name).collect();
+        assert_eq!(names, ["col_argmax_partials_i32", "col_argmax_combine_i32"]);
+    }
 
     /// A bench launch is checked like a suite case: the smallest peer-script shape of the
     /// deepest sum (column-wise, 4096 rows of 1024) passes its rule on the interpreter.

@@ -410,7 +410,7 @@ pub fn check_every_chain(backend: Backend) -> Result<usize, String> {
 }
 
 /// A column-wise bench point's one launch on a contiguous `rows x cols` input (the
-/// ordinary fill) where `SplitPlan::one_launch` says so: the one-launch kernel, float sums checked under `rule_for_depth` of
+/// ordinary fill) where `Kernel::one_launch` says so: the one-launch kernel, float sums checked under `rule_for_depth` of
 /// its depth. Its counters are zero after every launch, so the timed repetitions reuse
 /// them.
 pub fn bench_launch(kernel: Kernel, rows: usize, cols: usize, plan: SplitPlan) -> Vec<(Suite, Case)> {
@@ -431,7 +431,7 @@ pub fn bench_launch(kernel: Kernel, rows: usize, cols: usize, plan: SplitPlan) -
 /// A column-wise bench point's two launches on a contiguous `rows x cols` input (the
 /// ordinary fill): the partials kernel, and the combine over the partials the reference
 /// computed; float sums checked under `rule_for_depth` of each pass's depth (the bench's
-/// split points where `SplitPlan::one_launch` is false, and the other form beside those
+/// split points where `Kernel::one_launch` is false, and the other form beside those
 /// where it is true).
 pub fn bench_launches(kernel: Kernel, rows: usize, cols: usize, plan: SplitPlan) -> Vec<(Suite, Case)> {
     let row = SplitRow {

@@ -23,8 +23,8 @@
 //! - SiLU `v * sigmoid(v)` as `v / (1 + 2^-t)` with `t = v log2(e)`, the same way: one
 //!   rounding fewer than the product, and no `v / inf` for very negative `v`.
 //!
-//! Stored as `f16`, GELU-tanh and SiLU take the plain `v * fdiv(1, 1 + 2^-t)`, cheaper and
-//! as good there ([`over_one_plus_pow2`]'s doc).
+//! Stored as `f16`, GELU-tanh and SiLU take the plain `fdiv(v, 1 + 2^-t)`, cheaper and as
+//! good there ([`over_one_plus_pow2`]'s doc).
 
 use half::{bf16, f16};
 use rtriton::ir::ScalarType;
@@ -56,41 +56,47 @@ fn constant(v: f32) -> Tensor<f32> {
     full::<f32>(&[], v)
 }
 
-/// `v / (1 + 2^-t)` for a `t` of `v`'s sign, written so that no step overflows: for
-/// `t < 0` it is `v 2^t / (1 + 2^t)` (the power underflows to 0 instead of overflowing to
-/// infinity, so a very negative `v` gives `v` times a tiny number, not `v / inf`).
+/// `v / (1 + 2^-t)` for a `t` of `v`'s sign, given `-t` (`minus_t`), written so that no
+/// step overflows: for `t < 0` it is `v 2^t / (1 + 2^t)` (the power underflows to 0
+/// instead of overflowing to infinity, so a very negative `v` gives `v` times a tiny
+/// number, not `v / inf`).
 ///
-/// The division is `1 / (1 + 2^-|t|)`, whose divisor is in [1, 2], times the numerator,
-/// not the numerator divided: `div.rn.f32` takes a slow path (a subroutine, measured 2x
-/// slower for the whole GELU-tanh kernel on the H200) when its dividend is subnormal, which
-/// `v 2^t` is for most `v < -3` in the tanh form. One rounding more (the product).
+/// The callers compute `-t` with negated constants rather than negating `t`: rtriton's
+/// float `-x` is a bit operation (`xor`, for NaN payloads), which ptxas does not fold into
+/// the `ex2` that follows, one SASS instruction an element; `v * -c` rounds to exactly
+/// `-(v * c)`, so the values are the same.
 ///
-/// The reciprocal is [`fdiv`] (`div.full.f32`, within 2 ulp), what Triton's `/` and so its
+/// The division is [`fdiv`] (`div.full.f32`, within 2 ulp), what Triton's `/` and so its
 /// `tl.sigmoid` compile to, not the correctly rounded `div.rn.f32` (rtriton's `/`), whose
-/// Newton steps and range check cost about twice the instructions: at 2 bytes an element
+/// Newton steps and range check cost about twice the instructions and take a slow path (a
+/// subroutine, measured 2x slower for the whole GELU-tanh kernel on the H200) when the
+/// dividend is subnormal, as `v 2^t` is for most `v < -3` in the tanh form. `div.full`
+/// has no such path (a fixed sequence: scale a huge divisor, reciprocal, product), so the
+/// numerator is divided directly: one rounding and one SASS instruction an element fewer
+/// than the reciprocal times the numerator (until `2026-12-05`). At 2 bytes an element
 /// the f16/bf16 kernels issue an instruction stream the memory system barely hides, and
 /// 2 f32 ulps vanish when the result is rounded to 11 or 8 bits (f32's tolerances are
 /// hundreds of ulps, for `ex2.approx`).
 ///
 /// Stored as `f16`, whose exponent range is narrower than f32's, the plain
-/// `v * fdiv(1, 1 + 2^-t)` (Triton's `x * tl.sigmoid(x)`) is as good and three SASS
-/// instructions an element cheaper: where `2^-t` overflows or `1 / (1 + 2^-t)` turns
-/// subnormal (`t < -126`), the exact result is below `|v| 2^t`, which is largest at that
-/// boundary (`t` falls at least as fast as `v`: `v` about -87 for SiLU, -10 for GELU) and
-/// about 1e-36 there, far under f16's smallest subnormal (`2^-24`), so both forms store a
-/// zero of `v`'s sign. Elsewhere the steps are within a few f32 ulps, as in the safe form.
-/// `bf16` keeps f32's exponent range, and the safe form.
-fn over_one_plus_pow2(v: Tensor<f32>, t: Tensor<f32>, out: ScalarType) -> Tensor<f32> {
+/// `fdiv(v, 1 + 2^-t)` (Triton's `x * tl.sigmoid(x)`, divided rather than multiplied) is
+/// as good and three SASS instructions an element cheaper: where `2^-t` overflows or the
+/// quotient turns subnormal (`t < -126`), the exact result is below `|v| 2^t`, which is
+/// largest at that boundary (`t` falls at least as fast as `v`: `v` about -87 for SiLU, -10
+/// for GELU) and about 1e-36 there, far under f16's smallest subnormal (`2^-24`), so both
+/// forms store a zero of `v`'s sign. Elsewhere the steps are within a few f32 ulps, as in
+/// the safe form. `bf16` keeps f32's exponent range, and the safe form.
+fn over_one_plus_pow2(v: Tensor<f32>, minus_t: Tensor<f32>, out: ScalarType) -> Tensor<f32> {
     if out == ScalarType::F16 {
-        return v * fdiv(constant(1.0), exp2(-t) + 1.0);
+        return fdiv(v, exp2(minus_t) + 1.0);
     }
-    let e = exp2(-abs(t));
-    where_(t.ge(0.0), v, v * e) * fdiv(constant(1.0), e + 1.0)
+    let e = exp2(-abs(minus_t));
+    fdiv(where_(minus_t.le(0.0), v, v * e), e + 1.0)
 }
 
 impl Activation for GeluTanh {
     fn apply(v: Tensor<f32>, out: ScalarType) -> Tensor<f32> {
-        over_one_plus_pow2(v, v * fma(v * v, constant(GELU_TANH_C2), constant(GELU_TANH_C1)), out)
+        over_one_plus_pow2(v, v * fma(v * v, constant(-GELU_TANH_C2), constant(-GELU_TANH_C1)), out)
     }
 }
 
@@ -103,7 +109,7 @@ impl Activation for GeluErf {
 
 impl Activation for Silu {
     fn apply(v: Tensor<f32>, out: ScalarType) -> Tensor<f32> {
-        over_one_plus_pow2(v, v * std::f32::consts::LOG2_E, out)
+        over_one_plus_pow2(v, v * -std::f32::consts::LOG2_E, out)
     }
 }
 
@@ -194,14 +200,63 @@ pub fn elems_per_thread(num_warps: usize, contiguous_rows: bool) -> usize {
 }
 
 /// `(BLOCK_M, BLOCK_N)` for an `n_rows x n_cols` input launched with `num_warps` warps,
-/// `contiguous_rows` when both `x` and `y` have a column stride of 1: up to 512 columns,
-/// and as many rows as fill a tile of [`elems_per_thread`] per thread (2048 elements at
-/// 4 warps for contiguous rows).
+/// `contiguous_rows` when both `x` and `y` have a column stride of 1: a tile of
+/// [`elems_per_thread`] per thread ([`tile_blocks`]; 2048 elements at 4 warps for
+/// contiguous rows).
 pub fn blocks(n_rows: usize, n_cols: usize, num_warps: usize, contiguous_rows: bool) -> (usize, usize) {
+    tile_blocks(
+        n_rows,
+        n_cols,
+        elems_per_thread(num_warps, contiguous_rows) * 32 * num_warps.max(1).next_power_of_two(),
+    )
+}
+
+/// `(BLOCK_M, BLOCK_N)` of a tile of `tile` elements (a power of two): up to 512 columns,
+/// and as many rows as fill the tile.
+pub fn tile_blocks(n_rows: usize, n_cols: usize, tile: usize) -> (usize, usize) {
     let pow2 = |n: usize| n.max(1).next_power_of_two();
-    let tile = elems_per_thread(num_warps, contiguous_rows) * 32 * pow2(num_warps);
     let n = pow2(n_cols).min(512).min(tile);
     ((tile / n).min(pow2(n_rows)), n)
+}
+
+/// How an epilogue kernel is launched on an input: its tile, warps and register bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub blocks: (usize, usize),
+    pub num_warps: usize,
+    /// `.minnctapersm` (0: none): CTAs of this launch an SM should hold, a register bound.
+    pub min_ctas_per_sm: u32,
+}
+
+/// CTAs of 128 threads that fill an SM of sm_80 or sm_90 (2048 threads): 32 registers a
+/// thread.
+pub const FULL_OCCUPANCY_CTAS_OF_4_WARPS: u32 = 16;
+
+/// The launch for an `n_rows x n_cols` input of `elem_bytes`-byte elements (H200 run 20,
+/// `docs/results/2026-12-05-h200-run20-epilogue-plans/`, each plan against the others in
+/// one session):
+///
+/// - `f32` rows that are contiguous: 8 warps over the 2048-element tile, 8 elements a
+///   thread (two 16-byte accesses each of `x` and `y`): 1% to 3% faster than 4 warps of 16
+///   on 4 of the bench's 5 shapes for each activation (GELU-tanh 4096x4096 3.57 -> 3.68
+///   TB/s, 32768x1024 3.74 -> 3.83), 2% to 4% slower on the smallest (4096x1024, 16 MiB,
+///   where launch and tail weigh most); in 16 bits the same change lost 3% to 8%;
+/// - 16-bit rows that are contiguous: 4 warps of 16 elements, and where
+///   `fits_full_occupancy` (the activation's kernel fits 32 registers without spilling,
+///   ptxas for sm_90), `.minnctapersm 16`: ptxas gave SiLU f16 34 registers, 12 CTAs an SM
+///   instead of 16, and the bound took it from 3.59 to 3.85 TB/s at 4096x16384 (GELU-tanh,
+///   already at 32, did not move);
+/// - other views: 4 warps of 8 elements ([`elems_per_thread`]).
+pub fn plan(n_rows: usize, n_cols: usize, elem_bytes: usize, contiguous_rows: bool, fits_full_occupancy: bool) -> Plan {
+    if contiguous_rows && elem_bytes == 4 {
+        return Plan { blocks: tile_blocks(n_rows, n_cols, 8 * 32 * 8), num_warps: 8, min_ctas_per_sm: 0 };
+    }
+    let bound = contiguous_rows && elem_bytes == 2 && fits_full_occupancy;
+    Plan {
+        blocks: blocks(n_rows, n_cols, 4, contiguous_rows),
+        num_warps: 4,
+        min_ctas_per_sm: if bound { FULL_OCCUPANCY_CTAS_OF_4_WARPS } else { 0 },
+    }
 }
 
 /// The most programs along grid axes 1 and 2 (CUDA's limit).
