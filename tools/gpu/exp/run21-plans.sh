@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Run 21, 2026-12-05: the plans run 20 chose, at main (one device call):
+#   1. the epilogue's GPU suites (`div.full` now divides the numerator itself, which can be
+#      subnormal: the suites' sweeps reach it);
+#   2. the epilogue bench with torch and Triton (f32 at 8 warps, 16-bit GELU-tanh/SiLU at
+#      .minnctapersm 16, two SASS instructions an element fewer);
+#   3. i32 argmax with torch (column splits in two launches).
+# Usage on the device, from the repository root: bash tools/gpu/exp/run21-plans.sh
+# Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt", ".gpu/tests.tar.zst", ".gpu/cargo-nextest.xz"]
+B=$OUT
+summary() { grep -E "^\| (gelu|silu|argmax)" "$1" | cut -d'|' -f2-8; }
+mkdir -p $B/ignored && OUT=$B/ignored THREADS=8 NT_TIMEOUT=90 NT_FILTER=epilogue bash .gpu/run.sh ignored | tail -3
+mkdir -p $B/epilogue && OUT=$B/epilogue KERNELS=epilogue BENCH_TIMEOUT=120 PEERS_ONLY="gelu_tanh gelu_erf silu" PEERS_TIMEOUT=100 \
+    bash .gpu/run.sh ports-bench > /dev/null 2>&1
+summary $B/epilogue/combined.md
+mkdir -p $B/argmax && OUT=$B/argmax KERNELS=reduce DTYPES=i32 POINTS="argmax" BENCH_TIMEOUT=60 PEERS_ONLY="argmax" PEERS_TIMEOUT=60 \
+    bash .gpu/run.sh ports-bench > /dev/null 2>&1
+summary $B/argmax/combined.md
+(cd $B && tar czf run21.tgz ignored epilogue argmax && rm -rf ignored epilogue argmax)
