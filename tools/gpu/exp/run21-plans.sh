@@ -4,7 +4,10 @@
 #      subnormal: the suites' sweeps reach it);
 #   2. the epilogue bench with torch and Triton (f32 at 8 warps, 16-bit GELU-tanh/SiLU at
 #      .minnctapersm 16, two SASS instructions an element fewer);
-#   3. i32 argmax with torch (column splits in two launches).
+#   3. i32 argmax with torch (column splits in two launches), then again with
+#      `--min-ctas 8` and no peers: whether the one-launch form (the `dim0, other split
+#      form` rows now) is slow for want of CTAs (68 registers: 7 CTAs of 128 threads an SM;
+#      the bound gives 64 registers, 8 CTAs, as its partials kernel has).
 # Usage on the device, from the repository root: bash tools/gpu/exp/run21-plans.sh
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt", ".gpu/tests.tar.zst", ".gpu/cargo-nextest.xz"]
 B=$OUT
@@ -16,4 +19,7 @@ summary $B/epilogue/combined.md
 mkdir -p $B/argmax && OUT=$B/argmax KERNELS=reduce DTYPES=i32 POINTS="argmax" BENCH_TIMEOUT=60 PEERS_ONLY="argmax" PEERS_TIMEOUT=60 \
     bash .gpu/run.sh ports-bench > /dev/null 2>&1
 summary $B/argmax/combined.md
-(cd $B && tar czf run21.tgz ignored epilogue argmax && rm -rf ignored epilogue argmax)
+mkdir -p $B/argmax-min8 && OUT=$B/argmax-min8 KERNELS=reduce DTYPES=i32 POINTS="argmax (dim0" BENCH_TIMEOUT=60 PEERS=0 \
+    OVERRIDES="--min-ctas 8" bash .gpu/run.sh ports-bench > /dev/null 2>&1
+summary $B/argmax-min8/combined.md
+(cd $B && tar czf run21.tgz ignored epilogue argmax argmax-min8 && rm -rf ignored epilogue argmax argmax-min8)
