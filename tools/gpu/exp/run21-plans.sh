@@ -3,7 +3,8 @@
 #   1. the epilogue's GPU suites (`div.full` now divides the numerator itself, which can be
 #      subnormal: the suites' sweeps reach it);
 #   2. the epilogue bench with torch and Triton (f32 at 8 warps, 16-bit GELU-tanh/SiLU at
-#      .minnctapersm 16, two SASS instructions an element fewer);
+#      .minnctapersm 16, two SASS instructions an element fewer in f16, three in bf16
+#      with its scaled form);
 #   3. i32 argmax with torch (column splits in two launches), then again with
 #      `--min-ctas 8` and no peers: whether the one-launch form (the `dim0, other split
 #      form` rows now) is slow for want of CTAs (68 registers: 7 CTAs of 128 threads an SM;
