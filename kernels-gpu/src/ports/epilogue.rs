@@ -161,12 +161,16 @@ pub struct Args<E> {
 /// it) rather than one column band of every row. Row blocks are axis 1 plus axis 2 times
 /// the programs along axis 1: axes 1 and 2 take at most 65535 programs each ([`grid`]).
 pub fn epilogue_body<E: ScalarMarker, Act: Activation>(a: Args<E>) {
-    let row_block = program_id(1) + program_id(2) * num_programs(1);
-    let rows = row_block * a.block_m as i32 + arange(0, a.block_m);
+    // Rows in i64: the last grid slice along axis 2 can hold row blocks past the input,
+    // whose first row can pass i32 (for a 4 GiB f16 column of 2^31 - 1 rows, 2048 a
+    // tile, the grid's last block starts at row 2^31), and a wrapped row is negative,
+    // below `n_rows`: it would be written.
+    let row_block = program_id(1).to::<i64>() + program_id(2).to::<i64>() * num_programs(1).to::<i64>();
+    let r = row_block * a.block_m as i64 + arange(0, a.block_m).to::<i64>();
     let cols = program_id(0) * a.block_n as i32 + arange(0, a.block_n);
     let col_mask = cols.lt(a.n_cols);
-    let mask = rows.lt(a.n_rows).expand_dims(1) & col_mask.expand_dims(0);
-    let (r, c) = (rows.to::<i64>(), cols.to::<i64>());
+    let mask = r.lt(a.n_rows).expand_dims(1) & col_mask.expand_dims(0);
+    let c = cols.to::<i64>();
     let x_offsets = (r * a.stride_x_row).expand_dims(1) + (c * a.stride_x_col).expand_dims(0);
     let x = load(a.x_ptr + x_offsets, Some(mask), None).to::<f32>();
     let bias = load(a.bias_ptr + c * a.stride_bias, Some(col_mask), None).to::<f32>();
@@ -312,6 +316,11 @@ mod tests {
         for (rows, cols, b, want) in table {
             assert_eq!(grid(rows, cols, b), want, "{rows} x {cols} in {b:?} tiles");
         }
+        // A 4 GiB f16 column of 2^31 - 1 rows in tiles of 2048: 17 slices along axis 2,
+        // whose last row blocks start past i32 (`epilogue_body` computes rows in i64).
+        let [_, y, z] = grid(i32::MAX as usize, 1, (2048, 1));
+        assert_eq!((y, z), (65535, 17));
+        assert!((u64::from(y) * u64::from(z) - 1) * 2048 > i32::MAX as u64);
         // Past u32, the count saturates so that the launcher's limit check refuses it.
         assert_eq!(grid(1, 1 << 40, (1, 1))[0], u32::MAX);
     }
