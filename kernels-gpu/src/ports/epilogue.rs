@@ -225,21 +225,12 @@ pub fn elems_per_thread(num_warps: usize, contiguous_rows: bool) -> usize {
 }
 
 /// `(BLOCK_M, BLOCK_N)` for an `n_rows x n_cols` input launched with `num_warps` warps,
-/// `contiguous_rows` when both `x` and `y` have a column stride of 1: a tile of
-/// [`elems_per_thread`] per thread ([`tile_blocks`]; 2048 elements at 4 warps for
-/// contiguous rows).
+/// `contiguous_rows` when both `x` and `y` have a column stride of 1: up to 512 columns,
+/// and as many rows as fill a tile of [`elems_per_thread`] per thread (2048 elements at
+/// 4 warps for contiguous rows).
 pub fn blocks(n_rows: usize, n_cols: usize, num_warps: usize, contiguous_rows: bool) -> (usize, usize) {
-    tile_blocks(
-        n_rows,
-        n_cols,
-        elems_per_thread(num_warps, contiguous_rows) * 32 * num_warps.max(1).next_power_of_two(),
-    )
-}
-
-/// `(BLOCK_M, BLOCK_N)` of a tile of `tile` elements (a power of two): up to 512 columns,
-/// and as many rows as fill the tile.
-pub fn tile_blocks(n_rows: usize, n_cols: usize, tile: usize) -> (usize, usize) {
     let pow2 = |n: usize| n.max(1).next_power_of_two();
+    let tile = elems_per_thread(num_warps, contiguous_rows) * 32 * pow2(num_warps);
     let n = pow2(n_cols).min(512).min(tile);
     ((tile / n).min(pow2(n_rows)), n)
 }
@@ -273,15 +264,13 @@ pub const FULL_OCCUPANCY_CTAS_OF_4_WARPS: u32 = 16;
 ///   already at 32, did not move);
 /// - other views: 4 warps of 8 elements ([`elems_per_thread`]).
 pub fn plan(n_rows: usize, n_cols: usize, elem_bytes: usize, contiguous_rows: bool, fits_full_occupancy: bool) -> Plan {
+    // The tile of 4 warps in every case; contiguous f32 rows run it on 8.
+    let blocks = blocks(n_rows, n_cols, 4, contiguous_rows);
     if contiguous_rows && elem_bytes == 4 {
-        return Plan { blocks: tile_blocks(n_rows, n_cols, 8 * 32 * 8), num_warps: 8, min_ctas_per_sm: 0 };
+        return Plan { blocks, num_warps: 8, min_ctas_per_sm: 0 };
     }
     let bound = contiguous_rows && elem_bytes == 2 && fits_full_occupancy;
-    Plan {
-        blocks: blocks(n_rows, n_cols, 4, contiguous_rows),
-        num_warps: 4,
-        min_ctas_per_sm: if bound { FULL_OCCUPANCY_CTAS_OF_4_WARPS } else { 0 },
-    }
+    Plan { blocks, num_warps: 4, min_ctas_per_sm: if bound { FULL_OCCUPANCY_CTAS_OF_4_WARPS } else { 0 } }
 }
 
 /// The most programs along grid axes 1 and 2 (CUDA's limit).
