@@ -6,7 +6,7 @@
 
 mod ptx_common;
 
-use ptx_common::{assemble, compile, compile_plain, front, options, ptxas, spill_stores};
+use ptx_common::{SASS_FFMA, assemble, compile, compile_plain, front, options, ptxas, sass_opcodes, spill_stores};
 use rstest::rstest;
 use rstest_reuse::apply;
 use rtriton::backend::ptx::{self, Arch};
@@ -115,5 +115,44 @@ fn op_mix_text_uses_the_expected_instructions() {
         "%nctaid.x",
     ] {
         assert!(text.contains(needle), "missing {needle}:\n{text}");
+    }
+}
+
+/// The writer prints an `f32` add without `.rn` only where no operand can be a product
+/// (`dsl/src/backend/ptx/writer/rounding.rs`), because ptxas fuses a plain add with some
+/// producers and not others. This measures which, per producer of the add's first operand
+/// (`FFMA`s in the SASS of `y = op(x...) + c`): ptxas may change with its version, and the
+/// writer's list must follow it.
+#[rstest]
+#[case::plain_mul("mul.f32 %f4, %f1, %f2;", true)]
+#[case::div_full("div.full.f32 %f4, %f1, %f2;", true)]
+#[case::mul_rn("mul.rn.f32 %f4, %f1, %f2;", false)]
+#[case::ex2_approx("ex2.approx.f32 %f4, %f1;", false)]
+#[case::fma_rn("fma.rn.f32 %f4, %f1, %f2, %f3;", false)]
+#[case::add_plain("add.f32 %f4, %f1, %f2;", false)]
+#[case::cvt_from_f16("cvt.rn.f16.f32 %h1, %f1; cvt.f32.f16 %f4, %h1;", false)]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn a_plain_add_fuses_only_with_the_producers_the_writer_keeps_it_from(#[case] producer: &str, #[case] fuses: bool) {
+    let ptxas = ptxas("a_plain_add_fuses_only_with_the_producers_the_writer_keeps_it_from");
+    let kernel = |add: &str| {
+        format!(
+            ".version 7.8\n.target sm_86\n.address_size 64\n.visible .entry k(.param .u64 p, .param .f32 c)\n{{\n\
+             .reg .f32 %f<8>; .reg .b64 %rd<2>; .reg .b16 %h<2>;\n\
+             ld.param.u64 %rd1, [p]; ld.param.f32 %f3, [c];\nld.global.v2.f32 {{%f1, %f2}}, [%rd1];\n\
+             {producer}\n{add} %f5, %f4, %f3;\nst.global.f32 [%rd1], %f5;\nret;\n}}\n"
+        )
+    };
+    // FFMAs the producer brings itself: those with the add kept apart by `.rn`.
+    for arch in ["sm_86", "sm_90"] {
+        let ffmas = |add: &str| {
+            let ops = sass_opcodes(&ptxas, &kernel(add), arch, "k").unwrap_or_else(|e| panic!("{producer}: {e}"));
+            ops.iter().filter(|&&op| op & 0x1ff == SASS_FFMA).count()
+        };
+        let (kept_apart, plain) = (ffmas("add.rn.f32"), ffmas("add.f32"));
+        assert_eq!(
+            plain > kept_apart,
+            fuses,
+            "`{producer}` then a plain add on {arch}: {plain} FFMAs, {kept_apart} with add.rn"
+        );
     }
 }

@@ -24,9 +24,11 @@ pub const LOG2E: f32 = std::f32::consts::LOG2_E;
 /// `ln(2)` rounded to f32 (`0x3F317218`): `log(x)` is `log2(x) * LN2`.
 pub const LN2: f32 = std::f32::consts::LN_2;
 
-/// `r`, with any NaN replaced by the canonical NaN.
+/// `r`, with any NaN replaced by the canonical NaN. Tested on the bits rather than with
+/// `is_nan`: in a release build LLVM folded `x.sqrt().is_nan()` so that a NaN argument's
+/// payload came through (seen in the tests' copy of this function, `math_common`).
 fn canonical(r: f32) -> f32 {
-    if r.is_nan() { canonical_nan() } else { r }
+    if r.to_bits() & 0x7FFF_FFFF > 0x7F80_0000 { canonical_nan() } else { r }
 }
 
 /// The exact `f(x)` computed in `f64` and rounded to nearest `f32` (the CPU model of an

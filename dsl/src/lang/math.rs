@@ -145,11 +145,15 @@ fn erf_value(b: &mut Builder, x: Value, loc: SourceLoc) -> Value {
     let four = constant(b, x, 4.0, loc);
     let a4 = b.binary(BinaryOp::Min(PropagateNan::None), a, four, loc);
     let q = horner(b, a4, &ERF_FAR, loc);
-    let minus_q = b.unary(UnaryOp::Neg, q, loc);
-    let e = exp_value(b, minus_q, loc);
+    // exp(-q) as 2^(q (-log2 e)) and -(1 - e) as e - 1: the same values (a product's and a
+    // difference's magnitude do not depend on the operands' signs, and 1 - e is not 0
+    // where the far branch is taken), without the two sign flips, each an instruction
+    // that ptxas keeps (rtriton's float -x is an xor, docs/semantics.md).
+    let t = scale(b, q, -LOG2E, loc);
+    let e = math(b, MathFn::Exp2, t, loc);
     let one = constant(b, x, 1.0, loc);
     let far = b.binary(BinaryOp::Sub, one, e, loc);
-    let minus_far = b.unary(UnaryOp::Neg, far, loc);
+    let minus_far = b.binary(BinaryOp::Sub, e, one, loc);
     let zero = constant(b, x, 0.0, loc);
     let negative = b.compare(CmpPred::Lt, x, zero, loc);
     let far = b.select(negative, minus_far, far, loc);

@@ -137,21 +137,36 @@ pub fn registers_used(info: &str) -> Option<u32> {
     rest.starts_with("registers").then(|| count.parse().ok())?
 }
 
-/// Assembles `text` for `arch` and counts the SASS instructions of kernel `kernel`: the size
-/// of the cubin's `.text.{kernel}` section over 16 bytes, the fixed width of an instruction
-/// from sm_70 on. The count includes the few padding instructions after the last one (a
-/// branch to itself and `NOP`s up to the section's alignment), so it is an upper bound by
-/// at most a handful. No disassembler is needed: the wheel that provides ptxas has none.
+/// Assembles `text` for `arch` and counts the SASS instructions of kernel `kernel`
+/// ([`sass_opcodes`]).
 pub fn sass_instructions(ptxas: &PathBuf, text: &str, arch: &str, kernel: &str) -> Result<usize, String> {
-    let (_, cubin) = assemble_to_cubin(ptxas, text, arch, kernel)?;
-    let elf = std::fs::read(&cubin).map_err(|e| e.to_string())?;
-    let size =
-        elf_section_size(&elf, &format!(".text.{kernel}")).ok_or_else(|| format!("no .text.{kernel} in the cubin"))?;
-    Ok(size as usize / 16)
+    sass_opcodes(ptxas, text, arch, kernel).map(|ops| ops.len())
 }
 
-/// The size of section `name` of a little-endian ELF64 image (a cubin), if it has one.
-fn elf_section_size(elf: &[u8], name: &str) -> Option<u64> {
+/// `FFMA`'s opcode in [`sass_opcodes`]' low 9 bits, whichever its operands' forms.
+pub const SASS_FFMA: u16 = 0x023;
+
+/// Assembles `text` for `arch` and lists the opcodes of kernel `kernel`'s SASS, in the
+/// cubin's `.text.{kernel}` section (16 bytes an instruction from sm_70 on), `NOP`s left
+/// out: ptxas pads the section to its alignment with them (up to 7 after the final branch
+/// to itself, which is kept), so the size alone over-counts by a varying few. No
+/// disassembler is needed (the wheel that provides ptxas has none): an instruction's
+/// opcode is its low 12 bits on sm_80 to sm_90, the low 9 naming the operation (`NOP`
+/// `0x918`; [`SASS_FFMA`]) and the top 3 its operands' forms (register, immediate,
+/// constant bank, uniform register).
+pub fn sass_opcodes(ptxas: &PathBuf, text: &str, arch: &str, kernel: &str) -> Result<Vec<u16>, String> {
+    const NOP: u16 = 0x918;
+    let (_, cubin) = assemble_to_cubin(ptxas, text, arch, kernel)?;
+    let elf = std::fs::read(&cubin).map_err(|e| e.to_string())?;
+    let (offset, size) =
+        elf_section(&elf, &format!(".text.{kernel}")).ok_or_else(|| format!("no .text.{kernel} in the cubin"))?;
+    let code = elf.get(offset as usize..(offset + size) as usize).ok_or("the section lies past the cubin's end")?;
+    Ok(code.chunks_exact(16).map(|i| u16::from_le_bytes([i[0], i[1]]) & 0xfff).filter(|&op| op != NOP).collect())
+}
+
+/// The file offset and size of section `name` of a little-endian ELF64 image (a cubin), if it
+/// has one.
+fn elf_section(elf: &[u8], name: &str) -> Option<(u64, u64)> {
     let u16_at = |at: usize| Some(u16::from_le_bytes(elf.get(at..at + 2)?.try_into().ok()?));
     let u32_at = |at: usize| Some(u32::from_le_bytes(elf.get(at..at + 4)?.try_into().ok()?));
     let u64_at = |at: usize| Some(u64::from_le_bytes(elf.get(at..at + 8)?.try_into().ok()?));
@@ -167,6 +182,7 @@ fn elf_section_size(elf: &[u8], name: &str) -> Option<u64> {
     (0..shnum).find_map(|i| {
         let start = names + u32_at(header(i))? as usize;
         let len = elf.get(start..)?.iter().position(|&b| b == 0)?;
-        (elf.get(start..start + len)? == name.as_bytes()).then(|| u64_at(header(i) + 0x20)).flatten()
+        let section = || Some((u64_at(header(i) + 0x18)?, u64_at(header(i) + 0x20)?));
+        (elf.get(start..start + len)? == name.as_bytes()).then(section).flatten()
     })
 }

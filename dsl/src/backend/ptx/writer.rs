@@ -3,7 +3,9 @@
 //! below, never from the lowering.
 
 mod control;
+mod rounding;
 
+use std::collections::HashSet;
 use std::fmt::Write;
 
 use super::lir::{AtomOp, BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
@@ -13,7 +15,7 @@ use crate::ir::{MathFn, PropagateNan, ScalarType, UnaryOp};
 
 /// The PTX text of `p`.
 pub fn write(p: &Program) -> String {
-    let mut w = Writer { p, out: String::with_capacity(4096), loops: 0, branches: 0 };
+    let mut w = Writer::new(p, String::with_capacity(4096));
     w.module();
     w.out
 }
@@ -24,13 +26,16 @@ struct Writer<'a> {
     loops: u32,
     /// Ifs and whiles written so far (their labels' numbers).
     branches: u32,
+    /// Registers no add can be fused with: an `f32` add of two of them (or immediates)
+    /// prints without `.rn` (`writer/rounding.rs`).
+    contraction_free: HashSet<Reg>,
 }
 
 /// The PTX line of one instruction as [`write`] prints it, for every instruction but a
 /// loop, if or while (which becomes several lines and labels): `None` for those. Error
 /// messages (the simulator's) quote instructions with it, so they can be found in the PTX.
 pub(crate) fn inst_line(p: &Program, i: &Inst) -> Option<String> {
-    let w = Writer { p, out: String::new(), loops: 0, branches: 0 };
+    let w = Writer::new(p, String::new());
     i.bodies().is_empty().then(|| w.single(i))
 }
 
@@ -166,7 +171,11 @@ fn special(s: Special) -> String {
     }
 }
 
-impl Writer<'_> {
+impl<'a> Writer<'a> {
+    fn new(p: &'a Program, out: String) -> Self {
+        Writer { p, out, loops: 0, branches: 0, contraction_free: rounding::contraction_free(p) }
+    }
+
     fn reg(&self, r: Reg) -> String {
         format!("{}{}", prefix(self.p.ty(r)), r.0)
     }
@@ -286,7 +295,14 @@ impl Writer<'_> {
             Inst::ReadSpecial { dst, sreg } => format!("mov.u32 {}, {};", self.reg(*dst), special(*sreg)),
             Inst::Mov { ty, dst, src } => format!("mov.{} {}, {};", bty(*ty), self.reg(*dst), self.opnd(*src, *ty)),
             Inst::Bin { op, ty, dst, a, b } => {
-                let name = bin_name(*op, *ty);
+                let free = |o| rounding::is_free(o, &self.contraction_free);
+                let name = if matches!(op, BinOp::Add | BinOp::Sub) && *ty == Ty::F32 && free(*a) && free(*b) {
+                    // no multiply to fuse with: the same rounding, and ptxas may use the
+                    // result's range (`writer/rounding.rs`)
+                    format!("{}.f32", if *op == BinOp::Add { "add" } else { "sub" })
+                } else {
+                    bin_name(*op, *ty)
+                };
                 let bt = if op.is_shift() { Ty::I32 } else { *ty };
                 format!("{name} {}, {}, {};", self.reg(*dst), self.opnd(*a, *ty), self.opnd(*b, bt))
             }
@@ -600,7 +616,8 @@ fn mem_ty(ty: Ty) -> &'static str {
 fn bin_name(op: BinOp, ty: Ty) -> String {
     let (s, b) = (sty(ty), bty(ty));
     match op {
-        // `.rn` keeps ptxas from contracting a mul and an add into an fma.
+        // `.rn` keeps ptxas from contracting a mul and an add into an fma (`single` prints
+        // an f32 add without it where no operand can be a product).
         BinOp::Add if ty == Ty::F32 => "add.rn.f32".into(),
         BinOp::Sub if ty == Ty::F32 => "sub.rn.f32".into(),
         BinOp::Add if ty == Ty::F64 => "add.rn.f64".into(),
