@@ -101,18 +101,21 @@ fn constant(v: f32) -> Tensor<f32> {
 /// Three SASS instructions an element fewer than the safe form, one more than the plain
 /// one. f32, which needs 24 bits there, keeps the safe form.
 ///
-/// `minus_t_over_v` is `-t / v`, so that the forms can fold a term into `-t`'s `fma`.
+/// `minus_t_over_v` is `-t / v`, so that the forms can fold a term into `-t`'s `fma`; it
+/// is negative (or NaN) for every `v`, so `t` has `v`'s sign.
 fn over_one_plus_pow2(v: Tensor<f32>, minus_t_over_v: Tensor<f32>, out: ScalarType) -> Tensor<f32> {
     if out == ScalarType::BF16 {
         let scale = (-BF16_SCALE_LOG2).exp2();
         return fdiv(v * scale, exp2(fma(v, minus_t_over_v, constant(-BF16_SCALE_LOG2))) + scale);
     }
-    let minus_t = v * minus_t_over_v;
     if out == ScalarType::F16 {
-        return fdiv(v, exp2(minus_t) + 1.0);
+        return fdiv(v, exp2(v * minus_t_over_v) + 1.0);
     }
-    let e = exp2(-abs(minus_t));
-    fdiv(where_(minus_t.le(0.0), v, v * e), e + 1.0)
+    // `-|t| = |v| (-t / v)`, bit for bit (`-t / v` is negative: a product's magnitude does
+    // not depend on the signs), and `t >= 0` where `v >= 0` (NaN: neither): one sign flip
+    // (an instruction) fewer than `exp2(-abs(minus_t))`.
+    let e = exp2(abs(v) * minus_t_over_v);
+    fdiv(where_(v.ge(0.0), v, v * e), e + 1.0)
 }
 
 impl Activation for GeluTanh {
