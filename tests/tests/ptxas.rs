@@ -128,6 +128,7 @@ fn op_mix_text_uses_the_expected_instructions() {
 #[case::div_full("div.full.f32 %f4, %f1, %f2;", true)]
 #[case::mul_rn("mul.rn.f32 %f4, %f1, %f2;", false)]
 #[case::ex2_approx("ex2.approx.f32 %f4, %f1;", false)]
+#[case::ex2_approx_ftz("ex2.approx.ftz.f32 %f4, %f1;", false)]
 #[case::fma_rn("fma.rn.f32 %f4, %f1, %f2, %f3;", false)]
 #[case::add_plain("add.f32 %f4, %f1, %f2;", false)]
 #[case::cvt_from_f16("cvt.rn.f16.f32 %h1, %f1; cvt.f32.f16 %f4, %h1;", false)]

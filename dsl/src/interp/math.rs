@@ -44,6 +44,12 @@ pub fn math_f32(f: MathFn, x: f32) -> f32 {
     match f {
         // ex2.approx.f32: 2^-inf = +0, 2^+inf = +inf; subnormal results kept.
         MathFn::Exp2 => via_f64(x, f64::exp2),
+        // ex2.approx.ftz.f32: a subnormal x is read as zero (2^x = 1) and a subnormal
+        // result is flushed to +0 (2^x is never negative).
+        MathFn::Exp2Ftz => {
+            let r = via_f64(if x.is_subnormal() { 0.0 } else { x }, f64::exp2);
+            if r.is_subnormal() { 0.0 } else { r }
+        }
         // lg2.approx.f32: log2(+-0) = -inf, log2(x < 0) = NaN, log2(+inf) = +inf.
         MathFn::Log2 => via_f64(x, f64::log2),
         // sqrt.rn.f32 rounds correctly, as Rust's sqrt: sqrt(-0) = -0, sqrt(x < 0) = NaN.
@@ -66,6 +72,11 @@ pub fn math_f32(f: MathFn, x: f32) -> f32 {
 pub fn math_f64(f: MathFn, x: f64) -> f64 {
     match f {
         MathFn::Exp2 => x.exp2(),
+        // never traced on f64 (the math functions are f32 only); f64's own subnormals
+        MathFn::Exp2Ftz => {
+            let r = if x.is_subnormal() { 1.0 } else { x.exp2() };
+            if r.is_subnormal() { 0.0 } else { r }
+        }
         MathFn::Log2 => x.log2(),
         MathFn::Sqrt => x.sqrt(),
         MathFn::Rsqrt => 1.0 / x.sqrt(),
@@ -123,6 +134,14 @@ mod tests {
         (MathFn::Exp2, -149.0, 0x0000_0001),
         (MathFn::Exp2, -126.0, 0x0080_0000),
         (MathFn::Exp2, -151.0, 0x0000_0000),
+        // ftz: subnormal results become +0, a subnormal argument reads as 0.
+        (MathFn::Exp2Ftz, -126.0, 0x0080_0000),
+        (MathFn::Exp2Ftz, -127.0, 0x0000_0000),
+        (MathFn::Exp2Ftz, -149.0, 0x0000_0000),
+        (MathFn::Exp2Ftz, -SUB, 0x3F80_0000),
+        (MathFn::Exp2Ftz, 1.0, 0x4000_0000),
+        (MathFn::Exp2Ftz, -INF, 0x0000_0000),
+        (MathFn::Exp2Ftz, INF, 0x7F80_0000),
         (MathFn::Log2, 0.0, 0xFF80_0000),
         (MathFn::Log2, -0.0, 0xFF80_0000),
         (MathFn::Log2, 1.0, 0x0000_0000),

@@ -107,6 +107,9 @@ pub enum UnaryOp {
 pub enum MathFn {
     /// `2^x`, `ex2.approx.f32`.
     Exp2,
+    /// `2^x` with subnormals flushed, `ex2.approx.ftz.f32`: a subnormal `x` is read as 0
+    /// and a result below 2^-126 is +0.
+    Exp2Ftz,
     /// `log2(x)`, `lg2.approx.f32`.
     Log2,
     /// `sqrt(x)` correctly rounded, `sqrt.rn.f32`.
@@ -127,8 +130,9 @@ pub enum MathFn {
 
 impl MathFn {
     /// Every function, for tables and tests.
-    pub const ALL: [MathFn; 9] = [
+    pub const ALL: [MathFn; 10] = [
         MathFn::Exp2,
+        MathFn::Exp2Ftz,
         MathFn::Log2,
         MathFn::Sqrt,
         MathFn::Rsqrt,
@@ -143,6 +147,7 @@ impl MathFn {
     pub fn name(self) -> &'static str {
         match self {
             MathFn::Exp2 => "exp2",
+            MathFn::Exp2Ftz => "exp2_ftz",
             MathFn::Log2 => "log2",
             MathFn::Sqrt => "sqrt",
             MathFn::Rsqrt => "rsqrt",

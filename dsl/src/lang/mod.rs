@@ -33,7 +33,8 @@ pub use combine::{argmin, associative_scan, cumsum, reduce, xor_sum};
 pub use control::{if_, if_then, while_loop};
 pub use dtype::{DTypeMarker, IntMarker, NumericMarker, Ptr, ScalarMarker};
 pub use math::{
-    abs, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log, log2, rsqrt, sigmoid, sin, sqrt, sqrt_rn, tanh,
+    abs, ceil, cos, div_rn, erf, exp, exp2, exp2_ftz, fdiv, floor, fma, log, log2, rsqrt, sigmoid, sin, sqrt, sqrt_rn,
+    tanh,
 };
 pub use operators::{cast, eq, ge, gt, le, lt, ne};
 pub use ops::{

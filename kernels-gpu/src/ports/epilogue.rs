@@ -104,12 +104,16 @@ fn constant(v: f32) -> Tensor<f32> {
 /// `minus_t_over_v` is `-t / v`, so that the forms can fold a term into `-t`'s `fma`; it
 /// is negative (or NaN) for every `v`, so `t` has `v`'s sign.
 fn over_one_plus_pow2(v: Tensor<f32>, minus_t_over_v: Tensor<f32>, out: ScalarType) -> Tensor<f32> {
+    // The 16-bit forms add the power to 1 or to 2^-16, where a power below 2^-126 vanishes
+    // (under half an ulp of the sum): `exp2_ftz`, which flushes such powers to 0, gives the
+    // same divisor, three SASS instructions an element cheaper (no rescaling for subnormal
+    // results). A subnormal exponent reads as 0: 2^0 = 1, as 2^(subnormal) rounds to.
     if out == ScalarType::BF16 {
         let scale = (-BF16_SCALE_LOG2).exp2();
-        return fdiv(v * scale, exp2(fma(v, minus_t_over_v, constant(-BF16_SCALE_LOG2))) + scale);
+        return fdiv(v * scale, exp2_ftz(fma(v, minus_t_over_v, constant(-BF16_SCALE_LOG2))) + scale);
     }
     if out == ScalarType::F16 {
-        return fdiv(v, exp2(v * minus_t_over_v) + 1.0);
+        return fdiv(v, exp2_ftz(v * minus_t_over_v) + 1.0);
     }
     // `-|t| = |v| (-t / v)`, bit for bit (`-t / v` is negative: a product's magnitude does
     // not depend on the signs), and `t >= 0` where `v >= 0` (NaN: neither): one sign flip
@@ -293,6 +297,36 @@ pub fn grid(n_rows: usize, n_cols: usize, (block_m, block_n): (usize, usize)) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rtriton::interp::math::{div_full_f32, fma_f32, math_f32};
+    use rtriton::ir::MathFn;
+
+    /// The 16-bit forms' divisor takes `exp2_ftz` (`over_one_plus_pow2`): on the CPU model
+    /// every stored result equals the one `exp2` gives, for both activations' exponents and
+    /// `v` swept over every f16 value (and as many bf16 ones) plus subnormal and huge ones.
+    #[test]
+    fn flushing_the_power_changes_no_16_bit_result() {
+        let silu = |_: f32| -std::f32::consts::LOG2_E;
+        let gelu = |v: f32| fma_f32(v * v, -GELU_TANH_C2, -GELU_TANH_C1);
+        let scale = (-BF16_SCALE_LOG2).exp2();
+        let mut vs: Vec<f32> = (0..=u16::MAX).map(|b| f16::from_bits(b).to_f32()).collect();
+        vs.extend((0..=u16::MAX).map(|b| bf16::from_bits(b).to_f32()));
+        vs.extend([f32::from_bits(1), -f32::from_bits(1), 1e-30, -1e-30, -150.0, -1e6, f32::MIN, f32::MAX]);
+        let mut checked = 0;
+        for minus_t_over_v in [silu as fn(f32) -> f32, gelu] {
+            for &v in vs.iter().filter(|v| !v.is_nan()) {
+                let k = minus_t_over_v(v);
+                let f16_form = |f: MathFn| f16::from_f32(div_full_f32(v, math_f32(f, v * k) + 1.0)).to_bits();
+                let bf16_form = |f: MathFn| {
+                    let power = math_f32(f, fma_f32(v, k, -BF16_SCALE_LOG2));
+                    bf16::from_f32(div_full_f32(v * scale, power + scale)).to_bits()
+                };
+                assert_eq!(f16_form(MathFn::Exp2Ftz), f16_form(MathFn::Exp2), "f16, v = {v:e}");
+                assert_eq!(bf16_form(MathFn::Exp2Ftz), bf16_form(MathFn::Exp2), "bf16, v = {v:e}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 250_000, "{checked} values");
+    }
 
     #[test]
     fn the_grid_puts_column_blocks_first_and_spreads_row_blocks_over_two_axes() {

@@ -221,6 +221,33 @@ pub fn functions() -> Vec<MathFn> {
             gpu_rule: Rule::ulps(2),
             instruction: "div.full.f32",
         },
+        MathFn {
+            name: "exp2_ftz",
+            build: |a, _, _| exp2_ftz(a),
+            reference: |a, _, _| {
+                let r = via_f64(if a.is_subnormal() { 0.0 } else { a }, f64::exp2);
+                if r.is_subnormal() { 0.0 } else { r }
+            },
+            // The ramp stays above the flush boundary (2^-126), where a result within the
+            // GPU's 2 ulps of it could land on either side; the specials cross it.
+            domain: (-125.0, 128.0),
+            gpu_specials: &[
+                0.0,
+                -0.0,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                f32::NAN,
+                127.99,
+                -125.5,
+                -127.0,
+                -149.0,
+                -200.0,
+                1e-40,
+                -1e-40,
+            ],
+            gpu_rule: Rule::ulps(2),
+            instruction: "ex2.approx.ftz.f32",
+        },
     ]
 }
 
@@ -245,7 +272,7 @@ kernel! {
     }
 }
 
-pub const NAMES: [&str; 17] = [
+pub const NAMES: [&str; 18] = [
     "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "floor", "ceil", "sin", "cos", "tanh", "erf", "sigmoid",
-    "fma", "div_rn", "fdiv",
+    "fma", "div_rn", "fdiv", "exp2_ftz",
 ];

@@ -79,10 +79,12 @@ fn unary_name(op: UnaryOp) -> &'static str {
 
 /// The PTX instruction of each one-instruction math function, for `.f32` operands (the
 /// caller appends `.f32`; `cvt` names its destination type here, so floor prints as
-/// `cvt.rmi.f32.f32`). No `.ftz`: subnormals are kept, as Triton does for f32.
+/// `cvt.rmi.f32.f32`). No `.ftz` (subnormals are kept, as Triton does for f32) but in
+/// `exp2_ftz`, the function that asks for it.
 fn math_name(f: MathFn) -> &'static str {
     match f {
         MathFn::Exp2 => "ex2.approx",
+        MathFn::Exp2Ftz => "ex2.approx.ftz",
         MathFn::Log2 => "lg2.approx",
         MathFn::Sqrt => "sqrt.rn",
         MathFn::Rsqrt => "rsqrt.approx",

@@ -13,7 +13,7 @@
 //! add prints plain only when neither operand can be such a product, by how its register
 //! was defined ([`contraction_free`]): ptxas 12.9 fuses a plain add with a plain `mul.f32`
 //! and with the last multiply of `div.full.f32`'s expansion, not with `mul.rn.f32` (every
-//! rtriton multiply), `ex2.approx.f32` or `fma.rn.f32` (`tests/tests/ptxas.rs` keeps the
+//! rtriton multiply), `ex2.approx.f32` (with `.ftz` too) or `fma.rn.f32` (`tests/tests/ptxas.rs` keeps the
 //! claims measured). Everything not listed below counts as a possible product.
 
 use std::collections::{HashMap, HashSet};
@@ -86,7 +86,7 @@ fn definitions(i: &Inst, def: &mut impl FnMut(Reg, Def)) {
             // `xor`/`and` of the sign bit (the writer's float `-x`, `abs`): the value of
             // `src` as far as fusing goes.
             UnaryOp::Neg | UnaryOp::Abs => def(*dst, Def::CopyOf(*src)),
-            UnaryOp::Math(MathFn::Exp2) => def(*dst, Def::NoProduct),
+            UnaryOp::Math(MathFn::Exp2 | MathFn::Exp2Ftz) => def(*dst, Def::NoProduct),
             // not measured (their expansions may end in a multiply): kept apart
             UnaryOp::Math(
                 MathFn::Log2
