@@ -217,9 +217,10 @@ fn every_function_assembles_without_spills(
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let text = &ptx.text;
         assert!(text.contains(function(name).instruction), "{name}: no {}\n{text}", function(name).instruction);
-        // `.ftz` only where the function asks for it: `exp2_ftz`, and `erf`, whose power
-        // is never subnormal (`lang::math::erf_value`); never by default
-        let asked = name.ends_with("_ftz") || name == "erf";
+        // `.ftz` only where the function asks for it: `exp2_ftz`; `erf`, whose power is
+        // never subnormal (`lang::math::erf_value`); `sigmoid`, which adds its power to 1;
+        // never by default
+        let asked = name.ends_with("_ftz") || name == "erf" || name == "sigmoid";
         assert_eq!(
             text.contains(".ftz"),
             asked,
