@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Run 22, 2026-12-05 (same lease as run 21, binaries of .gpu/commit.txt):
+#   bash tools/gpu/exp/run22-softmax.sh S   vector add and softmax, every dtype, with the
+#                                           peers: the f16 softmax's exponentials are
+#                                           `exp2_ftz` since run 20 (3 SASS an element
+#                                           fewer each), the f32/bf16 ones unchanged
+#   bash tools/gpu/exp/run22-softmax.sh C   issue 12's 1048576x32 (0.97x in run 20, 1.03x in
+#                                           run 14) with 200 timed launches a config, and
+#                                           two other narrow shapes
+# Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"]
+B=$OUT
+case "${1:?part S or C}" in
+S)
+    mkdir -p $B/addsm && OUT=$B/addsm KERNELS="vector_add softmax" BENCH_TIMEOUT=250 \
+        PEERS_ONLY="add softmax" PEERS_TIMEOUT=200 bash .gpu/run.sh ports-bench > /dev/null 2>&1
+    grep -E "^\| (add|vector_add|softmax)" $B/addsm/combined.md | cut -d'|' -f2-9
+    (cd $B && tar czf part-S.tgz addsm && rm -rf addsm)
+    ;;
+C)
+    mkdir -p $B/rowmax && OUT=$B/rowmax ITERS=200 BENCH_TIMEOUT=300 PEERS_TIMEOUT=200 \
+        SHAPES="1048576x32;524288x64;131072x100" bash .gpu/run.sh rowmax-bench > /dev/null 2>&1
+    grep -E "^[0-9]|entry|peer\)" $B/rowmax/combined.md | cut -c1-150
+    (cd $B && tar czf part-C.tgz rowmax && rm -rf rowmax)
+    ;;
+esac
