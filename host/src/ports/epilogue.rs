@@ -18,7 +18,7 @@
 //! 1e-36), and GELU-erf's `1 + erf(v / sqrt(2))` cancels for `v < -1` (as in Triton's and
 //! torch's f32 formula), hence its absolute floor.
 
-use rtriton_kernels::ports::epilogue::{self as kernels, blocks, grid, plan};
+use rtriton_kernels::ports::epilogue::{self as kernels, blocks, grid, plan, vector_rows};
 use rtriton_testing::table::views_2d;
 use rtriton_testing::{Case, Rule, Suite, View};
 
@@ -254,9 +254,13 @@ fn case(kernel: Kernel, name: &str, layout: Layout, fill: Fill) -> Case {
     let (n_rows, n_cols) = (layout.x.shape[0], layout.x.shape[1]);
     let x = dtype.through_view(&layout.x, |i| x_value(dtype, fill, i[0], i[1], n_rows, n_cols));
     let bias = dtype.through_view(&layout.bias, |i| dtype.bits_of((layout.bias_value)(i[0])));
-    let contiguous_rows = layout.x.strides[1] == 1 && layout.y.strides[1] == 1;
     let elem_bytes = elem_bytes(dtype.name()) as usize;
-    let planned = plan(n_rows, n_cols, elem_bytes, contiguous_rows, kernel.act.fits_full_occupancy());
+    let vectors = |v: &View| {
+        let bytes = elem_bytes as i64;
+        vector_rows([v.strides[0] as i64, v.strides[1] as i64], v.offset as i64 * bytes, bytes)
+    };
+    let planned =
+        plan(n_rows, n_cols, elem_bytes, vectors(&layout.x) && vectors(&layout.y), kernel.act.fits_full_occupancy());
     let (b, num_warps, min_ctas) = match layout.blocks {
         Some(b) => (b, 4, 0),
         None => (planned.blocks, planned.num_warps as u32, planned.min_ctas_per_sm),

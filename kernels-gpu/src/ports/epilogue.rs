@@ -220,24 +220,35 @@ epilogues! {
     silu_bf16 => bf16, Silu;
 }
 
-/// Tile elements per thread: 16 at 4 warps or more where the rows of `x` and `y` are
-/// contiguous (four 16-byte accesses of `f32`, two of `f16`); 8 for other views and below
-/// 4 warps. A view whose rows are not contiguous is read and written one element at a
-/// time, each access with a 64-bit address of its own: with 16 of them for `x`, the bias
-/// and `y`, ptxas's register target for a 128-thread CTA (`.maxntid`: 72 registers for
-/// sm_90) spilled 8 bytes in the 16-bit transposed gathers. A CTA of one warp is capped
-/// at 72 registers for sm_90 as well (16 per thread spilled 4 bytes in `gelu_tanh_f32`).
-pub fn elems_per_thread(num_warps: usize, contiguous_rows: bool) -> usize {
-    if num_warps >= 4 && contiguous_rows { 16 } else { 8 }
+/// Tile elements per thread: 16 at 4 warps or more where `x` and `y` are read and
+/// written 16 bytes at a time (`vector_rows`: four 16-byte accesses of `f32`, two of
+/// `f16`); 8 for other views and below 4 warps. Another view is read and written one
+/// element at a time, each access with a 64-bit address of its own: with 16 of them for
+/// `x`, the bias and `y`, ptxas's register target for a 128-thread CTA spilled 8 bytes in
+/// the 16-bit transposed gathers (72 registers, sm_90) and 16 bytes in 16-bit GELU-erf on
+/// rows of 45 elements (96 registers, sm_90: contiguous, but no row starts 16-byte
+/// aligned). A CTA of one warp is capped at 72 registers for sm_90 as well (16 per thread
+/// spilled 4 bytes in `gelu_tanh_f32`).
+pub fn elems_per_thread(num_warps: usize, vector_rows: bool) -> usize {
+    if num_warps >= 4 && vector_rows { 16 } else { 8 }
+}
+
+/// Whether rows of `elem_bytes`-byte elements at `(row, column)` strides `strides` (in
+/// elements), starting `offset_bytes` into a 16-byte aligned allocation, are read and
+/// written 16 bytes at a time: a column stride of 1, and every row starting 16-byte
+/// aligned (what the PTX back end's vectorizer can prove from the specialization's
+/// divisibility hints, `docs/semantics.md`).
+pub fn vector_rows(strides: [i64; 2], offset_bytes: i64, elem_bytes: i64) -> bool {
+    strides[1] == 1 && (strides[0] * elem_bytes).rem_euclid(16) == 0 && offset_bytes.rem_euclid(16) == 0
 }
 
 /// `(BLOCK_M, BLOCK_N)` for an `n_rows x n_cols` input launched with `num_warps` warps,
-/// `contiguous_rows` when both `x` and `y` have a column stride of 1: up to 512 columns,
-/// and as many rows as fill a tile of [`elems_per_thread`] per thread (2048 elements at
-/// 4 warps for contiguous rows).
-pub fn blocks(n_rows: usize, n_cols: usize, num_warps: usize, contiguous_rows: bool) -> (usize, usize) {
+/// `vector_rows` when both `x` and `y` are ([`vector_rows`]): up to 512 columns, and as
+/// many rows as fill a tile of [`elems_per_thread`] per thread (2048 elements at 4 warps
+/// for vector rows).
+pub fn blocks(n_rows: usize, n_cols: usize, num_warps: usize, vector_rows: bool) -> (usize, usize) {
     let pow2 = |n: usize| n.max(1).next_power_of_two();
-    let tile = elems_per_thread(num_warps, contiguous_rows) * 32 * pow2(num_warps);
+    let tile = elems_per_thread(num_warps, vector_rows) * 32 * pow2(num_warps);
     let n = pow2(n_cols).min(512).min(tile);
     ((tile / n).min(pow2(n_rows)), n)
 }
@@ -259,24 +270,24 @@ pub const FULL_OCCUPANCY_CTAS_OF_4_WARPS: u32 = 16;
 /// `docs/results/2026-12-05-h200-run20-epilogue-plans/`, each plan against the others in
 /// one session):
 ///
-/// - `f32` rows that are contiguous: 8 warps over the 2048-element tile, 8 elements a
+/// - `f32` vector rows ([`vector_rows`]): 8 warps over the 2048-element tile, 8 elements a
 ///   thread (two 16-byte accesses each of `x` and `y`): 1% to 3% faster than 4 warps of 16
 ///   on 4 of the bench's 5 shapes for each activation (GELU-tanh 4096x4096 3.57 -> 3.68
 ///   TB/s, 32768x1024 3.74 -> 3.83), 2% to 4% slower on the smallest (4096x1024, 16 MiB,
 ///   where launch and tail weigh most); in 16 bits the same change lost 3% to 8%;
-/// - 16-bit rows that are contiguous: 4 warps of 16 elements, and where
+/// - 16-bit vector rows: 4 warps of 16 elements, and where
 ///   `fits_full_occupancy` (the activation's kernel fits 32 registers without spilling,
 ///   ptxas for sm_90), `.minnctapersm 16`: ptxas gave SiLU f16 34 registers, 12 CTAs an SM
 ///   instead of 16, and the bound took it from 3.59 to 3.85 TB/s at 4096x16384 (GELU-tanh,
 ///   already at 32, did not move);
 /// - other views: 4 warps of 8 elements ([`elems_per_thread`]).
-pub fn plan(n_rows: usize, n_cols: usize, elem_bytes: usize, contiguous_rows: bool, fits_full_occupancy: bool) -> Plan {
-    // The tile of 4 warps in every case; contiguous f32 rows run it on 8.
-    let blocks = blocks(n_rows, n_cols, 4, contiguous_rows);
-    if contiguous_rows && elem_bytes == 4 {
+pub fn plan(n_rows: usize, n_cols: usize, elem_bytes: usize, vector_rows: bool, fits_full_occupancy: bool) -> Plan {
+    // The tile of 4 warps in every case; f32 vector rows run it on 8.
+    let blocks = blocks(n_rows, n_cols, 4, vector_rows);
+    if vector_rows && elem_bytes == 4 {
         return Plan { blocks, num_warps: 8, min_ctas_per_sm: 0 };
     }
-    let bound = contiguous_rows && elem_bytes == 2 && fits_full_occupancy;
+    let bound = vector_rows && elem_bytes == 2 && fits_full_occupancy;
     Plan { blocks, num_warps: 4, min_ctas_per_sm: if bound { FULL_OCCUPANCY_CTAS_OF_4_WARPS } else { 0 } }
 }
 
