@@ -34,8 +34,9 @@ KERNELS = ["add", "softmax", "layer_norm_fwd", "layer_norm_bwd", "sum", "amax", 
 TOL = {"f32": (1e-5, 1e-5), "f16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "i32": (0, 0)}
 
 
-def plan(only, dtypes):
-    """Every (kernel, dtype, shape) measured, in order."""
+def plan(only, dtypes, shapes=None):
+    """Every (kernel, dtype, shape) measured, in order; `shapes` (tuples), when given,
+    replaces each kernel's shape list, in the order given (a measurement-order check)."""
     out = []
     for k in KERNELS:
         if only and k not in only:
@@ -43,8 +44,9 @@ def plan(only, dtypes):
         for dt in dtypes:
             if dt == "i32" and k not in I32_KERNELS:
                 continue
-            shapes = SHAPES_1D if k == "add" else SHAPES_2D
-            for s in shapes:
+            own = SHAPES_1D if k == "add" else SHAPES_2D
+            dims = len(own[0]) if isinstance(own[0], tuple) else 1
+            for s in [t for t in shapes if len(t) == dims] if shapes else own:
                 out.append((k, dt, s if isinstance(s, tuple) else (s,)))
     return out
 
@@ -55,15 +57,24 @@ def main():
     p.add_argument("--only", action="append", choices=KERNELS, help="only this kernel (repeatable)")
     p.add_argument("--dtype", action="append", choices=DTYPES, help="only this dtype (repeatable)")
     p.add_argument("--rep", type=int, default=100, help="do_bench repetition time in ms")
+    p.add_argument("--shape", action="append", type=shape_arg,
+                   help="ROWSxCOLS or N: only this shape, in the order given (repeatable)")
     p.add_argument("--dry-run", action="store_true", help="list the measurements without a GPU")
     a = p.parse_args()
-    todo = plan(a.only, a.dtype or DTYPES)
+    todo = plan(a.only, a.dtype or DTYPES, a.shape)
     if a.dry_run:
         rows = [{"kernel": k, "dtype": dt, "shape": list(s)} for k, dt, s in todo]
         json.dump({"dry_run": True, "planned": rows}, open(a.out, "w"), indent=1)
         print(f"{len(rows)} measurements planned; written to {a.out}")
         return 0
     return run(todo, a)
+
+
+def shape_arg(text):
+    try:
+        return tuple(int(d) for d in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"`{text}` is not ROWSxCOLS or N")
 
 
 # --- everything below needs torch, triton and a GPU -------------------------------------

@@ -55,6 +55,8 @@ ports-bench)
     # The peer script names its kernels its own way (add, layer_norm_fwd, sum, ...):
     # PEERS_ONLY="softmax layer_norm_bwd" narrows it, PEERS=0 leaves it out.
     only=(); for k in ${PEERS_ONLY:-}; do only+=(--only "$k"); done
+    # PEER_SHAPES="32768x1024 4096x16384": only these shapes, in this order (an order check).
+    for s in ${PEER_SHAPES:-}; do only+=(--shape "$s"); done
     timeout "${BENCH_TIMEOUT:-400}" "$R" bench "${sel[@]}" --iters "${ITERS:-20}" --warmup 3 --no-progress \
         --json "$OUT/ports-bench.json" > "$OUT/ports-bench.log" 2>&1; echo "rc=$?" >> "$OUT/ports-bench.log"
     peers=()
