@@ -8,6 +8,9 @@
 #                 (timeouts VALIDATE_TIMEOUT + PORTS_TIMEOUT stay under the 600 s a call gets)
 #   ports-bench   rtriton bench --kernel ${KERNELS:-ports} + bench/peers/tutorial_peers.py
 #                 in the same session, joined by --peers into combined.md
+#   ports-paired  the same, point by point: for each of POINTS ("silu f16 4096x1024;..."),
+#                 rtriton then the peers, ROUNDS times (default 2), so every implementation
+#                 of a point is timed within seconds of the others; joined as ports-bench
 #   rowmax-bench  rtriton bench (row max, shapes ${SHAPES:-default}) + rowmax_peers.py
 #   ncu           ncu --clock-control none on `rtriton $NCU_ARGS`
 set -uo pipefail
@@ -67,6 +70,60 @@ ports-bench)
     fi
     "$R" bench --kernel ports --load "$OUT/ports-bench.json" "${peers[@]}" > "$OUT/combined.md" 2>&1
     cat "$OUT/combined.md"
+    ;;
+ports-paired)
+    # Run 21 measured the same Triton launch 5% to 8% slower as the last point of its list
+    # than as the third: timing one implementation's whole list, then the next's, puts
+    # that drift into the ratios. Here each point's implementations run back to back.
+    IFS=';' read -ra pts <<< "${POINTS:?set POINTS to \"KERNEL DTYPE SHAPE;...\"}"
+    ks=(); for k in ${KERNELS:-ports}; do ks+=(--kernel "$k"); done
+    read -ra ov <<< "${OVERRIDES:-}"
+    n=0
+    for round in $(seq "${ROUNDS:-2}"); do
+        for p in "${pts[@]}"; do
+            # "argmax (dim0) i32 4096x1024": the peers' kernel first, dtype and shape last.
+            read -ra w <<< "$p"; kernel=${w[0]}; dtype=${w[-2]}; shape=${w[-1]}
+            n=$((n + 1))
+            timeout "${BENCH_TIMEOUT:-60}" "$R" bench "${ks[@]}" --point "$p" "${ov[@]}" --iters "${ITERS:-20}" --warmup 3 \
+                --no-progress --json "$OUT/r-$n.json" >> "$OUT/ports-bench.log" 2>&1 || echo "rc=$? at $p" >> "$OUT/ports-bench.log"
+            timeout "${PEERS_TIMEOUT:-60}" python3 bench/peers/tutorial_peers.py --rep 50 --only "$kernel" --dtype "$dtype" \
+                --shape "$shape" --out "$OUT/p-$n.json" >> "$OUT/tutorial-peers.log" 2>&1 || echo "rc=$? at $p" >> "$OUT/tutorial-peers.log"
+            echo "round $round: $p" >> "$OUT/order.txt"
+        done
+    done
+    # Each round's rows under their own name would not join; the rounds' medians would hide
+    # the spread, so the join takes round 1 and rounds.md lists every round's figures.
+    python3 - "$OUT" "${#pts[@]}" <<'PY'
+import json, sys, glob, os
+out, per_round = sys.argv[1], int(sys.argv[2])
+def load(name):
+    return json.load(open(name)) if os.path.exists(name) else None
+r_rows, p_rows, r_head, p_env, lines = [], [], None, None, ["| round | point | implementation | TB/s |", "|---|---|---|---|"]
+for n in range(1, 10000):
+    r, p = load(f"{out}/r-{n}.json"), load(f"{out}/p-{n}.json")
+    if r is None and p is None:
+        break
+    rnd = (n - 1) // per_round + 1
+    for row in (r or {}).get("rows", []):
+        shape = "x".join(str(d) for d in row["shape"])
+        lines.append(f"| {rnd} | {row['kernel']} {row['dtype']} {shape} | rtriton {row.get('variant') or ''} | {row['tbps']:.3f} |")
+        if rnd == 1:
+            r_rows.append(row)
+    for row in (p or {}).get("results", []):
+        shape = "x".join(str(d) for d in row["shape"])
+        tbps = f"{row['tbps']:.3f}" if row.get("tbps") else "-"
+        lines.append(f"| {rnd} | {row['kernel']} {row['dtype']} {shape} | {row['impl']} | {tbps} |")
+        if rnd == 1:
+            p_rows.append(row)
+    r_head = r_head or (r and {k: v for k, v in r.items() if k != "rows"})
+    p_env = p_env or (p and p["env"])
+json.dump(dict(r_head or {}, rows=r_rows), open(f"{out}/ports-bench.json", "w"), indent=1)
+json.dump({"env": p_env or {}, "results": p_rows}, open(f"{out}/tutorial-peers.json", "w"), indent=1)
+open(f"{out}/rounds.md", "w").write("\n".join(lines) + "\n")
+PY
+    rm -f "$OUT"/r-*.json "$OUT"/p-*.json
+    "$R" bench --kernel ports --load "$OUT/ports-bench.json" --peers "$OUT/tutorial-peers.json" > "$OUT/combined.md" 2>&1
+    cat "$OUT/rounds.md"
     ;;
 rowmax-bench)
     sh=(); IFS=';' read -ra ss <<< "${SHAPES:-}"; for s in "${ss[@]}"; do [[ -n "$s" ]] && sh+=(--shape "$s"); done
