@@ -1,4 +1,4 @@
-//! Launch overrides of `bench --kernel` (`--set NAME=V`, `--warps W`, `--programs N`,
+//! Launch overrides of `bench --kernel` (`--set NAME=V`, `--warps W`, `--programs N|X,Y[,Z]`,
 //! `--launch I`): measure a port's point under another configuration than its plan's,
 //! without a rebuild, so one GPU session can compare several (the plans' constants are
 //! chosen from such comparisons). Every overridden launch is still checked against the
@@ -17,8 +17,9 @@ pub struct Overrides {
     pub constexprs: Vec<(String, i64)>,
     /// Warps of each launch (`--warps`).
     pub num_warps: Option<u32>,
-    /// Programs along the grid's first axis (`--programs`).
-    pub programs: Option<u32>,
+    /// Programs along the grid's first one to three axes (`--programs N` or `X,Y[,Z]`);
+    /// the axes not given keep the plan's.
+    pub programs: Option<Vec<u32>>,
     /// CTAs an SM should hold (`--min-ctas`, PTX `.minnctapersm`: a register bound).
     pub min_ctas_per_sm: Option<u32>,
     /// Only this launch of each point (0-based, `--launch`; the layer norm backward's
@@ -43,14 +44,30 @@ impl Overrides {
         constexpr_name(name.trim()).map(|n| (n, value)).map_err(|e| format!("--set {text}: {e}"))
     }
 
+    /// `N`, `X,Y` or `X,Y,Z`: programs along the grid's first one to three axes, each at
+    /// least 1.
+    pub fn parse_programs(text: &str) -> Result<Vec<u32>, String> {
+        let axes: Vec<&str> = text.split(',').map(str::trim).collect();
+        if axes.len() > 3 {
+            return Err(format!("`{text}`: a grid has 3 axes; give N, X,Y or X,Y,Z"));
+        }
+        axes.iter()
+            .map(|a| match a.parse::<u32>() {
+                Ok(n) if n >= 1 => Ok(n),
+                _ => Err(format!("`{text}`: `{a}` is not a count of programs (an integer from 1)")),
+            })
+            .collect()
+    }
+
     /// The flags as given, for the report's heading and the rows' `config`.
     pub fn describe(&self) -> String {
         let mut parts: Vec<String> = self.constexprs.iter().map(|(n, v)| format!("--set {n}={v}")).collect();
         if let Some(w) = self.num_warps {
             parts.push(format!("--warps {w}"));
         }
-        if let Some(p) = self.programs {
-            parts.push(format!("--programs {p}"));
+        if let Some(p) = &self.programs {
+            let axes: Vec<String> = p.iter().map(u32::to_string).collect();
+            parts.push(format!("--programs {}", axes.join(",")));
         }
         if let Some(m) = self.min_ctas_per_sm {
             parts.push(format!("--min-ctas {m}"));
@@ -107,8 +124,8 @@ impl Overrides {
             if let Some(w) = self.num_warps {
                 case.num_warps = w;
             }
-            if let Some(p) = self.programs {
-                case.grid[0] = p;
+            if let Some(p) = &self.programs {
+                case.grid[..p.len()].copy_from_slice(p);
             }
             if let Some(m) = self.min_ctas_per_sm {
                 case.min_ctas_per_sm = m;
@@ -154,11 +171,13 @@ mod tests {
         let o = Overrides {
             constexprs: vec![("BLOCK_SIZE".into(), 4096)],
             num_warps: Some(8),
-            programs: Some(132),
+            programs: Some(vec![132]),
             min_ctas_per_sm: Some(2),
             launch: Some(1),
         };
         assert_eq!(o.describe(), "--set BLOCK_SIZE=4096 --warps 8 --programs 132 --min-ctas 2 --launch 1");
+        let o = Overrides { programs: Some(vec![2, 2048]), ..Overrides::default() };
+        assert_eq!(o.describe(), "--programs 2,2048");
         assert!(Overrides::default().is_empty());
     }
 
@@ -168,7 +187,7 @@ mod tests {
         let o = Overrides {
             constexprs: vec![("BLOCK_SIZE".into(), 64)],
             num_warps: Some(8),
-            programs: Some(3),
+            programs: Some(vec![3]),
             min_ctas_per_sm: Some(2),
             launch: Some(1),
         };
@@ -182,6 +201,20 @@ mod tests {
         let mut all = launches();
         Overrides { num_warps: Some(2), ..Overrides::default() }.apply(&mut all).unwrap();
         assert!(all.iter().all(|(_, c)| c.num_warps == 2));
+        let mut two = launches();
+        Overrides { programs: Some(vec![2, 5]), ..Overrides::default() }.apply(&mut two).unwrap();
+        assert!(two.iter().all(|(_, c)| c.grid == [2, 5, 1]));
+    }
+
+    #[test]
+    fn programs_parse_one_to_three_axes() {
+        assert_eq!(Overrides::parse_programs("132"), Ok(vec![132]));
+        assert_eq!(Overrides::parse_programs("2, 2048"), Ok(vec![2, 2048]));
+        assert_eq!(Overrides::parse_programs("1,2,3"), Ok(vec![1, 2, 3]));
+        for (bad, says) in [("0", "`0` is not"), ("1,2,3,4", "3 axes"), ("x", "`x` is not"), ("4,", "`` is not")] {
+            let e = Overrides::parse_programs(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
     }
 
     #[test]

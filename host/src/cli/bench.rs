@@ -88,9 +88,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "W", requires = "kernels", value_parser = clap::value_parser!(u32).range(1..=32))]
     pub warps: Option<u32>,
     /// With `--kernel`: launch this many programs along the grid's first axis instead of
-    /// the plan's (a persistent grid's size; a grid that misses programs fails the check).
-    #[arg(long, value_name = "N", requires = "kernels", value_parser = clap::value_parser!(u32).range(1..))]
-    pub programs: Option<u32>,
+    /// the plan's (a persistent grid's size), or `X,Y` / `X,Y,Z` along the first two or
+    /// three (a tile the plan does not choose, with `--set`); a grid that misses programs
+    /// fails the check.
+    #[arg(long, value_name = "N|X,Y[,Z]", requires = "kernels")]
+    pub programs: Option<String>,
     /// With `--kernel`: ask ptxas to fit this many CTAs of each launch per SM (PTX
     /// `.minnctapersm`, a bound on the registers per thread); an experiment, as `--set`.
     #[arg(long = "min-ctas", value_name = "N", requires = "kernels", value_parser = clap::value_parser!(u32).range(1..=32))]
@@ -112,7 +114,12 @@ pub fn overrides(args: &BenchArgs) -> anyhow::Result<crate::bench::Overrides> {
     let o = crate::bench::Overrides {
         constexprs,
         num_warps: args.warps,
-        programs: args.programs,
+        programs: args
+            .programs
+            .as_deref()
+            .map(crate::bench::Overrides::parse_programs)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--programs {e}"))?,
         min_ctas_per_sm: args.min_ctas,
         launch: args.launch,
     };

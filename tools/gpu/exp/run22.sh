@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Run 22, 2026-12-05 (the lease after run 21, binaries of .gpu/commit.txt). One device call:
+#   bash tools/gpu/exp/run22.sh S   softmax f16 (its exponentials are `exp2_ftz` since
+#                                   `e09d58c`, 3 SASS an element fewer each; 0.97x of the
+#                                   best peer at 4096x16384 in run 20) and bf16 at
+#                                   4096x16384, each point's rtriton and peers back to back
+#                                   (`run.sh ports-paired`), one round
+#   bash tools/gpu/exp/run22.sh P   the epilogue points under 1.0x in run 21, paired, two
+#                                   rounds: run 21 had the same Triton SiLU launch (flat
+#                                   grid, 2^25 elements) at 3.95 TB/s as 4096x16384 and
+#                                   3.64 as 32768x1024, the last point of its list
+#   bash tools/gpu/exp/run22.sh T   the epilogue's tile: the plan's 2048 elements (16 a
+#                                   thread in 16 bits) against 1024 (8 a thread, Triton's
+#                                   per-program work) through `--set BLOCK_M=2 --programs`,
+#                                   side by side, on the points of P
+#   bash tools/gpu/exp/run22.sh C   issue 12's 1048576x32 (0.97x in run 20, 1.03x in run 14)
+#                                   with 200 timed launches a config, and two other narrow
+#                                   shapes
+# Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"] (bench/peers/ from the checkout)
+B=$OUT
+case "${1:?part S, P, T or C}" in
+S)
+    mkdir -p $B/softmax && OUT=$B/softmax KERNELS=softmax ROUNDS=1 BENCH_TIMEOUT=90 PEERS_TIMEOUT=60 \
+        POINTS="softmax f16 4096x1024;softmax f16 4096x4096;softmax f16 4096x16384;softmax f16 2048x32768;softmax f16 32768x1024;softmax bf16 4096x16384" \
+        bash .gpu/run.sh ports-paired > /dev/null 2>&1
+    grep -E "^\| softmax" $B/softmax/combined.md | cut -d'|' -f2-8
+    (cd $B && tar czf part-S.tgz softmax && rm -rf softmax)
+    ;;
+P)
+    mkdir -p $B/paired && OUT=$B/paired KERNELS=epilogue ROUNDS=2 \
+        POINTS="silu f16 4096x1024;silu f16 32768x1024;silu bf16 32768x1024;gelu_tanh f16 4096x1024" \
+        bash .gpu/run.sh ports-paired > /dev/null 2>&1
+    cat $B/paired/rounds.md
+    (cd $B && tar czf part-P.tgz paired && rm -rf paired)
+    ;;
+T)
+    t() { # name, points, overrides
+        mkdir -p $B/tile/$1 && OUT=$B/tile/$1 KERNELS=epilogue POINTS="$2" OVERRIDES="$3" BENCH_TIMEOUT=60 PEERS=0 \
+            bash .gpu/run.sh ports-bench > /dev/null 2>&1
+        grep -E "^\| (silu|gelu)" $B/tile/$1/combined.md | cut -d'|' -f2-5 | sed "s/^/$1 /"
+    }
+    for round in 1 2; do
+        t plan-4096-$round "silu f16 4096x1024;gelu_tanh f16 4096x1024" ""
+        t half-4096-$round "silu f16 4096x1024;gelu_tanh f16 4096x1024" "--set BLOCK_M=2 --programs 2,2048"
+        t plan-32768-$round "silu f16 32768x1024;silu bf16 32768x1024" ""
+        t half-32768-$round "silu f16 32768x1024;silu bf16 32768x1024" "--set BLOCK_M=2 --programs 2,16384"
+    done
+    (cd $B && tar czf part-T.tgz tile && rm -rf tile)
+    ;;
+C)
+    mkdir -p $B/rowmax && OUT=$B/rowmax ITERS=200 BENCH_TIMEOUT=300 PEERS_TIMEOUT=200 \
+        SHAPES="1048576x32;524288x64;131072x100" bash .gpu/run.sh rowmax-bench > /dev/null 2>&1
+    grep -E "^[0-9]|entry|peer\)" $B/rowmax/combined.md | cut -c1-150
+    (cd $B && tar czf part-C.tgz rowmax && rm -rf rowmax)
+    ;;
+esac
