@@ -67,9 +67,12 @@ fn bad_launch_overrides_name_the_flag() {
         (code, stderr.as_str()),
         (1, "--launch: give --set, --warps, --programs or --min-ctas to apply to it\n")
     );
+    let (code, _, stderr) = run(&["--programs", "0"]);
+    assert_eq!((code, stderr.as_str()), (1, "--programs `0`: `0` is not a count of programs (an integer from 1)\n"));
+    let (code, _, stderr) = run(&["--programs", "2,2,2,2"]);
+    assert_eq!((code, stderr.as_str()), (1, "--programs `2,2,2,2`: a grid has 3 axes; give N, X,Y or X,Y,Z\n"));
     // clap's range checks (usage errors, status 2), and the flags need --kernel.
     assert_eq!(run(&["--warps", "0"]).0, 2);
-    assert_eq!(run(&["--programs", "0"]).0, 2);
     assert_eq!(rtriton(&["bench", "--warps", "8"]).0, 2);
     // A loaded report is not re-measured: overrides there are a mistake.
     let (code, _, stderr) = rtriton(&["bench", "--kernel", "ports", "--load", "x.json", "--warps", "8"]);
@@ -116,6 +119,49 @@ fn a_loaded_report_and_the_peers_make_the_combined_table() {
         stdout.contains("\nlaunch overrides (not the ports' plans): --set BLOCK_SIZE=4096 --warps 8\n"),
         "{stdout}"
     );
+}
+
+/// `--shape` narrows the peer script to the shapes given, in their order (`run.sh
+/// ports-paired` times one point at a time with it), for every kernel of that rank, and a
+/// shape that is not `ROWSxCOLS` or `N` is refused.
+#[test]
+fn the_peer_script_measures_the_shapes_given_in_their_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("plan.json");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/peers/tutorial_peers.py");
+    let run = |extra: &[&str]| {
+        Command::new("python3")
+            .args(["-B", script.to_str().unwrap(), "--dry-run", "--out", out.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .expect("python3 runs")
+    };
+    let done = run(&[
+        "--only",
+        "silu",
+        "--only",
+        "add",
+        "--dtype",
+        "f16",
+        "--shape",
+        "32768x1024",
+        "--shape",
+        "4x4",
+        "--shape",
+        "16777216",
+    ]);
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    let plan: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let planned: Vec<String> = plan["planned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| format!("{} {} {}", r["kernel"].as_str().unwrap(), r["dtype"].as_str().unwrap(), r["shape"]))
+        .collect();
+    assert_eq!(planned, ["add f16 [16777216]", "silu f16 [32768,1024]", "silu f16 [4,4]"]);
+    let refused = run(&["--shape", "4096xbig"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("`4096xbig` is not ROWSxCOLS or N"));
 }
 
 /// Every point rtriton measures is one the peer script plans (same kernel, dtype and
