@@ -6,6 +6,8 @@
 #                                   4096x16384, each point's rtriton and peers back to back
 #                                   (`run.sh ports-paired`), one round; and the f32 softmax
 #                                   and vector add points 0.6% under their targets in run 20
+#   bash tools/gpu/exp/run22.sh M   softmax f16 4096x16384 and SiLU f16 32768x1024 only,
+#                                   paired, two rounds (a lease with a minute left)
 #   bash tools/gpu/exp/run22.sh P   the epilogue points under 1.0x in run 21, paired, two
 #                                   rounds: run 21 had the same Triton SiLU launch (flat
 #                                   grid, 2^25 elements) at 3.95 TB/s as 4096x16384 and
@@ -19,13 +21,19 @@
 #                                   shapes
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"] (bench/peers/ from the checkout)
 B=$OUT
-case "${1:?part S, P, T or C}" in
+case "${1:?part S, M, P, T or C}" in
 S)
     mkdir -p $B/softmax && OUT=$B/softmax KERNELS="softmax vector_add" ROUNDS=1 BENCH_TIMEOUT=90 PEERS_TIMEOUT=60 \
         POINTS="softmax f16 4096x1024;softmax f16 4096x4096;softmax f16 4096x16384;softmax f16 2048x32768;softmax f16 32768x1024;softmax bf16 4096x16384;softmax f32 4096x4096;softmax f32 2048x32768;add f32 16777216" \
         bash .gpu/run.sh ports-paired > /dev/null 2>&1
     grep -E "^\| (softmax|add)" $B/softmax/combined.md | cut -d'|' -f2-8
     (cd $B && tar czf part-S.tgz softmax && rm -rf softmax)
+    ;;
+M)  # what fits a lease's last minute: one softmax f16 point and one SiLU point, paired, two rounds
+    mkdir -p $B/mini && OUT=$B/mini KERNELS="softmax epilogue" ROUNDS=2 BENCH_TIMEOUT=30 PEERS_TIMEOUT=30 \
+        POINTS="softmax f16 4096x16384;silu f16 32768x1024" bash .gpu/run.sh ports-paired > /dev/null 2>&1
+    cat $B/mini/rounds.md
+    (cd $B && tar czf part-M.tgz mini && rm -rf mini)
     ;;
 P)
     mkdir -p $B/paired && OUT=$B/paired KERNELS=epilogue ROUNDS=2 \
