@@ -125,7 +125,8 @@ impl Overrides {
                 case.num_warps = w;
             }
             if let Some(p) = &self.programs {
-                case.grid[..p.len()].copy_from_slice(p);
+                // `parse_programs` gives at most 3 axes; zip keeps a longer list from panicking.
+                case.grid.iter_mut().zip(p).for_each(|(axis, &n)| *axis = n);
             }
             if let Some(m) = self.min_ctas_per_sm {
                 case.min_ctas_per_sm = m;
