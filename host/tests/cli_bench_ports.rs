@@ -121,22 +121,26 @@ fn a_loaded_report_and_the_peers_make_the_combined_table() {
     );
 }
 
+/// `bench/peers/tutorial_peers.py --dry-run` with `extra` flags (no GPU, no torch): its
+/// output, and the plan it wrote, if it wrote one.
+fn tutorial_peers_dry_run(extra: &[&str]) -> (std::process::Output, Option<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("plan.json");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/peers/tutorial_peers.py");
+    let output = Command::new("python3")
+        .args(["-B", script.to_str().unwrap(), "--dry-run", "--out", out.to_str().unwrap()])
+        .args(extra)
+        .output()
+        .expect("python3 runs");
+    (output, std::fs::read_to_string(out).ok())
+}
+
 /// `--shape` narrows the peer script to the shapes given, in their order (`run.sh
 /// ports-paired` times one point at a time with it), for every kernel of that rank, and a
 /// shape that is not `ROWSxCOLS` or `N` is refused.
 #[test]
 fn the_peer_script_measures_the_shapes_given_in_their_order() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("plan.json");
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/peers/tutorial_peers.py");
-    let run = |extra: &[&str]| {
-        Command::new("python3")
-            .args(["-B", script.to_str().unwrap(), "--dry-run", "--out", out.to_str().unwrap()])
-            .args(extra)
-            .output()
-            .expect("python3 runs")
-    };
-    let done = run(&[
+    let (done, plan) = tutorial_peers_dry_run(&[
         "--only",
         "silu",
         "--only",
@@ -151,7 +155,7 @@ fn the_peer_script_measures_the_shapes_given_in_their_order() {
         "16777216",
     ]);
     assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
-    let plan: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let plan: serde_json::Value = serde_json::from_str(&plan.unwrap()).unwrap();
     let planned: Vec<String> = plan["planned"]
         .as_array()
         .unwrap()
@@ -159,7 +163,7 @@ fn the_peer_script_measures_the_shapes_given_in_their_order() {
         .map(|r| format!("{} {} {}", r["kernel"].as_str().unwrap(), r["dtype"].as_str().unwrap(), r["shape"]))
         .collect();
     assert_eq!(planned, ["add f16 [16777216]", "silu f16 [32768,1024]", "silu f16 [4,4]"]);
-    let refused = run(&["--shape", "4096xbig"]);
+    let (refused, _) = tutorial_peers_dry_run(&["--shape", "4096xbig"]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("`4096xbig` is not ROWSxCOLS or N"));
 }
@@ -168,15 +172,9 @@ fn the_peer_script_measures_the_shapes_given_in_their_order() {
 /// shape), so the combined table has peers on every row.
 #[test]
 fn the_peer_script_plans_every_point_rtriton_measures() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("plan.json");
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/peers/tutorial_peers.py");
-    let status = Command::new("python3")
-        .args(["-B", script.to_str().unwrap(), "--dry-run", "--out", out.to_str().unwrap()])
-        .output()
-        .expect("python3 runs");
+    let (status, plan) = tutorial_peers_dry_run(&[]);
     assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
-    let plan: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+    let plan: serde_json::Value = serde_json::from_str(&plan.unwrap()).unwrap();
     let planned: Vec<(String, String, Vec<u64>)> = plan["planned"]
         .as_array()
         .unwrap()
