@@ -93,34 +93,7 @@ ports-paired)
     done
     # Each round's rows under their own name would not join; the rounds' medians would hide
     # the spread, so the join takes round 1 and rounds.md lists every round's figures.
-    python3 - "$OUT" "${#pts[@]}" <<'PY'
-import json, sys, glob, os
-out, per_round = sys.argv[1], int(sys.argv[2])
-def load(name):
-    return json.load(open(name)) if os.path.exists(name) else None
-r_rows, p_rows, r_head, p_env, lines = [], [], None, None, ["| round | point | implementation | TB/s |", "|---|---|---|---|"]
-for n in range(1, 10000):
-    r, p = load(f"{out}/r-{n}.json"), load(f"{out}/p-{n}.json")
-    if r is None and p is None:
-        break
-    rnd = (n - 1) // per_round + 1
-    for row in (r or {}).get("rows", []):
-        shape = "x".join(str(d) for d in row["shape"])
-        lines.append(f"| {rnd} | {row['kernel']} {row['dtype']} {shape} | rtriton {row.get('variant') or ''} | {row['tbps']:.3f} |")
-        if rnd == 1:
-            r_rows.append(row)
-    for row in (p or {}).get("results", []):
-        shape = "x".join(str(d) for d in row["shape"])
-        tbps = f"{row['tbps']:.3f}" if row.get("tbps") else "-"
-        lines.append(f"| {rnd} | {row['kernel']} {row['dtype']} {shape} | {row['impl']} | {tbps} |")
-        if rnd == 1:
-            p_rows.append(row)
-    r_head = r_head or (r and {k: v for k, v in r.items() if k != "rows"})
-    p_env = p_env or (p and p["env"])
-json.dump(dict(r_head or {}, rows=r_rows), open(f"{out}/ports-bench.json", "w"), indent=1)
-json.dump({"env": p_env or {}, "results": p_rows}, open(f"{out}/tutorial-peers.json", "w"), indent=1)
-open(f"{out}/rounds.md", "w").write("\n".join(lines) + "\n")
-PY
+    python3 tools/gpu/join_paired.py "$OUT" "${#pts[@]}"
     rm -f "$OUT"/r-*.json "$OUT"/p-*.json
     "$R" bench --kernel ports --load "$OUT/ports-bench.json" --peers "$OUT/tutorial-peers.json" > "$OUT/combined.md" 2>&1
     cat "$OUT/rounds.md"
