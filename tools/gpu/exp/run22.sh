@@ -19,6 +19,10 @@
 #   bash tools/gpu/exp/run22.sh C   issue 12's 1048576x32 (0.97x in run 20, 1.03x in run 14)
 #                                   with 200 timed launches a config, and two other narrow
 #                                   shapes
+#   bash tools/gpu/exp/run22.sh N   ncu --clock-control none of the f32 points a fraction of a
+#                                   percent under issue 11's targets (vector add 2^28, softmax
+#                                   4096x4096 and 2048x32768), rtriton's launch and Triton's
+#                                   tutorial kernel: DRAM throughput, duration, occupancy
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"] (bench/peers/ from the checkout)
 B=$OUT
 case "${1:?part S, M, P, T or C}" in
@@ -61,5 +65,23 @@ C)
         SHAPES="1048576x32;524288x64;131072x100" bash .gpu/run.sh rowmax-bench > /dev/null 2>&1
     grep -E "^[0-9]|entry|peer\)" $B/rowmax/combined.md | cut -c1-150
     (cd $B && tar czf part-C.tgz rowmax && rm -rf rowmax)
+    ;;
+N)  # one profiled launch each (ncu flushes the caches before it: --cache-control all)
+    mkdir -p $B/ncu
+    sec="--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats"
+    n() { # file, kernel regex, command...
+        local f=$1 k=$2; shift 2
+        timeout 120 ncu --clock-control none $sec -k regex:$k -c 1 "$@" > $B/ncu/$f.log 2>&1; echo "rc=$?" >> $B/ncu/$f.log
+    }
+    for p in "add f32 268435456:add_kernel:vector_add:add:268435456" "softmax f32 4096x4096:softmax:softmax:softmax:4096x4096" \
+             "softmax f32 2048x32768:softmax:softmax:softmax:2048x32768"; do
+        IFS=: read -r point k kernel peer shape <<< "$p"
+        tag=$(echo "$point" | tr ' ' '-')
+        n rt-$tag $k .gpu/rtriton bench --kernel $kernel --point "$point" --iters 1 --warmup 0 --no-progress --check-limit 0
+        [[ $peer == add ]] && pk=add_kernel || pk=softmax_kernel
+        n triton-$tag $pk python3 bench/peers/tutorial_peers.py --only $peer --dtype f32 --shape $shape --rep 1 --out /tmp/n.json
+    done
+    grep -E "Duration|DRAM Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Grid Size|Block Size|rc=" $B/ncu/*.log
+    (cd $B && tar czf part-N.tgz ncu && rm -rf ncu)
     ;;
 esac
