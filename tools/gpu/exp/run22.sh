@@ -23,6 +23,9 @@
 #                                   percent under issue 11's targets (vector add 2^28, softmax
 #                                   4096x4096 and 2048x32768), rtriton's launch and Triton's
 #                                   tutorial kernel: DRAM throughput, duration, occupancy
+#   bash tools/gpu/exp/run22.sh W   softmax f32 4096x4096 (0.98x of Triton in run 20): the
+#                                   plan's 8 warps beside 4 and 16 warps and `--min-ctas 2`,
+#                                   each variant then the plan again, two rounds, no peers
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"] (bench/peers/ from the checkout)
 B=$OUT
 case "${1:?part S, M, P, T or C}" in
@@ -65,6 +68,20 @@ C)
         SHAPES="1048576x32;524288x64;131072x100" bash .gpu/run.sh rowmax-bench > /dev/null 2>&1
     grep -E "^[0-9]|entry|peer\)" $B/rowmax/combined.md | cut -c1-150
     (cd $B && tar czf part-C.tgz rowmax && rm -rf rowmax)
+    ;;
+W)
+    i=0
+    for round in 1 2; do
+        for ov in "--warps 4" "--warps 16" "--min-ctas 2" "--min-ctas 3"; do
+            for v in "$ov" ""; do
+                i=$((i + 1)); d=$B/warps/$i-r$round-$(echo "${v:-plan}" | tr -d ' -'); mkdir -p $d
+                OUT=$d KERNELS=softmax POINTS="softmax f32 4096x4096" OVERRIDES="$v" BENCH_TIMEOUT=40 PEERS=0 ITERS=50 \
+                    bash .gpu/run.sh ports-bench > /dev/null 2>&1
+                grep -E "^\| softmax" $d/combined.md | cut -d'|' -f2-5 | sed "s/^/r$round ${v:-plan} /"
+            done
+        done
+    done
+    (cd $B && tar czf part-W.tgz warps && rm -rf warps)
     ;;
 N)  # one profiled launch each (ncu flushes the caches before it: --cache-control all)
     mkdir -p $B/ncu
