@@ -85,9 +85,36 @@ pub fn bench_points() -> Vec<BenchPoint> {
                 _ => other_form::<bf16>(rows, cols, target),
             });
             out.push(BenchPoint { kernel: "softmax", variant, dtype, shape: vec![rows, cols], bytes, launches });
+            // Triton's own configuration where the plan prefetches a 16-bit row on a
+            // persistent grid: one program per row, the same block and warps, no prefetch
+            // (the f16 rows at 4096 x 16384 ran 0.97x of Triton's kernel in run 20).
+            if dtype != "f32" && plan.persistent {
+                let launches: Launches = Box::new(move |target| match dtype {
+                    "f16" => one_row::<f16>(rows, cols, target),
+                    _ => one_row::<bf16>(rows, cols, target),
+                });
+                out.push(BenchPoint {
+                    kernel: "softmax",
+                    variant: "one row",
+                    dtype,
+                    shape: vec![rows, cols],
+                    bytes,
+                    launches,
+                });
+            }
         }
     }
     out
+}
+
+/// A contiguous `rows x cols` point launched as Triton's tutorial launches it: the plan's
+/// block and warps, one program per row, nothing prefetched.
+fn one_row<T: Element>(rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
+    let planned = softmax::plan(cols, dtype_of::<T>(), true, H200_SHARED_BYTES);
+    let plan = Plan { form: Form::SingleBlock, persistent: false, min_ctas_per_sm: 0, ..planned };
+    let grid = softmax::grid(plan, rows, target.sm_count)[0] as usize;
+    let shape = Shape::contiguous(rows, cols);
+    vec![(kernel_suite::<T>(plan.form), case::<T>("bench", &shape, Fill::Logits, plan, grid))]
 }
 
 /// The bench's second launch for a contiguous `rows x cols` point that the plan gives a
@@ -604,9 +631,10 @@ mod tests {
         // Beside every prefetching point, the other form: staged (the same launch) where
         // the next row waits in registers, the online kernel where it is staged, and the
         // register prefetch beside f32 rows of 16384 run one per program, the staged
-        // prefetch beside f32 rows of 32768.
+        // prefetch beside f32 rows of 32768; and beside the 16-bit rows the plan prefetches
+        // (16384 and 32768 columns), Triton's launch: one program a row.
         let variants: Vec<String> = all.iter().filter(|p| !p.variant.is_empty()).map(BenchPoint::label).collect();
-        assert_eq!(variants.len(), 2 * DTYPES.len(), "{variants:?}");
+        assert_eq!(variants.len(), 2 * DTYPES.len() + 2 * 2, "{variants:?}");
         let find = |label: &str| all.iter().find(|p| p.label() == label).unwrap_or_else(|| panic!("no {label}"));
         let (suite, case) = &(find("softmax (staged) f16 4096x16384").launches)(Target::H200)[0];
         assert_eq!(suite.def.name, "softmax_prefetch_kernel_f16");
@@ -619,6 +647,12 @@ mod tests {
         assert_eq!((case.num_warps, case.grid), (16, [132, 1, 1]));
         let (suite, _) = &(find("softmax (online) bf16 2048x32768").launches)(Target::H200)[0];
         assert_eq!(suite.def.name, "softmax_online_kernel_bf16");
+        let (suite, case) = &(find("softmax (one row) f16 4096x16384").launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_kernel_f16");
+        assert_eq!((case.num_warps, case.grid, case.min_ctas_per_sm), (16, [4096, 1, 1], 0));
+        let (suite, case) = &(find("softmax (one row) bf16 2048x32768").launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_kernel_bf16");
+        assert_eq!((case.constexprs.clone(), case.grid), (vec![("BLOCK_SIZE", 32768)], [2048, 1, 1]));
     }
 
     #[test]

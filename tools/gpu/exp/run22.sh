@@ -5,7 +5,10 @@
 #                                   best peer at 4096x16384 in run 20) and bf16 at
 #                                   4096x16384, each point's rtriton and peers back to back
 #                                   (`run.sh ports-paired`), one round; and the f32 softmax
-#                                   and vector add points 0.6% under their targets in run 20
+#                                   and vector add points 0.6% under their targets in run 20;
+#                                   and the 16-bit 4096x16384 rows launched as Triton does
+#                                   (`softmax (one row)`: one program a row, 62 registers by
+#                                   ptxas for sm_90, two programs an SM; the plan prefetches)
 #   bash tools/gpu/exp/run22.sh M   softmax f16 4096x16384 and SiLU f16 32768x1024 only,
 #                                   paired, two rounds (a lease with a minute left)
 #   bash tools/gpu/exp/run22.sh P   the epilogue points under 1.0x in run 21, paired, two
@@ -31,7 +34,7 @@ B=$OUT
 case "${1:?part S, M, P, T or C}" in
 S)
     mkdir -p $B/softmax && OUT=$B/softmax KERNELS="softmax vector_add" ROUNDS=1 BENCH_TIMEOUT=90 PEERS_TIMEOUT=60 \
-        POINTS="softmax f16 4096x1024;softmax f16 4096x4096;softmax f16 4096x16384;softmax f16 2048x32768;softmax f16 32768x1024;softmax bf16 4096x16384;softmax f32 4096x4096;softmax f32 2048x32768;add f32 16777216" \
+        POINTS="softmax f16 4096x1024;softmax f16 4096x4096;softmax f16 4096x16384;softmax (one row) f16 4096x16384;softmax f16 2048x32768;softmax f16 32768x1024;softmax bf16 4096x16384;softmax (one row) bf16 4096x16384;softmax f32 4096x4096;softmax f32 2048x32768;add f32 16777216" \
         bash .gpu/run.sh ports-paired > /dev/null 2>&1
     grep -E "^\| (softmax|add)" $B/softmax/combined.md | cut -d'|' -f2-8
     (cd $B && tar czf part-S.tgz softmax && rm -rf softmax)
