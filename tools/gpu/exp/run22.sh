@@ -29,6 +29,9 @@
 #   bash tools/gpu/exp/run22.sh W   softmax f32 4096x4096 (0.98x of Triton in run 20): the
 #                                   plan's 8 warps beside 4 and 16 warps and `--min-ctas 2`,
 #                                   each variant then the plan again, two rounds, no peers
+#   bash tools/gpu/exp/run22.sh F   the 16-bit softmax at 4096x16384: the plan (prefetch) and
+#                                   `softmax (one row)` (Triton's launch; 1.05x and 1.04x of
+#                                   the plan on an H100 in run 22's part S), one list, peers after
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"] (bench/peers/ from the checkout)
 B=$OUT
 case "${1:?part S, M, P, T or C}" in
@@ -71,6 +74,13 @@ C)
         SHAPES="1048576x32;524288x64;131072x100" bash .gpu/run.sh rowmax-bench > /dev/null 2>&1
     grep -E "^[0-9]|entry|peer\)" $B/rowmax/combined.md | cut -c1-150
     (cd $B && tar czf part-C.tgz rowmax && rm -rf rowmax)
+    ;;
+F)
+    mkdir -p $B/onerow && OUT=$B/onerow KERNELS=softmax BENCH_TIMEOUT=60 PEERS_TIMEOUT=60 PEERS_ONLY=softmax PEER_SHAPES=4096x16384 \
+        POINTS="softmax f16 4096x16384;softmax (one row) f16 4096x16384;softmax bf16 4096x16384;softmax (one row) bf16 4096x16384" \
+        bash .gpu/run.sh ports-bench > /dev/null 2>&1
+    grep -E "^\| softmax" $B/onerow/combined.md | cut -d'|' -f2-8
+    (cd $B && tar czf part-F.tgz onerow && rm -rf onerow)
     ;;
 W)
     i=0
