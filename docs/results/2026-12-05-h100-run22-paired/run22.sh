@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Run 22, 2026-12-05 (the lease after run 21, binaries of .gpu/commit.txt). One device call:
+#   bash tools/gpu/exp/run22.sh S   softmax f16 (its exponentials are `exp2_ftz` since
+#                                   `e09d58c`, 3 SASS an element fewer each; 0.97x of the
+#                                   best peer at 4096x16384 in run 20) and bf16 at
+#                                   4096x16384, each point's rtriton and peers back to back
+#                                   (`run.sh ports-paired`), one round; and the f32 softmax
+#                                   and vector add points 0.6% under their targets in run 20;
+#                                   and the 16-bit 4096x16384 rows launched as Triton does
+#                                   (`softmax (one row)`: one program a row, 62 registers by
+#                                   ptxas for sm_90, two programs an SM; the plan prefetches)
+#   bash tools/gpu/exp/run22.sh M   softmax f16 4096x16384 and SiLU f16 32768x1024 only,
+#                                   paired, two rounds (a lease with a minute left)
+#   bash tools/gpu/exp/run22.sh P   the epilogue points under 1.0x in run 21, paired, two
+#                                   rounds: run 21 had the same Triton SiLU launch (flat
+#                                   grid, 2^25 elements) at 3.95 TB/s as 4096x16384 and
+#                                   3.64 as 32768x1024, the last point of its list
+#   bash tools/gpu/exp/run22.sh T   the epilogue's tile: the plan's 2048 elements (16 a
+#                                   thread in 16 bits) against 1024 (8 a thread, Triton's
+#                                   per-program work) through `--set BLOCK_M=2 --programs`,
+#                                   side by side, on the points of P
+#   bash tools/gpu/exp/run22.sh C   issue 12's 1048576x32 (0.97x in run 20, 1.03x in run 14)
+#                                   with 200 timed launches a config, and two other narrow
+#                                   shapes
+#   bash tools/gpu/exp/run22.sh N   ncu --clock-control none of the f32 points a fraction of a
+#                                   percent under issue 11's targets (vector add 2^28, softmax
+#                                   4096x4096 and 2048x32768), rtriton's launch and Triton's
+#                                   tutorial kernel: DRAM throughput, duration, occupancy
+#   bash tools/gpu/exp/run22.sh W   softmax f32 4096x4096 (0.98x of Triton in run 20): the
+#                                   plan's 8 warps beside 4 and 16 warps and `--min-ctas 2`,
+#                                   each variant then the plan again, two rounds, no peers
+#   bash tools/gpu/exp/run22.sh F   the 16-bit softmax at 4096x16384: the plan (prefetch) and
+#                                   `softmax (one row)` (Triton's launch; 1.05x and 1.04x of
+#                                   the plan on an H100 in run 22's part S), one list, peers after
+# Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"] (bench/peers/ from the checkout)
+B=$OUT
+case "${1:?part S, M, P, T or C}" in
+S)
+    mkdir -p $B/softmax && OUT=$B/softmax KERNELS="softmax vector_add" ROUNDS=1 BENCH_TIMEOUT=90 PEERS_TIMEOUT=60 \
+        POINTS="softmax f16 4096x1024;softmax f16 4096x4096;softmax f16 4096x16384;softmax (one row) f16 4096x16384;softmax f16 2048x32768;softmax f16 32768x1024;softmax bf16 4096x16384;softmax (one row) bf16 4096x16384;softmax f32 4096x4096;softmax f32 2048x32768;add f32 16777216" \
+        bash .gpu/run.sh ports-paired > /dev/null 2>&1
+    grep -E "^\| (softmax|add)" $B/softmax/combined.md | cut -d'|' -f2-8
+    (cd $B && tar czf part-S.tgz softmax && rm -rf softmax)
+    ;;
+M)  # what fits a lease's last minute: one softmax f16 point and one SiLU point, paired, two rounds
+    mkdir -p $B/mini && OUT=$B/mini KERNELS="softmax epilogue" ROUNDS=2 BENCH_TIMEOUT=30 PEERS_TIMEOUT=30 \
+        POINTS="softmax f16 4096x16384;silu f16 32768x1024" bash .gpu/run.sh ports-paired > /dev/null 2>&1
+    cat $B/mini/rounds.md
+    (cd $B && tar czf part-M.tgz mini && rm -rf mini)
+    ;;
+P)
+    mkdir -p $B/paired && OUT=$B/paired KERNELS=epilogue ROUNDS=2 \
+        POINTS="silu f16 4096x1024;silu f16 32768x1024;silu bf16 32768x1024;gelu_tanh f16 4096x1024" \
+        bash .gpu/run.sh ports-paired > /dev/null 2>&1
+    cat $B/paired/rounds.md
+    (cd $B && tar czf part-P.tgz paired && rm -rf paired)
+    ;;
+T)
+    t() { # name, points, overrides
+        mkdir -p $B/tile/$1 && OUT=$B/tile/$1 KERNELS=epilogue POINTS="$2" OVERRIDES="$3" BENCH_TIMEOUT=60 PEERS=0 \
+            bash .gpu/run.sh ports-bench > /dev/null 2>&1
+        grep -E "^\| (silu|gelu)" $B/tile/$1/combined.md | cut -d'|' -f2-5 | sed "s/^/$1 /"
+    }
+    for round in 1 2; do
+        t plan-4096-$round "silu f16 4096x1024;gelu_tanh f16 4096x1024" ""
+        t half-4096-$round "silu f16 4096x1024;gelu_tanh f16 4096x1024" "--set BLOCK_M=2 --programs 2,2048"
+        t plan-32768-$round "silu f16 32768x1024;silu bf16 32768x1024" ""
+        t half-32768-$round "silu f16 32768x1024;silu bf16 32768x1024" "--set BLOCK_M=2 --programs 2,16384"
+    done
+    (cd $B && tar czf part-T.tgz tile && rm -rf tile)
+    ;;
+C)
+    mkdir -p $B/rowmax && OUT=$B/rowmax ITERS=200 BENCH_TIMEOUT=300 PEERS_TIMEOUT=200 \
+        SHAPES="1048576x32;524288x64;131072x100" bash .gpu/run.sh rowmax-bench > /dev/null 2>&1
+    grep -E "^[0-9]|entry|peer\)" $B/rowmax/combined.md | cut -c1-150
+    (cd $B && tar czf part-C.tgz rowmax && rm -rf rowmax)
+    ;;
+F)
+    mkdir -p $B/onerow && OUT=$B/onerow KERNELS=softmax BENCH_TIMEOUT=60 PEERS_TIMEOUT=60 PEERS_ONLY=softmax PEER_SHAPES=4096x16384 \
+        POINTS="softmax f16 4096x16384;softmax (one row) f16 4096x16384;softmax bf16 4096x16384;softmax (one row) bf16 4096x16384" \
+        bash .gpu/run.sh ports-bench > /dev/null 2>&1
+    grep -E "^\| softmax" $B/onerow/combined.md | cut -d'|' -f2-8
+    (cd $B && tar czf part-F.tgz onerow && rm -rf onerow)
+    ;;
+W)
+    i=0
+    for round in 1 2; do
+        for ov in "--warps 4" "--warps 16" "--min-ctas 2" "--min-ctas 3"; do
+            for v in "$ov" ""; do
+                i=$((i + 1)); d=$B/warps/$i-r$round-$(echo "${v:-plan}" | tr -d ' -'); mkdir -p $d
+                OUT=$d KERNELS=softmax POINTS="softmax f32 4096x4096" OVERRIDES="$v" BENCH_TIMEOUT=40 PEERS=0 ITERS=50 \
+                    bash .gpu/run.sh ports-bench > /dev/null 2>&1
+                grep -E "^\| softmax" $d/combined.md | cut -d'|' -f2-5 | sed "s/^/r$round ${v:-plan} /"
+            done
+        done
+    done
+    (cd $B && tar czf part-W.tgz warps && rm -rf warps)
+    ;;
+N)  # one profiled launch each (ncu flushes the caches before it: --cache-control all)
+    mkdir -p $B/ncu
+    sec="--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats"
+    n() { # file, kernel regex, command...
+        local f=$1 k=$2; shift 2
+        timeout 120 ncu --clock-control none $sec -k regex:$k -c 1 "$@" > $B/ncu/$f.log 2>&1; echo "rc=$?" >> $B/ncu/$f.log
+    }
+    for p in "add f32 268435456:add_kernel:vector_add:add:268435456" "softmax f32 4096x4096:softmax:softmax:softmax:4096x4096" \
+             "softmax f32 2048x32768:softmax:softmax:softmax:2048x32768"; do
+        IFS=: read -r point k kernel peer shape <<< "$p"
+        tag=$(echo "$point" | tr ' ' '-')
+        n rt-$tag $k .gpu/rtriton bench --kernel $kernel --point "$point" --iters 1 --warmup 0 --no-progress --check-limit 0
+        [[ $peer == add ]] && pk=add_kernel || pk=softmax_kernel
+        n triton-$tag $pk python3 bench/peers/tutorial_peers.py --only $peer --dtype f32 --shape $shape --rep 1 --out /tmp/n.json
+    done
+    grep -E "Duration|DRAM Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Grid Size|Block Size|rc=" $B/ncu/*.log
+    (cd $B && tar czf part-N.tgz ncu && rm -rf ncu)
+    ;;
+esac
