@@ -156,10 +156,10 @@ fn the_online_kernel_reads_the_last_tile_once(#[case] width: usize, #[case] tile
     assert_eq!(report.global_store_bytes, (rows * width * 4) as u64);
 }
 
-/// The register-prefetching kernel as the plan launches it (vector rows of 16384 in f16
-/// and bf16; f32 rows of 8192 and 16384, where the bench times it beside the plan: 16
-/// warps, one program per SM): the next row in registers fits the 128 a thread of one
-/// 512-thread program may hold, without spills, on sm_86 and sm_90.
+/// The register-prefetching kernel as the bench times it beside the plan's one program a
+/// row (vector rows of 8192 and 16384 in f32, 16384 in f16 and bf16: 16 warps, one
+/// program per SM): the next row in registers fits the 128 a thread of one 512-thread
+/// program may hold, without spills, on sm_86 and sm_90.
 #[rstest]
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn the_register_prefetch_fits_one_program_per_sm(
@@ -167,14 +167,10 @@ fn the_register_prefetch_fits_one_program_per_sm(
 ) {
     let (dtype, n_cols) = point;
     let planned = softmax::plan(n_cols as usize, dtype, true, H200_SHARED_BYTES);
-    // f32 rows are planned one program per row (below); their register prefetch is the
-    // bench's other form.
+    // These rows are planned one program per row (below); their register prefetch is
+    // the bench's other form.
     let plan = Plan { form: Form::PrefetchRegisters, persistent: true, min_ctas_per_sm: 0, ..planned };
-    assert_eq!(
-        (planned.form == Form::PrefetchRegisters, plan.num_warps),
-        (dtype != Dtype::F32, 16),
-        "{n_cols} {dtype:?}"
-    );
+    assert_eq!((planned.form, plan.num_warps), (Form::SingleBlock, 16), "{n_cols} {dtype:?}");
     let ptx = compile(dtype, plan, &args(n_cols, n_cols), SpecPolicy::Triton, Arch::Sm86);
     let name = format!("{}_{n_cols}", plan.def(dtype).name);
     assert!(!ptx.text.contains("cp.async"), "{name}: nothing is staged");
@@ -193,6 +189,23 @@ fn the_f32_single_block_of_16_warps_fits_two_programs_per_sm(#[values(8192, 1638
     assert!(ptx.text.contains(".minnctapersm 2"), "the PTX asks for two CTAs per SM");
     let name = format!("{}_{n_cols}", plan.def(Dtype::F32).name);
     fits_without_spills(&ptx.text, &name, 64, "two 512-thread programs per SM allow 64", "softmax two programs per SM");
+}
+
+/// The 16-bit single-block plan of 16 warps (vector rows of 16384 in f16 and bf16, one
+/// program per row as Triton launches them, no `.minnctapersm`): ptxas fits a thread in
+/// 64 registers without spills (62 for sm_90, 57 for sm_86 with ptxas 12.9), so two
+/// 512-thread programs share an SM, which is what made it faster than the register
+/// prefetch on one program per SM (`docs/results/2026-12-05-h100-run22-paired/`).
+#[rstest]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn the_16_bit_single_block_of_16384_fits_two_programs_per_sm(#[values(Dtype::F16, Dtype::Bf16)] dtype: Dtype) {
+    let n_cols = 16384;
+    let plan = softmax::plan(n_cols as usize, dtype, true, H200_SHARED_BYTES);
+    assert_eq!((plan.form, plan.num_warps, plan.min_ctas_per_sm, plan.persistent), (Form::SingleBlock, 16, 0, false));
+    let ptx = compile(dtype, plan, &args(n_cols, n_cols), SpecPolicy::Triton, Arch::Sm86);
+    assert!(!ptx.text.contains(".minnctapersm") && !ptx.text.contains("cp.async"), "no bound, no staging");
+    let name = format!("{}_{n_cols}", plan.def(dtype).name);
+    fits_without_spills(&ptx.text, &name, 64, "two 512-thread programs per SM allow 64", "softmax 16-bit one row");
 }
 
 /// The single-block kernel at 16384 f32 columns on 16 warps without `.minnctapersm`,
@@ -250,9 +263,8 @@ fn the_staged_prefetch_fits_the_registers_and_shared_memory_the_plan_assumes(
     #[values(Dtype::F32, Dtype::F16, Dtype::Bf16)] dtype: Dtype,
     #[values(16384, 32768)] n_cols: i64,
 ) {
-    // 16384 columns keep the next row in registers in the plan (faster there, run 9), or
-    // in f32 run one program per row; the staged kernel is checked at that width too, as
-    // the bench's 16-bit `staged` rows launch it.
+    // 16384 columns run one program per row in the plan; the staged kernel is checked at
+    // that width too, as a launch may name it.
     let planned = softmax::plan(n_cols as usize, dtype, true, H200_SHARED_BYTES);
     let plan = Plan { form: Form::Prefetch, persistent: true, min_ctas_per_sm: 0, ..planned };
     assert_eq!((plan.num_warps, plan.persistent), (16, true), "{n_cols} {dtype:?}");

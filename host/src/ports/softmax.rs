@@ -67,17 +67,15 @@ pub fn bench_points() -> Vec<BenchPoint> {
             });
             let bytes = 2 * (rows * cols) as u64 * elem_bytes(dtype);
             out.push(BenchPoint { kernel: "softmax", variant: "", dtype, shape: vec![rows, cols], bytes, launches });
-            // The other form, timed beside the planned one: staged where the plan keeps
-            // the next row in registers; where it stages the row, the online kernel it
-            // replaced; where it runs one f32 row per program two to an SM, the register
-            // prefetch it replaced; one to an SM (32768 columns), the staged prefetch.
+            // The other form, timed beside the planned one (see `other_plan`), named by
+            // its form.
             let plan = softmax::plan(cols, dtype_named(dtype), cols.is_multiple_of(16), H200_SHARED_BYTES);
-            let variant = match plan.form {
-                Form::PrefetchRegisters => "staged",
-                Form::Prefetch => "online",
-                Form::SingleBlock if plan.min_ctas_per_sm > 0 => "registers",
-                Form::SingleBlock if plan.num_warps == softmax::MAX_WARPS => "staged",
-                Form::SingleBlock | Form::Online => continue,
+            let Some(other) = other_plan(plan, dtype_named(dtype)) else { continue };
+            let variant = match other.form {
+                Form::PrefetchRegisters => "registers",
+                Form::Prefetch => "staged",
+                Form::Online => "online",
+                Form::SingleBlock => "one row",
             };
             let launches: Launches = Box::new(move |target| match dtype {
                 "f32" => other_form::<f32>(rows, cols, target),
@@ -86,8 +84,10 @@ pub fn bench_points() -> Vec<BenchPoint> {
             });
             out.push(BenchPoint { kernel: "softmax", variant, dtype, shape: vec![rows, cols], bytes, launches });
             // Triton's own configuration where the plan prefetches a 16-bit row on a
-            // persistent grid: one program per row, the same block and warps, no prefetch
-            // (the f16 rows at 4096 x 16384 ran 0.97x of Triton's kernel in run 20).
+            // persistent grid (32768 columns): one program per row, the same block and
+            // warps, no prefetch (106 registers by ptxas for sm_90, one program an SM). At
+            // 16384 columns the plan launches them so since this row ran 1.05x faster
+            // there on an H100 (`docs/results/2026-12-05-h100-run22-paired/`).
             if dtype != "f32" && plan.persistent {
                 let launches: Launches = Box::new(move |target| match dtype {
                     "f16" => one_row::<f16>(rows, cols, target),
@@ -117,24 +117,29 @@ fn one_row<T: Element>(rows: usize, cols: usize, target: Target) -> Vec<(Suite, 
     vec![(kernel_suite::<T>(plan.form), case::<T>("bench", &shape, Fill::Logits, plan, grid))]
 }
 
-/// The bench's second launch for a contiguous `rows x cols` point that the plan gives a
-/// prefetching kernel: the other prefetching form with the same block, warps and
-/// persistent grid (the next row staged where the plan keeps it in registers), or, where
-/// the plan stages it, the online kernel (the plan without shared memory); for an f32
-/// single block of 16 warps two to an SM, the register prefetch on one program per SM;
-/// one to an SM (past [`softmax::MAX_SINGLE_BLOCK`]), the staged prefetch.
+/// The form the bench times beside `planned` (a plan for contiguous vector rows), where the
+/// plan chose between two: for a single block of 16 warps, the prefetch on one program per
+/// SM it replaced (the next row in registers up to [`softmax::MAX_SINGLE_BLOCK`] columns,
+/// staged past it); where the plan stages the row, the online kernel (the plan without
+/// shared memory); where it keeps it in registers, staged. `None` for the other plans.
+fn other_plan(planned: Plan, dtype: Dtype) -> Option<Plan> {
+    let prefetch = |form| Plan { form, persistent: true, min_ctas_per_sm: 0, ..planned };
+    match planned.form {
+        Form::SingleBlock if planned.num_warps != softmax::MAX_WARPS => None,
+        Form::SingleBlock if planned.block_size > softmax::MAX_SINGLE_BLOCK => Some(prefetch(Form::Prefetch)),
+        Form::SingleBlock => Some(prefetch(Form::PrefetchRegisters)),
+        Form::PrefetchRegisters => Some(prefetch(Form::Prefetch)),
+        Form::Prefetch => Some(softmax::plan(planned.block_size, dtype, true, 0)),
+        Form::Online => None,
+    }
+}
+
+/// The bench's second launch for a contiguous `rows x cols` point: [`other_plan`].
 fn other_form<T: Element>(rows: usize, cols: usize, target: Target) -> Vec<(Suite, Case)> {
     let dtype = dtype_of::<T>();
     let shape = Shape::contiguous(rows, cols);
     let planned = softmax::plan(cols, dtype, true, H200_SHARED_BYTES);
-    let other = match planned.form {
-        Form::PrefetchRegisters => Plan { form: Form::Prefetch, ..planned },
-        Form::SingleBlock if planned.block_size > softmax::MAX_SINGLE_BLOCK => {
-            Plan { form: Form::Prefetch, persistent: true, min_ctas_per_sm: 0, ..planned }
-        }
-        Form::SingleBlock => Plan { form: Form::PrefetchRegisters, persistent: true, min_ctas_per_sm: 0, ..planned },
-        _ => softmax::plan(cols, dtype, true, 0),
-    };
+    let Some(other) = other_plan(planned, dtype) else { return Vec::new() };
     let grid = softmax::grid(other, rows, target.sm_count)[0] as usize;
     vec![(kernel_suite::<T>(other.form), case::<T>("bench", &shape, Fill::Logits, other, grid))]
 }
@@ -606,10 +611,12 @@ mod tests {
         assert_eq!(suite.def.name, "softmax_kernel_bf16");
         assert_eq!((case.constexprs.clone(), case.num_warps, case.grid), (vec![("BLOCK_SIZE", 1024)], 1, [4096, 1, 1]));
         let p = points.iter().find(|p| p.label() == "softmax f16 4096x16384").unwrap();
-        let launches = (p.launches)(Target { sm_count: 100 });
-        let (suite, case) = &launches[0];
-        assert_eq!(suite.def.name, "softmax_prefetch_registers_kernel_f16", "16384 keeps the next row in registers");
-        assert_eq!((case.num_warps, case.grid), (16, [100, 1, 1]), "one program per SM of the target");
+        let (suite, case) = &(p.launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_kernel_f16", "16-bit rows of 16384: one program per row");
+        assert_eq!((case.num_warps, case.grid, case.min_ctas_per_sm), (16, [4096, 1, 1], 0), "no bound");
+        let p = points.iter().find(|p| p.label() == "softmax f16 2048x32768").unwrap();
+        let (_, case) = &(p.launches)(Target { sm_count: 100 })[0];
+        assert_eq!(case.grid, [100, 1, 1], "a persistent grid: one program per SM of the target");
         let p = points.iter().find(|p| p.label() == "softmax f32 4096x16384").unwrap();
         let (suite, case) = &(p.launches)(Target::H200)[0];
         assert_eq!(suite.def.name, "softmax_kernel_f32", "f32 rows of 16384: one program per row");
@@ -628,17 +635,13 @@ mod tests {
             (case.constexprs.clone(), case.num_warps, case.grid),
             (vec![("BLOCK_SIZE", 32768)], 16, [132, 1, 1])
         );
-        // Beside every prefetching point, the other form: staged (the same launch) where
-        // the next row waits in registers, the online kernel where it is staged, and the
-        // register prefetch beside f32 rows of 16384 run one per program, the staged
-        // prefetch beside f32 rows of 32768; and beside the 16-bit rows the plan prefetches
-        // (16384 and 32768 columns), Triton's launch: one program a row.
+        // Beside every point of 16 warps, the other form: the register prefetch beside rows
+        // of 16384 run one per program, the staged prefetch beside f32 rows of 32768, the
+        // online kernel where the plan stages the row; and beside those (16-bit rows of
+        // 32768), Triton's launch: one program a row.
         let variants: Vec<String> = all.iter().filter(|p| !p.variant.is_empty()).map(BenchPoint::label).collect();
-        assert_eq!(variants.len(), 2 * DTYPES.len() + 2 * 2, "{variants:?}");
+        assert_eq!(variants.len(), 2 * DTYPES.len() + 2, "{variants:?}");
         let find = |label: &str| all.iter().find(|p| p.label() == label).unwrap_or_else(|| panic!("no {label}"));
-        let (suite, case) = &(find("softmax (staged) f16 4096x16384").launches)(Target::H200)[0];
-        assert_eq!(suite.def.name, "softmax_prefetch_kernel_f16");
-        assert_eq!((case.num_warps, case.grid), (16, [132, 1, 1]));
         let (suite, case) = &(find("softmax (registers) f32 4096x16384").launches)(Target::H200)[0];
         assert_eq!(suite.def.name, "softmax_prefetch_registers_kernel_f32");
         assert_eq!((case.num_warps, case.grid, case.min_ctas_per_sm), (16, [132, 1, 1], 0));
@@ -647,9 +650,9 @@ mod tests {
         assert_eq!((case.num_warps, case.grid), (16, [132, 1, 1]));
         let (suite, _) = &(find("softmax (online) bf16 2048x32768").launches)(Target::H200)[0];
         assert_eq!(suite.def.name, "softmax_online_kernel_bf16");
-        let (suite, case) = &(find("softmax (one row) f16 4096x16384").launches)(Target::H200)[0];
-        assert_eq!(suite.def.name, "softmax_kernel_f16");
-        assert_eq!((case.num_warps, case.grid, case.min_ctas_per_sm), (16, [4096, 1, 1], 0));
+        let (suite, case) = &(find("softmax (registers) f16 4096x16384").launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_prefetch_registers_kernel_f16");
+        assert_eq!((case.num_warps, case.grid, case.min_ctas_per_sm), (16, [132, 1, 1], 0));
         let (suite, case) = &(find("softmax (one row) bf16 2048x32768").launches)(Target::H200)[0];
         assert_eq!(suite.def.name, "softmax_kernel_bf16");
         assert_eq!((case.constexprs.clone(), case.grid), (vec![("BLOCK_SIZE", 32768)], [2048, 1, 1]));

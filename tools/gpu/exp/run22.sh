@@ -6,9 +6,9 @@
 #                                   4096x16384, each point's rtriton and peers back to back
 #                                   (`run.sh ports-paired`), one round; and the f32 softmax
 #                                   and vector add points 0.6% under their targets in run 20;
-#                                   and the 16-bit 4096x16384 rows launched as Triton does
-#                                   (`softmax (one row)`: one program a row, 62 registers by
-#                                   ptxas for sm_90, two programs an SM; the plan prefetches)
+#                                   and the 16-bit 4096x16384 rows, planned one program a row
+#                                   since run 22 (62 registers by ptxas for sm_90, two programs
+#                                   an SM), beside `softmax (registers)`, the plan before
 #   bash tools/gpu/exp/run22.sh M   softmax f16 4096x16384 and SiLU f16 32768x1024 only,
 #                                   paired, two rounds (a lease with a minute left)
 #   bash tools/gpu/exp/run22.sh P   the epilogue points under 1.0x in run 21, paired, two
@@ -29,15 +29,15 @@
 #   bash tools/gpu/exp/run22.sh W   softmax f32 4096x4096 (0.98x of Triton in run 20): the
 #                                   plan's 8 warps beside 4 and 16 warps and `--min-ctas 2`,
 #                                   each variant then the plan again, two rounds, no peers
-#   bash tools/gpu/exp/run22.sh F   the 16-bit softmax at 4096x16384: the plan (prefetch) and
-#                                   `softmax (one row)` (Triton's launch; 1.05x and 1.04x of
-#                                   the plan on an H100 in run 22's part S), one list, peers after
+#   bash tools/gpu/exp/run22.sh F   the 16-bit softmax at 4096x16384: the plan (one program a
+#                                   row since run 22, 1.05x and 1.04x of the register prefetch
+#                                   on an H100) and `softmax (registers)`, one list, peers after
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"] (bench/peers/ from the checkout)
 B=$OUT
 case "${1:?part S, M, P, T or C}" in
 S)
     mkdir -p $B/softmax && OUT=$B/softmax KERNELS="softmax vector_add" ROUNDS=1 BENCH_TIMEOUT=90 PEERS_TIMEOUT=60 \
-        POINTS="softmax f16 4096x1024;softmax f16 4096x4096;softmax f16 4096x16384;softmax (one row) f16 4096x16384;softmax f16 2048x32768;softmax f16 32768x1024;softmax bf16 4096x16384;softmax (one row) bf16 4096x16384;softmax f32 4096x4096;softmax f32 2048x32768;add f32 16777216" \
+        POINTS="softmax f16 4096x1024;softmax f16 4096x4096;softmax f16 4096x16384;softmax (registers) f16 4096x16384;softmax f16 2048x32768;softmax f16 32768x1024;softmax bf16 4096x16384;softmax (registers) bf16 4096x16384;softmax f32 4096x4096;softmax f32 2048x32768;add f32 16777216" \
         bash .gpu/run.sh ports-paired > /dev/null 2>&1
     grep -E "^\| (softmax|add)" $B/softmax/combined.md | cut -d'|' -f2-8
     (cd $B && tar czf part-S.tgz softmax && rm -rf softmax)
@@ -77,7 +77,7 @@ C)
     ;;
 F)
     mkdir -p $B/onerow && OUT=$B/onerow KERNELS=softmax BENCH_TIMEOUT=60 PEERS_TIMEOUT=60 PEERS_ONLY=softmax PEER_SHAPES=4096x16384 \
-        POINTS="softmax f16 4096x16384;softmax (one row) f16 4096x16384;softmax bf16 4096x16384;softmax (one row) bf16 4096x16384" \
+        POINTS="softmax f16 4096x16384;softmax (registers) f16 4096x16384;softmax bf16 4096x16384;softmax (registers) bf16 4096x16384" \
         bash .gpu/run.sh ports-bench > /dev/null 2>&1
     grep -E "^\| softmax" $B/onerow/combined.md | cut -d'|' -f2-8
     (cd $B && tar czf part-F.tgz onerow && rm -rf onerow)
