@@ -44,7 +44,7 @@ pub fn example() -> Vec<ExampleCase> {
 /// The peer script's `softmax` points: its 2-D shapes in f32, f16 and bf16, contiguous
 /// logits, launched as [`softmax::plan`] and [`softmax::grid`] say for the device (the
 /// prefetching kernel, the next row staged in shared memory, on one program per SM for
-/// 16384 and 32768 columns); bytes:
+/// 16-bit rows of 32768 columns; one program per row below that); bytes:
 /// the input read once and the output written once, as the script counts them (the
 /// online kernel reads the input twice, the second time mostly from L2).
 pub fn bench_points() -> Vec<BenchPoint> {
