@@ -33,6 +33,13 @@
 #   bash tools/gpu/exp/run22.sh F   the 16-bit softmax at 4096x16384: the plan (one program a
 #                                   row since run 22, 1.05x and 1.04x of the register prefetch
 #                                   on an H100) and `softmax (registers)`, one list, peers after
+#   bash tools/gpu/exp/run22.sh E   ncu --clock-control none of the epilogue's SiLU at 32768x1024
+#                                   (f16 and bf16, 0.92x to 0.98x of Triton paired in run 23),
+#                                   rtriton's launch beside Triton's tutorial-style kernel
+#   bash tools/gpu/exp/run22.sh U   the epilogue's 16-bit tile at the other vector-row shapes
+#                                   (4096x4096, 4096x16384, 2048x32768): the plan's 2048
+#                                   elements against 1024 (run 23 part T: 1024 faster at
+#                                   32768x1024, slower at 4096x1024), SiLU and GELU-tanh
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"] (bench/peers/ from the checkout)
 B=$OUT
 case "${1:?part S, M, P, T or C}" in
@@ -117,5 +124,32 @@ N)  # one profiled launch each (ncu flushes the caches before it: --cache-contro
     done
     grep -E "Duration|DRAM Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Grid Size|Block Size|rc=" $B/ncu/*.log
     (cd $B && tar czf part-N.tgz ncu && rm -rf ncu)
+    ;;
+U)
+    u() { # name, shape, programs of the 1024-element tile
+        local pts="silu f16 $2;silu bf16 $2;gelu_tanh f16 $2;gelu_tanh bf16 $2"
+        for v in plan half; do
+            [[ $v == half ]] && ov="--set BLOCK_M=2 --programs $3" || ov=""
+            mkdir -p /tmp/tileu/$v-$1 && OUT=/tmp/tileu/$v-$1 KERNELS=epilogue POINTS="$pts" OVERRIDES="$ov" BENCH_TIMEOUT=90 PEERS=0 \
+                bash .gpu/run.sh ports-bench > /dev/null 2>&1
+            grep -E "^\| (silu|gelu)" /tmp/tileu/$v-$1/combined.md | cut -d'|' -f2-5 | sed "s/^/$v /"
+            tar czf $B/part-U.tgz -C /tmp tileu
+        done
+    }
+    u 4096 4096x4096 8,2048
+    u 16384 4096x16384 32,2048
+    u 32768 2048x32768 64,1024
+    ;;
+E)  # as N, for the epilogue's SiLU points under 1.0x when paired (run 23 part P)
+    mkdir -p $B/ncu-e
+    sec="--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats"
+    for d in f16 bf16; do
+        timeout 120 ncu --clock-control none $sec -k regex:silu_ -c 1 .gpu/rtriton bench --kernel epilogue \
+            --point "silu $d 32768x1024" --iters 1 --warmup 0 --no-progress --check-limit 0 > $B/ncu-e/rt-silu-$d.log 2>&1
+        timeout 120 ncu --clock-control none $sec -k regex:epilogue -c 1 python3 bench/peers/tutorial_peers.py --only silu \
+            --dtype $d --shape 32768x1024 --rep 1 --out /tmp/n.json > $B/ncu-e/triton-silu-$d.log 2>&1
+    done
+    grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Grid Size|Block Size|Eligible Warps|Issued Warp|Warp Cycles Per Issued|Executed Ipc" $B/ncu-e/*.log
+    (cd $B && tar czf part-E.tgz ncu-e && rm -rf ncu-e)
     ;;
 esac
