@@ -40,6 +40,9 @@
 #                                   (4096x4096, 4096x16384, 2048x32768): the plan's 2048
 #                                   elements against 1024 (run 23 part T: 1024 faster at
 #                                   32768x1024, slower at 4096x1024), SiLU and GELU-tanh
+#   bash tools/gpu/exp/run22.sh V   the 16-bit softmax at 4096x16384 after the plan went back to
+#                                   the register prefetch (891d800), paired, beside one program
+#                                   a row
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"] (bench/peers/ from the checkout)
 B=$OUT
 case "${1:?part S, M, P, T or C}" in
@@ -124,6 +127,13 @@ N)  # one profiled launch each (ncu flushes the caches before it: --cache-contro
     done
     grep -E "Duration|DRAM Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Grid Size|Block Size|rc=" $B/ncu/*.log
     (cd $B && tar czf part-N.tgz ncu && rm -rf ncu)
+    ;;
+V)
+    mkdir -p $B/back && OUT=$B/back KERNELS=softmax ROUNDS=1 BENCH_TIMEOUT=60 PEERS_TIMEOUT=60 \
+        POINTS="softmax f16 4096x16384;softmax (one row) f16 4096x16384;softmax bf16 4096x16384;softmax (one row) bf16 4096x16384" \
+        bash .gpu/run.sh ports-paired > /dev/null 2>&1
+    grep -E "^\| softmax" $B/back/combined.md | cut -d'|' -f2-8
+    (cd $B && tar czf part-V.tgz back && rm -rf back)
     ;;
 U)
     u() { # name, shape, programs of the 1024-element tile
