@@ -486,12 +486,15 @@ fn the_whole_row_layer_norm_forward_fits_without_spills() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// The epilogue's SASS instructions per element (sm_86, `NOP` padding left out) on a
-/// contiguous 4096 x 16384 input with the plan's launch (`epilogue::plan`), at most:
-/// measured 18.25 / 35.3 / 16.2 for GELU-tanh / GELU-erf / SiLU in f16 (its plain form,
-/// `epilogue.rs`), 19.25 / 35.3 / 17.25 in bf16 (its scaled form), and 27.5 / 38.75 / 25.4 in
-/// f32 (8 elements a thread at 8 warps: the per-thread addressing is spread over half as
-/// many elements), each with under one to spare. `1 + 2^-t` is a plain `add.f32`
+/// The epilogue's SASS instructions per element (sm_86, `NOP` padding left out) on
+/// contiguous 4096 x 1024 and 4096 x 16384 inputs with the plan's launch
+/// (`epilogue::plan`: in 16 bits a tile of 2048 elements, 16 a thread, on the first and of
+/// 1024, 8 a thread, on the second; in f32 8 a thread at 8 warps on both), at most:
+/// measured at 16 a thread 18.25 / 35.3 / 16.2 for GELU-tanh / GELU-erf / SiLU in f16 (its
+/// plain form, `epilogue.rs`) and 19.25 / 35.3 / 17.25 in bf16 (its scaled form), at 8 a
+/// thread 21.25 / 38.5 / 19.1 in f16 and 22.25 / 38.5 / 20.25 in bf16 (the per-thread
+/// addressing spread over half as many elements), and 27.5 / 38.75 / 25.4 in f32, each
+/// with under one to spare. `1 + 2^-t` is a plain `add.f32`
 /// (`writer/rounding.rs`), from which ptxas knows the divisor is at least 1: 3 an element
 /// fewer than with `add.rn.f32` for GELU-tanh and SiLU; in 16 bits the power is
 /// `exp2_ftz`, 3 fewer again. An element-wise kernel in f16 has
@@ -501,46 +504,103 @@ fn the_whole_row_layer_norm_forward_fits_without_spills() {
 /// GELU-tanh and SiLU took 41.5 and 39.5 (f16) and ran at 0.84x to 0.93x of Triton's
 /// kernel in f16 (`docs/results/2026-12-04-h200-run4/`). Triton's own kernel, 8 elements a
 /// thread, takes 25.5 and 18.4 in f16, 26 and 18.9 in bf16 (ptxas for sm_90a on its PTX,
-/// run 20; rtriton's for sm_90: 18.5, 16.4, 19.6, 17.5).
+/// run 20; rtriton's for sm_90 at 16 a thread: 18.5, 16.4, 19.6, 17.5).
 #[test]
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn the_epilogue_stays_within_its_instruction_budget() {
     let ptxas = ptxas("the_epilogue_stays_within_its_instruction_budget");
-    let (rows, cols) = (4096usize, 16384usize);
-    let budget = |name: &str| match name.rsplit_once('_') {
-        Some(("gelu_tanh", "f16")) => 19.0,
-        Some(("gelu_tanh", "bf16")) => 20.0,
-        Some(("gelu_tanh", "f32")) => 28.5,
-        Some(("silu", "f16")) => 17.0,
-        Some(("silu", "bf16")) => 18.0,
-        Some(("silu", "f32")) => 26.5,
-        Some(("gelu_erf", "f32")) => 39.5,
-        Some(("gelu_erf", _)) => 36.0,
-        _ => panic!("no budget for `{name}`"),
+    // (activation, dtype, elements a thread) -> SASS instructions an element, at most
+    let budget = |name: &str, per_thread: usize| match (name.rsplit_once('_'), per_thread) {
+        (Some(("gelu_tanh", "f16")), 16) => 19.0,
+        (Some(("gelu_tanh", "bf16")), 16) => 20.0,
+        (Some(("silu", "f16")), 16) => 17.0,
+        (Some(("silu", "bf16")), 16) => 18.0,
+        (Some(("gelu_erf", "f16" | "bf16")), 16) => 36.0,
+        (Some(("gelu_tanh", "f16")), 8) => 22.0,
+        (Some(("gelu_tanh", "bf16")), 8) => 23.0,
+        (Some(("silu", "f16")), 8) => 20.0,
+        (Some(("silu", "bf16")), 8) => 21.0,
+        (Some(("gelu_erf", "f16" | "bf16")), 8) => 39.0,
+        (Some(("gelu_tanh", "f32")), 8) => 28.5,
+        (Some(("silu", "f32")), 8) => 26.5,
+        (Some(("gelu_erf", "f32")), 8) => 39.5,
+        _ => panic!("no budget for `{name}` at {per_thread} elements a thread"),
     };
-    let args = |cols: usize| {
+    let defs = epilogue_kernels::all();
+    assert_eq!(defs.len(), 9, "three activations in three dtypes");
+    let mut over = Vec::new();
+    for (rows, cols) in [(4096usize, 1024usize), (4096, 16384)] {
         let mut args =
             vec![ArgValue::Ptr(0x7f00_0000_0000), ArgValue::Ptr(0x7f10_0000_0000), ArgValue::Ptr(0x7f20_0000_0000)];
         args.extend([rows, cols, cols, 1, 1, cols, 1].map(|v| ArgValue::Int(v as i64)));
         args.push(ArgValue::F32(1.25));
-        args
-    };
-    let defs = epilogue_kernels::all();
-    assert_eq!(defs.len(), 9, "three activations in three dtypes");
-    for def in &defs {
-        let elem_bytes = if def.name.ends_with("_f32") { 4 } else { 2 };
-        let plan = epilogue_kernels::plan(rows, cols, elem_bytes, true, false);
-        let ((block_m, block_n), warps) = (plan.blocks, plan.num_warps as u32);
-        let per_thread = (block_m * block_n) as f64 / f64::from(warps * 32);
-        let constexprs = [("BLOCK_M", block_m as i64), ("BLOCK_N", block_n as i64)];
-        let text = compile(def, &constexprs, &args(cols), SpecPolicy::Triton, warps);
-        let count = sass_instructions(&ptxas, &text, "sm_86", def.name).unwrap_or_else(|e| panic!("{}: {e}", def.name));
-        let per_element = count as f64 / per_thread;
-        assert!(
-            per_element <= budget(def.name),
-            "{}: {count} SASS instructions for {per_thread} elements a thread, {per_element:.1} an element (budget {})",
-            def.name,
-            budget(def.name)
-        );
+        for def in &defs {
+            let elem_bytes = if def.name.ends_with("_f32") { 4 } else { 2 };
+            let plan = epilogue_kernels::plan(rows, cols, elem_bytes, true, false);
+            let ((block_m, block_n), warps) = (plan.blocks, plan.num_warps as u32);
+            let per_thread = block_m * block_n / (warps as usize * 32);
+            let constexprs = [("BLOCK_M", block_m as i64), ("BLOCK_N", block_n as i64)];
+            let text = compile(def, &constexprs, &args, SpecPolicy::Triton, warps);
+            let count =
+                sass_instructions(&ptxas, &text, "sm_86", def.name).unwrap_or_else(|e| panic!("{}: {e}", def.name));
+            let per_element = count as f64 / per_thread as f64;
+            if per_element > budget(def.name, per_thread) {
+                over.push(format!(
+                    "{} at {rows} x {cols}: {count} SASS instructions for {per_thread} elements a thread, \
+                     {per_element:.2} an element (budget {})",
+                    def.name,
+                    budget(def.name, per_thread)
+                ));
+            }
+        }
     }
+    assert!(over.is_empty(), "{}", over.join("\n"));
+}
+
+/// The 16-bit epilogue's planned launches keep the register bound they ask for: where
+/// `fits_full_occupancy` (GELU-tanh, SiLU) the plan sets `.minnctapersm 16` (32 registers
+/// a thread for 16 CTAs of 4 warps), and ptxas must meet it without spilling, for sm_86
+/// and sm_90, on both tiles the plan takes: 2048 elements (16 a thread, 4096 x 1024) and
+/// 1024 (8 a thread, 4096 x 16384, an input of at least `HALF_TILE_MIN_ELEMENTS`).
+/// GELU-erf runs unbounded (it would spill 4 bytes) and must not spill either.
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn the_16_bit_epilogue_plans_fit_their_register_bound() {
+    use rtriton_host::ports::epilogue::Activation;
+    let ptxas = ptxas("the_16_bit_epilogue_plans_fit_their_register_bound");
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for (rows, cols, per_thread) in [(4096usize, 1024usize, 16), (4096, 16384, 8)] {
+        let mut args =
+            vec![ArgValue::Ptr(0x7f00_0000_0000), ArgValue::Ptr(0x7f10_0000_0000), ArgValue::Ptr(0x7f20_0000_0000)];
+        args.extend([rows, cols, cols, 1, 1, cols, 1].map(|v| ArgValue::Int(v as i64)));
+        args.push(ArgValue::F32(1.25));
+        for def in epilogue_kernels::all().iter().filter(|d| !d.name.ends_with("_f32")) {
+            let act = Activation::ALL.into_iter().find(|a| def.name.starts_with(a.name())).expect("an activation");
+            let plan = epilogue_kernels::plan(rows, cols, 2, true, act.fits_full_occupancy());
+            let ((block_m, block_n), warps) = (plan.blocks, plan.num_warps as u32);
+            assert_eq!(block_m * block_n / (warps as usize * 32), per_thread, "{} at {rows} x {cols}", def.name);
+            let verified = CompileSession::new()
+                .front_end_for_args(
+                    def,
+                    &[("BLOCK_M", block_m as i64), ("BLOCK_N", block_n as i64)],
+                    &args,
+                    SpecPolicy::Triton,
+                    &TraceOptions::default(),
+                )
+                .unwrap_or_else(|e| panic!("front end failed for {}: {e}", def.name));
+            let opts = ptx::PtxOptions { min_ctas_per_sm: plan.min_ctas_per_sm, ..options(Arch::Sm86, warps) };
+            let text = ptx::compile(&verified, &opts).unwrap_or_else(|e| panic!("{}: {e}", def.name)).text;
+            assert_eq!(text.contains(".minnctapersm 16"), act.fits_full_occupancy(), "{}", def.name);
+            for arch in ["sm_86", "sm_90"] {
+                let info = assemble(&ptxas, &text, arch, def.name).unwrap_or_else(|e| panic!("{}: {e}", def.name));
+                if spill_stores(&info) != Some(0) {
+                    problems.push(format!("{} at {rows} x {cols}, -arch={arch}: spills:\n{info}", def.name));
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 2 * 6 * 2);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

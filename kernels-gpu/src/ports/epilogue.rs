@@ -275,11 +275,19 @@ pub const FULL_OCCUPANCY_CTAS_OF_4_WARPS: u32 = 16;
 ///   on 4 of the bench's 5 shapes for each activation (GELU-tanh 4096x4096 3.57 -> 3.68
 ///   TB/s, 32768x1024 3.74 -> 3.83), 2% to 4% slower on the smallest (4096x1024, 16 MiB,
 ///   where launch and tail weigh most); in 16 bits the same change lost 3% to 8%;
-/// - 16-bit vector rows: 4 warps of 16 elements, and where
-///   `fits_full_occupancy` (the activation's kernel fits 32 registers without spilling,
-///   ptxas for sm_90), `.minnctapersm 16`: ptxas gave SiLU f16 34 registers, 12 CTAs an SM
-///   instead of 16, and the bound took it from 3.59 to 3.85 TB/s at 4096x16384 (GELU-tanh,
-///   already at 32, did not move);
+/// - 16-bit vector rows: 4 warps of 16 elements (2048 a program), or of 8 (1024, half the
+///   rows of the tile, Triton's tutorial block) on inputs of at least
+///   [`HALF_TILE_MIN_ELEMENTS`], and where `fits_full_occupancy` (the activation's kernel
+///   fits 32 registers without spilling, ptxas for sm_90), `.minnctapersm 16`: ptxas gave
+///   SiLU f16 34 registers, 12 CTAs an SM instead of 16, and the bound took it from 3.59 to
+///   3.85 TB/s at 4096x16384 (GELU-tanh, already at 32, did not move). The tile, measured
+///   on the H200 (`docs/results/2026-12-05-h200-run23-paired/` parts T and U, SiLU and
+///   GELU-tanh): 1024 elements ran 1.02x (f16) and 1.05x (bf16) of 2048 at 32768x1024, where
+///   2048 stayed 2% to 8% under Triton's kernel timed beside it (part P; ncu, part E: same
+///   registers and occupancy, the tile the difference), 0.99x to 1.02x at 4096x16384 and
+///   2048x32768 and 0.99x to 1.01x at 4096x4096, and 0.94x to 0.96x at 4096x1024 (2^22
+///   elements: 2048 programs of 2048 fill one wave of 16 CTAs on 132 SMs, 4096 of 1024
+///   take two);
 /// - other views: 4 warps of 8 elements ([`elems_per_thread`]).
 pub fn plan(n_rows: usize, n_cols: usize, elem_bytes: usize, vector_rows: bool, fits_full_occupancy: bool) -> Plan {
     // The tile of 4 warps in every case; f32 vector rows run it on 8.
@@ -287,9 +295,16 @@ pub fn plan(n_rows: usize, n_cols: usize, elem_bytes: usize, vector_rows: bool, 
     if vector_rows && elem_bytes == 4 {
         return Plan { blocks, num_warps: 8, min_ctas_per_sm: 0 };
     }
-    let bound = vector_rows && elem_bytes == 2 && fits_full_occupancy;
+    let vector_16 = vector_rows && elem_bytes == 2;
+    let large = n_rows.saturating_mul(n_cols) >= HALF_TILE_MIN_ELEMENTS;
+    let blocks = if vector_16 && large && blocks.0 >= 2 { (blocks.0 / 2, blocks.1) } else { blocks };
+    let bound = vector_16 && fits_full_occupancy;
     Plan { blocks, num_warps: 4, min_ctas_per_sm: if bound { FULL_OCCUPANCY_CTAS_OF_4_WARPS } else { 0 } }
 }
+
+/// 16-bit vector-row inputs of at least this many elements run tiles of 1024 elements
+/// rather than 2048 ([`plan`]).
+pub const HALF_TILE_MIN_ELEMENTS: usize = 1 << 24;
 
 /// The most programs along grid axes 1 and 2 (CUDA's limit).
 pub const MAX_GRID_YZ: usize = 65535;
@@ -337,6 +352,31 @@ mod tests {
             }
         }
         assert!(checked > 250_000, "{checked} values");
+    }
+
+    /// The tile of each kind of input (`plan`'s doc has the measurements).
+    #[test]
+    fn the_plan_halves_the_16_bit_vector_tile_on_large_inputs() {
+        // (rows, cols, element bytes, vector rows, fits 32 registers) -> (blocks, warps, min CTAs)
+        let table = [
+            ((4096, 1024, 2, true, true), ((4, 512), 4, 16)),
+            ((32768, 1024, 2, true, true), ((2, 512), 4, 16)),
+            ((4096, 4096, 2, true, false), ((2, 512), 4, 0)),
+            ((4096, 16384, 2, true, true), ((2, 512), 4, 16)),
+            ((1 << 22, 4, 2, true, true), ((256, 4), 4, 16)),
+            ((1, 1 << 24, 2, true, true), ((1, 512), 4, 16)),
+            ((4096, 4095, 2, true, true), ((4, 512), 4, 16)),
+            ((32768, 1024, 2, false, true), ((2, 512), 4, 0)),
+            ((32768, 1024, 4, true, true), ((4, 512), 8, 0)),
+        ];
+        for ((rows, cols, bytes, vectors, fits), (blocks, warps, min_ctas)) in table {
+            let p = plan(rows, cols, bytes, vectors, fits);
+            assert_eq!(
+                (p.blocks, p.num_warps, p.min_ctas_per_sm),
+                (blocks, warps, min_ctas),
+                "{rows} x {cols}, {bytes} bytes"
+            );
+        }
     }
 
     #[test]
