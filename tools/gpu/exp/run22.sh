@@ -43,6 +43,8 @@
 #   bash tools/gpu/exp/run22.sh V   the 16-bit softmax at 4096x16384 after the plan went back to
 #                                   the register prefetch (891d800), paired, beside one program
 #                                   a row
+#   bash tools/gpu/exp/run22.sh X   the epilogue plan of 8e983c4 (16-bit vector rows of 2^24
+#                                   elements or more in 1024-element tiles), paired, one round
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"] (bench/peers/ from the checkout)
 B=$OUT
 case "${1:?part S, M, P, T or C}" in
@@ -127,6 +129,13 @@ N)  # one profiled launch each (ncu flushes the caches before it: --cache-contro
     done
     grep -E "Duration|DRAM Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Grid Size|Block Size|rc=" $B/ncu/*.log
     (cd $B && tar czf part-N.tgz ncu && rm -rf ncu)
+    ;;
+X)
+    mkdir -p $B/epi && OUT=$B/epi KERNELS=epilogue ROUNDS=1 BENCH_TIMEOUT=60 PEERS_TIMEOUT=60 \
+        POINTS="silu f16 32768x1024;silu bf16 32768x1024;gelu_tanh f16 32768x1024;gelu_tanh bf16 32768x1024;silu f16 4096x16384;gelu_tanh bf16 4096x16384;gelu_tanh bf16 2048x32768;silu f16 4096x1024" \
+        bash .gpu/run.sh ports-paired > /dev/null 2>&1
+    grep -E "^\| (silu|gelu)" $B/epi/combined.md | cut -d'|' -f2-8
+    (cd $B && tar czf part-X.tgz epi && rm -rf epi)
     ;;
 V)
     mkdir -p $B/back && OUT=$B/back KERNELS=softmax ROUNDS=1 BENCH_TIMEOUT=60 PEERS_TIMEOUT=60 \
