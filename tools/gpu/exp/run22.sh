@@ -45,6 +45,10 @@
 #                                   a row
 #   bash tools/gpu/exp/run22.sh X   the epilogue plan of 8e983c4 (16-bit vector rows of 2^24
 #                                   elements or more in 1024-element tiles), paired, one round
+#   bash tools/gpu/exp/run22.sh Y   ncu --clock-control none of the 16-bit softmax at 4096x16384:
+#                                   the plan (register prefetch, one program an SM), the same
+#                                   kernel launched one program a row, and Triton's kernel
+#                                   (the same launch as the second, 0.92x of it in run 23)
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"] (bench/peers/ from the checkout)
 B=$OUT
 case "${1:?part S, M, P, T or C}" in
@@ -129,6 +133,20 @@ N)  # one profiled launch each (ncu flushes the caches before it: --cache-contro
     done
     grep -E "Duration|DRAM Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Grid Size|Block Size|rc=" $B/ncu/*.log
     (cd $B && tar czf part-N.tgz ncu && rm -rf ncu)
+    ;;
+Y)
+    mkdir -p $B/ncu-s
+    sec="--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section InstructionStats"
+    for d in f16 bf16; do
+        timeout 120 ncu --clock-control none $sec -k regex:softmax -c 1 .gpu/rtriton bench --kernel softmax \
+            --point "softmax $d 4096x16384" --iters 1 --warmup 0 --no-progress --check-limit 0 > $B/ncu-s/rt-plan-$d.log 2>&1
+        timeout 120 ncu --clock-control none $sec -k regex:softmax -c 1 .gpu/rtriton bench --kernel softmax \
+            --point "softmax (one row) $d 4096x16384" --iters 1 --warmup 0 --no-progress --check-limit 0 > $B/ncu-s/rt-onerow-$d.log 2>&1
+        timeout 120 ncu --clock-control none $sec -k regex:softmax_kernel -c 1 python3 bench/peers/tutorial_peers.py --only softmax \
+            --dtype $d --shape 4096x16384 --rep 1 --out /tmp/n.json > $B/ncu-s/triton-$d.log 2>&1
+    done
+    grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Grid Size|Block Size|Executed Instructions  |Warp Cycles Per Issued" $B/ncu-s/*.log
+    (cd $B && tar czf part-Y.tgz ncu-s && rm -rf ncu-s)
     ;;
 X)
     mkdir -p $B/epi && OUT=$B/epi KERNELS=epilogue ROUNDS=1 BENCH_TIMEOUT=60 PEERS_TIMEOUT=60 \
