@@ -11,12 +11,14 @@
 #   ports-paired  the same, point by point: for each of POINTS ("silu f16 4096x1024;..."),
 #                 rtriton then the peers, ROUNDS times (default 2), so every implementation
 #                 of a point is timed within seconds of the others; joined as ports-bench
-#   rowmax-bench  rtriton bench (row max, shapes ${SHAPES:-default}) + rowmax_peers.py
+#   rowmax-bench  rtriton bench (row max, shapes ${SHAPES:-default}) + rowmax_peers.py (PEERS=0: none)
 #   ncu           ncu --clock-control none on `rtriton $NCU_ARGS`
 set -uo pipefail
 MODE=${1:?mode}
 OUT=${OUT:?the device tool sets OUT}
-R=./.gpu/rtriton
+# RTRITON_BIN: another build of the CLI (a branch's, carried beside `.gpu/rtriton`); its
+# bench output names the commit it was built from.
+R=${RTRITON_BIN:-./.gpu/rtriton}
 chmod +x "$R"
 # The PTX cache somewhere writable, snapshots found from the carried tree, the CUDA tools
 # (ncu, nvcc) and NVRTC on the paths (learned in docs/results/2026-12-04-h200-run4/run.sh).
@@ -102,9 +104,14 @@ rowmax-bench)
     sh=(); IFS=';' read -ra ss <<< "${SHAPES:-}"; for s in "${ss[@]}"; do [[ -n "$s" ]] && sh+=(--shape "$s"); done
     timeout "${BENCH_TIMEOUT:-400}" "$R" bench "${sh[@]}" --iters "${ITERS:-50}" --no-progress \
         --json "$OUT/bench.json" > "$OUT/bench.log" 2>&1; echo "rc=$?" >> "$OUT/bench.log"
-    timeout "${PEERS_TIMEOUT:-300}" python3 bench/peers/rowmax_peers.py "${sh[@]}" \
-        --out "$OUT/rowmax-peers.json" > "$OUT/rowmax-peers.log" 2>&1; echo "rc=$?" >> "$OUT/rowmax-peers.log"
-    "$R" bench --load "$OUT/bench.json" --peers "$OUT/rowmax-peers.json" --plot "$OUT/bench.svg" > "$OUT/combined.md" 2>&1
+    # PEERS=0 leaves the peers out (a comparison of two rtriton builds).
+    peers=()
+    if [[ "${PEERS:-1}" != 0 ]]; then
+        timeout "${PEERS_TIMEOUT:-300}" python3 bench/peers/rowmax_peers.py "${sh[@]}" \
+            --out "$OUT/rowmax-peers.json" > "$OUT/rowmax-peers.log" 2>&1; echo "rc=$?" >> "$OUT/rowmax-peers.log"
+        peers=(--peers "$OUT/rowmax-peers.json")
+    fi
+    "$R" bench --load "$OUT/bench.json" "${peers[@]}" --plot "$OUT/bench.svg" > "$OUT/combined.md" 2>&1
     cat "$OUT/combined.md"
     ;;
 ncu)

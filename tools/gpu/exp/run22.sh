@@ -49,6 +49,13 @@
 #                                   the plan (register prefetch, one program an SM), the same
 #                                   kernel launched one program a row, and Triton's kernel
 #                                   (the same launch as the second, 0.92x of it in run 23)
+#   bash tools/gpu/exp/run22.sh K   branch `known-bits` (PTX `or` for disjoint index sums) beside
+#                                   main, alternating list by list, no peers: issue 12's narrow
+#                                   rows and the ports points most often at their targets.
+#                                   Needs `.gpu/rtriton-kb`, the branch's release CLI
+#                                   (`CARGO_TARGET_DIR=/tmp/kb cargo build --release -p
+#                                   rtriton-host --bin rtriton` in a worktree of the branch,
+#                                   then copy it there), carried with the rest
 # Carry: [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt"] (bench/peers/ from the checkout)
 B=$OUT
 case "${1:?part S, M, P, T or C}" in
@@ -133,6 +140,23 @@ N)  # one profiled launch each (ncu flushes the caches before it: --cache-contro
     done
     grep -E "Duration|DRAM Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Grid Size|Block Size|rc=" $B/ncu/*.log
     (cd $B && tar czf part-N.tgz ncu && rm -rf ncu)
+    ;;
+K)
+    for round in 1 2; do
+        for bin in main kb; do
+            [[ $bin == kb ]] && rb=.gpu/rtriton-kb || rb=.gpu/rtriton
+            d=$B/kb/rowmax-$bin-$round; mkdir -p $d
+            OUT=$d RTRITON_BIN=$rb ITERS=200 BENCH_TIMEOUT=200 PEERS=0 SHAPES="1048576x32;524288x64;131072x100" \
+                bash .gpu/run.sh rowmax-bench > /dev/null 2>&1
+            grep -E "^[0-9]|entry" $d/combined.md | cut -c1-140 | sed "s/^/$bin r$round /"
+            d=$B/kb/ports-$bin-$round; mkdir -p $d
+            OUT=$d RTRITON_BIN=$rb KERNELS="softmax vector_add epilogue" PEERS=0 BENCH_TIMEOUT=120 \
+                POINTS="softmax f32 4096x4096;softmax f32 2048x32768;softmax f16 4096x16384;add f32 16777216;add f32 268435456;silu f16 32768x1024;silu bf16 32768x1024" \
+                bash .gpu/run.sh ports-bench > /dev/null 2>&1
+            grep -E "^\| (softmax|add|silu)" $d/combined.md | cut -d'|' -f2-5 | sed "s/^/$bin r$round /"
+            tar czf $B/part-K.tgz -C $B kb
+        done
+    done
     ;;
 Y)
     mkdir -p $B/ncu-s
