@@ -141,17 +141,17 @@ N)  # one profiled launch each (ncu flushes the caches before it: --cache-contro
     grep -E "Duration|DRAM Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Grid Size|Block Size|rc=" $B/ncu/*.log
     (cd $B && tar czf part-N.tgz ncu && rm -rf ncu)
     ;;
-K)
-    for round in 1 2; do
+K)  # K_ROUNDS, K_SHAPES and K_POINTS narrow it for a short lease
+    for round in ${K_ROUNDS:-1 2}; do
         for bin in main kb; do
             [[ $bin == kb ]] && rb=.gpu/rtriton-kb || rb=.gpu/rtriton
             d=$B/kb/rowmax-$bin-$round; mkdir -p $d
-            OUT=$d RTRITON_BIN=$rb ITERS=200 BENCH_TIMEOUT=200 PEERS=0 SHAPES="1048576x32;524288x64;131072x100" \
+            OUT=$d RTRITON_BIN=$rb ITERS=200 BENCH_TIMEOUT=200 PEERS=0 SHAPES="${K_SHAPES:-1048576x32;524288x64;131072x100}" \
                 bash .gpu/run.sh rowmax-bench > /dev/null 2>&1
             grep -E "^[0-9]|entry" $d/combined.md | cut -c1-140 | sed "s/^/$bin r$round /"
             d=$B/kb/ports-$bin-$round; mkdir -p $d
             OUT=$d RTRITON_BIN=$rb KERNELS="softmax vector_add epilogue" PEERS=0 BENCH_TIMEOUT=120 \
-                POINTS="softmax f32 4096x4096;softmax f32 2048x32768;softmax f16 4096x16384;add f32 16777216;add f32 268435456;silu f16 32768x1024;silu bf16 32768x1024" \
+                POINTS="${K_POINTS:-softmax f32 4096x4096;softmax f32 2048x32768;softmax f16 4096x16384;add f32 16777216;add f32 268435456;silu f16 32768x1024;silu bf16 32768x1024}" \
                 bash .gpu/run.sh ports-bench > /dev/null 2>&1
             grep -E "^\| (softmax|add|silu)" $d/combined.md | cut -d'|' -f2-5 | sed "s/^/$bin r$round /"
             tar czf $B/part-K.tgz -C $B kb
