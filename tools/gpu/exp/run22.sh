@@ -142,6 +142,9 @@ N)  # one profiled launch each (ncu flushes the caches before it: --cache-contro
     (cd $B && tar czf part-N.tgz ncu && rm -rf ncu)
     ;;
 K)  # K_ROUNDS, K_SHAPES and K_POINTS narrow it for a short lease
+    # Run 25 timed main's binary twice: the carried .gpu/run.sh predated RTRITON_BIN.
+    grep -q RTRITON_BIN .gpu/run.sh || { echo ".gpu/run.sh predates RTRITON_BIN: repack (tools/gpu/pack.sh)"; exit 2; }
+    [[ "$(.gpu/rtriton --version)" != "$(.gpu/rtriton-kb --version)" ]] || { echo "the two binaries are one build"; exit 2; }
     for round in ${K_ROUNDS:-1 2}; do
         for bin in main kb; do
             [[ $bin == kb ]] && rb=.gpu/rtriton-kb || rb=.gpu/rtriton
