@@ -8,7 +8,7 @@ mod ptx_common;
 
 use std::collections::BTreeMap;
 
-use ptx_common::{assemble, options, ptxas, sass_instructions, spill_stores};
+use ptx_common::{assemble, compile_def, options, ptxas, sass_instructions, spill_stores};
 use rtriton::backend::ptx::{self, Arch};
 use rtriton::session::CompileSession;
 use rtriton::spec::{ArgValue, SpecPolicy};
@@ -486,6 +486,16 @@ fn the_whole_row_layer_norm_forward_fits_without_spills() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The arguments of an epilogue kernel on a contiguous `rows x cols` input: `x`, `bias`
+/// and `y` pointers, the sizes and strides (`bias` contiguous), `scale = 1.25`.
+fn epilogue_args(rows: usize, cols: usize) -> Vec<ArgValue> {
+    let mut args =
+        vec![ArgValue::Ptr(0x7f00_0000_0000), ArgValue::Ptr(0x7f10_0000_0000), ArgValue::Ptr(0x7f20_0000_0000)];
+    args.extend([rows, cols, cols, 1, 1, cols, 1].map(|v| ArgValue::Int(v as i64)));
+    args.push(ArgValue::F32(1.25));
+    args
+}
+
 /// The epilogue's SASS instructions per element (sm_86, `NOP` padding left out) on
 /// contiguous 4096 x 1024 and 4096 x 16384 inputs with the plan's launch
 /// (`epilogue::plan`: in 16 bits a tile of 2048 elements, 16 a thread, on the first and of
@@ -530,10 +540,7 @@ fn the_epilogue_stays_within_its_instruction_budget() {
     assert_eq!(defs.len(), 9, "three activations in three dtypes");
     let mut over = Vec::new();
     for (rows, cols) in [(4096usize, 1024usize), (4096, 16384)] {
-        let mut args =
-            vec![ArgValue::Ptr(0x7f00_0000_0000), ArgValue::Ptr(0x7f10_0000_0000), ArgValue::Ptr(0x7f20_0000_0000)];
-        args.extend([rows, cols, cols, 1, 1, cols, 1].map(|v| ArgValue::Int(v as i64)));
-        args.push(ArgValue::F32(1.25));
+        let args = epilogue_args(rows, cols);
         for def in &defs {
             let elem_bytes = if def.name.ends_with("_f32") { 4 } else { 2 };
             let plan = epilogue_kernels::plan(rows, cols, elem_bytes, true, false);
@@ -571,26 +578,17 @@ fn the_16_bit_epilogue_plans_fit_their_register_bound() {
     let mut problems = Vec::new();
     let mut checked = 0;
     for (rows, cols, per_thread) in [(4096usize, 1024usize, 16), (4096, 16384, 8)] {
-        let mut args =
-            vec![ArgValue::Ptr(0x7f00_0000_0000), ArgValue::Ptr(0x7f10_0000_0000), ArgValue::Ptr(0x7f20_0000_0000)];
-        args.extend([rows, cols, cols, 1, 1, cols, 1].map(|v| ArgValue::Int(v as i64)));
-        args.push(ArgValue::F32(1.25));
+        let args = epilogue_args(rows, cols);
         for def in epilogue_kernels::all().iter().filter(|d| !d.name.ends_with("_f32")) {
             let act = Activation::ALL.into_iter().find(|a| def.name.starts_with(a.name())).expect("an activation");
             let plan = epilogue_kernels::plan(rows, cols, 2, true, act.fits_full_occupancy());
             let ((block_m, block_n), warps) = (plan.blocks, plan.num_warps as u32);
             assert_eq!(block_m * block_n / (warps as usize * 32), per_thread, "{} at {rows} x {cols}", def.name);
-            let verified = CompileSession::new()
-                .front_end_for_args(
-                    def,
-                    &[("BLOCK_M", block_m as i64), ("BLOCK_N", block_n as i64)],
-                    &args,
-                    SpecPolicy::Triton,
-                    &TraceOptions::default(),
-                )
-                .unwrap_or_else(|e| panic!("front end failed for {}: {e}", def.name));
+            let constexprs = [("BLOCK_M", block_m as i64), ("BLOCK_N", block_n as i64)];
             let opts = ptx::PtxOptions { min_ctas_per_sm: plan.min_ctas_per_sm, ..options(Arch::Sm86, warps) };
-            let text = ptx::compile(&verified, &opts).unwrap_or_else(|e| panic!("{}: {e}", def.name)).text;
+            let text = compile_def(def, &constexprs, &args, SpecPolicy::Triton, &opts)
+                .unwrap_or_else(|e| panic!("{}: {e}", def.name))
+                .text;
             assert_eq!(text.contains(".minnctapersm 16"), act.fits_full_occupancy(), "{}", def.name);
             for arch in ["sm_86", "sm_90"] {
                 let info = assemble(&ptxas, &text, arch, def.name).unwrap_or_else(|e| panic!("{}: {e}", def.name));
