@@ -48,7 +48,8 @@
 #   bash tools/gpu/exp/run22.sh Y   ncu --clock-control none of the 16-bit softmax at 4096x16384:
 #                                   the plan (register prefetch, one program an SM), the same
 #                                   kernel launched one program a row, and Triton's kernel
-#                                   (the same launch as the second, 0.92x of it in run 23)
+#                                   (the same launch as the second, 0.92x of it in run 23);
+#                                   RTRITON_BIN=.gpu/rtriton-loop profiles another build
 #   bash tools/gpu/exp/run22.sh K   branch `known-bits` (PTX `or` for disjoint index sums) beside
 #                                   main, alternating list by list, no peers: issue 12's narrow
 #                                   rows and the ports points most often at their targets.
@@ -165,9 +166,9 @@ Y)
     mkdir -p $B/ncu-s
     sec="--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section InstructionStats"
     for d in f16 bf16; do
-        timeout 120 ncu --clock-control none $sec -k regex:softmax -c 1 .gpu/rtriton bench --kernel softmax \
+        timeout 120 ncu --clock-control none $sec -k regex:softmax -c 1 ${RTRITON_BIN:-.gpu/rtriton} bench --kernel softmax \
             --point "softmax $d 4096x16384" --iters 1 --warmup 0 --no-progress --check-limit 0 > $B/ncu-s/rt-plan-$d.log 2>&1
-        timeout 120 ncu --clock-control none $sec -k regex:softmax -c 1 .gpu/rtriton bench --kernel softmax \
+        timeout 120 ncu --clock-control none $sec -k regex:softmax -c 1 ${RTRITON_BIN:-.gpu/rtriton} bench --kernel softmax \
             --point "softmax (one row) $d 4096x16384" --iters 1 --warmup 0 --no-progress --check-limit 0 > $B/ncu-s/rt-onerow-$d.log 2>&1
         timeout 120 ncu --clock-control none $sec -k regex:softmax_kernel -c 1 python3 bench/peers/tutorial_peers.py --only softmax \
             --dtype $d --shape 4096x16384 --rep 1 --out /tmp/n.json > $B/ncu-s/triton-$d.log 2>&1
