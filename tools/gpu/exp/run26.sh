@@ -6,7 +6,9 @@
 #                                   first load 11 SASS instructions earlier, 40 -> 38
 #                                   registers at 8 warps for 4096 f32 columns) beside main,
 #                                   each with its peers right after (`run.sh ports-paired`),
-#                                   builds alternating, L_ROUNDS rounds (default "1 2")
+#                                   builds alternating, L_ROUNDS rounds (default "1 2"); the
+#                                   16-bit one-row launch (Triton's) ran 0.92x of Triton in run 23,
+#                                   with a div.u64 subroutine before its first load
 #   bash tools/gpu/exp/run26.sh R   the same two builds on row-max and layer norm points, no
 #                                   peers, alternating (the loops with constant steps: a
 #                                   32-bit distance instead of a 64-bit count)
@@ -22,7 +24,7 @@ L)
             [[ $bin == loop ]] && rb=.gpu/rtriton-loop || rb=.gpu/rtriton
             d=$B/loop/$bin-$round; mkdir -p $d
             OUT=$d RTRITON_BIN=$rb KERNELS="softmax layer_norm" ROUNDS=1 BENCH_TIMEOUT=60 PEERS_TIMEOUT=60 \
-                POINTS="${L_POINTS:-softmax f32 4096x4096;softmax f32 4096x1024;softmax f32 32768x1024;softmax f32 2048x32768;softmax f16 4096x16384;softmax bf16 4096x16384}" \
+                POINTS="${L_POINTS:-softmax f32 4096x4096;softmax f32 4096x1024;softmax f32 32768x1024;softmax f32 2048x32768;softmax f16 4096x16384;softmax (one row) f16 4096x16384;softmax bf16 4096x16384}" \
                 bash .gpu/run.sh ports-paired > /dev/null 2>&1
             grep -E "^\| (softmax|layer)" $d/combined.md | cut -d'|' -f2-8 | sed "s/^/$bin r$round /"
             tar czf $B/part-L.tgz -C $B loop
