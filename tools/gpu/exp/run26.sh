@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Run 26, 2026-12-05 (the 19:58 UTC session). One device call per part:
-#   bash tools/gpu/exp/run26.sh L   branch `loop-distance` (the PTX writer counts a loop by
-#                                   its distance to the bound, no `div.u64` trip count before
-#                                   a runtime-step loop: the persistent softmax starts its
-#                                   first load 11 SASS instructions earlier, 40 -> 38
-#                                   registers at 8 warps for 4096 f32 columns) beside main,
-#                                   each with its peers right after (`run.sh ports-paired`),
-#                                   builds alternating, L_ROUNDS rounds (default "1 2"); the
-#                                   16-bit one-row launch (Triton's) ran 0.92x of Triton in run 23,
-#                                   with a div.u64 subroutine before its first load
-#   bash tools/gpu/exp/run26.sh R   the same two builds on row-max and layer norm points, no
-#                                   peers, alternating (the loops with constant steps: a
-#                                   32-bit distance instead of a 64-bit count)
-# Needs `.gpu/rtriton-loop`, the branch's release CLI, carried beside `.gpu/rtriton`:
-# carry [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt", ".gpu/rtriton-loop"].
+#   bash tools/gpu/exp/run26.sh L   branch `loop-distance` (`194f4c9`: the PTX writer tests a
+#                                   loop's distance to its bound, `step < upper - iv`, instead
+#                                   of counting down a trip count computed with a `div.u64`
+#                                   subroutine before the first trip; every program of a
+#                                   grid-stride loop launched a program per row ran it. ptxas,
+#                                   sm_90: f32 softmax 4096 on 8 warps 40 -> 36 registers, 58 ->
+#                                   46 SASS before the first load) beside main, each with its
+#                                   peers right after (`run.sh ports-paired`), builds
+#                                   alternating, L_ROUNDS rounds (default "1 2"); the 16-bit
+#                                   one-row launch (Triton's) ran 0.92x of Triton in run 23
+#   bash tools/gpu/exp/run26.sh R   the same two builds on layer norm, reduction and wide softmax
+#                                   points, no peers, alternating (their loops change form too,
+#                                   and ptxas allocates their registers differently)
+# Needs `.gpu/rtriton-loop`, the branch's release CLI, carried beside `.gpu/rtriton`: in a
+# worktree of the branch, `CARGO_TARGET_DIR=/tmp/ld cargo build --release -p rtriton-host
+# --bin rtriton`, copied there; main's `tools/gpu/pack.sh --no-tests` first (it rewrites
+# `.gpu/run.sh`). Carry [".gpu/rtriton", ".gpu/run.sh", ".gpu/commit.txt", ".gpu/rtriton-loop"].
 B=$OUT
 grep -q RTRITON_BIN .gpu/run.sh || { echo ".gpu/run.sh predates RTRITON_BIN: repack (tools/gpu/pack.sh)"; exit 2; }
 [[ "$(.gpu/rtriton --version)" != "$(.gpu/rtriton-loop --version)" ]] || { echo "the two binaries are one build"; exit 2; }
