@@ -13,6 +13,10 @@
 #   bash tools/gpu/exp/run26.sh R   the same two builds on layer norm, reduction and wide softmax
 #                                   points, no peers, alternating (their loops change form too,
 #                                   and ptxas allocates their registers differently)
+#   bash tools/gpu/exp/run26.sh M   the same two builds on row-max shapes (`rowmax-bench`, the
+#                                   tuned entry point and every variant, 200 launches, no
+#                                   peers), alternating: the row-max loops step by constants,
+#                                   whose PTX changes form too (goldens on the branch)
 # Needs `.gpu/rtriton-loop`, the branch's release CLI, carried beside `.gpu/rtriton`: in a
 # worktree of the branch, `CARGO_TARGET_DIR=/tmp/ld cargo build --release -p rtriton-host
 # --bin rtriton`, copied there; main's `tools/gpu/pack.sh --no-tests` first (it rewrites
@@ -20,7 +24,7 @@
 B=$OUT
 grep -q RTRITON_BIN .gpu/run.sh || { echo ".gpu/run.sh predates RTRITON_BIN: repack (tools/gpu/pack.sh)"; exit 2; }
 [[ "$(.gpu/rtriton --version)" != "$(.gpu/rtriton-loop --version)" ]] || { echo "the two binaries are one build"; exit 2; }
-case "${1:?part L or R}" in
+case "${1:?part L, R or M}" in
 L)
     for round in ${L_ROUNDS:-1 2}; do
         for bin in main loop; do
@@ -44,6 +48,19 @@ R)
                 bash .gpu/run.sh ports-bench > /dev/null 2>&1
             grep -E "^\| (layer|sum|amax)" $d/combined.md | cut -d'|' -f2-5 | sed "s/^/$bin r$round /"
             tar czf $B/part-R.tgz -C $B loopr
+        done
+    done
+    ;;
+M)
+    for round in ${M_ROUNDS:-1 2}; do
+        for bin in main loop; do
+            [[ $bin == loop ]] && rb=.gpu/rtriton-loop || rb=.gpu/rtriton
+            d=$B/loopm/rowmax-$bin-$round; mkdir -p $d
+            OUT=$d RTRITON_BIN=$rb ITERS=200 BENCH_TIMEOUT=240 PEERS=0 \
+                SHAPES="${M_SHAPES:-8192x8192;1048576x32;4096x1000;8192x16384:T;8192x8192:stride=2}" \
+                bash .gpu/run.sh rowmax-bench > /dev/null 2>&1
+            grep -E "^[0-9]|entry" $d/combined.md | cut -c1-140 | sed "s/^/$bin r$round /"
+            tar czf $B/part-M.tgz -C $B loopm
         done
     done
     ;;
