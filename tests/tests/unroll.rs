@@ -87,6 +87,11 @@ const I64_RANGES: &[Range] = &[
     ("at_i64_max", i64::MAX - 10, i64::MAX, 3, 2),
     ("one_trip_huge_step", 0, i64::MAX, i64::MAX, 2),
     ("not_unrolled", -3, 30, 4, 1),
+    // Plain loops (one copy) with a runtime step at the ends of the type: the PTX writer's
+    // own loop test, not the unrolled trip count, decides when they stop.
+    ("plain_whole_i64_range", i64::MIN, i64::MAX, 1 << 61, 1),
+    ("plain_at_i64_max", i64::MAX - 10, i64::MAX, 3, 1),
+    ("plain_one_trip_huge_step", 0, i64::MAX, i64::MAX, 1),
 ];
 
 const I32_RANGES: &[Range] = &[
@@ -95,6 +100,10 @@ const I32_RANGES: &[Range] = &[
     ("whole_i32_range", i32::MIN as i64, i32::MAX as i64, 1 << 29, 4),
     ("at_i32_max", i32::MAX as i64 - 7, i32::MAX as i64, 2, 4),
     ("sixteen", 0, 1000, 3, 16),
+    ("plain_whole_i32_range", i32::MIN as i64, i32::MAX as i64, 1 << 29, 1),
+    ("plain_at_i32_max", i32::MAX as i64 - 7, i32::MAX as i64, 3, 1),
+    ("plain_one_trip_huge_step", 0, i32::MAX as i64, i32::MAX as i64, 1),
+    ("plain_from_i32_min", i32::MIN as i64, i32::MIN as i64 + 10, 4, 1),
 ];
 
 /// The fold in plain Rust, lane by lane, in the type's wrapping arithmetic.
@@ -151,13 +160,17 @@ mod i64_bounds {
     use super::*;
     rtriton_testing::backend_tests!(fold_i64_suite => [
         ten_by_4, twelve_step_3_by_4, exact_multiple_by_2, odd_factor_3, empty, reversed, fewer_trips_than_copies,
-        whole_i64_range, at_i64_max, one_trip_huge_step, not_unrolled,
+        whole_i64_range, at_i64_max, one_trip_huge_step, not_unrolled, plain_whole_i64_range, plain_at_i64_max,
+        plain_one_trip_huge_step,
     ]);
 }
 
 mod i32_bounds {
     use super::*;
-    rtriton_testing::backend_tests!(fold_i32_suite => [ten_by_4, odd_factor_5, whole_i32_range, at_i32_max, sixteen]);
+    rtriton_testing::backend_tests!(fold_i32_suite => [
+        ten_by_4, odd_factor_5, whole_i32_range, at_i32_max, sixteen, plain_whole_i32_range, plain_at_i32_max,
+        plain_one_trip_huge_step, plain_from_i32_min,
+    ]);
 }
 
 /// The row-max cases with the column loop unrolled 4 times in blocks of 32 (so wide rows
