@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run 26, 2026-12-05 (the 19:58 UTC session). One device call per part:
-#   bash tools/gpu/exp/run26.sh L   branch `loop-distance` (`194f4c9`: the PTX writer tests a
+#   bash tools/gpu/exp/run26.sh L   branch `loop-distance` (`c154f23`: the PTX writer tests a
 #                                   loop's distance to its bound, `step < upper - iv`, instead
 #                                   of counting down a trip count computed with a `div.u64`
 #                                   subroutine before the first trip; every program of a
