@@ -24,44 +24,41 @@
 B=$OUT
 grep -q RTRITON_BIN .gpu/run.sh || { echo ".gpu/run.sh predates RTRITON_BIN: repack (tools/gpu/pack.sh)"; exit 2; }
 [[ "$(.gpu/rtriton --version)" != "$(.gpu/rtriton-loop --version)" ]] || { echo "the two binaries are one build"; exit 2; }
+# For each round of $1, main's build then the branch's: `$2 BINARY FOLDER` (its lines
+# tagged with the build and round), folders under $B/$3, archive part-$4.tgz rewritten after
+# each step (a part cut by the call's limit keeps what it had).
+alternate() {
+    local rounds=$1 step=$2 dir=$3 part=$4 round bin rb d
+    for round in $rounds; do
+        for bin in main loop; do
+            [[ $bin == loop ]] && rb=.gpu/rtriton-loop || rb=.gpu/rtriton
+            d=$B/$dir/$bin-$round; mkdir -p "$d"
+            "$step" "$rb" "$d" | sed "s/^/$bin r$round /"
+            tar czf "$B/part-$part.tgz" -C "$B" "$dir"
+        done
+    done
+}
+softmax_paired() {
+    OUT=$2 RTRITON_BIN=$1 KERNELS="softmax layer_norm" ROUNDS=1 BENCH_TIMEOUT=60 PEERS_TIMEOUT=60 \
+        POINTS="${L_POINTS:-softmax f32 4096x4096;softmax f32 4096x1024;softmax f32 32768x1024;softmax f32 2048x32768;softmax f16 4096x16384;softmax (one row) f16 4096x16384;softmax bf16 4096x16384}" \
+        bash .gpu/run.sh ports-paired > /dev/null 2>&1
+    grep -E "^\| (softmax|layer)" "$2/combined.md" | cut -d'|' -f2-8
+}
+ports_alone() {
+    OUT=$2 RTRITON_BIN=$1 KERNELS="layer_norm reduce softmax" PEERS=0 BENCH_TIMEOUT=120 \
+        POINTS="${R_POINTS:-layer_norm_fwd f32 4096x4096;layer_norm_fwd f16 4096x16384;softmax f32 4096x16384;layer_norm_bwd f32 4096x4096;sum (dim1) f32 4096x4096;amax (dim0) f32 4096x4096}" \
+        bash .gpu/run.sh ports-bench > /dev/null 2>&1
+    grep -E "^\| (layer|sum|amax|softmax)" "$2/combined.md" | cut -d'|' -f2-5
+}
+rowmax_alone() {
+    OUT=$2 RTRITON_BIN=$1 ITERS=200 BENCH_TIMEOUT=240 PEERS=0 \
+        SHAPES="${M_SHAPES:-8192x8192;1048576x32;4096x1000;8192x16384:T;8192x8192:stride=2}" \
+        bash .gpu/run.sh rowmax-bench > /dev/null 2>&1
+    grep -E "^[0-9]|entry" "$2/combined.md" | cut -c1-140
+}
 case "${1:?part L, R or M}" in
-L)
-    for round in ${L_ROUNDS:-1 2}; do
-        for bin in main loop; do
-            [[ $bin == loop ]] && rb=.gpu/rtriton-loop || rb=.gpu/rtriton
-            d=$B/loop/$bin-$round; mkdir -p $d
-            OUT=$d RTRITON_BIN=$rb KERNELS="softmax layer_norm" ROUNDS=1 BENCH_TIMEOUT=60 PEERS_TIMEOUT=60 \
-                POINTS="${L_POINTS:-softmax f32 4096x4096;softmax f32 4096x1024;softmax f32 32768x1024;softmax f32 2048x32768;softmax f16 4096x16384;softmax (one row) f16 4096x16384;softmax bf16 4096x16384}" \
-                bash .gpu/run.sh ports-paired > /dev/null 2>&1
-            grep -E "^\| (softmax|layer)" $d/combined.md | cut -d'|' -f2-8 | sed "s/^/$bin r$round /"
-            tar czf $B/part-L.tgz -C $B loop
-        done
-    done
-    ;;
-R)
-    for round in ${R_ROUNDS:-1 2}; do
-        for bin in main loop; do
-            [[ $bin == loop ]] && rb=.gpu/rtriton-loop || rb=.gpu/rtriton
-            d=$B/loopr/ports-$bin-$round; mkdir -p $d
-            OUT=$d RTRITON_BIN=$rb KERNELS="layer_norm reduce softmax" PEERS=0 BENCH_TIMEOUT=120 \
-                POINTS="${R_POINTS:-layer_norm_fwd f32 4096x4096;layer_norm_fwd f16 4096x16384;softmax f32 4096x16384;layer_norm_bwd f32 4096x4096;sum (dim1) f32 4096x4096;amax (dim0) f32 4096x4096}" \
-                bash .gpu/run.sh ports-bench > /dev/null 2>&1
-            grep -E "^\| (layer|sum|amax)" $d/combined.md | cut -d'|' -f2-5 | sed "s/^/$bin r$round /"
-            tar czf $B/part-R.tgz -C $B loopr
-        done
-    done
-    ;;
-M)
-    for round in ${M_ROUNDS:-1 2}; do
-        for bin in main loop; do
-            [[ $bin == loop ]] && rb=.gpu/rtriton-loop || rb=.gpu/rtriton
-            d=$B/loopm/rowmax-$bin-$round; mkdir -p $d
-            OUT=$d RTRITON_BIN=$rb ITERS=200 BENCH_TIMEOUT=240 PEERS=0 \
-                SHAPES="${M_SHAPES:-8192x8192;1048576x32;4096x1000;8192x16384:T;8192x8192:stride=2}" \
-                bash .gpu/run.sh rowmax-bench > /dev/null 2>&1
-            grep -E "^[0-9]|entry" $d/combined.md | cut -c1-140 | sed "s/^/$bin r$round /"
-            tar czf $B/part-M.tgz -C $B loopm
-        done
-    done
-    ;;
+L) alternate "${L_ROUNDS:-1 2}" softmax_paired loop L ;;
+R) alternate "${R_ROUNDS:-1 2}" ports_alone loopr R ;;
+M) alternate "${M_ROUNDS:-1 2}" rowmax_alone loopm M ;;
+*) echo "unknown part $1"; exit 2 ;;
 esac
