@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Run 27, 2026-12-06 (the 22:46 UTC session of 2026-12-05, which got a device only late, if
+# at all). One device call:
+#   bash tools/gpu/exp/run27.sh Q   every build carried (main, and the branches
+#                                   `loop-distance`, `mul-wide`, `known-bits` where their
+#                                   binaries are there) on one list of the points where
+#                                   issue 11 is closest to its targets, no peers: round 1 in
+#                                   that order, round 2 reversed (Q_ROUNDS="1" for one)
+# The branches, each a PTX change that ptxas sees as fewer instructions before the first
+# load: `loop-distance` (loops test `step < upper - iv`, no 64-bit trip count divided
+# before the first trip), `mul-wide` (`mul.wide.s32` for products of sign-extended i32
+# factors), `known-bits` (`or` for disjoint index sums). Build each in a worktree with its
+# own target dir (`CARGO_TARGET_DIR=/tmp/X cargo build --release -p rtriton-host --bin
+# rtriton`) and copy it to `.gpu/rtriton-loop`, `.gpu/rtriton-mw`, `.gpu/rtriton-kb`, after
+# main's `tools/gpu/pack.sh --no-tests`. Carry [".gpu/rtriton", ".gpu/run.sh",
+# ".gpu/commit.txt", ".gpu/rtriton-loop", ".gpu/rtriton-mw", ".gpu/rtriton-kb"].
+B=$OUT
+grep -q RTRITON_BIN .gpu/run.sh || { echo ".gpu/run.sh predates RTRITON_BIN: repack (tools/gpu/pack.sh)"; exit 2; }
+bins=(); for b in main loop mw kb; do
+    f=.gpu/rtriton-$b; [[ $b == main ]] && f=.gpu/rtriton
+    [[ -x $f ]] && { bins+=("$b"); echo "$b: $($f --version)"; }
+done
+points="${Q_POINTS:-softmax f32 4096x4096;softmax f32 4096x1024;softmax f32 32768x1024;softmax (one row) f16 4096x16384;softmax f16 4096x16384;layer_norm_fwd f32 4096x4096;silu f16 4096x1024;add f32 16777216}"
+for round in ${Q_ROUNDS:-1 2}; do
+    order=("${bins[@]}")
+    (( round % 2 == 0 )) && order=($(printf '%s\n' "${bins[@]}" | tac))
+    for b in "${order[@]}"; do
+        f=.gpu/rtriton-$b; [[ $b == main ]] && f=.gpu/rtriton
+        d=$B/q/$b-$round; mkdir -p "$d"
+        OUT=$d RTRITON_BIN=$f KERNELS="softmax layer_norm vector_add epilogue" PEERS=0 BENCH_TIMEOUT=120 \
+            POINTS="$points" bash .gpu/run.sh ports-bench > /dev/null 2>&1
+        grep -E "^\| (softmax|layer|add|silu)" "$d/combined.md" | cut -d'|' -f2-5 | sed "s/^/$b r$round /"
+        tar czf "$B/part-Q.tgz" -C "$B" q
+    done
+done
