@@ -24,20 +24,8 @@
 B=$OUT
 grep -q RTRITON_BIN .gpu/run.sh || { echo ".gpu/run.sh predates RTRITON_BIN: repack (tools/gpu/pack.sh)"; exit 2; }
 [[ "$(.gpu/rtriton --version)" != "$(.gpu/rtriton-loop --version)" ]] || { echo "the two binaries are one build"; exit 2; }
-# For each round of $1, main's build then the branch's: `$2 BINARY FOLDER` (its lines
-# tagged with the build and round), folders under $B/$3, archive part-$4.tgz rewritten after
-# each step (a part cut by the call's limit keeps what it had).
-alternate() {
-    local rounds=$1 step=$2 dir=$3 part=$4 round bin rb d
-    for round in $rounds; do
-        for bin in main loop; do
-            [[ $bin == loop ]] && rb=.gpu/rtriton-loop || rb=.gpu/rtriton
-            d=$B/$dir/$bin-$round; mkdir -p "$d"
-            "$step" "$rb" "$d" | sed "s/^/$bin r$round /"
-            tar czf "$B/part-$part.tgz" -C "$B" "$dir"
-        done
-    done
-}
+# Round 1 main's build then the branch's, round 2 the other way (`builds.sh`).
+source "$(dirname "$0")/builds.sh"
 softmax_paired() {
     OUT=$2 RTRITON_BIN=$1 KERNELS="softmax layer_norm" ROUNDS=1 BENCH_TIMEOUT=60 PEERS_TIMEOUT=60 \
         POINTS="${L_POINTS:-softmax f32 4096x4096;softmax f32 4096x1024;softmax f32 32768x1024;softmax f32 2048x32768;softmax f16 4096x16384;softmax (one row) f16 4096x16384;softmax bf16 4096x16384}" \
@@ -57,8 +45,8 @@ rowmax_alone() {
     grep -E "^[0-9]|entry" "$2/combined.md" | cut -c1-140
 }
 case "${1:?part L, R or M}" in
-L) alternate "${L_ROUNDS:-1 2}" softmax_paired loop L ;;
-R) alternate "${R_ROUNDS:-1 2}" ports_alone loopr R ;;
-M) alternate "${M_ROUNDS:-1 2}" rowmax_alone loopm M ;;
+L) alternate "${L_ROUNDS:-1 2}" softmax_paired loop L main loop ;;
+R) alternate "${R_ROUNDS:-1 2}" ports_alone loopr R main loop ;;
+M) alternate "${M_ROUNDS:-1 2}" rowmax_alone loopm M main loop ;;
 *) echo "unknown part $1"; exit 2 ;;
 esac

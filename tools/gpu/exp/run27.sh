@@ -16,20 +16,14 @@
 # ".gpu/commit.txt", ".gpu/rtriton-loop", ".gpu/rtriton-mw", ".gpu/rtriton-kb"].
 B=$OUT
 grep -q RTRITON_BIN .gpu/run.sh || { echo ".gpu/run.sh predates RTRITON_BIN: repack (tools/gpu/pack.sh)"; exit 2; }
+source "$(dirname "$0")/builds.sh"
 bins=(); for b in main loop mw kb; do
-    f=.gpu/rtriton-$b; [[ $b == main ]] && f=.gpu/rtriton
-    [[ -x $f ]] && { bins+=("$b"); echo "$b: $($f --version)"; }
+    f=$(build_bin "$b"); [[ -x $f ]] && { bins+=("$b"); echo "$b: $($f --version)"; }
 done
-points="${Q_POINTS:-softmax f32 4096x4096;softmax f32 4096x1024;softmax f32 32768x1024;softmax (one row) f16 4096x16384;softmax f16 4096x16384;layer_norm_fwd f32 4096x4096;silu f16 4096x1024;add f32 16777216}"
-for round in ${Q_ROUNDS:-1 2}; do
-    order=("${bins[@]}")
-    (( round % 2 == 0 )) && order=($(printf '%s\n' "${bins[@]}" | tac))
-    for b in "${order[@]}"; do
-        f=.gpu/rtriton-$b; [[ $b == main ]] && f=.gpu/rtriton
-        d=$B/q/$b-$round; mkdir -p "$d"
-        OUT=$d RTRITON_BIN=$f KERNELS="softmax layer_norm vector_add epilogue" PEERS=0 BENCH_TIMEOUT=120 \
-            POINTS="$points" bash .gpu/run.sh ports-bench > /dev/null 2>&1
-        grep -E "^\| (softmax|layer|add|silu)" "$d/combined.md" | cut -d'|' -f2-5 | sed "s/^/$b r$round /"
-        tar czf "$B/part-Q.tgz" -C "$B" q
-    done
-done
+nearest() {
+    OUT=$2 RTRITON_BIN=$1 KERNELS="softmax layer_norm vector_add epilogue" PEERS=0 BENCH_TIMEOUT=120 \
+        POINTS="${Q_POINTS:-softmax f32 4096x4096;softmax f32 4096x1024;softmax f32 32768x1024;softmax (one row) f16 4096x16384;softmax f16 4096x16384;layer_norm_fwd f32 4096x4096;silu f16 4096x1024;add f32 16777216}" \
+        bash .gpu/run.sh ports-bench > /dev/null 2>&1
+    grep -E "^\| (softmax|layer|add|silu)" "$2/combined.md" | cut -d'|' -f2-5
+}
+alternate "${Q_ROUNDS:-1 2}" nearest q Q "${bins[@]}"
