@@ -17,7 +17,7 @@
 B=$OUT
 grep -q RTRITON_BIN .gpu/run.sh || { echo ".gpu/run.sh predates RTRITON_BIN: repack (tools/gpu/pack.sh)"; exit 2; }
 source "$(dirname "$0")/builds.sh"
-bins=(); for b in main loop mw kb; do
+bins=(); for b in main loop mw kb all; do
     f=$(build_bin "$b"); [[ -x $f ]] && { bins+=("$b"); echo "$b: $($f --version)"; }
 done
 nearest() {
