@@ -5,10 +5,12 @@
 #                                   `loop-distance`, `mul-wide`, `known-bits` where their
 #                                   binaries are there) on one list of the points where
 #                                   issue 11 is closest to its targets, no peers: round 1 in
-#                                   that order, round 2 reversed (Q_ROUNDS="1" for one)
+#                                   that order, round 2 reversed (Q_ROUNDS="1" for one;
+#                                   Q_BUILDS="main all" for some builds only)
 # The branches, each a PTX change that ptxas sees as fewer instructions before the first
 # load: `loop-distance` (loops test `step < upper - iv`, no 64-bit trip count divided
-# before the first trip), `mul-wide` (`mul.wide.s32` for products of sign-extended i32
+# before the first trip), `combo` (`.gpu/rtriton-all`: the three merged, mul.wide for
+# scalar products only, no ports spill), `mul-wide` (`mul.wide.s32` for products of sign-extended i32
 # factors), `known-bits` (`or` for disjoint index sums). Build each in a worktree with its
 # own target dir (`CARGO_TARGET_DIR=/tmp/X cargo build --release -p rtriton-host --bin
 # rtriton`) and copy it to `.gpu/rtriton-loop`, `.gpu/rtriton-mw`, `.gpu/rtriton-kb`, after
@@ -17,7 +19,7 @@
 B=$OUT
 grep -q RTRITON_BIN .gpu/run.sh || { echo ".gpu/run.sh predates RTRITON_BIN: repack (tools/gpu/pack.sh)"; exit 2; }
 source "$(dirname "$0")/builds.sh"
-bins=(); for b in main loop mw kb all; do
+bins=(); for b in ${Q_BUILDS:-main loop mw kb all}; do
     f=$(build_bin "$b"); [[ -x $f ]] && { bins+=("$b"); echo "$b: $($f --version)"; }
 done
 nearest() {
