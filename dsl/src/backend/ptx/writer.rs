@@ -253,9 +253,9 @@ impl<'a> Writer<'a> {
         let loops = count_loops(&p.body);
         if loops > 0 {
             let _ = writeln!(self.out, "\t.reg .pred %lp<{loops}>;");
-            for name in ["llo", "lhi", "lst", "lcnt"] {
-                let _ = writeln!(self.out, "\t.reg .b64 %{name}<{loops}>;");
-            }
+            // Each loop's distance to its bound, in its width (`lp`).
+            let _ = writeln!(self.out, "\t.reg .b64 %ldw<{loops}>;");
+            let _ = writeln!(self.out, "\t.reg .b32 %ldn<{loops}>;");
         }
         if p.shared_bytes > 0 && super::dynamic_shared_bytes(p.shared_bytes) == 0 {
             let _ = writeln!(self.out, "\t.shared .align 16 .b8 smem[{}];", p.shared_bytes);
@@ -461,57 +461,44 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// A loop: the trip count, labels and branches around the body.
+    /// A loop: labels and branches around the body, tested on the distance left to the
+    /// upper bound.
+    ///
+    /// After each trip, another starts iff `iv + step < upper`, tested as `step < upper -
+    /// iv` with the difference taken unsigned in the loop's width: exact, since `iv <
+    /// upper` holds inside the body (the difference lies in `[1, 2^w - 1]`), so no bound,
+    /// sum or count can overflow, and nothing but `iv` is carried across the body. Only the
+    /// `iv` after the last trip may wrap, and nothing reads it. A non-positive runtime step
+    /// aborts the launch (`trap`).
+    ///
+    /// Until 2026-12-06 the writer computed the trip count `(upper - lower - 1) / step + 1`
+    /// in 64 bits and counted it down: with a runtime step that is a `div.u64`, a
+    /// subroutine of some 70 SASS instructions that every program ran before its first
+    /// load, as in the tutorials' `for row in range(pid, n_rows, num_programs)` launched
+    /// with a program per row, where Triton's loop (`iv < upper`) divides nothing.
     fn lp(&mut self, i: &Inst, d: usize) {
         let Inst::Loop { ty, iv, lower, upper, step, body } = i else { unreachable!("`inst` passes loops only") };
-        // The trip count, computed exactly in 64 bits (unsigned difference, so even
-        // i64 ranges cannot overflow): the induction variable never wraps, whatever
-        // the bounds. A non-positive runtime step aborts the launch (`trap`).
         let n = self.loops;
         self.loops += 1;
         let ivn = self.reg(*iv);
-        let (lo, hi, st, cnt) = (format!("%llo{n}"), format!("%lhi{n}"), format!("%lst{n}"), format!("%lcnt{n}"));
+        let (st, hi, signed) = (self.opnd(*step, *ty), self.opnd(*upper, *ty), sty(*ty));
+        let (dist, unsigned) =
+            if matches!(ty, Ty::I64 | Ty::U64) { (format!("%ldw{n}"), "u64") } else { (format!("%ldn{n}"), "u32") };
         self.line(d, &format!("mov.{} {ivn}, {};", bty(*ty), self.opnd(*lower, *ty)));
-        self.wide(d, &lo, *lower, *ty);
-        self.wide(d, &hi, *upper, *ty);
-        self.wide(d, &st, *step, *ty);
         if !matches!(step, Operand::Int(c) if *c > 0) {
-            self.line(d, &format!("setp.le.s64 %lp{n}, {st}, 0;"));
+            self.line(d, &format!("setp.le.{signed} %lp{n}, {st}, 0;"));
             self.line(d, &format!("@%lp{n} trap;"));
         }
-        self.line(d, &format!("setp.le.s64 %lp{n}, {hi}, {lo};"));
+        self.line(d, &format!("setp.ge.{signed} %lp{n}, {ivn}, {hi};"));
         self.line(d, &format!("@%lp{n} bra.uni LOOP{n}_END;"));
-        self.line(d, &format!("sub.s64 {cnt}, {hi}, {lo};"));
-        self.line(d, &format!("sub.u64 {cnt}, {cnt}, 1;"));
-        match step {
-            Operand::Int(c) if *c > 0 && (*c as u64).is_power_of_two() => {
-                let sh = c.trailing_zeros();
-                if sh > 0 {
-                    self.line(d, &format!("shr.u64 {cnt}, {cnt}, {sh};"));
-                }
-            }
-            // a runtime or non-power-of-two step divides (an operand, not an op kind)
-            _ => self.line(d, &format!("div.u64 {cnt}, {cnt}, {st};")),
-        }
-        self.line(d, &format!("add.u64 {cnt}, {cnt}, 1;"));
         let _ = writeln!(self.out, "LOOP{n}_HEAD:");
         self.insts(body, d + 1);
-        self.line(d, &format!("add.{} {ivn}, {ivn}, {};", sty(*ty), self.opnd(*step, *ty)));
-        self.line(d, &format!("sub.u64 {cnt}, {cnt}, 1;"));
-        self.line(d, &format!("setp.ne.u64 %lp{n}, {cnt}, 0;"));
+        self.line(d, &format!("mov.{} {dist}, {hi};", bty(*ty)));
+        self.line(d, &format!("sub.{unsigned} {dist}, {dist}, {ivn};"));
+        self.line(d, &format!("setp.gt.{unsigned} %lp{n}, {dist}, {st};"));
+        self.line(d, &format!("add.{signed} {ivn}, {ivn}, {st};"));
         self.line(d, &format!("@%lp{n} bra.uni LOOP{n}_HEAD;"));
         let _ = writeln!(self.out, "LOOP{n}_END:");
-    }
-
-    /// `dst (b64) = ` the loop bound `o` of type `ty`, sign-extended.
-    fn wide(&mut self, d: usize, dst: &str, o: Operand, ty: Ty) {
-        let line = match (o, ty) {
-            (Operand::Reg(r), Ty::I32) => format!("cvt.s64.s32 {dst}, {};", self.reg(r)),
-            (Operand::Reg(r), _) => format!("mov.b64 {dst}, {};", self.reg(r)),
-            (Operand::Int(v), Ty::I32) => format!("mov.b64 {dst}, {};", i64::from(v as i32)),
-            (o, _) => format!("mov.b64 {dst}, {};", self.opnd(o, Ty::I64)),
-        };
-        self.line(d, &line);
     }
 
     fn reg_list(&self, rs: &[Reg]) -> String {

@@ -37,8 +37,8 @@ pub fn kernel<T: Element>(form: Form) -> KernelDef {
 }
 
 /// One case of a whole-row kernel: `rows x cols` at `plan`'s block and warps, in the
-/// pieces [`parts`] gives, on `programs` programs (each taking rows `pid, pid + programs,
-/// ...`).
+/// pieces [`parts`] gives (rows of a strided or transposed view: [`element_wise_parts`]),
+/// on `programs` programs (each taking rows `pid, pid + programs, ...`).
 pub fn case<T: Element>(
     name: &str,
     (rows, cols): (usize, usize),
@@ -48,7 +48,12 @@ pub fn case<T: Element>(
     values: Values,
 ) -> Case {
     let config = (plan.block_size, plan.num_warps);
-    let pieces = parts(plan.block_size, T::SCALAR.size_bytes() as usize, plan.num_warps);
+    // Strided and transposed rows never load as vectors (contiguous ones do where Triton's
+    // specialization proves them aligned, as the plan assumes).
+    let pieces = match layout {
+        Layout::Contiguous => parts(plan.block_size, T::SCALAR.size_bytes() as usize, plan.num_warps),
+        Layout::Strided | Layout::Transposed => element_wise_parts(plan.block_size, plan.num_warps),
+    };
     forward_case_of::<T>(name, (rows, cols), config, layout, values, Signature::WithRowCount)
         .constexpr("PARTS", pieces as i64)
         .grid([programs as u32, 1, 1])
