@@ -24,6 +24,7 @@ mod scan;
 mod staged;
 mod unroll;
 mod wide;
+mod wide_mul;
 
 use std::collections::HashMap;
 
@@ -136,6 +137,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         stage_bytes: 0,
         stage_site: None,
         stage_base: None,
+        sign_extended: HashMap::new(),
         decisions: Decisions { layout: Some(layout_decision), ..Decisions::default() },
     };
     l.block(&k.body)?;
@@ -237,6 +239,9 @@ pub(super) struct Lowerer<'a> {
     /// immediate (the scratch size) is patched when the lowering ends.
     stage_base: Option<(Reg, usize)>,
     pub decisions: Decisions,
+    /// `cvt.s64.s32` results: 64-bit register -> the 32-bit register it extends
+    /// (`lower/wide_mul.rs`).
+    sign_extended: HashMap<Reg, Reg>,
 }
 
 impl Lowerer<'_> {
@@ -320,6 +325,12 @@ impl Lowerer<'_> {
             // two immediates: materialize the first (operands, not an op kind)
             _ => (Operand::Reg(self.reg(a, ty)), b),
         };
+        if op == BinOp::Mul
+            && ty == Ty::I64
+            && let Some(wide) = self.mul_wide(a, b)
+        {
+            return wide;
+        }
         let dst = self.new_reg(ty);
         self.emit(Inst::Bin { op, ty, dst, a, b });
         Operand::Reg(dst)

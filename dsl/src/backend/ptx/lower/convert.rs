@@ -76,6 +76,9 @@ impl Lowerer<'_> {
         let src = self.reg(x, from);
         let dst = self.new_reg(to);
         self.emit(Inst::Cvt { dst, to, src, from });
+        if (from, to) == (Ty::I32, Ty::I64) {
+            self.sign_extended.insert(dst, src);
+        }
         let float_to_int = from.scalar().is_float() && to.scalar().is_int();
         if float_to_int && (from == Ty::F64 || is_int64(to)) {
             let not_nan = self.setp(Cmp::Eq, from, src.into(), src.into());
