@@ -325,12 +325,6 @@ impl Lowerer<'_> {
             // two immediates: materialize the first (operands, not an op kind)
             _ => (Operand::Reg(self.reg(a, ty)), b),
         };
-        if op == BinOp::Mul
-            && ty == Ty::I64
-            && let Some(wide) = self.mul_wide(a, b)
-        {
-            return wide;
-        }
         let dst = self.new_reg(ty);
         self.emit(Inst::Bin { op, ty, dst, a, b });
         Operand::Reg(dst)
@@ -800,7 +794,22 @@ impl Lowerer<'_> {
                     }
                 };
                 let (a, b) = (self.val(*lhs), self.val(*rhs));
-                let elems = a.iter().zip(&b).map(|(x, y)| self.bin(bin, ty, *x, *y)).collect();
+                // Uniform products only (`lower/wide_mul.rs` says why).
+                let scalar = k.shape(r).is_scalar();
+                let elems = a
+                    .iter()
+                    .zip(&b)
+                    .map(|(x, y)| {
+                        if bin == BinOp::Mul
+                            && ty == Ty::I64
+                            && scalar
+                            && let Some(w) = self.mul_wide(*x, *y)
+                        {
+                            return w;
+                        }
+                        self.bin(bin, ty, *x, *y)
+                    })
+                    .collect();
                 self.set(r, elems);
             }
             OpKind::Fma { a, b, c } => {

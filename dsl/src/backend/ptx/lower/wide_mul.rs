@@ -9,6 +9,14 @@
 //! `(-2^62, 2^62]` and never wraps in 64 bits. ptxas 12.9 for sm_90 on the f32 softmax
 //! at 4096 columns: 16 SASS instructions fewer, 4 of them before the first load.
 //!
+//! Only scalar products take the wide form (`pid * stride`, `row * row_stride`: the
+//! products a program computes once, before its first load). On tensors of products
+//! (the element offsets of strided views, one per element) ptxas 12.9 allocated fewer
+//! registers than it needed and spilled: the tutorial's layer-norm backward on strided
+//! views, 512 columns on 2 warps, 64 registers and 8 bytes of spill for sm_86 where the
+//! `cvt` form takes 72 and none (and 70 with scalar products wide);
+//! `tests/tests/ports_ptxas.rs` checks every port for spills.
+//!
 //! The extension's source register is read at the product rather than at the `cvt`:
 //! the same value, since every register the lowering defines is written once, except the
 //! loop registers (induction variables, carried values, the unrolled loops' cursor),
@@ -19,7 +27,7 @@ use super::Lowerer;
 use crate::backend::ptx::lir::{Inst, Operand, Ty};
 
 impl Lowerer<'_> {
-    /// `a * b` as `mul.wide.s32` when each factor is a sign-extended `i32` register or an
+    /// Scalar `a * b` as `mul.wide.s32` when each factor is a sign-extended `i32` register or an
     /// immediate in `i32`'s range, and at least one is a register; `None` otherwise.
     pub(super) fn mul_wide(&mut self, a: Operand, b: Operand) -> Option<Operand> {
         let narrow = |o: Operand| match o {
