@@ -15,7 +15,8 @@
 # own target dir (`CARGO_TARGET_DIR=/tmp/X cargo build --release -p rtriton-host --bin
 # rtriton`) and copy it to `.gpu/rtriton-loop`, `.gpu/rtriton-mw`, `.gpu/rtriton-kb`, after
 # main's `tools/gpu/pack.sh --no-tests`. Carry [".gpu/rtriton", ".gpu/run.sh",
-# ".gpu/commit.txt", ".gpu/rtriton-loop", ".gpu/rtriton-mw", ".gpu/rtriton-kb"].
+# ".gpu/commit.txt", ".gpu/rtriton-loop", ".gpu/rtriton-mw", ".gpu/rtriton-kb",
+# ".gpu/rtriton-all"] (those that exist).
 B=$OUT
 grep -q RTRITON_BIN .gpu/run.sh || { echo ".gpu/run.sh predates RTRITON_BIN: repack (tools/gpu/pack.sh)"; exit 2; }
 source "$(dirname "$0")/builds.sh"

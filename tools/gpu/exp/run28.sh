@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run 28, 2026-12-06: `main` after the merge of branch `combo` (loop-distance, known-bits,
-# mul.wide for scalar products), binaries packed by tools/gpu/pack.sh (tests included).
+# Run 28, 2026-12-06: `main` after the merge of branch `loop-mul` (loop-distance and
+# mul.wide for scalar products; not known-bits), binaries packed by tools/gpu/pack.sh
+# (tests included).
 # One device call:
 #   bash tools/gpu/exp/run28.sh A   every ignored test (GPU, NVRTC, ptxas) of the archive
 #                                   (part T), then issue 11's nearest points paired with

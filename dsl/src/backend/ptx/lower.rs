@@ -794,22 +794,17 @@ impl Lowerer<'_> {
                     }
                 };
                 let (a, b) = (self.val(*lhs), self.val(*rhs));
-                // Uniform products only (`lower/wide_mul.rs` says why).
-                let scalar = k.shape(r).is_scalar();
-                let elems = a
-                    .iter()
-                    .zip(&b)
-                    .map(|(x, y)| {
-                        if bin == BinOp::Mul
-                            && ty == Ty::I64
-                            && scalar
-                            && let Some(w) = self.mul_wide(*x, *y)
-                        {
-                            return w;
-                        }
-                        self.bin(bin, ty, *x, *y)
-                    })
-                    .collect();
+                // Scalar i64 products may be one `mul.wide.s32` (`lower/wide_mul.rs` says why
+                // tensors of products are not).
+                if bin == BinOp::Mul
+                    && ty == Ty::I64
+                    && k.shape(r).is_scalar()
+                    && let Some(w) = self.mul_wide(a[0], b[0])
+                {
+                    self.set(r, vec![w]);
+                    return Ok(());
+                }
+                let elems = a.iter().zip(&b).map(|(x, y)| self.bin(bin, ty, *x, *y)).collect();
                 self.set(r, elems);
             }
             OpKind::Fma { a, b, c } => {
