@@ -167,11 +167,10 @@ fn the_register_prefetch_fits_one_program_per_sm(
 ) {
     let (dtype, n_cols) = point;
     let planned = softmax::plan(n_cols as usize, dtype, true, H200_SHARED_BYTES);
-    // f32 rows are planned one program per row (below), their register prefetch the
-    // bench's other form; 16-bit rows of 16384 are planned with it.
+    // These rows are planned one program per row (below); their register prefetch is
+    // the bench's other form.
     let plan = Plan { form: Form::PrefetchRegisters, persistent: true, min_ctas_per_sm: 0, ..planned };
-    let expected = if dtype == Dtype::F32 { Form::SingleBlock } else { Form::PrefetchRegisters };
-    assert_eq!((planned.form, plan.num_warps), (expected, 16), "{n_cols} {dtype:?}");
+    assert_eq!((planned.form, plan.num_warps), (Form::SingleBlock, 16), "{n_cols} {dtype:?}");
     let ptx = compile(dtype, plan, &args(n_cols, n_cols), SpecPolicy::Triton, Arch::Sm86);
     let name = format!("{}_{n_cols}", plan.def(dtype).name);
     assert!(!ptx.text.contains("cp.async"), "{name}: nothing is staged");
@@ -192,19 +191,18 @@ fn the_f32_single_block_of_16_warps_fits_two_programs_per_sm(#[values(8192, 1638
     fits_without_spills(&ptx.text, &name, 64, "two 512-thread programs per SM allow 64", "softmax two programs per SM");
 }
 
-/// The 16-bit single-block kernel of 16 warps at 16384 columns (f16 and bf16, one program
-/// per row as Triton launches them, no `.minnctapersm`; the bench's `softmax (one row)`
-/// beside the plan's register prefetch): ptxas fits a thread in 64 registers without
-/// spills (62 for sm_90, 57 for sm_86 with ptxas 12.9), so two 512-thread programs share
-/// an SM. It ran faster than the register prefetch on an H100 and slower on the H200
-/// (`docs/results/2026-12-05-h200-run23-paired/`), which is why the plan does not take it.
+/// The 16-bit single-block plan of 16 warps (vector rows of 16384 in f16 and bf16, one
+/// program per row as Triton launches them, no `.minnctapersm`): ptxas fits a thread in
+/// 64 registers without spills (62 for sm_90, 57 for sm_86 with ptxas 12.9), so two
+/// 512-thread programs share an SM, which is what made it faster than the register
+/// prefetch on one program per SM (`docs/results/2026-12-06-h200-run27-combo/`,
+/// `docs/results/2026-12-06-h100-run28-main/`).
 #[rstest]
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn the_16_bit_single_block_of_16384_fits_two_programs_per_sm(#[values(Dtype::F16, Dtype::Bf16)] dtype: Dtype) {
     let n_cols = 16384;
-    let planned = softmax::plan(n_cols as usize, dtype, true, H200_SHARED_BYTES);
-    assert_eq!((planned.form, planned.num_warps), (Form::PrefetchRegisters, 16));
-    let plan = Plan { form: Form::SingleBlock, persistent: false, min_ctas_per_sm: 0, ..planned };
+    let plan = softmax::plan(n_cols as usize, dtype, true, H200_SHARED_BYTES);
+    assert_eq!((plan.form, plan.num_warps, plan.min_ctas_per_sm, plan.persistent), (Form::SingleBlock, 16, 0, false));
     let ptx = compile(dtype, plan, &args(n_cols, n_cols), SpecPolicy::Triton, Arch::Sm86);
     assert!(!ptx.text.contains(".minnctapersm") && !ptx.text.contains("cp.async"), "no bound, no staging");
     let name = format!("{}_{n_cols}", plan.def(dtype).name);

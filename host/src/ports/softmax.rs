@@ -43,8 +43,8 @@ pub fn example() -> Vec<ExampleCase> {
 
 /// The peer script's `softmax` points: its 2-D shapes in f32, f16 and bf16, contiguous
 /// logits, launched as [`softmax::plan`] and [`softmax::grid`] say for the device (the
-/// prefetching kernel on one program per SM for 16-bit rows of 16384 columns, the next row
-/// in registers, and of 32768, staged in shared memory; one program per row otherwise); bytes:
+/// prefetching kernel, the next row staged in shared memory, on one program per SM for
+/// 16-bit rows of 32768 columns; one program per row below that); bytes:
 /// the input read once and the output written once, as the script counts them (the
 /// online kernel reads the input twice, the second time mostly from L2).
 pub fn bench_points() -> Vec<BenchPoint> {
@@ -85,11 +85,9 @@ pub fn bench_points() -> Vec<BenchPoint> {
             out.push(BenchPoint { kernel: "softmax", variant, dtype, shape: vec![rows, cols], bytes, launches });
             // Triton's own configuration where the plan stages a 16-bit row on a
             // persistent grid (32768 columns): one program per row, the same block and
-            // warps, no prefetch (106 registers by ptxas for sm_90, one program an SM; 62 at
-            // 16384 columns, two an SM). At 16384 columns it ran 1.05x faster than the
-            // plan on an H100 and 0.92x to 0.94x of it on the H200
-            // (`docs/results/2026-12-05-h200-run23-paired/`).
-            if dtype != "f32" && plan.form == Form::Prefetch {
+            // warps, no prefetch (106 registers by ptxas for sm_90, one program an SM). At
+            // 16384 columns the plan launches them so (see `softmax::plan`).
+            if dtype != "f32" && plan.persistent {
                 let launches: Launches = Box::new(move |target| match dtype {
                     "f16" => one_row::<f16>(rows, cols, target),
                     _ => one_row::<bf16>(rows, cols, target),
@@ -119,20 +117,17 @@ fn one_row<T: Element>(rows: usize, cols: usize, target: Target) -> Vec<(Suite, 
 }
 
 /// The form the bench times beside `planned` (a plan for contiguous vector rows), where the
-/// plan chose between two: for a single block of 16 warps (f32), the register prefetch on
-/// one program per SM it replaced (staged past [`softmax::MAX_SINGLE_BLOCK`] columns); for
-/// the register prefetch (16-bit rows of 16384), one program a row as Triton launches it;
-/// where the plan stages the row, the online kernel (the plan without shared memory).
-/// `None` for the other plans.
+/// plan chose between two: for a single block of 16 warps, the prefetch on one program per
+/// SM it replaced (the next row in registers up to [`softmax::MAX_SINGLE_BLOCK`] columns,
+/// staged past it); where the plan stages the row, the online kernel (the plan without
+/// shared memory); where it keeps it in registers, staged. `None` for the other plans.
 fn other_plan(planned: Plan, dtype: Dtype) -> Option<Plan> {
     let prefetch = |form| Plan { form, persistent: true, min_ctas_per_sm: 0, ..planned };
     match planned.form {
         Form::SingleBlock if planned.num_warps != softmax::MAX_WARPS => None,
         Form::SingleBlock if planned.block_size > softmax::MAX_SINGLE_BLOCK => Some(prefetch(Form::Prefetch)),
         Form::SingleBlock => Some(prefetch(Form::PrefetchRegisters)),
-        Form::PrefetchRegisters => {
-            Some(Plan { form: Form::SingleBlock, persistent: false, min_ctas_per_sm: 0, ..planned })
-        }
+        Form::PrefetchRegisters => Some(prefetch(Form::Prefetch)),
         Form::Prefetch => Some(softmax::plan(planned.block_size, dtype, true, 0)),
         Form::Online => None,
     }
@@ -615,9 +610,9 @@ mod tests {
         assert_eq!(suite.def.name, "softmax_kernel_bf16");
         assert_eq!((case.constexprs.clone(), case.num_warps, case.grid), (vec![("BLOCK_SIZE", 1024)], 1, [4096, 1, 1]));
         let p = points.iter().find(|p| p.label() == "softmax f16 4096x16384").unwrap();
-        let (suite, case) = &(p.launches)(Target { sm_count: 100 })[0];
-        assert_eq!(suite.def.name, "softmax_prefetch_registers_kernel_f16", "16384 keeps the next row in registers");
-        assert_eq!((case.num_warps, case.grid, case.min_ctas_per_sm), (16, [100, 1, 1], 0), "one program per SM");
+        let (suite, case) = &(p.launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_kernel_f16", "16-bit rows of 16384: one program per row");
+        assert_eq!((case.num_warps, case.grid, case.min_ctas_per_sm), (16, [4096, 1, 1], 0), "no bound");
         let p = points.iter().find(|p| p.label() == "softmax f16 2048x32768").unwrap();
         let (_, case) = &(p.launches)(Target { sm_count: 100 })[0];
         assert_eq!(case.grid, [100, 1, 1], "a persistent grid: one program per SM of the target");
@@ -639,9 +634,8 @@ mod tests {
             (case.constexprs.clone(), case.num_warps, case.grid),
             (vec![("BLOCK_SIZE", 32768)], 16, [132, 1, 1])
         );
-        // Beside every point of 16 warps, the other form: the register prefetch beside f32
-        // rows of 16384 run one per program, one program a row beside the 16-bit register
-        // prefetch (rows of 16384), the staged prefetch beside f32 rows of 32768, the
+        // Beside every point of 16 warps, the other form: the register prefetch beside rows
+        // of 16384 run one per program, the staged prefetch beside f32 rows of 32768, the
         // online kernel where the plan stages the row; and beside those (16-bit rows of
         // 32768), Triton's launch: one program a row.
         let variants: Vec<String> = all.iter().filter(|p| !p.variant.is_empty()).map(BenchPoint::label).collect();
@@ -655,12 +649,9 @@ mod tests {
         assert_eq!((case.num_warps, case.grid), (16, [132, 1, 1]));
         let (suite, _) = &(find("softmax (online) bf16 2048x32768").launches)(Target::H200)[0];
         assert_eq!(suite.def.name, "softmax_online_kernel_bf16");
-        let (suite, case) = &(find("softmax f16 4096x16384").launches)(Target::H200)[0];
-        assert_eq!(suite.def.name, "softmax_prefetch_registers_kernel_f16", "the plan");
+        let (suite, case) = &(find("softmax (registers) f16 4096x16384").launches)(Target::H200)[0];
+        assert_eq!(suite.def.name, "softmax_prefetch_registers_kernel_f16");
         assert_eq!((case.num_warps, case.grid, case.min_ctas_per_sm), (16, [132, 1, 1], 0));
-        let (suite, case) = &(find("softmax (one row) f16 4096x16384").launches)(Target::H200)[0];
-        assert_eq!(suite.def.name, "softmax_kernel_f16");
-        assert_eq!((case.num_warps, case.grid, case.min_ctas_per_sm), (16, [4096, 1, 1], 0));
         let (suite, case) = &(find("softmax (one row) bf16 2048x32768").launches)(Target::H200)[0];
         assert_eq!(suite.def.name, "softmax_kernel_bf16");
         assert_eq!((case.constexprs.clone(), case.grid), (vec![("BLOCK_SIZE", 32768)], [2048, 1, 1]));

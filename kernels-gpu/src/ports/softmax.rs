@@ -327,8 +327,9 @@ pub enum Form {
     /// staged in shared memory (rows past [`MAX_SINGLE_BLOCK`]).
     Prefetch,
     /// `softmax_prefetch_registers_kernel_*`: the same with the next row in registers
-    /// (16-bit rows up to [`MAX_SINGLE_BLOCK`], where it ran faster than staging and, on
-    /// the H200, than one program a row; see [`plan`]).
+    /// (rows up to [`MAX_SINGLE_BLOCK`], where it ran faster than staging). No plan
+    /// chooses it since one program a row ran faster (see [`plan`]); the bench times it
+    /// beside those rows and the suites keep it correct.
     PrefetchRegisters,
 }
 
@@ -431,13 +432,11 @@ pub fn prefetch_shared_bytes(block_size: usize, dtype: Dtype) -> usize {
 /// [`MAX_STAGED_BLOCK`] when the staged row fits `shared_bytes`; else the online kernel in
 /// tiles of [`ONLINE_TILE`] ([`SCALAR_ONLINE_TILE`] without vectors). A vector block that
 /// takes 16 warps (32 KiB of row or more) runs one program per row where that was
-/// measured faster (f32, below), else the prefetching kernel on a persistent grid: one
+/// measured faster (below), else the prefetching kernel on a persistent grid: one
 /// 512-thread program per SM is what its registers allow (up to 128 per thread), and
 /// without the next row in flight such a program leaves its SM's memory pipe idle while it
-/// reduces (`docs/results/2026-12-04-h200-run5/`). Up to [`MAX_SINGLE_BLOCK`] columns the
-/// next row waits in registers ([`Form::PrefetchRegisters`]; at 4096 x 16384 1.10x (f16)
-/// and 1.15x (bf16) faster than staging in run 9); past it, staged in shared memory
-/// ([`Form::Prefetch`]): at
+/// reduces (`docs/results/2026-12-04-h200-run5/`). That is 16-bit rows past
+/// [`MAX_SINGLE_BLOCK`], the next row staged in shared memory ([`Form::Prefetch`]): at
 /// 2048 x 32768 on the H200 (`docs/results/2026-12-04-h200-run9/`) staging ran 1.03x
 /// (f16) and 0.99x (bf16) of the online kernel, which reads 1.5 rows per row written, and
 /// 1.14x and 1.16x of Triton's kernel in run 20. One program per row:
@@ -446,14 +445,18 @@ pub fn prefetch_shared_bytes(block_size: usize, dtype: Dtype) -> usize {
 ///   4096 x 16384 (runs 12 and 13; rows of 8192 take the same rule, unmeasured,
 ///   ptxas-checked); f32 rows past it up to [`MAX_F32_ONE_ROW_BLOCK`], one per SM (128
 ///   registers), which needs no shared memory;
-/// - not 16-bit rows of 16 warps up to [`MAX_SINGLE_BLOCK`] (8193 to 16384 columns): they
-///   keep the next row in registers ([`Form::PrefetchRegisters`]). Launched one program
-///   per row as Triton's tutorial launches them (62 registers by ptxas for sm_90, two
-///   programs an SM), they ran 1.05x and 1.04x faster on an H100
-///   (`docs/results/2026-12-05-h100-run22-paired/`) but 0.94x and 0.92x of the register
-///   prefetch on the H200 at 4096 x 16384 (3.32 against 3.53 TB/s f16, 3.26 against 3.54
-///   bf16; `docs/results/2026-12-05-h200-run23-paired/` parts S and F, the same result
-///   twice), and the H200 is the machine the targets are set on.
+/// - 16-bit rows of 16 warps up to [`MAX_SINGLE_BLOCK`] (8193 to 16384 columns), as
+///   Triton's tutorial launches them: ptxas gives `softmax_kernel_f16`/`_bf16` 62
+///   registers for sm_90 (57 for sm_86), so two programs share an SM without a bound. At
+///   4096 x 16384 on the H200 they ran 3.69 TB/s (f16) against the register prefetch's
+///   ([`Form::PrefetchRegisters`], one program per SM) 3.57, twice
+///   (`docs/results/2026-12-06-h200-run27-combo/`), and on an H100 level with Triton's
+///   kernel and 1.04x faster than the prefetch in f16 and bf16
+///   (`docs/results/2026-12-06-h100-run28-main/`). Run 23 on the H200 had found them
+///   0.92x to 0.94x of the prefetch, and the plan took the prefetch for a day: then every
+///   program divided a 64-bit trip count (a `div.u64` subroutine) before its first load,
+///   which loops no longer do (`docs/performance.md`). No plan chooses the register
+///   prefetch now; the bench times it beside these rows.
 ///
 /// Element-wise accesses take an address register per element and cannot be staged: they
 /// get the warps of f32 and no prefetch, which would spill.
@@ -463,15 +466,18 @@ pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool, shared_bytes: usize) -> 
     let bytes = if vectors { dtype.bytes() } else { 4 };
     let staged_fits = vectors && prefetch_shared_bytes(block, dtype) <= shared_bytes;
     let fits_registers = block <= MAX_SINGLE_BLOCK;
-    // f32 vector rows of 16 warps up to [`MAX_F32_ONE_ROW_BLOCK`]: one program per row,
-    // two per SM where its registers allow (see the doc above).
-    if vectors && dtype == Dtype::F32 && warps_for(block * bytes) == MAX_WARPS && block <= MAX_F32_ONE_ROW_BLOCK {
+    // Vector rows of 16 warps: one program per row, f32 up to [`MAX_F32_ONE_ROW_BLOCK`]
+    // (two per SM where its registers allow), 16-bit up to [`MAX_SINGLE_BLOCK`] (see the
+    // doc above).
+    let one_row_limit = if dtype == Dtype::F32 { MAX_F32_ONE_ROW_BLOCK } else { MAX_SINGLE_BLOCK };
+    if vectors && warps_for(block * bytes) == MAX_WARPS && block <= one_row_limit {
+        let two = dtype == Dtype::F32 && fits_registers;
         return Plan {
             form: Form::SingleBlock,
             block_size: block,
             num_warps: MAX_WARPS,
             persistent: false,
-            min_ctas_per_sm: if fits_registers { TWO_PROGRAMS_PER_SM } else { 0 },
+            min_ctas_per_sm: if two { TWO_PROGRAMS_PER_SM } else { 0 },
         };
     }
     if fits_registers || (staged_fits && block <= MAX_STAGED_BLOCK) {
@@ -544,7 +550,7 @@ mod tests {
     #[test]
     fn plan_covers_a_row_in_one_block_up_to_the_limit_and_goes_online_past_it() {
         use Dtype::{Bf16, F16, F32};
-        use Form::{Online, Prefetch, PrefetchRegisters, SingleBlock};
+        use Form::{Online, Prefetch, SingleBlock};
         // (width, dtype, 16-byte vectors, form, block, warps)
         let table = [
             (1, F32, false, SingleBlock, 1, 1),
@@ -561,8 +567,8 @@ mod tests {
             (8192, F32, true, SingleBlock, 8192, 16),
             (8192, F16, true, SingleBlock, 8192, 8),
             (16384, F32, true, SingleBlock, 16384, 16),
-            (16384, F16, true, PrefetchRegisters, 16384, 16),
-            (16384, Bf16, true, PrefetchRegisters, 16384, 16),
+            (16384, F16, true, SingleBlock, 16384, 16),
+            (16384, Bf16, true, SingleBlock, 16384, 16),
             (16384, F32, false, SingleBlock, 16384, 16),
             (16384, F16, false, SingleBlock, 16384, 16),
             (16385, F32, false, Online, SCALAR_ONLINE_TILE, 8),
@@ -576,7 +582,7 @@ mod tests {
             (1 << 20, F32, true, Online, ONLINE_TILE, 16),
         ];
         for (n_cols, dtype, vectors, form, block_size, num_warps) in table {
-            let persistent = form == Prefetch || form == PrefetchRegisters;
+            let persistent = form == Prefetch;
             // f32 blocks of 16 warps: one program per row, two per SM up to 16384 columns.
             let two = form == SingleBlock && num_warps == 16 && vectors && dtype == F32 && block_size <= 16384;
             let min_ctas_per_sm = if two { 2 } else { 0 };
@@ -589,22 +595,22 @@ mod tests {
     /// The staged row must fit the device: on sm_86 (99 KiB per program) 32768 f16
     /// columns (64 KiB) prefetch (f32 ones take the one-row kernel, no staging); with too little
     /// shared memory for any staged row, wide vector rows go online. Rows up to 16384
-    /// columns keep the next row in registers and need no shared memory for it.
+    /// columns run one program a row and need no shared memory for a next row.
     #[test]
     fn the_prefetch_needs_the_staged_row_to_fit_the_devices_shared_memory() {
-        use Form::{Online, Prefetch, PrefetchRegisters, SingleBlock};
+        use Form::{Online, Prefetch, SingleBlock};
         const SM86: usize = 99 * 1024;
         let table = [
             (32768, Dtype::F32, SM86, SingleBlock, 32768),
             (32768, Dtype::F16, SM86, Prefetch, 32768),
-            (16384, Dtype::F16, SM86, PrefetchRegisters, 16384),
-            (16384, Dtype::Bf16, 48 * 1024, PrefetchRegisters, 16384),
+            (16384, Dtype::F16, SM86, SingleBlock, 16384),
+            (16384, Dtype::Bf16, 48 * 1024, SingleBlock, 16384),
             (32768, Dtype::Bf16, 48 * 1024, Online, ONLINE_TILE),
         ];
         for (n_cols, dtype, shared, form, block) in table {
             let p = plan(n_cols, dtype, true, shared);
             assert_eq!((p.form, p.block_size), (form, block), "{n_cols} {dtype:?} with {shared} bytes");
-            assert_eq!(p.persistent, form == Prefetch || form == PrefetchRegisters);
+            assert_eq!(p.persistent, form == Prefetch);
         }
     }
 
