@@ -120,16 +120,16 @@ fn one_row<T: Element>(rows: usize, cols: usize, target: Target) -> Vec<(Suite, 
 /// plan chose between two: for a single block of 16 warps, the prefetch on one program per
 /// SM it replaced (the next row in registers up to [`softmax::MAX_SINGLE_BLOCK`] columns,
 /// staged past it); where the plan stages the row, the online kernel (the plan without
-/// shared memory); where it keeps it in registers, staged. `None` for the other plans.
+/// shared memory). `None` for the other plans (no plan keeps the next row in registers
+/// since one program a row ran faster; see [`softmax::plan`]).
 fn other_plan(planned: Plan, dtype: Dtype) -> Option<Plan> {
     let prefetch = |form| Plan { form, persistent: true, min_ctas_per_sm: 0, ..planned };
     match planned.form {
         Form::SingleBlock if planned.num_warps != softmax::MAX_WARPS => None,
         Form::SingleBlock if planned.block_size > softmax::MAX_SINGLE_BLOCK => Some(prefetch(Form::Prefetch)),
         Form::SingleBlock => Some(prefetch(Form::PrefetchRegisters)),
-        Form::PrefetchRegisters => Some(prefetch(Form::Prefetch)),
         Form::Prefetch => Some(softmax::plan(planned.block_size, dtype, true, 0)),
-        Form::Online => None,
+        Form::PrefetchRegisters | Form::Online => None,
     }
 }
 
