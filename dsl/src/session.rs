@@ -21,22 +21,13 @@ use std::sync::Arc;
 
 use crate::backend::ptx::{self, Ptx, PtxError, PtxOptions, lir};
 use crate::diag::{Diagnostic, Diagnostics, HasDiagnostics};
+pub use crate::front_end_error::FrontEndError;
+use crate::interp::{InterpRunError, Memory};
 use crate::ir::SourceLoc;
 use crate::lint::LintOptions;
-use crate::spec::{ArgValue, SpecError, SpecKey, SpecPolicy};
-use crate::trace::{KernelDef, TraceError, TraceOptions, trace};
-use crate::verify::{VerifiedKernel, VerifyError, verify};
-
-/// Why a kernel could not be specialized, traced or verified.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum FrontEndError {
-    #[error(transparent)]
-    Spec(#[from] SpecError),
-    #[error(transparent)]
-    Trace(#[from] TraceError),
-    #[error(transparent)]
-    Verify(#[from] VerifyError),
-}
+use crate::spec::{ArgValue, SpecKey, SpecPolicy};
+use crate::trace::{KernelDef, TraceOptions, trace};
+use crate::verify::{VerifiedKernel, verify};
 
 /// Why a kernel could not be compiled to PTX.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -48,16 +39,6 @@ pub enum CompileError {
     /// The portability lint found something and the caller asked to deny findings.
     #[error("{0}")]
     LintDenied(Diagnostics),
-}
-
-impl HasDiagnostics for FrontEndError {
-    fn diagnostics(&self) -> Vec<Diagnostic> {
-        match self {
-            FrontEndError::Spec(e) => e.diagnostics(),
-            FrontEndError::Trace(e) => e.diagnostics(),
-            FrontEndError::Verify(e) => e.diagnostics(),
-        }
-    }
 }
 
 impl HasDiagnostics for CompileError {
@@ -159,6 +140,22 @@ impl CompileSession {
     ) -> Result<Arc<VerifiedKernel>, FrontEndError> {
         let spec = Self::specialize(def, args, policy)?;
         self.front_end(def, constexprs, &spec, options)
+    }
+
+    /// [`CompileSession::front_end_for_args`], then the interpreter on `grid` (the
+    /// interpreter's whole pipeline in one call).
+    pub fn interpret(
+        &mut self,
+        def: &KernelDef,
+        constexprs: &[(&str, i64)],
+        args: &[ArgValue],
+        policy: SpecPolicy,
+        grid: [u32; 3],
+        mem: &mut Memory,
+    ) -> Result<(), InterpRunError> {
+        let verified = self.front_end_for_args(def, constexprs, args, policy, &TraceOptions::default())?;
+        crate::interp::run(&verified, grid, args, mem)?;
+        Ok(())
     }
 
     /// The front end, then the lowering to `lir` under `ptx_options`, once per key.

@@ -5,7 +5,7 @@
 //! interpreter with shuffled program order, the simulator's atomic race checks, ptxas for
 //! sm_86 and sm_90, located trace errors, and GPU runs against the CPU reference (ignored
 //! here). The expected values are computed by this file's own model of each op, written
-//! independently of `interp::atomic`.
+//! independently of `semantics::atomic`.
 
 mod ptx_common;
 

@@ -140,7 +140,8 @@ kernel! {
 fn an_unmasked_out_of_bounds_load_in_the_interpreter() {
     let mut mem = Memory::new();
     let args = args2(&mut mem, 20);
-    let err = interp::run_def(&copy_unmasked(), &[("BLOCK", 16)], &args, SpecPolicy::Triton, [2, 1, 1], &mut mem)
+    let err = rtriton::session::CompileSession::new()
+        .interpret(&copy_unmasked(), &[("BLOCK", 16)], &args, SpecPolicy::Triton, [2, 1, 1], &mut mem)
         .unwrap_err();
     assert_eq!(err.to_string(), OOB_LOAD);
 }
@@ -158,7 +159,9 @@ fn a_masked_in_out_of_bounds_store_in_a_2d_block_names_the_element() {
     let mut mem = Memory::new();
     let args = args2(&mut mem, 3);
     let consts = [("BLOCK_M", 4), ("BLOCK_N", 2)];
-    let err = interp::run_def(&store_past_end(), &consts, &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap_err();
+    let err = rtriton::session::CompileSession::new()
+        .interpret(&store_past_end(), &consts, &args, SpecPolicy::Triton, [1, 1, 1], &mut mem)
+        .unwrap_err();
     assert_eq!(err.to_string(), OOB_STORE_2D);
 }
 
@@ -246,7 +249,14 @@ fn every_stage_reports_with_its_own_codes() {
         Stage::Verify,
     ));
     // Interpreter: an out-of-bounds load.
-    let e = interp::run_def(&copy_unmasked(), &[("BLOCK", 16)], &args, SpecPolicy::Triton, [2, 1, 1], &mut mem);
+    let e = rtriton::session::CompileSession::new().interpret(
+        &copy_unmasked(),
+        &[("BLOCK", 16)],
+        &args,
+        SpecPolicy::Triton,
+        [2, 1, 1],
+        &mut mem,
+    );
     found.push((codes(e.unwrap_err().diagnostics()), Code::InterpOutOfBounds, Stage::Interpreter));
     // PTX back end: a block over the register budget.
     let spec = CompileSession::specialize(&copy_unmasked(), &args, SpecPolicy::Triton).unwrap();

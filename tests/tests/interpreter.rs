@@ -88,7 +88,9 @@ fn run_i32(
     let yp = mem.alloc(n * 4);
     let mut args = vec![ArgValue::Ptr(xp), ArgValue::Ptr(yp)];
     args.extend_from_slice(extra);
-    interp::run_def(def, consts, &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap();
+    rtriton::session::CompileSession::new()
+        .interpret(def, consts, &args, SpecPolicy::Triton, [1, 1, 1], &mut mem)
+        .unwrap();
     mem.read_i32(yp, n).unwrap()
 }
 
@@ -122,7 +124,9 @@ fn an_i32_offset_that_wraps_points_before_the_buffer_and_faults() {
     let xp = mem.alloc(4);
     let yp = mem.alloc(4);
     let args = [ArgValue::Ptr(xp), ArgValue::Ptr(yp), ArgValue::Int(1 << 30)];
-    let err = interp::run_def(&wrapped_offset(), &[], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap_err();
+    let err = rtriton::session::CompileSession::new()
+        .interpret(&wrapped_offset(), &[], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem)
+        .unwrap_err();
     // (0 + 2) * 2^30 = 2^31 wraps to -2^31: the store lands 8 GiB below y.
     let InterpRunError::Interp(InterpError::Fault { fault: Fault::OutOfBounds { addr, .. }, .. }) = err else {
         panic!("expected an out-of-bounds fault, got {err}");
@@ -159,7 +163,9 @@ fn argmax_takes_the_first_maximum_ignores_nan_and_ties_signed_zeros() {
     let yp = mem.alloc(8 * 4);
     let consts = [("BLOCK_M", 8), ("BLOCK_N", 4)];
     let args = [ArgValue::Ptr(xp), ArgValue::Ptr(yp)];
-    interp::run_def(&argmax_rows(), &consts, &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap();
+    rtriton::session::CompileSession::new()
+        .interpret(&argmax_rows(), &consts, &args, SpecPolicy::Triton, [1, 1, 1], &mut mem)
+        .unwrap();
     assert_eq!(mem.read_i32(yp, 8).unwrap(), vec![1, 1, 0, 0, 0, 2, 0, 3]);
 }
 
@@ -180,7 +186,9 @@ fn max_of_a_block_of_only_nan_is_the_canonical_nan_and_signed_zeros_order() {
     let xp = mem.alloc_f32(&x);
     let yp = mem.alloc(16);
     let args = [ArgValue::Ptr(xp), ArgValue::Ptr(yp)];
-    interp::run_def(&max_exact(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [4, 1, 1], &mut mem).unwrap();
+    rtriton::session::CompileSession::new()
+        .interpret(&max_exact(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [4, 1, 1], &mut mem)
+        .unwrap();
     let bits: Vec<u32> = mem.read_f32(yp, 4).unwrap().into_iter().map(f32::to_bits).collect();
     // Measured with Triton 3.6 on an H200: tl.max of [NaN; 8] stores 0x7FFFFFFF.
     assert_eq!(bits, vec![0x7FFF_FFFF, 0x8000_0000, 0x0000_0000, (-1.0f32).to_bits()]);
@@ -217,8 +225,9 @@ fn a_loop_with_a_non_positive_runtime_step_is_an_error(#[case] step: i64) {
     let xp = mem.alloc_i32(&[1; 4]);
     let yp = mem.alloc(4);
     let args = [ArgValue::Ptr(xp), ArgValue::Ptr(yp), ArgValue::Int(4), ArgValue::Int(step)];
-    let err =
-        interp::run_def(&sum_loop(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap_err();
+    let err = rtriton::session::CompileSession::new()
+        .interpret(&sum_loop(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem)
+        .unwrap_err();
     let InterpRunError::Interp(InterpError::Fault { fault: Fault::NonPositiveStep { step: s, .. }, .. }) = &err else {
         panic!("expected a step fault, got {err}");
     };
@@ -241,10 +250,14 @@ fn integer_division_truncates_wraps_at_min_and_faults_on_zero() {
     let yp = mem.alloc(16);
     let dp = mem.alloc_i32(&[2, 2, -1, 1]);
     let args = [ArgValue::Ptr(xp), ArgValue::Ptr(yp), ArgValue::Ptr(dp)];
-    interp::run_def(&div_i32(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap();
+    rtriton::session::CompileSession::new()
+        .interpret(&div_i32(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem)
+        .unwrap();
     assert_eq!(mem.read_i32(yp, 4).unwrap(), vec![3, -3, i32::MIN, 5]);
     mem.write_i32(dp, &[1, 1, 0, 1]).unwrap();
-    let err = interp::run_def(&div_i32(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap_err();
+    let err = rtriton::session::CompileSession::new()
+        .interpret(&div_i32(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem)
+        .unwrap_err();
     let InterpRunError::Interp(InterpError::Fault { fault: Fault::DivisionByZero { element, .. }, .. }) = err else {
         panic!("expected a division fault, got {err}");
     };
@@ -274,7 +287,9 @@ fn a_grid_with_a_zero_dimension_runs_nothing() {
     let case = &SHAPE_MATRIX[0];
     let launch = prepare(&mut mem, RowMaxVariant::RowMax, case);
     let def = RowMaxVariant::RowMax.def();
-    interp::run_def(&def, &launch.constexprs, &launch.args, SpecPolicy::Off, [0, 1, 1], &mut mem).unwrap();
+    rtriton::session::CompileSession::new()
+        .interpret(&def, &launch.constexprs, &launch.args, SpecPolicy::Off, [0, 1, 1], &mut mem)
+        .unwrap();
     assert_eq!(mem.read_f32(launch.y, 1).unwrap(), vec![0.0]);
 }
 
@@ -284,7 +299,9 @@ fn a_pointer_that_is_not_aligned_to_its_element_faults() {
     let x = mem.alloc_i32(&[1, 2, 3, 4, 5]);
     let y = mem.alloc(16);
     let args = [ArgValue::Ptr(x + 2), ArgValue::Ptr(y), ArgValue::Int(3)];
-    let err = interp::run_def(&mul_i32(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem).unwrap_err();
+    let err = rtriton::session::CompileSession::new()
+        .interpret(&mul_i32(), &[("BLOCK", 4)], &args, SpecPolicy::Triton, [1, 1, 1], &mut mem)
+        .unwrap_err();
     let InterpRunError::Interp(InterpError::Fault { fault: Fault::Misaligned { element, addr, .. }, .. }) = &err else {
         panic!("expected a misaligned access, got {err}");
     };

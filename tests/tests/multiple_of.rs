@@ -6,7 +6,7 @@ mod ptx_common;
 use ptx_common::{assemble, compile_def, options, ptxas, spill_stores};
 use rtriton::backend::ptx::{AccessKind, Arch};
 use rtriton::diag::{Code, HasDiagnostics};
-use rtriton::interp::{self, Fault, InterpError, InterpRunError, Memory};
+use rtriton::interp::{Fault, InterpError, InterpRunError, Memory};
 use rtriton::kernel;
 use rtriton::prelude::*;
 use rtriton::session::CompileSession;
@@ -101,7 +101,7 @@ fn the_interpreter_checks_the_promise() {
         let xp = mem.alloc_f32(&x);
         let yp = mem.alloc(4 * rows);
         let args = [ArgValue::Ptr(xp), ArgValue::Ptr(yp), ArgValue::Int(stride as i64)];
-        let r = interp::run_def(
+        let r = rtriton::session::CompileSession::new().interpret(
             &promised_rows(),
             &[("BLOCK", 4), ("VEC", vec)],
             &args,

@@ -200,10 +200,10 @@ impl Elem for f32 {
         unreachable!("no xor_sum on floats")
     }
     fn max_(self, o: Self) -> Self {
-        rtriton::interp::scalar::max_f32(self, o, PropagateNan::None)
+        rtriton::semantics::scalar::max_f32(self, o, PropagateNan::None)
     }
     fn min_(self, o: Self) -> Self {
-        rtriton::interp::scalar::min_f32(self, o, PropagateNan::None)
+        rtriton::semantics::scalar::min_f32(self, o, PropagateNan::None)
     }
     fn data(v: Vec<Self>) -> Data {
         Data::F32(v)

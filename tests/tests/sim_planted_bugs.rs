@@ -519,7 +519,9 @@ fn race_on_four_programs(
     in_order: &[f32],
 ) -> SimError {
     let mut on_interp = mem.clone();
-    rtriton::interp::run_def(def, &[], args, SpecPolicy::Triton, [4, 1, 1], &mut on_interp).unwrap();
+    rtriton::session::CompileSession::new()
+        .interpret(def, &[], args, SpecPolicy::Triton, [4, 1, 1], &mut on_interp)
+        .unwrap();
     assert_eq!(on_interp.read_f32(y, 4).unwrap(), in_order, "in program order it works");
     let program = rtriton_tests::lower_def(def, &[], args, SpecPolicy::Triton, 4).unwrap();
     let e = sim::run(&program, [4, 1, 1], args, &mut mem.clone()).unwrap_err();

@@ -2,14 +2,19 @@
 //! family is the fixture copy in `tests/src/fixtures/`, whose lines the findings name.
 
 use rstest::rstest;
-use rtriton::diag::Severity;
-use rtriton::lint::{LintOptions, Rule, lint};
+use rtriton::diag::{Diagnostic, Severity};
+use rtriton::lint::{LintOptions, Rule};
 use rtriton::prelude::*;
-use rtriton::session::{CompileError, CompileSession};
+use rtriton::session::{CompileError, CompileSession, FrontEndError};
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{KernelDef, TraceOptions};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_tests::fixtures::row_max_family::def as fixture;
+
+/// The lint on a fresh compile session (what `rtriton lint` runs).
+fn lint(def: &KernelDef, constexprs: &[(&str, i64)], options: &LintOptions) -> Result<Vec<Diagnostic>, FrontEndError> {
+    CompileSession::new().lint(def, constexprs, options)
+}
 
 rtriton::kernel! {
     /// A strided copy whose stride is `#[do_not_specialize]`: never folded to 1, so the

@@ -67,7 +67,9 @@ fn traces(#[case] def: KernelDef, #[case] ints: Vec<i64>, #[case] semantics: Sem
 
 #[test]
 fn the_lint_flags_the_same_call() {
-    let found = rtriton::lint::lint(&scaled_stride(), &[("BLOCK", 64)], &Default::default()).expect("traces");
+    let found = rtriton::session::CompileSession::new()
+        .lint(&scaled_stride(), &[("BLOCK", 64)], &Default::default())
+        .expect("traces");
     let lines: Vec<String> =
         found.iter().map(|d| format!("{} {}", d.loc.map_or(String::new(), |l| l.short()), d.help)).collect();
     assert_eq!(
@@ -77,7 +79,8 @@ fn the_lint_flags_the_same_call() {
           triton-lang/triton#2939]"]
     );
     for def in [mixed_stride(), unspecialized_stride()] {
-        let found = rtriton::lint::lint(&def, &[("BLOCK", 64)], &Default::default()).expect("traces");
+        let found =
+            rtriton::session::CompileSession::new().lint(&def, &[("BLOCK", 64)], &Default::default()).expect("traces");
         let to_findings: Vec<_> =
             found.iter().filter(|d| d.code == rtriton::diag::Code::LintToOnSpecializableArg).collect();
         assert!(to_findings.is_empty(), "{}: {to_findings:?}", def.name);

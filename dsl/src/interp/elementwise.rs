@@ -4,10 +4,12 @@
 
 use crate::ir::{BinaryOp, CmpPred, DType, ScalarType, UnaryOp};
 
-use super::bits::{shifts_arithmetically, shl, shr};
 use super::convert::cast_data;
-use super::scalar::{f32_to_i32, f32_to_i64, max_f32, max_f64, min_f32, min_f64, unary_f32, unary_f64, unary_int};
 use super::value::{Data, Trap, unsupported};
+use crate::semantics::bits::{shifts_arithmetically, shl, shr};
+use crate::semantics::scalar::{
+    f32_to_i32, f32_to_i64, max_f32, max_f64, min_f32, min_f64, unary_f32, unary_f64, unary_int,
+};
 
 fn zip_map<T: Copy, U>(a: &[T], b: &[T], f: impl Fn(T, T) -> U) -> Vec<U> {
     a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect()
@@ -76,7 +78,7 @@ fn binary_f32(op: BinaryOp, x: &[f32], y: &[f32]) -> Result<Vec<f32>, Trap> {
         BinaryOp::Sub => zip_map(x, y, |a, b| a - b),
         BinaryOp::Mul => zip_map(x, y, |a, b| a * b),
         BinaryOp::Div => zip_map(x, y, |a, b| a / b),
-        BinaryOp::FDiv => zip_map(x, y, super::math::div_full_f32),
+        BinaryOp::FDiv => zip_map(x, y, crate::semantics::math::div_full_f32),
         BinaryOp::Rem => zip_map(x, y, |a, b| a % b),
         // The strict comparisons decide almost every pair inline (they are false for NaN
         // and for equal values, which go to the full PTX rule).
@@ -121,8 +123,8 @@ fn binary_bool(op: BinaryOp, x: &[bool], y: &[bool]) -> Result<Vec<bool>, Trap> 
     })
 }
 
-/// `op x` element-wise, with the element semantics of [`super::scalar::unary_f32`] and
-/// [`super::scalar::unary_int`] (which the simulator shares).
+/// `op x` element-wise, with the element semantics of [`crate::semantics::scalar::unary_f32`] and
+/// [`crate::semantics::scalar::unary_int`] (which the simulator shares).
 pub(crate) fn unary(op: UnaryOp, x: &Data) -> Result<Data, Trap> {
     let on_int = |v: i64| unary_int(op, v).map_or_else(|| unsupported(format!("`{}` on an integer", op.name())), Ok);
     Ok(match x {

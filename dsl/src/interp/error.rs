@@ -5,7 +5,7 @@
 use std::fmt;
 
 use crate::diag::{Diagnostic, HasDiagnostics};
-use crate::session::FrontEndError;
+use crate::front_end_error::FrontEndError;
 
 /// Whether a memory fault happened in a load, a store or an atomic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -85,7 +85,7 @@ impl HasDiagnostics for InterpError {
     }
 }
 
-/// Why [`crate::interp::run_def`] failed: in the front end (specialization, trace,
+/// Why [`crate::session::CompileSession::interpret`] failed: in the front end (specialization, trace,
 /// verification) or while running.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum InterpRunError {

@@ -2,8 +2,8 @@
 //! whole blocks (see `value.rs`). Loops run their body once per iteration with the body's
 //! arguments bound to the induction variable and the carried values.
 
+use crate::ir::MAX_BLOCK_NUMEL;
 use crate::ir::{Block, Effect, Kernel, OpId, OpKind, ParamKind, ScalarType, Value};
-use crate::lang::semantic::MAX_BLOCK_NUMEL;
 use crate::spec::ArgValue;
 
 use super::access;

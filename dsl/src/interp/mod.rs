@@ -18,19 +18,18 @@
 //! and the element.
 
 mod access;
-pub mod atomic;
-pub mod bits;
+mod atomic;
+mod bits;
 mod combine;
 mod control;
-pub mod convert;
+mod convert;
 mod elementwise;
 mod error;
 mod eval;
-pub mod math;
+mod math;
 mod memory;
 mod order;
 mod reduce;
-pub mod scalar;
 mod shape;
 mod value;
 
@@ -40,9 +39,7 @@ pub use order::{ProgramOrder, RunOptions};
 
 use crate::diag::{Code, Diagnostic};
 use crate::ir::{Kernel, OpId, ParamKind, ScalarType};
-use crate::session::CompileSession;
-use crate::spec::{ArgSpec, ArgValue, HINT_DIVISIBILITY, SpecPolicy};
-use crate::trace::{KernelDef, TraceOptions};
+use crate::spec::{ArgSpec, ArgValue, HINT_DIVISIBILITY};
 use crate::verify::VerifiedKernel;
 
 use error::element_text;
@@ -72,21 +69,6 @@ pub fn run_with(
         program.pid = pid;
         program.run(mem).map_err(|(op, trap)| fault(kernel, op, ProgramId(pid), trap))
     })
-}
-
-/// Specializes `def` for `args` under `policy`, traces it with `constexprs` and runs it
-/// (the interpreter's whole pipeline in one call).
-pub fn run_def(
-    def: &KernelDef,
-    constexprs: &[(&str, i64)],
-    args: &[ArgValue],
-    policy: SpecPolicy,
-    grid: [u32; 3],
-    mem: &mut Memory,
-) -> Result<(), InterpRunError> {
-    let verified = CompileSession::new().front_end_for_args(def, constexprs, args, policy, &TraceOptions::default())?;
-    run(&verified, grid, args, mem)?;
-    Ok(())
 }
 
 fn launch_error(kernel: &Kernel, message: String, help: impl Into<String>) -> InterpError {

@@ -17,8 +17,8 @@
 
 use crate::ir::ReduceOp;
 
-use super::scalar::{max_f32, max_f64, min_f32, min_f64};
 use super::value::{Data, Trap, unsupported};
+use crate::semantics::scalar::{max_f32, max_f64, min_f32, min_f64};
 
 /// `dims` split around `axis`: (elements before, length of the axis, elements after).
 fn split(dims: &[usize], axis: usize) -> (usize, usize, usize) {
@@ -159,8 +159,8 @@ pub(crate) fn reduce(op: ReduceOp, v: &Data, dims: &[usize], axis: usize) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interp::scalar::CANONICAL_NAN_BITS;
     use crate::ir::PropagateNan;
+    use crate::semantics::scalar::CANONICAL_NAN_BITS;
 
     fn bits(d: Data) -> Vec<u32> {
         match d {

@@ -50,7 +50,7 @@ pub use atomic::{AtomicOp, Scope, Sem, cas_accepts};
 pub use entities::{OpId, Value};
 pub use location::SourceLoc;
 pub use ops::{Effect, OpField, OpKind};
-pub use types::{DType, ScalarKind, ScalarType, Shape, TensorType};
+pub use types::{DType, MAX_BLOCK_NUMEL, ScalarKind, ScalarType, Shape, TensorType};
 pub use typing::TypeCx;
 
 use crate::spec::SpecKey;

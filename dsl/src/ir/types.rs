@@ -6,6 +6,10 @@
 
 use std::fmt;
 
+/// Triton's limit on the number of elements of a block (`TRITON_MAX_TENSOR_NUMEL`): the
+/// front end refuses a larger block and the interpreter never builds one.
+pub const MAX_BLOCK_NUMEL: usize = 1 << 20;
+
 /// A scalar element type that values and pointees can have.
 ///
 /// The types after `F32` were added with the dtype table of `docs/semantics.md`

@@ -17,10 +17,10 @@
 //! `tl.exp` of an int tensor too). Precision per function: `docs/semantics.md`.
 
 use crate::diag::Code;
-use crate::interp::math::{LN2, LOG2E};
 use crate::ir::{
     BinaryOp, CmpPred, Constant, DType, MathFn, OpKind, PropagateNan, ScalarType, Shape, SourceLoc, UnaryOp, Value,
 };
+use crate::semantics::math::{LN2, LOG2E};
 use crate::trace::{Builder, with_builder};
 
 use super::dtype::NumericMarker;

@@ -17,6 +17,7 @@ mod dtype;
 pub mod math;
 mod operators;
 mod ops;
+mod params;
 pub mod promotion;
 mod scalars;
 pub mod semantic;

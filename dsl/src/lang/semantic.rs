@@ -4,21 +4,20 @@
 //! see equal shapes and dtypes on both sides of every element-wise op.
 
 use crate::diag::Code;
-use crate::interp::bits::shifts_arithmetically;
 use crate::ir::{
     BinaryOp, CmpPred, Constant, DType, OpKind, ReduceOp, ScalarType, Shape, SourceLoc, TensorType, UnaryOp, Value,
 };
+use crate::semantics::bits::shifts_arithmetically;
 use crate::trace::{Builder, Semantics};
 
-/// Triton's limit on the number of elements of a block (`TRITON_MAX_TENSOR_NUMEL`).
-pub const MAX_BLOCK_NUMEL: usize = 1 << 20;
+pub use crate::ir::MAX_BLOCK_NUMEL;
 
 /// Wraps an integer to the width of `ty` (two's complement), as the GPU computes (a
 /// `u64` keeps its 64 bits in the `i64`).
 pub fn wrap_int(v: i64, ty: ScalarType) -> i64 {
     match ty {
         ScalarType::Bool => v & 1,
-        t if t.is_int() => crate::interp::convert::wrap_to(i128::from(v), t) as i64,
+        t if t.is_int() => crate::semantics::convert::wrap_to(i128::from(v), t) as i64,
         // floats never reach here (a scalar type, not an op kind)
         _ => v,
     }
@@ -150,7 +149,7 @@ impl Builder {
             );
             return v;
         }
-        // f16 and bf16 convert to and from f32 only (`interp::convert`'s rule).
+        // f16 and bf16 convert to and from f32 only (`semantics::convert`'s rule).
         if let (Some(from_s), Some(to_s)) = (ty.dtype.scalar(), to.scalar())
             && from_s != ScalarType::F32
             && to_s != ScalarType::F32
@@ -495,7 +494,9 @@ fn fold_cast(c: Constant, from: Option<ScalarType>, to: ScalarType) -> Option<Co
     // A u64 constant holds its bits in the i64; its value is the unsigned one.
     let int_value = |v: i64| if from == Some(ScalarType::U64) { i128::from(v as u64) } else { i128::from(v) };
     Some(match (c, to) {
-        (Constant::Int(v), t) if t.is_int() => Constant::Int(crate::interp::convert::wrap_to(int_value(v), t) as i64),
+        (Constant::Int(v), t) if t.is_int() => {
+            Constant::Int(crate::semantics::convert::wrap_to(int_value(v), t) as i64)
+        }
         (Constant::Int(v), ScalarType::F32) => Constant::F32(int_value(v) as f32),
         (Constant::Int(v), ScalarType::F64) => Constant::F64(int_value(v) as f64),
         (Constant::Bool(b), t) if t.is_int() => Constant::Int(i64::from(b)),
@@ -526,8 +527,8 @@ fn fold_binary(op: BinaryOp, a: Constant, b: Constant, ty: ScalarType) -> Option
                 BinaryOp::And => x & y,
                 BinaryOp::Or => x | y,
                 BinaryOp::Xor => x ^ y,
-                BinaryOp::Shl => crate::interp::bits::shl(x, y, ty.int_bits()?),
-                BinaryOp::Shr => crate::interp::bits::shr(x, y, ty.int_bits()?, shifts_arithmetically(ty)),
+                BinaryOp::Shl => crate::semantics::bits::shl(x, y, ty.int_bits()?),
+                BinaryOp::Shr => crate::semantics::bits::shr(x, y, ty.int_bits()?, shifts_arithmetically(ty)),
                 // Float-only (`lang::fdiv` refuses ints): never folded on ints.
                 BinaryOp::FDiv => return None,
             };

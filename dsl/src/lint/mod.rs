@@ -14,7 +14,7 @@
 //! findings do not depend on the launch's argument values.
 //!
 //! Findings are warnings; [`LintOptions::deny`] makes them errors, which
-//! [`crate::session::CompileSession::checked`] then refuses to compile.
+//! `CompileSession::checked` then refuses to compile.
 
 mod i32_offset;
 mod to_on_arg;
@@ -112,18 +112,6 @@ fn finding(
 ) -> Diagnostic {
     let help = format!("{fix} [{}, from {}]", rule.code(), rule.origin());
     Diagnostic::warning(rule.diag_code(), &kernel.name, loc, message, help)
-}
-
-/// Lints kernel definition `def` traced with `constexprs`: every rule, on the
-/// unspecialized trace (and the probes of the first rule). Fails only when the kernel
-/// does not trace at all. A one-shot [`crate::session::CompileSession::lint`]; callers
-/// that also compile the kernel use their session so it is traced once.
-pub fn lint(
-    def: &KernelDef,
-    constexprs: &[(&str, i64)],
-    options: &LintOptions,
-) -> Result<Vec<Diagnostic>, crate::session::FrontEndError> {
-    crate::session::CompileSession::new().lint(def, constexprs, options)
 }
 
 /// Every rule on `kernel`, the unspecialized (dead-code-free) trace of `def` with

@@ -1,5 +1,5 @@
 //! Register bits of every `lir` type as the interpreter's elements, and the `cvt` of
-//! every pair of register types through `crate::interp::convert::convert` (the function
+//! every pair of register types through `crate::semantics::convert::convert` (the function
 //! the interpreter's casts call), so the simulator converts bit for bit as the
 //! interpreter does.
 //!
@@ -11,7 +11,7 @@ use half::{bf16, f16};
 
 use super::decode::CvtFn;
 use crate::backend::ptx::lir::Ty;
-use crate::interp::convert::{Elem, convert};
+use crate::semantics::convert::{Elem, convert};
 
 /// The element register bits `x` of type `ty` hold.
 pub(crate) fn bits_to_elem(ty: Ty, x: u64) -> Elem {

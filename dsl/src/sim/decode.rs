@@ -10,12 +10,12 @@
 
 use super::error::{Check, SimFault};
 use crate::backend::ptx::lir::{AtomOp, BinOp, Cmp, Group, Guard, Inst, Operand, ParamTy, Program, Special, Ty};
-use crate::interp::convert::{f32_to_bf16, f32_to_f16, f32_to_f64};
-use crate::interp::scalar::{
-    f32_to_i32, f32_to_i64, max_f32, max_f64, min_f32, min_f64, unary_f32, unary_f64, unary_int,
-};
 use crate::ir::{PropagateNan, UnaryOp};
 use crate::ir::{Scope, Sem};
+use crate::semantics::convert::{f32_to_bf16, f32_to_f16, f32_to_f64};
+use crate::semantics::scalar::{
+    f32_to_i32, f32_to_i64, max_f32, max_f64, min_f32, min_f64, unary_f32, unary_f64, unary_int,
+};
 use crate::spec::ArgValue;
 
 /// An instruction input: a register number or the bits of an immediate.
@@ -55,7 +55,7 @@ pub(crate) enum MicroOp {
         dst: u32,
         src: u32,
     },
-    /// `fma.rn.f32` with the interpreter's `interp::math::fma_f32`.
+    /// `fma.rn.f32` with the interpreter's `semantics::math::fma_f32`.
     Fma {
         dst: u32,
         a: Src,
@@ -417,7 +417,7 @@ pub(crate) fn unary_bits(op: UnaryOp, ty: Ty, x: u64) -> Result<u64, SimFault> {
 
 /// One element of [`MicroOp::Fma`] on f32 register bits.
 pub(crate) fn fma_bits(a: u64, b: u64, c: u64) -> u64 {
-    from_f32(crate::interp::math::fma_f32(f32_of(a), f32_of(b), f32_of(c)))
+    from_f32(crate::semantics::math::fma_f32(f32_of(a), f32_of(b), f32_of(c)))
 }
 
 fn i32_of(x: u64) -> i32 {
@@ -466,7 +466,7 @@ fn bin_fn(op: BinOp, ty: Ty) -> Result<BinFn, SimFault> {
         (BinOp::Sub, Ty::F32) => |a, b| Some(from_f32(f32_of(a) - f32_of(b))),
         (BinOp::Mul, Ty::F32) => |a, b| Some(from_f32(f32_of(a) * f32_of(b))),
         (BinOp::Div, Ty::F32) => |a, b| Some(from_f32(f32_of(a) / f32_of(b))),
-        (BinOp::DivFull, Ty::F32) => |a, b| Some(from_f32(crate::interp::math::div_full_f32(f32_of(a), f32_of(b)))),
+        (BinOp::DivFull, Ty::F32) => |a, b| Some(from_f32(crate::semantics::math::div_full_f32(f32_of(a), f32_of(b)))),
         (BinOp::Max(Ign), Ty::F32) => |a, b| Some(from_f32(max_f32(f32_of(a), f32_of(b), Ign))),
         (BinOp::Max(All), Ty::F32) => |a, b| Some(from_f32(max_f32(f32_of(a), f32_of(b), All))),
         (BinOp::Min(Ign), Ty::F32) => |a, b| Some(from_f32(min_f32(f32_of(a), f32_of(b), Ign))),

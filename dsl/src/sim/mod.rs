@@ -41,7 +41,7 @@
 //! registers are used with the type an instruction expects (`lir` has no verifier yet);
 //! anything about speed (the simulator counts instructions and accesses, not cycles).
 //!
-//! Floats follow the interpreter's element semantics ([`crate::interp::scalar`]: PTX
+//! Floats follow the interpreter's element semantics ([`crate::semantics::scalar`]: PTX
 //! `max.f32` / `max.NaN.f32` bit for bit, `+0.0 > -0.0`); see `lir`'s docs for the rest.
 //!
 //! Code map: `decode.rs` (the program, flattened and typed once per launch), `cta.rs`

@@ -1,7 +1,6 @@
 //! Kernel definitions: the signature and the body a `kernel!` macro produces.
 
-use crate::ir::{ParamDecl, ParamKind, ScalarType, SourceLoc};
-use crate::lang::{DTypeMarker, Ptr, Tensor};
+use crate::ir::{ParamDecl, ParamKind, SourceLoc};
 
 /// A kernel as the author defined it: name, runtime parameters, constexpr names and the
 /// Rust body that builds its IR. Tracing it with constexpr values and a specialization
@@ -43,40 +42,13 @@ impl KernelDef {
     }
 }
 
-/// Rust types that can be kernel parameters: `Ptr<f32>`, `i32`, `i64`, `f32`.
+/// Rust types that can be kernel parameters: `Ptr<f32>`, `i32`, `i64`, `f32` (the
+/// implementations live in `lang/params.rs`, beside the types).
 pub trait ParamType {
     /// The handle the body sees (always a scalar tensor).
     type Handle;
     const KIND: ParamKind;
     fn handle(value: crate::ir::Value) -> Self::Handle;
-}
-
-macro_rules! scalar_param {
-    ($t:ty, $s:expr) => {
-        impl ParamType for $t {
-            type Handle = Tensor<$t>;
-            const KIND: ParamKind = ParamKind::Scalar($s);
-            fn handle(value: crate::ir::Value) -> Tensor<$t> {
-                Tensor::from_value(value)
-            }
-        }
-    };
-}
-scalar_param!(i32, ScalarType::I32);
-scalar_param!(i64, ScalarType::I64);
-scalar_param!(f32, ScalarType::F32);
-
-impl<E: DTypeMarker> ParamType for Ptr<E> {
-    type Handle = Tensor<Ptr<E>>;
-    const KIND: ParamKind = ParamKind::Ptr(match E::DTYPE {
-        crate::ir::DType::Scalar(s) => s,
-        // Pointers to pointers are not kernel parameters; `DTypeMarker` for `Ptr<Ptr<_>>`
-        // does not exist, so this arm is unreachable by construction.
-        crate::ir::DType::Ptr(s) => s,
-    });
-    fn handle(value: crate::ir::Value) -> Tensor<Ptr<E>> {
-        Tensor::from_value(value)
-    }
 }
 
 impl ParamDecl {

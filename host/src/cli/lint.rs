@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use rtriton::lint::lint;
+use rtriton::session::CompileSession;
 
 #[derive(Debug, clap::Args)]
 pub struct LintArgs {
@@ -27,7 +27,7 @@ pub fn run(a: &LintArgs, kernels: &super::kernels::KernelSet, out: &mut String) 
     let def = kernels.find(&a.kernel)?;
     let options = super::lint_options(a.deny, &a.allow)?;
     let consts = super::named::constexprs(&def, &a.consts, kernels.default_constexprs(&def))?;
-    let found = lint(&def, &consts, &options)?;
+    let found = CompileSession::new().lint(&def, &consts, &options)?;
     if found.is_empty() {
         let _ = writeln!(out, "{}: no findings", def.name);
         return Ok(0);

@@ -189,12 +189,12 @@ mod tests {
         check::<f16>(
             Float::F16,
             |b| f16::from_bits(b as u16).to_f32(),
-            |x| u64::from(rtriton::interp::convert::f32_to_f16(x).to_bits()),
+            |x| u64::from(rtriton::semantics::convert::f32_to_f16(x).to_bits()),
         );
         check::<bf16>(
             Float::BF16,
             |b| bf16::from_bits(b as u16).to_f32(),
-            |x| u64::from(rtriton::interp::convert::f32_to_bf16(x).to_bits()),
+            |x| u64::from(rtriton::semantics::convert::f32_to_bf16(x).to_bits()),
         );
     }
 }

@@ -323,8 +323,8 @@ pub fn grid(n_rows: usize, n_cols: usize, (block_m, block_n): (usize, usize)) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtriton::interp::math::{div_full_f32, fma_f32, math_f32};
     use rtriton::ir::MathFn;
+    use rtriton::semantics::math::{div_full_f32, fma_f32, math_f32};
 
     /// The 16-bit forms' divisor takes `exp2_ftz` (`over_one_plus_pow2`): on the CPU model
     /// every stored result equals the one `exp2` gives, for both activations' exponents and

@@ -1,4 +1,4 @@
-//! The CPU reference for conversions, written independently of `rtriton::interp::convert`
+//! The CPU reference for conversions, written independently of `rtriton::semantics::convert`
 //! with Rust's `as` (which truncates and saturates float to int, NaN to 0, and rounds to
 //! nearest even) and the `half` crate (round to nearest even), and the special values of
 //! every dtype.

@@ -47,8 +47,8 @@
 
 use std::fmt;
 
-use crate::interp::atomic::AtomKind;
 use crate::ir::{PropagateNan, Scope, Sem, SourceLoc, UnaryOp};
+use crate::semantics::atomic::AtomKind;
 
 /// A virtual register: an index into [`Program::regs`]. Printed `%r7` (I32), `%rd7`
 /// (I64), `%f7` (F32) or `%p7` (Pred) with the same number.
@@ -161,7 +161,7 @@ pub enum Special {
 /// | `Add`, `Sub` | wrapping | IEEE, round to nearest even | - |
 /// | `Mul` | low half of the product (wrapping) | IEEE rn | - |
 /// | `Div` | signed, truncating toward zero (division by 0: unspecified) | IEEE rn (`div.rn`) | - |
-/// | `DivFull` | - | fast division (`div.full`): `interp::math::div_full_f32` | - |
+/// | `DivFull` | - | fast division (`div.full`): `semantics::math::div_full_f32` | - |
 /// | `Rem` | signed, sign of the dividend | - | - |
 /// | `Max(n)`, `Min(n)` | signed max / min (`n` ignored) | `n = None`: a NaN operand is ignored, two NaNs give the canonical NaN `0x7FFFFFFF` (`max.f32`); `n = All`: any NaN gives `0x7FFFFFFF` (`max.NaN.f32`) | - |
 /// | `And`, `Or`, `Xor` | bitwise | - | logical |
@@ -269,11 +269,11 @@ pub enum Inst {
     /// `dst = a op b` in type `ty` (see [`BinOp`]).
     Bin { op: BinOp, ty: Ty, dst: Reg, a: Operand, b: Operand },
     /// `dst = op src` in type `ty`, element by element with the semantics of the block-IR
-    /// [`UnaryOp`] (`crate::interp::scalar::unary_f32` / `unary_int`, which the simulator
+    /// [`UnaryOp`] (`crate::semantics::scalar::unary_f32` / `unary_int`, which the simulator
     /// runs too).
     Unary { op: UnaryOp, ty: Ty, dst: Reg, src: Reg },
     /// `dst = a * b + c` rounded once (`fma.rn`), `ty` `F32`:
-    /// `crate::interp::math::fma_f32`.
+    /// `crate::semantics::math::fma_f32`.
     Fma { ty: Ty, dst: Reg, a: Operand, b: Operand, c: Operand },
     /// `dst = !src` on predicates.
     Not { dst: Reg, src: Reg },
@@ -281,7 +281,7 @@ pub enum Inst {
     /// (`mul.wide.s32`).
     MulWide { dst: Reg, a: Operand, b: Operand },
     /// Conversion `from -> to` of the values the registers hold, with the rules of
-    /// `crate::interp::convert::convert` (the simulator calls it): int to int wraps to
+    /// `crate::semantics::convert::convert` (the simulator calls it): int to int wraps to
     /// the target and extends by the source's signedness; int to float rounds to nearest
     /// even; float to int truncates toward zero, saturates at the target's range, NaN
     /// gives 0; float to float rounds to nearest even (NaN: see `convert`). `BF16 -> F32`
@@ -312,8 +312,8 @@ pub enum Inst {
     StGlobal { guard: Option<Guard>, ty: Ty, srcs: Vec<Reg>, addr: Reg, offset: i64 },
     /// Global atomic (`atom{.sem}{.scope}.global.op.type`): when `guard` holds, in one
     /// indivisible step `dst = mem[addr]` and `mem[addr] = ` the new value
-    /// ([`crate::interp::atomic::rmw_bits`] of the kind and `src`, or for [`AtomOp::Cas`]
-    /// `src` when the old bits equal `cmp`'s, [`crate::interp::atomic::cas_bits`]). One
+    /// ([`crate::semantics::atomic::rmw_bits`] of the kind and `src`, or for [`AtomOp::Cas`]
+    /// `src` when the old bits equal `cmp`'s, [`crate::semantics::atomic::cas_bits`]). One
     /// element of `size(ty)` bytes, aligned to it. When `guard` is false nothing is
     /// accessed and `dst` keeps its value. `ty` is the register class of `dst`, `src` and
     /// `cmp`: `I32` or `F32` for 32-bit elements (integer kinds take `I32` registers), `I64`.

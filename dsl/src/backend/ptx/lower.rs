@@ -33,11 +33,11 @@ use super::layout::{self, Blocked, Geometry, Layout, MAX_REGS_PER_VALUE};
 use super::lir::{BinOp, Cmp, Group, Inst, LayoutNote, Operand, Param, ParamTy, Program, Reg, Special, Ty};
 use super::{Decisions, PtxError, PtxOptions, coalesce};
 use crate::diag::Code;
-use crate::interp::bits::shifts_arithmetically;
 use crate::ir::{
     BinaryOp, Block, CmpPred, Constant, DType, Effect, Kernel, Op, OpId, OpKind, ParamKind, PropagateNan, ScalarType,
     SourceLoc, Value,
 };
+use crate::semantics::bits::shifts_arithmetically;
 use crate::verify::KernelInfo;
 
 pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) -> Result<Program, PtxError> {

@@ -9,9 +9,9 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use super::lir::{AtomOp, BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
-use crate::interp::atomic::AtomKind;
-use crate::interp::convert::{f32_to_bf16, f32_to_f16, f32_to_f64};
 use crate::ir::{MathFn, PropagateNan, ScalarType, UnaryOp};
+use crate::semantics::atomic::AtomKind;
+use crate::semantics::convert::{f32_to_bf16, f32_to_f16, f32_to_f64};
 
 /// The PTX text of `p`.
 pub fn write(p: &Program) -> String {

@@ -1,14 +1,14 @@
 //! `atom`: each thread whose guard holds applies its atomic completely before the next
 //! thread (threads in index order), with the element functions the interpreter uses
-//! (`interp::atomic`), and the race bookkeeping records the access as atomic and applies
+//! (`semantics::atomic`), and the race bookkeeping records the access as atomic and applies
 //! its acquire and release semantics (`sim/sync.rs`).
 
 use super::Cta;
 use super::Launch;
 use crate::backend::ptx::lir::{AtomOp, Guard};
 use crate::interp::Memory;
-use crate::interp::atomic::{cas_bits, rmw_bits};
 use crate::ir::{Scope, Sem};
+use crate::semantics::atomic::{cas_bits, rmw_bits};
 use crate::sim::decode::Src;
 use crate::sim::error::SimFault;
 

@@ -7,8 +7,8 @@
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::PtxError;
 use crate::backend::ptx::lir::{AtomOp, BinOp, Cmp, Guard, Inst, Operand, Reg, Ty};
-use crate::interp::atomic::AtomKind;
 use crate::ir::{AtomicOp, Op, Scope, Sem, Value, cas_accepts};
+use crate::semantics::atomic::AtomKind;
 
 /// The most shared memory the old-value broadcast may take (the static limit per CTA).
 const MAX_BROADCAST_BYTES: usize = 48 * 1024;

@@ -1,9 +1,9 @@
 //! The bit-level operators: shifts with the amount clamped as the interpreter defines it
-//! (`interp::bits`), and bitcasts (a `mov.b32` between register classes, or nothing).
+//! (`semantics::bits`), and bitcasts (a `mov.b32` between register classes, or nothing).
 
 use super::Lowerer;
 use crate::backend::ptx::lir::{BinOp, Cmp, Inst, Operand, Ty};
-use crate::interp::bits::shift_amount;
+use crate::semantics::bits::shift_amount;
 
 impl Lowerer<'_> {
     /// `a << b` (`left`) or `a >> b` in `ty` (`I32`, `I64`, `U32`, `U64`; the 8- and

@@ -1,11 +1,11 @@
 //! Conversions between register types (`OpKind::Cast`) that involve the dtypes added with
 //! the dtype table (`u32`, `u64`, `f64`, `f16`, `bf16`, `i8`, `u8`, `i16`); the pairs of the
 //! original four types stay in `lower.rs`'s `cast`, so their PTX does not change. The
-//! rules are `crate::interp::convert`'s, which the simulator runs for every `Cvt`.
+//! rules are `crate::semantics::convert`'s, which the simulator runs for every `Cvt`.
 
 use super::Lowerer;
 use crate::backend::ptx::lir::{Cmp, Inst, Operand, Ty};
-use crate::interp::convert::wrap_to;
+use crate::semantics::convert::wrap_to;
 
 /// A 32-bit integer register class (`%r`): the narrow types live extended in one.
 fn is_int32(t: Ty) -> bool {

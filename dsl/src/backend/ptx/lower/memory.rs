@@ -7,8 +7,8 @@ use super::{Lowerer, ty_of};
 use crate::backend::ptx::lir::{Guard, Inst, Operand, Reg, Ty};
 use crate::backend::ptx::vectorize::{self, Facts, MAX_VECTOR_ELEMS};
 use crate::backend::ptx::{AccessDecision, AccessKind, PtxError};
-use crate::interp::convert::{f32_to_bf16, f32_to_f16};
 use crate::ir::{Op, Value};
+use crate::semantics::convert::{f32_to_bf16, f32_to_f16};
 
 impl Lowerer<'_> {
     /// The width of an access through `ptr`: the provable width along the pointer's dim

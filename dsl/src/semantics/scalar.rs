@@ -4,15 +4,7 @@
 
 use crate::ir::{PropagateNan, UnaryOp};
 
-/// The NaN every NVIDIA GPU produces for an f32 NaN result (`max.NaN.f32`, `max.f32` of
-/// two NaNs, `0.0 / 0.0`): all exponent and mantissa bits set, sign clear. Measured on an
-/// H200 (sm_90); the PTX ISA calls it "canonical NaN".
-pub const CANONICAL_NAN_BITS: u32 = 0x7FFF_FFFF;
-
-/// The canonical NaN as an `f32` (see [`CANONICAL_NAN_BITS`]).
-pub fn canonical_nan() -> f32 {
-    f32::from_bits(CANONICAL_NAN_BITS)
-}
+pub use super::nan::{CANONICAL_NAN_BITS, canonical_nan};
 
 /// PTX `max.f32` (`PropagateNan::None`) or `max.NaN.f32` (`PropagateNan::All`), bit for
 /// bit:
@@ -90,7 +82,7 @@ pub fn min_f64(a: f64, b: f64, nan: PropagateNan) -> f64 {
 }
 
 fn with_nan_rule_f64(a: f64, b: f64, nan: PropagateNan, pick: impl FnOnce(f64, f64) -> f64) -> f64 {
-    let canonical = f64::from_bits(super::convert::CANONICAL_NAN64_BITS);
+    let canonical = f64::from_bits(super::nan::CANONICAL_NAN64_BITS);
     match (a.is_nan(), b.is_nan()) {
         (true, true) => canonical,
         (true, false) | (false, true) if nan == PropagateNan::All => canonical,

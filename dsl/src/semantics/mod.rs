@@ -1,0 +1,14 @@
+//! Element semantics: what one element of each operation computes, bit for bit.
+//!
+//! The interpreter, the SIMT simulator and the PTX back end all read these functions
+//! (conversions, shifts, the math instructions' CPU models, PTX's float max/min and the
+//! hardware atomics on raw bits), so the three cannot disagree about an element. This
+//! module depends only on `ir`'s types: it is the shared floor under `interp`, `sim` and
+//! `backend`, none of which imports another's internals for element rules.
+
+pub mod atomic;
+pub mod bits;
+pub mod convert;
+pub mod math;
+pub mod nan;
+pub mod scalar;
