@@ -17,7 +17,7 @@ mod user;
 mod validate;
 
 pub use kernels::KernelSet;
-pub use suites::{SuiteArgs, SuiteBackends, gpu_found as suites_gpu_found};
+pub use suites::{SuiteArgs, SuiteBackends};
 pub use user::{App, main_with};
 
 /// rtriton: a block-level GPU kernel language in Rust that mirrors Triton.

@@ -43,7 +43,7 @@ struct Row {
 }
 
 /// Runs the selected suites, writing tables and failure reports to `out`; returns the
-/// exit status. `gpu_found` says whether a GPU can be opened (asked by the caller, so a
+/// exit status. `gpu_found` says whether a GPU can be opened (`Gpu::probe`) (asked by the caller, so a
 /// test can run this without one).
 pub fn run(args: &SuiteArgs, suites: &[Suite], gpu_found: Result<(), String>, out: &mut String) -> anyhow::Result<u8> {
     anyhow::ensure!(
@@ -115,14 +115,4 @@ fn table(rows: &[Row], backends: &[Backend]) -> String {
         t.add_row(cells);
     }
     t.to_string()
-}
-
-/// Whether a GPU can be opened: `Ok(Err(why))` when there is none (not an error: `auto`
-/// runs without it), `Err` for any other driver failure.
-pub fn gpu_found() -> anyhow::Result<Result<(), String>> {
-    match rtriton_runtime::driver::Gpu::open(0) {
-        Ok(_) => Ok(Ok(())),
-        Err(e) if e.is_no_gpu() => Ok(Err(e.to_string())),
-        Err(e) => Err(e.into()),
-    }
 }

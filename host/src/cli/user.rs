@@ -124,7 +124,7 @@ impl App {
             UserCommand::Lint(a) => lint::run(&a, &kernels, out),
             UserCommand::Validate(a) => {
                 let suites: Vec<Suite> = self.suites.iter().map(|s| s()).collect();
-                suites::run(&a, &suites, suites::gpu_found()?, out)
+                suites::run(&a, &suites, rtriton_runtime::driver::Gpu::probe()?, out)
             }
         }
     }

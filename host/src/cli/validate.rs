@@ -172,7 +172,7 @@ fn run_ports(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         println!("{}: {}", p.name, p.about);
     }
     let mut out = String::new();
-    let code = super::suites::run(&suite_args, &suites, super::suites::gpu_found()?, &mut out)?;
+    let code = super::suites::run(&suite_args, &suites, rtriton_runtime::driver::Gpu::probe()?, &mut out)?;
     print!("{out}");
     Ok(ExitCode::from(code))
 }

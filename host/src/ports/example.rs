@@ -66,7 +66,7 @@ pub fn select(cases: Vec<ExampleCase>, args: &[String]) -> Result<Vec<ExampleCas
 /// Runs `cases` on the GPU when there is one, else on the interpreter, printing what it
 /// did; status 1 if any does not match its reference.
 pub fn run(cases: &[ExampleCase]) -> ExitCode {
-    let backend = match crate::cli::suites_gpu_found() {
+    let backend = match rtriton_runtime::driver::Gpu::probe() {
         Ok(Ok(())) => Backend::Gpu,
         Ok(Err(why)) => {
             println!("no GPU ({why}): running on the interpreter instead");

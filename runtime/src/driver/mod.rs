@@ -108,6 +108,17 @@ impl Gpu {
         self.id
     }
 
+    /// Whether device 0 can be opened: `Ok(Err(why))` when there is no driver or device
+    /// (not an error: a command that may run on the interpreter goes on without it),
+    /// `Err` for any other driver failure.
+    pub fn probe() -> Result<Result<(), String>, HostError> {
+        match Gpu::open(0) {
+            Ok(_) => Ok(Ok(())),
+            Err(e) if e.is_no_gpu() => Ok(Err(e.to_string())),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Opens device `ordinal`, or says clearly why there is none.
     pub fn open(ordinal: usize) -> Result<Gpu, HostError> {
         driver_present()?;
