@@ -56,7 +56,7 @@ fn the_huge_case_on_the_interpreter_is_refused_for_row_max_i32_and_counted_as_a_
         "--variant",
         "row_max_i32",
         "--variant",
-        "row_max_fixed_port",
+        "row_max_i64_index",
         "--no-progress",
         "--json",
         json.to_str().unwrap(),
@@ -102,8 +102,8 @@ fn the_huge_case_on_the_interpreter_is_refused_for_row_max_i32_and_counted_as_a_
         [
             "row_max_i32 on refused_as_expected",
             "row_max_i32 off refused_as_expected",
-            "row_max_fixed_port on skipped",
-            "row_max_fixed_port off skipped"
+            "row_max_i64_index on skipped",
+            "row_max_i64_index off skipped"
         ]
     );
     std::fs::remove_file(json).unwrap();

@@ -13,7 +13,7 @@ pub mod row_max_split;
 pub mod source;
 
 pub use row_max::{
-    RowMaxVariant, cpu_row_max, row_max, row_max_2d, row_max_fixed_port, row_max_loop, row_max_skill_port,
+    RowMaxVariant, cpu_row_max, row_max, row_max_2d, row_max_i64_index, row_max_i64_strides, row_max_loop,
 };
 pub use row_max_plan::{Plan, ShapeClass, SplitConfig, UnsupportedDtype, plan};
 pub use row_max_split::{row_max_split, split_kernels};

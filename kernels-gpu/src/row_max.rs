@@ -62,11 +62,11 @@ kernel! {
 }
 
 kernel! {
-    /// The port a skill-guided author wrote from the CUDA reference: it follows a guide's
-    /// rule "call `.to(tl.int64)` on the stride arguments". Correct in rtriton; in Triton
-    /// the stride argument equal to 1 is a constexpr and `.to` raises AttributeError.
-    pub fn row_max_skill_port(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                              const BLOCK: usize) {
+    /// A port that follows a common porting rule, "call `.to(tl.int64)` on the stride
+    /// arguments": correct in rtriton; in Triton a stride argument equal to 1 is a
+    /// constexpr, and `.to` on it raises AttributeError.
+    pub fn row_max_i64_strides(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                               const BLOCK: usize) {
         let row = program_id(0);
         let row_start = row.to::<i64>() * stride_row.to::<i64>();
         let stride = stride_col.to::<i64>();
@@ -82,11 +82,11 @@ kernel! {
 }
 
 kernel! {
-    /// The corrected port: the index tensors are widened (`program_id(0).to::<i64>()`,
+    /// The index-promoting port: the index tensors are widened (`program_id(0).to::<i64>()`,
     /// the column offsets `.to::<i64>()`) and the scalar strides follow by promotion, so
     /// it works in Triton too, for contiguous and strided inputs alike.
-    pub fn row_max_fixed_port(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
-                              const BLOCK: usize) {
+    pub fn row_max_i64_index(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                             const BLOCK: usize) {
         let row = program_id(0).to::<i64>();
         let row_start = row * stride_row;
         let cols = arange(0, BLOCK);
@@ -119,8 +119,8 @@ pub enum RowMaxVariant {
     RowMax,
     RowMaxLoop,
     RowMax2d,
-    SkillPort,
-    FixedPort,
+    I64Strides,
+    I64Index,
     RowMaxI32,
 }
 
@@ -129,8 +129,8 @@ impl RowMaxVariant {
         RowMaxVariant::RowMax,
         RowMaxVariant::RowMaxLoop,
         RowMaxVariant::RowMax2d,
-        RowMaxVariant::SkillPort,
-        RowMaxVariant::FixedPort,
+        RowMaxVariant::I64Strides,
+        RowMaxVariant::I64Index,
         RowMaxVariant::RowMaxI32,
     ];
 
@@ -139,8 +139,8 @@ impl RowMaxVariant {
             RowMaxVariant::RowMax => row_max(),
             RowMaxVariant::RowMaxLoop => row_max_loop(),
             RowMaxVariant::RowMax2d => row_max_2d(),
-            RowMaxVariant::SkillPort => row_max_skill_port(),
-            RowMaxVariant::FixedPort => row_max_fixed_port(),
+            RowMaxVariant::I64Strides => row_max_i64_strides(),
+            RowMaxVariant::I64Index => row_max_i64_index(),
             RowMaxVariant::RowMaxI32 => row_max_i32(),
         }
     }
@@ -150,8 +150,8 @@ impl RowMaxVariant {
             RowMaxVariant::RowMax => "row_max",
             RowMaxVariant::RowMaxLoop => "row_max_loop",
             RowMaxVariant::RowMax2d => "row_max_2d",
-            RowMaxVariant::SkillPort => "row_max_skill_port",
-            RowMaxVariant::FixedPort => "row_max_fixed_port",
+            RowMaxVariant::I64Strides => "row_max_i64_strides",
+            RowMaxVariant::I64Index => "row_max_i64_index",
             RowMaxVariant::RowMaxI32 => "row_max_i32",
         }
     }
@@ -172,7 +172,7 @@ impl RowMaxVariant {
             RowMaxVariant::RowMax | RowMaxVariant::RowMaxI32 => {
                 vec![("BLOCK", n_cols.max(1).next_power_of_two() as i64)]
             }
-            RowMaxVariant::RowMaxLoop | RowMaxVariant::SkillPort | RowMaxVariant::FixedPort => vec![("BLOCK", 1024)],
+            RowMaxVariant::RowMaxLoop | RowMaxVariant::I64Strides | RowMaxVariant::I64Index => vec![("BLOCK", 1024)],
             RowMaxVariant::RowMax2d => vec![("BLOCK_M", 16), ("BLOCK_N", 64)],
         }
     }

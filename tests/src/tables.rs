@@ -16,8 +16,8 @@ pub fn every_variant(
         RowMaxVariant::RowMax,
         RowMaxVariant::RowMaxLoop,
         RowMaxVariant::RowMax2d,
-        RowMaxVariant::SkillPort,
-        RowMaxVariant::FixedPort,
+        RowMaxVariant::I64Strides,
+        RowMaxVariant::I64Index,
         RowMaxVariant::RowMaxI32
     )]
     variant: RowMaxVariant,
@@ -64,8 +64,8 @@ pub fn every_variant_and_case(
         RowMaxVariant::RowMax,
         RowMaxVariant::RowMaxLoop,
         RowMaxVariant::RowMax2d,
-        RowMaxVariant::SkillPort,
-        RowMaxVariant::FixedPort,
+        RowMaxVariant::I64Strides,
+        RowMaxVariant::I64Index,
         RowMaxVariant::RowMaxI32
     )]
     variant: RowMaxVariant,

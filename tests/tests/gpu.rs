@@ -388,7 +388,7 @@ fn the_compile_time_lint_warns_by_default_and_can_deny() {
     let x = DeviceBuffer::<f32>::zeros(&gpu, n_rows * n_cols).unwrap();
     let y = DeviceBuffer::<f32>::zeros(&gpu, n_rows).unwrap();
     let mut rt = Runtime::with_disk_cache(gpu, None);
-    let v = RowMaxVariant::SkillPort;
+    let v = RowMaxVariant::I64Strides;
     let kernel =
         || JitKernel::new(v.def()).constexprs(&v.constexprs_for(n_rows, n_cols)).grid(move |_| [n_rows as u64, 1, 1]);
     let args = || {
@@ -400,5 +400,5 @@ fn the_compile_time_lint_warns_by_default_and_can_deny() {
     assert!(rtriton::diag::HasDiagnostics::has_code(&e, rtriton::diag::Code::LintToOnSpecializableArg), "{e}");
     assert_eq!(rt.stats.compiles, 0, "the lint refuses before compiling");
     rt.launch(&kernel(), &args()).expect("warnings do not stop a launch");
-    assert!(rt.lint_findings().any(|d| d.kernel == "row_max_skill_port"));
+    assert!(rt.lint_findings().any(|d| d.kernel == "row_max_i64_strides"));
 }

@@ -59,7 +59,7 @@ fn contiguous_aligned_stride_one_loads_are_v4(variant: RowMaxVariant) {
 fn unprovable_loads_are_scalar(
     #[case] a: Vec<ArgValue>,
     #[case] policy: SpecPolicy,
-    #[values(RowMaxVariant::RowMax, RowMaxVariant::RowMaxLoop, RowMaxVariant::RowMax2d, RowMaxVariant::FixedPort)]
+    #[values(RowMaxVariant::RowMax, RowMaxVariant::RowMaxLoop, RowMaxVariant::RowMax2d, RowMaxVariant::I64Index)]
     v: RowMaxVariant,
 ) {
     // (row_stride_not_divisible: the row base x + row * stride_row is only 4-byte aligned.)

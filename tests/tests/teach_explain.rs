@@ -40,8 +40,8 @@ fn unknown_kernel() {
         "row_max",
         "row_max_loop",
         "row_max_2d",
-        "row_max_skill_port",
-        "row_max_fixed_port",
+        "row_max_i64_strides",
+        "row_max_i64_index",
         "row_max_i32",
         "row_max_split",
         "row_max_split_f16",
@@ -310,16 +310,15 @@ specialization (Triton's rules): x_ptr:*f32:-, y_ptr:*f32:-, n:i32:=1, a:i32:-, 
 
 #[test]
 fn every_case_of_the_matrix_through_the_cli() {
-    // The CLI agrees with the seed table: in Triton-semantics mode the skill-guided port
+    // The CLI agrees with the stride-promotion table: in Triton-semantics mode the stride-promoting port
     // fails exactly where a stride is 1, the corrected port nowhere.
     for c in rtriton_kernels::cases::SHAPE_MATRIX {
         let l = c.layout();
         let expected = if l.stride_row == 1 || l.stride_col == 1 { 1 } else { 0 };
         let (code, out) =
-            explain(&["row_max_skill_port", "--semantics", "triton", "--only", "trace", "--case", c.name]);
+            explain(&["row_max_i64_strides", "--semantics", "triton", "--only", "trace", "--case", c.name]);
         assert_eq!(code, expected, "{c}\n{out}");
-        let (code, out) =
-            explain(&["row_max_fixed_port", "--semantics", "triton", "--only", "trace", "--case", c.name]);
+        let (code, out) = explain(&["row_max_i64_index", "--semantics", "triton", "--only", "trace", "--case", c.name]);
         assert_eq!(code, 0, "{c}\n{out}");
     }
 }
@@ -343,10 +342,7 @@ fn case_errors() {
 
 #[test]
 fn lint_subcommand() {
-    assert_eq!(
-        run_captured(["rtriton", "lint", "row_max_fixed_port"]),
-        (0, "row_max_fixed_port: no findings\n".into())
-    );
+    assert_eq!(run_captured(["rtriton", "lint", "row_max_i64_index"]), (0, "row_max_i64_index: no findings\n".into()));
     let (code, out) = run_captured(["rtriton", "lint", "row_max_i32", "--deny"]);
     assert_eq!(code, 1);
     assert!(out.starts_with(&format!("error: kernel `row_max_i32` at {}: ", row_max_i32_load())), "{out}");

@@ -37,10 +37,10 @@ fn check(variant: RowMaxVariant, expected: &str) {
     assert_eq!(render(&fixture(variant), &variant.default_constexprs(), &LintOptions::default()), expected);
 }
 
-const SKILL_PORT: &str = "\
-warning: kernel `row_max_skill_port` at tests/src/fixtures/row_max_family.rs:71: `.to()` on the integer argument `stride_row`: in Triton this argument becomes a constant when it is 1 and `.to` raises AttributeError: 'int' object has no attribute 'to' (for every input where `stride_row` is 1, e.g. a contiguous dimension's stride)
+const I64_STRIDES_FINDINGS: &str = "\
+warning: kernel `row_max_i64_strides` at tests/src/fixtures/row_max_family.rs:71: `.to()` on the integer argument `stride_row`: in Triton this argument becomes a constant when it is 1 and `.to` raises AttributeError: 'int' object has no attribute 'to' (for every input where `stride_row` is 1, e.g. a contiguous dimension's stride)
   help: promote the index tensor instead: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride_row`, and let `stride_row` widen by promotion [to-on-specializable-arg, from triton-lang/triton#2939]
-warning: kernel `row_max_skill_port` at tests/src/fixtures/row_max_family.rs:72: `.to()` on the integer argument `stride_col`: in Triton this argument becomes a constant when it is 1 and `.to` raises AttributeError: 'int' object has no attribute 'to' (for every input where `stride_col` is 1, e.g. a contiguous dimension's stride)
+warning: kernel `row_max_i64_strides` at tests/src/fixtures/row_max_family.rs:72: `.to()` on the integer argument `stride_col`: in Triton this argument becomes a constant when it is 1 and `.to` raises AttributeError: 'int' object has no attribute 'to' (for every input where `stride_col` is 1, e.g. a contiguous dimension's stride)
   help: promote the index tensor instead: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride_col`, and let `stride_col` widen by promotion [to-on-specializable-arg, from triton-lang/triton#2939]
 ";
 
@@ -52,8 +52,8 @@ warning: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: the o
 ";
 
 #[rstest]
-#[case::skill_port(RowMaxVariant::SkillPort, SKILL_PORT)]
-#[case::fixed_port(RowMaxVariant::FixedPort, "")]
+#[case::skill_port(RowMaxVariant::I64Strides, I64_STRIDES_FINDINGS)]
+#[case::fixed_port(RowMaxVariant::I64Index, "")]
 #[case::row_max(RowMaxVariant::RowMax, "")]
 #[case::row_max_loop(RowMaxVariant::RowMaxLoop, "")]
 #[case::row_max_2d(RowMaxVariant::RowMax2d, "")]
@@ -74,13 +74,13 @@ warning: kernel `copy_unspecialized_stride` at tests/tests/teach_lint.rs:21: `st
 #[test]
 fn allow_turns_a_rule_off() {
     let options = LintOptions { deny: false, allow: vec![Rule::ToOnSpecializableArg] };
-    let v = RowMaxVariant::SkillPort;
+    let v = RowMaxVariant::I64Strides;
     assert_eq!(render(&fixture(v), &v.default_constexprs(), &options), "");
 }
 
 #[test]
 fn deny_makes_findings_errors_and_refuses_compilation() {
-    let v = RowMaxVariant::SkillPort;
+    let v = RowMaxVariant::I64Strides;
     let deny = LintOptions { deny: true, allow: vec![] };
     let found = lint(&fixture(v), &v.default_constexprs(), &deny).expect("traces");
     assert!(found.iter().all(|d| d.severity == Severity::Error));
@@ -95,11 +95,11 @@ fn deny_makes_findings_errors_and_refuses_compilation() {
     let consts = v.default_constexprs();
     let err = CompileSession::new()
         .checked(&fixture(v), &consts, &args, SpecPolicy::Triton, &TraceOptions::default(), Some(&deny))
-        .expect_err("deny refuses the skill port");
+        .expect_err("deny refuses the stride-promoting port");
     let CompileError::LintDenied(diags) = err else { panic!("expected a lint refusal, got {err}") };
     // Findings are told apart by code: both are the `.to()` rule's.
     assert!(diags.0.iter().all(|d| Rule::from_diag_code(d.code) == Some(Rule::ToOnSpecializableArg)), "{diags}");
-    assert_eq!(format!("{diags}\n"), SKILL_PORT.replace("warning:", "error:"));
+    assert_eq!(format!("{diags}\n"), I64_STRIDES_FINDINGS.replace("warning:", "error:"));
     // By default the same compile goes ahead with the findings as warnings.
     let ok = CompileSession::new()
         .checked(
@@ -111,7 +111,7 @@ fn deny_makes_findings_errors_and_refuses_compilation() {
             Some(&LintOptions::default()),
         )
         .expect("warnings do not stop compilation");
-    assert_eq!(ok.lints.iter().map(|d| format!("{d}\n")).collect::<String>(), SKILL_PORT);
+    assert_eq!(ok.lints.iter().map(|d| format!("{d}\n")).collect::<String>(), I64_STRIDES_FINDINGS);
 }
 
 #[test]

@@ -30,7 +30,7 @@ use crate::trace::KernelDef;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rule {
     /// `.to::<T>()` on a scalar integer argument that Triton folds to a constant when it
-    /// equals 1: AttributeError in Triton (the skill-guided row-max port's bug).
+    /// equals 1: AttributeError in Triton (`row_max_i64_strides`'s bug).
     ToOnSpecializableArg,
     /// A pointer offset computed in i32 from an index times a runtime argument: wraps
     /// past 2^31 elements.

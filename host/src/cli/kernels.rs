@@ -15,15 +15,14 @@ pub struct KernelSet {
 
 impl KernelSet {
     /// The row-max family, the `row_max_split*` kernels of the entry point, then every
-    /// port's kernels (issue 11), so `ptx`, `explain` and `lint` take them by name too.
+    /// port's kernels, so `ptx`, `explain` and `lint` take them by name too.
     pub fn builtin() -> KernelSet {
         let mut defs: Vec<KernelDef> =
             RowMaxVariant::ALL.iter().map(|v| v.def()).chain(rtriton_kernels::split_kernels()).collect();
         for port in crate::ports::all() {
-            for suite in (port.suites)() {
-                // A port's kernel appears in several suites (one per direction or op).
-                if !defs.iter().any(|d| d.name == suite.def.name) {
-                    defs.push(suite.def);
+            for def in (port.kernels)() {
+                if !defs.iter().any(|d| d.name == def.name) {
+                    defs.push(def);
                 }
             }
         }

@@ -30,6 +30,7 @@ use super::example::ExampleCase;
 pub const PORT: Port = Port {
     name: "epilogue",
     about: "y = gelu(x * scale + bias) (tanh and erf forms) and silu, a fused element-wise epilogue over strided views, f32/f16/bf16",
+    kernels: || Kernel::all().into_iter().map(Kernel::def).collect(),
     suites,
     bench: bench_points,
     example,

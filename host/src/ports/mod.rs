@@ -5,6 +5,7 @@
 //! the simulator and the GPU (`cli/suites.rs`); the examples in `host/examples/` run the
 //! cases each port names for them (`example.rs`).
 
+use rtriton::trace::KernelDef;
 use rtriton_testing::Suite;
 
 pub mod bench;
@@ -28,6 +29,9 @@ pub struct Port {
     pub name: &'static str,
     /// One line: the Triton original and what the port covers.
     pub about: &'static str,
+    /// Its kernels, in the order its suites first use them: what `list`, `ptx`, `explain`
+    /// and `lint` know it by, without building the suites' cases (which takes seconds).
+    pub kernels: fn() -> Vec<KernelDef>,
     /// Its suites (one per kernel and dtype).
     pub suites: fn() -> Vec<Suite>,
     /// What `rtriton bench --kernel` measures of it (`bench/peers/tutorial_peers.py`
@@ -57,4 +61,25 @@ pub fn select(names: &[String]) -> anyhow::Result<Vec<Port>> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `kernels` is the cheap list the CLI reads instead of building the suites: it must
+    /// name exactly the suites' kernels, in the order the suites first use them.
+    #[test]
+    fn every_port_lists_the_kernels_of_its_suites() {
+        for port in all() {
+            let mut from_suites: Vec<&'static str> = Vec::new();
+            for suite in (port.suites)() {
+                if !from_suites.contains(&suite.def.name) {
+                    from_suites.push(suite.def.name);
+                }
+            }
+            let listed: Vec<&'static str> = (port.kernels)().iter().map(|d| d.name).collect();
+            assert_eq!(listed, from_suites, "port {}", port.name);
+        }
+    }
 }

@@ -34,6 +34,11 @@ use super::reduce_split;
 pub const PORT: Port = Port {
     name: "reduce",
     about: "torch.sum/amax/amin/argmax/argmin(x, dim) as Triton kernels: row- and column-wise over strided views, f32/i32/f16/bf16",
+    kernels: || {
+        let mut defs: Vec<_> = Kernel::all().into_iter().map(Kernel::def).collect();
+        defs.extend(reduce_split::kernels());
+        defs
+    },
     suites,
     bench: bench_points,
     example,

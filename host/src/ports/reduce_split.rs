@@ -104,6 +104,19 @@ pub fn fused_suite(kernel: Kernel) -> Suite {
     Suite::new(fused_def(kernel)).cases(cases).reference(move |case| fused_reference(kernel, case)).rule(kernel.rule())
 }
 
+/// The partials, combine and one-launch kernels of every column reduction, in the order
+/// of [`suites`].
+pub fn kernels() -> Vec<rtriton::trace::KernelDef> {
+    Kernel::all()
+        .into_iter()
+        .filter(|k| k.direction == Direction::Cols)
+        .flat_map(|k| {
+            let (partials, combine) = defs(k);
+            [partials, combine, fused_def(k)]
+        })
+        .collect()
+}
+
 /// The partials, combine and one-launch suites of every column reduction.
 pub fn suites() -> Vec<Suite> {
     Kernel::all()

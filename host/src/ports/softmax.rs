@@ -18,10 +18,17 @@ use super::example::ExampleCase;
 pub const PORT: Port = Port {
     name: "softmax",
     about: "Triton tutorial 02 (softmax_kernel): row softmax over strided views, one block per row or online, in f32, f16 and bf16",
+    kernels,
     suites,
     example,
     bench: bench_points,
 };
+
+/// The kernel of every form in every dtype (the staged suite runs the prefetch kernel).
+fn kernels() -> Vec<rtriton::trace::KernelDef> {
+    let forms = [Form::SingleBlock, Form::Online, Form::Prefetch, Form::PrefetchRegisters];
+    Dtype::ALL.iter().flat_map(|&d| forms.map(|f| softmax::kernel_def(f, d))).collect()
+}
 
 /// What `cargo run --example softmax [-- --dtype f32|f16|bf16]` runs, in the dtype asked
 /// for: rows of 781 columns (the tutorial's width, one block of 1024 per row) and rows of

@@ -27,6 +27,7 @@ use super::example::ExampleCase;
 pub const PORT: Port = Port {
     name: "vector_add",
     about: "Triton tutorial 01 (add_kernel): out = x + y over strided views, in f32, f16 and bf16",
+    kernels: || vec![add_kernel(), add_kernel_f16(), add_kernel_bf16()],
     suites: || vec![suite(), suite_f16(), suite_bf16()],
     bench: bench_points,
     example,

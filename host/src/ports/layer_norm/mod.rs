@@ -34,6 +34,7 @@ pub const PORT: Port = Port {
             _layer_norm_bwd_dwdb) and lock-free backwards with f32 partial rows (persistent, and chunked for \
             wide rows): layer norm \
             forward and backward over strided views, in f32, f16 and bf16",
+    kernels,
     suites: || {
         let [persistent_f32, sum_f32] = persistent::suites_of::<f32>();
         let [persistent_f16, sum_f16] = persistent::suites_of::<f16>();
@@ -70,6 +71,23 @@ pub const PORT: Port = Port {
     example,
     bench: bench_points,
 };
+
+/// The kernels of the suites above, in the same order, for each dtype: the tutorial's
+/// three, the persistent and the chunked backward's two each, then the whole-row forwards.
+fn kernels() -> Vec<KernelDef> {
+    fn of<T: Element>(tutorial: [KernelDef; 3]) -> Vec<KernelDef> {
+        let (dx, dwdb) = persistent::kernels::<T>();
+        let (sums, chunked_dx) = chunked::kernels::<T>();
+        let mut defs = tutorial.to_vec();
+        defs.extend([dx, dwdb, sums, chunked_dx]);
+        defs
+    }
+    let mut defs = of::<f32>([layer_norm_fwd_fused(), layer_norm_bwd_dx_fused(), layer_norm_bwd_dwdb()]);
+    defs.extend(of::<f16>([layer_norm_fwd_fused_f16(), layer_norm_bwd_dx_fused_f16(), layer_norm_bwd_dwdb_f16()]));
+    defs.extend(of::<bf16>([layer_norm_fwd_fused_bf16(), layer_norm_bwd_dx_fused_bf16(), layer_norm_bwd_dwdb_bf16()]));
+    defs.extend(rows::kernels());
+    defs
+}
 
 /// What `cargo run --example layer_norm [-- --dtype f32|f16|bf16]` runs, in the dtype
 /// asked for: the tutorial's forward pass and the whole-row forward the bench runs, then

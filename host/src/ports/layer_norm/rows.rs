@@ -123,9 +123,20 @@ pub fn suites_of<T: Element>(form: Form) -> [Suite; 2] {
     [suite().cases(cases::<T>(form)), suite().cases(wide_cases::<T>(form)).policies(&[SpecPolicy::Triton])]
 }
 
+/// The whole-row forms, in the order of the suites.
+const FORMS: [Form; 3] = [Form::Rows, Form::PrefetchRegisters, Form::PrefetchStaged];
+
 /// Every whole-row kernel's suites in `T`.
 pub fn all_suites_of<T: Element>() -> Vec<Suite> {
-    [Form::Rows, Form::PrefetchRegisters, Form::PrefetchStaged].into_iter().flat_map(suites_of::<T>).collect()
+    FORMS.into_iter().flat_map(suites_of::<T>).collect()
+}
+
+/// The kernels of [`suites`], in its order.
+pub fn kernels() -> Vec<KernelDef> {
+    let mut defs: Vec<KernelDef> = FORMS.into_iter().map(kernel::<f32>).collect();
+    defs.extend(FORMS.into_iter().map(kernel::<f16>));
+    defs.extend(FORMS.into_iter().map(kernel::<bf16>));
+    defs
 }
 
 /// The forward of a contiguous `rows x cols` input of `T` as [`layer_norm_fwd_plan::plan`]

@@ -1,12 +1,12 @@
-//! The seed scenario: the skill-guided port (scalar strides promoted with `.to()`) and
-//! the corrected port (index tensors promoted), each under rtriton's default semantics
+//! Promoting strides versus promoting index tensors: the stride-promoting port (scalar strides promoted with `.to()`) and
+//! the index-promoting port (index tensors promoted), each under rtriton's default semantics
 //! and Triton-semantics mode, over every case of the shape matrix.
 //!
 //! Expected: in default mode both trace everywhere; in Triton-semantics mode the
-//! skill-guided port fails with Triton's AttributeError for every input with a stride
+//! stride-promoting port fails with Triton's AttributeError for every input with a stride
 //! equal to 1 (the column stride of every contiguous input, and the row stride of the
 //! transposed view and of single-column inputs) and traces for the strided view whose
-//! strides are both other than 1; the corrected port traces everywhere. Every kernel
+//! strides are both other than 1; the index-promoting port traces everywhere. Every kernel
 //! that traces also runs on the CPU interpreter and must match `cpu_row_max` bit for bit.
 
 use rstest::rstest;
@@ -40,16 +40,16 @@ fn args(c: &RowMaxCase) -> Vec<ArgValue> {
 }
 
 const STRIDE_ROW_ERROR: &str = "\
-error: kernel `row_max_skill_port` at tests/src/fixtures/row_max_family.rs:71: AttributeError: 'int' object has no attribute 'to'
+error: kernel `row_max_i64_strides` at tests/src/fixtures/row_max_family.rs:71: AttributeError: 'int' object has no attribute 'to'
   note: Triton specializes an integer argument equal to 1 into the constant 1 (a plain int, key (\"constexpr\", 1)), so `stride_row` is not a tensor here and has no `.to()`; this fails for every input where `stride_row` is 1 (a contiguous dimension's stride) and compiles only for other values
   help: promote the index tensor instead of the scalar argument: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride_row`, and let `stride_row` widen to i64 by promotion";
 
 const STRIDE_COL_ERROR: &str = "\
-error: kernel `row_max_skill_port` at tests/src/fixtures/row_max_family.rs:72: AttributeError: 'int' object has no attribute 'to'
+error: kernel `row_max_i64_strides` at tests/src/fixtures/row_max_family.rs:72: AttributeError: 'int' object has no attribute 'to'
   note: Triton specializes an integer argument equal to 1 into the constant 1 (a plain int, key (\"constexpr\", 1)), so `stride_col` is not a tensor here and has no `.to()`; this fails for every input where `stride_col` is 1 (a contiguous dimension's stride) and compiles only for other values
   help: promote the index tensor instead of the scalar argument: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride_col`, and let `stride_col` widen to i64 by promotion";
 
-/// The whole error text Triton-semantics mode gives the skill-guided port for a case,
+/// The whole error text Triton-semantics mode gives the stride-promoting port for a case,
 /// `None` when it traces.
 fn expected_skill_port_error(c: &RowMaxCase) -> Option<String> {
     let l = c.layout();
@@ -65,7 +65,7 @@ fn expected_skill_port_error(c: &RowMaxCase) -> Option<String> {
 
 #[apply(every_case)]
 fn seed_scenario(
-    #[values(RowMaxVariant::SkillPort, RowMaxVariant::FixedPort)] variant: RowMaxVariant,
+    #[values(RowMaxVariant::I64Strides, RowMaxVariant::I64Index)] variant: RowMaxVariant,
     #[values(Semantics::Rtriton, Semantics::Triton)] semantics: Semantics,
     name: &str,
 ) {
@@ -79,7 +79,7 @@ fn seed_scenario(
     let args = row_max_args(&c, x, y);
     let result = specialize_and_trace(&def, &consts, &args, SpecPolicy::Triton, &TraceOptions { semantics });
     let expected = match (variant, semantics) {
-        (RowMaxVariant::SkillPort, Semantics::Triton) => expected_skill_port_error(&c),
+        (RowMaxVariant::I64Strides, Semantics::Triton) => expected_skill_port_error(&c),
         _ => None,
     };
     match (result, expected) {
@@ -114,11 +114,11 @@ fn bits(v: &[f32]) -> Vec<u32> {
 
 #[test]
 fn in_triton_mode_the_skill_port_compiles_only_for_the_strided_view() {
-    let def = RowMaxVariant::SkillPort.def();
+    let def = RowMaxVariant::I64Strides.def();
     let traced: Vec<&str> = SHAPE_MATRIX
         .iter()
         .filter(|c| {
-            let consts = RowMaxVariant::SkillPort.constexprs_for(c.n_rows, c.n_cols);
+            let consts = RowMaxVariant::I64Strides.constexprs_for(c.n_rows, c.n_cols);
             let options = TraceOptions { semantics: Semantics::Triton };
             specialize_and_trace(&def, &consts, &args(c), SpecPolicy::Triton, &options).is_ok()
         })
@@ -130,22 +130,22 @@ fn in_triton_mode_the_skill_port_compiles_only_for_the_strided_view() {
 #[test]
 fn without_specialization_triton_mode_has_nothing_to_reject() {
     // Like Triton's interpreter (TRITON_INTERPRET=1), which does not specialize: the
-    // skill-guided port passes there and fails only when compiled.
-    let def = RowMaxVariant::SkillPort.def();
+    // stride-promoting port passes there and fails only when compiled.
+    let def = RowMaxVariant::I64Strides.def();
     for c in SHAPE_MATRIX {
-        let consts = RowMaxVariant::SkillPort.constexprs_for(c.n_rows, c.n_cols);
+        let consts = RowMaxVariant::I64Strides.constexprs_for(c.n_rows, c.n_cols);
         let options = TraceOptions { semantics: Semantics::Triton };
         let r = specialize_and_trace(&def, &consts, &args(c), SpecPolicy::Off, &options);
         assert!(r.is_ok(), "{c}: {}", r.unwrap_err());
     }
 }
 
-/// Triton itself, on an H200 (Triton 3.6.0, `tests/tests/data/triton_skill_port.py`):
+/// Triton itself, on an H200 (Triton 3.6.0, `tests/tests/data/triton_i64_strides.py`):
 /// Triton-semantics mode must fail and succeed on exactly the same cases, with the same
 /// error, for both ports.
 #[test]
 fn triton_mode_agrees_with_triton_3_6_on_every_case() {
-    let recorded = include_str!("data/triton_skill_port_h200.txt");
+    let recorded = include_str!("data/triton_i64_strides_h200.txt");
     let lines: Vec<&str> =
         recorded.lines().filter(|l| l.split(' ').next().is_some_and(|w| w.parse::<usize>().is_ok())).collect();
     // The recording covers the matrix's first 16 cases; the one-column special-value
@@ -153,7 +153,7 @@ fn triton_mode_agrees_with_triton_3_6_on_every_case() {
     let recorded_cases = &SHAPE_MATRIX[..16];
     assert_eq!(lines.len(), 2 * recorded_cases.len(), "one line per case and port");
     for (i, c) in recorded_cases.iter().enumerate() {
-        for (line, variant) in lines[2 * i..2 * i + 2].iter().zip([RowMaxVariant::SkillPort, RowMaxVariant::FixedPort])
+        for (line, variant) in lines[2 * i..2 * i + 2].iter().zip([RowMaxVariant::I64Strides, RowMaxVariant::I64Index])
         {
             let fields: Vec<&str> = line.splitn(7, ' ').collect();
             let l = c.layout();
@@ -163,7 +163,7 @@ fn triton_mode_agrees_with_triton_3_6_on_every_case() {
                 shape.each_ref().map(String::as_str),
                 "{c}: {line}"
             );
-            let port = if variant == RowMaxVariant::SkillPort { "skill" } else { "fixed" };
+            let port = if variant == RowMaxVariant::I64Strides { "skill" } else { "fixed" };
             assert_eq!(fields[5], port, "{line}");
             let triton_ok = match fields[6] {
                 "ok" => true,

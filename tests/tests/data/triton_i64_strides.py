@@ -1,9 +1,9 @@
-# Produces triton_skill_port_h200.txt: the skill-guided row-max port (scalar strides
-# promoted with .to) and the corrected port (index tensors promoted), written in Triton,
+# Produces triton_i64_strides_h200.txt: the stride-promoting row-max port (scalar strides
+# promoted with .to) and the index-promoting port (index tensors promoted), written in Triton,
 # launched on every shape of kernels-gpu/src/cases.rs (SHAPE_MATRIX) on a GPU.
-# Run on a machine with a GPU, torch and triton:  python3 triton_skill_port.py
+# Run on a machine with a GPU, torch and triton:  python3 triton_i64_strides.py
 # (the committed file adds a header in front of the output). Same kernels as
-# row_max_skill_port and row_max_fixed_port in kernels-gpu/src/row_max.rs.
+# row_max_i64_strides and row_max_i64_index in kernels-gpu/src/row_max.rs.
 import torch,triton,triton.language as tl
 @triton.jit
 def skill(x_ptr,y_ptr,n_rows,n_cols,stride_row,stride_col,BLOCK:tl.constexpr):
