@@ -71,8 +71,8 @@ error: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: launch 
 #[case::row_max(RowMaxVariant::RowMax)]
 #[case::row_max_loop(RowMaxVariant::RowMaxLoop)]
 #[case::row_max_2d(RowMaxVariant::RowMax2d)]
-#[case::skill_port(RowMaxVariant::I64Strides)]
-#[case::fixed_port(RowMaxVariant::I64Index)]
+#[case::i64_strides(RowMaxVariant::I64Strides)]
+#[case::i64_index(RowMaxVariant::I64Index)]
 fn accepts_i64_variants_on_the_same_extent(#[case] variant: RowMaxVariant) {
     assert_eq!(check_offsets(&traced_for_huge(variant), &huge_extents()), Ok(()));
 }
@@ -107,8 +107,8 @@ error: kernel `row_max` at tests/src/fixtures/row_max_family.rs:13: the overflow
 #[case::row_max(RowMaxVariant::RowMax)]
 #[case::row_max_loop(RowMaxVariant::RowMaxLoop)]
 #[case::row_max_2d(RowMaxVariant::RowMax2d)]
-#[case::skill_port(RowMaxVariant::I64Strides)]
-#[case::fixed_port(RowMaxVariant::I64Index)]
+#[case::i64_strides(RowMaxVariant::I64Strides)]
+#[case::i64_index(RowMaxVariant::I64Index)]
 fn guard_before_the_interpreter(#[case] variant: RowMaxVariant) {
     let c = *SHAPE_MATRIX.iter().find(|c| c.name == "non_pow2").expect("case");
     let l = c.layout();
@@ -151,7 +151,7 @@ error: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: launch 
 #[rstest]
 #[case::row_max_i32(RowMaxVariant::RowMaxI32, true, true)]
 #[case::row_max(RowMaxVariant::RowMax, false, false)]
-#[case::skill_port(RowMaxVariant::I64Strides, false, true)]
+#[case::i64_strides(RowMaxVariant::I64Strides, false, true)]
 fn the_cacheable_summary_gives_the_same_verdict(
     #[case] variant: RowMaxVariant,
     #[case] x_narrow: bool,

@@ -11,11 +11,6 @@ use rtriton::trace::{KernelDef, TraceOptions};
 use rtriton_kernels::RowMaxVariant;
 use rtriton_tests::fixtures::row_max_family::def as fixture;
 
-/// The lint on a fresh compile session (what `rtriton lint` runs).
-fn lint(def: &KernelDef, constexprs: &[(&str, i64)], options: &LintOptions) -> Result<Vec<Diagnostic>, FrontEndError> {
-    CompileSession::new().lint(def, constexprs, options)
-}
-
 rtriton::kernel! {
     /// A strided copy whose stride is `#[do_not_specialize]`: never folded to 1, so the
     /// load is never known to be contiguous (rule `unspecialized-unit-stride`).
@@ -52,8 +47,8 @@ warning: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: the o
 ";
 
 #[rstest]
-#[case::skill_port(RowMaxVariant::I64Strides, I64_STRIDES_FINDINGS)]
-#[case::fixed_port(RowMaxVariant::I64Index, "")]
+#[case::i64_strides(RowMaxVariant::I64Strides, I64_STRIDES_FINDINGS)]
+#[case::i64_index(RowMaxVariant::I64Index, "")]
 #[case::row_max(RowMaxVariant::RowMax, "")]
 #[case::row_max_loop(RowMaxVariant::RowMaxLoop, "")]
 #[case::row_max_2d(RowMaxVariant::RowMax2d, "")]
@@ -133,4 +128,9 @@ rtriton::kernel! {
 #[test]
 fn dead_code_is_not_a_finding() {
     assert_eq!(render(&dead_offset(), &[("BLOCK", 64)], &LintOptions::default()), "");
+}
+
+/// The lint on a fresh compile session (what `rtriton lint` runs).
+fn lint(def: &KernelDef, constexprs: &[(&str, i64)], options: &LintOptions) -> Result<Vec<Diagnostic>, FrontEndError> {
+    CompileSession::new().lint(def, constexprs, options)
 }

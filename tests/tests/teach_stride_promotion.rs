@@ -51,7 +51,7 @@ error: kernel `row_max_i64_strides` at tests/src/fixtures/row_max_family.rs:72: 
 
 /// The whole error text Triton-semantics mode gives the stride-promoting port for a case,
 /// `None` when it traces.
-fn expected_skill_port_error(c: &RowMaxCase) -> Option<String> {
+fn expected_i64_strides_error(c: &RowMaxCase) -> Option<String> {
     let l = c.layout();
     let mut errors = Vec::new();
     if l.stride_row == 1 {
@@ -79,7 +79,7 @@ fn seed_scenario(
     let args = row_max_args(&c, x, y);
     let result = specialize_and_trace(&def, &consts, &args, SpecPolicy::Triton, &TraceOptions { semantics });
     let expected = match (variant, semantics) {
-        (RowMaxVariant::I64Strides, Semantics::Triton) => expected_skill_port_error(&c),
+        (RowMaxVariant::I64Strides, Semantics::Triton) => expected_i64_strides_error(&c),
         _ => None,
     };
     match (result, expected) {
@@ -113,7 +113,7 @@ fn bits(v: &[f32]) -> Vec<u32> {
 }
 
 #[test]
-fn in_triton_mode_the_skill_port_compiles_only_for_the_strided_view() {
+fn in_triton_mode_the_i64_strides_compiles_only_for_the_strided_view() {
     let def = RowMaxVariant::I64Strides.def();
     let traced: Vec<&str> = SHAPE_MATRIX
         .iter()
