@@ -21,7 +21,7 @@ OUT=${OUT:?the device tool sets OUT}
 R=${RTRITON_BIN:-./.gpu/rtriton}
 chmod +x "$R"
 # The PTX cache somewhere writable, snapshots found from the carried tree, the CUDA tools
-# (ncu, nvcc) and NVRTC on the paths (learned in docs/results/2026-12-04-h200-run4/run.sh).
+# (ncu, nvcc) and NVRTC on the paths (learned in the H200 record of 2026-12-04 at `2ab94c2`).
 export RTRITON_CACHE_DIR=/tmp/rtriton-cache
 export INSTA_WORKSPACE_ROOT="$PWD"
 export PATH="$PATH:/usr/local/cuda/bin"

@@ -211,7 +211,7 @@ impl Kernel {
 
     /// Whether a split of this kernel runs as one launch: [`SplitPlan::one_launch`], except
     /// the `i32` index reductions, which take two. H200 run 20
-    /// (`docs/results/2026-12-05-h200-run20-epilogue-plans/`): `argmax` over `i32` columns in
+    /// (the H200 record of 2026-12-05 at `6bf5b8e`): `argmax` over `i32` columns in
     /// one launch ran at 1.95 and 2.24 TB/s at 4096x16384 and 2048x32768 (0.72x and 0.82x of
     /// torch), in two at 3.13 and 3.11; at the other shapes the two forms were within 2%
     /// (4096x4096: 1.54 against 1.87). `f32` `argmax` is the other way round (3.39 in one
