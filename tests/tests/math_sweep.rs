@@ -7,7 +7,7 @@
 //! - `gpu_sweep` (ignored: needs a GPU) launches the same kernel on 2^22 inputs per
 //!   function (`RTRITON_MATH_SWEEP_POINTS` to change it), prints a table of the largest
 //!   error and where it occurs, writes it to `RTRITON_MATH_SWEEP_OUT` (default
-//!   `$TMPDIR/rtriton-math-sweep.md`) for `bench/results/`, and asserts the documented GPU
+//!   `$TMPDIR/rtriton-math-sweep.md`) for a record under `bench/results/`, and asserts the documented GPU
 //!   bound.
 //!
 //! Inputs are every f32 of the function's range taken at a fixed stride in bit-pattern
@@ -400,7 +400,7 @@ fn cpu_models_are_within_their_documented_error() {
     assert!(failed.is_empty(), "outside the CPU model's bound: {failed:?}\n{}", table.join("\n"));
 }
 
-/// The GPU sweep the lead runs on the H200 (see the module doc); under a minute there.
+/// The GPU sweep (see the module doc); under a minute on an H200.
 #[test]
 #[ignore = "needs a GPU"]
 fn gpu_sweep() {

@@ -7,7 +7,7 @@
 #   validate      rtriton validate --backend gpu (row-max family) and --kernel ports
 #                 (timeouts VALIDATE_TIMEOUT + PORTS_TIMEOUT stay under the 600 s a call gets)
 #   ports-bench   rtriton bench --kernel ${KERNELS:-ports} + bench/peers/tutorial_peers.py
-#                 in the same session, joined by --peers into combined.md
+#                 on the same machine, joined by --peers into combined.md
 #   ports-paired  the same, point by point: for each of POINTS ("silu f16 4096x1024;..."),
 #                 rtriton then the peers, ROUNDS times (default 2), so every implementation
 #                 of a point is timed within seconds of the others; joined as ports-bench

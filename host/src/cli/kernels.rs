@@ -15,7 +15,7 @@ pub struct KernelSet {
 
 impl KernelSet {
     /// The row-max family, the `row_max_split*` kernels of the entry point, then every
-    /// port's kernels (issue 11), so `ptx`, `explain` and `lint` take them by name too.
+    /// port's kernels, so `ptx`, `explain` and `lint` take them by name too.
     pub fn builtin() -> KernelSet {
         let mut defs: Vec<KernelDef> =
             RowMaxVariant::ALL.iter().map(|v| v.def()).chain(rtriton_kernels::split_kernels()).collect();

@@ -266,9 +266,9 @@ pub struct Plan {
 /// thread.
 pub const FULL_OCCUPANCY_CTAS_OF_4_WARPS: u32 = 16;
 
-/// The launch for an `n_rows x n_cols` input of `elem_bytes`-byte elements (H200 run 20,
+/// The launch for an `n_rows x n_cols` input of `elem_bytes`-byte elements (H200, 2026-12-05,
 /// the H200 record of 2026-12-05 at `6bf5b8e`, each plan against the others in
-/// one session):
+/// one run):
 ///
 /// - `f32` vector rows ([`vector_rows`]): 8 warps over the 2048-element tile, 8 elements a
 ///   thread (two 16-byte accesses each of `x` and `y`): 1% to 3% faster than 4 warps of 16

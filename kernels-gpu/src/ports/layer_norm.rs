@@ -290,7 +290,7 @@ layer_norm_kernels!(bf16, "bf16": layer_norm_fwd_fused_bf16, layer_norm_bwd_dx_f
 /// MB of rows in flight) ran at 2.56 (the H200 record of 2026-12-04 at `aa60014`
 /// run-1922929/combined.md`). Rows of 64 KiB keep the smaller block: 4096 x 16384 `f32`
 /// ran at 2.71 TB/s with it against Triton's 2.56, and `f16` 2048 x 32768 at 2.06 against
-/// Triton's 1.62 with 32768 a block. Measured with this rule in one lease
+/// Triton's 1.62 with 32768 a block. Measured with this rule in one run
 /// (the H200 record of 2026-12-04 at `8e7ff3d`): 2.07 TB/s against 1.98 with 4096 on
 /// 8 warps; Triton's kernel, same block and warps, reached 2.59 in the same session.
 pub fn fwd_config(n: usize, elem_bytes: usize) -> (usize, u32) {

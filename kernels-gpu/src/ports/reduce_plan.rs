@@ -99,7 +99,7 @@ impl SplitPlan {
     /// `UNROLL` of the partials and one-launch kernels of a value reduction (`index`
     /// false) or an arg reduction: 1 for the latter. Four `f32` tiles in flight made the
     /// one-launch `argmax` 11% to 12% slower at 4096 x 1024, 4096 x 4096 and 32768 x 1024
-    /// and no faster elsewhere, timed beside a tile a trip in one session
+    /// and no faster elsewhere, timed beside a tile a trip in one run
     /// (the H200 record of 2026-12-04 at `b8a5adc`, part 3; not profiled).
     pub fn unroll_of(&self, index: bool) -> usize {
         if index { 1 } else { self.unroll }
@@ -142,7 +142,7 @@ impl SplitPlan {
     /// blocks. In one launch each column block's last chunk combines all the chunks'
     /// partials of its `BLOCK_N` columns, `split / BLOCK_M` steps in a row; with few
     /// column blocks few programs do that, and the launch's tail outlasts the second
-    /// launch it saves (run 9: `f16` 4096 x 1024, 4 blocks of 256 columns and 128 chunks,
+    /// launch it saves (H200: `f16` 4096 x 1024, 4 blocks of 256 columns and 128 chunks,
     /// took 5% (`sum`) and 11% (`amax`) longer in one launch; every `f32` shape, 8 or more
     /// blocks, ran as fast or up to 16% faster).
     pub fn one_launch(&self, n_cols: usize) -> bool {
@@ -247,7 +247,7 @@ pub const HALF_SPLIT_TILE: usize = 4 * 32 * NUM_WARPS;
 pub const HALF_SPLIT_BLOCK_N: usize = 128;
 /// Programs per SM a 16-bit split wants: 12 of 4 warps, the 48 warps an sm_86 SM holds
 /// (an H200's holds 64). Their kernels take 32 to 39 registers (ptxas, sm_90; `argmax` the
-/// most), which leave room for 12 programs per SM. On the H200 (run 17) 12 ran the `f16`
+/// most), which leave room for 12 programs per SM. On the H200 12 ran the `f16`
 /// sums 3% faster than 16 (2.82 against 2.73 TB/s at 4096 x 16384), and 8 fell 8% behind
 /// 16 in `amax`.
 pub const HALF_SPLIT_PROGRAMS_PER_SM: usize = 12;
@@ -261,14 +261,14 @@ pub const HALF_SPLIT_PROGRAMS_PER_SM: usize = 12;
 ///   thread, four rows in flight): tiles of 4 x [`HALF_SPLIT_BLOCK_N`], one 8-byte vector a
 ///   thread, walked [`SPLIT_UNROLL`] tiles a trip, [`HALF_SPLIT_PROGRAMS_PER_SM`] programs
 ///   per SM. Measured on the H200 (the H200 record of 2026-12-04 at `3dd6e02`):
-///   against the 8 KiB tiles (16 x 256, 16-byte vectors, 8 per SM) in one session (part 1,
+///   against the 8 KiB tiles (16 x 256, 16-byte vectors, 8 per SM) in one run (part 1,
 ///   at 16 per SM), `sum` and `amax` of `f16` and `bf16` 3% to 33% faster on every shape of
 ///   the peer script; as landed (part 5), `sum` at 1.06x to 1.34x of torch (it was at 0.83x
 ///   to 0.94x at 4096 x 1024, 4096 x 16384 and 2048 x 32768) and `amax` at 1.11x to 1.65x.
 ///   ncu at `f16` 4096 x 16384 (part 3): 0.73 warps eligible per scheduler to torch's 0.49
 ///   and the old tiles' 0.29, 73% of DRAM bandwidth to torch's 66%. The 8 KiB tiles had
 ///   been tried with more or fewer programs, narrower blocks of 16-byte vectors and more
-///   tiles a trip (run 16): none was faster.
+///   tiles a trip: none was faster.
 pub fn split_tiles(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize) -> ((usize, usize), usize) {
     if elem_bytes == 2 {
         let block_n = pow2(n_cols).min(HALF_SPLIT_BLOCK_N);

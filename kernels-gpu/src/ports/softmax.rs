@@ -439,7 +439,7 @@ pub fn prefetch_shared_bytes(block_size: usize, dtype: Dtype) -> usize {
 /// [`MAX_SINGLE_BLOCK`], the next row staged in shared memory ([`Form::Prefetch`]): at
 /// 2048 x 32768 on the H200 (the H200 record of 2026-12-04 at `af83889`) staging ran 1.03x
 /// (f16) and 0.99x (bf16) of the online kernel, which reads 1.5 rows per row written, and
-/// 1.14x and 1.16x of Triton's kernel in run 20. One program per row:
+/// 1.14x and 1.16x of Triton's kernel on the H200. One program per row:
 /// - f32 rows of 16 warps up to [`MAX_SINGLE_BLOCK`] columns, two per SM
 ///   ([`TWO_PROGRAMS_PER_SM`]), which ran 1.05x faster than the register prefetch at
 ///   4096 x 16384 (runs 12 and 13; rows of 8192 take the same rule, unmeasured,
@@ -452,8 +452,8 @@ pub fn prefetch_shared_bytes(block_size: usize, dtype: Dtype) -> usize {
 ///   ([`Form::PrefetchRegisters`], one program per SM) 3.57, twice
 ///   (the H200 record of 2026-12-06 at `9ab1c55`), and on an H100 level with Triton's
 ///   kernel and 1.04x faster than the prefetch in f16 and bf16
-///   (the H100 record of 2026-12-06 at `bfb9661`). Run 23 on the H200 had found them
-///   0.92x to 0.94x of the prefetch, and the plan took the prefetch for a day: then every
+///   (the H100 record of 2026-12-06 at `bfb9661`). On the H200 with the loops of `57a09d5` they had run
+///   0.92x to 0.94x of the prefetch, and the plan took the prefetch then: every
 ///   program divided a 64-bit trip count (a `div.u64` subroutine) before its first load,
 ///   which loops no longer do (`docs/performance.md`). No plan chooses the register
 ///   prefetch now; the bench times it beside these rows.
