@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peers for the row max (issue 12): torch.amax(x, dim=1), an autotuned Triton row-max (a
+"""Peers for the row max: torch.amax(x, dim=1), an autotuned Triton row-max (a
 2-D [BLOCK_M, BLOCK_N] tile kernel with BLOCK_M/BLOCK_N/num_warps configurations) and the
 CUDA warp-shuffle reference (kernels-gpu/cuda/row_max_ref.cu through cupy's RawKernel),
 timed on the shapes and views `rtriton bench` uses, each result checked exact, written

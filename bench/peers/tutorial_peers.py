@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peers for the tutorial ports (issue 11): torch and Triton's tutorial kernels timed on
+"""Peers for the tutorial ports: torch and Triton's tutorial kernels timed on
 the same shapes, dtypes and methodology as `rtriton bench`, their outputs checked against
 each other, results written as JSON.
 

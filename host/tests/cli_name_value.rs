@@ -1,5 +1,5 @@
 //! The `NAME=V` flags as a user types them, through `rtriton explain` (the same parser
-//! serves `ptx` and `lint`): each bad input of issue 13 and its whole error text, and the
+//! serves `ptx` and `lint`): each bad input of `docs/reliability.md` and its whole error text, and the
 //! valid extremes accepted. `docs/reliability.md` lists these rows.
 
 use rstest::rstest;

@@ -106,7 +106,7 @@ impl fmt::Display for SplitConfig {
 /// The `VEC` an input of `dtype` elements can promise (`SplitConfig::vec`): the
 /// largest power of two dividing both `stride_row` and `n_cols`, at most one 16-byte
 /// vector, when the rows are contiguous (`stride_col == 1`); else 1. Measured on the H200
-/// (`docs/results/2026-12-04-h200-run18-multiple-of/`): 131072 x 100 `f32` rows, whose
+/// (the H200 record of 2026-12-04 at `8be1702`): 131072 x 100 `f32` rows, whose
 /// stride of 100 specialization cannot align, load 16 bytes at a time with `VEC = 4`, and
 /// the entry point went from 0.90x to 1.21x of Triton's autotuned kernel there (65536 x
 /// 200 1.27x, 100000 x 36 1.16x, 4096 x 1000 1.04x).

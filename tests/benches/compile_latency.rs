@@ -3,7 +3,7 @@
 //! figure wanted is a per-variant median, not a regression detector).
 //!
 //! `cargo bench -p rtriton-tests --bench compile_latency` (release profile). The target
-//! is under 1 ms per variant; results are recorded in docs/results/compile-latency.md.
+//! is under 1 ms per variant; results are recorded in `docs/benchmarks.md`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -36,7 +36,7 @@ pub fn contiguous_args() -> Vec<ArgValue> {
     ]
 }
 
-/// The transpose of a contiguous 16384 x 8192 buffer viewed as 8192 x 16384 (issue 12's
+/// The transpose of a contiguous 16384 x 8192 buffer viewed as 8192 x 16384 (the row-max target's
 /// `(16384 x 8192).T`): 16-byte aligned pointers, `stride_row == 1` (folded under Triton
 /// specialization), `stride_col = 8192`, n_rows and n_cols divisible by 16.
 pub fn transposed_args() -> Vec<ArgValue> {

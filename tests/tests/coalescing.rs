@@ -257,7 +257,7 @@ fn the_reason_names_the_deciding_access_and_the_losers() {
     );
 }
 
-/// Issue 12's transposed row max: `row_max_2d` on a 64 x 256 view of a row-major 256 x 64
+/// The transposed row max of the row-max targets: `row_max_2d` on a 64 x 256 view of a row-major 256 x 64
 /// buffer. The layout runs down the columns, loads and the store of the row maxima are
 /// 128-bit and use every byte of their sectors, and the reduction over the strided dim 1
 /// needs no layout conversion. Unspecialized, the same launch reads 8 bytes per sector

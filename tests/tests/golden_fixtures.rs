@@ -81,7 +81,7 @@ fn the_mask_replaces_locations_of_one_file_only() {
 }
 
 /// Every file under `dir` (recursively), skipping build output, hidden folders and `docs/`
-/// (the tutorial quotes the real kernels and is re-run by `teach_tutorial`; `docs/results/`
+/// (the tutorial quotes the real kernels and is re-run by `teach_tutorial`; `bench/results/`
 /// are historical records).
 fn workspace_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {

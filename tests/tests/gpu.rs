@@ -4,7 +4,7 @@
 //! The kernels run on the device through `rtriton-testing` (the harness users get). Every
 //! test that needs the device is `#[ignore = "needs a GPU"]`, so `cargo test` lists it as
 //! ignored instead of counting a skip as a pass; the GPU recipe runs them with
-//! `cargo test -p rtriton-tests --test gpu -- --include-ignored` (see docs/results/ for
+//! `cargo test -p rtriton-tests --test gpu -- --include-ignored` (see bench/results/ for
 //! runs on the H200). Asked for without a GPU, such a test fails.
 
 use rstest::rstest;

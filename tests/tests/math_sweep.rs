@@ -7,7 +7,7 @@
 //! - `gpu_sweep` (ignored: needs a GPU) launches the same kernel on 2^22 inputs per
 //!   function (`RTRITON_MATH_SWEEP_POINTS` to change it), prints a table of the largest
 //!   error and where it occurs, writes it to `RTRITON_MATH_SWEEP_OUT` (default
-//!   `$TMPDIR/rtriton-math-sweep.md`) for `docs/results/`, and asserts the documented GPU
+//!   `$TMPDIR/rtriton-math-sweep.md`) for a record under `bench/results/`, and asserts the documented GPU
 //!   bound.
 //!
 //! Inputs are every f32 of the function's range taken at a fixed stride in bit-pattern
@@ -67,7 +67,7 @@ struct Sweep {
     exact: fn(f32, f32, f32) -> f64,
     /// The CPU model's error (the interpreter and the simulator).
     cpu: Bound,
-    /// The GPU's documented bound (to be confirmed by the H200 run, docs/results/).
+    /// The GPU's documented bound (to be confirmed by the H200 run, bench/results/).
     gpu: Bound,
 }
 
@@ -132,7 +132,7 @@ fn sweeps() -> Vec<Sweep> {
             exact: |a, _, _| f64::from(a).log2(),
             cpu: Bound::Ulps(0),
             // 2^-22: lg2.approx's absolute error near 1, where the result is tiny and its
-            // ulp counts explode (measured on the H200: docs/results/2026-12-03-h200-run3).
+            // ulp counts explode (measured on the H200: the H200 record of 2026-12-03 at `e02f4e1`).
             gpu: Bound::UlpsOrAbs(2, 2.4e-7),
         },
         Sweep {
@@ -400,7 +400,7 @@ fn cpu_models_are_within_their_documented_error() {
     assert!(failed.is_empty(), "outside the CPU model's bound: {failed:?}\n{}", table.join("\n"));
 }
 
-/// The GPU sweep the lead runs on the H200 (see the module doc); under a minute there.
+/// The GPU sweep (see the module doc); under a minute on an H200.
 #[test]
 #[ignore = "needs a GPU"]
 fn gpu_sweep() {

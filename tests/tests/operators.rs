@@ -1,4 +1,4 @@
-//! The operators (issue 10): unary `-` and `!`, `/` and `%` with C's rounding, shifts,
+//! The operators: unary `-` and `!`, `/` and `%` with C's rounding, shifts,
 //! bitwise ops, the six comparisons, Rust values on either side of every operator
 //! (Triton's scalar rule) and bitcasts, on i32, i64, f32 and i1.
 //!

@@ -53,7 +53,7 @@ fn golden_lir(#[values(RowMaxVariant::RowMax, RowMaxVariant::RowMax2d)] variant:
     insta::assert_snapshot!(format!("lir_{}", variant.name()), p.to_string());
 }
 
-/// A `[64, 16]` tile of a transposed view (issue 12's `(16384 x 8192).T`: `stride_row`
+/// A `[64, 16]` tile of a transposed view (the row-max target `(16384 x 8192).T`: `stride_row`
 /// specialized to the constant 1, `stride_col = 8192`, 16-byte aligned pointers): the
 /// layout runs along dim 0 (`order=[0, 1]`, coalesce.rs), so each thread reads 4
 /// consecutive rows of a column with one `ld.global.v4.f32` and stores 4 row maxima with

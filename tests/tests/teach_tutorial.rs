@@ -1,5 +1,5 @@
 //! Runs every command of the tutorial (`docs/tutorial/*.md`, the results page
-//! `docs/results/int32-overflow-h200.md` and `docs/performance.md`) and compares its output with the output printed
+//! `docs/benchmarks.md` and `docs/performance.md`) and compares its output with the output printed
 //! under it, so they cannot go stale.
 //!
 //! In the markdown, a ```` ```console ```` block holds commands and their outputs: a line
@@ -30,7 +30,7 @@ fn tutorial_files() -> Vec<PathBuf> {
         .collect();
     files.sort();
     // Results and reference pages that show rtriton commands are checked the same way.
-    files.push(repo_root().join("docs/results/int32-overflow-h200.md"));
+    files.push(repo_root().join("docs/benchmarks.md"));
     files.push(repo_root().join("docs/performance.md"));
     files
 }

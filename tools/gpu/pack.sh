@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what one GPU run carries, into .gpu/ (gitignored), on the build machine:
 # the release CLI, a release nextest archive of the workspace (recompressed to fit the
-# device tool's 64 MiB carry limit), cargo-nextest itself, this script's runner and the
+# a 64 MiB upload limit), cargo-nextest itself, this script's runner and the
 # commit the binaries come from (with the count of tracked files that differed from it).
 # Usage: tools/gpu/pack.sh [--no-tests]
 set -euo pipefail

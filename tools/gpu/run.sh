@@ -2,12 +2,12 @@
 # The GPU machine's side of a run (see tools/gpu/README.md). Runs from the repository
 # root on the device machine, with .gpu/ carried (tools/gpu/pack.sh builds it), and
 # writes its logs under $OUT. One mode per call; the modes take their knobs from the
-# environment. The device tool returns at most a few files: extras go into $OUT/extra.tgz.
+# environment.
 #   ignored       every ignored test (GPU, NVRTC, ptxas) from the nextest archive
 #   validate      rtriton validate --backend gpu (row-max family) and --kernel ports
 #                 (timeouts VALIDATE_TIMEOUT + PORTS_TIMEOUT stay under the 600 s a call gets)
 #   ports-bench   rtriton bench --kernel ${KERNELS:-ports} + bench/peers/tutorial_peers.py
-#                 in the same session, joined by --peers into combined.md
+#                 on the same machine, joined by --peers into combined.md
 #   ports-paired  the same, point by point: for each of POINTS ("silu f16 4096x1024;..."),
 #                 rtriton then the peers, ROUNDS times (default 2), so every implementation
 #                 of a point is timed within seconds of the others; joined as ports-bench
@@ -15,13 +15,13 @@
 #   ncu           ncu --clock-control none on `rtriton $NCU_ARGS`
 set -uo pipefail
 MODE=${1:?mode}
-OUT=${OUT:?the device tool sets OUT}
+OUT=${OUT:?set OUT to the folder the logs go to}
 # RTRITON_BIN: another build of the CLI (a branch's, carried beside `.gpu/rtriton`); its
 # bench output names the commit it was built from.
 R=${RTRITON_BIN:-./.gpu/rtriton}
 chmod +x "$R"
 # The PTX cache somewhere writable, snapshots found from the carried tree, the CUDA tools
-# (ncu, nvcc) and NVRTC on the paths (learned in docs/results/2026-12-04-h200-run4/run.sh).
+# (ncu, nvcc) and NVRTC on the paths.
 export RTRITON_CACHE_DIR=/tmp/rtriton-cache
 export INSTA_WORKSPACE_ROOT="$PWD"
 export PATH="$PATH:/usr/local/cuda/bin"
@@ -74,7 +74,7 @@ ports-bench)
     cat "$OUT/combined.md"
     ;;
 ports-paired)
-    # Run 21 measured the same Triton launch 5% to 8% slower as the last point of its list
+    # The same Triton launch ran 5% to 8% slower as the last point of its list
     # than as the third: timing one implementation's whole list, then the next's, puts
     # that drift into the ratios. Here each point's implementations run back to back.
     IFS=';' read -ra pts <<< "${POINTS:?set POINTS to \"KERNEL DTYPE SHAPE;...\"}"

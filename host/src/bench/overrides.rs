@@ -1,6 +1,6 @@
 //! Launch overrides of `bench --kernel` (`--set NAME=V`, `--warps W`, `--programs N|X,Y[,Z]`,
 //! `--launch I`): measure a port's point under another configuration than its plan's,
-//! without a rebuild, so one GPU session can compare several (the plans' constants are
+//! without a rebuild, so one GPU run can compare several (the plans' constants are
 //! chosen from such comparisons). Every overridden launch is still checked against the
 //! suite's CPU reference before it is timed: a configuration that computes something
 //! else (a grid that misses programs, a block the kernel cannot take) is a `MISMATCH` or

@@ -457,7 +457,7 @@ fn tb(v: Option<f64>) -> String {
 }
 
 /// The table as Markdown (readable in a terminal and committed as is under
-/// `docs/results/`).
+/// `bench/results/`).
 pub fn render_markdown(combined: &[Combined]) -> String {
     let mut out = String::from(
         "| kernel | dtype | shape | rtriton TB/s | torch TB/s | Triton TB/s | rtriton / best peer | check |\n\

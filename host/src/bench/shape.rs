@@ -29,7 +29,7 @@ pub struct BenchShape {
     pub view: BenchView,
 }
 
-/// The default shapes: issue 12's target table (large contiguous inputs, one past 2^31
+/// The default shapes: the row-max target table (large contiguous inputs, one past 2^31
 /// elements, narrow rows, few wide rows, a transposed view, every other column, a
 /// non-power-of-two width and three tiny launches).
 pub const DEFAULT_SHAPES: [&str; 11] = [

@@ -1,7 +1,7 @@
 //! The autotuned row in `rtriton bench`: `row_max_2d` (a `[BLOCK_M, BLOCK_N]` tile per
 //! program, looping over the columns) tuned over tile shapes and warps by the runtime's
 //! autotuner, keyed by the shape and strides, so each shape and view gets its own winner.
-//! (The single row-max entry point of issue 12, choosing among variants too, is separate
+//! (The single row-max entry point, choosing among variants too, is separate
 //! work in `rtriton-kernels`; this row shows what tuning one kernel buys.)
 
 use rtriton_kernels::RowMaxVariant;

@@ -61,7 +61,7 @@ pub fn shape_text(shape: &[usize]) -> String {
     shape.iter().map(usize::to_string).collect::<Vec<_>>().join("x")
 }
 
-/// The peer script's 2-D shapes (issue 11's targets).
+/// The peer script's 2-D shapes (the ports' targets, `docs/benchmarks.md`).
 pub const SHAPES_2D: [(usize, usize); 5] = [(4096, 1024), (4096, 4096), (4096, 16384), (2048, 32768), (32768, 1024)];
 /// The peer script's 1-D sizes (vector add): 2^24 and 2^28.
 pub const SIZES_1D: [usize; 2] = [1 << 24, 1 << 28];

@@ -97,7 +97,7 @@ impl Activation {
     /// Whether the activation's 16-bit kernels fit 32 registers a thread (16 CTAs of 4
     /// warps an SM) without spilling, ptxas for sm_90 with `.minnctapersm 16`: GELU-tanh
     /// and SiLU do; GELU-erf's polynomial spills 4 bytes there (and runs at 1.1x of
-    /// Triton's kernel without the bound, run 20).
+    /// Triton's kernel without the bound, on the H200).
     pub fn fits_full_occupancy(self) -> bool {
         matches!(self, Activation::GeluTanh | Activation::Silu)
     }

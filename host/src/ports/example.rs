@@ -129,7 +129,7 @@ fn run_case(suite: &Suite, case: &str, backend: Backend, out: &mut String) -> bo
 mod tests {
     use super::*;
 
-    /// Issue 11: the examples run in CI without a GPU. Each example's `main` runs some of
+    /// The examples run in CI without a GPU. Each example's `main` runs some of
     /// `(port.example)()`; this runs all of them, every dtype, on the interpreter.
     #[test]
     fn every_ports_example_passes_on_the_interpreter() {

@@ -1,4 +1,4 @@
-//! The ports' validation (issue 11): for each port in `rtriton_kernels::ports`, its
+//! The ports' validation: for each port in `rtriton_kernels::ports`, its
 //! `rtriton_testing::Suite`s: a shape matrix with non-power-of-2 sizes, masked tails,
 //! strided and transposed views and special values, a CPU reference computed in f64 and
 //! the port's tolerance. `rtriton validate --kernel NAME` runs them on the interpreter,

@@ -215,12 +215,12 @@ impl Kernel {
     pub const DTYPES: [Dtype; 4] = [Dtype::F32, Dtype::F16, Dtype::BF16, Dtype::I32];
 
     /// Whether a split of this kernel runs as one launch: [`SplitPlan::one_launch`], except
-    /// the `i32` index reductions, which take two. H200 run 20
-    /// (`docs/results/2026-12-05-h200-run20-epilogue-plans/`): `argmax` over `i32` columns in
+    /// the `i32` index reductions, which take two. H200 (2026-12-05)
+    /// (the H200 record of 2026-12-05 at `6bf5b8e`): `argmax` over `i32` columns in
     /// one launch ran at 1.95 and 2.24 TB/s at 4096x16384 and 2048x32768 (0.72x and 0.82x of
     /// torch), in two at 3.13 and 3.11; at the other shapes the two forms were within 2%
     /// (4096x4096: 1.54 against 1.87). `f32` `argmax` is the other way round (3.39 in one
-    /// launch, 2.93 in two, run 17). Registers do not explain it (ptxas for sm_90: 68 for
+    /// launch, 2.93 in two). Registers do not explain it (ptxas for sm_90: 68 for
     /// the `i32` one-launch kernel, 64 for its partials kernel, 56 for both in `f32`); the
     /// cause is not known yet. `argmin` runs the same code with the comparison turned (68
     /// registers too) and was not timed apart: it follows `argmax`.
@@ -569,7 +569,7 @@ mod tests {
     use super::*;
     use crate::ports::bench::Target;
 
-    /// `i32` index reductions split in two launches where the plan would fuse them (run 20),
+    /// `i32` index reductions split in two launches where the plan would fuse them (H200, 2026-12-05),
     /// other kernels as the plan says: at 4096 x 16384 on the H200 the plan splits and fuses.
     #[test]
     fn i32_index_reductions_split_in_two_launches() {

@@ -1,4 +1,4 @@
-//! The row-max entry point (issue 12): `y[r] = max_c x[r, c]` for any 2-D view of a
+//! The row-max entry point: `y[r] = max_c x[r, c]` for any 2-D view of a
 //! device buffer (shape, strides of any sign, offset), choosing the kernel configuration
 //! by autotuning.
 //!

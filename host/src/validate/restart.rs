@@ -1,7 +1,7 @@
 //! Going on after a kernel fault. A fault (an illegal address) poisons the CUDA context,
 //! and on the H200 with driver 580 the driver then refuses a new context in the same
 //! process (`cuCtxCreate` returns the sticky error again; NVIDIA documents that the
-//! process must be restarted: docs/results/2026-12-03-h200/). So the CLI's `validate`
+//! process must be restarted: the H200 record of 2026-12-03 at `da2de26`). So the CLI's `validate`
 //! runs the cases after the fault in a fresh process of its own executable, with the same
 //! selection, reads that process's JSON report and merges its rows: the failing case is
 //! reported and the rest still run. A further fault in the child repeats this there.

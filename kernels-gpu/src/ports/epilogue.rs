@@ -266,9 +266,9 @@ pub struct Plan {
 /// thread.
 pub const FULL_OCCUPANCY_CTAS_OF_4_WARPS: u32 = 16;
 
-/// The launch for an `n_rows x n_cols` input of `elem_bytes`-byte elements (H200 run 20,
-/// `docs/results/2026-12-05-h200-run20-epilogue-plans/`, each plan against the others in
-/// one session):
+/// The launch for an `n_rows x n_cols` input of `elem_bytes`-byte elements (H200, 2026-12-05,
+/// the H200 record of 2026-12-05 at `6bf5b8e`, each plan against the others in
+/// one run):
 ///
 /// - `f32` vector rows ([`vector_rows`]): 8 warps over the 2048-element tile, 8 elements a
 ///   thread (two 16-byte accesses each of `x` and `y`): 1% to 3% faster than 4 warps of 16
@@ -281,7 +281,7 @@ pub const FULL_OCCUPANCY_CTAS_OF_4_WARPS: u32 = 16;
 ///   fits 32 registers without spilling, ptxas for sm_90), `.minnctapersm 16`: ptxas gave
 ///   SiLU f16 34 registers, 12 CTAs an SM instead of 16, and the bound took it from 3.59 to
 ///   3.85 TB/s at 4096x16384 (GELU-tanh, already at 32, did not move). The tile, measured
-///   on the H200 (`docs/results/2026-12-05-h200-run23-paired/` parts T and U, SiLU and
+///   on the H200 (the H200 record of 2026-12-05 at `5dc29d8` parts T and U, SiLU and
 ///   GELU-tanh): 1024 elements ran 1.02x (f16) and 1.05x (bf16) of 2048 at 32768x1024, where
 ///   2048 stayed 2% to 8% under Triton's kernel timed beside it (part P; ncu, part E: same
 ///   registers and occupancy, the tile the difference), 0.99x to 1.02x at 4096x16384 and

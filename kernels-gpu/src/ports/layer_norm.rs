@@ -287,11 +287,11 @@ layer_norm_kernels!(bf16, "bf16": layer_norm_fwd_fused_bf16, layer_norm_bwd_dx_f
 /// SM, 528 rows of 128 KiB (`f32` 2048 x 32768) are in flight, 69 MB, more than the
 /// H200's 60 MiB of L2, and the rereads go to memory: that shape ran at 1.98 TB/s, 1.03x
 /// torch, where Triton's tutorial kernel with 16384 on 8 warps (one program per SM, 17
-/// MB of rows in flight) ran at 2.56 (`docs/results/2026-12-04-h200-run5/final/
+/// MB of rows in flight) ran at 2.56 (the H200 record of 2026-12-04 at `aa60014`
 /// run-1922929/combined.md`). Rows of 64 KiB keep the smaller block: 4096 x 16384 `f32`
 /// ran at 2.71 TB/s with it against Triton's 2.56, and `f16` 2048 x 32768 at 2.06 against
-/// Triton's 1.62 with 32768 a block. Measured with this rule in one lease
-/// (`docs/results/2026-12-04-h200-run6/overrides/`): 2.07 TB/s against 1.98 with 4096 on
+/// Triton's 1.62 with 32768 a block. Measured with this rule in one run
+/// (the H200 record of 2026-12-04 at `8e7ff3d`): 2.07 TB/s against 1.98 with 4096 on
 /// 8 warps; Triton's kernel, same block and warps, reached 2.59 in the same session.
 pub fn fwd_config(n: usize, elem_bytes: usize) -> (usize, u32) {
     if n.saturating_mul(elem_bytes) > FWD_L2_ROW_BYTES {

@@ -49,7 +49,7 @@ pub const MAX_REGISTER_PREFETCH_BLOCK: usize = 16384;
 /// rows of 4096, where ptxas fits the kernel in 64 registers (so four programs share an
 /// SM) and the H200 ran 4096 x 4096 1.31x (f16) and 1.32x (bf16) faster than one program
 /// per row; `f32` rows of 4096 take 80 registers and ran 0.92x as fast persistent, so they
-/// keep one program per row (`docs/results/2026-12-04-h200-run10-lnfwd/`).
+/// keep one program per row (the H200 record of 2026-12-04 at `6b30b97`).
 pub const MAX_EIGHT_WARP_PREFETCH_BYTES: usize = 8 << 10;
 
 /// The widest block of the whole-row kernels: 32768 columns on 16 warps, 64 elements of
@@ -62,7 +62,7 @@ pub const MAX_STAGED_BLOCK: usize = 32768;
 /// thread in f32.
 pub const MAX_SCALAR_BLOCK: usize = 8192;
 
-/// Elements of row each thread holds, until a block reaches 16 warps: 16, measured on the H200 (`docs/results/2026-12-04-h200-run10-lnfwd/`):
+/// Elements of row each thread holds, until a block reaches 16 warps: 16, measured on the H200 (the H200 record of 2026-12-04 at `6b30b97`):
 /// f16 rows of 1024 ran 1.13x (4096 rows) and 1.10x (32768 rows) faster at 16 a thread
 /// than at 32 (the softmax's 2 KiB a warp), and 1.06x and 1.26x faster than at 8; f16 rows
 /// of 4096 1.05x faster at 16 than at 32. `f32` rows take 16 as under the softmax's rule.

@@ -1,4 +1,4 @@
-//! Triton's tutorial and everyday kernels ported to rtriton (issue 11), each written the
+//! Triton's tutorial and everyday kernels ported to rtriton, each written the
 //! way its Triton original is, so the two read line by line. The Triton source each one
 //! follows is named at the top of its file. Their validation suites (cases, CPU
 //! references in f64, tolerances) are in `rtriton-host`'s `ports` module; runnable

@@ -169,7 +169,7 @@ impl ValueOp for Sum {
             // Across the few rows of a column tile (spread over warps), `tl.sum`: the
             // balanced tree's fixed order needs the tile exchanged through shared memory
             // first, which made the column sums half as fast as the column maxima (H200,
-            // docs/results/2026-12-04-h200-run5/final/). `sum` fixes no order: up to
+            // the H200 record of 2026-12-04 at `aa60014`). `sum` fixes no order: up to
             // `rows - 1` roundings deep instead of `log2(rows)`, which the suites' error
             // bound counts (`col_sum_depth`).
             sum(acc, 0).to::<A>()

@@ -78,11 +78,11 @@ pub struct SplitPlan {
 
 /// The chunk loop's unroll factor ([`SplitPlan::unroll`]) of a split value reduction:
 /// four tiles' loads in flight a trip. Measured on the H200 with the plan's grids:
-/// - `f32` (`docs/results/2026-12-04-h200-run15-colsum-unroll/`): `sum` and `amax` 1.06x
+/// - `f32` (the H200 record of 2026-12-04 at `b8a5adc`): `sum` and `amax` 1.06x
 ///   to 1.08x faster at 2048 x 32768, 4096 x 4096 and 32768 x 1024 (at 2048 x 32768 from
 ///   0.97x to 1.04x of torch), the same at 4096 x 16384 and 1% slower at 4096 x 1024;
 /// - `f16`/`bf16` with their 4 x 128 tiles ([`split_tiles`];
-///   `docs/results/2026-12-04-h200-run17-colsum-narrow/`): four tiles a trip are torch's four
+///   the H200 record of 2026-12-04 at `3dd6e02`): four tiles a trip are torch's four
 ///   rows a thread. (With the 8 KiB 16-bit tiles before them, 2 and 4 were up to 8% slower
 ///   than 1.)
 pub const SPLIT_UNROLL: usize = 4;
@@ -99,8 +99,8 @@ impl SplitPlan {
     /// `UNROLL` of the partials and one-launch kernels of a value reduction (`index`
     /// false) or an arg reduction: 1 for the latter. Four `f32` tiles in flight made the
     /// one-launch `argmax` 11% to 12% slower at 4096 x 1024, 4096 x 4096 and 32768 x 1024
-    /// and no faster elsewhere, timed beside a tile a trip in one session
-    /// (`docs/results/2026-12-04-h200-run15-colsum-unroll/`, part 3; not profiled).
+    /// and no faster elsewhere, timed beside a tile a trip in one run
+    /// (the H200 record of 2026-12-04 at `b8a5adc`, part 3; not profiled).
     pub fn unroll_of(&self, index: bool) -> usize {
         if index { 1 } else { self.unroll }
     }
@@ -142,7 +142,7 @@ impl SplitPlan {
     /// blocks. In one launch each column block's last chunk combines all the chunks'
     /// partials of its `BLOCK_N` columns, `split / BLOCK_M` steps in a row; with few
     /// column blocks few programs do that, and the launch's tail outlasts the second
-    /// launch it saves (run 9: `f16` 4096 x 1024, 4 blocks of 256 columns and 128 chunks,
+    /// launch it saves (H200: `f16` 4096 x 1024, 4 blocks of 256 columns and 128 chunks,
     /// took 5% (`sum`) and 11% (`amax`) longer in one launch; every `f32` shape, 8 or more
     /// blocks, ran as fast or up to 16% faster).
     pub fn one_launch(&self, n_cols: usize) -> bool {
@@ -183,7 +183,7 @@ fn pow2(n: usize) -> usize {
 /// `f32` tile (four), and a program as many bytes to read. With 2048 `f16` a tile (two
 /// loads a thread, half the bytes a program), the H200 took longer over a 4096 x 4096
 /// `f16` column sum than over the `f32` one of twice the bytes (43 us against 34 us,
-/// `docs/results/2026-12-04-h200-run5/final/run-1922929/combined.md`).
+/// the H200 record of 2026-12-04 at `aa60014`).
 pub fn col_blocks(elem_bytes: usize, n_rows: usize, n_cols: usize) -> (usize, usize) {
     let tile = TILE_BYTES / elem_bytes.clamp(1, 4);
     let block_n = pow2(n_cols).min(32 * VECTOR_BYTES / elem_bytes.max(1)).min(tile);
@@ -224,7 +224,7 @@ pub fn col_plan(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize
     // Rounded up, so the chunks give at most the wanted programs: rounded down, f16 4096 x
     // 4096 took 86 chunks of 3 tiles, 1376 programs where its 56 registers let an H200 hold
     // 1188, and a second wave of 188 programs nearly doubled the partials kernel's time
-    // (26.4 us against 20.5 for f32 at twice the bytes, `docs/results/2026-12-04-h200-run8-colsum-ncu/`).
+    // (26.4 us against 20.5 for f32 at twice the bytes, the H200 record of 2026-12-04 at `af83889`).
     let tiles_per_split = row_tiles.div_ceil(splits_wanted).max(MIN_TILES_PER_SPLIT).max(row_tiles.div_ceil(MAX_SPLIT));
     let tiles_per_split = if column_programs >= ONE_LAUNCH_MIN_COLUMN_BLOCKS {
         tiles_for_the_combine(tiles_per_split, row_tiles, block_m)
@@ -247,7 +247,7 @@ pub const HALF_SPLIT_TILE: usize = 4 * 32 * NUM_WARPS;
 pub const HALF_SPLIT_BLOCK_N: usize = 128;
 /// Programs per SM a 16-bit split wants: 12 of 4 warps, the 48 warps an sm_86 SM holds
 /// (an H200's holds 64). Their kernels take 32 to 39 registers (ptxas, sm_90; `argmax` the
-/// most), which leave room for 12 programs per SM. On the H200 (run 17) 12 ran the `f16`
+/// most), which leave room for 12 programs per SM. On the H200 12 ran the `f16`
 /// sums 3% faster than 16 (2.82 against 2.73 TB/s at 4096 x 16384), and 8 fell 8% behind
 /// 16 in `amax`.
 pub const HALF_SPLIT_PROGRAMS_PER_SM: usize = 12;
@@ -260,15 +260,15 @@ pub const HALF_SPLIT_PROGRAMS_PER_SM: usize = 12;
 /// - 16-bit elements: torch's geometry (its `reduce_kernel` for `x.sum(0)`: four columns a
 ///   thread, four rows in flight): tiles of 4 x [`HALF_SPLIT_BLOCK_N`], one 8-byte vector a
 ///   thread, walked [`SPLIT_UNROLL`] tiles a trip, [`HALF_SPLIT_PROGRAMS_PER_SM`] programs
-///   per SM. Measured on the H200 (`docs/results/2026-12-04-h200-run17-colsum-narrow/`):
-///   against the 8 KiB tiles (16 x 256, 16-byte vectors, 8 per SM) in one session (part 1,
+///   per SM. Measured on the H200 (the H200 record of 2026-12-04 at `3dd6e02`):
+///   against the 8 KiB tiles (16 x 256, 16-byte vectors, 8 per SM) in one run (part 1,
 ///   at 16 per SM), `sum` and `amax` of `f16` and `bf16` 3% to 33% faster on every shape of
 ///   the peer script; as landed (part 5), `sum` at 1.06x to 1.34x of torch (it was at 0.83x
 ///   to 0.94x at 4096 x 1024, 4096 x 16384 and 2048 x 32768) and `amax` at 1.11x to 1.65x.
 ///   ncu at `f16` 4096 x 16384 (part 3): 0.73 warps eligible per scheduler to torch's 0.49
 ///   and the old tiles' 0.29, 73% of DRAM bandwidth to torch's 66%. The 8 KiB tiles had
 ///   been tried with more or fewer programs, narrower blocks of 16-byte vectors and more
-///   tiles a trip (run 16): none was faster.
+///   tiles a trip: none was faster.
 pub fn split_tiles(elem_bytes: usize, n_rows: usize, n_cols: usize, sm_count: usize) -> ((usize, usize), usize) {
     if elem_bytes == 2 {
         let block_n = pow2(n_cols).min(HALF_SPLIT_BLOCK_N);
@@ -302,7 +302,7 @@ pub const WIDE_ROW_WARPS: usize = 8;
 /// a program leave fewer than [`ROW_PROGRAMS_PER_SM`] programs per SM: then one row per
 /// program, [`WIDE_ROW_BLOCK_N`] columns a trip at [`WIDE_ROW_WARPS`] warps. Measured on the
 /// H200 at 2048 x 32768 (1024 programs of two rows, 7.8 per SM;
-/// `docs/results/2026-12-04-h200-run17-colsum-narrow/part4-row-overrides/`): `sum` 16% to 18%
+/// the H200 record of 2026-12-04 at `3dd6e02`): `sum` 16% to 18%
 /// faster in `f16`/`bf16` and 6% in `f32`, `amax` 5% to 18%, `argmax` 2% slower; as landed
 /// (part 5) `sum` at 1.07x to 1.09x of torch (16-bit was at 0.93x), `amax` 1.08x to 1.33x,
 /// `argmax` 1.15x. Of the forms tried there, a row of 4096 columns a trip at 4 warps came
@@ -327,7 +327,7 @@ pub const TILES_PER_COMBINE_STEP: usize = 4;
 /// or all the rows (then the plan is direct: an input of 4 tiles in one launch, which split
 /// into 2 chunks of 2 before). That combine runs in the last chunk of each column block after its own
 /// walk, and nothing of that block is left to overlap it. Measured on the H200
-/// (`docs/results/2026-12-04-h200-run16-colsum-causes/`, parts 7 and 8), against the
+/// (the H200 record of 2026-12-04 at `b5e4538`, parts 7 and 8), against the
 /// chunks chosen without this bound:
 /// - `f16`/`bf16` 4096 x 4096, 32 chunks of 8 tiles (2 steps, 512 programs) instead of 64
 ///   of 4 (4 steps, 1024 programs): 8% to 12% faster (a bound of 2 tiles a step, 43 chunks

@@ -87,7 +87,7 @@ fn softmax_of_row<T: SoftmaxElement>(row: Tensor<f32>) -> Tensor<f32> {
     // tree across threads on the GPU; an error of about log2(width) ulp either way.
     // (`reduce` with `+` gives one order on every back end, but under the blocked
     // layout its tree sends every repetition of a thread's row across the lanes and
-    // warps: 0.82x as fast at 32768 columns, `docs/results/2026-12-04-h200-run12-min-ctas/`.)
+    // warps: 0.82x as fast at 32768 columns, the H200 record of 2026-12-04 at `d5a2047`.)
     let denominator = sum(numerator, 0);
     // One correctly rounded reciprocal per row, then a multiply per element: within
     // one ulp of `numerator / denominator`, without a `div.rn` (a dozen instructions
@@ -133,7 +133,7 @@ pub fn softmax_rows_prefetch<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: u
 /// [`softmax_rows_prefetch`] with the next row a plain `load`, held in registers while
 /// this row is reduced, so a thread needs registers for two rows: what the plan runs for
 /// rows up to [`MAX_SINGLE_BLOCK`] columns ([`Form::PrefetchRegisters`]), where it ran
-/// faster than staging (`docs/results/2026-12-04-h200-run9/`).
+/// faster than staging (the H200 record of 2026-12-04 at `af83889`).
 pub fn softmax_rows_prefetch_registers<T: SoftmaxElement>(a: SoftmaxArgs<T>, block_size: usize) {
     prefetch_rows(a, block_size, false);
 }
@@ -308,7 +308,7 @@ pub const MAX_SINGLE_BLOCK: usize = 16384;
 
 /// The online kernel's tile for rows of 16-byte vectors: 16384 columns, 128 bytes per
 /// thread (16 warps of f32, 8 of f16), twice that with the prefetched tile. Measured on
-/// the H200 at 2048 x 32768 (`docs/results/2026-12-04-h200-run5/softmax-online/`): 1.09x
+/// the H200 at 2048 x 32768 (the H200 record of 2026-12-04 at `aa60014`): 1.09x
 /// (f32) and 1.03x (f16) faster than tiles of 8192 without prefetch.
 pub const ONLINE_TILE: usize = 16384;
 
@@ -435,11 +435,11 @@ pub fn prefetch_shared_bytes(block_size: usize, dtype: Dtype) -> usize {
 /// measured faster (below), else the prefetching kernel on a persistent grid: one
 /// 512-thread program per SM is what its registers allow (up to 128 per thread), and
 /// without the next row in flight such a program leaves its SM's memory pipe idle while it
-/// reduces (`docs/results/2026-12-04-h200-run5/`). That is 16-bit rows past
+/// reduces (the H200 record of 2026-12-04 at `aa60014`). That is 16-bit rows past
 /// [`MAX_SINGLE_BLOCK`], the next row staged in shared memory ([`Form::Prefetch`]): at
-/// 2048 x 32768 on the H200 (`docs/results/2026-12-04-h200-run9/`) staging ran 1.03x
+/// 2048 x 32768 on the H200 (the H200 record of 2026-12-04 at `af83889`) staging ran 1.03x
 /// (f16) and 0.99x (bf16) of the online kernel, which reads 1.5 rows per row written, and
-/// 1.14x and 1.16x of Triton's kernel in run 20. One program per row:
+/// 1.14x and 1.16x of Triton's kernel on the H200. One program per row:
 /// - f32 rows of 16 warps up to [`MAX_SINGLE_BLOCK`] columns, two per SM
 ///   ([`TWO_PROGRAMS_PER_SM`]), which ran 1.05x faster than the register prefetch at
 ///   4096 x 16384 (runs 12 and 13; rows of 8192 take the same rule, unmeasured,
@@ -450,10 +450,10 @@ pub fn prefetch_shared_bytes(block_size: usize, dtype: Dtype) -> usize {
 ///   registers for sm_90 (57 for sm_86), so two programs share an SM without a bound. At
 ///   4096 x 16384 on the H200 they ran 3.69 TB/s (f16) against the register prefetch's
 ///   ([`Form::PrefetchRegisters`], one program per SM) 3.57, twice
-///   (`docs/results/2026-12-06-h200-run27-combo/`), and on an H100 level with Triton's
+///   (the H200 record of 2026-12-06 at `9ab1c55`), and on an H100 level with Triton's
 ///   kernel and 1.04x faster than the prefetch in f16 and bf16
-///   (`docs/results/2026-12-06-h100-run28-main/`). Run 23 on the H200 had found them
-///   0.92x to 0.94x of the prefetch, and the plan took the prefetch for a day: then every
+///   (the H100 record of 2026-12-06 at `bfb9661`). On the H200 with the loops of `57a09d5` they had run
+///   0.92x to 0.94x of the prefetch, and the plan took the prefetch then: every
 ///   program divided a 64-bit trip count (a `div.u64` subroutine) before its first load,
 ///   which loops no longer do (`docs/performance.md`). No plan chooses the register
 ///   prefetch now; the bench times it beside these rows.
@@ -504,17 +504,17 @@ pub fn plan(n_cols: usize, dtype: Dtype, vectors: bool, shared_bytes: usize) -> 
 /// 16 warps, one program per SM: 64 elements a thread, within its 128 registers without
 /// spills, `tests/tests/port_softmax.rs`), Triton's tutorial configuration. At 2048 x 32768
 /// on the H200 it ran 3.849 TB/s (0.99x of Triton) where the staged prefetch it replaces,
-/// timed beside it, ran 3.637 (`docs/results/2026-12-04-h200-run14-regs/`).
+/// timed beside it, ran 3.637 (the H200 record of 2026-12-04 at `b04a541`).
 pub const MAX_F32_ONE_ROW_BLOCK: usize = 32768;
 
 /// `min_ctas_per_sm` of the 16-warp `f32` single-block plan: ptxas fits
 /// `softmax_kernel_f32` with `BLOCK_SIZE` 16384 in 64 registers without spilling (79
 /// unbounded), so two programs share an SM, as Triton's kernel (57 registers) does; a
 /// program's reductions then overlap the other's loads. On the H200 at 4096 x 16384, the
-/// sums then `reduce` (`docs/results/2026-12-04-h200-run12-min-ctas/`): 3.95 TB/s against
+/// sums then `reduce` (the H200 record of 2026-12-04 at `d5a2047`): 3.95 TB/s against
 /// 2.83 without the bound and 3.75 for the register-prefetch kernel; f16 rows ran 3.04 that
 /// way against 3.44 prefetching, so 16-bit rows keep the prefetch. With `sum`
-/// (`docs/results/2026-12-04-h200-run13-softmax-sum/`): 3.96 against 3.85.
+/// (the H200 record of 2026-12-04 at `9134d83`): 3.96 against 3.85.
 pub const TWO_PROGRAMS_PER_SM: u32 = 2;
 
 /// The most warps a softmax block takes.
@@ -528,7 +528,7 @@ pub fn num_warps(block_size: usize, dtype: Dtype) -> u32 {
 
 /// Warps for a block of `bytes`: one per 2 KiB (each thread four 16-byte loads: 16 f32 or
 /// 32 f16), from 1 to [`MAX_WARPS`]. Measured on the H200
-/// (`docs/results/2026-12-04-h200-run4/softmax-warps/`, `.../2026-12-04-h200-run5/`): per 2
+/// (the H200 record of 2026-12-04 at `2ab94c2`, and that of the same day at `aa60014`): per 2
 /// KiB ran 4096-column f32 rows 1.23x faster than per 1 KiB (the tutorial's older 4 / 8 /
 /// 16 rule), and 4096-column f16 rows 1.11x faster at 4 warps than at 8.
 fn warps_for(bytes: usize) -> u32 {

@@ -88,7 +88,7 @@ mod tests {
     /// reads back the right result) or refuses with the typed poisoned error, never a
     /// wrong result. On the H200 with driver 580 it refuses: the driver does not hand out
     /// a new context after an illegal address (NVIDIA documents that the process must be
-    /// restarted), recorded in docs/results/2026-12-03-h200/.
+    /// restarted), recorded in the H200 record of 2026-12-03 at `da2de26`.
     #[test]
     #[ignore = "needs a GPU"]
     fn an_illegal_address_poisons_the_context_and_reset_recovers_or_refuses() {

@@ -310,7 +310,7 @@ impl<'a> Writer<'a> {
             }
             // Float `-x` and `abs(x)` only flip or clear the sign bit (docs/semantics.md):
             // the H200's `neg.f32` returns the canonical NaN for a NaN with a payload
-            // (docs/results/2026-12-03-h200-run3), so they are bit operations here, one
+            // (the H200 record of 2026-12-03 at `e02f4e1`), so they are bit operations here, one
             // instruction as `neg`/`abs` are.
             Inst::Unary { op: op @ (UnaryOp::Neg | UnaryOp::Abs), ty: ty @ (Ty::F32 | Ty::F64), dst, src } => {
                 let (bits, sign) = if *ty == Ty::F32 { (32, 0x8000_0000u64) } else { (64, 0x8000_0000_0000_0000) };

@@ -70,7 +70,7 @@ impl Lowerer<'_> {
     /// One `cvt`, plus the NaN rule where the GPU does not keep it by itself: the rules
     /// say a NaN converts to integer 0, which `cvt.rzi` gives for f32 to a 32-bit or
     /// narrower int, but measured on the H200 it gives the target's minimum for an f64
-    /// source and for a 64-bit target (`0x8000...`; docs/results/2026-12-03-h200-run3).
+    /// source and for a 64-bit target (`0x8000...`; the H200 record of 2026-12-03 at `e02f4e1`).
     /// There a `setp.eq` of the source with itself (false only for NaN) selects 0.
     pub(super) fn cvt(&mut self, x: Operand, from: Ty, to: Ty) -> Operand {
         let src = self.reg(x, from);
