@@ -9,7 +9,9 @@
 //!    `lir::Program`, [`backend::ptx::write`] to text) take a `VerifiedKernel`.
 //!
 //! This crate has no CUDA dependency (an architecture invariant): it builds and tests on
-//! machines without a GPU.
+//! machines without a GPU. It has no `unsafe` code either.
+
+#![forbid(unsafe_code)]
 
 pub mod analysis;
 pub mod backend;

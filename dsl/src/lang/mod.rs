@@ -20,7 +20,7 @@ mod ops;
 mod params;
 pub mod promotion;
 mod scalars;
-pub mod semantic;
+pub(crate) mod semantic;
 mod shape_ops;
 mod shape_semantic;
 mod tensor;

@@ -7,8 +7,8 @@
 //! `backend`, none of which imports another's internals for element rules.
 
 pub mod atomic;
-pub mod bits;
+pub(crate) mod bits;
 pub mod convert;
 pub mod math;
-pub mod nan;
+pub(crate) mod nan;
 pub mod scalar;

@@ -43,13 +43,13 @@
 //! - Not supported (clear errors): i64 and i1 reductions, float remainder, loads and
 //!   stores of i1.
 
-pub mod axis_info;
-pub mod coalesce;
+pub(crate) mod axis_info;
+pub(crate) mod coalesce;
 pub mod layout;
 pub mod lir;
-pub mod lower;
-pub mod vectorize;
-pub mod writer;
+pub(crate) mod lower;
+pub(crate) mod vectorize;
+pub(crate) mod writer;
 
 use std::fmt;
 use std::str::FromStr;
