@@ -42,6 +42,7 @@ mod control_typing;
 mod entities;
 mod location;
 mod ops;
+mod parse;
 pub mod printer;
 mod types;
 mod typing;
@@ -50,6 +51,8 @@ pub use atomic::{AtomicOp, Scope, Sem, cas_accepts};
 pub use entities::{OpId, Value};
 pub use location::SourceLoc;
 pub use ops::{Effect, OpField, OpKind};
+pub use parse::{ParseError, parse};
+pub use printer::print;
 pub use types::{DType, MAX_BLOCK_NUMEL, ScalarKind, ScalarType, Shape, TensorType};
 pub use typing::TypeCx;
 

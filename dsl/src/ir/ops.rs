@@ -43,6 +43,8 @@ pub trait OpField: Sized {
     fn remap(&self, f: &mut dyn FnMut(Value) -> Value) -> Self;
     /// Appends the nested blocks (regions) this field holds: only a [`Block`] has one.
     fn regions<'a>(&'a self, _out: &mut Vec<&'a Block>) {}
+    /// As [`OpField::regions`], mutable (the IR text parser fills parsed blocks in).
+    fn regions_mut<'a>(&'a mut self, _out: &mut Vec<&'a mut Block>) {}
 }
 
 impl OpField for Value {
@@ -111,6 +113,9 @@ impl OpField for Block {
     fn regions<'a>(&'a self, out: &mut Vec<&'a Block>) {
         out.push(self);
     }
+    fn regions_mut<'a>(&'a mut self, out: &mut Vec<&'a mut Block>) {
+        out.push(self);
+    }
 }
 
 /// Declares [`OpKind`] and everything derived from the table. Each entry:
@@ -158,6 +163,15 @@ macro_rules! declare_ops {
                 let mut out = Vec::new();
                 match self {
                     $( OpKind::$op { $($field),* } => { $( OpField::regions($field, &mut out); )* } )*
+                }
+                out
+            }
+
+            /// The nested blocks, mutable, in the order of [`OpKind::regions`].
+            pub fn regions_mut(&mut self) -> Vec<&mut Block> {
+                let mut out = Vec::new();
+                match self {
+                    $( OpKind::$op { $($field),* } => { $( OpField::regions_mut($field, &mut out); )* } )*
                 }
                 out
             }

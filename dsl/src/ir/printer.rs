@@ -1,7 +1,7 @@
 //! IR text: one op per line, `%id = name operands : type  loc(file:line)`.
 //!
 //! The format is what golden tests compare; it prints without context because values and
-//! ops are typed ids.
+//! ops are typed ids. [`super::parse`] reads it back (what it cannot hold is listed there).
 
 use std::fmt::{self, Write};
 
@@ -16,14 +16,28 @@ impl fmt::Display for Kernel {
 /// The kernel as IR text.
 pub fn print(k: &Kernel) -> String {
     let mut out = String::new();
-    let params: Vec<String> =
-        k.params.iter().zip(&k.spec.args).map(|(p, (_, _, spec))| format!("{}: {} [{spec}]", p.name, p.kind)).collect();
+    let params: Vec<String> = k
+        .params
+        .iter()
+        .zip(&k.spec.args)
+        .map(|(p, (_, _, spec))| {
+            let mut s = format!("{}: {} [{spec}]", p.name, p.kind);
+            // Printed only when set, so the text of other kernels is unchanged.
+            if p.do_not_specialize {
+                s.push_str(" do_not_specialize");
+            }
+            if p.do_not_specialize_on_alignment {
+                s.push_str(" do_not_specialize_on_alignment");
+            }
+            s
+        })
+        .collect();
     let _ = write!(out, "kernel @{}({})", k.name, params.join(", "));
     if !k.constexprs.is_empty() {
         let cs: Vec<String> = k.constexprs.iter().map(|(n, v)| format!("{n} = {v}")).collect();
         let _ = write!(out, " constexprs({})", cs.join(", "));
     }
-    out.push_str(" {\n");
+    let _ = writeln!(out, " loc({}) {{", k.loc.short());
     print_block(k, &k.body, 1, &mut out);
     out.push_str("}\n");
     out
@@ -41,7 +55,8 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
         if !op.results.is_empty() && !matches!(op.kind, OpKind::For { .. }) {
             let _ = write!(line, "{} = ", list(&op.results));
         }
-        // The op's name comes from the op table; what follows it is printed per op.
+        // The op's name comes from the op table; what follows it is printed per op, and
+        // `parse.rs` (`Parser::operands`) reads each arm back: change the two together.
         let name = op.kind.name();
         let body = match &op.kind {
             OpKind::Param { index } => format!("{name} {index} ({})", k.params[*index].name),
