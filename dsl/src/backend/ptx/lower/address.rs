@@ -31,9 +31,8 @@ use crate::ir::{Kernel, OpKind, Value};
 impl Lowerer<'_> {
     /// For the vector starting at each multiple of `width` of an access through `ptr`: the
     /// start of the vector whose address register it reads and the byte offset it adds
-    /// (`(c, 0)`: its own address).
-    pub(super) fn vector_bases(&self, ptr: Value, width: usize) -> Vec<(usize, i64)> {
-        let n = self.val(ptr).len();
+    /// (`(c, 0)`: its own address). `n` is the number of elements the thread holds.
+    pub(super) fn vector_bases(&self, ptr: Value, n: usize, width: usize) -> Vec<(usize, i64)> {
         let own: Vec<(usize, i64)> = (0..n).step_by(width.max(1)).map(|c| (c, 0)).collect();
         let (Some(g), Some(l)) = (self.geometry(ptr), self.layout(ptr)) else { return own };
         let fastest = self.enc.order[0];

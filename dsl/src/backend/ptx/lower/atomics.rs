@@ -33,8 +33,8 @@ impl Lowerer<'_> {
         };
         let ty = ty_of(self.k.dtype(value));
         let owner = self.atomic_owner(ptr);
-        let (ptrs, vals) = (self.val(ptr), self.val(value));
-        let masks = mask.map(|m| self.val(m));
+        let (ptrs, vals) = (self.val(ptr)?, self.val(value)?);
+        let masks = mask.map(|m| self.val(m)).transpose()?;
         let mut olds = Vec::with_capacity(ptrs.len());
         for i in 0..ptrs.len() {
             let m = masks.as_ref().map(|m| self.reg(m[i], Ty::Pred));
@@ -68,7 +68,7 @@ impl Lowerer<'_> {
         }
         let ty = ty_of(self.k.dtype(value));
         let owner = self.atomic_owner(ptr);
-        let (ptrs, cmps, vals) = (self.val(ptr), self.val(cmp), self.val(value));
+        let (ptrs, cmps, vals) = (self.val(ptr)?, self.val(cmp)?, self.val(value)?);
         let mut olds = Vec::with_capacity(ptrs.len());
         for i in 0..ptrs.len() {
             let addr = self.reg(ptrs[i], Ty::I64);

@@ -43,7 +43,7 @@ impl Lowerer<'_> {
         for &id in &region.ops {
             let inner = self.k.op(id);
             if let OpKind::Yield { values } = &inner.kind {
-                return Ok(values.iter().map(|v| self.val(*v)[0]).collect());
+                return values.iter().map(|v| self.first(*v)).collect();
             }
             self.op(inner)?;
         }
@@ -64,7 +64,7 @@ impl Lowerer<'_> {
             }
             parts = next;
         }
-        Ok(parts.pop().expect("a line has at least one element"))
+        parts.pop().ok_or_else(|| self.invariant(op, "combines a line of no elements"))
     }
 
     pub(super) fn reduce_with(
@@ -78,12 +78,13 @@ impl Lowerer<'_> {
         if let Some(t) = tys.iter().find(|t| **t == Ty::Pred) {
             return Err(self.err(op.loc, format!("a reduction of {t} blocks"), "reduce integer or float blocks"));
         }
-        let gs = self.geometry(values[0]).expect("a reduced value is a block");
-        let a = self.layout(values[0]).unwrap().embed[axis];
+        let first = *values.first().ok_or_else(|| self.invariant(op, "has no operand"))?;
+        let gs = self.block_geometry(op, first)?;
+        let a = self.embed(op, first, axis)?;
         let mut pr = gs.parent.clone();
         pr[a] = 1;
         let gr = Geometry::new(self.enc, pr);
-        let srcs: Vec<Vec<Operand>> = values.iter().map(|v| self.val(*v)).collect();
+        let srcs: Vec<Vec<Operand>> = values.iter().map(|v| self.val(*v)).collect::<Result<_, _>>()?;
         let (chunk, reps) = (gs.chunk[a], gs.reps[a]);
 
         // 1. In-thread: per result register and repetition, a tree over the chunk.

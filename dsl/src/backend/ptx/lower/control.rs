@@ -1,4 +1,5 @@
-//! Lowering of the runtime `if` and `while` ops to `lir`'s uniform [`Inst::If`] and
+//! Lowering of the control-flow ops: `for` to `lir`'s [`Inst::Loop`] (with an unroll
+//! factor: `unroll.rs`), the runtime `if` and `while` to its uniform [`Inst::If`] and
 //! [`Inst::While`].
 //!
 //! Conditions are block-IR scalars, which every thread of the CTA computes alike (a scalar
@@ -11,12 +12,12 @@
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::PtxError;
 use crate::backend::ptx::lir::{Group, Inst, Operand, Reg, Ty};
-use crate::ir::{Block, Op, Value};
+use crate::ir::{Block, Op, OpKind, Value};
 
 impl Lowerer<'_> {
     /// `if cond { then } else { else }` with the op's results in new registers.
     pub(super) fn if_op(&mut self, op: &Op, cond: Value, then_body: &Block, else_body: &Block) -> Result<(), PtxError> {
-        let c = self.val(cond)[0];
+        let c = self.first(cond)?;
         let c = self.reg(c, Ty::Pred);
         let results: Vec<Vec<Reg>> = op
             .results
@@ -49,7 +50,7 @@ impl Lowerer<'_> {
         for (i, v) in init.iter().enumerate() {
             let ety = ty_of(self.k.dtype(*v));
             let regs: Vec<Reg> = self
-                .val(*v)
+                .val(*v)?
                 .into_iter()
                 .map(|x| {
                     let r = self.new_reg(ety);
@@ -68,15 +69,15 @@ impl Lowerer<'_> {
         let outer = std::mem::take(&mut self.out);
         self.block(before)?;
         let cond = match self.k.yielded(before) {
-            Some([c]) => self.val(*c)[0],
+            Some([c]) => self.first(*c)?,
             // the verifier requires one condition (a slice pattern, not an op kind)
-            _ => return Err(self.err(op.loc, "a while condition block that does not yield one i1", "report this")),
+            _ => return Err(self.invariant(op, "has a condition block that does not yield one i1")),
         };
         let cond = self.reg(cond, Ty::Pred);
         let before_insts = std::mem::take(&mut self.out);
         self.block(after)?;
         if let Some(ys) = self.k.yielded(after) {
-            self.yield_into(&carried, ys);
+            self.yield_into(&carried, ys)?;
         }
         let after_insts = std::mem::replace(&mut self.out, outer);
         self.emit(Inst::While { before: before_insts, cond, after: after_insts });
@@ -97,7 +98,7 @@ impl Lowerer<'_> {
             // moves need no temporaries.
             for (regs, y) in results.iter().zip(ys) {
                 let ty = ty_of(self.k.dtype(*y));
-                for (dst, src) in regs.iter().zip(self.val(*y)) {
+                for (dst, src) in regs.iter().zip(self.val(*y)?) {
                     self.emit(Inst::Mov { ty, dst: *dst, src });
                 }
             }
@@ -108,12 +109,12 @@ impl Lowerer<'_> {
     /// The yield at the end of a loop body: the next carried values into the carried
     /// registers, as a parallel move (through temporaries when a yielded value is itself a
     /// carried register). Shared by `for` and `while`.
-    pub(super) fn yield_into(&mut self, carried: &[Vec<Reg>], ys: &[Value]) {
+    pub(super) fn yield_into(&mut self, carried: &[Vec<Reg>], ys: &[Value]) -> Result<(), PtxError> {
         let all: Vec<Reg> = carried.iter().flatten().copied().collect();
         let mut moves: Vec<(Ty, Reg, Operand)> = Vec::new();
         for (i, y) in ys.iter().enumerate() {
             let ety = ty_of(self.k.dtype(*y));
-            for (dst, src) in carried[i].iter().zip(self.val(*y)) {
+            for (dst, src) in carried[i].iter().zip(self.val(*y)?) {
                 if src != Operand::Reg(*dst) {
                     moves.push((ety, *dst, src));
                 }
@@ -137,5 +138,57 @@ impl Lowerer<'_> {
                 self.emit(Inst::Mov { ty: t, dst: d, src: s });
             }
         }
+        Ok(())
+    }
+
+    /// `for`: a plain loop, or `unroll` copies of the body per trip (`unroll.rs`).
+    pub(super) fn for_op(
+        &mut self,
+        op: &Op,
+        bounds: [Value; 3],
+        init: &[Value],
+        body: &Block,
+        unroll: u32,
+    ) -> Result<(), PtxError> {
+        if unroll > 1 {
+            self.unrolled_loop(op, bounds, init, body, unroll)
+        } else {
+            self.for_loop(op, bounds, init, body)
+        }
+    }
+
+    /// `for iv in (lower..upper).step_by(step)`: one `lir` loop whose carried values live in
+    /// registers the body's yield overwrites.
+    fn for_loop(
+        &mut self,
+        op: &Op,
+        [lower, upper, step]: [Value; 3],
+        init: &[Value],
+        body: &Block,
+    ) -> Result<(), PtxError> {
+        let ty = ty_of(self.k.dtype(lower));
+        let (lo, hi, st) = (self.first(lower)?, self.first(upper)?, self.first(step)?);
+        let iv = self.new_reg(ty);
+        let [iv_arg, carried_args @ ..] = &body.args[..] else {
+            return Err(self.invariant(op, "has a body without an induction variable"));
+        };
+        self.set(*iv_arg, vec![iv.into()]);
+        let carried = self.carried_registers(init)?;
+        for (arg, regs) in carried_args.iter().zip(&carried) {
+            self.set(*arg, regs.iter().map(|r| (*r).into()).collect());
+        }
+        let outer = std::mem::take(&mut self.out);
+        self.block(body)?;
+        // The yield: next carried values into the carried registers (a parallel move).
+        if let Some(OpKind::Yield { values: ys }) = body.ops.last().map(|l| &self.k.op(*l).kind) {
+            self.yield_into(&carried, ys)?;
+        }
+        let inner = std::mem::replace(&mut self.out, outer);
+        self.emit(Inst::Loop { ty, iv, lower: lo, upper: hi, step: st, body: inner });
+        self.emit(Inst::Group(Group::at("end for", op.loc)));
+        for (r, regs) in op.results.iter().zip(&carried) {
+            self.set(*r, regs.iter().map(|x| (*x).into()).collect());
+        }
+        Ok(())
     }
 }

@@ -1,6 +1,6 @@
 //! Conversions between register types (`OpKind::Cast`) that involve the dtypes added with
 //! the dtype table (`u32`, `u64`, `f64`, `f16`, `bf16`, `i8`, `u8`, `i16`); the pairs of the
-//! original four types stay in `lower.rs`'s `cast`, so their PTX does not change. The
+//! original four types stay in `elementwise.rs`'s `cast`, so their PTX does not change. The
 //! rules are `crate::semantics::convert`'s, which the simulator runs for every `Cvt`.
 
 use super::Lowerer;

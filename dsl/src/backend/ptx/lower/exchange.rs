@@ -128,7 +128,7 @@ impl Lowerer<'_> {
         let place = Place { strides, offset: 0 };
         let write = Side { shape: shape.clone(), layout: from, place: place.clone() };
         let read = Side { shape, layout: Some(to.clone()), place };
-        let elems = self.val(v);
+        let elems = self.val(v)?;
         let mut out = self.exchange(op, self.k.dtype(v), len, vec![(write, elems)], vec![read])?;
         self.decisions.conversions.push(crate::backend::ptx::ConversionDecision {
             loc: op.loc,

@@ -33,7 +33,7 @@ impl Lowerer<'_> {
 
     /// The operand's registers: its layout (converted if needed) is the result's with the
     /// dims renamed, so register `k` holds the same element in both.
-    pub(super) fn permute(&mut self, value: Value) -> Vec<Operand> {
+    pub(super) fn permute(&mut self, value: Value) -> Result<Vec<Operand>, PtxError> {
         self.val(value)
     }
 
@@ -43,9 +43,9 @@ impl Lowerer<'_> {
         let (rs, _) = row_major(self.k.shape(op.results[0]).dims());
         let write = self.side(value, Place { strides: ws, offset: 0 });
         let read = self.side(op.results[0], Place { strides: rs, offset: 0 });
-        let elems = self.val(value);
+        let elems = self.val(value)?;
         let mut out = self.exchange(op, self.k.dtype(value), len, vec![(write, elems)], vec![read])?;
-        Ok(out.remove(0))
+        self.only(op, &mut out)
     }
 
     pub(super) fn join(&mut self, op: &Op, lhs: Value, rhs: Value) -> Result<Vec<Operand>, PtxError> {
@@ -55,18 +55,33 @@ impl Lowerer<'_> {
         let a = self.side(lhs, Place { strides: halves.to_vec(), offset: 0 });
         let b = self.side(rhs, Place { strides: halves.to_vec(), offset: 1 });
         let read = self.side(op.results[0], Place { strides, offset: 0 });
-        let (ea, eb) = (self.val(lhs), self.val(rhs));
+        let (ea, eb) = (self.val(lhs)?, self.val(rhs)?);
         let mut out = self.exchange(op, self.k.dtype(lhs), len, vec![(a, ea), (b, eb)], vec![read])?;
-        Ok(out.remove(0))
+        self.only(op, &mut out)
     }
 
-    pub(super) fn split(&mut self, op: &Op, value: Value) -> Result<Vec<Vec<Operand>>, PtxError> {
+    /// The two halves, into the op's two results.
+    pub(super) fn split(&mut self, op: &Op, value: Value) -> Result<(), PtxError> {
         self.note(op, "split");
+        let [lo, hi] = op.results[..] else { return Err(self.invariant(op, "does not have two results")) };
         let (strides, len) = row_major(self.k.shape(value).dims());
         let halves = &strides[..strides.len() - 1];
         let write = self.side(value, Place { strides: strides.clone(), offset: 0 });
-        let reads = (0..2).map(|k| self.side(op.results[k], Place { strides: halves.to_vec(), offset: k })).collect();
-        let elems = self.val(value);
-        self.exchange(op, self.k.dtype(value), len, vec![(write, elems)], reads)
+        let reads = [lo, hi]
+            .iter()
+            .enumerate()
+            .map(|(k, r)| self.side(*r, Place { strides: halves.to_vec(), offset: k }))
+            .collect();
+        let elems = self.val(value)?;
+        let out = self.exchange(op, self.k.dtype(value), len, vec![(write, elems)], reads)?;
+        for (r, elems) in [lo, hi].into_iter().zip(out) {
+            self.set(r, elems);
+        }
+        Ok(())
+    }
+
+    /// The one element list an exchange with one reading side returns.
+    fn only(&self, op: &Op, out: &mut Vec<Vec<Operand>>) -> Result<Vec<Operand>, PtxError> {
+        out.pop().filter(|_| out.is_empty()).ok_or_else(|| self.invariant(op, "read back no single result"))
     }
 }

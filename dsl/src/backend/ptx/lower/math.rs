@@ -40,6 +40,7 @@ impl Lowerer<'_> {
             ));
         }
         let [a, b, c] = operands.map(|v| self.val(v));
+        let (a, b, c) = (a?, b?, c?);
         let mut elems = Vec::with_capacity(a.len());
         for i in 0..a.len() {
             // The first operand is a register (PTX takes immediates for the others only).

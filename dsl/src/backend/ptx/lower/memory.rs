@@ -56,10 +56,10 @@ impl Lowerer<'_> {
         width: usize,
     ) -> Result<Vec<Operand>, PtxError> {
         let ty = ty_of(self.k.dtype(op.results[0]));
-        let ptrs = self.val(ptr);
-        let masks = mask.map(|m| self.val(m));
-        let others = other.map(|o| self.val(o));
-        let bases = self.vector_bases(ptr, width);
+        let ptrs = self.val(ptr)?;
+        let masks = mask.map(|m| self.val(m)).transpose()?;
+        let others = other.map(|o| self.val(o)).transpose()?;
+        let bases = self.vector_bases(ptr, ptrs.len(), width);
         let mut out = Vec::with_capacity(ptrs.len());
         for (c, (base, offset)) in (0..ptrs.len()).step_by(width).zip(bases) {
             // The mask is constant across the vector (proved by `vectorize`): its first
@@ -92,6 +92,13 @@ impl Lowerer<'_> {
         Ok(out)
     }
 
+    /// `debug_barrier`: `bar.sync` waits for the CTA and makes its earlier accesses visible
+    /// to every thread of it (Triton's `gpu.barrier`).
+    pub(super) fn debug_barrier(&mut self) -> Result<(), PtxError> {
+        self.emit(Inst::BarSync { id: 0 });
+        Ok(())
+    }
+
     pub(super) fn store(&mut self, op: &Op, ptr: Value, value: Value, mask: Option<Value>) -> Result<(), PtxError> {
         let ty = ty_of(self.k.dtype(value));
         if ty == Ty::Pred {
@@ -107,10 +114,10 @@ impl Lowerer<'_> {
             Some(g) => self.owner(&g, None),
             None => Some(self.scalar_owner()),
         };
-        let ptrs = self.val(ptr);
-        let vals = self.val(value);
-        let masks = mask.map(|m| self.val(m));
-        let bases = self.vector_bases(ptr, width);
+        let ptrs = self.val(ptr)?;
+        let vals = self.val(value)?;
+        let masks = mask.map(|m| self.val(m)).transpose()?;
+        let bases = self.vector_bases(ptr, ptrs.len(), width);
         for (c, (base, offset)) in (0..ptrs.len()).step_by(width).zip(bases) {
             let m = masks.as_ref().map(|m| self.reg(m[c], Ty::Pred));
             let guard = self.and_pred(m, owner).map(|pred| Guard { pred, negate: false });

@@ -32,20 +32,27 @@ struct Acc {
 }
 
 impl Lowerer<'_> {
-    fn combine(&mut self, rop: ReduceOp, ty: Ty, a: Acc, b: Acc) -> Acc {
-        match rop {
+    fn combine(&mut self, op: &Op, rop: ReduceOp, ty: Ty, a: Acc, b: Acc) -> Result<Acc, PtxError> {
+        Ok(match rop {
             ReduceOp::Max(n) => Acc { v: self.bin(BinOp::Max(n), ty, a.v, b.v), i: None },
             ReduceOp::Min(n) => Acc { v: self.bin(BinOp::Min(n), ty, a.v, b.v), i: None },
             ReduceOp::Sum => Acc { v: self.bin(BinOp::Add, ty, a.v, b.v), i: None },
             ReduceOp::XorSum => Acc { v: self.bin(BinOp::Xor, ty, a.v, b.v), i: None },
-            ReduceOp::Argmax => self.arg_combine(Cmp::Gt, ty, a, b),
-            ReduceOp::Argmin => self.arg_combine(Cmp::Lt, ty, a, b),
-        }
+            ReduceOp::Argmax | ReduceOp::Argmin => {
+                // Every partial of an arg reduction carries its index (from the in-thread step on).
+                let (Some(ai), Some(bi)) = (a.i, b.i) else {
+                    return Err(
+                        self.invariant(op, format_args!("({}) combines a partial without its index", rop.name()))
+                    );
+                };
+                let beats = if rop == ReduceOp::Argmax { Cmp::Gt } else { Cmp::Lt };
+                self.arg_combine(beats, ty, (a, ai), (b, bi))
+            }
+        })
     }
 
     /// The (value, index) pair that wins under `beats` (`Gt` for argmax, `Lt` for argmin).
-    fn arg_combine(&mut self, beats: Cmp, ty: Ty, a: Acc, b: Acc) -> Acc {
-        let (ai, bi) = (a.i.expect("arg reduction index"), b.i.expect("arg reduction index"));
+    fn arg_combine(&mut self, beats: Cmp, ty: Ty, (a, ai): (Acc, Operand), (b, bi): (Acc, Operand)) -> Acc {
         // take b when: vb beats va, or vb == va and ib < ia, or (floats) va is NaN and
         // vb is not, or both are NaN and ib < ia.
         let gt = self.setp(beats, ty, b.v, a.v);
@@ -107,12 +114,12 @@ impl Lowerer<'_> {
             ));
         }
         let argmax = rop.gives_index();
-        let gs = self.geometry(value).expect("a reduced value is a block");
-        let a = self.layout(value).unwrap().embed[axis];
+        let gs = self.block_geometry(op, value)?;
+        let a = self.embed(op, value, axis)?;
         let mut pr = gs.parent.clone();
         pr[a] = 1;
         let gr = Geometry::new(self.enc, pr);
-        let src = self.val(value);
+        let src = self.val(value)?;
 
         // 1. In-thread.
         let mut accs: Vec<Acc> = Vec::with_capacity(gr.num_regs());
@@ -125,10 +132,10 @@ impl Lowerer<'_> {
                 let x = Acc { v: src[gs.index(&ks)], i: if argmax { Some(self.coord(&gs, a, ka)) } else { None } };
                 acc = Some(match acc {
                     None => x,
-                    Some(p) => self.combine(rop, ty, p, x),
+                    Some(p) => self.combine(op, rop, ty, p, x)?,
                 });
             }
-            accs.push(acc.expect("at least one element"));
+            accs.push(acc.ok_or_else(|| self.invariant(op, "reduces an axis of no elements"))?);
         }
 
         // 2. Lanes.
@@ -142,14 +149,14 @@ impl Lowerer<'_> {
                 let v = Operand::Reg(self.reg(acc.v, ty));
                 let i = acc.i.map(|i| Operand::Reg(self.reg(i, Ty::I32)));
                 let other = Acc { v: self.shfl(ty, v, lane_mask), i: i.map(|i| self.shfl(Ty::I32, i, lane_mask)) };
-                *acc = self.combine(rop, ty, Acc { v, i }, other);
+                *acc = self.combine(op, rop, ty, Acc { v, i }, other)?;
             }
         }
 
         // 3. Warps.
         let warps = (distinct / tpw).max(1);
         if warps > 1 {
-            self.across_warps(op, rop, ty, &gs, &gr, a, warps, &mut accs);
+            self.across_warps(op, rop, ty, &gs, &gr, a, warps, &mut accs)?;
         }
 
         // 4. An axis of one element still applies the reduction's NaN rule (docs/semantics.md):
@@ -169,7 +176,7 @@ impl Lowerer<'_> {
                     ReduceOp::Min(_) => inf(false),
                     ReduceOp::Sum | ReduceOp::Argmax | ReduceOp::Argmin | ReduceOp::XorSum => continue,
                 };
-                *acc = self.combine(rop, ty, *acc, Acc { v: identity, i: None });
+                *acc = self.combine(op, rop, ty, *acc, Acc { v: identity, i: None })?;
             }
         }
         self.decisions.reductions.push(ReductionDecision {
@@ -200,7 +207,7 @@ impl Lowerer<'_> {
         a: usize,
         warps: usize,
         accs: &mut [Acc],
-    ) {
+    ) -> Result<(), PtxError> {
         let res_numel: usize = self.k.shape(op.results[0]).numel();
         let size = ty.size_bytes() as i64;
         let array = res_numel as i64 * warps as i64 * size;
@@ -287,11 +294,12 @@ impl Lowerer<'_> {
                 let x = Acc { v: v.into(), i };
                 cur = Some(match cur {
                     None => x,
-                    Some(p) => self.combine(rop, ty, p, x),
+                    Some(p) => self.combine(op, rop, ty, p, x)?,
                 });
             }
-            *acc = cur.unwrap();
+            *acc = cur.ok_or_else(|| self.invariant(op, "combines the partials of no warps"))?;
         }
         self.emit(Inst::BarSync { id: 0 });
+        Ok(())
     }
 }

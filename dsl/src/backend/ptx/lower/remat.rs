@@ -81,16 +81,25 @@ impl Lowerer<'_> {
         let saved = self.overrides.clone();
         // Values are numbered in definition order, so the set's order is a valid one.
         for &x in &chain {
-            let def = self.k.def_op(x).expect("a chain value is an op result");
+            // `remat_chain` keeps op results only.
+            let def = self
+                .k
+                .def_op(x)
+                .ok_or_else(|| self.invariant(op, format_args!("reads {x}, recomputed without its op")))?;
             let own = self.vals[x.index()].take();
             self.overrides.insert(x, (to.clone(), Vec::new()));
             let lowered = self.op(def);
             let elems = std::mem::replace(&mut self.vals[x.index()], own);
             lowered?;
-            let elems = elems.expect("a lowered op defines its result");
+            let elems = elems.ok_or_else(|| self.invariant(def, format_args!("did not define {x} when recomputed")))?;
             self.overrides.insert(x, (to.clone(), elems));
         }
-        let elems = self.overrides.get(&v).map(|(_, e)| e.clone()).expect("v is in its chain");
+        // The chain holds `v` itself.
+        let elems = self
+            .overrides
+            .get(&v)
+            .map(|(_, e)| e.clone())
+            .ok_or_else(|| self.invariant(op, format_args!("reads {v}, not recomputed")))?;
         self.overrides = saved;
         self.decisions.conversions.push(crate::backend::ptx::ConversionDecision {
             loc: op.loc,

@@ -30,8 +30,9 @@ impl Lowerer<'_> {
         if let Some(t) = tys.iter().find(|t| **t == Ty::Pred) {
             return Err(self.err(op.loc, format!("a scan of {t} blocks"), "scan integer or float blocks"));
         }
-        let gs = self.geometry(values[0]).expect("a scanned value is a block");
-        let a = self.layout(values[0]).unwrap().embed[axis];
+        let first = *values.first().ok_or_else(|| self.invariant(op, "has no operand"))?;
+        let gs = self.block_geometry(op, first)?;
+        let a = self.embed(op, first, axis)?;
         let n = gs.parent[a];
         let numel: usize = gs.parent.iter().product();
         // Two buffers per operand, one after another, 8-byte aligned.
@@ -79,7 +80,7 @@ impl Lowerer<'_> {
         }
         let mut cur: Vec<Vec<Operand>> = (0..gs.num_regs()).map(|_| Vec::with_capacity(values.len())).collect();
         for v in values {
-            for (i, x) in self.val(*v).into_iter().enumerate() {
+            for (i, x) in self.val(*v)?.into_iter().enumerate() {
                 cur[i].push(x);
             }
         }

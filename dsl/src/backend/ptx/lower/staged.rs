@@ -67,7 +67,7 @@ impl Lowerer<'_> {
             self.set(res, elems);
             return Ok(());
         }
-        let ptrs = self.val(ptr);
+        let ptrs = self.val(ptr)?;
         let vectors = ptrs.len() / width;
         let threads = self.enc.warps_per_cta.iter().product::<usize>() * 32;
         let bytes = vectors * threads * STAGE_BYTES;
@@ -80,7 +80,7 @@ impl Lowerer<'_> {
         self.note_staging(format!(
             "staged: cp.async of {vectors} x 16 bytes per thread into a {bytes}-byte shared buffer"
         ));
-        let masks = mask.map(|m| self.val(m));
+        let masks = mask.map(|m| self.val(m)).transpose()?;
         let mut preds = Vec::with_capacity(vectors);
         for k in 0..vectors {
             let c = k * width;
@@ -107,7 +107,7 @@ impl Lowerer<'_> {
             self.emit(Inst::CpAsync { dst: base, offset, src, src_size });
         }
         self.emit(Inst::CpAsyncCommit);
-        let others = other.map(|o| self.val(o)).unwrap_or_default();
+        let others = other.map(|o| self.val(o)).transpose()?.unwrap_or_default();
         // The zero fill is the value of a masked-off element unless `other` says otherwise.
         let guards = (mask.is_some() && others.iter().any(|o| !is_zero_bits(*o))).then_some(preds);
         self.pending.insert(
@@ -133,7 +133,8 @@ impl Lowerer<'_> {
         }
         self.emit(Inst::CpAsyncWait { pending: 0 });
         for v in due {
-            let p = self.pending.remove(&v).expect("filtered on pending");
+            // `due` holds pending values only.
+            let Some(p) = self.pending.remove(&v) else { continue };
             self.emit(Inst::Group(Group::at(
                 format!("{v} = {} (read back from shared memory)", p.op.kind.name()),
                 p.op.loc,

@@ -28,12 +28,12 @@ use crate::ir::{Block, Op, OpKind, Value};
 
 impl Lowerer<'_> {
     /// The registers that carry `init` around a loop (each element moved into its own).
-    pub(super) fn carried_registers(&mut self, init: &[Value]) -> Vec<Vec<Reg>> {
+    pub(super) fn carried_registers(&mut self, init: &[Value]) -> Result<Vec<Vec<Reg>>, PtxError> {
         let mut carried = Vec::new();
         for v in init {
             let ety = ty_of(self.k.dtype(*v));
             let regs: Vec<Reg> = self
-                .val(*v)
+                .val(*v)?
                 .into_iter()
                 .map(|x| {
                     let r = self.new_reg(ety);
@@ -43,7 +43,7 @@ impl Lowerer<'_> {
                 .collect();
             carried.push(regs);
         }
-        carried
+        Ok(carried)
     }
 
     /// `x` of the loop type `ty` as an `I64` operand.
@@ -74,7 +74,7 @@ impl Lowerer<'_> {
         }
         self.block(body)?;
         if let Some(OpKind::Yield { values: ys }) = body.ops.last().map(|l| &self.k.op(*l).kind) {
-            self.yield_into(carried, ys);
+            self.yield_into(carried, ys)?;
         }
         Ok(())
     }
@@ -123,7 +123,7 @@ impl Lowerer<'_> {
         unroll: u32,
     ) -> Result<(), PtxError> {
         let ty = ty_of(self.k.dtype(lower));
-        let (lo, hi, st) = (self.val(lower)[0], self.val(upper)[0], self.val(step)[0]);
+        let (lo, hi, st) = (self.first(lower)?, self.first(upper)?, self.first(step)?);
         let constant_step = matches!(st, Operand::Int(c) if c > 0);
         if !constant_step {
             // An empty loop with the runtime step: its step check aborts on step <= 0
@@ -150,7 +150,7 @@ impl Lowerer<'_> {
         let done = self.bin(BinOp::Mul, Ty::I64, main, Operand::Int(i64::from(unroll)));
         let rest = self.bin(BinOp::Sub, Ty::I64, trips.into(), done);
 
-        let carried = self.carried_registers(init);
+        let carried = self.carried_registers(init)?;
         let cur = self.new_reg(ty);
         self.emit(Inst::Mov { ty, dst: cur, src: lo });
         // One decision per access of the source, as for a plain loop: every copy appends
