@@ -316,42 +316,11 @@ fn readers(k: &Kernel, v: Value) -> Vec<crate::ir::OpId> {
             if !op.kind.operands().contains(&x) {
                 continue;
             }
-            match op.kind {
-                OpKind::Cast { .. } | OpKind::Splat { .. } | OpKind::Broadcast { .. } => {
-                    out.push(id);
-                    frontier.extend(op.results.iter().copied());
-                }
-                // Any other reader: a use that is listed but not followed further.
-                OpKind::Param { .. }
-                | OpKind::Constant { .. }
-                | OpKind::ProgramId { .. }
-                | OpKind::NumPrograms { .. }
-                | OpKind::Arange { .. }
-                | OpKind::ExpandDims { .. }
-                | OpKind::Permute { .. }
-                | OpKind::Reshape { .. }
-                | OpKind::Join { .. }
-                | OpKind::Split { .. }
-                | OpKind::Bitcast { .. }
-                | OpKind::MultipleOf { .. }
-                | OpKind::Unary { .. }
-                | OpKind::Binary { .. }
-                | OpKind::Fma { .. }
-                | OpKind::Compare { .. }
-                | OpKind::Select { .. }
-                | OpKind::AddPtr { .. }
-                | OpKind::Load { .. }
-                | OpKind::Store { .. }
-                | OpKind::DebugBarrier {}
-                | OpKind::AtomicRmw { .. }
-                | OpKind::AtomicCas { .. }
-                | OpKind::Reduce { .. }
-                | OpKind::ReduceWith { .. }
-                | OpKind::Scan { .. }
-                | OpKind::For { .. }
-                | OpKind::If { .. }
-                | OpKind::While { .. }
-                | OpKind::Yield { .. } => out.push(id),
+            // Any reader is listed; casts, splats and broadcasts carry the value on, so
+            // their readers are followed too.
+            out.push(id);
+            if matches!(op.kind, OpKind::Cast { .. } | OpKind::Splat { .. } | OpKind::Broadcast { .. }) {
+                frontier.extend(op.results.iter().copied());
             }
         }
     }

@@ -12,7 +12,9 @@
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
-use crate::ir::{BinaryOp, DType, Kernel, OpId, OpKind, ParamKind, ScalarType, SourceLoc, Value, ValueDef};
+use crate::ir::{
+    BinaryOp, DType, Effect, Kernel, OpFamily, OpId, OpKind, ParamKind, ScalarType, SourceLoc, Value, ValueDef,
+};
 
 /// What an integer value is computed from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -243,39 +245,24 @@ impl<'k> Analyzer<'k> {
                     s.program_ids.insert(*axis);
                 }
                 OpKind::Arange { .. } => s.arange = true,
-                // The old values an atomic returns come from memory, like a load's.
-                OpKind::Load { .. } | OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } => s.loaded = true,
                 OpKind::Constant { .. } | OpKind::AddPtr { .. } => {}
-                // A reduction or loop result depends on its inputs like any other op.
-                OpKind::Splat { .. }
-                | OpKind::Broadcast { .. }
-                | OpKind::ExpandDims { .. }
-                | OpKind::Permute { .. }
-                | OpKind::Reshape { .. }
-                | OpKind::Join { .. }
-                | OpKind::Split { .. }
-                | OpKind::Unary { .. }
-                | OpKind::Binary { .. }
-                | OpKind::Fma { .. }
-                | OpKind::Compare { .. }
-                | OpKind::Cast { .. }
-                | OpKind::MultipleOf { .. }
-                | OpKind::Bitcast { .. }
-                | OpKind::Select { .. }
-                | OpKind::Reduce { .. }
-                | OpKind::ReduceWith { .. }
-                | OpKind::Scan { .. }
-                | OpKind::For { .. }
-                | OpKind::If { .. }
-                | OpKind::While { .. }
-                | OpKind::Store { .. }
-                | OpKind::DebugBarrier {}
-                | OpKind::Yield { .. } => {
-                    for i in self.inputs(v) {
-                        let si = self.sources(i);
-                        s.union(&si);
+                // Every other op by its effect (the op table's): what reads memory (a load,
+                // and an atomic, whose old values come from memory like a load's) is loaded;
+                // any other result (a reduction's or a loop's included) depends on its
+                // inputs like any other op.
+                kind => match kind.effect() {
+                    Effect::ReadsMemory | Effect::ReadsWritesMemory => s.loaded = true,
+                    Effect::Pure
+                    | Effect::ProgramIndex
+                    | Effect::WritesMemory
+                    | Effect::Region
+                    | Effect::Terminator => {
+                        for i in self.inputs(v) {
+                            let si = self.sources(i);
+                            s.union(&si);
+                        }
                     }
-                }
+                },
             },
             ValueDef::BlockArg => match self.block_args.get(&v).copied() {
                 Some(BlockArg::Induction) => s.loop_index = true,
@@ -350,13 +337,6 @@ impl<'k> Analyzer<'k> {
                         return matches!(self.k.dtype(v), DType::Ptr(_)).then_some(*index);
                     }
                     OpKind::AddPtr { ptr, .. } => v = *ptr,
-                    OpKind::Splat { value: x } | OpKind::Broadcast { value: x } => v = *x,
-                    OpKind::ExpandDims { value, .. }
-                    | OpKind::Permute { value, .. }
-                    | OpKind::Reshape { value }
-                    | OpKind::Split { value } => v = *value,
-                    // both halves of a join come from pointers; the first names the parameter
-                    OpKind::Join { lhs, .. } => v = *lhs,
                     OpKind::Select { on_true, .. } => v = *on_true,
                     OpKind::For { init, .. } | OpKind::While { init, .. } => {
                         let index = self.k.op(op).results.iter().position(|r| *r == v)?;
@@ -368,27 +348,18 @@ impl<'k> Analyzer<'k> {
                         let index = self.k.op(op).results.iter().position(|r| *r == v)?;
                         v = *self.k.yielded(then_body)?.get(index)?;
                     }
-                    // Not a pointer that leads back to a parameter.
-                    OpKind::Constant { .. }
-                    | OpKind::ProgramId { .. }
-                    | OpKind::NumPrograms { .. }
-                    | OpKind::Arange { .. }
-                    | OpKind::Unary { .. }
-                    | OpKind::Binary { .. }
-                    | OpKind::Fma { .. }
-                    | OpKind::Compare { .. }
-                    | OpKind::Cast { .. }
-                    | OpKind::MultipleOf { .. }
-                    | OpKind::Bitcast { .. }
-                    | OpKind::Load { .. }
-                    | OpKind::Store { .. }
-                    | OpKind::DebugBarrier {}
-                    | OpKind::AtomicRmw { .. }
-                    | OpKind::AtomicCas { .. }
-                    | OpKind::Reduce { .. }
-                    | OpKind::ReduceWith { .. }
-                    | OpKind::Scan { .. }
-                    | OpKind::Yield { .. } => return None,
+                    // Every other op by its family (the op table's): a shape op's result
+                    // elements are its operand's, so its pointers are (both halves of a join
+                    // come from pointers; the first names the parameter); any other op's
+                    // result is not a pointer that leads back to a parameter.
+                    kind => match kind.family() {
+                        OpFamily::Shape => v = *kind.operands().first()?,
+                        OpFamily::Source
+                        | OpFamily::Elementwise
+                        | OpFamily::Memory
+                        | OpFamily::Reduction
+                        | OpFamily::Control => return None,
+                    },
                 },
                 ValueDef::BlockArg => match self.block_args.get(&v) {
                     Some(BlockArg::Carried { init, .. }) => v = *init,

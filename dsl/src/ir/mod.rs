@@ -50,7 +50,7 @@ mod typing;
 pub use atomic::{AtomicOp, Scope, Sem, cas_accepts};
 pub use entities::{OpId, Value};
 pub use location::SourceLoc;
-pub use ops::{Effect, OpField, OpKind};
+pub use ops::{Effect, OpFamily, OpField, OpKind};
 pub use parse::{ParseError, parse};
 pub use printer::print;
 pub use types::{DType, MAX_BLOCK_NUMEL, ScalarKind, ScalarType, Shape, TensorType};

@@ -3,12 +3,15 @@
 //! In the spirit of Cranelift's meta crate and MLIR's ODS, each op is one entry of
 //! [`declare_ops!`] below: its fields (operands are the fields of type [`Value`],
 //! `Option<Value>` or `Vec<Value>`; everything else is an attribute), its name in IR text,
-//! its [`Effect`] and its typing rule (a function of [`super::typing`]). From the table come
-//! the [`OpKind`] enum, [`OpKind::operands`], [`OpKind::map_operands`], [`OpKind::name`],
-//! [`OpKind::effect`] and [`OpKind::check_types`] (what the verifier runs). Every other
-//! place that handles op kinds (printer, interpreter, lowering, analyses) matches
-//! [`OpKind`] exhaustively, so adding an entry here makes the compiler list each place to
-//! change (`docs/adding-an-op.md`).
+//! its [`OpFamily`], its [`Effect`] and its typing rule (a function of [`super::typing`]).
+//! From the table come the [`OpKind`] enum, [`OpKind::operands`], [`OpKind::map_operands`],
+//! [`OpKind::name`], [`OpKind::family`], [`OpKind::effect`] and [`OpKind::check_types`]
+//! (what the verifier runs). Every other place that handles op kinds (printer,
+//! interpreter, lowering, analyses) matches [`OpKind`] exhaustively where it computes
+//! something for each op, so adding an entry here makes the compiler list each place to
+//! change (`docs/adding-an-op.md`); a place that only sorts ops into kinds (which ops may
+//! be recomputed, which tie their operands' layouts) matches the op's family instead, so
+//! a new op of an existing family needs no edit there.
 
 use super::typing::{self, TypeCx};
 use super::{AtomicOp, BinaryOp, Block, CmpPred, Constant, ReduceOp, Scope, Sem, UnaryOp, Value};
@@ -32,6 +35,31 @@ pub enum Effect {
     Region,
     /// Ends a block, handing values to the op that holds it.
     Terminator,
+}
+
+/// What kind of computation an op is. The passes that treat every op of a kind alike
+/// classify ops by it (layout assignment, rematerialization, the index-width analysis),
+/// and the PTX lowering of each family has a file of its own under
+/// `backend/ptx/lower/`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpFamily {
+    /// Values made from no block operand: kernel arguments, constants, the program's
+    /// index, the grid size, `arange`.
+    Source,
+    /// Elements rearranged, none computed: `splat`, `broadcast`, `expand_dims`,
+    /// `permute`, `reshape`, `join`, `split`. Each result element is an element of the
+    /// (first) operand's, or of the second operand's for `join`.
+    Shape,
+    /// Result element `i` is a function of element `i` of every operand: operands and
+    /// results have one shape, so they may share one layout, and the op may be computed
+    /// in any layout.
+    Elementwise,
+    /// Global memory accesses (loads, stores, atomics) and the barrier that orders them.
+    Memory,
+    /// Reductions and scans along an axis.
+    Reduction,
+    /// Regions (loops, `if`) and the terminator that ends their blocks.
+    Control,
 }
 
 /// The values an op field holds, for the operand accessors the table generates. Fields of
@@ -122,14 +150,14 @@ impl OpField for Block {
 ///
 /// ```text
 /// /// docs (the typing rule, in words)
-/// Name { field: Type, ... } => name: <expr, fields in scope>, effect: Effect::X,
-///     typing: |cx, out| <expr calling super::typing, fields in scope>;
+/// Name { field: Type, ... } => name: <expr, fields in scope>, family: OpFamily::X,
+///     effect: Effect::X, typing: |cx, out| <expr calling super::typing, fields in scope>;
 /// ```
 macro_rules! declare_ops {
     ($(
         $(#[doc = $doc:literal])*
         $op:ident { $($field:ident : $fty:ty),* $(,)? }
-            => name: $name:expr, effect: $effect:expr,
+            => name: $name:expr, family: $family:expr, effect: $effect:expr,
                typing: |$cx:ident, $out:ident| $typing:expr;
     )*) => {
         /// What an op does. The typing rule of each op is on its variant; the table in
@@ -184,6 +212,14 @@ macro_rules! declare_ops {
                 }
             }
 
+            /// The kind of computation the op is.
+            #[allow(unused_variables, reason = "the family of an op does not depend on fields")]
+            pub fn family(&self) -> OpFamily {
+                match self {
+                    $( OpKind::$op { $($field),* } => $family, )*
+                }
+            }
+
             /// What running the op does besides computing its results.
             #[allow(unused_variables, reason = "the effect of most ops does not depend on fields")]
             pub fn effect(&self) -> Effect {
@@ -213,79 +249,79 @@ declare_ops! {
     /// The runtime kernel argument `index` (a scalar of the parameter's dtype). Arguments
     /// folded by specialization never appear as `Param`: they are `Constant`s.
     Param { index: usize }
-        => name: "param", effect: Effect::Pure,
+        => name: "param", family: OpFamily::Source, effect: Effect::Pure,
            typing: |cx, out| typing::param(cx, out, *index);
     /// A constant splat to the result's shape and dtype.
     Constant { value: Constant }
-        => name: "constant", effect: Effect::Pure,
+        => name: "constant", family: OpFamily::Source, effect: Effect::Pure,
            typing: |cx, out| typing::results(cx, out, 1);
     /// Scalar `i32`: this program's index along `axis` (0..3).
     ProgramId { axis: u32 }
-        => name: "program_id", effect: Effect::ProgramIndex,
+        => name: "program_id", family: OpFamily::Source, effect: Effect::ProgramIndex,
            typing: |cx, out| typing::results(cx, out, 1);
     /// Scalar `i32`: the grid size along `axis`.
     NumPrograms { axis: u32 }
-        => name: "num_programs", effect: Effect::Pure,
+        => name: "num_programs", family: OpFamily::Source, effect: Effect::Pure,
            typing: |cx, out| typing::results(cx, out, 1);
     /// `tensor<Nxi32>` with `N = end - start` (a power of two): `start, start + 1, ...`.
     Arange { start: i64, end: i64 }
-        => name: "arange", effect: Effect::Pure,
+        => name: "arange", family: OpFamily::Source, effect: Effect::Pure,
            typing: |cx, out| typing::arange(cx, out, *start, *end);
     /// Scalar to block: every element equals the operand.
     Splat { value: Value }
-        => name: "splat", effect: Effect::Pure,
+        => name: "splat", family: OpFamily::Shape, effect: Effect::Pure,
            typing: |cx, out| typing::splat(cx, out, *value);
     /// Dims of size 1 in the operand are repeated to the result's shape (same rank).
     Broadcast { value: Value }
-        => name: "broadcast", effect: Effect::Pure,
+        => name: "broadcast", family: OpFamily::Shape, effect: Effect::Pure,
            typing: |cx, out| typing::broadcast(cx, out, *value);
     /// Inserts a dim of size 1 at `axis` (Triton's `x[:, None]` / `x[None, :]`).
     ExpandDims { value: Value, axis: usize }
-        => name: "expand_dims", effect: Effect::Pure,
+        => name: "expand_dims", family: OpFamily::Shape, effect: Effect::Pure,
            typing: |cx, out| typing::expand_dims(cx, out, *value, *axis);
     /// Result dim `i` is operand dim `dims[i]` (`dims` a permutation of `0..rank`); one
     /// dtype (Triton's `permute`, and `trans` for 2-D).
     Permute { value: Value, dims: Vec<usize> }
-        => name: "permute", effect: Effect::Pure,
+        => name: "permute", family: OpFamily::Shape, effect: Effect::Pure,
            typing: |cx, out| typing::permute(cx, out, *value, dims);
     /// The operand's elements in row-major order, read into the result's shape (same
     /// element count and dtype; Triton's `reshape` with `can_reorder=False`).
     Reshape { value: Value }
-        => name: "reshape", effect: Effect::Pure,
+        => name: "reshape", family: OpFamily::Shape, effect: Effect::Pure,
            typing: |cx, out| typing::reshape(cx, out, *value);
     /// Stacks `lhs` and `rhs` (one type) along a new trailing dim of size 2:
     /// `result[..., 0] = lhs`, `result[..., 1] = rhs` (Triton's `join`).
     Join { lhs: Value, rhs: Value }
-        => name: "join", effect: Effect::Pure,
+        => name: "join", family: OpFamily::Shape, effect: Effect::Pure,
            typing: |cx, out| typing::join(cx, out, *lhs, *rhs);
     /// The inverse of `join`: two results, `value[..., 0]` and `value[..., 1]`, of a
     /// value whose last dim has size 2 (Triton's `split`).
     Split { value: Value }
-        => name: "split", effect: Effect::Pure,
+        => name: "split", family: OpFamily::Shape, effect: Effect::Pure,
            typing: |cx, out| typing::split(cx, out, *value);
     /// Element-wise `op value`; operand and result have one dtype and shape, and the
     /// dtype is one the op accepts ([`UnaryOp::accepts`]).
     Unary { op: UnaryOp, value: Value }
-        => name: op.name(), effect: Effect::Pure,
+        => name: op.name(), family: OpFamily::Elementwise, effect: Effect::Pure,
            typing: |cx, out| typing::unary(cx, out, *op, *value);
     /// Element-wise `lhs op rhs`; same dtype and shape on both sides and the result, a
     /// dtype the op accepts ([`BinaryOp::accepts`]).
     Binary { op: BinaryOp, lhs: Value, rhs: Value }
-        => name: op.name(), effect: Effect::Pure,
+        => name: op.name(), family: OpFamily::Elementwise, effect: Effect::Pure,
            typing: |cx, out| typing::binary(cx, out, *op, *lhs, *rhs);
     /// Element-wise `a * b + c` rounded once (`tl.fma`, PTX `fma.rn`): three operands and
     /// the result of one float dtype and shape.
     Fma { a: Value, b: Value, c: Value }
-        => name: "fma", effect: Effect::Pure,
+        => name: "fma", family: OpFamily::Elementwise, effect: Effect::Pure,
            typing: |cx, out| typing::fma(cx, out, [*a, *b, *c]);
     /// Element-wise comparison into `i1`.
     Compare { pred: CmpPred, lhs: Value, rhs: Value }
-        => name: "cmp", effect: Effect::Pure,
+        => name: "cmp", family: OpFamily::Elementwise, effect: Effect::Pure,
            typing: |cx, out| typing::compare(cx, out, *lhs, *rhs);
     /// Element-wise conversion to the result's dtype: int widening sign-extends, int
     /// narrowing wraps, int to float rounds to nearest, float to int truncates.
     Cast { value: Value }
-        => name: "cast", effect: Effect::Pure,
+        => name: "cast", family: OpFamily::Elementwise, effect: Effect::Pure,
            typing: |cx, out| typing::cast(cx, out, *value);
     /// The operand unchanged, with the author's promise that every element is a multiple of
     /// `divisor` (at least 1; Triton's `tl.multiple_of`). Analyses may assume it (AxisInfo's
@@ -293,21 +329,21 @@ declare_ops! {
     /// and stops with a located error where an element breaks it. Int operand, result of
     /// the operand's type.
     MultipleOf { value: Value, divisor: u64 }
-        => name: "multiple_of", effect: Effect::Pure,
+        => name: "multiple_of", family: OpFamily::Elementwise, effect: Effect::Pure,
            typing: |cx, out| typing::multiple_of(cx, out, *value, *divisor);
     /// The operand's bits reinterpreted as the result's dtype (Triton's
     /// `cast(x, dtype, bitcast=True)`): two non-pointer dtypes of one bit width, one shape.
     Bitcast { value: Value }
-        => name: "bitcast", effect: Effect::Pure,
+        => name: "bitcast", family: OpFamily::Elementwise, effect: Effect::Pure,
            typing: |cx, out| typing::bitcast(cx, out, *value);
     /// `cond ? on_true : on_false` element-wise (Triton's `where`).
     Select { cond: Value, on_true: Value, on_false: Value }
-        => name: "where", effect: Effect::Pure,
+        => name: "where", family: OpFamily::Elementwise, effect: Effect::Pure,
            typing: |cx, out| typing::select(cx, out, *cond, *on_true, *on_false);
     /// Pointer arithmetic: `ptr + offset` elements (the offset is an int tensor of the
     /// same shape; the byte offset is `offset * sizeof(pointee)` in 64 bits).
     AddPtr { ptr: Value, offset: Value }
-        => name: "addptr", effect: Effect::Pure,
+        => name: "addptr", family: OpFamily::Elementwise, effect: Effect::Pure,
            typing: |cx, out| typing::add_ptr(cx, out, *ptr, *offset);
     /// Reads the pointee of every element of `ptr` whose `mask` is true; the others give
     /// `other` (a value of the result's type) or an unspecified value when there is none.
@@ -318,35 +354,35 @@ declare_ops! {
     /// holds for it unchanged; only the PTX lowering reads it (`lower/staged.rs`), as
     /// Triton's back end alone reads a `tt.load`'s cache modifier.
     Load { ptr: Value, mask: Option<Value>, other: Option<Value>, staged: bool }
-        => name: if *staged { "load_staged" } else { "load" }, effect: Effect::ReadsMemory,
+        => name: if *staged { "load_staged" } else { "load" }, family: OpFamily::Memory, effect: Effect::ReadsMemory,
            typing: |cx, out| typing::load(cx, out, *ptr, *mask, *other);
     /// Writes `value` to every element of `ptr` whose `mask` is true. No results.
     Store { ptr: Value, value: Value, mask: Option<Value> }
-        => name: "store", effect: Effect::WritesMemory,
+        => name: "store", family: OpFamily::Memory, effect: Effect::WritesMemory,
            typing: |cx, out| typing::store(cx, out, *ptr, *value, *mask);
     /// For every element of `ptr` whose `mask` is true, atomically `old = *p; *p = old op
     /// value`; the result (of the pointee type and the pointers' shape) is `old`, 0 where the
     /// mask is false. `value` has the pointee type and the pointers' shape, and the pointee
     /// type is one `op` accepts ([`AtomicOp::accepts`]).
     AtomicRmw { op: AtomicOp, ptr: Value, value: Value, mask: Option<Value>, sem: Sem, scope: Scope }
-        => name: op.name(), effect: Effect::ReadsWritesMemory,
+        => name: op.name(), family: OpFamily::Memory, effect: Effect::ReadsWritesMemory,
            typing: |cx, out| typing::atomic_rmw(cx, out, *op, *ptr, *value, *mask);
     /// For every element of `ptr`, atomically `old = *p; if old == cmp { *p = value }`
     /// (bitwise equality); the result is `old`. `cmp` and `value` have the pointee type and
     /// the pointers' shape.
     AtomicCas { ptr: Value, cmp: Value, value: Value, sem: Sem, scope: Scope }
-        => name: "atomic_cas", effect: Effect::ReadsWritesMemory,
+        => name: "atomic_cas", family: OpFamily::Memory, effect: Effect::ReadsWritesMemory,
            typing: |cx, out| typing::atomic_cas(cx, out, *ptr, *cmp, *value);
     /// Every thread of the program waits here until all have arrived, and the memory
     /// accesses each made before it are visible to all of them after it (Triton's
     /// `tl.debug_barrier()`, PTX `bar.sync 0`). No operands, no results. Its effect is
     /// `WritesMemory` so that no pass removes it or moves a memory access across it.
     DebugBarrier {}
-        => name: "debug_barrier", effect: Effect::WritesMemory,
+        => name: "debug_barrier", family: OpFamily::Memory, effect: Effect::WritesMemory,
            typing: |cx, out| typing::results(cx, out, 0);
     /// Reduces `value` along `axis`; the result drops that dim.
     Reduce { op: ReduceOp, value: Value, axis: usize }
-        => name: "reduce", effect: Effect::Pure,
+        => name: "reduce", family: OpFamily::Reduction, effect: Effect::Pure,
            typing: |cx, out| typing::reduce(cx, out, *op, *value, *axis);
     /// Reduces the blocks `values` (one or more, of one shape) along `axis` with the
     /// `combine` region (Triton's `tl.reduce`): the region's arguments are
@@ -354,13 +390,13 @@ declare_ops! {
     /// scalar per operand of the operand's dtype; the results drop `axis`. The combine
     /// order is the balanced tree over positions (`docs/semantics.md`, Reductions).
     ReduceWith { values: Vec<Value>, axis: usize, combine: Block }
-        => name: "reduce_with", effect: Effect::Pure,
+        => name: "reduce_with", family: OpFamily::Reduction, effect: Effect::Pure,
            typing: |cx, out| typing::combine_op(cx, out, values, *axis, combine, true);
     /// Inclusive scan of the blocks `values` along `axis` with the `combine` region
     /// (Triton's `tl.associative_scan`); region as for `ReduceWith`, results of the
     /// operands' types. Combine order: the Hillis-Steele rounds (`docs/semantics.md`).
     Scan { values: Vec<Value>, axis: usize, combine: Block }
-        => name: "scan", effect: Effect::Pure,
+        => name: "scan", family: OpFamily::Reduction, effect: Effect::Pure,
            typing: |cx, out| typing::combine_op(cx, out, values, *axis, combine, false);
     /// `for iv in (lower..upper).step_by(step)` with loop-carried values: the body's
     /// arguments are `[iv, carried...]`, it ends with `Yield(next carried...)`, and the
@@ -369,7 +405,7 @@ declare_ops! {
     /// `unroll` (at least 1; Triton's `loop_unroll_factor`) asks the back end for that many
     /// copies of the body per trip of its main loop: it changes no result.
     For { lower: Value, upper: Value, step: Value, init: Vec<Value>, body: Block, unroll: u32 }
-        => name: "for", effect: Effect::Region,
+        => name: "for", family: OpFamily::Control, effect: Effect::Region,
            typing: |cx, out| typing::for_loop(cx, out, [*lower, *upper, *step], init, body, *unroll);
     /// `if cond { then_body } else { else_body }` on a runtime scalar `i1` (one value per
     /// program, so the branch is uniform across the CTA). Both blocks take no arguments
@@ -377,18 +413,18 @@ declare_ops! {
     /// yields nothing is an `if` without results (an `if` without `else` has an else block
     /// that only yields). Values defined in a block are not visible after the `if`.
     If { cond: Value, then_body: Block, else_body: Block }
-        => name: "if", effect: Effect::Region,
+        => name: "if", family: OpFamily::Control, effect: Effect::Region,
            typing: |cx, out| super::control_typing::if_op(cx, out, *cond, then_body, else_body);
     /// `while before(carried) { carried = after(carried) }` (Triton's `scf.while`): both
     /// blocks take the carried values as arguments; `before` ends with `Yield(cond)` (a
     /// scalar `i1`), `after` with `Yield(next carried...)`. The op's results are the
     /// carried values the first time `cond` is false (`init` when it is false at once).
     While { init: Vec<Value>, before: Block, after: Block }
-        => name: "while", effect: Effect::Region,
+        => name: "while", family: OpFamily::Control, effect: Effect::Region,
            typing: |cx, out| super::control_typing::while_loop(cx, out, init, before, after);
     /// Ends a region (a loop body, an `if` branch, a `while` block) with the values it
     /// hands to the op that holds it.
     Yield { values: Vec<Value> }
-        => name: "yield", effect: Effect::Terminator,
+        => name: "yield", family: OpFamily::Control, effect: Effect::Terminator,
            typing: |cx, out| { let _ = (cx, out, values); };
 }

@@ -22,7 +22,7 @@
 use std::collections::HashMap;
 
 use super::{Blocked, Layout};
-use crate::ir::{Kernel, OpId, OpKind, Value};
+use crate::ir::{Kernel, OpFamily, OpId, OpKind, Value};
 
 /// Every value's layout and the conversions the lowering inserts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -206,20 +206,7 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
             }
         };
         match &op.kind {
-            OpKind::Binary { lhs, rhs, .. } | OpKind::Compare { lhs, rhs, .. } => tie(&[*lhs, *rhs, op.results[0]]),
-            OpKind::Unary { value: v, .. }
-            | OpKind::Cast { value: v }
-            | OpKind::Bitcast { value: v }
-            | OpKind::MultipleOf { value: v, .. }
-            | OpKind::Broadcast { value: v } => tie(&[*v, op.results[0]]),
-            OpKind::Select { cond, on_true, on_false } => tie(&[*cond, *on_true, *on_false, op.results[0]]),
-            OpKind::Fma { a, b, c } => tie(&[*a, *b, *c, op.results[0]]),
-            OpKind::AddPtr { ptr, offset } => tie(&[*ptr, *offset, op.results[0]]),
-            OpKind::Load { .. } | OpKind::Store { .. } | OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } => {
-                let mut vs = op.kind.operands();
-                vs.extend(op.results.iter().copied());
-                tie(&vs);
-            }
+            OpKind::Broadcast { value: v } => tie(&[*v, op.results[0]]),
             OpKind::For { init, body, .. } => {
                 let yields = k.yielded(body);
                 for (i, v) in init.iter().enumerate() {
@@ -279,23 +266,21 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
                 result: op.results[0],
                 kind: Kind::Permute(dims.clone()),
             }),
-            // Scalars, ops that start a layout class of their own, and the layout ops that
-            // move their elements through shared memory (so their operand and result need
-            // not be related): nothing to tie. (A scalar operand of `expand_dims` or a
-            // reduction to a scalar relates no blocks.)
-            OpKind::Param { .. }
-            | OpKind::Constant { .. }
-            | OpKind::ProgramId { .. }
-            | OpKind::NumPrograms { .. }
-            | OpKind::Arange { .. }
-            | OpKind::Splat { .. }
-            | OpKind::ExpandDims { .. }
-            | OpKind::Reduce { .. }
-            | OpKind::Reshape { .. }
-            | OpKind::Join { .. }
-            | OpKind::Split { .. }
-            | OpKind::DebugBarrier {}
-            | OpKind::Yield { .. } => {}
+            // Every other op by its family (the op table's). Element-wise ops and memory
+            // accesses read and write their blocks in one layout (element `i` of each is
+            // register `i`): tie them. Nothing to tie for the rest: sources start a layout
+            // class of their own; the other shape ops move their elements through shared
+            // memory (so operand and result need not be related) or relate no blocks
+            // (`splat`, `expand_dims` of a scalar), as a reduction to a scalar does; a
+            // yield is tied by the op that holds it.
+            kind => match kind.family() {
+                OpFamily::Elementwise | OpFamily::Memory => {
+                    let mut vs = kind.operands();
+                    vs.extend(op.results.iter().copied());
+                    tie(&vs);
+                }
+                OpFamily::Source | OpFamily::Shape | OpFamily::Reduction | OpFamily::Control => {}
+            },
         }
     }
     // Reductions first: where a reduction and an `expand_dims` disagree about a class, the

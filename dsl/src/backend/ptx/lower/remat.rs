@@ -11,7 +11,7 @@ use super::Lowerer;
 use crate::backend::ptx::PtxError;
 use crate::backend::ptx::layout::Layout;
 use crate::backend::ptx::lir::{Group, Inst, Operand};
-use crate::ir::{Op, OpKind, Value};
+use crate::ir::{Op, OpFamily, OpKind, Value};
 
 /// The most ops one rematerialization re-emits; longer chains go through shared memory.
 const MAX_CHAIN: usize = 8;
@@ -30,41 +30,19 @@ impl Lowerer<'_> {
                 return None;
             }
             let op = self.k.def_op(x)?;
-            match &op.kind {
-                OpKind::Arange { .. } | OpKind::Constant { .. } | OpKind::Splat { .. } => {}
-                OpKind::Unary { .. }
-                | OpKind::Binary { .. }
-                | OpKind::Fma { .. }
-                | OpKind::Compare { .. }
-                | OpKind::Cast { .. }
-                | OpKind::Bitcast { .. }
-                | OpKind::MultipleOf { .. }
-                | OpKind::Select { .. } => todo.extend(op.kind.operands()),
+            match (op.kind.family(), &op.kind) {
+                // Constants and ranges recompute from nothing (the other sources are
+                // scalars, skipped above); a splat from its scalar.
+                (OpFamily::Source, _) | (OpFamily::Shape, OpKind::Splat { .. }) => {}
+                // Pointer arithmetic is left out, with the memory accesses it feeds.
+                (OpFamily::Elementwise, OpKind::AddPtr { .. }) => return None,
+                // Element-wise ops compute in any layout, from their operands recomputed
+                // in it.
+                (OpFamily::Elementwise, _) => todo.extend(op.kind.operands()),
                 // Memory accesses, reductions and scans, layout ops, shape changes and the
                 // results of control flow are not recomputed (memory, cost or a different
                 // shape).
-                OpKind::Param { .. }
-                | OpKind::ProgramId { .. }
-                | OpKind::NumPrograms { .. }
-                | OpKind::Broadcast { .. }
-                | OpKind::ExpandDims { .. }
-                | OpKind::Permute { .. }
-                | OpKind::Reshape { .. }
-                | OpKind::Join { .. }
-                | OpKind::Split { .. }
-                | OpKind::AddPtr { .. }
-                | OpKind::Load { .. }
-                | OpKind::Store { .. }
-                | OpKind::DebugBarrier {}
-                | OpKind::AtomicRmw { .. }
-                | OpKind::AtomicCas { .. }
-                | OpKind::Reduce { .. }
-                | OpKind::ReduceWith { .. }
-                | OpKind::Scan { .. }
-                | OpKind::For { .. }
-                | OpKind::If { .. }
-                | OpKind::While { .. }
-                | OpKind::Yield { .. } => return None,
+                (OpFamily::Shape | OpFamily::Memory | OpFamily::Reduction | OpFamily::Control, _) => return None,
             }
         }
         Some(chain)
