@@ -209,7 +209,7 @@ error: kernel `copy_unmasked` at tests/tests/diagnostics.rs:134: out-of-bounds l
   help: mask the load so that lanes outside the tensor do not touch memory (`load(ptrs, Some(offs.lt(n)), Some(other))`), or check the grid and the sizes and strides passed to the kernel";
 
 const OOB_STORE_2D: &str = "\
-error: kernel `store_past_end` at tests/tests/diagnostics.rs:152: out-of-bounds store in program (0, 0, 0), element [1, 0]: 4-byte access at 0x10000110c is past the end of the 12-byte buffer at 0x100001100 (byte offset 12)
+error: kernel `store_past_end` at tests/tests/diagnostics.rs:153: out-of-bounds store in program (0, 0, 0), element [1, 0]: 4-byte access at 0x10000110c is past the end of the 12-byte buffer at 0x100001100 (byte offset 12)
   help: mask the store so that lanes outside the tensor do not touch memory (`store(ptrs, values, Some(offs.lt(n)))`), or check the grid and the sizes and strides passed to the kernel";
 
 const LAUNCH_ARG_COUNT: &str = "\

@@ -88,7 +88,9 @@ fn workspace_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.expect("a directory entry").path();
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         if path.is_dir() {
-            if !(name.starts_with('.') || name == "target" || name == "docs") {
+            // `docs` and `bench/results` hold what ran (records and their output), not expectations.
+            let records = name == "results" && path.parent().is_some_and(|p| p.ends_with("bench"));
+            if !(name.starts_with('.') || name == "target" || name == "docs" || records) {
                 workspace_files(&path, out);
             }
         } else {

@@ -12,6 +12,9 @@
 #                 rtriton then the peers, ROUNDS times (default 2), so every implementation
 #                 of a point is timed within seconds of the others; joined as ports-bench
 #   rowmax-bench  rtriton bench (row max, shapes ${SHAPES:-default}) + rowmax_peers.py (PEERS=0: none)
+#   baseline      rtriton and its peers on the regression points, written as the baselines
+#                 host/tests/gpu_regression.rs holds later runs to (ports-baseline.json,
+#                 row-max-baseline.json; copy them to bench/results/<gpu>/)
 #   ncu           ncu --clock-control none on `rtriton $NCU_ARGS`
 set -uo pipefail
 MODE=${1:?mode}
@@ -113,6 +116,23 @@ rowmax-bench)
     fi
     "$R" bench --load "$OUT/bench.json" "${peers[@]}" --plot "$OUT/bench.svg" > "$OUT/combined.md" 2>&1
     cat "$OUT/combined.md"
+    ;;
+baseline)
+    # One 2-D and one 1-D shape for the ports (every kernel and dtype), three row-max
+    # shapes of different classes (square, a non-power-of-two width, narrow rows).
+    pa=(); pp=(); for sh in ${PORT_SHAPES:-4096x4096 16777216}; do pa+=(--shape "$sh"); pp+=(--point "$sh"); done
+    timeout "${PEERS_TIMEOUT:-300}" python3 bench/peers/tutorial_peers.py --rep 50 "${pa[@]}" \
+        --out "$OUT/ports-peers.json" > "$OUT/ports-peers.log" 2>&1; echo "rc=$?" >> "$OUT/ports-peers.log"
+    timeout "${BENCH_TIMEOUT:-300}" "$R" bench --kernel ports "${pp[@]}" --iters 20 --warmup 3 --no-progress \
+        --json "$OUT/ports-bench.json" --peers "$OUT/ports-peers.json" --write-baseline "$OUT/ports-baseline.json" \
+        > "$OUT/ports-combined.md" 2>&1; echo "rc=$?" >> "$OUT/ports-combined.md"
+    ra=(); for sh in ${ROWMAX_SHAPES:-8192x8192 4096x1000 1048576x32}; do ra+=(--shape "$sh"); done
+    timeout "${PEERS_TIMEOUT:-300}" python3 bench/peers/rowmax_peers.py --rep 50 "${ra[@]}" \
+        --out "$OUT/row-max-peers.json" > "$OUT/row-max-peers.log" 2>&1; echo "rc=$?" >> "$OUT/row-max-peers.log"
+    timeout "${BENCH_TIMEOUT:-300}" "$R" bench "${ra[@]}" --iters 20 --no-progress --json "$OUT/row-max-bench.json" \
+        --peers "$OUT/row-max-peers.json" --write-baseline "$OUT/row-max-baseline.json" --plot "$OUT/row-max.svg" \
+        > "$OUT/row-max-combined.md" 2>&1; echo "rc=$?" >> "$OUT/row-max-combined.md"
+    tail -3 "$OUT/ports-combined.md" "$OUT/row-max-combined.md"
     ;;
 ncu)
     timeout "${NCU_TIMEOUT:-400}" ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \

@@ -14,6 +14,7 @@
 //! The pure parts (statistics, bandwidth, flush sizing, rendering) are tested without a
 //! GPU; the runner ([`run_bench`]) needs one and says so when there is none.
 
+mod baseline;
 mod gpu;
 mod overrides;
 mod peers;
@@ -23,6 +24,7 @@ mod report;
 mod shape;
 mod tuned;
 
+pub use baseline::{Baseline, Comparison, REGRESSION_TOLERANCE, Regression, baseline_of, compare, load_baseline};
 pub use gpu::run_bench;
 pub use overrides::Overrides;
 pub use peers::{PeerFile, PeerResult, derive_peer_ratios, load_peers, merge_peers};

@@ -54,6 +54,12 @@ impl PortRow {
     pub fn failed(&self) -> bool {
         self.ms.is_none()
     }
+
+    /// `softmax f32 4096x1024`, `argmax (dim0) i32 4096x1024`: as the bench point's label.
+    pub fn label(&self) -> String {
+        let v = if self.variant.is_empty() { String::new() } else { format!(" ({})", self.variant) };
+        format!("{}{v} {} {}", self.kernel, self.dtype, crate::ports::bench::shape_text(&self.shape))
+    }
 }
 
 /// Everything one `bench --kernel` run measured.

@@ -14,8 +14,8 @@ use anyhow::Context;
 use clap::Args;
 
 use crate::bench::{
-    BenchOptions, BenchReport, BenchShape, DEFAULT_SHAPES, default_shapes, load_peers, load_report, merge_peers,
-    render_table, run_bench, write_svg,
+    BenchOptions, BenchReport, BenchShape, DEFAULT_SHAPES, RowKind, default_shapes, load_peers, load_report,
+    merge_peers, render_table, run_bench, write_svg,
 };
 
 /// The exit status when there is no GPU to measure on.
@@ -59,6 +59,15 @@ pub struct BenchArgs {
     /// Show the report an earlier `--json` wrote instead of measuring (no GPU needed).
     #[arg(long, value_name = "FILE")]
     pub load: Option<PathBuf>,
+    /// Hold the run against a baseline (`bench/results/<gpu>/*-baseline.json`): fail
+    /// when a point's ratio to the best peer falls more than 5% below its recorded one.
+    /// Needs `--peers`.
+    #[arg(long, value_name = "FILE", requires = "peers")]
+    pub baseline: Option<PathBuf>,
+    /// Write every point's ratio to the best peer as a baseline to this file. Needs
+    /// `--peers`.
+    #[arg(long, value_name = "FILE", requires = "peers")]
+    pub write_baseline: Option<PathBuf>,
     /// No progress lines on stderr.
     #[arg(long)]
     pub no_progress: bool,
@@ -188,7 +197,8 @@ fn run_ports(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         }
     };
     println!("{}", report.heading());
-    print!("{}", render_markdown(&combine(&report.rows, peers.as_deref().unwrap_or(&[]))));
+    let combined = combine(&report.rows, peers.as_deref().unwrap_or(&[]));
+    print!("{}", render_markdown(&combined));
     let failed = report.failed();
     let unchecked = report.rows.iter().filter(|r| r.check.contains("unchecked")).count();
     println!(
@@ -201,7 +211,39 @@ fn run_ports(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         let json = serde_json::to_string_pretty(&report).expect("the report serializes");
         std::fs::write(path, json).with_context(|| format!("could not write {}", path.display()))?;
     }
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    let ratios: Vec<(String, Option<f64>)> = combined.iter().map(|c| (c.row.label(), c.vs_best)).collect();
+    let held = hold_against_baseline(args, "ports", &report.device, &report.build, &ratios)?;
+    Ok(if failed == 0 && held { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// `--write-baseline` and `--baseline`: writes the run's ratios, then holds them against
+/// the baseline; whether the run passed (true without `--baseline`).
+fn hold_against_baseline(
+    args: &BenchArgs,
+    benchmark: &str,
+    device: &str,
+    build: &str,
+    ratios: &[(String, Option<f64>)],
+) -> anyhow::Result<bool> {
+    use crate::bench::{baseline_of, compare, load_baseline};
+    if let Some(path) = &args.write_baseline {
+        let b = baseline_of(benchmark, device, build, ratios);
+        anyhow::ensure!(!b.points.is_empty(), "--write-baseline: no point of this run has a peer's ratio to record");
+        let json = serde_json::to_string_pretty(&b).expect("the baseline serializes");
+        std::fs::write(path, json + "\n").with_context(|| format!("could not write {}", path.display()))?;
+    }
+    let Some(path) = &args.baseline else { return Ok(true) };
+    let baseline = load_baseline(path).map_err(anyhow::Error::msg)?;
+    anyhow::ensure!(
+        baseline.benchmark == benchmark,
+        "--baseline {}: it records the {} benchmark, this run is {benchmark}",
+        path.display(),
+        baseline.benchmark
+    );
+    let comparison = compare(ratios, &baseline);
+    println!("against {} (recorded on {}, {}):", path.display(), baseline.device, baseline.build);
+    print!("{}", comparison.render());
+    Ok(comparison.ok())
 }
 
 /// The shapes `--shape` values select: a value that starts with a digit is a shape (an
@@ -301,7 +343,14 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         let title = format!("row max, f32: GB/s per shape ({})", report.device.split(';').next().unwrap_or_default());
         write_svg(&report.rows, &title, path).map_err(anyhow::Error::msg)?;
     }
-    Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    let ratios: Vec<(String, Option<f64>)> = report
+        .rows
+        .iter()
+        .filter(|r| matches!(r.kind, RowKind::Variant | RowKind::Autotuned | RowKind::EntryPoint))
+        .map(|r| (format!("{} {}", r.kernel, r.shape), r.speed_vs_best_peer))
+        .collect();
+    let held = hold_against_baseline(args, "row max", &report.device, &report.build.line(), &ratios)?;
+    Ok(if report.ok() && held { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 #[cfg(test)]

@@ -40,7 +40,7 @@ pub enum Command {
     /// same run (median of N launches after an L2 flush, GB/s, speed vs the reference, a
     /// device-to-device copy as yardstick); each kernel is checked bit for bit first.
     /// Exits 1 if a kernel is wrong, 2 without a GPU.
-    Bench(bench::BenchArgs),
+    Bench(Box<bench::BenchArgs>),
     /// Shows the on-disk PTX cache (folder, entries) or clears it.
     Cache(cache::CacheArgs),
     /// Explains what specialization does to a kernel for one launch's arguments: the key
