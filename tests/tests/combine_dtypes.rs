@@ -58,8 +58,11 @@ combine_kernel!(combine_u8, u8, 0u8);
 combine_kernel!(combine_u32, u32, 0u32);
 combine_kernel!(combine_u64, u64, 0u64);
 
+/// A dtype's name, its kernel, and a buffer of it from raw bits.
+type DtypeRow = (&'static str, fn() -> KernelDef, fn(&[u64]) -> Data);
+
 /// Every dtype's kernel and a buffer of `n` elements of it from raw bits.
-fn dtypes() -> Vec<(&'static str, fn() -> KernelDef, fn(&[u64]) -> Data)> {
+fn dtypes() -> Vec<DtypeRow> {
     vec![
         ("f16", combine_f16, |b| Data::F16(b.iter().map(|&v| f16::from_bits(v as u16)).collect())),
         ("bf16", combine_bf16, |b| Data::BF16(b.iter().map(|&v| bf16::from_bits(v as u16)).collect())),

@@ -250,7 +250,7 @@ fn an_output_overlapping_the_input_is_refused_before_any_write() {
     both.extend([7.0; 2]);
     let addr = mem.alloc_f32(&both);
     let raw = buffer(addr, both.len(), ScalarType::F32);
-    let x = TensorArg::from_raw(raw.clone(), &[rows, cols], &[cols as isize, 1]);
+    let x = TensorArg::from_raw(raw, &[rows, cols], &[cols as isize, 1]);
     let y = TensorArg::from_raw(raw, &[rows], &[1]).with_offset(rows * cols);
     entry().run_interp(&mut mem, &x, &y).unwrap();
     let got = mem.read_f32(addr + 4 * (rows * cols) as u64, rows).unwrap();
@@ -273,8 +273,8 @@ fn the_nan_rule_is_one_answer_whatever_the_width(
 ) {
     let rows = 4;
     let mut host: Vec<f32> = (0..rows * cols).map(|i| (i % 13) as f32 - 6.0).collect();
-    for c in 0..cols {
-        host[c] = f32::from_bits(if c % 2 == 0 { 0x7FC0_1234 } else { 0xFF80_0001 }); // row 0: only NaN
+    for (c, v) in host[..cols].iter_mut().enumerate() {
+        *v = f32::from_bits(if c % 2 == 0 { 0x7FC0_1234 } else { 0xFF80_0001 }); // row 0: only NaN
     }
     host[2 * cols + cols / 2] = f32::NAN; // row 2: one NaN
     let want = cpu_row_max(&host, 0, rows, cols, cols as isize, 1, nan == NanMode::Propagate);

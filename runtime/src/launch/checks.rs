@@ -185,10 +185,13 @@ pub fn view_bytes(t: &super::TensorArg<'_>) -> Option<(u64, u64)> {
     Some((lo, hi))
 }
 
+/// A tensor argument's index and the bytes `[lo, hi)` its view spans.
+pub type Span = (usize, (u64, u64));
+
 /// The pairs `(i, j)`, `i < j`, of tensor arguments whose extents share a byte (the same
 /// allocation, overlapping ranges), with their byte ranges.
-pub fn overlapping_tensors(args: &[Arg<'_>]) -> Vec<((usize, (u64, u64)), (usize, (u64, u64)))> {
-    let spans: Vec<(usize, (u64, u64))> = args
+pub fn overlapping_tensors(args: &[Arg<'_>]) -> Vec<(Span, Span)> {
+    let spans: Vec<Span> = args
         .iter()
         .enumerate()
         .filter_map(|(i, a)| match a {
