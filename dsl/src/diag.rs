@@ -84,6 +84,7 @@ declare_codes! {
     InterpUnsupported = "RT0406", Interpreter, "an op the interpreter cannot run (hand-built IR)";
     InterpNoProgress = "RT0407", Interpreter, "a while loop that can never end (a program waiting for another one)";
     InterpBrokenMultipleOf = "RT0408", Interpreter, "a value that is not a multiple of what `multiple_of` promised";
+    InterpStepBudget = "RT0409", Interpreter, "a program ran more loop iterations than its step budget (a loop that does not end)";
     SimLaunch = "RT0501", Simulator, "the arguments do not fit the lowered program";
     SimOutOfBounds = "RT0502", Simulator, "a global access outside every allocation";
     SimMisaligned = "RT0503", Simulator, "a global access not aligned to its width";
@@ -104,6 +105,7 @@ declare_codes! {
     SimAtomicScope = "RT0517", Simulator, "cta-scoped atomics on one global element from two programs";
     SimNoProgress = "RT0521", Simulator, "a while loop that can never end (a program waiting for another one)";
     SimAsyncCopyPending = "RT0522", Simulator, "a shared byte accessed while a cp.async writing it has not been waited for";
+    SimStepBudget = "RT0523", Simulator, "a program ran more loop iterations than its step budget (a loop that does not end)";
     GuardIndexOverflow = "RT0601", Guard, "i32 index math on a tensor past 2^31 - 1 elements";
     LaunchArgCount = "RT0701", Launch, "the wrong number of runtime arguments";
     LaunchArgType = "RT0702", Launch, "an argument of another type than its parameter";
@@ -118,6 +120,7 @@ declare_codes! {
     LaunchMissingConstexpr = "RT0711", Launch, "the grid closure reads a constexpr the launch does not set";
     LaunchAddressOverflow = "RT0712", Launch, "a view offset that takes the address past the 64-bit address space";
     LaunchSharedMemory = "RT0713", Launch, "a kernel needs more shared memory per program than the device allows";
+    LaunchOverlappingOutput = "RT0714", Launch, "an output tensor that overlaps another tensor argument of the launch, not declared in place";
     AutotuneDeclaration = "RT0751", Launch, "an autotuner declaration with no configuration, a duplicate one, or an unknown key or output name";
     AutotuneOutputsDiffer = "RT0752", Launch, "two configurations of an autotuned kernel wrote different outputs";
     AutotuneNoConfigRuns = "RT0753", Launch, "no configuration of an autotuned kernel could run on these arguments";

@@ -15,6 +15,7 @@
 
 pub mod analysis;
 pub mod backend;
+pub mod budget;
 pub mod diag;
 pub mod explain;
 pub mod front_end_error;

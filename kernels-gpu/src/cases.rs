@@ -31,6 +31,10 @@ pub enum Fill {
     SomeNaN(u64),
     /// Rows of `-0.0` and `+0.0` only, in both orders.
     SignedZeros,
+    /// Every element a NaN (the NaN payloads of [`SPECIAL_VALUES`], both signs, quiet and
+    /// signalling): every row's maximum is `-inf` (NaN ignored), whatever BLOCK is; at a
+    /// power-of-two width a single-block kernel's block holds no `-inf` padding.
+    AllNaN,
     /// [`SPECIAL_VALUES`] over and over: NaN with payloads (both signs, quiet and
     /// signalling), signed zeros, infinities and subnormals. In a one-column view each row
     /// is one of them alone, where a reduction of one element must still apply its NaN
@@ -97,6 +101,10 @@ pub const SHAPE_MATRIX: &[RowMaxCase] = &[
     case("signed_zeros", 8, 40, ViewKind::Contiguous, Fill::SignedZeros),
     case("one_column_specials", 24, 1, ViewKind::Contiguous, Fill::Specials),
     case("one_column_specials_offset", 13, 1, ViewKind::Offset(1), Fill::Specials),
+    case("all_nan_pow2", 8, 64, ViewKind::Contiguous, Fill::AllNaN),
+    case("all_nan_non_pow2", 9, 50, ViewKind::Contiguous, Fill::AllNaN),
+    case("all_nan_pow2_transposed", 16, 32, ViewKind::Transposed, Fill::AllNaN),
+    case("all_nan_two_columns", 5, 2, ViewKind::Contiguous, Fill::AllNaN),
 ];
 
 /// A case with more than 2^31 elements (8.6 GB of f32): GPU only.
@@ -143,6 +151,10 @@ impl RowMaxCase {
             }
             Fill::SignedZeros => (0..len).map(|i| if (i / 3 + i / 7) % 2 == 0 { -0.0 } else { 0.0 }).collect(),
             Fill::Specials => (0..len).map(|i| f32::from_bits(SPECIAL_VALUES[i % SPECIAL_VALUES.len()])).collect(),
+            Fill::AllNaN => {
+                let nans: Vec<u32> = SPECIAL_VALUES.iter().copied().filter(|b| f32::from_bits(*b).is_nan()).collect();
+                (0..len).map(|i| f32::from_bits(nans[i % nans.len()])).collect()
+            }
         }
     }
 }

@@ -12,14 +12,17 @@ const NEG_INF: f32 = f32::NEG_INFINITY;
 
 kernel! {
     /// One program per row; one block covers the whole row (`BLOCK >= n_cols`, masked).
-    /// Index tensors are widened to i64 first, so offsets never overflow.
+    /// Index tensors are widened to i64 first, so offsets never overflow. The block's
+    /// maximum is combined once with `-inf` (`fmaxf(-inf, m)`): a row of only NaN gives
+    /// `-inf` whatever BLOCK is, as in every other variant (without it, `BLOCK == n_cols`
+    /// left no `-inf` lane and the block reduced to the canonical NaN).
     pub fn row_max(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
                    const BLOCK: usize) {
         let row = program_id(0).to::<i64>();
         let cols = arange(0, BLOCK);
         let mask = cols.lt(n_cols);
         let x = load(x_ptr + row * stride_row + cols.to::<i64>() * stride_col, Some(mask), Some(NEG_INF));
-        store(y_ptr + row, max(x, 0), None);
+        store(y_ptr + row, maximum(max(x, 0), NEG_INF), None);
     }
 }
 
@@ -104,12 +107,13 @@ kernel! {
     /// `row_max` with all index math left in i32, as a first port often is: correct until
     /// `row * stride_row` passes 2^31 - 1, then it wraps and reads the wrong memory. Kept
     /// to teach the overflow (the lint flags it; the launch guard refuses large tensors).
+    /// An all-NaN row gives `-inf`, as in `row_max`.
     pub fn row_max_i32(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
                        const BLOCK: usize) {
         let row = program_id(0);
         let cols = arange(0, BLOCK);
         let x = load(x_ptr + row * stride_row + cols * stride_col, Some(cols.lt(n_cols)), Some(NEG_INF));
-        store(y_ptr + row, max(x, 0), None);
+        store(y_ptr + row, maximum(max(x, 0), NEG_INF), None);
     }
 }
 

@@ -172,3 +172,35 @@ pub fn split_kernels() -> Vec<KernelDef> {
         row_max_split_u8(),
     ]
 }
+
+kernel! {
+    /// `row_max_split` with torch.amax's NaN rule (`NanMode::Propagate` of the entry
+    /// point): a row holding a NaN gives the canonical NaN `0x7FFF_FFFF` (`max.NaN.f32`),
+    /// other rows the same bits as `row_max_split`. With `SPLIT > 1` the partials meet in
+    /// `atomic_max`, whose sign-magnitude order puts the canonical NaN (sign clear, every
+    /// other bit set) above every float, so a NaN partial wins whatever the order; `y`
+    /// starts at `-inf` as for `row_max_split`.
+    pub fn row_max_split_propagate_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
+                                       const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
+        let stride_row = multiple_of(stride_row, VEC as u32);
+        let n_cols = multiple_of(n_cols, VEC as u32);
+        let rows = program_id(0).to::<i64>() * BLOCK_M as i64 + arange(0, BLOCK_M).to::<i64>();
+        let row_mask = rows.lt(n_rows);
+        let row_ptrs = x_ptr + rows.expand_dims(1) * stride_row;
+        let cols = arange(0, BLOCK_N).to::<i64>();
+        let acc = full::<f32>(&[BLOCK_M, BLOCK_N], f32::NEG_INFINITY);
+        let first = program_id(1) * BLOCK_N as i32;
+        let acc = for_range_unrolled(first, n_cols, (SPLIT * BLOCK_N) as i32, UNROLL, acc, |start, acc| {
+            let c = start.to::<i64>() + cols;
+            let mask = row_mask.expand_dims(1) & c.lt(n_cols).expand_dims(0);
+            let x = load(row_ptrs + (c * stride_col).expand_dims(0), Some(mask), Some(f32::NEG_INFINITY));
+            maximum_with(acc, x, PropagateNan::All)
+        });
+        let row_max = max_with(acc, 1, PropagateNan::All);
+        if SPLIT == 1 {
+            store(y_ptr + rows, row_max, Some(row_mask));
+        } else {
+            let _ = atomic_max(y_ptr + rows, row_max, Some(row_mask));
+        }
+    }
+}

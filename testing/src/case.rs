@@ -110,6 +110,9 @@ pub struct Case {
     /// same program either way.
     pub min_ctas_per_sm: u32,
     pub grid: [u32; 3],
+    /// Back ends this case cannot run on, each with the reason ([`Case::unsupported`]): a
+    /// suite skips them and prints the reason instead of failing the case.
+    pub unsupported: Vec<(crate::run::Backend, String)>,
 }
 
 impl Case {
@@ -122,7 +125,21 @@ impl Case {
             num_warps: 4,
             min_ctas_per_sm: 0,
             grid: [1, 1, 1],
+            unsupported: Vec::new(),
         }
+    }
+
+    /// Declares that `backend` cannot run this case, and why (printed where the suite
+    /// skips it). Without it, a back end that cannot run the case fails it, and the
+    /// simulator or GPU compared with an interpreter that cannot run fails too.
+    pub fn unsupported(mut self, backend: crate::run::Backend, reason: impl Into<String>) -> Case {
+        self.unsupported.push((backend, reason.into()));
+        self
+    }
+
+    /// Why `backend` cannot run this case, if the case declares it.
+    pub fn unsupported_on(&self, backend: crate::run::Backend) -> Option<&str> {
+        self.unsupported.iter().find(|(b, _)| *b == backend).map(|(_, r)| r.as_str())
     }
 
     /// A tensor the kernel reads: `data` is the whole buffer, `view` what the kernel sees.
@@ -147,7 +164,16 @@ impl Case {
         self
     }
 
+    /// Sets constexpr `name`. Setting one twice is an error (panics): which value would a
+    /// back end use? (Once, the interpreter and the simulator took the first and the GPU
+    /// the last.)
     pub fn constexpr(mut self, name: &'static str, value: i64) -> Case {
+        if let Some((_, old)) = self.constexprs.iter().find(|(n, _)| *n == name) {
+            panic!(
+                "case `{}`: constexpr `{name}` is set twice ({old}, then {value}); set each constexpr once",
+                self.name
+            );
+        }
         self.constexprs.push((name, value));
         self
     }
@@ -208,8 +234,33 @@ impl Case {
 
     /// `Ok` when every view fits its buffer; else which tensor is wrong and how.
     pub fn check(&self) -> Result<(), String> {
+        self.check_names()?;
         for t in self.tensors() {
             t.view.check(t.data.len()).map_err(|e| format!("case `{}`, tensor `{}`: {e}", self.name, t.name))?;
+        }
+        Ok(())
+    }
+
+    /// Each constexpr set once and each tensor named once (what [`Case::check`] checks
+    /// besides the views).
+    pub fn check_names(&self) -> Result<(), String> {
+        for (i, (name, v)) in self.constexprs.iter().enumerate() {
+            if let Some((_, w)) = self.constexprs[i + 1..].iter().find(|(n, _)| n == name) {
+                return Err(format!(
+                    "case `{}`: constexpr `{name}` is set twice ({v}, then {w}); set each constexpr once",
+                    self.name
+                ));
+            }
+        }
+        let names: Vec<&str> = self.tensors().map(|t| t.name).collect();
+        for (i, name) in names.iter().enumerate() {
+            if names[i + 1..].contains(name) {
+                return Err(format!(
+                    "case `{}`: two tensors are named `{name}`; the reference and the report find tensors by name, \
+                     so an output named like an input would alias it: name each tensor once",
+                    self.name
+                ));
+            }
         }
         Ok(())
     }

@@ -42,6 +42,12 @@ pub enum FailureKind {
         elements: Vec<Located>,
         total: usize,
     },
+    /// The result could not be compared with `against`, which could not run the case (a
+    /// back end that cannot run a case must be declared: `Case::unsupported`).
+    Unchecked { against: &'static str, why: String },
+    /// The suite or case cannot be run as described (an unknown case name, no output to
+    /// check, no policy): nothing ran.
+    Setup(String),
 }
 
 /// A difference with where it is in the view and who wrote it.
@@ -65,6 +71,19 @@ impl Failure {
     ) -> Failure {
         Failure { kernel, case: case.to_string(), backend, policy, spec, what, address_note: None }
     }
+
+    /// A failure of the description itself, before any back end ran.
+    pub fn setup(kernel: &'static str, case: &str, backend: Backend, message: String) -> Failure {
+        Failure {
+            kernel,
+            case: format!("case `{case}`"),
+            backend,
+            policy: SpecPolicy::Triton,
+            spec: String::new(),
+            what: FailureKind::Setup(message),
+            address_note: None,
+        }
+    }
 }
 
 fn policy_text(p: SpecPolicy) -> &'static str {
@@ -76,8 +95,19 @@ fn policy_text(p: SpecPolicy) -> &'static str {
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let FailureKind::Setup(message) = &self.what {
+            return write!(f, "kernel `{}`, {} on the {}: {message}", self.kernel, self.case, self.backend);
+        }
         write!(f, "kernel `{}` on the {} ({})", self.kernel, self.backend, policy_text(self.policy))?;
         match &self.what {
+            FailureKind::Setup(_) => {}
+            FailureKind::Unchecked { against, why } => {
+                writeln!(
+                    f,
+                    " ran, but could not be compared with {against}, which could not run the case: {why}\n  (declare \
+                     it with Case::unsupported(Backend::Interpreter, reason) if that is expected)"
+                )?;
+            }
             FailureKind::Error(e) => {
                 writeln!(f, " failed:\n{e}")?;
                 if let Some(note) = &self.address_note {

@@ -48,14 +48,45 @@ impl Suite {
         }
     }
 
+    /// Adds a case. A case that could pass without checking anything is an error (panics
+    /// with the reason): one with no output tensor, one named like a case already in the
+    /// suite (only the first would ever run), a constexpr set twice, two tensors of one name.
     pub fn case(mut self, case: Case) -> Suite {
+        if let Err(why) = self.admit(&case) {
+            panic!("{why}");
+        }
         self.cases.push(case);
         self
     }
 
-    pub fn cases(mut self, cases: impl IntoIterator<Item = Case>) -> Suite {
-        self.cases.extend(cases);
-        self
+    pub fn cases(self, cases: impl IntoIterator<Item = Case>) -> Suite {
+        cases.into_iter().fold(self, Suite::case)
+    }
+
+    /// Why `case` cannot join this suite, if it cannot (see [`Suite::case`]).
+    fn admit(&self, case: &Case) -> Result<(), String> {
+        let kernel = self.def.name;
+        if self.cases.iter().any(|c| c.name == case.name) {
+            return Err(format!(
+                "suite of `{kernel}`: case name `{}` is used twice; only the first would ever run: give each case its \
+                 own name",
+                case.name
+            ));
+        }
+        self.checkable(case)
+    }
+
+    /// A case must have an output to compare, and its description must be consistent.
+    fn checkable(&self, case: &Case) -> Result<(), String> {
+        let kernel = self.def.name;
+        if !case.tensors().any(|t| t.output) {
+            return Err(format!(
+                "suite of `{kernel}`: case `{}` has no output tensor, so nothing would be checked; declare what the \
+                 kernel writes with .output(name, data, view)",
+                case.name
+            ));
+        }
+        case.check_names().map_err(|e| format!("suite of `{kernel}`: {e}"))
     }
 
     /// The CPU reference: given a copy of the case, it writes the expected values into
@@ -70,8 +101,21 @@ impl Suite {
         self
     }
 
+    /// The specializations every case runs under: at least one (an empty list would run
+    /// nothing and pass; panics), none twice.
     pub fn policies(mut self, policies: &[SpecPolicy]) -> Suite {
-        self.policies = policies.to_vec();
+        assert!(
+            !policies.is_empty(),
+            "suite of `{}`: .policies(&[]) would run no case at all and pass; give at least one \
+             (SpecPolicy::Triton, SpecPolicy::Off)",
+            self.def.name
+        );
+        self.policies = Vec::new();
+        for &p in policies {
+            if !self.policies.contains(&p) {
+                self.policies.push(p);
+            }
+        }
         self
     }
 
@@ -96,11 +140,31 @@ impl Suite {
     /// Runs case `name` on `backend` under every policy of the suite; `Err` lists each
     /// failure. A GPU run without a GPU is a failure (tests that need one are `#[ignore]`d
     /// instead, so they never pass without running).
+    ///
+    /// Nothing passes unchecked: an unknown case name, a case with no output, a suite with
+    /// no policy, and a simulator or GPU result that could not be compared with the
+    /// interpreter (because the interpreter could not run the case) are failures. A case
+    /// that declares a back end unsupported ([`Case::unsupported`]) is skipped there, and
+    /// the reason is printed.
     pub fn run(&self, name: &str, backend: Backend) -> Result<(), Failures> {
+        let setup = |message: String| Err(Failures(vec![Failure::setup(self.def.name, name, backend, message)]));
         let Some(case) = self.find(name) else {
             let names: Vec<&str> = self.cases.iter().map(|c| c.name.as_str()).collect();
-            panic!("suite of `{}` has no case `{name}`; its cases: {}", self.def.name, names.join(", "));
+            return setup(format!(
+                "the suite has no case `{name}`; its cases are: {}",
+                if names.is_empty() { "(none)".to_string() } else { names.join(", ") }
+            ));
         };
+        if let Err(why) = self.checkable(case) {
+            return setup(why);
+        }
+        if self.policies.is_empty() {
+            return setup("the suite has no specialization policy, so nothing would run; set .policies(..)".into());
+        }
+        if let Some(reason) = case.unsupported_on(backend) {
+            eprintln!("kernel `{}`, case `{name}`: not run on the {backend}: {reason}", self.def.name);
+            return Ok(());
+        }
         let want = self.expected(case);
         let mut failures = Failures::default();
         for &policy in &self.policies {
@@ -124,12 +188,27 @@ impl Suite {
                 failures.0.extend(self.mismatch(case, &got, &want, "the CPU reference").map(fail));
                 continue;
             }
-            if backend != Backend::Interpreter
-                && let Ok(interp) = run_interpreter(&self.def, case, policy)
-                && self.mismatch(case, &got, &interp, "the interpreter").is_some()
-            {
-                let got = self.with_writers(case, got, policy);
-                failures.0.extend(self.mismatch(case, &got, &interp, "the interpreter").map(fail));
+            if backend == Backend::Interpreter {
+                continue;
+            }
+            if let Some(reason) = case.unsupported_on(Backend::Interpreter) {
+                eprintln!(
+                    "kernel `{}`, case `{name}`: the {backend} is checked against the CPU reference only; the \
+                     interpreter does not run this case: {reason}",
+                    self.def.name
+                );
+                continue;
+            }
+            match run_interpreter(&self.def, case, policy) {
+                Ok(interp) => {
+                    if self.mismatch(case, &got, &interp, "the interpreter").is_some() {
+                        let got = self.with_writers(case, got, policy);
+                        failures.0.extend(self.mismatch(case, &got, &interp, "the interpreter").map(fail));
+                    }
+                }
+                Err(e) => {
+                    failures.0.push(fail(FailureKind::Unchecked { against: "the interpreter", why: e.to_string() }))
+                }
             }
         }
         if failures.0.is_empty() { Ok(()) } else { Err(failures) }

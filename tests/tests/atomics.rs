@@ -495,7 +495,8 @@ fn run_in_order(def: &KernelDef, case: &Case, order: ProgramOrder) -> Vec<Vec<u6
     let verified = CompileSession::new()
         .front_end_for_args(def, &case.constexprs, &placed.args, SpecPolicy::Triton, &TraceOptions::default())
         .unwrap();
-    interp::run_with(&verified, case.grid, &placed.args, &mut mem, &RunOptions { order }).unwrap();
+    interp::run_with(&verified, case.grid, &placed.args, &mut mem, &RunOptions { order, ..RunOptions::default() })
+        .unwrap();
     let out = rtriton_testing::run::read_outputs(&mem, case, &placed).unwrap();
     out.buffers.iter().map(|(_, d)| bits_of(d)).collect()
 }

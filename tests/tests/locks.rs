@@ -112,8 +112,14 @@ fn the_lock_gives_the_same_bits_in_any_program_order(#[values(1, 2, 3, 99)] seed
     let verified = CompileSession::new()
         .front_end_for_args(&locked_sum(), &c.constexprs, &placed.args, SpecPolicy::Triton, &TraceOptions::default())
         .unwrap();
-    interp::run_with(&verified, c.grid, &placed.args, &mut mem, &RunOptions { order: ProgramOrder::Shuffled { seed } })
-        .unwrap();
+    interp::run_with(
+        &verified,
+        c.grid,
+        &placed.args,
+        &mut mem,
+        &RunOptions { order: ProgramOrder::Shuffled { seed }, ..RunOptions::default() },
+    )
+    .unwrap();
     let got = rtriton_testing::run::read_outputs(&mem, &c, &placed).unwrap();
     let want = suite().expected(&c);
     assert_eq!(got.buffers, want.buffers);

@@ -2,3 +2,4 @@
 //! only read a [`crate::ir::Kernel`]; none changes it.
 
 pub mod index_width;
+pub mod writes;

@@ -27,19 +27,20 @@ fn split(dims: &[usize], axis: usize) -> (usize, usize, usize) {
     (dims[..axis].iter().product(), dims[axis], dims[axis + 1..].iter().product())
 }
 
-/// The elements of `a` followed by those of `b` (one dtype).
+/// The elements of `a` followed by those of `b` (one dtype; every dtype a block holds).
 fn concat(a: &Data, b: &Data) -> Result<Data, Trap> {
     fn cat<T: Copy>(x: &[T], y: &[T]) -> Vec<T> {
         x.iter().chain(y).copied().collect()
     }
-    Ok(match (a, b) {
-        (Data::Bool(x), Data::Bool(y)) => Data::Bool(cat(x, y)),
-        (Data::I32(x), Data::I32(y)) => Data::I32(cat(x, y)),
-        (Data::I64(x), Data::I64(y)) => Data::I64(cat(x, y)),
-        (Data::F32(x), Data::F32(y)) => Data::F32(cat(x, y)),
-        (Data::Ptr(x), Data::Ptr(y)) => Data::Ptr(cat(x, y)),
-        (x, y) => return unsupported(format!("combine operands of {} and {}", x.kind(), y.kind())),
-    })
+    macro_rules! same {
+        ($($v:ident),*) => {
+            match (a, b) {
+                $((Data::$v(x), Data::$v(y)) => Data::$v(cat(x, y)),)*
+                (x, y) => return unsupported(format!("combine operands of {} and {}", x.kind(), y.kind())),
+            }
+        };
+    }
+    Ok(same!(Bool, I32, I64, F32, Ptr, I8, I16, U8, U32, U64, F16, BF16, F64))
 }
 
 /// Runs the combine `region` on `n` pairs at once: `lhs[i]` and `rhs[i]` hold operand

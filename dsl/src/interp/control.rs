@@ -60,6 +60,7 @@ impl ProgramRun<'_> {
         let mut saved: Option<(Vec<Data>, u64)> = None;
         let (mut since_saved, mut power) = (0u64, 1u64);
         loop {
+            self.step().map_err(at)?;
             for (arg, value) in before.args.iter().zip(&carried) {
                 self.set(*arg, value.clone()).map_err(at)?;
             }

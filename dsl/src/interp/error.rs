@@ -54,6 +54,9 @@ pub enum Fault {
     /// A `while` iteration changed neither the loop's carried values nor memory: run one
     /// program at a time, the loop can never end (it waits for another program).
     NoProgress { program: ProgramId },
+    /// The program ran more loop iterations than the step budget allows
+    /// (`RunOptions::step_budget`, `RTRITON_STEP_BUDGET`); the diagnostic names the loop.
+    StepBudget { program: ProgramId, budget: u64 },
     /// The kernel uses an op in a way the interpreter does not support (a verified kernel
     /// never does; this guards hand-built IR).
     Unsupported { program: ProgramId },

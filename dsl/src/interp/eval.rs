@@ -28,6 +28,10 @@ pub(crate) struct ProgramRun<'k> {
     /// Ops whose result is the same in every program and every loop iteration (see
     /// [`invariant_ops`]): computed once, then reused.
     invariant: Vec<bool>,
+    /// Loop iterations this program may still run (`RunOptions::step_budget`).
+    budget: u64,
+    /// Loop iterations this program has run.
+    pub steps: u64,
 }
 
 /// Ops that depend on nothing but constants, arguments and the grid size: not loads, not
@@ -59,8 +63,10 @@ fn invariant_ops(k: &Kernel) -> Vec<bool> {
 pub(crate) type OpTrap = (OpId, Trap);
 
 impl<'k> ProgramRun<'k> {
-    pub fn new(kernel: &'k Kernel, args: &'k [ArgValue], grid: [u32; 3]) -> Self {
+    pub fn new(kernel: &'k Kernel, args: &'k [ArgValue], grid: [u32; 3], budget: u64) -> Self {
         ProgramRun {
+            budget,
+            steps: 0,
             kernel,
             args,
             grid,
@@ -74,6 +80,16 @@ impl<'k> ProgramRun<'k> {
     pub fn run(&mut self, mem: &mut Memory) -> Result<(), OpTrap> {
         let body = &self.kernel.body;
         self.block(body, mem).map(|_| ())
+    }
+
+    /// Counts one loop iteration; past the budget, the loop stops with
+    /// [`Trap::StepBudget`] (the caller names the loop op, so the error names its line).
+    pub(super) fn step(&mut self) -> Result<(), Trap> {
+        self.steps += 1;
+        if self.steps > self.budget {
+            return Err(Trap::StepBudget(self.budget));
+        }
+        Ok(())
     }
 
     /// Whether `id` is invariant and was already evaluated in this launch.
@@ -187,6 +203,7 @@ impl<'k> ProgramRun<'k> {
             init.iter().map(|v| self.get(*v).cloned()).collect::<Result<_, _>>().map_err(at)?;
         let trips = if hi > lo { (i128::from(hi) - i128::from(lo) - 1) / i128::from(st) + 1 } else { 0 };
         for k in 0..trips {
+            self.step().map_err(at)?;
             let iv = (i128::from(lo) + k * i128::from(st)) as i64;
             let iv = match iv_type {
                 Some(ScalarType::I32) => Data::I32(vec![iv as i32]),

@@ -64,9 +64,15 @@ pub fn run_with(
 ) -> Result<(), InterpError> {
     let kernel = verified.kernel();
     check_args(kernel, args)?;
-    let mut program = eval::ProgramRun::new(kernel, args, grid);
+    let budget = match options.step_budget {
+        Some(b) => b,
+        None => crate::budget::step_budget_from_env()
+            .map_err(|e| launch_error(kernel, e.to_string(), crate::budget::ENV_HELP))?,
+    };
+    let mut program = eval::ProgramRun::new(kernel, args, grid, budget);
     order::for_each_program(grid, options.order, |pid| {
         program.pid = pid;
+        program.steps = 0;
         program.run(mem).map_err(|(op, trap)| fault(kernel, op, ProgramId(pid), trap))
     })
 }
@@ -195,6 +201,16 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
             ),
             "a program that waits (a lock, a flag) must wait for an earlier program, never a later one: release every lock the program takes; on the GPU a wait for another program also needs both to be resident at once".to_string(),
         ),
+        Trap::StepBudget(budget) => (
+            Fault::StepBudget { program, budget },
+            format!(
+                "program {program} ran past its step budget of {budget} loop iterations in this loop; a loop whose condition never turns false (or a far bound) would run forever"
+            ),
+            format!(
+                "check the loop's condition and bounds; if the kernel really needs more iterations, raise the budget with RunOptions::step_budget or {}=N",
+                crate::budget::STEP_BUDGET_ENV
+            ),
+        ),
         Trap::Unsupported(what) => (
             Fault::Unsupported { program },
             format!("the interpreter cannot run {what} (op {op}, `{}`) in program {program}", o.kind.name()),
@@ -208,6 +224,7 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
         Fault::NonPositiveStep { .. } => Code::InterpNonPositiveStep,
         Fault::NotAMultiple { .. } => Code::InterpBrokenMultipleOf,
         Fault::NoProgress { .. } => Code::InterpNoProgress,
+        Fault::StepBudget { .. } => Code::InterpStepBudget,
         Fault::Unsupported { .. } => Code::InterpUnsupported,
     };
     InterpError::Fault { fault, diagnostic: Box::new(Diagnostic::error(code, &kernel.name, o.loc, message, help)) }

@@ -19,6 +19,18 @@ pub enum ProgramOrder {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct RunOptions {
     pub order: ProgramOrder,
+    /// The most loop iterations (`for` and `while`, nested ones counted each) one program
+    /// may run before the run stops with `RT0409`; `None`: `RTRITON_STEP_BUDGET` when set,
+    /// else [`crate::budget::DEFAULT_STEP_BUDGET`].
+    pub step_budget: Option<u64>,
+}
+
+impl RunOptions {
+    /// These options with a step budget of `budget` loop iterations per program.
+    pub fn step_budget(mut self, budget: u64) -> RunOptions {
+        self.step_budget = Some(budget);
+        self
+    }
 }
 
 /// SplitMix64 (Steele, Lea and Flood), a small generator with a full 64-bit period.

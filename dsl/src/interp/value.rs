@@ -93,6 +93,8 @@ pub(crate) enum Trap {
     },
     /// A `while` loop back in a state it was in, memory unchanged (see `control.rs`).
     NoProgress,
+    /// The program ran more loop iterations than its step budget allows.
+    StepBudget(u64),
     /// IR the interpreter cannot run (never produced by the front end).
     Unsupported(String),
 }

@@ -31,6 +31,8 @@ pub(crate) struct Launch<'a> {
     pub shared_bytes: usize,
     pub stores: GlobalStores,
     pub report: SimReport,
+    /// Loop iterations one program may run (`SimOptions::step_budget`).
+    pub budget: u64,
 }
 
 /// The state of one CTA while it runs; reused from program to program.
@@ -60,6 +62,8 @@ pub(crate) struct Cta {
     names: Vec<String>,
     /// The op being executed (for the error's source line).
     pub pc: usize,
+    /// Loop iterations (counted and while) this program has run.
+    steps: u64,
 }
 
 impl Cta {
@@ -83,12 +87,36 @@ impl Cta {
             sync: ProgramSync::default(),
             names: (0..l.d.tys.len() as u32).map(|r| l.d.reg_name(r)).collect(),
             pc: 0,
+            steps: 0,
         }
+    }
+
+    /// Counts one iteration of the loop at `pc`; past the launch's budget the program stops
+    /// with [`Check::StepBudget`] at that loop's line.
+    fn step(&mut self, l: &Launch<'_>, pc: usize) -> Result<(), SimFault> {
+        self.steps += 1;
+        if self.steps <= l.budget {
+            return Ok(());
+        }
+        self.pc = pc;
+        Err(SimFault::new(
+            Check::StepBudget,
+            None,
+            format!(
+                "the program ran past its step budget of {} loop iterations in this loop; a loop whose condition never turns false (or a far bound) would run forever",
+                l.budget
+            ),
+            format!(
+                "check the loop's condition and bounds; if the kernel really needs more iterations, raise the budget with SimOptions::step_budget or {}=N",
+                crate::budget::STEP_BUDGET_ENV
+            ),
+        ))
     }
 
     /// Runs program `pid` from the first instruction to the last.
     pub fn run(&mut self, l: &mut Launch<'_>, mem: &mut Memory, pid: [u32; 3]) -> Result<(), SimFault> {
         self.pid = pid;
+        self.steps = 0;
         self.written_all.fill(false);
         self.written.fill(0);
         self.active.fill(true);
@@ -541,6 +569,7 @@ impl Cta {
             if !any {
                 break;
             }
+            self.step(l, pc)?;
             if !all && outer_all && !diverged {
                 diverged = true;
                 l.report.divergent_loops += 1;

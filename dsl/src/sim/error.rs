@@ -59,6 +59,9 @@ pub enum Check {
     /// A shared byte accessed while a `cp.async` writing it has not been waited for
     /// (`cp.async.wait_group` of the issuing thread).
     AsyncCopyPending,
+    /// A program ran more loop iterations than its step budget (`SimOptions::step_budget`,
+    /// `RTRITON_STEP_BUDGET`): a loop that does not end, stopped at its line.
+    StepBudget,
 }
 
 /// An address a check names.
@@ -157,6 +160,7 @@ impl Check {
             Check::AtomicScope => Code::SimAtomicScope,
             Check::NoProgress => Code::SimNoProgress,
             Check::AsyncCopyPending => Code::SimAsyncCopyPending,
+            Check::StepBudget => Code::SimStepBudget,
         }
     }
 }

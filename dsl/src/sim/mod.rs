@@ -129,6 +129,23 @@ impl Writers {
     }
 }
 
+/// Options of a simulator run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SimOptions {
+    /// The most loop iterations (counted loops and while loops, nested ones counted each)
+    /// one program may run before the run stops with `RT0523` at the loop's line; `None`:
+    /// `RTRITON_STEP_BUDGET` when set, else [`crate::budget::DEFAULT_STEP_BUDGET`].
+    pub step_budget: Option<u64>,
+}
+
+impl SimOptions {
+    /// These options with a step budget of `budget` loop iterations per program.
+    pub fn step_budget(mut self, budget: u64) -> SimOptions {
+        self.step_budget = Some(budget);
+        self
+    }
+}
+
 /// [`run`], also returning who stored each global word.
 pub fn run_with_writers(
     program: &lir::Program,
@@ -136,7 +153,23 @@ pub fn run_with_writers(
     args: &[ArgValue],
     mem: &mut Memory,
 ) -> Result<(SimReport, Writers), SimError> {
+    run_with_options(program, grid, args, mem, &SimOptions::default())
+}
+
+/// [`run_with_writers`] with options (the step budget).
+pub fn run_with_options(
+    program: &lir::Program,
+    grid: [u32; 3],
+    args: &[ArgValue],
+    mem: &mut Memory,
+    options: &SimOptions,
+) -> Result<(SimReport, Writers), SimError> {
     check_args(program, args)?;
+    let budget = match options.step_budget {
+        Some(b) => b,
+        None => crate::budget::step_budget_from_env()
+            .map_err(|e| launch_error(program, e.to_string(), crate::budget::ENV_HELP))?,
+    };
     let d = decode::decode(program, args).map_err(|f| attach(program, None, None, f))?;
     let threads = program.threads_per_cta as usize;
     if threads == 0 || !threads.is_multiple_of(32) {
@@ -158,6 +191,7 @@ pub fn run_with_writers(
             Default::default()
         },
         report: SimReport::default(),
+        budget,
     };
     let mut cta = cta::Cta::new(&launch);
     for z in 0..grid[2] {

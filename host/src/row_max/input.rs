@@ -1,5 +1,5 @@
 //! What the entry point accepts: `x` a 2-D view of any strides and offset, `y` one
-//! contiguous element per row of `x`'s dtype. Anything else is an `RT0760` diagnostic at
+//! contiguous element per row of `x`'s dtype, sharing no byte with `x`. Anything else is an `RT0760` diagnostic at
 //! the caller's line, saying what to pass instead (a view outside its buffer or a size
 //! past `i32` is left to the launch checks, which name it the same way for every kernel).
 
@@ -8,7 +8,7 @@ use rtriton::ir::{ScalarType, SourceLoc};
 use rtriton_kernels::row_max_plan::{UnsupportedDtype, kernel_for, vec_promise};
 
 use crate::error::HostError;
-use crate::launch::TensorArg;
+use crate::launch::{TensorArg, view_bytes};
 
 /// The kernel the entry point's errors name.
 pub const ENTRY_KERNEL: &str = "row_max_split";
@@ -30,13 +30,33 @@ impl Input {
     }
 }
 
-fn refuse(loc: SourceLoc, message: String, help: &str) -> HostError {
+pub(crate) fn refuse(loc: SourceLoc, message: String, help: &str) -> HostError {
     HostError::Input(Box::new(Diagnostic::error(Code::EntryPointInput, ENTRY_KERNEL, loc, message, help)))
 }
 
 /// The refusal of a dtype with no kernel.
 pub fn unsupported(e: &UnsupportedDtype, loc: SourceLoc) -> HostError {
     refuse(loc, e.to_string(), "convert x to one of the dtypes listed first")
+}
+
+/// Refuses a `y` that shares a byte with `x`'s extent (the same allocation, overlapping
+/// byte ranges): the entry point writes `y` (and fills it with the identity first when the
+/// plan can split rows), which would overwrite `x` before the kernel reads it. Checked
+/// before anything is written.
+pub fn check_no_overlap(x: &TensorArg<'_>, y: &TensorArg<'_>, loc: SourceLoc) -> Result<(), HostError> {
+    let (Some(xb), Some(yb)) = (view_bytes(x), view_bytes(y)) else { return Ok(()) };
+    if xb.0 < yb.1 && yb.0 < xb.1 {
+        return Err(refuse(
+            loc,
+            format!(
+                "the output y (bytes 0x{:x}..0x{:x}) overlaps the input x (bytes 0x{:x}..0x{:x}): row_max writes y \
+                 (filling it with the identity first when rows are split), which would overwrite x before it is read",
+                yb.0, yb.1, xb.0, xb.1
+            ),
+            "pass a y that shares no byte with x: a separate allocation, or a part of x's buffer outside x's view",
+        ));
+    }
+    Ok(())
 }
 
 /// Checks `x` and `y` (see the module doc); `loc` is the caller's line.
@@ -69,5 +89,6 @@ pub fn check(x: &TensorArg<'_>, y: &TensorArg<'_>, loc: SourceLoc) -> Result<Inp
             "allocate y with x's element type",
         ));
     }
+    check_no_overlap(x, y, loc)?;
     Ok(Input { dtype, n_rows, n_cols: x.shape[1], stride_row: x.strides[0], stride_col: x.strides[1] })
 }

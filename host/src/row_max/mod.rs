@@ -36,20 +36,32 @@
 //!
 //! The result is bit for bit `cpu_row_max`'s (NaN ignored, a row of only NaN gives `-inf`,
 //! `+0.0 > -0.0`), whichever configuration runs (`docs/autotuning.md`, "The row-max entry
-//! point").
+//! point"). That is [`NanMode::Ignore`], the default (`fmaxf`, the CUDA reference and every
+//! row-max variant); [`NanMode::Propagate`] (torch.amax: a row holding a NaN gives the
+//! canonical NaN) runs on the interpreter path ([`RowMax::run_interp`]) and is refused on
+//! the GPU path for now.
+//!
+//! `y` must share no byte with `x` (checked before anything is written: a split plan fills
+//! `y` first, which would overwrite `x`).
+//!
+//! [`RowMax::run_interp`] runs the same plan on the CPU interpreter, on buffers of an
+//! `interp::Memory` (no GPU needed): the same input checks, the same fill, one
+//! configuration of the plan (the first, or the one [`RowMax::interp_config`] names).
 
 pub mod input;
 
 use std::collections::HashMap;
 
 use rtriton::ir::{ScalarType, SourceLoc};
-use rtriton::spec::SpecPolicy;
+use rtriton::session::CompileSession;
+use rtriton::spec::{ArgValue, SpecKey, SpecPolicy};
+use rtriton::trace::TraceOptions;
 use rtriton_kernels::row_max_plan::{Plan, ShapeClass, SplitConfig, plan};
 use rtriton_runtime::autotune::{Autotuned, Choice, Config, Decision, Settings, Site, TuneOutcome};
 
 use crate::driver::{DeviceBuffer, Element, fill_raw32};
 use crate::error::HostError;
-use crate::launch::{Arg, JitKernel, LaunchRecord, Runtime, TensorArg};
+use crate::launch::{Arg, JitKernel, LaunchError, LaunchRecord, Runtime, TensorArg};
 
 pub use input::{ENTRY_KERNEL, Input};
 
@@ -58,6 +70,18 @@ pub const ENTRY_NAME: &str = "row_max_entry";
 
 /// The key of every tuner: the kernel's integer arguments, each by its power-of-two class.
 const KEY: [&str; 4] = ["n_rows", "n_cols", "stride_row", "stride_col"];
+
+/// What the maximum of a row holding a NaN is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum NanMode {
+    /// NaN is ignored (`fmaxf`, PTX `max.f32`, Triton's `tl.max`): a row with some NaN
+    /// gives the maximum of the rest, a row of only NaN gives `-inf`.
+    #[default]
+    Ignore,
+    /// Any NaN in a row gives the canonical NaN `0x7FFF_FFFF` (`torch.amax`; PTX
+    /// `max.NaN.f32`). `f32` only; the interpreter path only, for now.
+    Propagate,
+}
 
 /// What one entry-point call launched.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,6 +101,9 @@ pub struct RowMax {
     tuners: HashMap<(ScalarType, Vec<SplitConfig>), Autotuned>,
     settings: Option<Settings>,
     policy: SpecPolicy,
+    nan: NanMode,
+    /// The configuration (index into the plan's) the interpreter path runs.
+    interp_config: usize,
 }
 
 impl Default for RowMax {
@@ -100,7 +127,41 @@ impl RowMax {
     /// Tuning settings from the environment (`RTRITON_AUTOTUNE`...), Triton's
     /// specialization rules.
     pub fn new() -> RowMax {
-        RowMax { tuners: HashMap::new(), settings: None, policy: SpecPolicy::Triton }
+        RowMax {
+            tuners: HashMap::new(),
+            settings: None,
+            policy: SpecPolicy::Triton,
+            nan: NanMode::Ignore,
+            interp_config: 0,
+        }
+    }
+
+    /// The NaN rule ([`NanMode`]; `Ignore` by default).
+    pub fn nan(mut self, nan: NanMode) -> RowMax {
+        self.nan = nan;
+        self
+    }
+
+    /// Which configuration of the plan [`RowMax::run_interp`] runs (an index into
+    /// `Plan::configs`, taken modulo their count; 0 by default). The interpreter has no
+    /// timing to tune by; every configuration gives the same bits.
+    pub fn interp_config(mut self, index: usize) -> RowMax {
+        self.interp_config = index;
+        self
+    }
+
+    /// The GPU path runs the NaN-ignoring kernels only.
+    fn gpu_nan(&self, loc: SourceLoc) -> Result<(), HostError> {
+        match self.nan {
+            NanMode::Ignore => Ok(()),
+            NanMode::Propagate => Err(input::refuse(
+                loc,
+                "nan: NanMode::Propagate (torch.amax's rule) is not available on the GPU path yet: its kernels ignore \
+                 NaN (fmaxf's rule), and a result under the other rule would be wrong"
+                    .into(),
+                "use NanMode::Ignore on the GPU, or RowMax::run_interp for NanMode::Propagate",
+            )),
+        }
     }
 
     /// Replaces the settings read from the environment, for every tuner made after.
@@ -169,6 +230,7 @@ impl RowMax {
     ) -> Result<(Plan, Choice), HostError> {
         let loc = SourceLoc::caller();
         let input = input::check(x, y, loc)?;
+        self.gpu_nan(loc)?;
         let args = args(x, y, &input);
         let (plan, tuner) = self.tuner(&input, sm_count, loc)?;
         let choice = tuner.choose(device, &args, None, tune_now)?;
@@ -187,6 +249,7 @@ impl RowMax {
     ) -> Result<Option<RowMaxLaunch>, HostError> {
         let loc = SourceLoc::caller();
         let input = input::check(x, y, loc)?;
+        self.gpu_nan(loc)?;
         if input.n_rows == 0 {
             return Ok(None);
         }
@@ -213,6 +276,72 @@ impl RowMax {
         // `run` checks the view and names this function's caller (`#[track_caller]` on both).
         self.run(rt, x, &TensorArg::contiguous(&y, &[n_rows]))?;
         Ok(y)
+    }
+}
+
+impl RowMax {
+    /// [`RowMax::run`] on the CPU interpreter: `x` and `y` are views of buffers of `mem`
+    /// (`TensorArg::from_raw(RawBuffer::unowned(addr, len, dtype), shape, strides)`, `addr`
+    /// from `Memory::alloc_*`). The same checks as the GPU path (an overlapping `y` is
+    /// refused before anything is written), the plan for a nominal device, `y` filled
+    /// with the identity when the configuration splits rows, then one configuration
+    /// ([`RowMax::interp_config`]) interpreted. Supports [`NanMode::Propagate`] (`f32`).
+    /// Gives the configuration run, `None` when `x` has no rows.
+    #[track_caller]
+    pub fn run_interp(
+        &mut self,
+        mem: &mut rtriton::interp::Memory,
+        x: &TensorArg<'_>,
+        y: &TensorArg<'_>,
+    ) -> Result<Option<SplitConfig>, HostError> {
+        let loc = SourceLoc::caller();
+        let input = input::check(x, y, loc)?;
+        if input.n_rows == 0 {
+            return Ok(None);
+        }
+        let mut plan = plan(input.dtype, input.n_rows, input.n_cols, rtriton_kernels::row_max_plan::NOMINAL_SM_COUNT)
+            .map_err(|e| input::unsupported(&e, loc))?;
+        if self.nan == NanMode::Propagate {
+            if input.dtype != ScalarType::F32 {
+                return Err(input::refuse(
+                    loc,
+                    format!("nan: NanMode::Propagate is implemented for f32 only; x holds {}", input.dtype),
+                    "convert x to f32, or use NanMode::Ignore",
+                ));
+            }
+            plan.kernel = rtriton_kernels::row_max_split::row_max_split_propagate_nan();
+        }
+        let c = SplitConfig { vec: input.vec_promise(), ..plan.configs[self.interp_config % plan.configs.len()] };
+        let overflow = |e: crate::launch::AddressOverflow| {
+            HostError::Launch(LaunchError::AddressOverflow {
+                kernel: plan.kernel.name.into(),
+                param: "y_ptr".into(),
+                source: e,
+            })
+        };
+        if let Some(bits) = plan.fill.filter(|_| c.split > 1) {
+            let size = input.dtype.size_bytes() as usize;
+            let bytes: Vec<u8> = (0..input.n_rows * size).map(|i| bits.to_le_bytes()[i % 4]).collect();
+            let at = y.address().map_err(overflow)?;
+            mem.write_bytes(at, &bytes).map_err(|e| {
+                input::refuse(
+                    loc,
+                    format!("y is not a buffer of this interpreter memory: {e}"),
+                    "allocate y in the Memory passed",
+                )
+            })?;
+        }
+        let values: Vec<ArgValue> =
+            args(x, y, &input).iter().map(|a| a.value().map_err(overflow)).collect::<Result<_, _>>()?;
+        let def = &plan.kernel;
+        let spec = SpecKey::from_args(def.name, &def.params, &values, self.policy).map_err(LaunchError::from)?;
+        let verified = CompileSession::new()
+            .front_end(def, &c.constexprs(), &spec, &TraceOptions::default())
+            .map_err(|e| HostError::FrontEnd { kernel: def.name.into(), source: Box::new(e) })?;
+        let [gx, gy, gz] = c.grid(input.n_rows);
+        rtriton::interp::run(&verified, [gx as u32, gy as u32, gz as u32], &values, mem)
+            .map_err(|e| HostError::Input(Box::new(e.diagnostic().clone())))?;
+        Ok(Some(c))
     }
 }
 

@@ -201,3 +201,102 @@ fn every_planned_configuration_compiles_on_the_issue_shapes() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+// ---- the interpreter path: aliasing and the NaN rule ----
+
+use rtriton::interp::Memory;
+use rtriton_kernels::cpu_row_max;
+
+/// `x` as a `rows x cols` row-major view of a new interpreter buffer (its address, view).
+fn interp_x(mem: &mut Memory, x: &[f32], rows: usize, cols: usize) -> (u64, TensorArg<'static>) {
+    let addr = mem.alloc_f32(x);
+    (addr, TensorArg::from_raw(buffer(addr, x.len(), ScalarType::F32), &[rows, cols], &[cols as isize, 1]))
+}
+
+fn interp_y(mem: &mut Memory, rows: usize) -> (u64, TensorArg<'static>) {
+    let addr = mem.alloc_f32(&vec![7.0; rows]);
+    (addr, TensorArg::from_raw(buffer(addr, rows, ScalarType::F32), &[rows], &[1]))
+}
+
+/// The issue's case: `y` over the start of `x` (the same allocation). A plan that splits
+/// rows filled `y` with `-inf` first and so destroyed part of `x` (row 0's maximum came out
+/// 96 instead of 1000 on the interpreter); now the call is refused before any write, on
+/// both paths, naming both arguments, and `x` is unchanged.
+#[test]
+fn an_output_overlapping_the_input_is_refused_before_any_write() {
+    let (rows, cols) = (2, 1 << 18);
+    let mut host: Vec<f32> = (0..rows * cols).map(|i| (i % 97) as f32).collect();
+    host[5] = 1000.0;
+    let mut mem = Memory::new();
+    let (addr, x) = interp_x(&mut mem, &host, rows, cols);
+    let p = plan(ScalarType::F32, rows, cols, rtriton_kernels::row_max_plan::NOMINAL_SM_COUNT).unwrap();
+    assert!(p.fill.is_some(), "the plan splits rows, so y would be filled first");
+    for at in [0usize, 4, cols + 3] {
+        let y = TensorArg::from_raw(buffer(addr, rows * cols, ScalarType::F32), &[rows], &[1]).with_offset(at);
+        for index in 0..p.configs.len() {
+            let mut rm = entry().interp_config(index);
+            let e = rm.run_interp(&mut mem, &x, &y).unwrap_err();
+            assert!(e.has_code(Code::EntryPointInput), "{e}");
+            let text = e.to_string();
+            assert!(text.contains("the output y (bytes") && text.contains("overlaps the input x (bytes"), "{text}");
+            assert_eq!(mem.read_f32(addr, rows * cols).unwrap(), host, "x was written (y at {at}, config {index})");
+        }
+        let e = entry().choose("H200", SMS, &x, &y, never).unwrap_err();
+        assert!(e.has_code(Code::EntryPointInput), "{e}");
+    }
+    // A y in the same allocation past x's extent shares no byte: accepted, and right.
+    let mut mem = Memory::new();
+    let mut both = host.clone();
+    both.extend([7.0; 2]);
+    let addr = mem.alloc_f32(&both);
+    let raw = buffer(addr, both.len(), ScalarType::F32);
+    let x = TensorArg::from_raw(raw, &[rows, cols], &[cols as isize, 1]);
+    let y = TensorArg::from_raw(raw, &[rows], &[1]).with_offset(rows * cols);
+    entry().run_interp(&mut mem, &x, &y).unwrap();
+    let got = mem.read_f32(addr + 4 * (rows * cols) as u64, rows).unwrap();
+    assert_eq!(got, cpu_row_max(&host, 0, rows, cols, cols as isize, 1, false));
+    assert_eq!(got[0], 1000.0);
+}
+
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|f| f.to_bits()).collect()
+}
+
+/// One answer for a row of only NaN, whatever the width (power of two or not) and the
+/// configuration: `-inf` (`NanMode::Ignore`, the default, `cpu_row_max`'s rule), or the
+/// canonical NaN under `NanMode::Propagate` (`cpu_row_max(.., true)`), which also turns
+/// any row holding a NaN into NaN.
+#[rstest::rstest]
+fn the_nan_rule_is_one_answer_whatever_the_width(
+    #[values(1, 2, 16, 50, 64, 1000, 1024)] cols: usize,
+    #[values(NanMode::Ignore, NanMode::Propagate)] nan: NanMode,
+) {
+    let rows = 4;
+    let mut host: Vec<f32> = (0..rows * cols).map(|i| (i % 13) as f32 - 6.0).collect();
+    for (c, v) in host[..cols].iter_mut().enumerate() {
+        *v = f32::from_bits(if c % 2 == 0 { 0x7FC0_1234 } else { 0xFF80_0001 }); // row 0: only NaN
+    }
+    host[2 * cols + cols / 2] = f32::NAN; // row 2: one NaN
+    let want = cpu_row_max(&host, 0, rows, cols, cols as isize, 1, nan == NanMode::Propagate);
+    let n_configs =
+        plan(ScalarType::F32, rows, cols, rtriton_kernels::row_max_plan::NOMINAL_SM_COUNT).unwrap().configs.len();
+    for index in 0..n_configs {
+        let mut mem = Memory::new();
+        let (_, x) = interp_x(&mut mem, &host, rows, cols);
+        let (y_addr, y) = interp_y(&mut mem, rows);
+        let c = entry().nan(nan).interp_config(index).run_interp(&mut mem, &x, &y).unwrap().unwrap();
+        let got = mem.read_f32(y_addr, rows).unwrap();
+        assert_eq!(bits(&got), bits(&want), "{cols} columns, {nan:?}, {c}");
+    }
+    assert_eq!(want[0].to_bits(), if nan == NanMode::Propagate { 0x7FFF_FFFF } else { f32::NEG_INFINITY.to_bits() });
+}
+
+/// The GPU path has no NaN-propagating kernel yet: it refuses `Propagate` with a clear
+/// error instead of returning NaN-ignoring maxima.
+#[test]
+fn propagate_is_refused_on_the_gpu_path() {
+    let (x, y) = contiguous(64, 1024);
+    let e = entry().nan(NanMode::Propagate).choose("H200", SMS, &x, &y, never).unwrap_err();
+    assert!(e.has_code(Code::EntryPointInput), "{e}");
+    assert!(e.to_string().contains("NanMode::Propagate (torch.amax's rule) is not available on the GPU path"), "{e}");
+}

@@ -45,6 +45,21 @@ pub enum LaunchError {
     SharedMemory { kernel: String, bytes: u32, max: u32, site: String },
     #[error("kernel `{kernel}`: the grid closure needs constexpr `{name}`, which the launch does not set; add it")]
     MissingConstexpr { kernel: String, name: String },
+    #[error(
+        "kernel `{kernel}`: output `{output}` (bytes 0x{out_lo:x}..0x{out_hi:x}) overlaps `{other}` (bytes \
+         0x{other_lo:x}..0x{other_hi:x}): the kernel writes `{output}` while it may still read `{other}`, so it could \
+         overwrite its own input before reading it; pass a separate output buffer, or declare a kernel meant to work in \
+         place with JitKernel::in_place(\"{output}\")"
+    )]
+    OverlappingOutput {
+        kernel: String,
+        output: String,
+        other: String,
+        out_lo: u64,
+        out_hi: u64,
+        other_lo: u64,
+        other_hi: u64,
+    },
     /// The overflow guard ([`overflow_guard`]): the kernel computes an offset in i32 and
     /// a tensor passed to it extends past `i32::MAX` elements. The diagnostic names the
     /// kernel, the op's file:line, the tensor and its extent, and the fix.
@@ -66,6 +81,7 @@ impl LaunchError {
             LaunchError::BlockTooLarge { .. } => Code::LaunchBlockTooLarge,
             LaunchError::SharedMemory { .. } => Code::LaunchSharedMemory,
             LaunchError::MissingConstexpr { .. } => Code::LaunchMissingConstexpr,
+            LaunchError::OverlappingOutput { .. } => Code::LaunchOverlappingOutput,
             LaunchError::AddressOverflow { .. } => Code::LaunchAddressOverflow,
             LaunchError::IndexOverflow(d) => d.code,
             LaunchError::Spec(e) => e.code(),
@@ -84,6 +100,7 @@ impl HasDiagnostics for LaunchError {
             | LaunchError::BlockTooLarge { kernel, .. }
             | LaunchError::SharedMemory { kernel, .. }
             | LaunchError::MissingConstexpr { kernel, .. }
+            | LaunchError::OverlappingOutput { kernel, .. }
             | LaunchError::AddressOverflow { kernel, .. } => kernel,
             LaunchError::IndexOverflow(d) => return vec![(**d).clone()],
             LaunchError::Spec(e) => return e.diagnostics(),
@@ -155,6 +172,85 @@ pub fn check_args(kernel: &str, params: &[ParamDecl], args: &[Arg<'_>], owner: u
         }
     }
     Ok(())
+}
+
+/// The bytes `[lo, hi)` a tensor view's extent spans (from its lowest to its highest
+/// element), `None` for an empty view or one past the address space.
+pub fn view_bytes(t: &super::TensorArg<'_>) -> Option<(u64, u64)> {
+    let (lo, hi) = t.reach()?;
+    let size = i128::from(t.buffer.elem.size_bytes());
+    let base = i128::from(t.buffer.ptr);
+    let lo = u64::try_from(base + lo * size).ok()?;
+    let hi = u64::try_from(base + (hi + 1) * size).ok()?;
+    Some((lo, hi))
+}
+
+/// A tensor argument's index and the bytes `[lo, hi)` its view spans.
+pub type Span = (usize, (u64, u64));
+
+/// The pairs `(i, j)`, `i < j`, of tensor arguments whose extents share a byte (the same
+/// allocation, overlapping ranges), with their byte ranges.
+pub fn overlapping_tensors(args: &[Arg<'_>]) -> Vec<(Span, Span)> {
+    let spans: Vec<Span> = args
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| match a {
+            Arg::Tensor(t) => view_bytes(t).map(|b| (i, b)),
+            Arg::Int(_) | Arg::F32(_) => None,
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    for (k, &(i, a)) in spans.iter().enumerate() {
+        for &(j, b) in &spans[k + 1..] {
+            if a.0 < b.1 && b.0 < a.1 {
+                pairs.push(((i, a), (j, b)));
+            }
+        }
+    }
+    pairs
+}
+
+/// Refuses an output that overlaps another tensor argument ([`LaunchError::OverlappingOutput`]):
+/// `written` gives the indices of the parameters the kernel writes through (called only
+/// when two tensors overlap, since it needs the traced kernel:
+/// `rtriton::analysis::writes::written_params`); a pair is allowed when either side is a
+/// parameter declared `in_place`, or when neither is written (two inputs may share memory).
+pub fn check_overlap<E>(
+    kernel: &str,
+    params: &[ParamDecl],
+    args: &[Arg<'_>],
+    in_place: &[&str],
+    written: impl FnOnce() -> Result<Vec<usize>, E>,
+) -> Result<Result<(), LaunchError>, E> {
+    let pairs = overlapping_tensors(args);
+    if pairs.is_empty() {
+        return Ok(Ok(()));
+    }
+    let written = written()?;
+    let declared = |i: usize| params.get(i).is_some_and(|p| in_place.contains(&p.name));
+    for ((i, a), (j, b)) in pairs {
+        if declared(i) || declared(j) {
+            continue;
+        }
+        let ((o, ob), (n, nb)) = if written.contains(&i) {
+            ((i, a), (j, b))
+        } else if written.contains(&j) {
+            ((j, b), (i, a))
+        } else {
+            continue;
+        };
+        let name = |k: usize| params.get(k).map_or_else(|| format!("argument {k}"), |p| p.name.to_string());
+        return Ok(Err(LaunchError::OverlappingOutput {
+            kernel: kernel.into(),
+            output: name(o),
+            other: name(n),
+            out_lo: ob.0,
+            out_hi: ob.1,
+            other_lo: nb.0,
+            other_hi: nb.1,
+        }));
+    }
+    Ok(Ok(()))
 }
 
 /// The values specialization sees, in parameter order (a tensor is its address, checked).
@@ -274,6 +370,49 @@ mod tests {
 
     fn y() -> TensorArg<'static> {
         TensorArg::from_raw(owned(0x2000, 4), &[4], &[1])
+    }
+
+    fn no_trace() -> Result<Vec<usize>, ()> {
+        panic!("disjoint tensors need no trace")
+    }
+
+    /// An output that shares bytes with an input is refused before the launch, naming both;
+    /// disjoint views of one buffer, two overlapping inputs, and a declared in-place
+    /// parameter pass.
+    #[test]
+    fn an_output_overlapping_an_input_is_refused_unless_declared_in_place() {
+        let def = RowMaxVariant::RowMax.def();
+        fn check(args: &[Arg<'_>], in_place: &[&str], written: Vec<usize>) -> Result<(), LaunchError> {
+            let def = RowMaxVariant::RowMax.def();
+            check_overlap(def.name, &def.params, args, in_place, || Ok::<_, ()>(written)).unwrap()
+        }
+        // y inside x's buffer, over x's first row.
+        let y_in_x = TensorArg::from_raw(owned(0x1000, 32), &[4], &[1]);
+        let e = check(&row_max_args(x(), y_in_x.clone()), &[], vec![1]).unwrap_err();
+        assert_eq!(e.code(), Code::LaunchOverlappingOutput);
+        assert_eq!(
+            e.to_string(),
+            "kernel `row_max`: output `y_ptr` (bytes 0x1000..0x1010) overlaps `x_ptr` (bytes 0x1000..0x1080): the \
+             kernel writes `y_ptr` while it may still read `x_ptr`, so it could overwrite its own input before reading \
+             it; pass a separate output buffer, or declare a kernel meant to work in place with \
+             JitKernel::in_place(\"y_ptr\")"
+        );
+        assert_eq!(check(&row_max_args(x(), y_in_x.clone()), &["y_ptr"], vec![1]), Ok(()));
+        assert_eq!(check(&row_max_args(x(), y_in_x), &[], vec![]), Ok(()), "two inputs may share bytes");
+        // y in the same buffer past x's last element: no shared byte.
+        let x_half = TensorArg::from_raw(owned(0x1000, 64), &[4, 8], &[8, 1]);
+        let y_after = TensorArg::from_raw(owned(0x1000, 64), &[4], &[1]).with_offset(32);
+        let args = row_max_args(x_half, y_after);
+        assert_eq!(check_overlap(def.name, &def.params, &args, &[], no_trace).unwrap(), Ok(()));
+        assert_eq!(check_overlap(def.name, &def.params, &row_max_args(x(), y()), &[], no_trace).unwrap(), Ok(()));
+    }
+
+    /// The written parameters come from the traced kernel: row_max writes `y_ptr` only.
+    #[test]
+    fn the_written_parameters_are_the_stored_ones() {
+        let def = RowMaxVariant::RowMaxLoop.def();
+        let k = rtriton::trace::trace_unspecialized(&def, &[("BLOCK", 16)]).unwrap();
+        assert_eq!(rtriton::analysis::writes::written_params(&k), vec![1]);
     }
 
     #[test]

@@ -36,6 +36,9 @@ pub struct JitKernel {
     /// (the default) prints its findings as warnings once per process, or refuses the
     /// launch when `deny` is set; `None` skips it.
     pub lint: Option<LintOptions>,
+    /// Pointer parameters the kernel is meant to update in place ([`JitKernel::in_place`]):
+    /// the launch lets them overlap other tensor arguments.
+    pub in_place: Vec<&'static str>,
     grid: GridFn,
 }
 
@@ -62,6 +65,7 @@ impl JitKernel {
             spec_policy: SpecPolicy::Triton,
             trace_options: TraceOptions::default(),
             lint: Some(LintOptions::default()),
+            in_place: Vec::new(),
             grid: Arc::new(|_| Ok([1, 1, 1])),
         }
     }
@@ -100,6 +104,17 @@ impl JitKernel {
     /// How the portability lint runs at compile time (`None`: not at all).
     pub fn lint(mut self, lint: Option<LintOptions>) -> JitKernel {
         self.lint = lint;
+        self
+    }
+
+    /// Declares that the kernel works in place on pointer parameter `param` (it reads and
+    /// writes the same elements, `x[i] = f(x[i])`, each program before any other touches
+    /// them): a tensor passed there may overlap the other tensor arguments. Without it, a
+    /// launch whose output overlaps another tensor argument is refused (`RT0714`).
+    pub fn in_place(mut self, param: &'static str) -> JitKernel {
+        if !self.in_place.contains(&param) {
+            self.in_place.push(param);
+        }
         self
     }
 

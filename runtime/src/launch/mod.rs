@@ -30,7 +30,9 @@
 //! # }
 //! ```
 //!
-//! At each launch the arguments are checked ([`check_args`], [`check_grid`]), specialized from their actual
+//! At each launch the arguments are checked ([`check_args`], [`check_grid`]; an output
+//! overlapping another tensor argument is refused unless declared with
+//! [`JitKernel::in_place`]: [`check_overlap`]), specialized from their actual
 //! values (value 1 folded, divisibility by 16, alignment of the actual address including
 //! the view offset), checked by the overflow guard ([`guard_launch`]: a kernel whose
 //! offsets are computed in i32 is refused on a tensor past `i32::MAX` elements), and the
@@ -45,8 +47,8 @@ mod runtime;
 
 pub use args::{AddressOverflow, Arg, TensorArg, contiguous_strides};
 pub use checks::{
-    LaunchError, arg_values, check_args, check_block, check_grid, check_shared, needs_overflow_guard, overflow_guard,
-    tensor_extents,
+    LaunchError, arg_values, check_args, check_block, check_grid, check_overlap, check_shared, needs_overflow_guard,
+    overflow_guard, overlapping_tensors, tensor_extents, view_bytes,
 };
 pub use compile::{compile_kernel, front_end, host_error, ptx_options};
 pub use jit::{JitKernel, Meta};

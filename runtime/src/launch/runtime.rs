@@ -3,6 +3,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use rtriton::analysis::writes::written_params;
 use rtriton::diag::{Diagnostic, Diagnostics};
 use rtriton::guard::OffsetWidths;
 use rtriton::ir::{ParamKind, ScalarType};
@@ -11,8 +12,8 @@ use rtriton::spec::SpecKey;
 use rtriton::session::{CompileError, CompileSession, SessionStats, StageKey};
 
 use super::{
-    Arg, JitKernel, LaunchError, arg_values, check_args, check_block, check_grid, check_shared, compile_kernel,
-    front_end, host_error, needs_overflow_guard, overflow_guard, ptx_options, tensor_extents,
+    Arg, JitKernel, LaunchError, arg_values, check_args, check_block, check_grid, check_overlap, check_shared,
+    compile_kernel, front_end, host_error, needs_overflow_guard, overflow_guard, ptx_options, tensor_extents,
 };
 use crate::cache::{CacheKey, CompiledPtx, DiskCache};
 use crate::driver::{Gpu, LoadedModule, RawParam};
@@ -126,6 +127,9 @@ impl Runtime {
         let values = arg_values(def.name, &def.params, args)?;
         let spec = SpecKey::from_args(def.name, &def.params, &values, kernel.spec_policy).map_err(LaunchError::from)?;
         let grid = check_grid(def.name, kernel.grid_for_launch()?, self.gpu.info.max_grid)?;
+        check_overlap(def.name, &def.params, args, &kernel.in_place, || {
+            front_end(&mut self.session, kernel, &spec).map(|v| written_params(v.kernel()))
+        })??;
         let key = self.key(kernel, &spec);
         self.guard(kernel, &spec, &key, args)?;
         self.lint(kernel)?;

@@ -105,6 +105,7 @@ impl Cta {
         let mut saved: Option<Saved> = None;
         let (mut since_saved, mut power) = (0u64, 1u64);
         while running.iter().any(|r| *r) {
+            self.step(l, pc)?;
             self.exec_masked(l, mem, &running, pc + 1, after_start)?;
             self.pc = pc;
             let go = self.uniform_condition(cond, "while")?;
