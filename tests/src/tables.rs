@@ -48,7 +48,11 @@ pub fn every_case(
         "nan_rows",
         "signed_zeros",
         "one_column_specials",
-        "one_column_specials_offset"
+        "one_column_specials_offset",
+        "all_nan_pow2",
+        "all_nan_non_pow2",
+        "all_nan_pow2_transposed",
+        "all_nan_two_columns"
     )]
     name: &str,
 ) {
@@ -87,7 +91,11 @@ pub fn every_variant_and_case(
         "nan_rows",
         "signed_zeros",
         "one_column_specials",
-        "one_column_specials_offset"
+        "one_column_specials_offset",
+        "all_nan_pow2",
+        "all_nan_non_pow2",
+        "all_nan_pow2_transposed",
+        "all_nan_two_columns"
     )]
     name: &str,
 ) {

@@ -126,10 +126,11 @@ fn tid_reg(p: &Program) -> Reg {
         .expect("the program reads %tid.x")
 }
 
-/// The source line of `row_max`'s `store(y_ptr + row, max(x, 0), None)`.
+/// The source line of `row_max`'s store of the row's maximum.
 fn row_max_store_line() -> String {
     let src = include_str!("../../kernels-gpu/src/row_max.rs");
-    let line = src.lines().position(|l| l.contains("store(y_ptr + row, max(x, 0), None)")).unwrap() + 1;
+    let line =
+        src.lines().position(|l| l.contains("store(y_ptr + row, maximum(max(x, 0), NEG_INF), None)")).unwrap() + 1;
     format!("kernels-gpu/src/row_max.rs:{line}")
 }
 

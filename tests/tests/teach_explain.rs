@@ -331,7 +331,8 @@ fn case_errors() {
         out,
         "unknown case `nope`; the cases are: 1x1, single_row, single_column, non_pow2, narrower_than_warp, \
          wider_than_block, every_other_column, transposed, offset_base, aligned_pow2, odd_small, tall_narrow, \
-         all_negative, all_neg_inf, nan_rows, signed_zeros, one_column_specials, one_column_specials_offset, huge\n"
+         all_negative, all_neg_inf, nan_rows, signed_zeros, one_column_specials, one_column_specials_offset, all_nan_pow2, all_nan_non_pow2, \
+         all_nan_pow2_transposed, all_nan_two_columns, huge\n"
     );
     let (code, out) = explain(&["row_max", "--case", "transposed", "--const", "NOPE=3"]);
     assert_eq!(
