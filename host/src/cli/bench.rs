@@ -10,6 +10,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::out::outln;
 use anyhow::Context;
 use clap::Args;
 
@@ -20,6 +21,11 @@ use crate::bench::{
 
 /// The exit status when there is no GPU to measure on.
 pub const NO_GPU_STATUS: u8 = 2;
+
+/// The flags `--load` refuses: a loaded report was measured already, so they would change
+/// nothing (clap counts only flags given, not defaults).
+const LOAD_CONFLICTS: [&str; 9] =
+    ["iters", "warmup", "variants", "shapes", "no_autotune", "flush_mib", "dtypes", "points", "check_limit"];
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -57,7 +63,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
     /// Show the report an earlier `--json` wrote instead of measuring (no GPU needed).
-    #[arg(long, value_name = "FILE")]
+    /// The flags that choose or shape a measurement are refused with it (they would be
+    /// ignored).
+    #[arg(long, value_name = "FILE", conflicts_with_all = LOAD_CONFLICTS)]
     pub load: Option<PathBuf>,
     /// No progress lines on stderr.
     #[arg(long)]
@@ -142,14 +150,31 @@ pub fn port_points(args: &BenchArgs) -> anyhow::Result<Vec<crate::ports::BenchPo
     for t in &args.points {
         anyhow::ensure!(!t.is_empty(), "--point \"\": empty text selects every point; leave --point out instead");
     }
-    let points: Vec<_> = crate::ports::select(&args.kernels)?
+    let candidates: Vec<_> = crate::ports::select(&args.kernels)?
         .iter()
         .flat_map(|p| (p.bench)())
         .filter(|p| args.dtypes.is_empty() || args.dtypes.iter().any(|d| d == p.dtype))
-        .filter(|p| args.points.is_empty() || args.points.iter().any(|t| p.label().contains(t.as_str())))
         .collect();
-    anyhow::ensure!(!points.is_empty(), "--kernel/--dtype/--point: the selection holds no point");
-    Ok(points)
+    anyhow::ensure!(
+        !candidates.is_empty(),
+        "--kernel {} --dtype {}: these kernels have no point in these dtypes",
+        args.kernels.join(","),
+        args.dtypes.join(",")
+    );
+    // Each `--point` must select something: a typo is an error, not a silent no-op.
+    for t in &args.points {
+        if !candidates.iter().any(|p| p.label().contains(t.as_str())) {
+            let labels: Vec<String> = candidates.iter().map(|p| p.label()).collect();
+            anyhow::bail!(
+                "--point {t:?}: no point's label contains this text; give part of one of the labels: {}",
+                labels.join("; ")
+            );
+        }
+    }
+    Ok(candidates
+        .into_iter()
+        .filter(|p| args.points.is_empty() || args.points.iter().any(|t| p.label().contains(t.as_str())))
+        .collect())
 }
 
 /// `bench --kernel`: measure (or `--load`) the ports, join `--peers`, print the table.
@@ -187,16 +212,16 @@ fn run_ports(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             }
         }
     };
-    println!("{}", report.heading());
-    print!("{}", render_markdown(&combine(&report.rows, peers.as_deref().unwrap_or(&[]))));
+    outln!("{}", report.heading())?;
+    super::out::print(&render_markdown(&combine(&report.rows, peers.as_deref().unwrap_or(&[]))))?;
     let failed = report.failed();
     let unchecked = report.rows.iter().filter(|r| r.check.contains("unchecked")).count();
-    println!(
+    outln!(
         "{}: {} points measured ({unchecked} of them timed without the CPU check, over --check-limit), {failed} not \
          timed (wrong or failed, listed)",
         if failed == 0 { "ok" } else { "FAILED" },
         report.rows.len() - failed
-    );
+    )?;
     if let Some(path) = &args.json {
         let json = serde_json::to_string_pretty(&report).expect("the report serializes");
         std::fs::write(path, json).with_context(|| format!("could not write {}", path.display()))?;
@@ -290,9 +315,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         merge_peers(&mut rows, peers);
         report = BenchReport::new(report.device.clone(), report.warmup, report.iters, report.flush_bytes, rows);
     }
-    println!("{}", report.heading());
-    print!("{}", render_table(&report.rows));
-    println!("{}", report.summary());
+    outln!("{}", report.heading())?;
+    super::out::print(&render_table(&report.rows))?;
+    outln!("{}", report.summary())?;
     if let Some(path) = &args.json {
         let json = serde_json::to_string_pretty(&report).expect("the report serializes");
         std::fs::write(path, json).with_context(|| format!("could not write {}", path.display()))?;
