@@ -264,3 +264,17 @@ fn explain_code_works_from_any_folder() {
     assert_eq!(code, 0);
     assert!(stdout.lines().any(|l| l == "RT0802  a block needs more registers per thread than the budget"), "{stdout}");
 }
+
+/// A constexpr refused for its type is the only error: the body traced on with 0 and
+/// added "arange(0, 0) has 0 elements", which blamed the block size for the refusal.
+#[test]
+fn a_refused_constexpr_is_not_followed_by_a_misleading_arange_error() {
+    let args = ["--arg", "n_rows=4", "--arg", "n_cols=16", "--arg", "stride_row=16", "--arg", "stride_col=1"];
+    let mut argv = vec!["ptx", "row_max", "--const", "BLOCK=-4"];
+    argv.extend(args);
+    let (code, stdout, stderr) = rtriton(&argv);
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    assert!(stderr.contains("constexpr `BLOCK` = -4 does not fit its declared type usize"), "{stderr}");
+    assert!(!stderr.contains("arange(0, 0)"), "{stderr}");
+    assert_eq!(stderr.matches("error").count(), 1, "{stderr}");
+}

@@ -192,8 +192,8 @@ mod tests {
     }
 
     #[rstest]
-    #[case::mode(&[("RTRITON_AUTOTUNE", "2")], "error: kernel `k`: RTRITON_AUTOTUNE=\"2\" is not a value RTRITON_AUTOTUNE takes\n  help: set RTRITON_AUTOTUNE to 1 (tune, store on disk), 0 (never tune) or memory (tune, no disk), or unset it")]
-    #[case::print(&[("RTRITON_PRINT_AUTOTUNING", "verbose")], "error: kernel `k`: RTRITON_PRINT_AUTOTUNING=\"verbose\" is not a value RTRITON_PRINT_AUTOTUNING takes\n  help: set RTRITON_PRINT_AUTOTUNING to 1 (print each choice) or 0, or unset it")]
+    #[case::mode(&[("RTRITON_AUTOTUNE", "2")], "error[RT0754]: kernel `k`: RTRITON_AUTOTUNE=\"2\" is not a value RTRITON_AUTOTUNE takes\n  help: set RTRITON_AUTOTUNE to 1 (tune, store on disk), 0 (never tune) or memory (tune, no disk), or unset it")]
+    #[case::print(&[("RTRITON_PRINT_AUTOTUNING", "verbose")], "error[RT0754]: kernel `k`: RTRITON_PRINT_AUTOTUNING=\"verbose\" is not a value RTRITON_PRINT_AUTOTUNING takes\n  help: set RTRITON_PRINT_AUTOTUNING to 1 (print each choice) or 0, or unset it")]
     fn a_value_a_variable_does_not_take_is_an_error_naming_it(
         #[case] env: &'static [(&'static str, &'static str)],
         #[case] message: &str,
