@@ -93,7 +93,9 @@ fn a_full_disk_is_an_error_naming_stdout() {
         &["explain-code", "RT0104"],
     ] {
         let Some((code, stderr)) = with_full_stdout(args, &env) else {
-            assert!(!cfg!(target_os = "linux"), "/dev/full exists on Linux");
+            if cfg!(target_os = "linux") {
+                panic!("/dev/full exists on Linux");
+            }
             return;
         };
         assert_eq!(code, 1, "{args:?}: {stderr}");
@@ -277,4 +279,19 @@ fn a_refused_constexpr_is_not_followed_by_a_misleading_arange_error() {
     assert!(stderr.contains("constexpr `BLOCK` = -4 does not fit its declared type usize"), "{stderr}");
     assert!(!stderr.contains("arange(0, 0)"), "{stderr}");
     assert_eq!(stderr.matches("error").count(), 1, "{stderr}");
+}
+
+/// `validate --kernel vector_add --kernel vector_add` runs each case once (it reported
+/// twice the cases as passed).
+#[test]
+fn a_port_named_twice_is_validated_once() {
+    let summary = |args: &[&str]| {
+        let (code, stdout, stderr) = rtriton(args);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        stdout.lines().last().unwrap_or_default().to_string()
+    };
+    let once = summary(&["validate", "--kernel", "vector_add", "--backend", "interp"]);
+    let twice = summary(&["validate", "--kernel", "vector_add", "--kernel", "vector_add", "--backend", "interp"]);
+    assert!(once.starts_with("ok: "), "{once}");
+    assert_eq!(once, twice);
 }

@@ -104,20 +104,24 @@ impl BenchShape {
     /// checked arithmetic (rows x cols, x the stride or + the offset, x 4 bytes), so a
     /// shape too large is refused here, before anything is allocated.
     pub fn check_size(&self) -> Result<(), String> {
+        if self.buffer_bytes().is_some() {
+            return Ok(());
+        }
+        // The counts for the message, in u128: rows x cols fits, x a stride may not.
         let (r, c) = (self.n_rows as u128, self.n_cols as u128);
         let elements = match self.view {
-            BenchView::Contiguous | BenchView::Transposed => r * c,
-            BenchView::Stride(k) => r * c * k as u128,
-            BenchView::Offset(o) => r * c + o as u128,
+            BenchView::Contiguous | BenchView::Transposed => Some(r * c),
+            BenchView::Stride(k) => (r * c).checked_mul(k as u128),
+            BenchView::Offset(o) => (r * c).checked_add(o as u128),
         };
-        let bytes = elements * ELEMENT_BYTES as u128;
-        if self.buffer_bytes().is_none() {
-            return Err(format!(
-                "the buffer of {self} holds {elements} f32 elements ({bytes} bytes), more than one allocation can take \
-                 ({MAX_BUFFER_BYTES} bytes); give fewer rows or columns"
-            ));
-        }
-        Ok(())
+        let counts = match elements.and_then(|e| Some((e, e.checked_mul(ELEMENT_BYTES as u128)?))) {
+            Some((e, b)) => format!("{e} f32 elements ({b} bytes)"),
+            None => "more than 2^126 f32 elements".to_string(),
+        };
+        Err(format!(
+            "the buffer of {self} holds {counts}, more than one allocation can take ({MAX_BUFFER_BYTES} bytes); give \
+             fewer rows or columns"
+        ))
     }
 
     /// Elements of the whole buffer the view lives in, or `None` past `usize`.
@@ -240,6 +244,10 @@ mod tests {
     )]
     #[case::stride("2x2:stride=4611686018427387904", "18446744073709551616 f32 elements")]
     #[case::offset("2x2:offset=18446744073709551615", "18446744073709551619 f32 elements")]
+    #[case::past_u128(
+        "18446744073709551615x18446744073709551615:stride=18446744073709551615",
+        "more than 2^126 f32 elements"
+    )]
     #[case::just_past("1x2305843009213693952", "2305843009213693952 f32 elements (9223372036854775808 bytes)")]
     fn a_buffer_past_one_allocation_is_refused(#[case] text: &str, #[case] counts: &str) {
         let e = BenchShape::parse(text).unwrap_err();

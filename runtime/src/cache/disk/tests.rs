@@ -211,7 +211,9 @@ fn a_fifo_in_the_folder_is_skipped_not_opened() {
     let fifo = root.path().join("ptx").join("a-0123456789abcdef.json");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     if !made.is_ok_and(|s| s.success()) {
-        assert!(!cfg!(target_os = "linux"), "mkfifo is part of every Linux system");
+        if cfg!(target_os = "linux") {
+            panic!("mkfifo is part of every Linux system");
+        }
         return;
     }
     let (tx, rx) = std::sync::mpsc::channel();
