@@ -99,6 +99,14 @@ fn is_temp_name(file: &str) -> bool {
         .is_some_and(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
+/// How old a temporary file must be to count as the leftover of an interrupted write.
+const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Whether the file at `path` was last written more than [`STALE_TEMP`] ago.
+fn is_stale(path: &Path) -> bool {
+    std::fs::metadata(path).and_then(|m| m.modified()).is_ok_and(|t| t.elapsed().is_ok_and(|age| age > STALE_TEMP))
+}
+
 /// Whether the regular file at `path` starts with an entry's header (`MAGIC` and a
 /// space); only the first bytes are read.
 fn starts_with_header(path: &Path) -> bool {
@@ -203,7 +211,8 @@ impl DiskCache {
     }
 
     /// Removes the files rtriton wrote: entries (named `<kernel>-<16 hex digits>.json`)
-    /// and leftovers of interrupted writes (`.<random>.tmp`), each only if it starts with
+    /// and leftovers of interrupted writes (`.<random>.tmp`, older than a minute: a
+    /// younger one may be a write in progress), each only if it starts with
     /// the cache's header, so a file rtriton did not write is never deleted, whatever its
     /// name. Everything else stays, and is listed in the result; the `ptx` folder is
     /// removed only when nothing is left in it.
@@ -226,6 +235,11 @@ impl DiskCache {
             let regular = e.file_type().map(|t| t.is_file()).unwrap_or(false);
             if !regular || !(is_entry_name(&file) || is_temp_name(&file)) {
                 continue; // listed in `left` already (or a temporary file of another name)
+            }
+            // A temporary file younger than a minute may be another process's write in
+            // progress, about to be renamed over its entry: left alone, silently.
+            if is_temp_name(&file) && !is_stale(&e.path()) {
+                continue;
             }
             if !starts_with_header(&e.path()) {
                 cleared.left.push(Other { file, why: "named as rtriton's but without its header".into() });

@@ -177,8 +177,15 @@ fn clear_removes_only_rtritons_own_files_and_lists_the_rest() {
     std::fs::write(dir.join(".abc123.tmp"), "someone else's temporary file").unwrap();
     std::fs::create_dir(dir.join("sub")).unwrap();
     std::fs::write(dir.join("sub").join("row_max-0123456789abcdef.json"), "kept").unwrap();
-    // A leftover of an interrupted write is rtriton's.
-    std::fs::write(dir.join(".Xy12Ab.tmp"), std::fs::read(cache.path(&key("a"))).unwrap()).unwrap();
+    // A leftover of an interrupted write (an hour old) is rtriton's; a fresh one may be a
+    // write in progress and stays.
+    let entry = std::fs::read(cache.path(&key("a"))).unwrap();
+    std::fs::write(dir.join(".Xy12Ab.tmp"), &entry).unwrap();
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for old in [".Xy12Ab.tmp", ".abc123.tmp"] {
+        std::fs::File::options().write(true).open(dir.join(old)).unwrap().set_modified(an_hour_ago).unwrap();
+    }
+    std::fs::write(dir.join(".InProg.tmp"), &entry).unwrap();
     let cleared = cache.clear().unwrap();
     assert_eq!(cleared.removed, 3);
     let left: Vec<(&str, &str)> = cleared.left.iter().map(|o| (o.file.as_str(), o.why.as_str())).collect();
@@ -192,9 +199,15 @@ fn clear_removes_only_rtritons_own_files_and_lists_the_rest() {
             ("sub", "not a regular file"),
         ]
     );
-    for kept in
-        ["notes.txt", "data.json", "row_max-0123456789abcdef.json", ".abc123.tmp", "sub/row_max-0123456789abcdef.json"]
-    {
+    assert!(!dir.join(".Xy12Ab.tmp").exists());
+    for kept in [
+        "notes.txt",
+        "data.json",
+        "row_max-0123456789abcdef.json",
+        ".abc123.tmp",
+        ".InProg.tmp",
+        "sub/row_max-0123456789abcdef.json",
+    ] {
         assert!(dir.join(kept).exists(), "{kept} was deleted");
     }
     assert_eq!(std::fs::read_to_string(dir.join("notes.txt")).unwrap(), "mine");
