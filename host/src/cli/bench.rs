@@ -155,12 +155,14 @@ pub fn port_points(args: &BenchArgs) -> anyhow::Result<Vec<crate::ports::BenchPo
         .flat_map(|p| (p.bench)())
         .filter(|p| args.dtypes.is_empty() || args.dtypes.iter().any(|d| d == p.dtype))
         .collect();
-    anyhow::ensure!(
-        !candidates.is_empty(),
-        "--kernel {} --dtype {}: these kernels have no point in these dtypes",
-        args.kernels.join(","),
-        args.dtypes.join(",")
-    );
+    if candidates.is_empty() {
+        let kernels = format!("--kernel {}", args.kernels.join(" --kernel "));
+        anyhow::ensure!(!args.dtypes.is_empty(), "{kernels}: these ports have no bench point");
+        anyhow::bail!(
+            "{kernels} --dtype {}: these ports have no bench point in these dtypes; leave --dtype out to see them all",
+            args.dtypes.join(" --dtype ")
+        );
+    }
     // Each `--point` must select something: a typo is an error, not a silent no-op.
     for t in &args.points {
         if !candidates.iter().any(|p| p.label().contains(t.as_str())) {
