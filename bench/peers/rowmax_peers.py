@@ -69,7 +69,7 @@ def parse_shape(text):
             raise ShapeError(f"{what} `{t}` is not a whole number; {FORM}")
         n = int(t)
         if n == 0 and not zero_ok:
-            raise ShapeError(f"{what} must be at least 1; {FORM}")
+            raise ShapeError(f"{what} `{t}` must be at least 1; {FORM}")
         return n
 
     r, c = number(rows, "ROWS"), number(cols, "COLS")

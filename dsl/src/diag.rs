@@ -195,23 +195,20 @@ impl Diagnostic {
 }
 
 impl fmt::Display for Diagnostic {
+    /// As rustc prints its errors, with the code (`rtriton explain-code RT0802` says what
+    /// it means):
     /// ```text
-    /// error: kernel `row_max` at src/my_kernels.rs:31: message
+    /// error[RT0802]: kernel `row_max` at src/my_kernels.rs:31: message
     ///   note lines
     ///   help: what to do
     /// ```
-    /// With `{:#}`, the header carries the code: `error[RT0802]: kernel ...`.
+    /// (`{:#}` prints the same.)
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let sev = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        if f.alternate() {
-            write!(f, "{sev}[{}]", self.code.id())?;
-        } else {
-            write!(f, "{sev}")?;
-        }
-        write!(f, ": kernel `{}`", self.kernel)?;
+        write!(f, "{sev}[{}]: kernel `{}`", self.code.id(), self.kernel)?;
         if let Some(loc) = self.loc {
             write!(f, " at {}", loc.short())?;
         }
@@ -298,13 +295,16 @@ mod tests {
         }
     }
 
+    /// The code is in the header, as rustc prints `error[E0308]`, in both forms.
     #[test]
-    fn the_alternate_form_shows_the_code() {
+    fn the_header_shows_the_code() {
         let loc = SourceLoc { file: "k.rs", line: 3, column: 1 };
         let d = Diagnostic::error(Code::PtxRegisterBudget, "k", loc, "too many", "use fewer").note("at: here");
-        assert_eq!(d.to_string(), "error: kernel `k` at k.rs:3: too many\n  at: here\n  help: use fewer");
-        assert_eq!(format!("{d:#}"), "error[RT0802]: kernel `k` at k.rs:3: too many\n  at: here\n  help: use fewer");
+        assert_eq!(d.to_string(), "error[RT0802]: kernel `k` at k.rs:3: too many\n  at: here\n  help: use fewer");
+        assert_eq!(format!("{d:#}"), d.to_string());
         let no_loc = Diagnostic::warning(Code::LaunchGridZero, "k", None, "m", "");
-        assert_eq!(no_loc.to_string(), "warning: kernel `k`: m");
+        assert_eq!(no_loc.to_string(), "warning[RT0708]: kernel `k`: m");
+        let both = Diagnostics(vec![d.clone(), no_loc]);
+        assert_eq!(both.to_string(), format!("{d}\nwarning[RT0708]: kernel `k`: m"));
     }
 }

@@ -66,7 +66,7 @@ fn unknown_variants_and_shapes_are_errors_that_list_the_choices() {
     assert_eq!(code, 1);
     assert_eq!(
         stderr,
-        "--shape 4096x0:T: COLS must be at least 1; write ROWSxCOLS[:VIEW] with VIEW one of contiguous, T, stride=K, \
+        "--shape 4096x0:T: COLS `0` must be at least 1; write ROWSxCOLS[:VIEW] with VIEW one of contiguous, T, stride=K, \
          offset=K (e.g. 8192x16384:T)\n"
     );
     let (code, _, stderr) = rtriton(&["bench", "--iters", "0"]);

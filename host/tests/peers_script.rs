@@ -49,7 +49,7 @@ fn the_script_refuses_a_bad_shape_as_bench_does() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.ends_with(
-            "error: --shape: COLS must be at least 1; write ROWSxCOLS[:VIEW] with VIEW one of contiguous, T, \
+            "error: --shape: COLS `0` must be at least 1; write ROWSxCOLS[:VIEW] with VIEW one of contiguous, T, \
              stride=K, offset=K (e.g. 8192x16384:T)\n"
         ),
         "{stderr}"

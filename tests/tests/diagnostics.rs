@@ -184,15 +184,15 @@ fn a_launch_with_arguments_the_kernel_does_not_take() {
 // ---- expected texts (at the end of the file, so editing them moves no kernel) --------
 
 const SHAPE_MISMATCH: &str = "\
-error: kernel `add_mismatched` at tests/tests/diagnostics.rs:37: shape mismatch: [4] and [8] cannot be broadcast together
+error[RT0101]: kernel `add_mismatched` at tests/tests/diagnostics.rs:37: shape mismatch: [4] and [8] cannot be broadcast together
   help: make the shapes equal, or use expand_dims so that one has size 1 where they differ";
 
 const NOT_POW2: &str = "\
-error: kernel `not_pow2` at tests/tests/diagnostics.rs:49: arange(0, 100) has 100 elements; block sizes must be a power of two between 1 and 1048576
+error[RT0101]: kernel `not_pow2` at tests/tests/diagnostics.rs:49: arange(0, 100) has 100 elements; block sizes must be a power of two between 1 and 1048576
   help: choose a power-of-two BLOCK (for example 128, 256, 1024) and mask the tail";
 
 const MISSING_AXIS: &str = "\
-error: kernel `reduce_missing_axis` at tests/tests/diagnostics.rs:64: reduction along axis 1 of a block of shape [16] (rank 1)
+error[RT0101]: kernel `reduce_missing_axis` at tests/tests/diagnostics.rs:64: reduction along axis 1 of a block of shape [16] (rank 1)
   help: use an axis in 0..1";
 
 const ARG_COUNT: &str = "kernel `reduce_missing_axis` takes 3 runtime arguments (x_ptr, y_ptr, n), got 2";
@@ -201,23 +201,23 @@ const ARG_TYPE: &str =
     "kernel `reduce_missing_axis`: argument `n` is declared i32, got a float; pass a value of the declared type";
 
 const HAND_BUILT_DTYPE: &str = "\
-error: kernel `store_i32_through_f32` at tests/tests/diagnostics.rs:999: op2 (store): store value must match the pointee type and the pointers' shape
+error[RT0201]: kernel `store_i32_through_f32` at tests/tests/diagnostics.rs:999: op2 (store): store value must match the pointee type and the pointers' shape
   help: this is an rtriton compiler bug or a hand-built IR error; please report it with the kernel's IR text";
 
 const OOB_LOAD: &str = "\
-error: kernel `copy_unmasked` at tests/tests/diagnostics.rs:134: out-of-bounds load in program (1, 0, 0), element [4]: 4-byte access at 0x100000050 is past the end of the 80-byte buffer at 0x100000000 (byte offset 80)
+error[RT0402]: kernel `copy_unmasked` at tests/tests/diagnostics.rs:134: out-of-bounds load in program (1, 0, 0), element [4]: 4-byte access at 0x100000050 is past the end of the 80-byte buffer at 0x100000000 (byte offset 80)
   help: mask the load so that lanes outside the tensor do not touch memory (`load(ptrs, Some(offs.lt(n)), Some(other))`), or check the grid and the sizes and strides passed to the kernel";
 
 const OOB_STORE_2D: &str = "\
-error: kernel `store_past_end` at tests/tests/diagnostics.rs:153: out-of-bounds store in program (0, 0, 0), element [1, 0]: 4-byte access at 0x10000110c is past the end of the 12-byte buffer at 0x100001100 (byte offset 12)
+error[RT0402]: kernel `store_past_end` at tests/tests/diagnostics.rs:153: out-of-bounds store in program (0, 0, 0), element [1, 0]: 4-byte access at 0x10000110c is past the end of the 12-byte buffer at 0x100001100 (byte offset 12)
   help: mask the store so that lanes outside the tensor do not touch memory (`store(ptrs, values, Some(offs.lt(n)))`), or check the grid and the sizes and strides passed to the kernel";
 
 const LAUNCH_ARG_COUNT: &str = "\
-error: kernel `copy_unmasked` at tests/tests/diagnostics.rs:131: 2 runtime arguments given, the kernel takes 3
+error[RT0401]: kernel `copy_unmasked` at tests/tests/diagnostics.rs:131: 2 runtime arguments given, the kernel takes 3
   help: pass one value per parameter, in order: x_ptr, y_ptr, n";
 
 const LAUNCH_ARG_TYPE: &str = "\
-error: kernel `copy_unmasked` at tests/tests/diagnostics.rs:131: argument `x_ptr` is declared *f32, got 7
+error[RT0401]: kernel `copy_unmasked` at tests/tests/diagnostics.rs:131: argument `x_ptr` is declared *f32, got 7
   help: pass a value of the declared type (pointers as device addresses from Memory)";
 
 /// Every stage's errors carry a code of that stage's family, so callers branch on codes:

@@ -78,25 +78,25 @@ fn trace_error(def: &KernelDef) -> String {
 
 #[rstest]
 #[case::reshape_wrong_count(reshape_wrong_count(), "\
-error: kernel `reshape_wrong_count` at tests/tests/layout_errors.rs:19: reshape of a block of shape [32] (32 elements) to shape [4, 4] (16 elements)
+error[RT0101]: kernel `reshape_wrong_count` at tests/tests/layout_errors.rs:19: reshape of a block of shape [32] (32 elements) to shape [4, 4] (16 elements)
   help: give a shape with 32 elements (reshape keeps every element)")]
 #[case::permute_not_a_permutation(permute_not_a_permutation(), "\
-error: kernel `permute_not_a_permutation` at tests/tests/layout_errors.rs:26: permute dims [0, 0] are not a permutation of the dims of a block of shape [8, 4]
+error[RT0101]: kernel `permute_not_a_permutation` at tests/tests/layout_errors.rs:26: permute dims [0, 0] are not a permutation of the dims of a block of shape [8, 4]
   help: list each of the 2 dims once, e.g. [1, 0]")]
 #[case::trans_of_a_vector(trans_of_a_vector(), "\
-error: kernel `trans_of_a_vector` at tests/tests/layout_errors.rs:33: trans swaps the dims of a 2-D block, got a block of shape [8] (rank 1)
+error[RT0101]: kernel `trans_of_a_vector` at tests/tests/layout_errors.rs:33: trans swaps the dims of a 2-D block, got a block of shape [8] (rank 1)
   help: use permute(x, dims) to reorder the dims of other ranks")]
 #[case::broadcast_to_incompatible(broadcast_to_incompatible(), "\
-error: kernel `broadcast_to_incompatible` at tests/tests/layout_errors.rs:40: cannot broadcast a block of shape [8] to shape [8, 4]
+error[RT0101]: kernel `broadcast_to_incompatible` at tests/tests/layout_errors.rs:40: cannot broadcast a block of shape [8] to shape [8, 4]
   help: make the shapes equal, or give the smaller one dims of size 1 with expand_dims")]
 #[case::split_without_a_pair(split_without_a_pair(), "\
-error: kernel `split_without_a_pair` at tests/tests/layout_errors.rs:48: split needs a block whose last dim has size 2, got shape [8]
+error[RT0101]: kernel `split_without_a_pair` at tests/tests/layout_errors.rs:48: split needs a block whose last dim has size 2, got shape [8]
   help: split the result of join, or reshape so that the last dim is 2")]
 #[case::join_incompatible(join_incompatible(), "\
-error: kernel `join_incompatible` at tests/tests/layout_errors.rs:55: shape mismatch: [8] and [4] cannot be broadcast together
+error[RT0101]: kernel `join_incompatible` at tests/tests/layout_errors.rs:55: shape mismatch: [8] and [4] cannot be broadcast together
   help: make the shapes equal, or use expand_dims so that one has size 1 where they differ")]
 #[case::reshape_to_no_elements(reshape_to_no_elements(), "\
-error: kernel `reshape_to_no_elements` at tests/tests/layout_errors.rs:63: reshape of a block of shape [4] (4 elements) to shape [18446744073709551615, 2] (18446744073709551615 elements)
+error[RT0101]: kernel `reshape_to_no_elements` at tests/tests/layout_errors.rs:63: reshape of a block of shape [4] (4 elements) to shape [18446744073709551615, 2] (18446744073709551615 elements)
   help: give a shape with 4 elements (reshape keeps every element)")]
 fn bad_shapes_are_located_errors(#[case] def: KernelDef, #[case] want: &str) {
     assert_eq!(trace_error(&def), want);
@@ -118,7 +118,7 @@ fn an_exchange_past_the_shared_memory_of_a_cta_names_the_line() {
     assert!(e.has_code(Code::PtxLayoutConflict), "{e}");
     assert_eq!(
         e.to_string(),
-        "error: kernel `transpose_too_large` at tests/tests/layout_errors.rs:110: `permute` moves 16512 elements of f32 between threads through shared memory: 66048 bytes, more than the 49152 a CTA has\n  help: use smaller blocks here (the exchange holds the whole block), or keep each value in one role so no conversion is needed"
+        "error[RT0803]: kernel `transpose_too_large` at tests/tests/layout_errors.rs:110: `permute` moves 16512 elements of f32 between threads through shared memory: 66048 bytes, more than the 49152 a CTA has\n  help: use smaller blocks here (the exchange holds the whole block), or keep each value in one role so no conversion is needed"
     );
     // Half the block fits.
     assert!(ptx_common::compile_plain(&transpose_too_large(), &[("B", 64)], &options).is_ok());

@@ -162,6 +162,30 @@ fn nan_propagating_max_uses_max_nan() {
     assert!(p.text.contains("max.NaN.f32") && !p.text.contains("max.f32"));
 }
 
+/// The PTX back end has no float remainder; its help names functions rtriton has (it
+/// suggested `trunc`, which rtriton does not have).
+#[test]
+fn float_remainder_is_refused_with_a_help_that_uses_existing_functions() {
+    rtriton::kernel! {
+        fn frem(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>; const BLOCK: usize) {
+            let x = load(x_ptr + arange(0, BLOCK), None, None);
+            store(y_ptr + arange(0, BLOCK), x % x, None);
+        }
+    }
+    let e = compile_plain(&frem(), &[("BLOCK", 128)], &PtxOptions::default()).unwrap_err();
+    assert!(e.has_code(Code::PtxUnsupported), "{e}");
+    let e = e.to_string();
+    assert!(e.contains("`rem` on f32 is not supported by the PTX back end"), "{e}");
+    assert!(
+        e.ends_with(
+            "help: compute the remainder with floor, ceil and where_: with q = x / y, \
+             x - where_(q.lt(0.0), ceil(q), floor(q)) * y (the sign of x, as C's fmod)"
+        ),
+        "{e}"
+    );
+    assert!(!e.contains("trunc"), "{e}");
+}
+
 /// The error compiling `v`'s fixture copy gives (the text names the fixture's lines, so an
 /// edit of `row_max.rs` does not change it).
 fn compile_err(v: RowMaxVariant, constexprs: Vec<(&'static str, i64)>, o: &PtxOptions) -> PtxError {
@@ -175,7 +199,7 @@ fn block_over_register_budget_is_an_error() {
     assert!(e.has_code(Code::PtxRegisterBudget), "{e}");
     assert_eq!(
         e.to_string(),
-        "error: kernel `row_max` at tests/src/fixtures/row_max_family.rs:19: block tensor<65536xi32> needs 512 registers per thread with num_warps = 4 (the budget is 128 per value)\n  help: use a smaller block (loop over the row in blocks) or more warps"
+        "error[RT0802]: kernel `row_max` at tests/src/fixtures/row_max_family.rs:19: block tensor<65536xi32> needs 512 registers per thread with num_warps = 4 (the budget is 128 per value)\n  help: use a smaller block (loop over the row in blocks) or more warps"
     );
 }
 
@@ -184,7 +208,7 @@ fn num_warps_without_layout_is_an_error() {
     let e = compile_err(RowMaxVariant::RowMax, vec![("BLOCK", 1024)], &options(Arch::Sm86, 3));
     assert!(e.has_code(Code::PtxUnsupported) && !e.has_code(Code::PtxRegisterBudget), "{e}");
     let e = e.to_string();
-    assert!(e.starts_with("error: kernel `row_max` at tests/src/fixtures/row_max_family.rs:"), "{e}");
+    assert!(e.starts_with("error[RT0801]: kernel `row_max` at tests/src/fixtures/row_max_family.rs:"), "{e}");
     assert!(e.contains("num_warps = 3 has no valid layout"), "{e}");
 }
 
@@ -291,7 +315,7 @@ fn unsupported_op_is_an_error_naming_the_line() {
     assert_eq!(
         e,
         format!(
-            "error: kernel `cumsum_wide` at tests/tests/ptx_decisions.rs:{line}: this scan of a tensor<8192xf32> block needs 65536 bytes of shared memory (at most 49152)\n  help: scan a smaller block (loop over the axis in blocks and carry the last value)"
+            "error[RT0801]: kernel `cumsum_wide` at tests/tests/ptx_decisions.rs:{line}: this scan of a tensor<8192xf32> block needs 65536 bytes of shared memory (at most 49152)\n  help: scan a smaller block (loop over the axis in blocks and carry the last value)"
         )
     );
 }

@@ -286,7 +286,7 @@ fn a_barrier_only_some_threads_reach_is_reported_with_the_whole_diagnostic() {
     assert_eq!(
         e.to_string(),
         format!(
-            "error: kernel `row_max` at {}: bar.sync 0 is reached by 32 of the CTA's 128 threads; thread 32 does not reach it (it left a loop whose trip count differs between threads, or skipped a branch the others took)\n  at: program (0, 0, 0), thread 32 (warp 1, lane 0)\n  op: {op}\n  inst: bar.sync 0;\n  help: every thread of the CTA must execute every bar.sync: keep barriers out of divergent code (loop bounds and branch conditions must be uniform)",
+            "error[RT0507]: kernel `row_max` at {}: bar.sync 0 is reached by 32 of the CTA's 128 threads; thread 32 does not reach it (it left a loop whose trip count differs between threads, or skipped a branch the others took)\n  at: program (0, 0, 0), thread 32 (warp 1, lane 0)\n  op: {op}\n  inst: bar.sync 0;\n  help: every thread of the CTA must execute every bar.sync: keep barriers out of divergent code (loop bounds and branch conditions must be uniform)",
             row_max_store_line()
         )
     );

@@ -150,7 +150,7 @@ fn loop_carried_pointers_keep_their_base_parameter() {
     assert_eq!(
         check_offsets(&k, &[huge]).expect_err("refused").to_string(),
         "\
-error: kernel `row_sum_carried_ptrs` at tests/tests/teach_explain.rs:15: launch refused: tensor `x_ptr` has 3221225472 elements and a maximum element offset of 3221225471, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
+error[RT0601]: kernel `row_sum_carried_ptrs` at tests/tests/teach_explain.rs:15: launch refused: tensor `x_ptr` has 3221225472 elements and a maximum element offset of 3221225471, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
   help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
     );
 }
@@ -222,9 +222,9 @@ kernel row_max_i32(x_ptr: *f32, y_ptr: *f32, n_rows: i32, n_cols: i32, stride_ro
 constexprs: BLOCK = 1024
 
 lint: 2 findings
-error: kernel `row_max_i32` at {at}: the offset into `x_ptr` multiplies program_id(0) by `stride_row` in i32: it wraps past 2^31 - 1 elements and addresses the wrong memory on large tensors
+error[RT0302]: kernel `row_max_i32` at {at}: the offset into `x_ptr` multiplies program_id(0) by `stride_row` in i32: it wraps past 2^31 - 1 elements and addresses the wrong memory on large tensors
   help: promote the index tensor before multiplying: `program_id(0).to::<i64>()` or `offs.to::<i64>()`, so the product runs in i64 [i32-index-product, from triton-lang/triton#832]
-error: kernel `row_max_i32` at {at}: the offset into `x_ptr` multiplies an arange index tensor by `stride_col` in i32: it wraps past 2^31 - 1 elements and addresses the wrong memory on large tensors
+error[RT0302]: kernel `row_max_i32` at {at}: the offset into `x_ptr` multiplies an arange index tensor by `stride_col` in i32: it wraps past 2^31 - 1 elements and addresses the wrong memory on large tensors
   help: promote the index tensor before multiplying: `program_id(0).to::<i64>()` or `offs.to::<i64>()`, so the product runs in i64 [i32-index-product, from triton-lang/triton#832]
 "
         )
@@ -346,7 +346,7 @@ fn lint_subcommand() {
     assert_eq!(run_captured(["rtriton", "lint", "row_max_i64_index"]), (0, "row_max_i64_index: no findings\n".into()));
     let (code, out) = run_captured(["rtriton", "lint", "row_max_i32", "--deny"]);
     assert_eq!(code, 1);
-    assert!(out.starts_with(&format!("error: kernel `row_max_i32` at {}: ", row_max_i32_load())), "{out}");
+    assert!(out.starts_with(&format!("error[RT0302]: kernel `row_max_i32` at {}: ", row_max_i32_load())), "{out}");
     assert!(out.ends_with("\nrow_max_i32: 2 findings\n"), "{out}");
     let (code, out) = run_captured(["rtriton", "lint", "row_max_i32", "--allow", "i32-index-product", "--deny"]);
     assert_eq!((code, out.as_str()), (0, "row_max_i32: no findings\n"));

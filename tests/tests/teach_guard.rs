@@ -62,7 +62,7 @@ fn refuses_the_i32_variant_past_2_pow_31() {
     assert_eq!(
         err.to_string(),
         "\
-error: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: launch refused: tensor `x_ptr` has 2147516416 elements and a maximum element offset of 2147516415, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
+error[RT0601]: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: launch refused: tensor `x_ptr` has 2147516416 elements and a maximum element offset of 2147516415, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
   help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
     );
 }
@@ -93,7 +93,7 @@ fn an_extent_for_no_pointer_parameter_is_an_error() {
     assert_eq!(
         check_offsets(&k, &[bad]).expect_err("not a pointer").to_string(),
         "\
-error: kernel `row_max` at tests/src/fixtures/row_max_family.rs:13: the overflow guard got an extent for `n_rows`, which is not a pointer parameter
+error[RT0601]: kernel `row_max` at tests/src/fixtures/row_max_family.rs:13: the overflow guard got an extent for `n_rows`, which is not a pointer parameter
   help: pass extents for the pointer parameters: x_ptr, y_ptr"
     );
 }
@@ -137,7 +137,7 @@ fn guard_before_the_interpreter(#[case] variant: RowMaxVariant) {
         assert_eq!(
             verdict.expect_err("refused").to_string(),
             "\
-error: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: launch refused: tensor `x_ptr` has 3221225472 elements and a maximum element offset of 3221225471, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
+error[RT0601]: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: launch refused: tensor `x_ptr` has 3221225472 elements and a maximum element offset of 3221225471, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
   help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
         );
     }

@@ -33,16 +33,16 @@ fn check(variant: RowMaxVariant, expected: &str) {
 }
 
 const I64_STRIDES_FINDINGS: &str = "\
-warning: kernel `row_max_i64_strides` at tests/src/fixtures/row_max_family.rs:71: `.to()` on the integer argument `stride_row`: in Triton this argument becomes a constant when it is 1 and `.to` raises AttributeError: 'int' object has no attribute 'to' (for every input where `stride_row` is 1, e.g. a contiguous dimension's stride)
+warning[RT0301]: kernel `row_max_i64_strides` at tests/src/fixtures/row_max_family.rs:71: `.to()` on the integer argument `stride_row`: in Triton this argument becomes a constant when it is 1 and `.to` raises AttributeError: 'int' object has no attribute 'to' (for every input where `stride_row` is 1, e.g. a contiguous dimension's stride)
   help: promote the index tensor instead: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride_row`, and let `stride_row` widen by promotion [to-on-specializable-arg, from triton-lang/triton#2939]
-warning: kernel `row_max_i64_strides` at tests/src/fixtures/row_max_family.rs:72: `.to()` on the integer argument `stride_col`: in Triton this argument becomes a constant when it is 1 and `.to` raises AttributeError: 'int' object has no attribute 'to' (for every input where `stride_col` is 1, e.g. a contiguous dimension's stride)
+warning[RT0301]: kernel `row_max_i64_strides` at tests/src/fixtures/row_max_family.rs:72: `.to()` on the integer argument `stride_col`: in Triton this argument becomes a constant when it is 1 and `.to` raises AttributeError: 'int' object has no attribute 'to' (for every input where `stride_col` is 1, e.g. a contiguous dimension's stride)
   help: promote the index tensor instead: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride_col`, and let `stride_col` widen by promotion [to-on-specializable-arg, from triton-lang/triton#2939]
 ";
 
 const ROW_MAX_I32: &str = "\
-warning: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: the offset into `x_ptr` multiplies program_id(0) by `stride_row` in i32: it wraps past 2^31 - 1 elements and addresses the wrong memory on large tensors
+warning[RT0302]: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: the offset into `x_ptr` multiplies program_id(0) by `stride_row` in i32: it wraps past 2^31 - 1 elements and addresses the wrong memory on large tensors
   help: promote the index tensor before multiplying: `program_id(0).to::<i64>()` or `offs.to::<i64>()`, so the product runs in i64 [i32-index-product, from triton-lang/triton#832]
-warning: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: the offset into `x_ptr` multiplies an arange index tensor by `stride_col` in i32: it wraps past 2^31 - 1 elements and addresses the wrong memory on large tensors
+warning[RT0302]: kernel `row_max_i32` at tests/src/fixtures/row_max_family.rs:111: the offset into `x_ptr` multiplies an arange index tensor by `stride_col` in i32: it wraps past 2^31 - 1 elements and addresses the wrong memory on large tensors
   help: promote the index tensor before multiplying: `program_id(0).to::<i64>()` or `offs.to::<i64>()`, so the product runs in i64 [i32-index-product, from triton-lang/triton#832]
 ";
 
@@ -60,7 +60,7 @@ fn row_max_family(#[case] variant: RowMaxVariant, #[case] expected: &str) {
 #[test]
 fn do_not_specialize_stride_blocks_vectorization() {
     let expected = "\
-warning: kernel `copy_unspecialized_stride` at tests/tests/teach_lint.rs:21: `stride` is #[do_not_specialize] and multiplies an element index in a pointer offset: it is never folded to 1, so this access is not known to be contiguous and is not vectorized even when `stride` is 1
+warning[RT0303]: kernel `copy_unspecialized_stride` at tests/tests/teach_lint.rs:21: `stride` is #[do_not_specialize] and multiplies an element index in a pointer offset: it is never folded to 1, so this access is not known to be contiguous and is not vectorized even when `stride` is 1
   help: drop #[do_not_specialize] from `stride` (use #[do_not_specialize_on_alignment] to keep the folding and drop only the hint); in Triton, also leave the stride unannotated [unspecialized-unit-stride, from triton-lang/triton#9834]
 ";
     assert_eq!(render(&copy_unspecialized_stride(), &[("BLOCK", 256)], &LintOptions::default()), expected);
@@ -94,7 +94,7 @@ fn deny_makes_findings_errors_and_refuses_compilation() {
     let CompileError::LintDenied(diags) = err else { panic!("expected a lint refusal, got {err}") };
     // Findings are told apart by code: both are the `.to()` rule's.
     assert!(diags.0.iter().all(|d| Rule::from_diag_code(d.code) == Some(Rule::ToOnSpecializableArg)), "{diags}");
-    assert_eq!(format!("{diags}\n"), I64_STRIDES_FINDINGS.replace("warning:", "error:"));
+    assert_eq!(format!("{diags}\n"), I64_STRIDES_FINDINGS.replace("warning[", "error["));
     // By default the same compile goes ahead with the findings as warnings.
     let ok = CompileSession::new()
         .checked(

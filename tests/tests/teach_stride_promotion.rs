@@ -40,12 +40,12 @@ fn args(c: &RowMaxCase) -> Vec<ArgValue> {
 }
 
 const STRIDE_ROW_ERROR: &str = "\
-error: kernel `row_max_i64_strides` at tests/src/fixtures/row_max_family.rs:71: AttributeError: 'int' object has no attribute 'to'
+error[RT0102]: kernel `row_max_i64_strides` at tests/src/fixtures/row_max_family.rs:71: AttributeError: 'int' object has no attribute 'to'
   note: Triton specializes an integer argument equal to 1 into the constant 1 (a plain int, key (\"constexpr\", 1)), so `stride_row` is not a tensor here and has no `.to()`; this fails for every input where `stride_row` is 1 (a contiguous dimension's stride) and compiles only for other values
   help: promote the index tensor instead of the scalar argument: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride_row`, and let `stride_row` widen to i64 by promotion";
 
 const STRIDE_COL_ERROR: &str = "\
-error: kernel `row_max_i64_strides` at tests/src/fixtures/row_max_family.rs:72: AttributeError: 'int' object has no attribute 'to'
+error[RT0102]: kernel `row_max_i64_strides` at tests/src/fixtures/row_max_family.rs:72: AttributeError: 'int' object has no attribute 'to'
   note: Triton specializes an integer argument equal to 1 into the constant 1 (a plain int, key (\"constexpr\", 1)), so `stride_col` is not a tensor here and has no `.to()`; this fails for every input where `stride_col` is 1 (a contiguous dimension's stride) and compiles only for other values
   help: promote the index tensor instead of the scalar argument: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride_col`, and let `stride_col` widen to i64 by promotion";
 

@@ -49,7 +49,7 @@ fn arithmetic_on_a_folded_argument_stays_a_constexpr() {
     assert_eq!(
         trace(&scaled_stride(), &[1], Semantics::Triton),
         Err("\
-error: kernel `scaled_stride` at tests/tests/teach_triton_mode.rs:14: AttributeError: 'int' object has no attribute 'to'
+error[RT0102]: kernel `scaled_stride` at tests/tests/teach_triton_mode.rs:14: AttributeError: 'int' object has no attribute 'to'
   note: Triton specializes an integer argument equal to 1 into the constant 1 (a plain int, key (\"constexpr\", 1)), so `stride` is not a tensor here and has no `.to()`; this fails for every input where `stride` is 1 (a contiguous dimension's stride) and compiles only for other values
   help: promote the index tensor instead of the scalar argument: `program_id(0).to::<i64>()` or `offs.to::<i64>() * stride`, and let `stride` widen to i64 by promotion"
             .to_string())

@@ -53,7 +53,7 @@ fn an_arange_bound_past_i64_is_an_error_not_a_wrap() {
     assert_eq!(
         trace_error(&arange_past_i64()),
         "\
-error: kernel `arange_past_i64` at tests/tests/user_sizes.rs:25: arange(9223372036854775808, 0) does not fit i32
+error[RT0101]: kernel `arange_past_i64` at tests/tests/user_sizes.rs:25: arange(9223372036854775808, 0) does not fit i32
   help: keep arange bounds in i32 and add a scalar offset"
     );
 }
@@ -63,7 +63,7 @@ fn arange_from_usize_max_is_not_read_as_minus_one() {
     assert_eq!(
         trace_error(&arange_from_usize_max()),
         "\
-error: kernel `arange_from_usize_max` at tests/tests/user_sizes.rs:32: arange(18446744073709551615, 0) does not fit i32
+error[RT0101]: kernel `arange_from_usize_max` at tests/tests/user_sizes.rs:32: arange(18446744073709551615, 0) does not fit i32
   help: keep arange bounds in i32 and add a scalar offset"
     );
 }
@@ -73,7 +73,7 @@ fn an_arange_whose_length_overflows_i64_is_an_error() {
     assert_eq!(
         trace_error(&arange_across_i64()),
         "\
-error: kernel `arange_across_i64` at tests/tests/user_sizes.rs:46: arange(4611686018427387904, 9223372036854775808) does not fit i32
+error[RT0101]: kernel `arange_across_i64` at tests/tests/user_sizes.rs:46: arange(4611686018427387904, 9223372036854775808) does not fit i32
   help: keep arange bounds in i32 and add a scalar offset"
     );
 }
@@ -83,7 +83,7 @@ fn a_block_whose_element_count_overflows_is_an_error() {
     assert_eq!(
         trace_error(&full_past_usize()),
         "\
-error: kernel `full_past_usize` at tests/tests/user_sizes.rs:39: block shape [4294967296, 4294967296] is not made of powers of two or has more than 1048576 elements
+error[RT0101]: kernel `full_past_usize` at tests/tests/user_sizes.rs:39: block shape [4294967296, 4294967296] is not made of powers of two or has more than 1048576 elements
   help: use power-of-two block dims and mask the tail"
     );
 }

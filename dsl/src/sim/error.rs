@@ -85,7 +85,7 @@ impl fmt::Display for Address {
 /// One failed check of one launch. Renders like the other stages' diagnostics:
 ///
 /// ```text
-/// error: kernel `row_max` at src/my_kernels.rs:21: out-of-bounds global load: 4-byte access at 0x100000320 is 0 bytes past the end of the 800-byte buffer at 0x100000000
+/// error[RT0502]: kernel `row_max` at src/my_kernels.rs:21: out-of-bounds global load: 4-byte access at 0x100000320 is 0 bytes past the end of the 800-byte buffer at 0x100000000
 ///   at: program (1, 0, 0), thread 100 (warp 3, lane 4), global address 0x100000320
 ///   op: %16 = load : tensor<128xf32> #blocked (1 per thread)
 ///   inst: @%p12 ld.global.f32 %f13, [%rd11];

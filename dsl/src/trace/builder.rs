@@ -216,7 +216,7 @@ impl Builder {
     pub(crate) fn bind_constexpr<C: ConstexprValue + Default>(&mut self, name: &'static str) -> C {
         let Some(v) = self.kernel.constexpr(name) else {
             // Reported once by `Builder::new`; the body still runs to find other errors.
-            return C::default();
+            return Self::placeholder();
         };
         match C::from_i64(v) {
             Some(c) => c,
@@ -227,9 +227,16 @@ impl Builder {
                     format!("constexpr `{name}` = {v} does not fit its declared type {}", C::TYPE_NAME),
                     "pass a value in range for the type",
                 );
-                C::default()
+                Self::placeholder()
             }
         }
+    }
+
+    /// The value a constexpr that has no usable value traces with, after its error: 1,
+    /// valid wherever a block size or a count is expected, so the rest of the body reports
+    /// its own errors only (0 added a misleading "arange(0, 0) has 0 elements").
+    fn placeholder<C: ConstexprValue + Default>() -> C {
+        C::from_i64(1).unwrap_or_default()
     }
 
     /// True if `v` is an integer type value.

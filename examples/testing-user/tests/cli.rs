@@ -124,3 +124,24 @@ fn validate_on_a_gpu_adds_the_device() {
         "{stdout}"
     );
 }
+
+/// A user's command line (`App`) prints through the same writer as `rtriton`: a closed
+/// pipe ends it quietly with status 0, a full disk is an error naming stdout (both
+/// panicked in `print!`).
+#[test]
+fn output_errors_never_panic() {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let out = Command::new(bin()).arg("list").stdout(writer).output().expect("the binary runs");
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stderr).as_ref()), (Some(0), ""));
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        if cfg!(target_os = "linux") {
+            panic!("/dev/full exists on Linux");
+        }
+        return;
+    };
+    let out = Command::new(bin()).arg("list").stdout(full).output().expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("could not write the output to stdout: No space left on device"), "{stderr}");
+}

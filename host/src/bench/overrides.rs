@@ -52,9 +52,18 @@ impl Overrides {
             return Err(format!("`{text}`: a grid has 3 axes; give N, X,Y or X,Y,Z"));
         }
         axes.iter()
-            .map(|a| match a.parse::<u32>() {
-                Ok(n) if n >= 1 => Ok(n),
-                _ => Err(format!("`{text}`: `{a}` is not a count of programs (an integer from 1)")),
+            .map(|a| {
+                let digits = !a.is_empty() && a.bytes().all(|b| b.is_ascii_digit());
+                match a.parse::<u32>() {
+                    Ok(n) if n >= 1 => Ok(n),
+                    Ok(_) => Err(format!("`{text}`: a grid axis needs at least 1 program, not `{a}`")),
+                    Err(_) if digits => Err(format!(
+                        "`{text}`: `{a}` is too large; a grid axis takes at most {} programs (the device's own limit, \
+                         checked at launch, is 2147483647 along x and 65535 along y and z)",
+                        u32::MAX
+                    )),
+                    Err(_) => Err(format!("`{text}`: `{a}` is not a count of programs (a whole number from 1)")),
+                }
             })
             .collect()
     }
@@ -212,7 +221,20 @@ mod tests {
         assert_eq!(Overrides::parse_programs("132"), Ok(vec![132]));
         assert_eq!(Overrides::parse_programs("2, 2048"), Ok(vec![2, 2048]));
         assert_eq!(Overrides::parse_programs("1,2,3"), Ok(vec![1, 2, 3]));
-        for (bad, says) in [("0", "`0` is not"), ("1,2,3,4", "3 axes"), ("x", "`x` is not"), ("4,", "`` is not")] {
+        assert_eq!(Overrides::parse_programs("4294967295"), Ok(vec![u32::MAX]));
+        for (bad, says) in [
+            ("0", "`0`: a grid axis needs at least 1 program, not `0`"),
+            ("1,2,3,4", "3 axes"),
+            ("x", "`x` is not a count of programs (a whole number from 1)"),
+            ("4,", "`` is not"),
+            ("-1", "`-1` is not a count"),
+            (
+                "4294967296",
+                "`4294967296`: `4294967296` is too large; a grid axis takes at most 4294967295 programs (the device's \
+                 own limit, checked at launch, is 2147483647 along x and 65535 along y and z)",
+            ),
+            ("1,99999999999999999999999", "`99999999999999999999999` is too large"),
+        ] {
             let e = Overrides::parse_programs(bad).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");
         }

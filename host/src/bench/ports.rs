@@ -393,11 +393,39 @@ pub fn load_tutorial_peers(path: &Path) -> Result<Vec<TutorialPeer>, String> {
     Ok(file.results)
 }
 
-/// Reads a report an earlier `bench --kernel ... --json` wrote.
+/// Reads a report an earlier `bench --kernel ... --json` wrote: at least one row, each
+/// with a shape whose element count fits a machine word, and any time positive and finite.
 pub fn load_ports_report(path: &Path) -> Result<PortsReport, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("--load {}: {e}", path.display()))?;
-    serde_json::from_str(&text)
-        .map_err(|e| format!("--load {}: not a `bench --kernel` report (--json): {e}", path.display()))
+    let report: PortsReport = serde_json::from_str(&text)
+        .map_err(|e| format!("--load {}: not a `bench --kernel` report (--json): {e}", path.display()))?;
+    let at = |what: String| {
+        format!("--load {}: {what}; write the report with rtriton bench --kernel ... --json", path.display())
+    };
+    if report.rows.is_empty() {
+        return Err(at("the report has no rows".into()));
+    }
+    for (i, r) in report.rows.iter().enumerate() {
+        let bad = |what: String| at(format!("row {i} ({} {}): {what}", r.kernel, r.dtype));
+        if r.shape.is_empty() || r.shape.contains(&0) {
+            return Err(bad(format!("the shape {:?} has no elements", r.shape)));
+        }
+        if r.shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)).is_none() {
+            return Err(bad(format!("the shape {:?} has more elements than this machine can count", r.shape)));
+        }
+        let mut times: Vec<(&str, Option<f64>)> = vec![("ms", r.ms), ("tbps", r.tbps)];
+        if let Some(s) = &r.summary {
+            times.extend([("median_ms", Some(s.median_ms)), ("min_ms", Some(s.min_ms)), ("max_ms", Some(s.max_ms))]);
+        }
+        for (name, t) in times {
+            if let Some(t) = t
+                && !(t.is_finite() && t > 0.0)
+            {
+                return Err(bad(format!("{name} is {t}; it must be a positive, finite number")));
+            }
+        }
+    }
+    Ok(report)
 }
 
 /// One line of the combined table: rtriton and its peers on one point.

@@ -70,6 +70,8 @@ impl BenchReport {
 
 /// A report `bench --json` wrote, to show again (with peers merged, or plotted) without
 /// measuring: the rows as written, the device line saying which build measured them.
+/// The file must hold at least one row, and each row must pass [`check_row`]: a loaded
+/// report is shown as a measurement, so it must say what a measurement could.
 pub fn load_report(path: &std::path::Path) -> Result<BenchReport, String> {
     #[derive(serde::Deserialize)]
     struct Saved {
@@ -90,9 +92,60 @@ pub fn load_report(path: &std::path::Path) -> Result<BenchReport, String> {
         s.build["commit"].as_str().unwrap_or("unknown"),
         path.display()
     );
+    let at = |what: String| format!("--load {}: {what}; write the report with rtriton bench --json", path.display());
+    if s.rows.is_empty() {
+        return Err(at("the report has no rows".into()));
+    }
+    for (i, r) in s.rows.iter().enumerate() {
+        check_row(r).map_err(|e| at(format!("row {i} ({} on {}): {e}", r.kernel, r.shape)))?;
+    }
     let mut rows = s.rows;
     super::derive_ratios(&mut rows);
     Ok(BenchReport::new(device, s.warmup, s.iters, s.flush_bytes, rows))
+}
+
+/// Whether a loaded row says what a measured one would: its shape name parses and its
+/// sizes, strides and offset are the name's; a time is positive and finite, and its
+/// percentiles are in order.
+pub fn check_row(r: &BenchRow) -> Result<(), String> {
+    let shape =
+        super::BenchShape::parse(&r.shape).map_err(|e| format!("the shape `{}` is not a bench shape: {e}", r.shape))?;
+    let l = shape.layout();
+    let said = (r.n_rows, r.n_cols, r.stride_row, r.stride_col, r.offset);
+    let named = (shape.n_rows, shape.n_cols, l.stride_row, l.stride_col, l.offset);
+    if said != named {
+        return Err(format!(
+            "shape `{}` means (rows, cols, stride_row, stride_col, offset) = {named:?}, but the row says {said:?}",
+            r.shape
+        ));
+    }
+    if let super::BenchStatus::Timed { summary: s } = &r.status {
+        let times = [
+            ("median_ms", s.median_ms),
+            ("p10_ms", s.p10_ms),
+            ("p90_ms", s.p90_ms),
+            ("min_ms", s.min_ms),
+            ("max_ms", s.max_ms),
+        ];
+        for (name, t) in times {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(format!("{name} is {t}; a time must be a positive, finite number of milliseconds"));
+            }
+        }
+        if s.samples == 0 {
+            return Err("a timed row with 0 samples".into());
+        }
+        if !(s.min_ms <= s.p10_ms && s.p10_ms <= s.median_ms && s.median_ms <= s.p90_ms && s.p90_ms <= s.max_ms) {
+            return Err(format!(
+                "the times are out of order (min {} <= p10 {} <= median {} <= p90 {} <= max {} must hold)",
+                s.min_ms, s.p10_ms, s.median_ms, s.p90_ms, s.max_ms
+            ));
+        }
+    }
+    if r.bytes == 0 {
+        return Err("bytes is 0; a row counts the bytes it moved".into());
+    }
+    Ok(())
 }
 
 fn ms(v: f64) -> String {

@@ -51,14 +51,21 @@ pub fn default_shapes() -> Vec<BenchShape> {
     DEFAULT_SHAPES.iter().map(|s| BenchShape::parse(s).expect("the default shapes parse")).collect()
 }
 
-fn number(text: &str, what: &str) -> Result<usize, String> {
+/// The bytes of one element of every bench input (f32).
+pub const ELEMENT_BYTES: usize = 4;
+
+/// The most bytes one buffer may take: Rust's (and the driver's) allocation limit.
+pub const MAX_BUFFER_BYTES: usize = isize::MAX as usize;
+
+/// A whole number of at least `min` (0 or 1), in decimal digits.
+fn number(text: &str, what: &str, min: usize) -> Result<usize, String> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!("{what} `{text}` is not a whole number"));
     }
     match text.parse::<usize>() {
-        Ok(0) => Err(format!("{what} must be at least 1")),
+        Ok(n) if n < min => Err(format!("{what} `{text}` must be at least {min}")),
         Ok(n) => Ok(n),
-        Err(_) => Err(format!("{what} `{text}` is too large")),
+        Err(_) => Err(format!("{what} `{text}` is too large (at most {})", usize::MAX)),
     }
 }
 
@@ -72,28 +79,49 @@ impl BenchShape {
             None => (text, None),
         };
         let (rows, cols) = dims.split_once('x').ok_or_else(|| format!("no `x` between ROWS and COLS; {FORM}"))?;
-        let n_rows = number(rows, "ROWS").map_err(|e| format!("{e}; {FORM}"))?;
-        let n_cols = number(cols, "COLS").map_err(|e| format!("{e}; {FORM}"))?;
+        let n_rows = number(rows, "ROWS", 1).map_err(|e| format!("{e}; {FORM}"))?;
+        let n_cols = number(cols, "COLS", 1).map_err(|e| format!("{e}; {FORM}"))?;
         let view = match view {
             None | Some("contiguous") => BenchView::Contiguous,
             Some("T") => BenchView::Transposed,
             Some(v) => match v.split_once('=') {
                 Some(("stride", k)) => {
-                    BenchView::Stride(number(k, "the stride K").map_err(|e| format!("{e}; {FORM}"))?)
+                    BenchView::Stride(number(k, "the stride K", 1).map_err(|e| format!("{e}; {FORM}"))?)
                 }
+                // An offset of 0 is the contiguous view; allowed for scripts that sweep K.
                 Some(("offset", k)) => {
-                    // An offset of 0 is the contiguous view; allow it for scripts that sweep K.
-                    let k = if k == "0" { 0 } else { number(k, "the offset K").map_err(|e| format!("{e}; {FORM}"))? };
-                    BenchView::Offset(k)
+                    BenchView::Offset(number(k, "the offset K", 0).map_err(|e| format!("{e}; {FORM}"))?)
                 }
                 _ => return Err(format!("unknown view `{v}`; {FORM}")),
             },
         };
         let shape = BenchShape { n_rows, n_cols, view };
-        shape
-            .buffer_len()
-            .ok_or_else(|| format!("the buffer of {text} has more elements than this machine can count"))?;
+        shape.check_size()?;
         Ok(shape)
+    }
+
+    /// Whether the buffer fits one allocation: its elements, and its bytes, counted with
+    /// checked arithmetic (rows x cols, x the stride or + the offset, x 4 bytes), so a
+    /// shape too large is refused here, before anything is allocated.
+    pub fn check_size(&self) -> Result<(), String> {
+        if self.buffer_bytes().is_some() {
+            return Ok(());
+        }
+        // The counts for the message, in u128: rows x cols fits, x a stride may not.
+        let (r, c) = (self.n_rows as u128, self.n_cols as u128);
+        let elements = match self.view {
+            BenchView::Contiguous | BenchView::Transposed => Some(r * c),
+            BenchView::Stride(k) => (r * c).checked_mul(k as u128),
+            BenchView::Offset(o) => (r * c).checked_add(o as u128),
+        };
+        let counts = match elements.and_then(|e| Some((e, e.checked_mul(ELEMENT_BYTES as u128)?))) {
+            Some((e, b)) => format!("{e} f32 elements ({b} bytes)"),
+            None => "more than 2^126 f32 elements".to_string(),
+        };
+        Err(format!(
+            "the buffer of {self} holds {counts}, more than one allocation can take ({MAX_BUFFER_BYTES} bytes); give \
+             fewer rows or columns"
+        ))
     }
 
     /// Elements of the whole buffer the view lives in, or `None` past `usize`.
@@ -104,6 +132,11 @@ impl BenchShape {
             BenchView::Stride(k) => r.checked_mul(c)?.checked_mul(k),
             BenchView::Offset(o) => r.checked_mul(c)?.checked_add(o),
         }
+    }
+
+    /// Bytes of the whole buffer, or `None` past [`MAX_BUFFER_BYTES`].
+    pub fn buffer_bytes(&self) -> Option<usize> {
+        self.buffer_len()?.checked_mul(ELEMENT_BYTES).filter(|&b| b <= MAX_BUFFER_BYTES)
     }
 
     pub fn numel(&self) -> usize {
@@ -181,24 +214,57 @@ mod tests {
     #[rstest]
     #[case::no_x("4096", "no `x` between ROWS and COLS")]
     #[case::no_cols("4096x", "COLS `` is not a whole number")]
-    #[case::zero_rows("0x5", "ROWS must be at least 1")]
+    #[case::zero_rows("0x5", "ROWS `0` must be at least 1")]
     #[case::negative("-1x5", "ROWS `-1` is not a whole number")]
     #[case::plus("+1x5", "ROWS `+1` is not a whole number")]
-    #[case::hex("0x10", "ROWS must be at least 1")]
+    #[case::hex("0x10", "ROWS `0` must be at least 1")]
     #[case::spaces("4 x 5", "ROWS `4 ` is not a whole number")]
-    #[case::too_large("99999999999999999999x1", "ROWS `99999999999999999999` is too large")]
+    #[case::too_large(
+        "99999999999999999999x1",
+        "ROWS `99999999999999999999` is too large (at most 18446744073709551615)"
+    )]
     #[case::unknown_view("8x8:R", "unknown view `R`")]
-    #[case::zero_stride("8x8:stride=0", "the stride K must be at least 1")]
+    #[case::zero_stride("8x8:stride=0", "the stride K `0` must be at least 1")]
+    #[case::zero_stride_two_digits("8x8:stride=00", "the stride K `00` must be at least 1")]
     #[case::bad_offset("8x8:offset=-2", "the offset K `-2` is not a whole number")]
     fn bad_shapes_say_what_is_wrong_and_the_form(#[case] text: &str, #[case] why: &str) {
         assert_eq!(BenchShape::parse(text).unwrap_err(), format!("{why}; {FORM}"));
     }
 
+    /// Each product a shape makes (elements, bytes, strides, offsets) is checked: a buffer
+    /// past one allocation is refused by the parser, whose message gives the counts (these
+    /// passed it and then panicked with "capacity overflow" or a multiply overflow).
+    #[rstest]
+    #[case::square("3037000500x3037000500", "9223372037000250000 f32 elements (36893488148001000000 bytes)")]
+    #[case::bytes_overflow("2305843009213693952x4", "9223372036854775808 f32 elements (36893488147419103232 bytes)")]
+    #[case::cols_max("1x18446744073709551615", "18446744073709551615 f32 elements (73786976294838206460 bytes)")]
+    #[case::elements_overflow(
+        "4294967296x4294967296",
+        "18446744073709551616 f32 elements (73786976294838206464 bytes)"
+    )]
+    #[case::stride("2x2:stride=4611686018427387904", "18446744073709551616 f32 elements")]
+    #[case::offset("2x2:offset=18446744073709551615", "18446744073709551619 f32 elements")]
+    #[case::past_u128(
+        "18446744073709551615x18446744073709551615:stride=18446744073709551615",
+        "more than 2^126 f32 elements"
+    )]
+    #[case::just_past("1x2305843009213693952", "2305843009213693952 f32 elements (9223372036854775808 bytes)")]
+    fn a_buffer_past_one_allocation_is_refused(#[case] text: &str, #[case] counts: &str) {
+        let e = BenchShape::parse(text).unwrap_err();
+        assert!(e.starts_with(&format!("the buffer of {text} holds ")), "{e}");
+        assert!(e.contains(counts), "{e}");
+        assert!(
+            e.contains("more than one allocation can take (9223372036854775807 bytes); give fewer rows or columns"),
+            "{e}"
+        );
+    }
+
     #[test]
-    fn a_buffer_past_usize_is_refused() {
-        let e = BenchShape::parse(&format!("{}x{}:stride=2", usize::MAX / 2, 2)).unwrap_err();
-        assert!(e.contains("more elements than this machine can count"), "{e}");
+    fn the_largest_allocation_is_accepted_and_offsets_of_zero_in_any_spelling() {
+        let s = BenchShape::parse("1x2305843009213693951").unwrap();
+        assert_eq!(s.buffer_bytes(), Some(isize::MAX as usize - 3));
         assert_eq!(BenchShape::parse("8x8:offset=0").unwrap().layout().offset, 0);
+        assert_eq!(BenchShape::parse("4x4:offset=00").unwrap(), BenchShape::parse("4x4:offset=0").unwrap());
     }
 
     #[test]

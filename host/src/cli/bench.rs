@@ -10,6 +10,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::out::outln;
 use anyhow::Context;
 use clap::Args;
 
@@ -20,6 +21,11 @@ use crate::bench::{
 
 /// The exit status when there is no GPU to measure on.
 pub const NO_GPU_STATUS: u8 = 2;
+
+/// The flags `--load` refuses: a loaded report was measured already, so they would change
+/// nothing (clap counts only flags given, not defaults).
+const LOAD_CONFLICTS: [&str; 9] =
+    ["iters", "warmup", "variants", "shapes", "no_autotune", "flush_mib", "dtypes", "points", "check_limit"];
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -57,7 +63,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
     /// Show the report an earlier `--json` wrote instead of measuring (no GPU needed).
-    #[arg(long, value_name = "FILE")]
+    /// The flags that choose or shape a measurement are refused with it (they would be
+    /// ignored).
+    #[arg(long, value_name = "FILE", conflicts_with_all = LOAD_CONFLICTS)]
     pub load: Option<PathBuf>,
     /// Hold the run against a baseline (`bench/results/<gpu>/*-baseline.json`): fail
     /// when a point's ratio to the best peer falls more than 5% below its recorded one.
@@ -151,14 +159,33 @@ pub fn port_points(args: &BenchArgs) -> anyhow::Result<Vec<crate::ports::BenchPo
     for t in &args.points {
         anyhow::ensure!(!t.is_empty(), "--point \"\": empty text selects every point; leave --point out instead");
     }
-    let points: Vec<_> = crate::ports::select(&args.kernels)?
+    let candidates: Vec<_> = crate::ports::select(&args.kernels)?
         .iter()
         .flat_map(|p| (p.bench)())
         .filter(|p| args.dtypes.is_empty() || args.dtypes.iter().any(|d| d == p.dtype))
-        .filter(|p| args.points.is_empty() || args.points.iter().any(|t| p.label().contains(t.as_str())))
         .collect();
-    anyhow::ensure!(!points.is_empty(), "--kernel/--dtype/--point: the selection holds no point");
-    Ok(points)
+    if candidates.is_empty() {
+        let kernels = format!("--kernel {}", args.kernels.join(" --kernel "));
+        anyhow::ensure!(!args.dtypes.is_empty(), "{kernels}: these ports have no bench point");
+        anyhow::bail!(
+            "{kernels} --dtype {}: these ports have no bench point in these dtypes; leave --dtype out to see them all",
+            args.dtypes.join(" --dtype ")
+        );
+    }
+    // Each `--point` must select something: a typo is an error, not a silent no-op.
+    for t in &args.points {
+        if !candidates.iter().any(|p| p.label().contains(t.as_str())) {
+            let labels: Vec<String> = candidates.iter().map(|p| p.label()).collect();
+            anyhow::bail!(
+                "--point {t:?}: no point's label contains this text; give part of one of the labels: {}",
+                labels.join("; ")
+            );
+        }
+    }
+    Ok(candidates
+        .into_iter()
+        .filter(|p| args.points.is_empty() || args.points.iter().any(|t| p.label().contains(t.as_str())))
+        .collect())
 }
 
 /// `bench --kernel`: measure (or `--load`) the ports, join `--peers`, print the table.
@@ -196,17 +223,17 @@ fn run_ports(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             }
         }
     };
-    println!("{}", report.heading());
+    outln!("{}", report.heading())?;
     let combined = combine(&report.rows, peers.as_deref().unwrap_or(&[]));
-    print!("{}", render_markdown(&combined));
+    super::out::print(&render_markdown(&combined))?;
     let failed = report.failed();
     let unchecked = report.rows.iter().filter(|r| r.check.contains("unchecked")).count();
-    println!(
+    outln!(
         "{}: {} points measured ({unchecked} of them timed without the CPU check, over --check-limit), {failed} not \
          timed (wrong or failed, listed)",
         if failed == 0 { "ok" } else { "FAILED" },
         report.rows.len() - failed
-    );
+    )?;
     if let Some(path) = &args.json {
         let json = serde_json::to_string_pretty(&report).expect("the report serializes");
         std::fs::write(path, json).with_context(|| format!("could not write {}", path.display()))?;
@@ -241,8 +268,8 @@ fn hold_against_baseline(
         baseline.benchmark
     );
     let comparison = compare(ratios, &baseline);
-    println!("against {} (recorded on {}, {}):", path.display(), baseline.device, baseline.build);
-    print!("{}", comparison.render());
+    outln!("against {} (recorded on {}, {}):", path.display(), baseline.device, baseline.build)?;
+    super::out::print(&comparison.render())?;
     Ok(comparison.ok())
 }
 
@@ -332,9 +359,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         merge_peers(&mut rows, peers);
         report = BenchReport::new(report.device.clone(), report.warmup, report.iters, report.flush_bytes, rows);
     }
-    println!("{}", report.heading());
-    print!("{}", render_table(&report.rows));
-    println!("{}", report.summary());
+    outln!("{}", report.heading())?;
+    super::out::print(&render_table(&report.rows))?;
+    outln!("{}", report.summary())?;
     if let Some(path) = &args.json {
         let json = serde_json::to_string_pretty(&report).expect("the report serializes");
         std::fs::write(path, json).with_context(|| format!("could not write {}", path.display()))?;

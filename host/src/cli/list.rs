@@ -2,9 +2,11 @@
 
 use std::process::ExitCode;
 
+use super::out::outln;
+
 pub fn run(kernels: &super::kernels::KernelSet) -> anyhow::Result<ExitCode> {
     for def in kernels.defs() {
-        println!("{}", def.signature());
+        outln!("{}", def.signature())?;
     }
     Ok(ExitCode::SUCCESS)
 }

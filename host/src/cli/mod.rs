@@ -7,10 +7,12 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod cache;
 mod explain;
+mod explain_code;
 pub mod kernels;
 mod lint;
 mod list;
 pub mod named;
+pub mod out;
 mod ptx;
 mod suites;
 mod user;
@@ -52,6 +54,9 @@ pub enum Command {
     Lint(lint::LintArgs),
     /// Prints the PTX of one specialization (arguments drive it as a launch would).
     Ptx(ptx::PtxArgs),
+    /// Says what a diagnostic code (`error[RT0104]: ...`) means, from docs/diagnostics.md;
+    /// `--list` lists every code.
+    ExplainCode(explain_code::ExplainCodeArgs),
 }
 
 /// Parses the command line, runs the subcommand and maps errors to a non-zero status.
@@ -66,23 +71,31 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => validate::run_cli(args),
         Command::Bench(a) => bench::run(&a),
         Command::Explain(a) => {
-            let mut out = String::new();
-            let r = explain::run(&a, &kernels(), &mut out);
-            print!("{out}");
-            r.map(ExitCode::from)
+            let mut text = String::new();
+            let r = explain::run(&a, &kernels(), &mut text);
+            out::print(&text).and(r.map(ExitCode::from))
         }
         Command::Lint(a) => {
-            let mut out = String::new();
-            let r = lint::run(&a, &kernels(), &mut out);
-            print!("{out}");
-            r.map(ExitCode::from)
+            let mut text = String::new();
+            let r = lint::run(&a, &kernels(), &mut text);
+            out::print(&text).and(r.map(ExitCode::from))
         }
         Command::Ptx(a) => ptx::run(&a, &kernels()),
+        Command::ExplainCode(a) => explain_code::run(&a),
     };
+    exit_status(result)
+}
+
+/// The process's status for a command's result: a closed stdout (`| head`) is a quiet
+/// success; other errors print to stderr and give 1.
+fn exit_status(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
+        Err(e) if out::is_stdout_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("{e:#}");
+            use std::io::Write;
+            // Not `eprintln!`, which panics when stderr is closed too.
+            let _ = writeln!(std::io::stderr(), "{e:#}");
             ExitCode::FAILURE
         }
     }

@@ -53,7 +53,7 @@ pub struct PtxArgs {
 pub fn run(a: &PtxArgs, kernels: &KernelSet) -> anyhow::Result<ExitCode> {
     let mut out = String::new();
     let code = render(a, kernels, &mut out)?;
-    print!("{out}");
+    super::out::print(&out)?;
     Ok(ExitCode::from(code))
 }
 

@@ -74,10 +74,10 @@ impl App {
         });
         let (code, out) = self.run_captured_as(&name, std::env::args_os());
         if code == 0 {
-            print!("{out}");
-        } else {
-            eprint!("{out}");
+            return super::exit_status(super::out::print(&out).map(|()| ExitCode::SUCCESS));
         }
+        use std::io::Write;
+        let _ = write!(std::io::stderr(), "{out}");
         ExitCode::from(code)
     }
 

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::out::outln;
 use anyhow::Context;
 use clap::Args;
 use rtriton::spec::SpecPolicy;
@@ -25,7 +26,8 @@ pub struct ValidateArgs {
     /// Validate these ports of Triton's tutorial kernels instead of the row-max family
     /// (repeatable; `ports` for all): each port's suites on the interpreter, the simulator
     /// and the GPU (when there is one), against an f64 CPU reference.
-    #[arg(long = "kernel", value_name = "NAME", conflicts_with_all = ["variants", "huge", "reference_only", "json", "inject_fault"])]
+    /// The row-max family's flags are refused with it (they would be ignored).
+    #[arg(long = "kernel", value_name = "NAME", conflicts_with_all = ["variants", "huge", "reference_only", "json", "inject_fault", "spec", "exact_cases", "allow_skips", "no_restart"])]
     pub kernels: Vec<String>,
     /// Only these variants (repeatable; default: all, and the entry point `row_max_entry`).
     #[arg(long = "variant", value_name = "NAME")]
@@ -75,15 +77,15 @@ pub fn run_cli(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         "--reference-only runs the CUDA reference, which needs a GPU: {}",
         report.fallback_reason.as_deref().unwrap_or("the GPU was not used")
     );
-    println!("{}", report.heading());
+    outln!("{}", report.heading())?;
     if options.huge && report.backend != "gpu" {
-        println!(
+        outln!(
             "the huge case on the interpreter: the overflow guard only (row_max_i32 must be refused; the int64 \
              variants are accepted, and run on the GPU only)"
-        );
+        )?;
     }
-    print!("{}", render_tables(&report.results));
-    println!("{}", report.summary());
+    super::out::print(&render_tables(&report.results))?;
+    outln!("{}", report.summary())?;
     if let Some(path) = &args.json {
         let json = serde_json::to_string_pretty(&report).expect("the report serializes");
         std::fs::write(path, json).with_context(|| format!("could not write {}", path.display()))?;
@@ -167,12 +169,12 @@ fn run_ports(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         kernels: Vec::new(),
         cases: args.cases.clone(),
     };
-    println!("{}", crate::provenance::Provenance::current().line());
+    outln!("{}", crate::provenance::Provenance::current().line())?;
     for p in &ports {
-        println!("{}: {}", p.name, p.about);
+        outln!("{}: {}", p.name, p.about)?;
     }
     let mut out = String::new();
     let code = super::suites::run(&suite_args, &suites, rtriton_runtime::driver::Gpu::probe()?, &mut out)?;
-    print!("{out}");
+    super::out::print(&out)?;
     Ok(ExitCode::from(code))
 }

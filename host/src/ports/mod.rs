@@ -46,21 +46,25 @@ pub fn all() -> Vec<Port> {
     vec![vector_add::PORT, softmax::PORT, layer_norm::PORT, reduce::PORT, epilogue::PORT]
 }
 
-/// The ports `names` select (`ports` selects all), or an error listing the names.
+/// The ports `names` select (`ports` selects all), each once however often it is named
+/// (`--kernel vector_add --kernel vector_add` runs its cases once), or an error listing
+/// the names.
 pub fn select(names: &[String]) -> anyhow::Result<Vec<Port>> {
     let ports = all();
-    if names.iter().any(|n| n == "ports") {
-        return Ok(ports);
+    let mut out: Vec<Port> = Vec::new();
+    for n in names {
+        if n == "ports" {
+            return Ok(ports);
+        }
+        let port = ports.iter().find(|p| p.name == n.as_str()).copied().ok_or_else(|| {
+            let known: Vec<&str> = ports.iter().map(|p| p.name).collect();
+            anyhow::anyhow!("--kernel {n}: no port of that name; ports: {} (or `ports` for all)", known.join(", "))
+        })?;
+        if !out.iter().any(|p| p.name == port.name) {
+            out.push(port);
+        }
     }
-    names
-        .iter()
-        .map(|n| {
-            ports.iter().find(|p| p.name == n.as_str()).copied().ok_or_else(|| {
-                let known: Vec<&str> = ports.iter().map(|p| p.name).collect();
-                anyhow::anyhow!("--kernel {n}: no port of that name; ports: {} (or `ports` for all)", known.join(", "))
-            })
-        })
-        .collect()
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -81,5 +85,16 @@ mod tests {
             let listed: Vec<&'static str> = (port.kernels)().iter().map(|d| d.name).collect();
             assert_eq!(listed, from_suites, "port {}", port.name);
         }
+    }
+
+    #[test]
+    fn a_port_named_twice_is_selected_once() {
+        let names = |v: &[&str]| -> Vec<&'static str> {
+            let args: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+            select(&args).unwrap().iter().map(|p| p.name).collect()
+        };
+        assert_eq!(names(&["vector_add", "vector_add"]), ["vector_add"]);
+        assert_eq!(names(&["vector_add", "softmax", "vector_add"]), ["vector_add", "softmax"]);
+        assert_eq!(names(&["vector_add", "ports"]).len(), all().len());
     }
 }

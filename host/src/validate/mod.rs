@@ -463,7 +463,7 @@ mod tests {
                     reason,
                     &format!(
                         "\
-error: kernel `row_max_i32` at {at}: launch refused: tensor `x_ptr` has 2147516416 elements and a maximum element offset of 2147516415, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
+error[RT0601]: kernel `row_max_i32` at {at}: launch refused: tensor `x_ptr` has 2147516416 elements and a maximum element offset of 2147516415, past i32::MAX = 2147483647, but program_id(0) times `stride_row` is computed in i32 here and would wrap
   help: promote the index tensors to i64 before the index math (`program_id(0).to::<i64>()`, `offs.to::<i64>()`), or launch an i64-indexing variant"
                     )
                 ),
@@ -506,7 +506,11 @@ error: kernel `row_max_i32` at {at}: launch refused: tensor `x_ptr` has 21475164
         assert!(matches!(refused(&d, true), Outcome::RefusedAsExpected { .. }));
         let unexpected = refused(&d, false);
         assert!(unexpected.is_failure());
-        assert!(unexpected.label().starts_with("ERROR: the overflow guard refused an int64-indexing launch: error:"));
+        assert!(
+            unexpected
+                .label()
+                .starts_with("ERROR: the overflow guard refused an int64-indexing launch: error[RT0601]:")
+        );
         let accepted = not_refused(RowMaxVariant::RowMaxI32, &HUGE_CASE);
         assert_eq!(
             accepted.label(),

@@ -7,7 +7,12 @@
 //! | `RTRITON_AUTOTUNE` | `1`/`on` (default), `0`/`off`, `memory` | tune and keep winners in memory and on disk; never tune (the first configuration); tune, memory only |
 //! | `RTRITON_AUTOTUNE_DIR` | a folder | where winners are stored (default: `autotune/` in the PTX cache folder, `$RTRITON_CACHE_DIR` or `~/.cache/rtriton`) |
 //! | `RTRITON_PRINT_AUTOTUNING` | `1`/`0` (default) | print each choice to stderr, as Triton's `TRITON_PRINT_AUTOTUNING` |
+//!
+//! A value that is not UTF-8 is never taken for "unset": for the two switches it is an
+//! error naming the variable; the two folders are paths, used as given (a folder name
+//! need not be UTF-8).
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use rtriton::diag::{Code, Diagnostic};
@@ -54,11 +59,26 @@ impl Settings {
     /// The settings of the process environment; a value a variable does not take is an
     /// error naming `kernel` (whose autotuner reads them).
     pub fn from_env(kernel: &str) -> Result<Settings, Diagnostic> {
-        Settings::from_vars(kernel, |name| std::env::var(name).ok())
+        Settings::from_vars(kernel, |name| std::env::var_os(name))
     }
 
-    /// The settings `var` gives (a lookup of an environment variable by name).
-    pub fn from_vars(kernel: &str, var: impl Fn(&str) -> Option<String>) -> Result<Settings, Diagnostic> {
+    /// The settings `var_os` gives (a lookup of an environment variable by name).
+    pub fn from_vars(kernel: &str, var_os: impl Fn(&str) -> Option<OsString>) -> Result<Settings, Diagnostic> {
+        // A switch's value as text; not UTF-8 is an error naming the variable.
+        let var = |name: &str| -> Result<Option<String>, Diagnostic> {
+            match var_os(name) {
+                None => Ok(None),
+                Some(v) => v.into_string().map(Some).map_err(|v| {
+                    Diagnostic::error(
+                        Code::AutotuneEnv,
+                        kernel,
+                        None,
+                        format!("{name}={:?} is not valid UTF-8, so it is no value {name} takes", v.to_string_lossy()),
+                        format!("set {name} to one of the values docs/autotuning.md lists, or unset it"),
+                    )
+                }),
+            }
+        };
         let bad = |name: &str, value: &str, takes: &str| {
             Diagnostic::error(
                 Code::AutotuneEnv,
@@ -68,24 +88,25 @@ impl Settings {
                 format!("set {name} to {takes}, or unset it"),
             )
         };
-        let mode = match var(AUTOTUNE_ENV).map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+        let (mode_text, print_text) = (var(AUTOTUNE_ENV)?, var(PRINT_AUTOTUNING_ENV)?);
+        let mode = match mode_text.as_deref().map(|v| v.trim().to_ascii_lowercase()).as_deref() {
             None | Some("" | "1" | "on" | "true" | "yes") => Mode::Tune,
             Some("0" | "off" | "false" | "no") => Mode::Off,
             Some("memory") => Mode::MemoryOnly,
             Some(_) => {
-                let v = var(AUTOTUNE_ENV).unwrap_or_default();
+                let v = mode_text.unwrap_or_default();
                 return Err(bad(AUTOTUNE_ENV, &v, "1 (tune, store on disk), 0 (never tune) or memory (tune, no disk)"));
             }
         };
-        let print = match var(PRINT_AUTOTUNING_ENV).map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+        let print = match print_text.as_deref().map(|v| v.trim().to_ascii_lowercase()).as_deref() {
             None | Some("" | "0" | "off" | "false" | "no") => false,
             Some("1" | "on" | "true" | "yes") => true,
             Some(_) => {
-                let v = var(PRINT_AUTOTUNING_ENV).unwrap_or_default();
+                let v = print_text.unwrap_or_default();
                 return Err(bad(PRINT_AUTOTUNING_ENV, &v, "1 (print each choice) or 0"));
             }
         };
-        let nonempty = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let nonempty = |name: &str| var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
         let store_dir = match mode {
             Mode::Tune => nonempty(AUTOTUNE_DIR_ENV)
                 .or_else(|| nonempty(CACHE_DIR_ENV).map(|d| d.join("autotune")))
@@ -102,8 +123,36 @@ mod tests {
 
     use super::*;
 
-    fn vars(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string())
+    fn vars(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<OsString> {
+        move |name| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| OsString::from(v))
+    }
+
+    /// `name` set to bytes that are not UTF-8 (`b"\xff/x"`), the others unset.
+    #[cfg(unix)]
+    fn not_utf8(name: &'static str) -> impl Fn(&str) -> Option<OsString> {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        move |n| (n == name).then(|| OsStr::from_bytes(b"\xff/x").to_os_string())
+    }
+
+    /// A switch set to bytes that are not UTF-8 is an error naming it (it was taken for
+    /// unset); a folder that is not UTF-8 is used as given (it was dropped, and the store
+    /// moved to `~/.cache`).
+    #[cfg(unix)]
+    #[test]
+    fn values_that_are_not_utf8_are_errors_or_paths_never_unset() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        for name in [AUTOTUNE_ENV, PRINT_AUTOTUNING_ENV] {
+            let e = Settings::from_vars("k", not_utf8(name)).unwrap_err();
+            assert_eq!(e.code, Code::AutotuneEnv);
+            assert_eq!(e.message, format!("{name}=\"\u{fffd}/x\" is not valid UTF-8, so it is no value {name} takes"),);
+        }
+        let weird = PathBuf::from(OsStr::from_bytes(b"\xff/x"));
+        let s = Settings::from_vars("k", not_utf8(AUTOTUNE_DIR_ENV)).unwrap();
+        assert_eq!(s.store_dir, Some(weird.clone()));
+        let s = Settings::from_vars("k", not_utf8(CACHE_DIR_ENV)).unwrap();
+        assert_eq!(s.store_dir, Some(weird.join("autotune")));
     }
 
     #[rstest]
@@ -143,8 +192,8 @@ mod tests {
     }
 
     #[rstest]
-    #[case::mode(&[("RTRITON_AUTOTUNE", "2")], "error: kernel `k`: RTRITON_AUTOTUNE=\"2\" is not a value RTRITON_AUTOTUNE takes\n  help: set RTRITON_AUTOTUNE to 1 (tune, store on disk), 0 (never tune) or memory (tune, no disk), or unset it")]
-    #[case::print(&[("RTRITON_PRINT_AUTOTUNING", "verbose")], "error: kernel `k`: RTRITON_PRINT_AUTOTUNING=\"verbose\" is not a value RTRITON_PRINT_AUTOTUNING takes\n  help: set RTRITON_PRINT_AUTOTUNING to 1 (print each choice) or 0, or unset it")]
+    #[case::mode(&[("RTRITON_AUTOTUNE", "2")], "error[RT0754]: kernel `k`: RTRITON_AUTOTUNE=\"2\" is not a value RTRITON_AUTOTUNE takes\n  help: set RTRITON_AUTOTUNE to 1 (tune, store on disk), 0 (never tune) or memory (tune, no disk), or unset it")]
+    #[case::print(&[("RTRITON_PRINT_AUTOTUNING", "verbose")], "error[RT0754]: kernel `k`: RTRITON_PRINT_AUTOTUNING=\"verbose\" is not a value RTRITON_PRINT_AUTOTUNING takes\n  help: set RTRITON_PRINT_AUTOTUNING to 1 (print each choice) or 0, or unset it")]
     fn a_value_a_variable_does_not_take_is_an_error_naming_it(
         #[case] env: &'static [(&'static str, &'static str)],
         #[case] message: &str,

@@ -59,6 +59,65 @@ pub struct EntryInfo {
     pub state: EntryState,
 }
 
+/// What the cache folder holds: rtriton's entries, and everything else.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listing {
+    pub entries: Vec<EntryInfo>,
+    pub others: Vec<Other>,
+}
+
+/// A thing in the cache folder that is not an entry: its name and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Other {
+    pub file: String,
+    pub why: String,
+}
+
+/// What [`DiskCache::clear`] did: entries removed, and what it left (not rtriton's).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cleared {
+    pub removed: usize,
+    pub left: Vec<Other>,
+}
+
+/// Whether `file` is named as an entry: `<kernel>-<16 hex digits>.json`, the kernel an
+/// identifier ([`CacheKey::file_stem`]).
+fn is_entry_name(file: &str) -> bool {
+    let Some(stem) = file.strip_suffix(".json") else { return false };
+    let Some((kernel, hash)) = stem.rsplit_once('-') else { return false };
+    let ident = !kernel.is_empty()
+        && kernel.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !kernel.starts_with(|c: char| c.is_ascii_digit());
+    ident && hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+}
+
+/// Whether `file` is named as a write in progress ([`super::write_atomically`]'s
+/// temporary files: `.`, random letters and digits, `.tmp`).
+fn is_temp_name(file: &str) -> bool {
+    file.strip_prefix('.')
+        .and_then(|f| f.strip_suffix(".tmp"))
+        .is_some_and(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// How old a temporary file must be to count as the leftover of an interrupted write.
+const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Whether the file at `path` was last written more than [`STALE_TEMP`] ago.
+fn is_stale(path: &Path) -> bool {
+    std::fs::metadata(path).and_then(|m| m.modified()).is_ok_and(|t| t.elapsed().is_ok_and(|age| age > STALE_TEMP))
+}
+
+/// Whether the regular file at `path` starts with an entry's header (`MAGIC` and a
+/// space); only the first bytes are read.
+fn starts_with_header(path: &Path) -> bool {
+    use std::io::Read;
+    let want = format!("{MAGIC} ");
+    let mut head = Vec::with_capacity(want.len());
+    std::fs::File::open(path)
+        .and_then(|f| f.take(want.len() as u64).read_to_end(&mut head))
+        .is_ok_and(|_| head == want.as_bytes())
+}
+
 /// The bytes of an entry file: header line, then body.
 fn encode(entry: &Entry) -> Result<Vec<u8>, serde_json::Error> {
     Ok(seal(MAGIC, &serde_json::to_vec(entry)?))
@@ -98,39 +157,107 @@ impl DiskCache {
     }
 
     /// The entries on disk, sorted by file name, each checked (temporary files of writes
-    /// in progress are not entries and are not listed).
-    pub fn entries(&self) -> Vec<EntryInfo> {
-        let Ok(dir) = std::fs::read_dir(self.dir()) else { return Vec::new() };
-        let mut out: Vec<_> = dir
-            .filter_map(Result::ok)
-            .filter(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                name.ends_with(".json") && !name.starts_with('.')
-            })
-            .map(|e| {
-                let file = e.file_name().to_string_lossy().into_owned();
-                let stem = file.trim_end_matches(".json");
-                let kernel = stem.rsplit_once('-').map_or(stem.to_string(), |(k, _)| k.to_string());
-                let state = match std::fs::read(e.path()) {
-                    Ok(bytes) => decode(&bytes).map_or_else(EntryState::Corrupt, |_| EntryState::Valid),
-                    Err(err) => EntryState::Corrupt(format!("unreadable: {err}")),
-                };
-                EntryInfo { file, kernel, bytes: e.metadata().map_or(0, |m| m.len()), state }
-            })
-            .collect();
-        out.sort_by(|a, b| a.file.cmp(&b.file));
-        out
+    /// in progress are not entries and are not listed), and the names of the other things
+    /// in the folder (not rtriton's, or not regular files: never opened, so a FIFO cannot
+    /// block). No folder yet is an empty cache; a folder that cannot be read (no
+    /// permission, the root is a file) is an error naming it.
+    pub fn listing(&self) -> Result<Listing, HostError> {
+        let dir = self.dir();
+        let err = |e: std::io::Error| HostError::Cache { path: dir.display().to_string(), message: e.to_string() };
+        if let Ok(meta) = std::fs::metadata(&self.root)
+            && !meta.is_dir()
+        {
+            return Err(HostError::Cache {
+                path: self.root.display().to_string(),
+                message: "this is a file, not a folder".into(),
+            });
+        }
+        let read = match std::fs::read_dir(&dir) {
+            Ok(read) => read,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Listing::default()),
+            Err(e) => return Err(err(e)),
+        };
+        let mut listing = Listing::default();
+        for e in read {
+            let e = e.map_err(err)?;
+            let file = e.file_name().to_string_lossy().into_owned();
+            // `DirEntry::file_type` does not follow links: a link is not an entry.
+            let regular = e.file_type().map(|t| t.is_file()).unwrap_or(false);
+            if !regular {
+                listing.others.push(Other { file, why: "not a regular file".into() });
+                continue;
+            }
+            if !is_entry_name(&file) {
+                if !is_temp_name(&file) {
+                    listing.others.push(Other { file, why: "not named as an rtriton entry".into() });
+                }
+                continue;
+            }
+            let kernel = file.trim_end_matches(".json").rsplit_once('-').map_or(String::new(), |(k, _)| k.to_string());
+            let state = match std::fs::read(e.path()) {
+                Ok(bytes) => decode(&bytes).map_or_else(EntryState::Corrupt, |_| EntryState::Valid),
+                Err(err) => EntryState::Corrupt(format!("unreadable: {err}")),
+            };
+            listing.entries.push(EntryInfo { file, kernel, bytes: e.metadata().map_or(0, |m| m.len()), state });
+        }
+        listing.entries.sort_by(|a, b| a.file.cmp(&b.file));
+        listing.others.sort_by(|a, b| a.file.cmp(&b.file));
+        Ok(listing)
     }
 
-    /// Removes every entry; returns how many there were.
-    pub fn clear(&self) -> Result<usize, HostError> {
-        let n = self.entries().len();
+    /// The entries of [`DiskCache::listing`] (an unreadable folder lists none).
+    pub fn entries(&self) -> Vec<EntryInfo> {
+        self.listing().map(|l| l.entries).unwrap_or_default()
+    }
+
+    /// Removes the files rtriton wrote: entries (named `<kernel>-<16 hex digits>.json`)
+    /// and leftovers of interrupted writes (`.<random>.tmp`, older than a minute: a
+    /// younger one may be a write in progress), each only if it starts with
+    /// the cache's header, so a file rtriton did not write is never deleted, whatever its
+    /// name. Everything else stays, and is listed in the result; the `ptx` folder is
+    /// removed only when nothing is left in it.
+    pub fn clear(&self) -> Result<Cleared, HostError> {
         let dir = self.dir();
-        match std::fs::remove_dir_all(&dir) {
-            Ok(()) => Ok(n),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
-            Err(e) => Err(HostError::Cache { path: dir.display().to_string(), message: e.to_string() }),
+        let err = |path: &Path, e: std::io::Error| HostError::Cache {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        };
+        let listing = self.listing()?;
+        let mut cleared = Cleared { removed: 0, left: listing.others };
+        let read = match std::fs::read_dir(&dir) {
+            Ok(read) => read,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(cleared),
+            Err(e) => return Err(err(&dir, e)),
+        };
+        for e in read {
+            let e = e.map_err(|x| err(&dir, x))?;
+            let file = e.file_name().to_string_lossy().into_owned();
+            let regular = e.file_type().map(|t| t.is_file()).unwrap_or(false);
+            if !regular || !(is_entry_name(&file) || is_temp_name(&file)) {
+                continue; // listed in `left` already (or a temporary file of another name)
+            }
+            // A temporary file younger than a minute may be another process's write in
+            // progress, about to be renamed over its entry: left alone, silently.
+            if is_temp_name(&file) && !is_stale(&e.path()) {
+                continue;
+            }
+            if !starts_with_header(&e.path()) {
+                cleared.left.push(Other { file, why: "named as rtriton's but without its header".into() });
+                continue;
+            }
+            match std::fs::remove_file(e.path()) {
+                Ok(()) => cleared.removed += 1,
+                // Another process removed or replaced it meanwhile.
+                Err(x) if x.kind() == std::io::ErrorKind::NotFound => {}
+                Err(x) => return Err(err(&e.path(), x)),
+            }
         }
+        cleared.left.sort_by(|a, b| a.file.cmp(&b.file));
+        if cleared.left.is_empty() {
+            // Fails harmlessly when another process wrote an entry meanwhile.
+            let _ = std::fs::remove_dir(&dir);
+        }
+        Ok(cleared)
     }
 
     /// The cached PTX for `key`: present, intact and written for exactly this key, else

@@ -9,6 +9,6 @@ mod disk;
 mod key;
 mod sealed;
 
-pub use disk::{CACHE_DIR_ENV, DiskCache, EntryInfo, EntryState, cache_dir};
+pub use disk::{CACHE_DIR_ENV, Cleared, DiskCache, EntryInfo, EntryState, Listing, Other, cache_dir};
 pub use key::{CacheKey, CompiledPtx, StableHasher, compiler_identity};
 pub(crate) use sealed::{seal, unseal, write_atomically};

@@ -227,7 +227,7 @@ fn a_fill_of_a_buffer_that_is_not_an_output_is_a_declaration_error() {
 #[test]
 fn a_bad_environment_value_fails_the_launch_with_its_code() {
     let mut k = tuned(Settings::in_memory());
-    k.settings = Settings::from_vars("row_max_2d", |n| (n == "RTRITON_AUTOTUNE").then(|| "sometimes".to_string()));
+    k.settings = Settings::from_vars("row_max_2d", |n| (n == "RTRITON_AUTOTUNE").then(|| "sometimes".into()));
     let e = k.choose("gpu", &args(64, 64), None, never).unwrap_err();
     assert!(e.has_code(Code::AutotuneEnv), "{e}");
     // An explicit configuration does not read the settings.

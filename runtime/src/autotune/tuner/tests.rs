@@ -164,7 +164,7 @@ fn no_config_that_runs_is_an_error_listing_each_reason() {
     let e = tune(site(), &[a, b], &mut t, 0, 1).unwrap_err();
     assert!(e.has_code(Code::AutotuneNoConfigRuns), "{e}");
     let text = e.to_string();
-    assert!(text.starts_with("error: kernel `k` at src/k.rs:7: none of the 2 configurations could run on these arguments\n  BLOCK: 1048576, num_warps: 4: kernel `k`: 2048 threads"), "{text}");
+    assert!(text.starts_with("error[RT0753]: kernel `k` at src/k.rs:7: none of the 2 configurations could run on these arguments\n  BLOCK: 1048576, num_warps: 4: kernel `k`: 2048 threads"), "{text}");
     assert!(text.contains("\n  BLOCK: 2097152, num_warps: 4: kernel `k`: 2048 threads"), "{text}");
 }
 

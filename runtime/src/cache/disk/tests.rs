@@ -35,9 +35,10 @@ fn put_then_get_round_trips_and_other_keys_miss() {
     let entries = cache.entries();
     assert_eq!(entries.len(), 1);
     assert_eq!((entries[0].kernel.as_str(), &entries[0].state), ("a", &EntryState::Valid));
-    assert_eq!(cache.clear().unwrap(), 1);
+    assert_eq!(cache.clear().unwrap(), Cleared { removed: 1, left: Vec::new() });
     assert_eq!((cache.entries().len(), cache.get(&key("a"))), (0, None));
-    assert_eq!(cache.clear().unwrap(), 0);
+    assert!(!root.path().join("ptx").exists(), "an emptied folder goes too");
+    assert_eq!(cache.clear().unwrap(), Cleared { removed: 0, left: Vec::new() });
 }
 
 #[test]
@@ -159,4 +160,112 @@ fn eight_processes_storing_the_same_key_all_succeed() {
         assert!(stdout.contains("1 passed"), "{stdout}");
     }
     assert_one_valid_entry(root.path());
+}
+
+/// `clear` deletes only what rtriton wrote: files of other names, a file named as an entry
+/// without the header, a folder and a link stay, and the result says what stayed.
+#[test]
+fn clear_removes_only_rtritons_own_files_and_lists_the_rest() {
+    let root = temp_root();
+    let cache = DiskCache::new(root.path());
+    cache.put(&key("a"), &ptx()).unwrap();
+    cache.put(&key("b"), &ptx()).unwrap();
+    let dir = root.path().join("ptx");
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    std::fs::write(dir.join("data.json"), "{}").unwrap();
+    std::fs::write(dir.join("row_max-0123456789abcdef.json"), "not a cache entry").unwrap();
+    std::fs::write(dir.join(".abc123.tmp"), "someone else's temporary file").unwrap();
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("sub").join("row_max-0123456789abcdef.json"), "kept").unwrap();
+    // A leftover of an interrupted write (an hour old) is rtriton's; a fresh one may be a
+    // write in progress and stays.
+    let entry = std::fs::read(cache.path(&key("a"))).unwrap();
+    std::fs::write(dir.join(".Xy12Ab.tmp"), &entry).unwrap();
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for old in [".Xy12Ab.tmp", ".abc123.tmp"] {
+        std::fs::File::options().write(true).open(dir.join(old)).unwrap().set_modified(an_hour_ago).unwrap();
+    }
+    std::fs::write(dir.join(".InProg.tmp"), &entry).unwrap();
+    let cleared = cache.clear().unwrap();
+    assert_eq!(cleared.removed, 3);
+    let left: Vec<(&str, &str)> = cleared.left.iter().map(|o| (o.file.as_str(), o.why.as_str())).collect();
+    assert_eq!(
+        left,
+        [
+            (".abc123.tmp", "named as rtriton's but without its header"),
+            ("data.json", "not named as an rtriton entry"),
+            ("notes.txt", "not named as an rtriton entry"),
+            ("row_max-0123456789abcdef.json", "named as rtriton's but without its header"),
+            ("sub", "not a regular file"),
+        ]
+    );
+    assert!(!dir.join(".Xy12Ab.tmp").exists());
+    for kept in [
+        "notes.txt",
+        "data.json",
+        "row_max-0123456789abcdef.json",
+        ".abc123.tmp",
+        ".InProg.tmp",
+        "sub/row_max-0123456789abcdef.json",
+    ] {
+        assert!(dir.join(kept).exists(), "{kept} was deleted");
+    }
+    assert_eq!(std::fs::read_to_string(dir.join("notes.txt")).unwrap(), "mine");
+    assert_eq!((cache.get(&key("a")), cache.get(&key("b"))), (None, None));
+}
+
+/// A FIFO in the folder is listed as not a regular file and never opened (opening one
+/// blocks until a writer comes); `clear` leaves it.
+#[test]
+fn a_fifo_in_the_folder_is_skipped_not_opened() {
+    let root = temp_root();
+    let cache = DiskCache::new(root.path());
+    cache.put(&key("a"), &ptx()).unwrap();
+    let fifo = root.path().join("ptx").join("a-0123456789abcdef.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        if cfg!(target_os = "linux") {
+            panic!("mkfifo is part of every Linux system");
+        }
+        return;
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let c = cache.clone();
+    std::thread::spawn(move || tx.send((c.listing(), c.clear())).unwrap());
+    let (listing, cleared) =
+        rx.recv_timeout(std::time::Duration::from_secs(20)).expect("listing and clearing return with a FIFO present");
+    let listing = listing.unwrap();
+    assert_eq!(listing.entries.len(), 1);
+    assert_eq!(listing.others, [Other { file: "a-0123456789abcdef.json".into(), why: "not a regular file".into() }]);
+    let cleared = cleared.unwrap();
+    assert_eq!((cleared.removed, cleared.left.len()), (1, 1));
+    assert!(fifo.exists());
+}
+
+/// A root that is a file, and a folder that cannot be read, are errors naming the path,
+/// not an empty cache.
+#[cfg(unix)]
+#[test]
+fn an_unreadable_folder_or_a_file_as_root_is_an_error() {
+    let root = temp_root();
+    let file = root.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let e = DiskCache::new(&file).listing().unwrap_err().to_string();
+    assert!(e.contains(&format!("{}: this is a file, not a folder", file.display())), "{e}");
+    assert!(DiskCache::new(&file).clear().is_err());
+    // No folder yet: an empty cache.
+    assert_eq!(DiskCache::new(root.path().join("none")).listing().unwrap(), Listing::default());
+    let cache = DiskCache::new(root.path().join("locked"));
+    cache.put(&key("a"), &ptx()).unwrap();
+    let dir = cache.root().join("ptx");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let result = cache.listing();
+    // Root reads any folder; everyone else gets the error.
+    let denied = std::fs::read_dir(&dir).is_err();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    if denied {
+        let e = result.unwrap_err().to_string();
+        assert!(e.contains(&dir.display().to_string()) && e.contains("ermission denied"), "{e}");
+    }
 }

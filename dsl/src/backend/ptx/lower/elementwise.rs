@@ -65,10 +65,17 @@ impl Lowerer<'_> {
             | (BinaryOp::And | BinaryOp::Or | BinaryOp::Xor, Ty::F32 | Ty::F64)
             // Int shifts returned above; i1 and float shifts are refused by the verifier.
             | (BinaryOp::Shl | BinaryOp::Shr, _) => {
+                let help = if matches!((bop, ty), (BinaryOp::Rem, Ty::F32 | Ty::F64)) {
+                    // rtriton has no `trunc`: the quotient rounds toward zero with floor and ceil.
+                    "compute the remainder with floor, ceil and where_: with q = x / y, \
+                     x - where_(q.lt(0.0), ceil(q), floor(q)) * y (the sign of x, as C's fmod)"
+                } else {
+                    "compute it with supported ops"
+                };
                 return Err(self.err(
                     op.loc,
                     format!("`{}` on {} is not supported by the PTX back end", bop.name(), k.dtype(r)),
-                    "compute it with supported ops (float remainder: x - trunc(x / y) * y)",
+                    help,
                 ));
             }
             // Storage types never reach arithmetic: the front end computes in their
