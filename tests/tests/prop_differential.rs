@@ -3,7 +3,7 @@
 //! payloads, signed zeros, infinities and subnormals) traced and run on the interpreter,
 //! lowered and run on the SIMT simulator, and computed by a plain-Rust model of the block
 //! rules in `docs/semantics.md` (below): all three agree bit for bit. The model in turn
-//! equals `cpu_row_max` on every row, with no exemption: a row of only NaN gives `-inf`
+//! equals `cpu_row_max` on every row, rows of only NaN included: such a row gives `-inf`
 //! whatever BLOCK is (the single-block kernels combine the block's maximum with `-inf`
 //! once, as `fmaxf` does; before, a block of exactly the row's `n_cols >= 2` NaN
 //! reduced to the canonical NaN). Rows of only NaN are drawn often (`launch`).
