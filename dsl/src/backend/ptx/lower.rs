@@ -449,6 +449,11 @@ impl Lowerer<'_> {
             }
             OpKind::If { cond, then_body, else_body } => self.if_op(op, *cond, then_body, else_body),
             OpKind::While { init, before, after } => self.while_loop(op, init, before, after),
+            OpKind::Dot { .. } => Err(self.err(
+                op.loc,
+                "dot is not lowered to PTX yet",
+                "run the kernel on the interpreter (`interpret`), which defines dot's semantics",
+            )),
             // Lowered by the op that holds it (`for_loop`, `region`, `while_loop`).
             OpKind::Yield { .. } => Ok(()),
         }
