@@ -67,8 +67,13 @@ pub(super) struct Side {
     pub place: Place,
 }
 
+/// The size of an element's slot in the shared array.
+pub(super) fn shared_elem_bytes(ty: Ty) -> usize {
+    shared_ty(ty).size_bytes() as usize
+}
+
 /// The shared-memory type of an element (predicates travel as 32-bit integers).
-fn shared_ty(ty: Ty) -> Ty {
+pub(super) fn shared_ty(ty: Ty) -> Ty {
     if ty == Ty::Pred { Ty::I32 } else { ty }
 }
 
@@ -153,7 +158,7 @@ impl Lowerer<'_> {
         let sty = shared_ty(ty);
         // One slot per element, of the element's own size (so dtypes added later, 2 or 8
         // bytes wide, keep their slots apart and aligned).
-        let elem = sty.size_bytes() as usize;
+        let elem = shared_elem_bytes(ty);
         let bytes = len * elem;
         if bytes > MAX_SHARED_BYTES {
             return Err(PtxError::new(
@@ -228,7 +233,7 @@ impl Lowerer<'_> {
 
     /// The thread's base address for `side` (a register) and each element's byte offset
     /// from it, in the element order of the side's layout.
-    fn addresses(&mut self, side: &Side, elem: usize) -> (crate::backend::ptx::lir::Reg, Vec<u32>) {
+    pub(super) fn addresses(&mut self, side: &Side, elem: usize) -> (crate::backend::ptx::lir::Reg, Vec<u32>) {
         let smem = self.smem_base();
         let Some(layout) = &side.layout else {
             return (smem, vec![(side.place.offset * elem) as u32]);
