@@ -71,9 +71,8 @@ impl Lowerer<'_> {
                 self.val(b)?,
             ),
         ];
-        // Written, then two barriers (the exchange reads nothing here); the reads below
-        // come after them.
-        self.exchange(op, self.k.dtype(a), a_len + b_len, writes, Vec::new())?;
+        // Written by their owners, then a barrier; the reads below come after it.
+        self.stage(op, self.k.dtype(a), a_len + b_len, writes)?;
         let layout = self.layout(result).cloned();
         let elem = super::exchange::shared_elem_bytes(ty_in);
         // Each accumulator's `a[m, 0]` and `b[0, n]`: a row of `a` per element (stride 0

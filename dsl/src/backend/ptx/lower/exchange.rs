@@ -154,6 +154,52 @@ impl Lowerer<'_> {
         writes: Vec<(Side, Vec<Operand>)>,
         reads: Vec<Side>,
     ) -> Result<Vec<Vec<Operand>>, PtxError> {
+        self.stage(op, dtype, len, writes)?;
+        let ty = ty_of(dtype);
+        let sty = shared_ty(ty);
+        let elem = shared_elem_bytes(ty);
+        let mut out = Vec::with_capacity(reads.len());
+        for side in reads {
+            if let Some(g) = self.side_geometry(&side)
+                && g.num_regs() > MAX_REGS_PER_VALUE
+            {
+                return Err(PtxError::new(
+                    Code::PtxRegisterBudget,
+                    &self.k.name,
+                    op.loc,
+                    format!(
+                        "`{}` reads a block of {} elements in a layout that needs {} registers per thread (the budget is {MAX_REGS_PER_VALUE} per value)",
+                        op.kind.name(),
+                        side.shape.iter().product::<usize>(),
+                        g.num_regs()
+                    ),
+                    "use a smaller block or more warps",
+                ));
+            }
+            let (base, offsets) = self.addresses(&side, elem);
+            let mut elems = Vec::with_capacity(offsets.len());
+            for off in offsets {
+                let dst = self.new_reg(sty);
+                self.emit(Inst::LdShared { ty: sty, dst, addr: base, offset: off });
+                elems.push(if ty == Ty::Pred { self.cast(dst.into(), Ty::I32, Ty::Pred) } else { dst.into() });
+            }
+            out.push(elems);
+        }
+        self.emit(Inst::BarSync { id: 0 });
+        Ok(out)
+    }
+
+    /// The first half of [`Self::exchange`]: writes each `(side, elements)` (by the
+    /// owners of each element, into an array of `len` elements) and synchronizes, so every
+    /// thread may read any of them. The caller synchronizes again after its last read
+    /// (`dot.rs` reads with addresses of its own).
+    pub(super) fn stage(
+        &mut self,
+        op: &Op,
+        dtype: DType,
+        len: usize,
+        writes: Vec<(Side, Vec<Operand>)>,
+    ) -> Result<(), PtxError> {
         let ty = ty_of(dtype);
         let sty = shared_ty(ty);
         // One slot per element, of the element's own size (so dtypes added later, 2 or 8
@@ -187,35 +233,7 @@ impl Lowerer<'_> {
             }
         }
         self.emit(Inst::BarSync { id: 0 });
-        let mut out = Vec::with_capacity(reads.len());
-        for side in reads {
-            if let Some(g) = self.side_geometry(&side)
-                && g.num_regs() > MAX_REGS_PER_VALUE
-            {
-                return Err(PtxError::new(
-                    Code::PtxRegisterBudget,
-                    &self.k.name,
-                    op.loc,
-                    format!(
-                        "`{}` reads a block of {} elements in a layout that needs {} registers per thread (the budget is {MAX_REGS_PER_VALUE} per value)",
-                        op.kind.name(),
-                        side.shape.iter().product::<usize>(),
-                        g.num_regs()
-                    ),
-                    "use a smaller block or more warps",
-                ));
-            }
-            let (base, offsets) = self.addresses(&side, elem);
-            let mut elems = Vec::with_capacity(offsets.len());
-            for off in offsets {
-                let dst = self.new_reg(sty);
-                self.emit(Inst::LdShared { ty: sty, dst, addr: base, offset: off });
-                elems.push(if ty == Ty::Pred { self.cast(dst.into(), Ty::I32, Ty::Pred) } else { dst.into() });
-            }
-            out.push(elems);
-        }
-        self.emit(Inst::BarSync { id: 0 });
-        Ok(out)
+        Ok(())
     }
 
     /// `v` as its author knows it: its type and the op and line that made it (the IR name
@@ -244,6 +262,11 @@ impl Lowerer<'_> {
         let mut fixed = side.place.offset;
         for (i, &d) in layout.embed.iter().enumerate() {
             let step = side.place.strides[i] * elem;
+            // A dim the place does not move along (`dot.rs` reads a row of `a` for every
+            // column of the result) adds nothing.
+            if step == 0 {
+                continue;
+            }
             match self.coord_base(&geo, d) {
                 Operand::Int(c) => fixed += c as usize * side.place.strides[i],
                 c => {
