@@ -13,6 +13,7 @@ use rtriton::prelude::*;
 use rtriton::session::CompileSession;
 use rtriton::spec::SpecPolicy;
 use rtriton::trace::{KernelDef, TraceOptions};
+use rtriton_testing::run::gpu::{GpuOptions, run_gpu};
 use rtriton_testing::run::{run_interpreter, run_simulator};
 use rtriton_testing::{Case, Data, View};
 
@@ -549,4 +550,44 @@ fn golden_ptx_of_a_16x16x16_f16_dot() {
         ptx_common::compile_plain(&dot_f16(), &constexprs, &ptx_common::options(rtriton::backend::ptx::Arch::Sm86, 4))
             .unwrap_or_else(|e| panic!("{e}"));
     insta::assert_snapshot!("dot_f16_16x16x16_sm_86", ptx.text);
+}
+
+// ---- the GPU ----------------------------------------------------------------------------
+
+/// On the GPU the lowered dot gives the interpreter's bits too (f16, bf16, ieee f32, i8;
+/// one tile with masked tails and a tiled matmul over several programs).
+#[test]
+#[ignore = "needs a GPU"]
+fn the_gpu_matches_the_interpreter_bit_for_bit() {
+    let mut failures = Vec::new();
+    for kind in [Kind::F16, Kind::Bf16, Kind::F32, Kind::I8] {
+        for (sizes, num_warps) in [([16, 16, 16], 1), ([64, 64, 64], 4), ([29, 13, 40], 4), ([64, 32, 16], 8)] {
+            let tiles = sizes.map(|d: usize| d.next_power_of_two().max(16));
+            let c = case(kind, sizes, tiles, 9).num_warps(num_warps);
+            let want = run_interpreter(&kind.def(), &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("{e}"));
+            let got = run_gpu(&kind.def(), &c, SpecPolicy::Triton, GpuOptions::default())
+                .unwrap_or_else(|e| panic!("{kind:?} {sizes:?}: {e}"));
+            if got.buffers[0].1.to_le_bytes() != want.buffers[0].1.to_le_bytes() {
+                failures.push(format!("{kind:?} {sizes:?} num_warps {num_warps}"));
+            }
+        }
+    }
+    for (kind, def) in [(Kind::F16, matmul_f16()), (Kind::F32, matmul_f32()), (Kind::I8, matmul_i8())] {
+        let ([m, n, k], [bm, bn, bk]) = ([200usize, 136usize, 300usize], [64usize, 32usize, 32usize]);
+        let mut c = Case::new(def.name).grid([m.div_ceil(bm) as u32, n.div_ceil(bn) as u32, 1]).num_warps(4);
+        c.constexprs = vec![("BM", bm as i64), ("BN", bn as i64), ("BK", bk as i64)];
+        let c = c
+            .input("a", kind.operand(seeded(31, m * k)), View::contiguous(&[m * k]))
+            .input("b", kind.operand(seeded(32, k * n)), View::contiguous(&[k * n]))
+            .output("out", kind.acc(vec![0.0; m * n]), View::contiguous(&[m * n]))
+            .int(m as i64)
+            .int(n as i64)
+            .int(k as i64);
+        let want = run_interpreter(&def, &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("{e}"));
+        let got = run_gpu(&def, &c, SpecPolicy::Triton, GpuOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        if got.buffers[0].1.to_le_bytes() != want.buffers[0].1.to_le_bytes() {
+            failures.push(format!("matmul {kind:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "the GPU differs from the interpreter: {failures:?}");
 }
