@@ -358,6 +358,7 @@ impl<'k> Analyzer<'k> {
                         | OpFamily::Elementwise
                         | OpFamily::Memory
                         | OpFamily::Reduction
+                        | OpFamily::Dot
                         | OpFamily::Control => return None,
                     },
                 },

@@ -97,6 +97,7 @@ fn run_region(k: &Kernel, region: &Block, lhs: &[Data], rhs: &[Data]) -> Result<
             | OpKind::Load { .. }
             | OpKind::Store { .. }
             | OpKind::DebugBarrier {}
+            | OpKind::Dot { .. }
             | OpKind::AtomicRmw { .. }
             | OpKind::AtomicCas { .. }
             | OpKind::Reduce { .. }

@@ -167,7 +167,8 @@ impl<'k> ProgramRun<'k> {
                 | OpKind::DebugBarrier {}
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }
-                | OpKind::Reduce { .. } => {
+                | OpKind::Reduce { .. }
+                | OpKind::Dot { .. } => {
                     if !self.is_computed_invariant(id) {
                         self.op(id, mem).map_err(|t| (id, t))?;
                     }
@@ -337,6 +338,11 @@ impl<'k> ProgramRun<'k> {
                 atomic::cas(mem, self.get(*ptr)?, self.get(*cmp)?, self.get(*value)?)?
             }
             OpKind::Reduce { op, value, axis } => reduce(*op, self.get(*value)?, k.shape(*value).dims(), *axis)?,
+            OpKind::Dot { a, b, acc, input_precision } => {
+                let (m, kk) = (k.shape(*a).dims()[0], k.shape(*a).dims()[1]);
+                let n = k.shape(*b).dims()[1];
+                super::dot::dot(self.get(*a)?, self.get(*b)?, self.get(*acc)?, [m, n, kk], *input_precision)?
+            }
             OpKind::For { .. }
             | OpKind::If { .. }
             | OpKind::While { .. }

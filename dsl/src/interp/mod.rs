@@ -23,6 +23,7 @@ mod bits;
 mod combine;
 mod control;
 mod convert;
+mod dot;
 mod elementwise;
 mod error;
 mod eval;

@@ -39,6 +39,7 @@
 
 mod atomic;
 mod control_typing;
+mod dot;
 mod entities;
 mod location;
 mod ops;
@@ -48,6 +49,7 @@ mod types;
 mod typing;
 
 pub use atomic::{AtomicOp, Scope, Sem, cas_accepts};
+pub use dot::{DOT_MIN_DIM, InputPrecision, dot_acc_type, dot_shape_problem};
 pub use entities::{OpId, Value};
 pub use location::SourceLoc;
 pub use ops::{Effect, OpFamily, OpField, OpKind};

@@ -14,7 +14,7 @@
 //! a new op of an existing family needs no edit there.
 
 use super::typing::{self, TypeCx};
-use super::{AtomicOp, BinaryOp, Block, CmpPred, Constant, ReduceOp, Scope, Sem, UnaryOp, Value};
+use super::{AtomicOp, BinaryOp, Block, CmpPred, Constant, InputPrecision, ReduceOp, Scope, Sem, UnaryOp, Value};
 
 /// What running an op does besides computing its results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,6 +58,10 @@ pub enum OpFamily {
     Memory,
     /// Reductions and scans along an axis.
     Reduction,
+    /// Matrix products (`dot`): each result element combines a row of the first operand
+    /// with a column of the second, so no operand shares the result's layout element by
+    /// element.
+    Dot,
     /// Regions (loops, `if`) and the terminator that ends their blocks.
     Control,
 }
@@ -130,6 +134,7 @@ attribute_fields!(
     AtomicOp,
     Sem,
     Scope,
+    InputPrecision,
     Vec<usize>
 );
 
@@ -398,6 +403,14 @@ declare_ops! {
     Scan { values: Vec<Value>, axis: usize, combine: Block }
         => name: "scan", family: OpFamily::Reduction, effect: Effect::Pure,
            typing: |cx, out| typing::combine_op(cx, out, values, *axis, combine, false);
+    /// `acc + a @ b` (Triton's `tl.dot`): `a` is `[M, K]`, `b` is `[K, N]`, `acc` and the
+    /// result `[M, N]`, each of `M`, `N`, `K` a power of two of at least 16. Operand dtypes
+    /// and the accumulator's: `f16 x f16` and `bf16 x bf16` into `f32`, `f32 x f32` into
+    /// `f32` (`input_precision` `ieee` or `tf32`), `i8 x i8` into `i32`. The order of the
+    /// accumulation is the interpreter's (`interp/dot.rs`, `docs/semantics.md`).
+    Dot { a: Value, b: Value, acc: Value, input_precision: InputPrecision }
+        => name: "dot", family: OpFamily::Dot, effect: Effect::Pure,
+           typing: |cx, out| typing::dot(cx, out, *a, *b, *acc, *input_precision);
     /// `for iv in (lower..upper).step_by(step)` with loop-carried values: the body's
     /// arguments are `[iv, carried...]`, it ends with `Yield(next carried...)`, and the
     /// op's results are the carried values after the last iteration (`init` when the range

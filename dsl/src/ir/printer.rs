@@ -5,7 +5,7 @@
 
 use std::fmt::{self, Write};
 
-use super::{Block, Constant, Kernel, OpKind};
+use super::{Block, Constant, InputPrecision, Kernel, OpKind};
 
 impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -117,6 +117,14 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
             OpKind::Reduce { op, value, axis } => format!("{name} {} {value}, axis {axis}", op.name()),
             OpKind::ReduceWith { values, axis, combine } | OpKind::Scan { values, axis, combine } => {
                 format!("{name} {}, axis {axis} combine({})", list(values), list(&combine.args))
+            }
+            OpKind::Dot { a, b, acc, input_precision } => {
+                // The precision is printed only when it is not the default, so f16 and
+                // ieee dots read as Triton's `tt.dot` does.
+                match input_precision {
+                    InputPrecision::Ieee => format!("{name} {a}, {b}, {acc}"),
+                    InputPrecision::Tf32 => format!("{name} {a}, {b}, {acc}, input_precision {input_precision}"),
+                }
             }
             OpKind::For { lower, upper, step, init, body, unroll } => {
                 let iters: Vec<String> = body.args[1..].iter().zip(init).map(|(a, i)| format!("{a} = {i}")).collect();

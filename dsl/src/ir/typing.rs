@@ -3,8 +3,8 @@
 //! verifier prefixes the op and reports it at the op's location.
 
 use super::{
-    AtomicOp, BinaryOp, Block, DType, Kernel, Op, ParamKind, ReduceOp, ScalarType, TensorType, UnaryOp, Value,
-    cas_accepts,
+    AtomicOp, BinaryOp, Block, DType, InputPrecision, Kernel, Op, ParamKind, ReduceOp, ScalarType, Shape, TensorType,
+    UnaryOp, Value, cas_accepts, dot_acc_type, dot_shape_problem,
 };
 
 /// What a typing rule may look at: the kernel's types and the op's results.
@@ -254,6 +254,31 @@ pub fn reduce(cx: &TypeCx<'_>, out: &mut Vec<String>, op: ReduceOp, value: Value
         }
         if r.shape.0 != dims || r.dtype != want {
             out.push("reduction result has the wrong type".into());
+        }
+    }
+}
+
+pub fn dot(cx: &TypeCx<'_>, out: &mut Vec<String>, a: Value, b: Value, acc: Value, precision: InputPrecision) {
+    results(cx, out, 1);
+    let (ta, tb, tc) = (cx.ty(a), cx.ty(b), cx.ty(acc));
+    if let Some(p) = dot_shape_problem(&ta.shape, &tb.shape) {
+        out.push(p);
+        return;
+    }
+    let want_shape = Shape(vec![ta.shape.dims()[0], tb.shape.dims()[1]]);
+    match dot_acc_type(ta.dtype, tb.dtype) {
+        Err(p) => out.push(p),
+        Ok(acc_dtype) => {
+            let want = TensorType::new(DType::Scalar(acc_dtype), want_shape);
+            if *tc != want {
+                out.push(format!("dot accumulator must be {want}, got {tc}"));
+            }
+            if cx.result(0) != Some(&want) {
+                out.push(format!("dot result must be {want}"));
+            }
+            if precision == InputPrecision::Tf32 && ta.dtype != DType::F32 {
+                out.push(format!("input_precision tf32 is for f32 operands, got {}", ta.dtype));
+            }
         }
     }
 }

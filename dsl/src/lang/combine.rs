@@ -230,6 +230,7 @@ impl Builder {
                 | OpKind::Load { .. }
                 | OpKind::Store { .. }
                 | OpKind::DebugBarrier {}
+                | OpKind::Dot { .. }
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }
                 | OpKind::Reduce { .. }

@@ -6,13 +6,14 @@
 //! types (`f16` computes in `f32`, `i8` in `i32`); `math.rs` the math functions (`tl.exp`,
 //! `tl.math.div_rn`, ...); `scalars.rs` Triton's scalar rule (a Rust value next
 //! to a tensor takes its dtype) and `bits.rs` (`!`, bitcasts, operator dtype errors). The shape ops (`reshape`, `trans`, `permute`, `join`, `split`,
-//! ...) are `shape_ops.rs` (API) and `shape_semantic.rs` (rules).
+//! ...) are `shape_ops.rs` (API) and `shape_semantic.rs` (rules); `dot.rs` the matrix product.
 
 mod atomics;
 mod bits;
 mod combine;
 mod compute;
 mod control;
+mod dot;
 mod dtype;
 pub mod math;
 mod operators;
@@ -25,6 +26,7 @@ mod shape_ops;
 mod shape_semantic;
 mod tensor;
 
+pub use crate::ir::InputPrecision;
 pub use atomics::{
     Scope, Sem, atomic_add, atomic_add_with, atomic_and, atomic_and_with, atomic_cas, atomic_cas_with, atomic_max,
     atomic_max_with, atomic_min, atomic_min_with, atomic_or, atomic_or_with, atomic_xchg, atomic_xchg_with, atomic_xor,
@@ -32,6 +34,7 @@ pub use atomics::{
 };
 pub use combine::{argmin, associative_scan, cumsum, reduce, xor_sum};
 pub use control::{if_, if_then, while_loop};
+pub use dot::{DotOptions, dot, dot_with};
 pub use dtype::{DTypeMarker, IntMarker, NumericMarker, Ptr, ScalarMarker};
 pub use math::{
     abs, ceil, cos, div_rn, erf, exp, exp2, exp2_ftz, fdiv, floor, fma, log, log2, rsqrt, sigmoid, sin, sqrt, sqrt_rn,

@@ -233,3 +233,40 @@ mod tests {
         assert_eq!(f(Elem::Int(-128), ScalarType::F64), Elem::F64(-128.0));
     }
 }
+
+/// `x` rounded to tf32 (PTX `cvt.rna.tf32.f32`): the f32 with the low 13 mantissa bits
+/// cleared, rounded to nearest with ties away from zero (adding half of the dropped unit to
+/// the magnitude, then truncating). A value past the largest tf32 rounds to infinity;
+/// infinities are kept; a NaN gives the canonical NaN. `dot` with `input_precision`
+/// `tf32` rounds both operands with it (`docs/semantics.md`, "dot").
+pub fn f32_to_tf32_rna(x: f32) -> f32 {
+    if x.is_nan() {
+        return super::nan::canonical_nan();
+    }
+    if x.is_infinite() {
+        return x;
+    }
+    f32::from_bits((x.to_bits() + 0x1000) & !0x1FFF)
+}
+
+#[cfg(test)]
+mod tf32_tests {
+    use super::f32_to_tf32_rna;
+
+    #[test]
+    fn tf32_rounds_to_nearest_with_ties_away_from_zero() {
+        let ulp = 2f32.powi(-10);
+        assert_eq!(f32_to_tf32_rna(1.0 + 2f32.powi(-12)), 1.0);
+        // A tie (half a tf32 ulp) goes away from zero, on both signs.
+        assert_eq!(f32_to_tf32_rna(1.0 + ulp / 2.0), 1.0 + ulp);
+        assert_eq!(f32_to_tf32_rna(-(1.0 + ulp / 2.0)), -(1.0 + ulp));
+        assert_eq!(f32_to_tf32_rna(1.0 + ulp / 2.0 - 2f32.powi(-23)), 1.0);
+        assert_eq!(f32_to_tf32_rna(f32::MAX), f32::INFINITY);
+        assert_eq!(f32_to_tf32_rna(f32::NEG_INFINITY), f32::NEG_INFINITY);
+        assert_eq!(f32_to_tf32_rna(f32::NAN).to_bits(), 0x7FFF_FFFF);
+        assert_eq!(f32_to_tf32_rna(-0.0).to_bits(), (-0.0f32).to_bits());
+        // Subnormals keep their top 10 mantissa bits too.
+        assert_eq!(f32_to_tf32_rna(f32::from_bits(0x0000_1000)).to_bits(), 0x0000_2000);
+        assert_eq!(f32_to_tf32_rna(f32::from_bits(0x0000_0FFF)).to_bits(), 0);
+    }
+}

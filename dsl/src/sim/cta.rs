@@ -411,7 +411,7 @@ impl Cta {
                     }
                     self.atom(l, mem, *guard, (*op, *size, *sem, *scope), *dst, *addr, *src)?;
                 }
-                MicroOp::LdShared { size, dst, addr, offset } => {
+                MicroOp::LdShared { size, widen, dst, addr, offset } => {
                     self.need_reg(*addr)?;
                     for t in 0..self.t {
                         if self.active(t) {
@@ -420,7 +420,7 @@ impl Cta {
                             self.races.read(t as u32, a, *size)?;
                             let mut buf = [0u8; 8];
                             buf[..*size as usize].copy_from_slice(&self.shared[a as usize..(a + size) as usize]);
-                            self.set(*dst, t, u64::from_le_bytes(buf));
+                            self.set(*dst, t, widen(u64::from_le_bytes(buf)));
                         }
                     }
                     self.wrote(*dst);

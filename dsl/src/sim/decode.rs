@@ -113,6 +113,9 @@ pub(crate) enum MicroOp {
     },
     LdShared {
         size: u32,
+        /// Applied to the loaded (zero-extended) bits: sign-extends `S8`/`S16`, as
+        /// `ld.shared.s8` does.
+        widen: CvtFn,
         dst: u32,
         addr: u32,
         offset: u32,
@@ -296,7 +299,8 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
             },
             Inst::SharedBase { dst } => MicroOp::Mov { dst: dst.0, src: Src::Imm(0) },
             Inst::LdShared { ty, dst, addr, offset } => {
-                MicroOp::LdShared { size: mem_size(*ty)?, dst: dst.0, addr: addr.0, offset: *offset }
+                let widen = super::convert::load_widen(*ty);
+                MicroOp::LdShared { size: mem_size(*ty)?, widen, dst: dst.0, addr: addr.0, offset: *offset }
             }
             Inst::StShared { guard, ty, src, addr, offset } => {
                 MicroOp::StShared { guard: *guard, size: mem_size(*ty)?, src: src.0, addr: addr.0, offset: *offset }

@@ -240,6 +240,7 @@ impl AxisInfoMap {
                 // is widened on a guess.
                 OpKind::If { .. } | OpKind::While { .. } => continue,
                 OpKind::Load { .. }
+                | OpKind::Dot { .. }
                 | OpKind::Reduce { .. }
                 | OpKind::ReduceWith { .. }
                 | OpKind::Scan { .. }

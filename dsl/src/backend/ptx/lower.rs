@@ -23,6 +23,7 @@ mod combine;
 mod control;
 mod convert;
 mod dce;
+mod dot;
 mod elementwise;
 mod exchange;
 mod insts;
@@ -403,7 +404,7 @@ impl Lowerer<'_> {
     /// Lowers one op: each arm calls the lowering of its family, in the file of that family
     /// (`values.rs`, `shape.rs`, `layout_ops.rs`, `elementwise.rs`, `math.rs`, `memory.rs`,
     /// `staged.rs`, `atomics.rs`, `reduce.rs`, `combine.rs`, `scan.rs`, `control.rs`,
-    /// `unroll.rs`).
+    /// `unroll.rs`, `dot.rs`).
     fn op(&mut self, op: &Op) -> Result<(), PtxError> {
         match &op.kind {
             OpKind::Param { index } => self.param(op, *index),
@@ -449,6 +450,9 @@ impl Lowerer<'_> {
             }
             OpKind::If { cond, then_body, else_body } => self.if_op(op, *cond, then_body, else_body),
             OpKind::While { init, before, after } => self.while_loop(op, init, before, after),
+            OpKind::Dot { a, b, acc, input_precision } => {
+                self.dot(op, [*a, *b, *acc], *input_precision).and_then(|e| self.define(op, e))
+            }
             // Lowered by the op that holds it (`for_loop`, `region`, `while_loop`).
             OpKind::Yield { .. } => Ok(()),
         }

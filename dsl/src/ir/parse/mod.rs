@@ -30,8 +30,9 @@ use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use super::{
-    AtomicOp, BinaryOp, Block, CmpPred, Constant, DType, Kernel, MathFn, Op, OpId, OpKind, ParamDecl, ParamKind,
-    PropagateNan, ReduceOp, ScalarType, Scope, Sem, Shape, SourceLoc, TensorType, UnaryOp, Value, ValueData, ValueDef,
+    AtomicOp, BinaryOp, Block, CmpPred, Constant, DType, InputPrecision, Kernel, MathFn, Op, OpId, OpKind, ParamDecl,
+    ParamKind, PropagateNan, ReduceOp, ScalarType, Scope, Sem, Shape, SourceLoc, TensorType, UnaryOp, Value, ValueData,
+    ValueDef,
 };
 use crate::spec::{ArgSpec, SpecKey};
 
@@ -496,6 +497,19 @@ impl<'a> Parser<'a> {
                 c.expect(",")?;
                 c.expect_keyword("axis")?;
                 OpKind::Reduce { op, value, axis: c.number("an axis")? }
+            }
+            "dot" => {
+                let (a, b, acc) = (c.value()?, c.next_value()?, c.next_value()?);
+                let input_precision = if c.comma_keyword("input_precision") {
+                    let at = c.pos;
+                    named(InputPrecision::ALL, InputPrecision::name, c.word()).ok_or_else(|| {
+                        c.pos = at;
+                        c.err("an input precision (ieee, tf32)")
+                    })?
+                } else {
+                    InputPrecision::Ieee
+                };
+                OpKind::Dot { a, b, acc, input_precision }
             }
             "reduce_with" | "scan" => {
                 let values = c.values()?;

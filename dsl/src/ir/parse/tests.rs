@@ -88,6 +88,8 @@ kernel @zoo(p: *f32 [D16], n: i32 [-] do_not_specialize, m: i64 [=1] do_not_spec
   } else {
     yield   loc(a.rs:20)
   }
+  %61 = dot %13, %15, %4 : tensor<16x16xf32>  loc(a.rs:21)
+  %62 = dot %13, %15, %61, input_precision tf32 : tensor<16x16xf32>  loc(a.rs:21)
 }
 ";
 
@@ -147,11 +149,12 @@ fn the_zoo_has_every_op_kind() {
             OpKind::If { .. } => 30,
             OpKind::While { .. } => 31,
             OpKind::Yield { .. } => 32,
+            OpKind::Dot { .. } => 33,
         }
     }
     let k = parse(ZOO).unwrap_or_else(|e| panic!("{e}"));
     let seen: HashSet<usize> = k.ops.iter().map(|op| variant(&op.kind)).collect();
-    assert_eq!(seen.len(), 33, "{seen:?}");
+    assert_eq!(seen.len(), 34, "{seen:?}");
 }
 
 /// Every name of the attribute enums parses back to its value (a new variant fails to

@@ -279,6 +279,14 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
                     vs.extend(op.results.iter().copied());
                     tie(&vs);
                 }
+                // A matrix product reads its `a` and `b` operands through shared memory (any
+                // layout), and its accumulator element by element into its result (the
+                // last operand): tie those two.
+                OpFamily::Dot => {
+                    let mut vs: Vec<Value> = kind.operands().last().copied().into_iter().collect();
+                    vs.extend(op.results.iter().copied());
+                    tie(&vs);
+                }
                 OpFamily::Source | OpFamily::Shape | OpFamily::Reduction | OpFamily::Control => {}
             },
         }

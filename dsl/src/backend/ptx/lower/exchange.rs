@@ -67,8 +67,13 @@ pub(super) struct Side {
     pub place: Place,
 }
 
+/// The size of an element's slot in the shared array.
+pub(super) fn shared_elem_bytes(ty: Ty) -> usize {
+    shared_ty(ty).size_bytes() as usize
+}
+
 /// The shared-memory type of an element (predicates travel as 32-bit integers).
-fn shared_ty(ty: Ty) -> Ty {
+pub(super) fn shared_ty(ty: Ty) -> Ty {
     if ty == Ty::Pred { Ty::I32 } else { ty }
 }
 
@@ -149,39 +154,10 @@ impl Lowerer<'_> {
         writes: Vec<(Side, Vec<Operand>)>,
         reads: Vec<Side>,
     ) -> Result<Vec<Vec<Operand>>, PtxError> {
+        self.stage(op, dtype, len, writes)?;
         let ty = ty_of(dtype);
         let sty = shared_ty(ty);
-        // One slot per element, of the element's own size (so dtypes added later, 2 or 8
-        // bytes wide, keep their slots apart and aligned).
-        let elem = sty.size_bytes() as usize;
-        let bytes = len * elem;
-        if bytes > MAX_SHARED_BYTES {
-            return Err(PtxError::new(
-                Code::PtxLayoutConflict,
-                &self.k.name,
-                op.loc,
-                format!(
-                    "`{}` moves {len} elements of {dtype} between threads through shared memory: {bytes} bytes, more than the {MAX_SHARED_BYTES} a CTA has",
-                    op.kind.name()
-                ),
-                "use smaller blocks here (the exchange holds the whole block), or keep each value in one role so no conversion is needed",
-            ));
-        }
-        self.shared_bytes = self.shared_bytes.max(bytes.next_multiple_of(16) as u32);
-        for (side, elems) in writes {
-            let (base, offsets) = self.addresses(&side, elem);
-            let owner = match self.side_geometry(&side) {
-                Some(g) => self.owner(&g, None),
-                None => Some(self.scalar_owner()),
-            };
-            let guard = owner.map(|pred| Guard { pred, negate: false });
-            for (x, off) in elems.into_iter().zip(offsets) {
-                let x = if ty == Ty::Pred { self.cast(x, Ty::Pred, Ty::I32) } else { x };
-                let src = self.reg(x, sty);
-                self.emit(Inst::StShared { guard, ty: sty, src, addr: base, offset: off });
-            }
-        }
-        self.emit(Inst::BarSync { id: 0 });
+        let elem = shared_elem_bytes(ty);
         let mut out = Vec::with_capacity(reads.len());
         for side in reads {
             if let Some(g) = self.side_geometry(&side)
@@ -213,6 +189,53 @@ impl Lowerer<'_> {
         Ok(out)
     }
 
+    /// The first half of [`Self::exchange`]: writes each `(side, elements)` (by the
+    /// owners of each element, into an array of `len` elements) and synchronizes, so every
+    /// thread may read any of them. The caller synchronizes again after its last read
+    /// (`dot.rs` reads with addresses of its own).
+    pub(super) fn stage(
+        &mut self,
+        op: &Op,
+        dtype: DType,
+        len: usize,
+        writes: Vec<(Side, Vec<Operand>)>,
+    ) -> Result<(), PtxError> {
+        let ty = ty_of(dtype);
+        let sty = shared_ty(ty);
+        // One slot per element, of the element's own size (so dtypes added later, 2 or 8
+        // bytes wide, keep their slots apart and aligned).
+        let elem = shared_elem_bytes(ty);
+        let bytes = len * elem;
+        if bytes > MAX_SHARED_BYTES {
+            return Err(PtxError::new(
+                Code::PtxLayoutConflict,
+                &self.k.name,
+                op.loc,
+                format!(
+                    "`{}` moves {len} elements of {dtype} between threads through shared memory: {bytes} bytes, more than the {MAX_SHARED_BYTES} a CTA has",
+                    op.kind.name()
+                ),
+                "use smaller blocks here (the exchange holds the whole block), or keep each value in one role so no conversion is needed",
+            ));
+        }
+        self.shared_bytes = self.shared_bytes.max(bytes.next_multiple_of(16) as u32);
+        for (side, elems) in writes {
+            let (base, offsets) = self.addresses(&side, elem);
+            let owner = match self.side_geometry(&side) {
+                Some(g) => self.owner(&g, None),
+                None => Some(self.scalar_owner()),
+            };
+            let guard = owner.map(|pred| Guard { pred, negate: false });
+            for (x, off) in elems.into_iter().zip(offsets) {
+                let x = if ty == Ty::Pred { self.cast(x, Ty::Pred, Ty::I32) } else { x };
+                let src = self.reg(x, sty);
+                self.emit(Inst::StShared { guard, ty: sty, src, addr: base, offset: off });
+            }
+        }
+        self.emit(Inst::BarSync { id: 0 });
+        Ok(())
+    }
+
     /// `v` as its author knows it: its type and the op and line that made it (the IR name
     /// `%3` means nothing in a kernel's source).
     pub(super) fn value_origin(&self, v: Value) -> String {
@@ -228,7 +251,7 @@ impl Lowerer<'_> {
 
     /// The thread's base address for `side` (a register) and each element's byte offset
     /// from it, in the element order of the side's layout.
-    fn addresses(&mut self, side: &Side, elem: usize) -> (crate::backend::ptx::lir::Reg, Vec<u32>) {
+    pub(super) fn addresses(&mut self, side: &Side, elem: usize) -> (crate::backend::ptx::lir::Reg, Vec<u32>) {
         let smem = self.smem_base();
         let Some(layout) = &side.layout else {
             return (smem, vec![(side.place.offset * elem) as u32]);
@@ -239,6 +262,11 @@ impl Lowerer<'_> {
         let mut fixed = side.place.offset;
         for (i, &d) in layout.embed.iter().enumerate() {
             let step = side.place.strides[i] * elem;
+            // A dim the place does not move along (`dot.rs` reads a row of `a` for every
+            // column of the result) adds nothing.
+            if step == 0 {
+                continue;
+            }
             match self.coord_base(&geo, d) {
                 Operand::Int(c) => fixed += c as usize * side.place.strides[i],
                 c => {

@@ -42,7 +42,9 @@ impl Lowerer<'_> {
                 // Memory accesses, reductions and scans, layout ops, shape changes and the
                 // results of control flow are not recomputed (memory, cost or a different
                 // shape).
-                (OpFamily::Shape | OpFamily::Memory | OpFamily::Reduction | OpFamily::Control, _) => return None,
+                (OpFamily::Shape | OpFamily::Memory | OpFamily::Reduction | OpFamily::Dot | OpFamily::Control, _) => {
+                    return None;
+                }
             }
         }
         Some(chain)
