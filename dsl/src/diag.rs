@@ -123,6 +123,7 @@ declare_codes! {
     LaunchAddressOverflow = "RT0712", Launch, "a view offset that takes the address past the 64-bit address space";
     LaunchSharedMemory = "RT0713", Launch, "a kernel needs more shared memory per program than the device allows";
     LaunchOverlappingOutput = "RT0714", Launch, "an output tensor that overlaps another tensor argument of the launch, not declared in place";
+    LaunchGridClosure = "RT0715", Launch, "the grid closure failed for another reason than a missing constexpr";
     AutotuneDeclaration = "RT0751", Launch, "an autotuner declaration with no configuration, a duplicate one, or an unknown key or output name";
     AutotuneOutputsDiffer = "RT0752", Launch, "two configurations of an autotuned kernel wrote different outputs";
     AutotuneNoConfigRuns = "RT0753", Launch, "no configuration of an autotuned kernel could run on these arguments";

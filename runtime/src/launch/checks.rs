@@ -45,6 +45,8 @@ pub enum LaunchError {
     SharedMemory { kernel: String, bytes: u32, max: u32, site: String },
     #[error("kernel `{kernel}`: the grid closure needs constexpr `{name}`, which the launch does not set; add it")]
     MissingConstexpr { kernel: String, name: String },
+    #[error("kernel `{kernel}`: the grid closure failed: {message}; fix the closure given to `try_grid`")]
+    GridClosure { kernel: String, message: String },
     #[error(
         "kernel `{kernel}`: output `{output}` (bytes 0x{out_lo:x}..0x{out_hi:x}) overlaps `{other}` (bytes \
          0x{other_lo:x}..0x{other_hi:x}): the kernel writes `{output}` while it may still read `{other}`, so it could \
@@ -81,6 +83,7 @@ impl LaunchError {
             LaunchError::BlockTooLarge { .. } => Code::LaunchBlockTooLarge,
             LaunchError::SharedMemory { .. } => Code::LaunchSharedMemory,
             LaunchError::MissingConstexpr { .. } => Code::LaunchMissingConstexpr,
+            LaunchError::GridClosure { .. } => Code::LaunchGridClosure,
             LaunchError::OverlappingOutput { .. } => Code::LaunchOverlappingOutput,
             LaunchError::AddressOverflow { .. } => Code::LaunchAddressOverflow,
             LaunchError::IndexOverflow(d) => d.code,
@@ -100,6 +103,7 @@ impl HasDiagnostics for LaunchError {
             | LaunchError::BlockTooLarge { kernel, .. }
             | LaunchError::SharedMemory { kernel, .. }
             | LaunchError::MissingConstexpr { kernel, .. }
+            | LaunchError::GridClosure { kernel, .. }
             | LaunchError::OverlappingOutput { kernel, .. }
             | LaunchError::AddressOverflow { kernel, .. } => kernel,
             LaunchError::IndexOverflow(d) => return vec![(**d).clone()],

@@ -131,9 +131,20 @@ impl JitKernel {
         self
     }
 
-    /// Evaluates the grid closure.
+    /// Evaluates the grid closure. Its `Err` is the name of a missing constexpr when it is
+    /// an identifier the launch does not set (what `m.get("BLOCK_M").ok_or("BLOCK_M")?`
+    /// returns); any other text is the closure's own failure, reported as it is.
     pub fn grid_for_launch(&self) -> Result<[u64; 3], LaunchError> {
-        (self.grid)(&self.meta)
-            .map_err(|name| LaunchError::MissingConstexpr { kernel: self.def.name.to_string(), name })
+        (self.grid)(&self.meta).map_err(|message| {
+            let kernel = self.def.name.to_string();
+            let identifier = !message.is_empty()
+                && message.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !message.starts_with(|c: char| c.is_ascii_digit());
+            if identifier && self.meta.get(&message).is_none() {
+                LaunchError::MissingConstexpr { kernel, name: message }
+            } else {
+                LaunchError::GridClosure { kernel, message }
+            }
+        })
     }
 }

@@ -297,7 +297,7 @@ fn raw_params(def: &rtriton::trace::KernelDef, args: &[Arg<'_>]) -> Result<Vec<R
 
 #[cfg(test)]
 mod tests {
-    use rtriton::diag::HasDiagnostics;
+    use rtriton::diag::{Code, HasDiagnostics};
     use rtriton::spec::{ArgValue, SpecPolicy};
     use rtriton_kernels::RowMaxVariant;
 
@@ -482,5 +482,21 @@ error[RT0601]: kernel `row_max_i32` at {at}: launch refused: tensor `x_ptr` has 
             e.to_string(),
             "kernel `row_max_2d`: the grid closure needs constexpr `BLOCK_K`, which the launch does not set; add it"
         );
+    }
+
+    /// A closure's own failure is reported as it is, not as a missing constexpr: a
+    /// message that is no identifier, or the name of a constexpr the launch does set.
+    #[test]
+    fn a_grid_closure_failure_is_reported_as_its_own_message() {
+        let k = JitKernel::new(RowMaxVariant::RowMax2d.def()).constexpr("BLOCK_M", 16);
+        let failing = k.clone().try_grid(|_| Err("the grid needs n_rows > 0".to_string()));
+        let e = failing.grid_for_launch().unwrap_err();
+        assert_eq!(e.code(), Code::LaunchGridClosure);
+        assert_eq!(
+            e.to_string(),
+            "kernel `row_max_2d`: the grid closure failed: the grid needs n_rows > 0; fix the closure given to `try_grid`"
+        );
+        let set = k.try_grid(|_| Err("BLOCK_M".to_string()));
+        assert_eq!(set.grid_for_launch().unwrap_err().code(), Code::LaunchGridClosure);
     }
 }
