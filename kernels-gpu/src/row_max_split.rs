@@ -45,7 +45,7 @@ use rtriton::trace::KernelDef;
 
 /// The body of every `row_max_split*` kernel (see the module doc); `identity` is the
 /// element type's smallest value, which masked lanes load and the running maximum starts
-/// from.
+/// from; `nan` is the maximum's NaN rule (`None` ignores NaN, `All` propagates it).
 #[allow(clippy::too_many_arguments, non_snake_case)]
 pub fn split_body<T>(
     x_ptr: Tensor<Ptr<T>>,
@@ -60,6 +60,7 @@ pub fn split_body<T>(
     UNROLL: usize,
     VEC: usize,
     identity: T::Native,
+    nan: PropagateNan,
 ) where
     T: NumericMarker + Promote<T, Output = T>,
 {
@@ -84,9 +85,9 @@ pub fn split_body<T>(
         let c = start.to::<i64>() + cols;
         let mask = row_mask.expand_dims(1) & c.lt(n_cols).expand_dims(0);
         let x = load(row_ptrs + (c * stride_col).expand_dims(0), Some(mask), Some(identity));
-        maximum(acc, x)
+        maximum_with(acc, x, nan)
     });
-    let row_max = max(acc, 1);
+    let row_max = max_with(acc, 1, nan);
     if SPLIT == 1 {
         store(y_ptr + rows, row_max, Some(row_mask));
     } else {
@@ -99,7 +100,7 @@ kernel! {
     /// [`split_body`] on `f32` (NaN ignored, `+0.0 > -0.0`; `SPLIT > 1` needs `y` at `-inf`).
     pub fn row_max_split(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
                          const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, f32::NEG_INFINITY);
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, f32::NEG_INFINITY, PropagateNan::None);
     }
 }
 
@@ -107,7 +108,7 @@ kernel! {
     /// [`split_body`] on `f16` (computed in f32, exact; `SPLIT = 1` only).
     pub fn row_max_split_f16(x_ptr: Ptr<f16>, y_ptr: Ptr<f16>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
                              const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, f16::NEG_INFINITY);
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, f16::NEG_INFINITY, PropagateNan::None);
     }
 }
 
@@ -115,7 +116,7 @@ kernel! {
     /// [`split_body`] on `bf16` (computed in f32, exact; `SPLIT = 1` only).
     pub fn row_max_split_bf16(x_ptr: Ptr<bf16>, y_ptr: Ptr<bf16>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
                               const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, bf16::NEG_INFINITY);
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, bf16::NEG_INFINITY, PropagateNan::None);
     }
 }
 
@@ -123,7 +124,7 @@ kernel! {
     /// [`split_body`] on `i32` (`SPLIT > 1` needs `y` at `i32::MIN`).
     pub fn row_max_split_i32(x_ptr: Ptr<i32>, y_ptr: Ptr<i32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
                              const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, i32::MIN);
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, i32::MIN, PropagateNan::None);
     }
 }
 
@@ -131,7 +132,7 @@ kernel! {
     /// [`split_body`] on `u32` (`SPLIT > 1` needs `y` at 0).
     pub fn row_max_split_u32(x_ptr: Ptr<u32>, y_ptr: Ptr<u32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
                              const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, 0u32);
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, 0u32, PropagateNan::None);
     }
 }
 
@@ -139,7 +140,7 @@ kernel! {
     /// [`split_body`] on `i16` (computed in i32; `SPLIT = 1` only).
     pub fn row_max_split_i16(x_ptr: Ptr<i16>, y_ptr: Ptr<i16>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
                              const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, i16::MIN);
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, i16::MIN, PropagateNan::None);
     }
 }
 
@@ -147,7 +148,7 @@ kernel! {
     /// [`split_body`] on `i8` (computed in i32; `SPLIT = 1` only).
     pub fn row_max_split_i8(x_ptr: Ptr<i8>, y_ptr: Ptr<i8>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, i8::MIN);
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, i8::MIN, PropagateNan::None);
     }
 }
 
@@ -155,7 +156,7 @@ kernel! {
     /// [`split_body`] on `u8` (computed in i32; `SPLIT = 1` only).
     pub fn row_max_split_u8(x_ptr: Ptr<u8>, y_ptr: Ptr<u8>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
                             const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
-        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, 0u8);
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, 0u8, PropagateNan::None);
     }
 }
 
@@ -182,25 +183,6 @@ kernel! {
     /// starts at `-inf` as for `row_max_split`.
     pub fn row_max_split_propagate_nan(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>, n_rows: i32, n_cols: i32, stride_row: i32, stride_col: i32;
                                        const BLOCK_M: usize, const BLOCK_N: usize, const SPLIT: usize, const UNROLL: usize, const VEC: usize) {
-        let stride_row = multiple_of(stride_row, VEC as u32);
-        let n_cols = multiple_of(n_cols, VEC as u32);
-        let rows = program_id(0).to::<i64>() * BLOCK_M as i64 + arange(0, BLOCK_M).to::<i64>();
-        let row_mask = rows.lt(n_rows);
-        let row_ptrs = x_ptr + rows.expand_dims(1) * stride_row;
-        let cols = arange(0, BLOCK_N).to::<i64>();
-        let acc = full::<f32>(&[BLOCK_M, BLOCK_N], f32::NEG_INFINITY);
-        let first = program_id(1) * BLOCK_N as i32;
-        let acc = for_range_unrolled(first, n_cols, (SPLIT * BLOCK_N) as i32, UNROLL, acc, |start, acc| {
-            let c = start.to::<i64>() + cols;
-            let mask = row_mask.expand_dims(1) & c.lt(n_cols).expand_dims(0);
-            let x = load(row_ptrs + (c * stride_col).expand_dims(0), Some(mask), Some(f32::NEG_INFINITY));
-            maximum_with(acc, x, PropagateNan::All)
-        });
-        let row_max = max_with(acc, 1, PropagateNan::All);
-        if SPLIT == 1 {
-            store(y_ptr + rows, row_max, Some(row_mask));
-        } else {
-            let _ = atomic_max(y_ptr + rows, row_max, Some(row_mask));
-        }
+        split_body(x_ptr, y_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_M, BLOCK_N, SPLIT, UNROLL, VEC, f32::NEG_INFINITY, PropagateNan::All);
     }
 }
