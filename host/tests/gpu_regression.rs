@@ -27,6 +27,16 @@ fn gpu_folder() -> String {
     }
 }
 
+/// The shapes of the points a baseline records (a point's label ends with its shape), once
+/// each, sorted.
+fn recorded_shapes(baseline: &Path) -> Vec<String> {
+    let mut shapes: Vec<String> =
+        recorded_points(baseline).iter().filter_map(|p| p.rsplit(' ').next().map(str::to_string)).collect();
+    shapes.sort();
+    shapes.dedup();
+    shapes
+}
+
 /// The points a baseline records.
 fn recorded_points(baseline: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(baseline)
@@ -56,14 +66,11 @@ fn peers(script: &str, args: &[String], out: &Path) {
 #[ignore = "needs a GPU, and python3 with torch and triton"]
 fn the_ports_hold_their_recorded_ratio_to_the_best_peer() {
     let baseline = root().join(format!("bench/results/{}/ports-baseline.json", gpu_folder()));
-    let points = recorded_points(&baseline);
     let dir = tempfile::tempdir().unwrap();
     let peer_json = dir.path().join("peers.json");
     // The peers on the recorded points' shapes (the script pairs 1-D shapes with the 1-D
     // kernel and 2-D ones with the others).
-    let mut shapes: Vec<String> = points.iter().filter_map(|p| p.rsplit(' ').next().map(str::to_string)).collect();
-    shapes.sort();
-    shapes.dedup();
+    let shapes = recorded_shapes(&baseline);
     let mut peer_args = vec!["--rep".to_string(), "50".to_string()];
     for s in &shapes {
         peer_args.extend(["--shape".to_string(), s.clone()]);
@@ -83,13 +90,10 @@ fn the_ports_hold_their_recorded_ratio_to_the_best_peer() {
 #[ignore = "needs a GPU, and python3 with torch and triton"]
 fn the_row_max_family_holds_its_recorded_ratio_to_the_best_peer() {
     let baseline = root().join(format!("bench/results/{}/row-max-baseline.json", gpu_folder()));
-    let points = recorded_points(&baseline);
     let dir = tempfile::tempdir().unwrap();
     let peer_json = dir.path().join("peers.json");
     // A row-max point is `KERNEL SHAPE`.
-    let mut shapes: Vec<String> = points.iter().filter_map(|p| p.rsplit(' ').next().map(str::to_string)).collect();
-    shapes.sort();
-    shapes.dedup();
+    let shapes = recorded_shapes(&baseline);
     let mut peer_args = vec!["--rep".to_string(), "50".to_string()];
     let mut args = vec!["bench", "--iters", "20", "--no-progress"];
     for s in &shapes {
