@@ -228,6 +228,9 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
         d.group_of.push(*group);
         let op = match inst {
             Inst::Group(_) => unreachable!("handled above"),
+            Inst::Ldmatrix { .. } | Inst::Mma { .. } | Inst::CvtTf32 { .. } => {
+                return Err(unsupported("the simulator does not run tensor-core instructions yet".to_string()));
+            }
             Inst::LdParam { dst, param } => {
                 let prm =
                     p.params.get(*param).ok_or_else(|| unsupported(format!("parameter {param} does not exist")))?;

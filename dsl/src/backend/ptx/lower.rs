@@ -85,13 +85,15 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         .max_by_key(|s| s.iter().product::<usize>())
         .unwrap_or_else(|| vec![1; rank]);
     let (enc, layout_decision) = coalesce::coalesced_layout(k, &ai, &anchor, nw as usize);
-    let assignment = layout::assign(k, &enc, &anchor);
+    let enc = std::sync::Arc::new(enc);
+    let mma = |id: OpId| layout::mma_of(k, k.op(id), nw as usize).map(|(_, m)| m);
+    let assignment = layout::assign(k, &enc, &anchor, &mma);
     let layouts = &assignment.layouts;
 
     let mut notes = Vec::new();
     for (i, vd) in k.values.iter().enumerate() {
         let Some(l) = &layouts[i] else { continue };
-        let geo = l.geometry(&enc, vd.ty.shape.dims());
+        let geo = l.geometry(vd.ty.shape.dims());
         let n = geo.num_regs();
         if n > MAX_REGS_PER_VALUE {
             let loc = k.def_op(Value(i as u32)).map_or(k.loc, |o| o.loc);
@@ -110,7 +112,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
             notes.push(LayoutNote {
                 value: Value(i as u32).to_string(),
                 ty: vd.ty.to_string(),
-                layout: l.describe(&enc),
+                layout: l.describe(),
                 regs_per_thread: n,
             });
         }
@@ -123,6 +125,10 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         header.push(format!("constexprs: {}", cs.join(", ")));
     }
     header.push(format!("num_warps = {nw}; #blocked = {enc}"));
+    let mut mmas: Vec<String> =
+        layouts.iter().flatten().filter(|l| l.enc.is_mma()).map(|l| format!("#mma = {}", l.enc)).collect();
+    mmas.dedup();
+    header.extend(mmas);
 
     let mut l = Lowerer {
         k,
@@ -191,7 +197,9 @@ pub(super) struct Lowerer<'a> {
     pub k: &'a Kernel,
     info: &'a KernelInfo,
     pub ai: &'a AxisInfoMap,
-    pub enc: &'a Blocked,
+    /// The kernel's blocked layout (a `dot` on tensor cores has its own, in its values'
+    /// [`Layout`]s).
+    pub enc: &'a std::sync::Arc<Blocked>,
     layouts: &'a [Option<Layout>],
     /// Operands an op reads in another layout than their own (`layout::assign`).
     conversions: &'a HashMap<(OpId, Value), Layout>,
@@ -212,13 +220,13 @@ pub(super) struct Lowerer<'a> {
     lane: Option<Reg>,
     warp: Option<Reg>,
     /// `t_d` per parent dim.
-    tpos: HashMap<usize, Reg>,
+    tpos: HashMap<(Blocked, usize), Reg>,
     /// The thread's coordinate base per (parent dim, block size along it).
-    bases: HashMap<(usize, usize), Operand>,
+    bases: HashMap<(Blocked, usize, usize), Operand>,
     /// Bit fields of tid already extracted: (source, shift, n).
     fields: HashMap<(Reg, u32, usize), Operand>,
     /// Owner predicates per (parent shape, excluded dim).
-    owners: HashMap<(Vec<usize>, Option<usize>), Option<Reg>>,
+    owners: HashMap<(Option<Blocked>, Vec<usize>, Option<usize>), Option<Reg>>,
     smem_base: Option<Reg>,
     /// Shared scratch bytes of the exchanges and reductions (reused op after op); the
     /// staged loads' buffers follow it (`lower/staged.rs`).
@@ -334,7 +342,7 @@ impl Lowerer<'_> {
 
     /// The geometry of value `v` (`None` for scalars).
     pub fn geometry(&self, v: Value) -> Option<Geometry> {
-        self.layout(v).map(|l| l.geometry(self.enc, self.k.shape(v).dims()))
+        self.layout(v).map(|l| l.geometry(self.k.shape(v).dims()))
     }
 
     /// `v`'s layout (the converted one while an op that reads it converted is lowered).
@@ -391,7 +399,7 @@ impl Lowerer<'_> {
             .results
             .first()
             .or(op.kind.operands().first())
-            .and_then(|v| self.layout(*v).map(|l| (l.describe(self.enc), self.count(*v))))
+            .and_then(|v| self.layout(*v).map(|l| (l.describe(), self.count(*v))))
             .map_or(String::new(), |(l, n)| format!(" {l} ({n} per thread)"));
         let name = match &op.kind {
             OpKind::Reduce { op: r, axis, .. } => format!("reduce {} axis {axis}", r.name()),

@@ -20,6 +20,7 @@
 //! operand's layout to the result's, whatever those are.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::{Blocked, Layout};
 use crate::ir::{Kernel, OpFamily, OpId, OpKind, Value};
@@ -162,7 +163,8 @@ fn fewest_registers(enc: &Blocked, shape: &[usize], preferred: Vec<usize>, margi
     if enc.rank() > 5 {
         return preferred;
     }
-    let regs = |e: &Vec<usize>| Layout { embed: e.clone() }.geometry(enc, shape).num_regs();
+    let enc = Arc::new(enc.clone());
+    let regs = |e: &Vec<usize>| Layout { enc: enc.clone(), embed: e.clone() }.geometry(shape).num_regs();
     let best = embeddings(shape.len(), enc.rank()).into_iter().min_by_key(regs).unwrap_or_else(|| preferred.clone());
     if regs(&best) * margin < regs(&preferred) { best } else { preferred }
 }
@@ -189,11 +191,18 @@ fn unconstrained(enc: &Blocked, shape: &[usize]) -> Vec<usize> {
 }
 
 /// Assigns every block value an embedding into the kernel's blocked layout `enc` (made
-/// for the block shape `anchor`), and lists the operands that must be converted (see the
-/// module doc).
-pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
+/// for the block shape `anchor`), or into the accumulator layout of a `dot` that runs on
+/// tensor cores (`mma`, see [`super::mma_encoding`]), and lists the operands that must be
+/// converted (see the module doc).
+pub fn assign(
+    k: &Kernel,
+    enc: &Arc<Blocked>,
+    anchor: &[usize],
+    mma: &dyn Fn(OpId) -> Option<Blocked>,
+) -> Assignment {
     let rank = enc.rank();
     let n = k.values.len();
+    let mut mma_seeds: Vec<(Value, Arc<Blocked>)> = Vec::new();
     let mut uf = Uf { parent: (0..n).collect() };
     let mut relations: Vec<Relation> = Vec::new();
     let is_block = |v: Value| !k.shape(v).is_scalar();
@@ -282,10 +291,14 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
                 // A matrix product reads its `a` and `b` operands through shared memory (any
                 // layout), and its accumulator element by element into its result (the
                 // last operand): tie those two.
+                // On tensor cores the two are in the accumulator layout.
                 OpFamily::Dot => {
                     let mut vs: Vec<Value> = kind.operands().last().copied().into_iter().collect();
                     vs.extend(op.results.iter().copied());
                     tie(&vs);
+                    if let Some(m) = mma(id) {
+                        mma_seeds.push((op.results[0], Arc::new(m)));
+                    }
                 }
                 OpFamily::Source | OpFamily::Shape | OpFamily::Reduction | OpFamily::Control => {}
             },
@@ -308,9 +321,21 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
             }
         }
     }
-    let mut class: Vec<Option<Vec<usize>>> = vec![None; n];
+    // A class holds its encoding and its embedding into it. A `dot` on tensor cores puts
+    // its accumulator's class in the `mma` layout; every other full-rank class starts in
+    // the kernel's.
+    type Class = (Arc<Blocked>, Vec<usize>);
+    let mut class: Vec<Option<Class>> = vec![None; n];
+    for (v, m) in &mma_seeds {
+        let c = uf.find(v.index());
+        if class[c].is_none() {
+            class[c] = Some((m.clone(), vec![0, 1]));
+        }
+    }
     for (c, shape) in &largest {
-        class[*c] = Some(full_rank(enc, anchor, shape));
+        if class[*c].is_none() {
+            class[*c] = Some((enc.clone(), full_rank(enc, anchor, shape)));
+        }
     }
     loop {
         let mut changed = true;
@@ -319,8 +344,8 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
             for rel in &relations {
                 let (co, cr) = (uf.find(rel.operand.index()), uf.find(rel.result.index()));
                 let derived = match (&class[co], &class[cr]) {
-                    (None, Some(r)) => rel.operand_for(r, rank).map(|e| (co, e)),
-                    (Some(o), None) => rel.result_for(o, rank).map(|e| (cr, e)),
+                    (None, Some((e, r))) => rel.operand_for(r, e.rank()).map(|x| (co, (e.clone(), x))),
+                    (Some((e, o)), None) => rel.result_for(o, e.rank()).map(|x| (cr, (e.clone(), x))),
                     // both known (checked below) or neither yet (not an embedding pair)
                     _ => None,
                 };
@@ -340,7 +365,7 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
             None => break,
             Some(i) => {
                 let c = uf.find(i);
-                class[c] = Some(unconstrained(enc, k.values[i].ty.shape.dims()));
+                class[c] = Some((enc.clone(), unconstrained(enc, k.values[i].ty.shape.dims())));
             }
         }
     }
@@ -349,20 +374,20 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
             if k.values[i].ty.shape.is_scalar() {
                 None
             } else {
-                class[uf.find(i)].clone().map(|embed| Layout { embed })
+                class[uf.find(i)].clone().map(|(enc, embed)| Layout { enc, embed })
             }
         })
         .collect();
-    let embed = |v: Value| layouts[v.index()].as_ref().map(|l| l.embed.clone()).unwrap_or_default();
     let mut conversions = HashMap::new();
     for rel in &relations {
-        let (o, r) = (embed(rel.operand), embed(rel.result));
-        let agrees = match &rel.kind {
-            Kind::Expand(axis) => without(&r, *axis) == o,
-            Kind::Reduce(_) | Kind::Permute(_) => rel.result_for(&o, rank) == Some(r.clone()),
-        };
-        if !agrees && let Some(e) = rel.operand_for(&r, rank) {
-            conversions.insert((rel.op, rel.operand), Layout { embed: e });
+        let (Some(o), Some(r)) = (&layouts[rel.operand.index()], &layouts[rel.result.index()]) else { continue };
+        let agrees = o.enc == r.enc
+            && match &rel.kind {
+                Kind::Expand(axis) => without(&r.embed, *axis) == o.embed,
+                Kind::Reduce(_) | Kind::Permute(_) => rel.result_for(&o.embed, r.enc.rank()) == Some(r.embed.clone()),
+            };
+        if !agrees && let Some(e) = rel.operand_for(&r.embed, r.enc.rank()) {
+            conversions.insert((rel.op, rel.operand), Layout { enc: r.enc.clone(), embed: e });
         }
     }
     Assignment { layouts, conversions }
@@ -386,7 +411,7 @@ mod tests {
     fn an_unconstrained_block_takes_the_dims_with_the_threads() {
         // The layout of a [2, 1, 256] anchor: all 32 lanes along the last dim.
         let enc = Blocked::row_major(&[2, 1, 256], 1, 1);
-        let regs = |e: Vec<usize>, s: &[usize]| Layout { embed: e }.geometry(&enc, s).num_regs();
+        let regs = |e: Vec<usize>, s: &[usize]| Layout { enc: Arc::new(enc.clone()), embed: e }.geometry(s).num_regs();
         // [128, 4] along the trailing dims would put 128 elements on one thread.
         assert_eq!(regs(unconstrained(&enc, &[128, 4]), &[128, 4]), 16);
         assert_eq!(unconstrained(&enc, &[64]), vec![2]);
@@ -407,7 +432,7 @@ mod tests {
         // the lanes (the identity puts them along a dim with one thread).
         let a = [2, 4, 64];
         let enc = Blocked::row_major(&a, 1, 4);
-        let regs = |e: Vec<usize>, s: &[usize]| Layout { embed: e }.geometry(&enc, s).num_regs();
+        let regs = |e: Vec<usize>, s: &[usize]| Layout { enc: Arc::new(enc.clone()), embed: e }.geometry(s).num_regs();
         assert_eq!(regs(full_rank(&enc, &a, &[4, 64, 2]), &[4, 64, 2]), 4);
         assert!(regs(vec![0, 1, 2], &[4, 64, 2]) > 4);
         // A transposed anchor with a dim of size 1 is no slice of it: searched too.

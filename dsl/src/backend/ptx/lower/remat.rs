@@ -55,7 +55,7 @@ impl Lowerer<'_> {
     pub(super) fn rematerialize(&mut self, op: &Op, v: Value, to: &Layout) -> Result<Option<Vec<Operand>>, PtxError> {
         let Some(chain) = self.remat_chain(v) else { return Ok(None) };
         self.emit(Inst::Group(Group::at(
-            format!("recompute {v} ({}) as {} (no data movement)", self.k.ty(v), to.describe(self.enc)),
+            format!("recompute {v} ({}) as {} (no data movement)", self.k.ty(v), to.describe()),
             op.loc,
         )));
         let saved = self.overrides.clone();
@@ -87,7 +87,7 @@ impl Lowerer<'_> {
             reason: format!(
                 "{} recomputed as {} for `{}` ({} ops)",
                 self.value_origin(v),
-                to.describe(self.enc),
+                to.describe(),
                 op.kind.name(),
                 chain.len()
             ),
