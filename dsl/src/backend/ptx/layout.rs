@@ -112,7 +112,12 @@ impl Blocked {
     /// are one 8-column tile. Which rows form a tile does not matter to the hardware: the
     /// operand fragments are read for the same rows and columns (`lower/mma.rs`).
     pub fn mma(warps: [usize; 2]) -> Blocked {
-        Blocked { size_per_thread: vec![1, 2], threads_per_warp: vec![8, 4], warps_per_cta: warps.to_vec(), order: vec![1, 0] }
+        Blocked {
+            size_per_thread: vec![1, 2],
+            threads_per_warp: vec![8, 4],
+            warps_per_cta: warps.to_vec(),
+            order: vec![1, 0],
+        }
     }
 
     /// Whether this is a [`Blocked::mma`] layout.
@@ -217,7 +222,7 @@ impl Geometry {
 
 /// A value's layout: a blocked encoding (the kernel's, or the `dot` accumulator's,
 /// [`Blocked::mma`]) and where the value's dims sit in it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
     pub enc: Arc<Blocked>,
     /// `embed[i]`: the parent dim of the value's dim `i` (strictly increasing).

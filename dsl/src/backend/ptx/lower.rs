@@ -30,6 +30,7 @@ mod insts;
 mod layout_ops;
 mod math;
 mod memory;
+mod mma;
 mod reduce;
 mod remat;
 mod scan;
@@ -182,7 +183,13 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         target: options.arch.to_string(),
         ptx_version: options.ptx_version,
         threads_per_cta: threads as u32,
-        min_ctas_per_sm: options.min_ctas_per_sm,
+        // Without a bound, ptxas caps the registers of a 128-thread CTA for occupancy (80
+        // on sm_86) and spills a tensor-core tile's fragments; one CTA per SM lifts the cap
+        // to what the kernel needs (still `.maxntid`-bounded).
+        min_ctas_per_sm: match options.min_ctas_per_sm {
+            0 if layouts.iter().flatten().any(|l| l.enc.is_mma()) => 1,
+            n => n,
+        },
         shared_bytes: l.shared_bytes,
         shared_site: l.stage_site,
         regs: l.regs,
@@ -208,7 +215,7 @@ pub(super) struct Lowerer<'a> {
     /// Conversions already made in the current block (or an enclosing one): (value,
     /// embedding) -> elements. Dropped at the end of a loop body, whose registers are not
     /// written when the loop runs no iteration.
-    converted: HashMap<(Value, Vec<usize>), Vec<Operand>>,
+    converted: HashMap<(Value, Layout), Vec<Operand>>,
     regs: Vec<Ty>,
     /// Thread-position math and other values every later instruction may use; runs first
     /// so nothing defined in a loop body is read after a loop that ran zero times.

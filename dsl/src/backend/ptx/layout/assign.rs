@@ -71,6 +71,9 @@ enum Kind {
     /// `permute(dims)`: result dim `i` is operand dim `dims[i]`, so result dim `i` sits
     /// where operand dim `dims[i]` does and no element moves.
     Permute(Vec<usize>),
+    /// `broadcast` between a `dot`'s accumulator class and another: the same embedding
+    /// (elsewhere a broadcast ties its operand and result into one class).
+    Broadcast,
 }
 
 /// An op that relates the embeddings of its operand and result.
@@ -109,6 +112,7 @@ impl Relation {
         match &self.kind {
             Kind::Expand(axis) => Some(without(result, *axis)),
             Kind::Reduce(axis) => insert_free(result, *axis, rank),
+            Kind::Broadcast => Some(result.to_vec()),
             Kind::Permute(dims) => {
                 let mut e = vec![0; dims.len()];
                 for (i, &d) in dims.iter().enumerate() {
@@ -124,6 +128,7 @@ impl Relation {
         match &self.kind {
             Kind::Expand(axis) => insert_free(operand, *axis, rank),
             Kind::Reduce(axis) => Some(without(operand, *axis)),
+            Kind::Broadcast => Some(operand.to_vec()),
             Kind::Permute(dims) => dims.iter().map(|&d| operand.get(d).copied()).collect(),
         }
     }
@@ -134,6 +139,7 @@ impl Relation {
             Kind::Reduce(_) => 0,
             Kind::Permute(_) => 1,
             Kind::Expand(_) => 2,
+            Kind::Broadcast => 3,
         }
     }
 }
@@ -194,17 +200,14 @@ fn unconstrained(enc: &Blocked, shape: &[usize]) -> Vec<usize> {
 /// for the block shape `anchor`), or into the accumulator layout of a `dot` that runs on
 /// tensor cores (`mma`, see [`super::mma_encoding`]), and lists the operands that must be
 /// converted (see the module doc).
-pub fn assign(
-    k: &Kernel,
-    enc: &Arc<Blocked>,
-    anchor: &[usize],
-    mma: &dyn Fn(OpId) -> Option<Blocked>,
-) -> Assignment {
+pub fn assign(k: &Kernel, enc: &Arc<Blocked>, anchor: &[usize], mma: &dyn Fn(OpId) -> Option<Blocked>) -> Assignment {
     let rank = enc.rank();
     let n = k.values.len();
     let mut mma_seeds: Vec<(Value, Arc<Blocked>)> = Vec::new();
     let mut uf = Uf { parent: (0..n).collect() };
     let mut relations: Vec<Relation> = Vec::new();
+    // Broadcasts are tied after the walk, except across a `dot` accumulator's class.
+    let mut broadcasts: Vec<(OpId, Value, Value)> = Vec::new();
     let is_block = |v: Value| !k.shape(v).is_scalar();
     for id in k.walk() {
         let op = k.op(id);
@@ -215,7 +218,7 @@ pub fn assign(
             }
         };
         match &op.kind {
-            OpKind::Broadcast { value: v } => tie(&[*v, op.results[0]]),
+            OpKind::Broadcast { value: v } if is_block(*v) => broadcasts.push((id, *v, op.results[0])),
             OpKind::For { init, body, .. } => {
                 let yields = k.yielded(body);
                 for (i, v) in init.iter().enumerate() {
@@ -304,6 +307,22 @@ pub fn assign(
             },
         }
     }
+    // A broadcast joins its operand's class to its result's, unless exactly one of the two
+    // holds a tensor-core accumulator: then the accumulator's class keeps the `mma` layout
+    // and the other its own (the indices of a tile are shared by the loads of the operands
+    // and the store of the result; the broadcast reads them converted, often recomputed).
+    let mma_values: Vec<Value> = mma_seeds.iter().map(|(v, _)| *v).collect();
+    let in_mma = |uf: &mut Uf, x: Value| {
+        let c = uf.find(x.index());
+        mma_values.iter().any(|m| uf.find(m.index()) == c)
+    };
+    for (id, v, r) in broadcasts {
+        if in_mma(&mut uf, v) == in_mma(&mut uf, r) {
+            uf.union(v.index(), r.index());
+        } else {
+            relations.push(Relation { op: id, operand: v, result: r, kind: Kind::Broadcast });
+        }
+    }
     // Reductions first: where a reduction and an `expand_dims` disagree about a class, the
     // `expand_dims` operand (one dim smaller, often an index that is recomputed for free)
     // is the one converted, not the reduction's whole operand. Stable: program order
@@ -384,7 +403,9 @@ pub fn assign(
         let agrees = o.enc == r.enc
             && match &rel.kind {
                 Kind::Expand(axis) => without(&r.embed, *axis) == o.embed,
-                Kind::Reduce(_) | Kind::Permute(_) => rel.result_for(&o.embed, r.enc.rank()) == Some(r.embed.clone()),
+                Kind::Reduce(_) | Kind::Permute(_) | Kind::Broadcast => {
+                    rel.result_for(&o.embed, r.enc.rank()) == Some(r.embed.clone())
+                }
             };
         if !agrees && let Some(e) = rel.operand_for(&r.embed, r.enc.rank()) {
             conversions.insert((rel.op, rel.operand), Layout { enc: r.enc.clone(), embed: e });

@@ -98,7 +98,7 @@ impl Lowerer<'_> {
                     "use a smaller block or more warps",
                 ));
             }
-            let key = (v, to.embed.clone());
+            let key = (v, to.clone());
             let elems = match self.converted.get(&key) {
                 Some(e) => e.clone(),
                 None => {
