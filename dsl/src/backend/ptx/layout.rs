@@ -112,7 +112,12 @@ impl Blocked {
     /// are one 8-column tile. Which rows form a tile does not matter to the hardware: the
     /// operand fragments are read for the same rows and columns (`lower/mma.rs`).
     pub fn mma(warps: [usize; 2]) -> Blocked {
-        Blocked { size_per_thread: vec![1, 2], threads_per_warp: vec![8, 4], warps_per_cta: warps.to_vec(), order: vec![1, 0] }
+        Blocked {
+            size_per_thread: vec![1, 2],
+            threads_per_warp: vec![8, 4],
+            warps_per_cta: warps.to_vec(),
+            order: vec![1, 0],
+        }
     }
 
     /// Whether this is a [`Blocked::mma`] layout.

@@ -761,14 +761,9 @@ impl Program {
                     let t = if *trans { ".trans" } else { "" };
                     format!("{{{}}} = ldmatrix x{}{t} [{addr}+{offset}]", list(dsts), dsts.len())
                 }
-                Inst::Mma { input, d, a, b, c } => format!(
-                    "{{{}}} = mma.{} {{{}}}, {{{}}}, {{{}}}",
-                    list(d),
-                    input.ptx(),
-                    list(a),
-                    list(b),
-                    list(c)
-                ),
+                Inst::Mma { input, d, a, b, c } => {
+                    format!("{{{}}} = mma.{} {{{}}}, {{{}}}, {{{}}}", list(d), input.ptx(), list(a), list(b), list(c))
+                }
                 Inst::CvtTf32 { dst, src } => format!("{} = cvt.rna.tf32 {src}", self.def(*dst)),
                 Inst::CpAsyncWait { pending } => format!("cp.async.wait {pending}"),
                 Inst::Shfl { dst, src, lane_mask, .. } => {

@@ -194,12 +194,7 @@ fn unconstrained(enc: &Blocked, shape: &[usize]) -> Vec<usize> {
 /// for the block shape `anchor`), or into the accumulator layout of a `dot` that runs on
 /// tensor cores (`mma`, see [`super::mma_encoding`]), and lists the operands that must be
 /// converted (see the module doc).
-pub fn assign(
-    k: &Kernel,
-    enc: &Arc<Blocked>,
-    anchor: &[usize],
-    mma: &dyn Fn(OpId) -> Option<Blocked>,
-) -> Assignment {
+pub fn assign(k: &Kernel, enc: &Arc<Blocked>, anchor: &[usize], mma: &dyn Fn(OpId) -> Option<Blocked>) -> Assignment {
     let rank = enc.rank();
     let n = k.values.len();
     let mut mma_seeds: Vec<(Value, Arc<Blocked>)> = Vec::new();
