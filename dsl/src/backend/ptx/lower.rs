@@ -200,6 +200,10 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
     })
 }
 
+/// The key of an owner predicate (`Lowerer::owner`): the layout, the parent shape and the
+/// dim left out.
+type OwnerKey = (Option<Blocked>, Vec<usize>, Option<usize>);
+
 pub(super) struct Lowerer<'a> {
     pub k: &'a Kernel,
     info: &'a KernelInfo,
@@ -233,7 +237,7 @@ pub(super) struct Lowerer<'a> {
     /// Bit fields of tid already extracted: (source, shift, n).
     fields: HashMap<(Reg, u32, usize), Operand>,
     /// Owner predicates per (parent shape, excluded dim).
-    owners: HashMap<(Option<Blocked>, Vec<usize>, Option<usize>), Option<Reg>>,
+    owners: HashMap<OwnerKey, Option<Reg>>,
     smem_base: Option<Reg>,
     /// Shared scratch bytes of the exchanges and reductions (reused op after op); the
     /// staged loads' buffers follow it (`lower/staged.rs`).

@@ -430,14 +430,16 @@ impl<'a> Writer<'a> {
                 self.reg_list(dsts),
                 self.addr(*addr, i64::from(*offset))
             ),
-            Inst::Ldmatrix { trans, dsts, addr, offset } => format!(
-                "ldmatrix.sync.aligned.m8n8.x{}{}.shared.b16 {}, {};",
-                dsts.len(),
-                if *trans { ".trans" } else { "" },
+            Inst::Ldmatrix { trans, dsts, addr, offset } => {
                 // braces even around one register: the operand is a vector
-                format!("{{{}}}", dsts.iter().map(|r| self.reg(*r)).collect::<Vec<_>>().join(", ")),
-                self.addr(*addr, i64::from(*offset))
-            ),
+                let regs = dsts.iter().map(|r| self.reg(*r)).collect::<Vec<_>>().join(", ");
+                format!(
+                    "ldmatrix.sync.aligned.m8n8.x{}{}.shared.b16 {{{regs}}}, {};",
+                    dsts.len(),
+                    if *trans { ".trans" } else { "" },
+                    self.addr(*addr, i64::from(*offset))
+                )
+            }
             Inst::Mma { input, d, a, b, c } => {
                 let (shape, acc) = match input {
                     MmaInput::F16 | MmaInput::BF16 => ("m16n8k16", "f32"),
