@@ -91,24 +91,31 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
     let assignment = layout::assign(k, &enc, &anchor, &mma);
     let layouts = &assignment.layouts;
 
+    // Over the budget: the value that needs the most registers, and of those the largest
+    // block (the first on a tie), the one to shrink. A smaller value laid out as a slice
+    // of it (a `[32, 32, 1]` operand of a `[32, 32, 32]` broadcast product, replicated
+    // along the last dim) may need as many and is not the cause.
+    let over = (0..k.values.len())
+        .filter_map(|i| layouts[i].as_ref().map(|l| (i, l.geometry(k.values[i].ty.shape.dims()).num_regs())))
+        .filter(|&(_, n)| n > MAX_REGS_PER_VALUE)
+        .max_by_key(|&(i, n)| (n, k.values[i].ty.shape.numel(), std::cmp::Reverse(i)));
+    if let Some((worst, n)) = over {
+        let loc = k.def_op(Value(worst as u32)).map_or(k.loc, |o| o.loc);
+        return Err(PtxError::new(
+            Code::PtxRegisterBudget,
+            &k.name,
+            loc,
+            format!(
+                "block {} needs {n} registers per thread with num_warps = {nw} (the budget is {MAX_REGS_PER_VALUE} per value)",
+                k.values[worst].ty
+            ),
+            "use a smaller block (loop over the row in blocks) or more warps",
+        ));
+    }
     let mut notes = Vec::new();
     for (i, vd) in k.values.iter().enumerate() {
         let Some(l) = &layouts[i] else { continue };
-        let geo = l.geometry(vd.ty.shape.dims());
-        let n = geo.num_regs();
-        if n > MAX_REGS_PER_VALUE {
-            let loc = k.def_op(Value(i as u32)).map_or(k.loc, |o| o.loc);
-            return Err(PtxError::new(
-                Code::PtxRegisterBudget,
-                &k.name,
-                loc,
-                format!(
-                    "block {} needs {n} registers per thread with num_warps = {nw} (the budget is {MAX_REGS_PER_VALUE} per value)",
-                    vd.ty
-                ),
-                "use a smaller block (loop over the row in blocks) or more warps",
-            ));
-        }
+        let n = l.geometry(vd.ty.shape.dims()).num_regs();
         if info.uses(Value(i as u32)) > 0 {
             notes.push(LayoutNote {
                 value: Value(i as u32).to_string(),
