@@ -108,6 +108,7 @@ declare_codes! {
     SimNoProgress = "RT0521", Simulator, "a while loop that can never end (a program waiting for another one)";
     SimAsyncCopyPending = "RT0522", Simulator, "a shared byte accessed while a cp.async writing it has not been waited for";
     SimStepBudget = "RT0523", Simulator, "a program ran more loop iterations than its step budget (a loop that does not end)";
+    SimWarpCollective = "RT0524", Simulator, "a warp-collective instruction (ldmatrix, mma.sync) not executed by all 32 lanes of a warp";
     GuardIndexOverflow = "RT0601", Guard, "i32 index math on a tensor past 2^31 - 1 elements";
     LaunchArgCount = "RT0701", Launch, "the wrong number of runtime arguments";
     LaunchArgType = "RT0702", Launch, "an argument of another type than its parameter";

@@ -203,6 +203,27 @@ fn block_over_register_budget_is_an_error() {
     );
 }
 
+/// Tutorial 03 written as a broadcast product (`sum(a[:, :, None] * b[None, :, :], 1)`) at
+/// 32x32x32 tiles: the refusal names the product, which needs the registers, not the
+/// first value whose layout came out over the budget.
+#[test]
+fn the_register_budget_names_the_value_that_needs_the_most() {
+    rtriton::kernel! {
+        fn broadcast_matmul(a_ptr: Ptr<f32>, b_ptr: Ptr<f32>, c_ptr: Ptr<f32>; const B: usize) {
+            let rows = expand_dims(arange(0, B), 1);
+            let cols = expand_dims(arange(0, B), 0);
+            let a = load(a_ptr + rows * B as i32 + cols, None, None);
+            let b = load(b_ptr + rows * B as i32 + cols, None, None);
+            let product = expand_dims(a, 2) * expand_dims(b, 0);
+            store(c_ptr + rows * B as i32 + cols, sum(product, 1), None);
+        }
+    }
+    let e = compile_plain(&broadcast_matmul(), &[("B", 32)], &PtxOptions::default()).unwrap_err();
+    assert!(e.has_code(Code::PtxRegisterBudget), "{e}");
+    let e = e.to_string();
+    assert!(e.contains("block tensor<32x32x32xf32> needs 256 registers per thread with num_warps = 4"), "{e}");
+}
+
 #[test]
 fn num_warps_without_layout_is_an_error() {
     let e = compile_err(RowMaxVariant::RowMax, vec![("BLOCK", 1024)], &options(Arch::Sm86, 3));

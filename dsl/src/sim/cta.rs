@@ -10,6 +10,7 @@
 mod async_copy;
 mod atom;
 mod control;
+mod tensor_core;
 
 use super::SimReport;
 use super::async_copy::AsyncCopies;
@@ -223,17 +224,30 @@ impl Cta {
         if self.written_all[ri] {
             return Ok(());
         }
-        let missing =
-            (0..self.t).find(|&t| self.active(t) && self.written[ri * self.words + t / 64] & (1 << (t % 64)) == 0);
-        match missing {
+        match (0..self.t).find(|&t| self.active(t) && !self.wrote_by(ri, t)) {
             None => Ok(()),
-            Some(t) => Err(SimFault::new(
-                Check::UninitializedRegister,
-                Some(t as u32),
-                format!("register {} is read before this thread wrote it (its value is unspecified)", self.names[ri]),
-                "define the value before its first use on every path (a value defined inside a loop that may run zero times is not defined after it)",
-            )),
+            Some(t) => Err(self.unwritten(ri, t)),
         }
+    }
+
+    /// Thread `t` must have written `r` before reading it (an operand only some lanes of
+    /// a warp-collective instruction read).
+    fn need_reg_of(&self, r: u32, t: usize) -> Result<(), SimFault> {
+        let ri = r as usize;
+        if self.written_all[ri] || self.wrote_by(ri, t) { Ok(()) } else { Err(self.unwritten(ri, t)) }
+    }
+
+    fn wrote_by(&self, r: usize, t: usize) -> bool {
+        self.written[r * self.words + t / 64] & (1 << (t % 64)) != 0
+    }
+
+    fn unwritten(&self, r: usize, t: usize) -> SimFault {
+        SimFault::new(
+            Check::UninitializedRegister,
+            Some(t as u32),
+            format!("register {} is read before this thread wrote it (its value is unspecified)", self.names[r]),
+            "define the value before its first use on every path (a value defined inside a loop that may run zero times is not defined after it)",
+        )
     }
 
     /// Where thread `t`'s access at the current instruction happens (for the race checks).
@@ -460,6 +474,15 @@ impl Cta {
                 MicroOp::Shfl { dst, src, mode, b, c, member_mask } => {
                     self.need_reg(*src)?;
                     l.report.shuffles += self.shfl(*dst, *src, *mode, *b, *c, *member_mask)?;
+                }
+                MicroOp::Ldmatrix { trans, dsts, addr, offset } => {
+                    l.report.ldmatrix += self.ldmatrix(*trans, dsts, *addr, *offset)?;
+                }
+                MicroOp::Mma { input, d, a, b, c } => {
+                    for r in a.iter().chain(b).chain(c) {
+                        self.need_reg(*r)?;
+                    }
+                    l.report.mma += self.mma(*input, d, a, b, c)?;
                 }
                 MicroOp::Unpack { lo, hi, src, bits } => {
                     self.need_reg(*src)?;

@@ -9,10 +9,11 @@
 //! `Pred` as `0` or `1`.
 
 use super::error::{Check, SimFault};
+use crate::backend::ptx::layout::MmaInput;
 use crate::backend::ptx::lir::{AtomOp, BinOp, Cmp, Group, Guard, Inst, Operand, ParamTy, Program, Special, Ty};
 use crate::ir::{PropagateNan, UnaryOp};
 use crate::ir::{Scope, Sem};
-use crate::semantics::convert::{f32_to_bf16, f32_to_f16, f32_to_f64};
+use crate::semantics::convert::{f32_to_bf16, f32_to_f16, f32_to_f64, f32_to_tf32_rna};
 use crate::semantics::scalar::{
     f32_to_i32, f32_to_i64, max_f32, max_f64, min_f32, min_f64, unary_f32, unary_f64, unary_int,
 };
@@ -153,6 +154,22 @@ pub(crate) enum MicroOp {
         c: u32,
         member_mask: u32,
     },
+    /// `ldmatrix` of `dsts.len()` (1, 2 or 4) 8x8 matrices, warp by warp
+    /// (`tensor_core.rs`).
+    Ldmatrix {
+        trans: bool,
+        dsts: Vec<u32>,
+        addr: u32,
+        offset: u32,
+    },
+    /// `mma.sync` `D = A B + C`, warp by warp (`tensor_core.rs`).
+    Mma {
+        input: MmaInput,
+        d: [u32; 4],
+        a: [u32; 4],
+        b: [u32; 2],
+        c: [u32; 4],
+    },
     /// `lo = src & mask`, `hi = (src >> bits) & mask` with `mask = 2^bits - 1` (both
     /// writes from the value before): `Unpack64` (`bits` 32) and `Unpack` (16).
     Unpack {
@@ -228,6 +245,28 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
         d.group_of.push(*group);
         let op = match inst {
             Inst::Group(_) => unreachable!("handled above"),
+            Inst::Ldmatrix { trans, dsts, addr, offset } => {
+                if !matches!(dsts.len(), 1 | 2 | 4) {
+                    return Err(unsupported(format!("ldmatrix of {} matrices (x1, x2 or x4 exist)", dsts.len())));
+                }
+                MicroOp::Ldmatrix {
+                    trans: *trans,
+                    dsts: dsts.iter().map(|r| r.0).collect(),
+                    addr: addr.0,
+                    offset: *offset,
+                }
+            }
+            Inst::Mma { input, d, a, b, c } => MicroOp::Mma {
+                input: *input,
+                d: fragment(d, "d")?,
+                a: fragment(a, "a")?,
+                b: fragment(b, "b")?,
+                c: fragment(c, "c")?,
+            },
+            Inst::CvtTf32 { dst, src } => {
+                let f: CvtFn = |x| from_f32(f32_to_tf32_rna(f32_of(x)));
+                MicroOp::Cvt { f, dst: dst.0, src: src.0 }
+            }
             Inst::LdParam { dst, param } => {
                 let prm =
                     p.params.get(*param).ok_or_else(|| unsupported(format!("parameter {param} does not exist")))?;
@@ -368,6 +407,14 @@ fn regs(rs: &[crate::backend::ptx::lir::Reg]) -> Result<Vec<u32>, SimFault> {
         return Err(unsupported(format!("a vector access of {} elements", rs.len())));
     }
     Ok(rs.iter().map(|r| r.0).collect())
+}
+
+/// The registers of one `mma` operand: 4 for `a`, `c` and `d`, 2 for `b` (every shape).
+fn fragment<const N: usize>(rs: &[crate::backend::ptx::lir::Reg], what: &str) -> Result<[u32; N], SimFault> {
+    let regs: Vec<u32> = rs.iter().map(|r| r.0).collect();
+    regs.try_into().map_err(|regs: Vec<u32>| {
+        unsupported(format!("an mma.sync whose `{what}` operand has {} registers (it takes {N})", regs.len()))
+    })
 }
 
 fn mem_size(ty: Ty) -> Result<u32, SimFault> {

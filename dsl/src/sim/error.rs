@@ -62,6 +62,9 @@ pub enum Check {
     /// A program ran more loop iterations than its step budget (`SimOptions::step_budget`,
     /// `RTRITON_STEP_BUDGET`): a loop that does not end, stopped at its line.
     StepBudget,
+    /// A warp-collective instruction (`ldmatrix`, `mma.sync`) executed by some lanes of a
+    /// warp but not by all 32 (`.sync.aligned`: the whole warp executes it together).
+    WarpCollective,
 }
 
 /// An address a check names.
@@ -161,6 +164,7 @@ impl Check {
             Check::NoProgress => Code::SimNoProgress,
             Check::AsyncCopyPending => Code::SimAsyncCopyPending,
             Check::StepBudget => Code::SimStepBudget,
+            Check::WarpCollective => Code::SimWarpCollective,
         }
     }
 }

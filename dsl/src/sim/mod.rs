@@ -5,7 +5,8 @@
 //! interpreter does) against the interpreter's [`Memory`], so the same buffers and
 //! arguments work on both and their outputs can be compared bit for bit. Each CTA has
 //! `num_warps * 32` threads with their own registers, executing in lock step
-//! (`shfl.sync` sees the whole warp), one shared-memory buffer and `bar.sync`.
+//! (`shfl.sync`, `ldmatrix` and `mma.sync` see the whole warp), one shared-memory buffer
+//! and `bar.sync`.
 //!
 //! # Checks
 //! Every check is a [`SimError`] naming the kernel, the block-level op's source line (from
@@ -17,6 +18,10 @@
 //!   it ([`Check::ShuffleMembership`]), or reading a source lane that is inactive or
 //!   outside the mask ([`Check::ShuffleSource`]);
 //! - `bar.sync` not reached by every thread of the CTA ([`Check::BarrierDivergence`]);
+//! - `ldmatrix` or `mma.sync` executed by some lanes of a warp but not all 32
+//!   ([`Check::WarpCollective`]); an `ldmatrix` row outside the shared buffer or not
+//!   16-byte aligned (its rows are shared reads for every check below, by the lane that
+//!   gives the row's address and by each lane that receives its bytes);
 //! - two threads writing the same shared byte, or one writing and another reading it,
 //!   between two barriers ([`Check::SharedRace`]);
 //! - two threads storing the same global element, in one program or in two
@@ -39,6 +44,7 @@
 //! Not checked: a thread storing a global word that another thread of the *same* program
 //! loaded earlier in the same barrier epoch (write after read inside a CTA); whether
 //! registers are used with the type an instruction expects (`lir` has no verifier yet);
+//! whether a tf32 `mma` operand was rounded to tf32 (its f32 bits are used as they are);
 //! anything about speed (the simulator counts instructions and accesses, not cycles).
 //!
 //! Floats follow the interpreter's element semantics ([`crate::semantics::scalar`]: PTX
@@ -49,7 +55,9 @@
 //! `shfl.rs` (PTX shuffle lanes), `sectors.rs` (the 32-byte sectors each warp's global
 //! access touches, for coalescing tests), `checks.rs` (race and duplicate-store bookkeeping),
 //! `atomic_races.rs` (atomically accessed words), `sync.rs` (happens-before between
-//! programs through acquire/release atomics), `cta/atom.rs` (atomics), `async_copy.rs` and
+//! programs through acquire/release atomics), `cta/atom.rs` (atomics), `tensor_core.rs`
+//! (`mma` fragment tables and arithmetic, `ldmatrix` lanes) and `cta/tensor_core.rs` (both
+//! instructions warp by warp, with their checks), `async_copy.rs` and
 //! `cta/async_copy.rs` (`cp.async`: in-flight slots, groups, the copy at the wait),
 //! `error.rs`, `text.rs` (the failing instruction as PTX for messages).
 //!
@@ -66,6 +74,7 @@ mod error;
 pub mod sectors;
 pub mod shfl;
 mod sync;
+mod tensor_core;
 mod text;
 
 pub use error::{Address, Check, SimError, SimErrorInfo};
@@ -101,6 +110,10 @@ pub struct SimReport {
     pub global_atomics: u64,
     /// `shfl.sync` executions, one per warp.
     pub shuffles: u64,
+    /// `ldmatrix` executions, one per warp.
+    pub ldmatrix: u64,
+    /// `mma.sync` executions, one per warp.
+    pub mma: u64,
     /// `bar.sync` executions, one per CTA.
     pub barriers: u64,
     /// Loop executions whose trip count differed between the threads of a CTA. `lir`

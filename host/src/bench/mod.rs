@@ -16,6 +16,7 @@
 
 mod baseline;
 mod gpu;
+pub mod mma_ceiling;
 mod overrides;
 mod peers;
 mod plot;

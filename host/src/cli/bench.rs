@@ -85,6 +85,12 @@ pub struct BenchArgs {
     /// wrote.
     #[arg(long = "kernel", value_name = "NAME", conflicts_with_all = ["variants", "shapes", "no_autotune", "plot"])]
     pub kernels: Vec<String>,
+    /// Measure the `mma.sync` ceiling instead: TFLOPS of a kernel that issues only
+    /// `mma.sync.aligned.m16n8k16` (f16 and bf16), the instruction `dot` runs on, with no
+    /// memory traffic (`bench/mma_ceiling.rs`); a matmul's TFLOPS are read against it.
+    /// `--iters` is the timed launches.
+    #[arg(long, conflicts_with_all = ["kernels", "variants", "shapes", "no_autotune", "plot", "load", "peers"])]
+    pub mma_ceiling: bool,
     /// With `--kernel`: only these dtypes (f32, f16, bf16; repeatable).
     #[arg(long = "dtype", value_name = "DTYPE", requires = "kernels")]
     pub dtypes: Vec<String>,
@@ -335,6 +341,9 @@ pub fn options(args: &BenchArgs) -> anyhow::Result<BenchOptions> {
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    if args.mma_ceiling {
+        return run_mma_ceiling(args);
+    }
     if !args.kernels.is_empty() {
         return run_ports(args);
     }
@@ -404,4 +413,31 @@ mod tests {
         let e = shapes(&texts(&["narrow"])).unwrap_err().to_string();
         assert!(e.starts_with("--shape narrow: not a shape ROWSxCOLS[:VIEW], and no default shape's name contains it; the defaults are 32768x32768, "), "{e}");
     }
+}
+
+/// `bench --mma-ceiling`: the tensor cores' `mma.sync` TFLOPS on this GPU, as a table.
+fn run_mma_ceiling(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    use crate::bench::mma_ceiling::{self, CHAINS, CTAS_PER_SM, Operand16, WARPS};
+    let gpu = match crate::driver::Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) if e.is_no_gpu() => {
+            eprintln!("{e}");
+            eprintln!("the mma.sync ceiling is a GPU measurement: nothing was measured");
+            return Ok(ExitCode::from(NO_GPU_STATUS));
+        }
+        Err(e) => return Err(e).context("bench could not start"),
+    };
+    let iters = 8192;
+    outln!(
+        "mma.sync ceiling on {}: {CHAINS} accumulator chains a warp, {WARPS} warps a CTA, {CTAS_PER_SM} CTAs an SM, {iters} iterations a launch, median of {} launches",
+        gpu.info.name,
+        args.iters
+    )?;
+    outln!("| operands | CTAs | median ms | TFLOPS |")?;
+    outln!("|---|---|---|---|")?;
+    for op in [Operand16::F16, Operand16::BF16] {
+        let c = mma_ceiling::run(&gpu, op, iters, args.iters as usize)?;
+        outln!("| {} | {} | {:.3} | {:.1} |", op.name(), c.ctas, c.median_ms, c.tflops)?;
+    }
+    Ok(ExitCode::SUCCESS)
 }

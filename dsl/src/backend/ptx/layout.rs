@@ -44,10 +44,13 @@
 //! `lower/convert.rs`).
 
 mod assign;
+mod mma;
 
 use std::fmt;
+use std::sync::Arc;
 
 pub use assign::{Assignment, assign};
+pub use mma::{MMA_TILE, MmaInput, mma_of, mma_warps};
 
 /// Registers per thread one block value may take (the register budget).
 pub const MAX_REGS_PER_VALUE: usize = 128;
@@ -100,6 +103,28 @@ impl Blocked {
         self.order.len()
     }
 
+    /// The accumulator layout of `mma.sync.m16n8k*` (PTX ISA, "Matrix Fragments for
+    /// mma.m16n8k16"): in each 16x8 tile of the result, lane `l` holds row `l / 4` and
+    /// row `l / 4 + 8`, columns `2 (l % 4)` and `2 (l % 4) + 1`. As a blocked layout that is
+    /// two elements a thread along N, lanes 8 x 4, and `warps = [wm, wn]`: a thread's rows
+    /// `j * 8 wm + 8 w_m + l / 4` pair up as the two halves of one 16-row tile (registers
+    /// `2i` and `2i + 1` along M) and its columns `j * 8 wn + 8 w_n + 2 (l % 4) + {0, 1}`
+    /// are one 8-column tile. Which rows form a tile does not matter to the hardware: the
+    /// operand fragments are read for the same rows and columns (`lower/mma.rs`).
+    pub fn mma(warps: [usize; 2]) -> Blocked {
+        Blocked {
+            size_per_thread: vec![1, 2],
+            threads_per_warp: vec![8, 4],
+            warps_per_cta: warps.to_vec(),
+            order: vec![1, 0],
+        }
+    }
+
+    /// Whether this is a [`Blocked::mma`] layout.
+    pub fn is_mma(&self) -> bool {
+        self.size_per_thread == [1, 2] && self.threads_per_warp == [8, 4] && self.order == [1, 0]
+    }
+
     fn position(&self, d: usize) -> usize {
         self.order.iter().position(|&x| x == d).expect("dim in order")
     }
@@ -142,16 +167,18 @@ pub struct Geometry {
     /// `regs_d = s_d * reps_d`.
     pub regs: Vec<usize>,
     pub order: Vec<usize>,
+    /// The encoding the geometry is of.
+    pub enc: Arc<Blocked>,
 }
 
 impl Geometry {
-    pub fn new(enc: &Blocked, parent: Vec<usize>) -> Geometry {
+    pub fn new(enc: &Arc<Blocked>, parent: Vec<usize>) -> Geometry {
         let r = enc.rank();
         let chunk: Vec<usize> = (0..r).map(|d| enc.size_per_thread[d].min(parent[d])).collect();
         let tile: Vec<usize> = (0..r).map(|d| chunk[d] * enc.threads_along(d)).collect();
         let reps: Vec<usize> = (0..r).map(|d| (parent[d] / tile[d]).max(1)).collect();
         let regs = (0..r).map(|d| chunk[d] * reps[d]).collect();
-        Geometry { parent, chunk, tile, reps, regs, order: enc.order.clone() }
+        Geometry { parent, chunk, tile, reps, regs, order: enc.order.clone(), enc: enc.clone() }
     }
 
     pub fn num_regs(&self) -> usize {
@@ -164,8 +191,8 @@ impl Geometry {
     }
 
     /// Distinct thread positions along `d`: `P_d / s_d` when replicated, else all.
-    pub fn distinct_threads(&self, d: usize, enc: &Blocked) -> usize {
-        if self.replicated(d) { self.parent[d] / self.chunk[d] } else { enc.threads_along(d) }
+    pub fn distinct_threads(&self, d: usize) -> usize {
+        if self.replicated(d) { self.parent[d] / self.chunk[d] } else { self.enc.threads_along(d) }
     }
 
     /// The per-dim register indices of register number `i` of the element list.
@@ -193,30 +220,34 @@ impl Geometry {
     }
 }
 
-/// A value's layout: the kernel's blocked layout and where the value's dims sit in it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A value's layout: a blocked encoding (the kernel's, or the `dot` accumulator's,
+/// [`Blocked::mma`]) and where the value's dims sit in it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
+    pub enc: Arc<Blocked>,
     /// `embed[i]`: the parent dim of the value's dim `i` (strictly increasing).
     pub embed: Vec<usize>,
 }
 
 impl Layout {
-    pub fn geometry(&self, enc: &Blocked, shape: &[usize]) -> Geometry {
-        let mut parent = vec![1; enc.rank()];
+    pub fn geometry(&self, shape: &[usize]) -> Geometry {
+        let mut parent = vec![1; self.enc.rank()];
         for (i, &d) in self.embed.iter().enumerate() {
             parent[d] = shape[i];
         }
-        Geometry::new(enc, parent)
+        Geometry::new(&self.enc, parent)
     }
 
-    /// `blocked` for a full-rank value, `slice{dims=[..]}` for an embedded one, and the
-    /// embedding itself when it is not increasing (a transposed slice).
-    pub fn describe(&self, enc: &Blocked) -> String {
+    /// `blocked` (or `mma`) for a full-rank value, `slice{dims=[..]}` for an embedded one,
+    /// and the embedding itself when it is not increasing (a transposed slice).
+    pub fn describe(&self) -> String {
+        let enc = &self.enc;
+        let name = if enc.is_mma() { "#mma" } else { "#blocked" };
         let base = if self.embed.len() == enc.rank() {
-            "#blocked".to_string()
+            name.to_string()
         } else {
             let sliced: Vec<usize> = (0..enc.rank()).filter(|d| !self.embed.contains(d)).collect();
-            format!("#slice<dims={sliced:?}, #blocked>")
+            format!("#slice<dims={sliced:?}, {name}>")
         };
         if self.embed.windows(2).all(|w| w[0] < w[1]) { base } else { format!("{base} along dims {:?}", self.embed) }
     }
@@ -225,6 +256,10 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn row_major(anchor: &[usize], spt: usize, warps: usize) -> Arc<Blocked> {
+        Arc::new(Blocked::row_major(anchor, spt, warps))
+    }
 
     fn check(anchor: &[usize], spt: usize, warps: usize, want: &str) {
         assert_eq!(Blocked::row_major(anchor, spt, warps).to_string(), want, "{anchor:?} spt {spt} warps {warps}");
@@ -243,20 +278,20 @@ mod tests {
 
     #[test]
     fn geometry_of_replicated_and_repeated_blocks() {
-        let enc = Blocked::row_major(&[1024], 4, 4);
+        let enc = row_major(&[1024], 4, 4);
         let g = Geometry::new(&enc, vec![1024]);
         assert_eq!((g.chunk[0], g.tile[0], g.reps[0], g.num_regs()), (4, 512, 2, 8));
         assert!(!g.replicated(0));
         // Register 5 = second repetition, element 1: coordinate 512 + 4 t + 1.
         assert_eq!(g.static_offset(0, 5), 513);
         let small = Geometry::new(&enc, vec![16]);
-        assert_eq!((small.chunk[0], small.num_regs(), small.distinct_threads(0, &enc)), (4, 4, 4));
+        assert_eq!((small.chunk[0], small.num_regs(), small.distinct_threads(0)), (4, 4, 4));
         assert!(small.replicated(0));
     }
 
     #[test]
     fn register_order_is_fastest_dim_first() {
-        let enc = Blocked::row_major(&[16, 64], 4, 4);
+        let enc = row_major(&[16, 64], 4, 4);
         let g = Geometry::new(&enc, vec![16, 64]);
         assert_eq!(g.regs, vec![2, 4]);
         assert_eq!(g.multi(5), vec![1, 1]);

@@ -47,6 +47,7 @@
 
 use std::fmt;
 
+use crate::backend::ptx::layout::MmaInput;
 use crate::ir::{PropagateNan, Scope, Sem, SourceLoc, UnaryOp};
 use crate::semantics::atomic::AtomKind;
 
@@ -361,6 +362,42 @@ pub enum Inst {
     Unpack64 { ty: Ty, lo: Reg, hi: Reg, src: Reg },
     /// `dst = hi << 32 | lo` (`mov.b64 dst, {lo, hi}`): [`Inst::Unpack64`]'s inverse.
     Pack64 { ty: Ty, dst: Reg, lo: Reg, hi: Reg },
+    /// `ldmatrix.sync.aligned.m8n8.x{n}{.trans}.shared.b16` with `n = dsts.len()` (1, 2 or
+    /// 4): a warp-collective load of `n` 8x8 matrices of 16-bit elements from shared memory.
+    /// Lane `8 i + r` gives, in `addr + offset` (an `I32` shared address, 16-byte aligned),
+    /// the address of row `r` of matrix `i`: 8 consecutive elements (lanes past `8 n` give
+    /// none). Every lane `l` receives in `dsts[i]` (a `U32` register, first element in the
+    /// low half) elements `(l / 4, 2 (l % 4))` and `(l / 4, 2 (l % 4) + 1)` of matrix `i`,
+    /// or with `trans` elements `(2 (l % 4), l / 4)` and `(2 (l % 4) + 1, l / 4)`. All 32
+    /// lanes execute it together; the rows must have been written before (a barrier after
+    /// other threads' stores). Needs sm_75.
+    Ldmatrix { trans: bool, dsts: Vec<Reg>, addr: Reg, offset: u32 },
+    /// `mma.sync.aligned.{m16n8k16|m16n8k8|m16n8k32}.row.col.{f32|s32}.{in}.{in}.{f32|s32}
+    /// d, a, b, c`: a warp-collective `D = A B + C` of a 16 x k tile `A` by a k x 8 tile `B`
+    /// on tensor cores, `in` and the shape given by `input`. Every lane holds its fragments
+    /// as the PTX ISA's tables for the shape place them ("Matrix Fragments for mma.m16n8k16",
+    /// "... m16n8k8", "... m16n8k32"), with `g = lane / 4`, `t = lane % 4`:
+    /// - `c` and `d` (4 `F32`, or `I32` for `S8`): `(g, 2t)`, `(g, 2t + 1)`, `(g + 8, 2t)`,
+    ///   `(g + 8, 2t + 1)`;
+    /// - `a` (4 `U32`) and `b` (2 `U32`), packed little-end first:
+    ///   - `F16`/`BF16` (k = 16): `a[0]` = row `g`, cols `2t, 2t + 1`; `a[1]` row `g + 8`;
+    ///     `a[2]`, `a[3]` the same at cols `+ 8`; `b[0]` = rows `2t, 2t + 1`, col `g`;
+    ///     `b[1]` rows `+ 8`;
+    ///   - `Tf32` (k = 8, one element a register, already rounded by [`Inst::CvtTf32`]):
+    ///     `a` = `(g, t)`, `(g + 8, t)`, `(g, t + 4)`, `(g + 8, t + 4)`; `b` = `(t, g)`,
+    ///     `(t + 4, g)`;
+    ///   - `S8` (k = 32, four elements a register): `a[0]` = row `g`, cols `4t..4t + 4`;
+    ///     `a[1]` row `g + 8`; `a[2]`, `a[3]` the same at cols `+ 16`; `b[0]` = rows
+    ///     `4t..4t + 4`, col `g`; `b[1]` rows `+ 16`.
+    ///
+    /// Products are exact; how the sums round is the hardware's (`docs/semantics.md`,
+    /// "dot": the simulator adds them in `k` order with one rounding each, as the
+    /// interpreter does). All 32 lanes execute it together. Needs sm_80.
+    Mma { input: MmaInput, d: Vec<Reg>, a: Vec<Reg>, b: Vec<Reg>, c: Vec<Reg> },
+    /// `cvt.rna.tf32.f32 dst, src`: `src` (`F32`) rounded to tf32, nearest with ties away
+    /// from zero (`crate::semantics::convert::f32_to_tf32_rna`), into the `U32` register
+    /// `dst` as the f32 bit pattern with the low 13 bits zero.
+    CvtTf32 { dst: Reg, src: Reg },
     /// `bar.sync id`: waits until every thread of the CTA reached it; shared-memory
     /// writes before it are visible to every thread after it.
     BarSync { id: u32 },
@@ -425,6 +462,9 @@ impl Inst {
             | Inst::Pack64 { .. }
             | Inst::Pack { .. }
             | Inst::Unpack { .. }
+            | Inst::Ldmatrix { .. }
+            | Inst::Mma { .. }
+            | Inst::CvtTf32 { .. }
             | Inst::BarSync { .. } => Vec::new(),
         }
     }
@@ -463,6 +503,9 @@ impl Inst {
             | Inst::Pack64 { .. }
             | Inst::Pack { .. }
             | Inst::Unpack { .. }
+            | Inst::Ldmatrix { .. }
+            | Inst::Mma { .. }
+            | Inst::CvtTf32 { .. }
             | Inst::BarSync { .. } => Vec::new(),
         }
     }
@@ -714,6 +757,14 @@ impl Program {
                     format!("cp.async [{dst}+{offset}] <- [{src}] 16, {src_size}")
                 }
                 Inst::CpAsyncCommit => "cp.async.commit".to_string(),
+                Inst::Ldmatrix { trans, dsts, addr, offset } => {
+                    let t = if *trans { ".trans" } else { "" };
+                    format!("{{{}}} = ldmatrix x{}{t} [{addr}+{offset}]", list(dsts), dsts.len())
+                }
+                Inst::Mma { input, d, a, b, c } => {
+                    format!("{{{}}} = mma.{} {{{}}}, {{{}}}, {{{}}}", list(d), input.ptx(), list(a), list(b), list(c))
+                }
+                Inst::CvtTf32 { dst, src } => format!("{} = cvt.rna.tf32 {src}", self.def(*dst)),
                 Inst::CpAsyncWait { pending } => format!("cp.async.wait {pending}"),
                 Inst::Shfl { dst, src, lane_mask, .. } => {
                     format!("{} = shfl.bfly {src}, lane ^ {lane_mask}", self.def(*dst))

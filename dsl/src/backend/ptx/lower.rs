@@ -30,6 +30,7 @@ mod insts;
 mod layout_ops;
 mod math;
 mod memory;
+mod mma;
 mod reduce;
 mod remat;
 mod scan;
@@ -85,32 +86,41 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         .max_by_key(|s| s.iter().product::<usize>())
         .unwrap_or_else(|| vec![1; rank]);
     let (enc, layout_decision) = coalesce::coalesced_layout(k, &ai, &anchor, nw as usize);
-    let assignment = layout::assign(k, &enc, &anchor);
+    let enc = std::sync::Arc::new(enc);
+    let mma = |id: OpId| layout::mma_of(k, k.op(id), nw as usize).map(|(_, m)| m);
+    let assignment = layout::assign(k, &enc, &anchor, &mma);
     let layouts = &assignment.layouts;
 
+    // Over the budget: the value that needs the most registers, and of those the largest
+    // block (the first on a tie), the one to shrink. A smaller value laid out as a slice
+    // of it (a `[32, 32, 1]` operand of a `[32, 32, 32]` broadcast product, replicated
+    // along the last dim) may need as many and is not the cause.
+    let over = (0..k.values.len())
+        .filter_map(|i| layouts[i].as_ref().map(|l| (i, l.geometry(k.values[i].ty.shape.dims()).num_regs())))
+        .filter(|&(_, n)| n > MAX_REGS_PER_VALUE)
+        .max_by_key(|&(i, n)| (n, k.values[i].ty.shape.numel(), std::cmp::Reverse(i)));
+    if let Some((worst, n)) = over {
+        let loc = k.def_op(Value(worst as u32)).map_or(k.loc, |o| o.loc);
+        return Err(PtxError::new(
+            Code::PtxRegisterBudget,
+            &k.name,
+            loc,
+            format!(
+                "block {} needs {n} registers per thread with num_warps = {nw} (the budget is {MAX_REGS_PER_VALUE} per value)",
+                k.values[worst].ty
+            ),
+            "use a smaller block (loop over the row in blocks) or more warps",
+        ));
+    }
     let mut notes = Vec::new();
     for (i, vd) in k.values.iter().enumerate() {
         let Some(l) = &layouts[i] else { continue };
-        let geo = l.geometry(&enc, vd.ty.shape.dims());
-        let n = geo.num_regs();
-        if n > MAX_REGS_PER_VALUE {
-            let loc = k.def_op(Value(i as u32)).map_or(k.loc, |o| o.loc);
-            return Err(PtxError::new(
-                Code::PtxRegisterBudget,
-                &k.name,
-                loc,
-                format!(
-                    "block {} needs {n} registers per thread with num_warps = {nw} (the budget is {MAX_REGS_PER_VALUE} per value)",
-                    vd.ty
-                ),
-                "use a smaller block (loop over the row in blocks) or more warps",
-            ));
-        }
+        let n = l.geometry(vd.ty.shape.dims()).num_regs();
         if info.uses(Value(i as u32)) > 0 {
             notes.push(LayoutNote {
                 value: Value(i as u32).to_string(),
                 ty: vd.ty.to_string(),
-                layout: l.describe(&enc),
+                layout: l.describe(),
                 regs_per_thread: n,
             });
         }
@@ -123,6 +133,10 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         header.push(format!("constexprs: {}", cs.join(", ")));
     }
     header.push(format!("num_warps = {nw}; #blocked = {enc}"));
+    let mut mmas: Vec<String> =
+        layouts.iter().flatten().filter(|l| l.enc.is_mma()).map(|l| format!("#mma = {}", l.enc)).collect();
+    mmas.dedup();
+    header.extend(mmas);
 
     let mut l = Lowerer {
         k,
@@ -176,7 +190,13 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         target: options.arch.to_string(),
         ptx_version: options.ptx_version,
         threads_per_cta: threads as u32,
-        min_ctas_per_sm: options.min_ctas_per_sm,
+        // Without a bound, ptxas caps the registers of a 128-thread CTA for occupancy (80
+        // on sm_86) and spills a tensor-core tile's fragments; one CTA per SM lifts the cap
+        // to what the kernel needs (still `.maxntid`-bounded).
+        min_ctas_per_sm: match options.min_ctas_per_sm {
+            0 if layouts.iter().flatten().any(|l| l.enc.is_mma()) => 1,
+            n => n,
+        },
         shared_bytes: l.shared_bytes,
         shared_site: l.stage_site,
         regs: l.regs,
@@ -187,11 +207,17 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
     })
 }
 
+/// The key of an owner predicate (`Lowerer::owner`): the layout, the parent shape and the
+/// dim left out.
+type OwnerKey = (Option<Blocked>, Vec<usize>, Option<usize>);
+
 pub(super) struct Lowerer<'a> {
     pub k: &'a Kernel,
     info: &'a KernelInfo,
     pub ai: &'a AxisInfoMap,
-    pub enc: &'a Blocked,
+    /// The kernel's blocked layout (a `dot` on tensor cores has its own, in its values'
+    /// [`Layout`]s).
+    pub enc: &'a std::sync::Arc<Blocked>,
     layouts: &'a [Option<Layout>],
     /// Operands an op reads in another layout than their own (`layout::assign`).
     conversions: &'a HashMap<(OpId, Value), Layout>,
@@ -200,7 +226,7 @@ pub(super) struct Lowerer<'a> {
     /// Conversions already made in the current block (or an enclosing one): (value,
     /// embedding) -> elements. Dropped at the end of a loop body, whose registers are not
     /// written when the loop runs no iteration.
-    converted: HashMap<(Value, Vec<usize>), Vec<Operand>>,
+    converted: HashMap<(Value, Layout), Vec<Operand>>,
     regs: Vec<Ty>,
     /// Thread-position math and other values every later instruction may use; runs first
     /// so nothing defined in a loop body is read after a loop that ran zero times.
@@ -212,13 +238,13 @@ pub(super) struct Lowerer<'a> {
     lane: Option<Reg>,
     warp: Option<Reg>,
     /// `t_d` per parent dim.
-    tpos: HashMap<usize, Reg>,
+    tpos: HashMap<(Blocked, usize), Reg>,
     /// The thread's coordinate base per (parent dim, block size along it).
-    bases: HashMap<(usize, usize), Operand>,
+    bases: HashMap<(Blocked, usize, usize), Operand>,
     /// Bit fields of tid already extracted: (source, shift, n).
     fields: HashMap<(Reg, u32, usize), Operand>,
     /// Owner predicates per (parent shape, excluded dim).
-    owners: HashMap<(Vec<usize>, Option<usize>), Option<Reg>>,
+    owners: HashMap<OwnerKey, Option<Reg>>,
     smem_base: Option<Reg>,
     /// Shared scratch bytes of the exchanges and reductions (reused op after op); the
     /// staged loads' buffers follow it (`lower/staged.rs`).
@@ -334,7 +360,7 @@ impl Lowerer<'_> {
 
     /// The geometry of value `v` (`None` for scalars).
     pub fn geometry(&self, v: Value) -> Option<Geometry> {
-        self.layout(v).map(|l| l.geometry(self.enc, self.k.shape(v).dims()))
+        self.layout(v).map(|l| l.geometry(self.k.shape(v).dims()))
     }
 
     /// `v`'s layout (the converted one while an op that reads it converted is lowered).
@@ -391,7 +417,7 @@ impl Lowerer<'_> {
             .results
             .first()
             .or(op.kind.operands().first())
-            .and_then(|v| self.layout(*v).map(|l| (l.describe(self.enc), self.count(*v))))
+            .and_then(|v| self.layout(*v).map(|l| (l.describe(), self.count(*v))))
             .map_or(String::new(), |(l, n)| format!(" {l} ({n} per thread)"));
         let name = match &op.kind {
             OpKind::Reduce { op: r, axis, .. } => format!("reduce {} axis {axis}", r.name()),

@@ -8,6 +8,7 @@ mod rounding;
 use std::collections::HashSet;
 use std::fmt::Write;
 
+use super::layout::MmaInput;
 use super::lir::{AtomOp, BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
 use crate::ir::{MathFn, PropagateNan, ScalarType, UnaryOp};
 use crate::semantics::atomic::AtomKind;
@@ -429,6 +430,32 @@ impl<'a> Writer<'a> {
                 self.reg_list(dsts),
                 self.addr(*addr, i64::from(*offset))
             ),
+            Inst::Ldmatrix { trans, dsts, addr, offset } => {
+                // braces even around one register: the operand is a vector
+                let regs = dsts.iter().map(|r| self.reg(*r)).collect::<Vec<_>>().join(", ");
+                format!(
+                    "ldmatrix.sync.aligned.m8n8.x{}{}.shared.b16 {{{regs}}}, {};",
+                    dsts.len(),
+                    if *trans { ".trans" } else { "" },
+                    self.addr(*addr, i64::from(*offset))
+                )
+            }
+            Inst::Mma { input, d, a, b, c } => {
+                let (shape, acc) = match input {
+                    MmaInput::F16 | MmaInput::BF16 => ("m16n8k16", "f32"),
+                    MmaInput::Tf32 => ("m16n8k8", "f32"),
+                    MmaInput::S8 => ("m16n8k32", "s32"),
+                };
+                let x = input.ptx();
+                format!(
+                    "mma.sync.aligned.{shape}.row.col.{acc}.{x}.{x}.{acc} {}, {}, {}, {};",
+                    self.reg_list(d),
+                    self.reg_list(a),
+                    self.reg_list(b),
+                    self.reg_list(c)
+                )
+            }
+            Inst::CvtTf32 { dst, src } => format!("cvt.rna.tf32.f32 {}, {};", self.reg(*dst), self.reg(*src)),
             // `.cg` caches in L2 only (the data goes to shared memory, not L1); it is the
             // only cache mode of a 16-byte copy besides `.ca`, which Triton uses for
             // smaller ones.
@@ -549,6 +576,9 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::Unpack64 { .. }
             | Inst::Unpack { .. }
             | Inst::Pack64 { .. }
+            | Inst::Ldmatrix { .. }
+            | Inst::Mma { .. }
+            | Inst::CvtTf32 { .. }
             | Inst::BarSync { .. } => 0,
         })
         .sum()

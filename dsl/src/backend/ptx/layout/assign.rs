@@ -20,6 +20,7 @@
 //! operand's layout to the result's, whatever those are.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::{Blocked, Layout};
 use crate::ir::{Kernel, OpFamily, OpId, OpKind, Value};
@@ -70,6 +71,9 @@ enum Kind {
     /// `permute(dims)`: result dim `i` is operand dim `dims[i]`, so result dim `i` sits
     /// where operand dim `dims[i]` does and no element moves.
     Permute(Vec<usize>),
+    /// `broadcast` between a `dot`'s accumulator class and another: the same embedding
+    /// (elsewhere a broadcast ties its operand and result into one class).
+    Broadcast,
 }
 
 /// An op that relates the embeddings of its operand and result.
@@ -108,6 +112,7 @@ impl Relation {
         match &self.kind {
             Kind::Expand(axis) => Some(without(result, *axis)),
             Kind::Reduce(axis) => insert_free(result, *axis, rank),
+            Kind::Broadcast => Some(result.to_vec()),
             Kind::Permute(dims) => {
                 let mut e = vec![0; dims.len()];
                 for (i, &d) in dims.iter().enumerate() {
@@ -123,6 +128,7 @@ impl Relation {
         match &self.kind {
             Kind::Expand(axis) => insert_free(operand, *axis, rank),
             Kind::Reduce(axis) => Some(without(operand, *axis)),
+            Kind::Broadcast => Some(operand.to_vec()),
             Kind::Permute(dims) => dims.iter().map(|&d| operand.get(d).copied()).collect(),
         }
     }
@@ -133,6 +139,7 @@ impl Relation {
             Kind::Reduce(_) => 0,
             Kind::Permute(_) => 1,
             Kind::Expand(_) => 2,
+            Kind::Broadcast => 3,
         }
     }
 }
@@ -162,7 +169,8 @@ fn fewest_registers(enc: &Blocked, shape: &[usize], preferred: Vec<usize>, margi
     if enc.rank() > 5 {
         return preferred;
     }
-    let regs = |e: &Vec<usize>| Layout { embed: e.clone() }.geometry(enc, shape).num_regs();
+    let enc = Arc::new(enc.clone());
+    let regs = |e: &Vec<usize>| Layout { enc: enc.clone(), embed: e.clone() }.geometry(shape).num_regs();
     let best = embeddings(shape.len(), enc.rank()).into_iter().min_by_key(regs).unwrap_or_else(|| preferred.clone());
     if regs(&best) * margin < regs(&preferred) { best } else { preferred }
 }
@@ -189,13 +197,17 @@ fn unconstrained(enc: &Blocked, shape: &[usize]) -> Vec<usize> {
 }
 
 /// Assigns every block value an embedding into the kernel's blocked layout `enc` (made
-/// for the block shape `anchor`), and lists the operands that must be converted (see the
-/// module doc).
-pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
+/// for the block shape `anchor`), or into the accumulator layout of a `dot` that runs on
+/// tensor cores (`mma`, see [`super::mma_encoding`]), and lists the operands that must be
+/// converted (see the module doc).
+pub fn assign(k: &Kernel, enc: &Arc<Blocked>, anchor: &[usize], mma: &dyn Fn(OpId) -> Option<Blocked>) -> Assignment {
     let rank = enc.rank();
     let n = k.values.len();
+    let mut mma_seeds: Vec<(Value, Arc<Blocked>)> = Vec::new();
     let mut uf = Uf { parent: (0..n).collect() };
     let mut relations: Vec<Relation> = Vec::new();
+    // Broadcasts are tied after the walk, except across a `dot` accumulator's class.
+    let mut broadcasts: Vec<(OpId, Value, Value)> = Vec::new();
     let is_block = |v: Value| !k.shape(v).is_scalar();
     for id in k.walk() {
         let op = k.op(id);
@@ -206,7 +218,7 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
             }
         };
         match &op.kind {
-            OpKind::Broadcast { value: v } => tie(&[*v, op.results[0]]),
+            OpKind::Broadcast { value: v } if is_block(*v) => broadcasts.push((id, *v, op.results[0])),
             OpKind::For { init, body, .. } => {
                 let yields = k.yielded(body);
                 for (i, v) in init.iter().enumerate() {
@@ -282,13 +294,33 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
                 // A matrix product reads its `a` and `b` operands through shared memory (any
                 // layout), and its accumulator element by element into its result (the
                 // last operand): tie those two.
+                // On tensor cores the two are in the accumulator layout.
                 OpFamily::Dot => {
                     let mut vs: Vec<Value> = kind.operands().last().copied().into_iter().collect();
                     vs.extend(op.results.iter().copied());
                     tie(&vs);
+                    if let Some(m) = mma(id) {
+                        mma_seeds.push((op.results[0], Arc::new(m)));
+                    }
                 }
                 OpFamily::Source | OpFamily::Shape | OpFamily::Reduction | OpFamily::Control => {}
             },
+        }
+    }
+    // A broadcast joins its operand's class to its result's, unless exactly one of the two
+    // holds a tensor-core accumulator: then the accumulator's class keeps the `mma` layout
+    // and the other its own (the indices of a tile are shared by the loads of the operands
+    // and the store of the result; the broadcast reads them converted, often recomputed).
+    let mma_values: Vec<Value> = mma_seeds.iter().map(|(v, _)| *v).collect();
+    let in_mma = |uf: &mut Uf, x: Value| {
+        let c = uf.find(x.index());
+        mma_values.iter().any(|m| uf.find(m.index()) == c)
+    };
+    for (id, v, r) in broadcasts {
+        if in_mma(&mut uf, v) == in_mma(&mut uf, r) {
+            uf.union(v.index(), r.index());
+        } else {
+            relations.push(Relation { op: id, operand: v, result: r, kind: Kind::Broadcast });
         }
     }
     // Reductions first: where a reduction and an `expand_dims` disagree about a class, the
@@ -308,9 +340,21 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
             }
         }
     }
-    let mut class: Vec<Option<Vec<usize>>> = vec![None; n];
+    // A class holds its encoding and its embedding into it. A `dot` on tensor cores puts
+    // its accumulator's class in the `mma` layout; every other full-rank class starts in
+    // the kernel's.
+    type Class = (Arc<Blocked>, Vec<usize>);
+    let mut class: Vec<Option<Class>> = vec![None; n];
+    for (v, m) in &mma_seeds {
+        let c = uf.find(v.index());
+        if class[c].is_none() {
+            class[c] = Some((m.clone(), vec![0, 1]));
+        }
+    }
     for (c, shape) in &largest {
-        class[*c] = Some(full_rank(enc, anchor, shape));
+        if class[*c].is_none() {
+            class[*c] = Some((enc.clone(), full_rank(enc, anchor, shape)));
+        }
     }
     loop {
         let mut changed = true;
@@ -319,8 +363,8 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
             for rel in &relations {
                 let (co, cr) = (uf.find(rel.operand.index()), uf.find(rel.result.index()));
                 let derived = match (&class[co], &class[cr]) {
-                    (None, Some(r)) => rel.operand_for(r, rank).map(|e| (co, e)),
-                    (Some(o), None) => rel.result_for(o, rank).map(|e| (cr, e)),
+                    (None, Some((e, r))) => rel.operand_for(r, e.rank()).map(|x| (co, (e.clone(), x))),
+                    (Some((e, o)), None) => rel.result_for(o, e.rank()).map(|x| (cr, (e.clone(), x))),
                     // both known (checked below) or neither yet (not an embedding pair)
                     _ => None,
                 };
@@ -340,7 +384,7 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
             None => break,
             Some(i) => {
                 let c = uf.find(i);
-                class[c] = Some(unconstrained(enc, k.values[i].ty.shape.dims()));
+                class[c] = Some((enc.clone(), unconstrained(enc, k.values[i].ty.shape.dims())));
             }
         }
     }
@@ -349,20 +393,22 @@ pub fn assign(k: &Kernel, enc: &Blocked, anchor: &[usize]) -> Assignment {
             if k.values[i].ty.shape.is_scalar() {
                 None
             } else {
-                class[uf.find(i)].clone().map(|embed| Layout { embed })
+                class[uf.find(i)].clone().map(|(enc, embed)| Layout { enc, embed })
             }
         })
         .collect();
-    let embed = |v: Value| layouts[v.index()].as_ref().map(|l| l.embed.clone()).unwrap_or_default();
     let mut conversions = HashMap::new();
     for rel in &relations {
-        let (o, r) = (embed(rel.operand), embed(rel.result));
-        let agrees = match &rel.kind {
-            Kind::Expand(axis) => without(&r, *axis) == o,
-            Kind::Reduce(_) | Kind::Permute(_) => rel.result_for(&o, rank) == Some(r.clone()),
-        };
-        if !agrees && let Some(e) = rel.operand_for(&r, rank) {
-            conversions.insert((rel.op, rel.operand), Layout { embed: e });
+        let (Some(o), Some(r)) = (&layouts[rel.operand.index()], &layouts[rel.result.index()]) else { continue };
+        let agrees = o.enc == r.enc
+            && match &rel.kind {
+                Kind::Expand(axis) => without(&r.embed, *axis) == o.embed,
+                Kind::Reduce(_) | Kind::Permute(_) | Kind::Broadcast => {
+                    rel.result_for(&o.embed, r.enc.rank()) == Some(r.embed.clone())
+                }
+            };
+        if !agrees && let Some(e) = rel.operand_for(&r.embed, r.enc.rank()) {
+            conversions.insert((rel.op, rel.operand), Layout { enc: r.enc.clone(), embed: e });
         }
     }
     Assignment { layouts, conversions }
@@ -386,7 +432,7 @@ mod tests {
     fn an_unconstrained_block_takes_the_dims_with_the_threads() {
         // The layout of a [2, 1, 256] anchor: all 32 lanes along the last dim.
         let enc = Blocked::row_major(&[2, 1, 256], 1, 1);
-        let regs = |e: Vec<usize>, s: &[usize]| Layout { embed: e }.geometry(&enc, s).num_regs();
+        let regs = |e: Vec<usize>, s: &[usize]| Layout { enc: Arc::new(enc.clone()), embed: e }.geometry(s).num_regs();
         // [128, 4] along the trailing dims would put 128 elements on one thread.
         assert_eq!(regs(unconstrained(&enc, &[128, 4]), &[128, 4]), 16);
         assert_eq!(unconstrained(&enc, &[64]), vec![2]);
@@ -407,7 +453,7 @@ mod tests {
         // the lanes (the identity puts them along a dim with one thread).
         let a = [2, 4, 64];
         let enc = Blocked::row_major(&a, 1, 4);
-        let regs = |e: Vec<usize>, s: &[usize]| Layout { embed: e }.geometry(&enc, s).num_regs();
+        let regs = |e: Vec<usize>, s: &[usize]| Layout { enc: Arc::new(enc.clone()), embed: e }.geometry(s).num_regs();
         assert_eq!(regs(full_rank(&enc, &a, &[4, 64, 2]), &[4, 64, 2]), 4);
         assert!(regs(vec![0, 1, 2], &[4, 64, 2]) > 4);
         // A transposed anchor with a dim of size 1 is no slice of it: searched too.

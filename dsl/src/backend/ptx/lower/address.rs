@@ -35,7 +35,7 @@ impl Lowerer<'_> {
     pub(super) fn vector_bases(&self, ptr: Value, n: usize, width: usize) -> Vec<(usize, i64)> {
         let own: Vec<(usize, i64)> = (0..n).step_by(width.max(1)).map(|c| (c, 0)).collect();
         let (Some(g), Some(l)) = (self.geometry(ptr), self.layout(ptr)) else { return own };
-        let fastest = self.enc.order[0];
+        let fastest = l.enc.order[0];
         // Only along the layout's fastest dim do a thread's registers step by constants
         // within a run; a pointer without that dim keeps its addresses.
         let Some(dim) = l.embed.iter().position(|&d| d == fastest) else { return own };
@@ -44,7 +44,7 @@ impl Lowerer<'_> {
             return own;
         }
         let elem = self.k.dtype(ptr).pointee().map_or(1, |s| s.size_bytes()) as i64;
-        let (size, chunk, threads) = (g.parent[fastest], g.chunk[fastest], self.enc.threads_along(fastest));
+        let (size, chunk, threads) = (g.parent[fastest], g.chunk[fastest], l.enc.threads_along(fastest));
         // The distance in elements from register `b` to register `c` along the fastest
         // dim, when it is the same in every thread and both lie in one run.
         let distance = |b: usize, c: usize| -> Option<i64> {

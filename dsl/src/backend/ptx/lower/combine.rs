@@ -83,7 +83,7 @@ impl Lowerer<'_> {
         let a = self.embed(op, first, axis)?;
         let mut pr = gs.parent.clone();
         pr[a] = 1;
-        let gr = Geometry::new(self.enc, pr);
+        let gr = Geometry::new(&gs.enc, pr);
         let srcs: Vec<Vec<Operand>> = values.iter().map(|v| self.val(*v)).collect::<Result<_, _>>()?;
         let (chunk, reps) = (gs.chunk[a], gs.reps[a]);
 
@@ -106,10 +106,10 @@ impl Lowerer<'_> {
         }
 
         // 2. Lanes, low bit first; the lane with the bit clear holds the left operand.
-        let distinct = gs.distinct_threads(a, self.enc);
-        let tpw = self.enc.threads_per_warp[a];
+        let distinct = gs.distinct_threads(a);
+        let tpw = gs.enc.threads_per_warp[a];
         let lanes = tpw.min(distinct);
-        let shift = self.enc.lane_shift(a);
+        let shift = gs.enc.lane_shift(a);
         for b in 0..lanes.trailing_zeros() {
             let lane_mask = 1u32 << (shift + b);
             let lane = self.lane();
@@ -188,8 +188,8 @@ impl Lowerer<'_> {
         }
         self.shared_bytes = self.shared_bytes.max((bytes as u32).next_multiple_of(16));
         let base = self.smem_base();
-        let lane_a = self.lane_pos(a);
-        let warp_a = self.warp_pos(a);
+        let lane_a = self.lane_pos(&gs.enc, a);
+        let warp_a = self.warp_pos(&gs.enc, a);
         // Writers: the first lane along the axis in the first `warps` warps, holding the
         // first copy along the other dims.
         let mut writer = self.owner(gs, Some(a));
@@ -197,14 +197,14 @@ impl Lowerer<'_> {
             let p = self.setp(Cmp::Eq, Ty::I32, l.into(), Operand::Int(0));
             writer = self.and_pred(writer, Some(p));
         }
-        if self.enc.warps_per_cta[a] > warps {
+        if gs.enc.warps_per_cta[a] > warps {
             let p = self.setp(Cmp::Lt, Ty::I32, warp_a, Operand::Int(warps as i64));
             writer = self.and_pred(writer, Some(p));
         }
         let guard = writer.map(|pred| Guard { pred, negate: false });
         let w = match warp_a {
             Operand::Int(x) => Operand::Int(x),
-            w if self.enc.warps_per_cta[a] > warps => self.bin(BinOp::And, Ty::I32, w, Operand::Int(warps as i64 - 1)),
+            w if gs.enc.warps_per_cta[a] > warps => self.bin(BinOp::And, Ty::I32, w, Operand::Int(warps as i64 - 1)),
             w => w,
         };
         let res_dims: Vec<usize> = (0..gs.parent.len()).filter(|&d| d != a && gs.parent[d] > 1).collect();

@@ -33,8 +33,12 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
         match i {
             Inst::Group(_) | Inst::LdParam { .. } | Inst::ReadSpecial { .. } | Inst::SharedBase { .. } => {}
             Inst::BarSync { .. } | Inst::CpAsyncCommit | Inst::CpAsyncWait { .. } => {}
-            Inst::LdSharedVec { addr, .. } => {
+            Inst::LdSharedVec { addr, .. } | Inst::Ldmatrix { addr, .. } => {
                 used.insert(*addr);
+            }
+            Inst::Mma { a, b, c, .. } => used.extend(a.iter().chain(b).chain(c).copied()),
+            Inst::CvtTf32 { src, .. } => {
+                used.insert(*src);
             }
             Inst::CpAsync { dst, src, src_size, .. } => {
                 used.insert(*dst);
@@ -129,6 +133,7 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::Setp { dst, .. }
         | Inst::Selp { dst, .. }
         | Inst::Pack64 { dst, .. }
+        | Inst::CvtTf32 { dst, .. }
         | Inst::SharedBase { dst } => Some(*dst),
         Inst::Group(_)
         | Inst::LdGlobal { .. }
@@ -144,6 +149,9 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         // two destinations: kept (the lowering unpacks only what it shuffles)
         | Inst::Unpack64 { .. }
         | Inst::Unpack { .. }
+        // warp-collective: every lane takes part, whatever it uses
+        | Inst::Ldmatrix { .. }
+        | Inst::Mma { .. }
         | Inst::BarSync { .. }
         | Inst::Loop { .. }
         | Inst::If { .. }

@@ -1,4 +1,5 @@
-//! Lowering of `dot` on CUDA cores: the plain scheme, no tensor cores yet.
+//! Lowering of `dot` on CUDA cores: `f32` operands under `ieee`, and any `dot` whose
+//! accumulator is not in the tensor-core layout (`mma.rs` lowers the others).
 //!
 //! Each thread owns its accumulator elements in the result's blocked layout (layout
 //! assignment ties the accumulator to the result, `layout/assign.rs`). `a` (`[M, K]`) and
@@ -13,7 +14,7 @@
 use super::super::PtxError;
 use super::Lowerer;
 use super::exchange::{Place, Side, padded};
-use crate::backend::ptx::layout::MAX_REGS_PER_VALUE;
+use crate::backend::ptx::layout::{MAX_REGS_PER_VALUE, MmaInput};
 use crate::backend::ptx::lir::{BinOp, Inst, Operand, Ty};
 use crate::diag::Code;
 use crate::ir::{InputPrecision, Op, Value};
@@ -26,15 +27,19 @@ impl Lowerer<'_> {
         [a, b, acc]: [Value; 3],
         precision: InputPrecision,
     ) -> Result<Vec<Operand>, PtxError> {
+        let result = self.result(op)?;
+        let elem = self.k.dtype(a).scalar();
+        if let Some(input) = self.mma_input(result, a, elem.and_then(|s| MmaInput::of(s, precision))) {
+            return self.dot_mma(op, [a, b, acc], input);
+        }
         let ty_in = super::ty_of(self.k.dtype(a));
         if precision == InputPrecision::Tf32 {
             return Err(self.err(
                 op.loc,
-                "dot with input_precision tf32 is not lowered to PTX yet (it needs the tensor-core lowering)",
-                "use input_precision ieee (the default) on the PTX back end, or run the kernel on the interpreter",
+                "dot with input_precision tf32 runs on tensor cores only, and this one's accumulator is not in the tensor-core layout",
+                "use input_precision ieee here, or give the dot a result of its own (its accumulator shares its layout with every value it is tied to)",
             ));
         }
-        let result = self.result(op)?;
         let geo = self.block_geometry(op, result)?;
         if geo.num_regs() > MAX_REGS_PER_VALUE {
             return Err(PtxError::new(

@@ -83,7 +83,7 @@ impl Lowerer<'_> {
     pub(super) fn convert_operands(&mut self, id: OpId, op: &Op) -> Result<(), PtxError> {
         for v in op.kind.operands() {
             let Some(to) = self.conversions.get(&(id, v)).cloned() else { continue };
-            let regs = to.geometry(self.enc, self.k.shape(v).dims()).num_regs();
+            let regs = to.geometry(self.k.shape(v).dims()).num_regs();
             if regs > MAX_REGS_PER_VALUE {
                 return Err(PtxError::new(
                     Code::PtxRegisterBudget,
@@ -93,12 +93,12 @@ impl Lowerer<'_> {
                         "`{}` reads {} as {}, which needs {regs} registers per thread (the budget is {MAX_REGS_PER_VALUE} per value)",
                         op.kind.name(),
                         self.value_origin(v),
-                        to.describe(self.enc)
+                        to.describe()
                     ),
                     "use a smaller block or more warps",
                 ));
             }
-            let key = (v, to.embed.clone());
+            let key = (v, to.clone());
             let elems = match self.converted.get(&key) {
                 Some(e) => e.clone(),
                 None => {
@@ -119,13 +119,12 @@ impl Lowerer<'_> {
     fn convert_layout(&mut self, op: &Op, v: Value, to: &Layout) -> Result<Vec<Operand>, PtxError> {
         let shape = self.k.shape(v).dims().to_vec();
         let from = self.layout(v).cloned();
-        let enc = self.enc;
         self.emit(Inst::Group(Group::at(
             format!(
                 "convert {v} ({}) from {} to {} through shared memory",
                 self.k.ty(v),
-                from.as_ref().map_or("a scalar".into(), |l| l.describe(enc)),
-                to.describe(enc)
+                from.as_ref().map_or("a scalar".into(), |l| l.describe()),
+                to.describe()
             ),
             op.loc,
         )));
@@ -138,7 +137,7 @@ impl Lowerer<'_> {
         self.decisions.conversions.push(crate::backend::ptx::ConversionDecision {
             loc: op.loc,
             through_shared_memory: true,
-            reason: format!("{} read as {} by `{}`", self.value_origin(v), to.describe(enc), op.kind.name()),
+            reason: format!("{} read as {} by `{}`", self.value_origin(v), to.describe(), op.kind.name()),
         });
         Ok(out.remove(0))
     }
@@ -246,7 +245,7 @@ impl Lowerer<'_> {
     }
 
     fn side_geometry(&self, side: &Side) -> Option<crate::backend::ptx::layout::Geometry> {
-        side.layout.as_ref().map(|l| l.geometry(self.enc, &side.shape))
+        side.layout.as_ref().map(|l| l.geometry(&side.shape))
     }
 
     /// The thread's base address for `side` (a register) and each element's byte offset
@@ -256,7 +255,7 @@ impl Lowerer<'_> {
         let Some(layout) = &side.layout else {
             return (smem, vec![(side.place.offset * elem) as u32]);
         };
-        let geo = layout.geometry(self.enc, &side.shape);
+        let geo = layout.geometry(&side.shape);
         // base = smem + sum (thread's first coordinate along dim i) * stride_i, in bytes.
         let mut base = Operand::Reg(smem);
         let mut fixed = side.place.offset;

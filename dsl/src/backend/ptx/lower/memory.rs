@@ -15,13 +15,12 @@ impl Lowerer<'_> {
     /// that lies along the layout's fastest dim, capped by the thread's chunk there;
     /// recorded in the decisions.
     pub(super) fn access_width(&mut self, op: &Op, kind: AccessKind, ptr: Value, mask: Option<Value>) -> usize {
-        let fastest = self.enc.order[0];
         // Only the layout's fastest dim keeps a thread's chunk in consecutive registers. A
         // pointer with no dim there (a row of a tile read along its columns) gets width 1,
         // with the facts of its last dim in the reason.
         let (dim, chunk) = match (self.geometry(ptr), self.layout(ptr)) {
-            (Some(g), Some(l)) => match l.embed.iter().position(|&d| d == fastest) {
-                Some(i) => (i, g.chunk[fastest]),
+            (Some(g), Some(l)) => match l.embed.iter().position(|&d| d == l.enc.order[0]) {
+                Some(i) => (i, g.chunk[l.enc.order[0]]),
                 None => (l.embed.len() - 1, 1),
             },
             // a scalar pointer: one element per access (not an op kind)

@@ -118,7 +118,7 @@ impl Lowerer<'_> {
         let a = self.embed(op, value, axis)?;
         let mut pr = gs.parent.clone();
         pr[a] = 1;
-        let gr = Geometry::new(self.enc, pr);
+        let gr = Geometry::new(&gs.enc, pr);
         let src = self.val(value)?;
 
         // 1. In-thread.
@@ -139,10 +139,10 @@ impl Lowerer<'_> {
         }
 
         // 2. Lanes.
-        let distinct = gs.distinct_threads(a, self.enc);
-        let tpw = self.enc.threads_per_warp[a];
+        let distinct = gs.distinct_threads(a);
+        let tpw = gs.enc.threads_per_warp[a];
         let lanes = tpw.min(distinct);
-        let shift = self.enc.lane_shift(a);
+        let shift = gs.enc.lane_shift(a);
         for b in (0..lanes.trailing_zeros()).rev() {
             let lane_mask = 1u32 << (shift + b);
             for acc in accs.iter_mut() {
@@ -216,8 +216,8 @@ impl Lowerer<'_> {
         let bytes = ((array + index_array) as usize).next_multiple_of(16) as u32;
         self.shared_bytes = self.shared_bytes.max(bytes);
         let base = self.smem_base();
-        let lane_a = self.lane_pos(a);
-        let warp_a = self.warp_pos(a);
+        let lane_a = self.lane_pos(&gs.enc, a);
+        let warp_a = self.warp_pos(&gs.enc, a);
         // Writers: the first lane along the axis, in the first `warps` warps along it,
         // holding the first copy along the other dims.
         let mut writer = self.owner(gs, Some(a));
@@ -225,7 +225,7 @@ impl Lowerer<'_> {
             let p = self.setp(Cmp::Eq, Ty::I32, l.into(), Operand::Int(0));
             writer = self.and_pred(writer, Some(p));
         }
-        if self.enc.warps_per_cta[a] > warps {
+        if gs.enc.warps_per_cta[a] > warps {
             let p = self.setp(Cmp::Lt, Ty::I32, warp_a, Operand::Int(warps as i64));
             writer = self.and_pred(writer, Some(p));
         }
@@ -256,7 +256,7 @@ impl Lowerer<'_> {
         let warp_off = match warp_a {
             Operand::Int(x) => Operand::Int(x * size),
             w => {
-                let masked = if self.enc.warps_per_cta[a] > warps {
+                let masked = if gs.enc.warps_per_cta[a] > warps {
                     self.bin(BinOp::And, Ty::I32, w, Operand::Int(warps as i64 - 1))
                 } else {
                     w

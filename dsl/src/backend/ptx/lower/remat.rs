@@ -5,7 +5,7 @@
 //! `offs[:, None] * B + offs[None, :]` free: each role gets its own copy of `offs` in the
 //! threads that need it, as Triton's `RemoveLayoutConversions` pass does for `arange`.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use super::Lowerer;
 use crate::backend::ptx::PtxError;
@@ -17,15 +17,26 @@ use crate::ir::{Op, OpFamily, OpKind, Value};
 const MAX_CHAIN: usize = 8;
 
 impl Lowerer<'_> {
-    /// The block values `v` is computed from (itself included) when all of them are
-    /// cheap to recompute in another layout; `None` otherwise.
-    fn remat_chain(&self, v: Value) -> Option<BTreeSet<Value>> {
-        let mut chain = BTreeSet::new();
-        let mut todo = vec![v];
-        while let Some(x) = todo.pop() {
-            if self.k.shape(x).is_scalar() || !chain.insert(x) {
+    /// The block values `v` is computed from (itself included), each with the layout it is
+    /// recomputed in (`to` for `v`), when all of them are cheap to recompute; `None`
+    /// otherwise.
+    fn remat_chain(&self, v: Value, to: &Layout) -> Option<BTreeMap<Value, Layout>> {
+        let mut chain = BTreeMap::new();
+        let mut todo = vec![(v, to.clone())];
+        // Into the tensor-core accumulator layout (a `dot`'s tile indices and pointers,
+        // `layout/assign.rs`), `expand_dims` and pointer arithmetic recompute too.
+        let into_mma = to.enc.is_mma();
+        while let Some((x, lx)) = todo.pop() {
+            if self.k.shape(x).is_scalar() {
                 continue;
             }
+            match chain.get(&x) {
+                Some(l) if *l == lx => continue,
+                // one value wanted in two layouts: not a chain to recompute
+                Some(_) => return None,
+                None => {}
+            }
+            chain.insert(x, lx.clone());
             if chain.len() > MAX_CHAIN {
                 return None;
             }
@@ -34,11 +45,16 @@ impl Lowerer<'_> {
                 // Constants and ranges recompute from nothing (the other sources are
                 // scalars, skipped above); a splat from its scalar.
                 (OpFamily::Source, _) | (OpFamily::Shape, OpKind::Splat { .. }) => {}
+                (OpFamily::Shape, OpKind::ExpandDims { value, axis }) if into_mma => {
+                    let mut embed = lx.embed.clone();
+                    embed.remove(*axis);
+                    todo.push((*value, Layout { enc: lx.enc.clone(), embed }));
+                }
                 // Pointer arithmetic is left out, with the memory accesses it feeds.
-                (OpFamily::Elementwise, OpKind::AddPtr { .. }) => return None,
+                (OpFamily::Elementwise, OpKind::AddPtr { .. }) if !into_mma => return None,
                 // Element-wise ops compute in any layout, from their operands recomputed
                 // in it.
-                (OpFamily::Elementwise, _) => todo.extend(op.kind.operands()),
+                (OpFamily::Elementwise, _) => todo.extend(op.kind.operands().into_iter().map(|o| (o, lx.clone()))),
                 // Memory accesses, reductions and scans, layout ops, shape changes and the
                 // results of control flow are not recomputed (memory, cost or a different
                 // shape).
@@ -53,26 +69,26 @@ impl Lowerer<'_> {
     /// `v`'s elements recomputed in layout `to`, or `None` when `v` is not cheap to
     /// recompute. Leaves the lowering's state as it was, except for the new registers.
     pub(super) fn rematerialize(&mut self, op: &Op, v: Value, to: &Layout) -> Result<Option<Vec<Operand>>, PtxError> {
-        let Some(chain) = self.remat_chain(v) else { return Ok(None) };
+        let Some(chain) = self.remat_chain(v, to) else { return Ok(None) };
         self.emit(Inst::Group(Group::at(
-            format!("recompute {v} ({}) as {} (no data movement)", self.k.ty(v), to.describe(self.enc)),
+            format!("recompute {v} ({}) as {} (no data movement)", self.k.ty(v), to.describe()),
             op.loc,
         )));
         let saved = self.overrides.clone();
         // Values are numbered in definition order, so the set's order is a valid one.
-        for &x in &chain {
+        for (&x, lx) in &chain {
             // `remat_chain` keeps op results only.
             let def = self
                 .k
                 .def_op(x)
                 .ok_or_else(|| self.invariant(op, format_args!("reads {x}, recomputed without its op")))?;
             let own = self.vals[x.index()].take();
-            self.overrides.insert(x, (to.clone(), Vec::new()));
+            self.overrides.insert(x, (lx.clone(), Vec::new()));
             let lowered = self.op(def);
             let elems = std::mem::replace(&mut self.vals[x.index()], own);
             lowered?;
             let elems = elems.ok_or_else(|| self.invariant(def, format_args!("did not define {x} when recomputed")))?;
-            self.overrides.insert(x, (to.clone(), elems));
+            self.overrides.insert(x, (lx.clone(), elems));
         }
         // The chain holds `v` itself.
         let elems = self
@@ -87,7 +103,7 @@ impl Lowerer<'_> {
             reason: format!(
                 "{} recomputed as {} for `{}` ({} ops)",
                 self.value_origin(v),
-                to.describe(self.enc),
+                to.describe(),
                 op.kind.name(),
                 chain.len()
             ),

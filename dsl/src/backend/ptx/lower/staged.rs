@@ -69,7 +69,7 @@ impl Lowerer<'_> {
         }
         let ptrs = self.val(ptr)?;
         let vectors = ptrs.len() / width;
-        let threads = self.enc.warps_per_cta.iter().product::<usize>() * 32;
+        let threads = self.num_threads();
         let bytes = vectors * threads * STAGE_BYTES;
         let buffer = self.stage_buffer(bytes);
         if buffer + bytes as u32 > self.stage_bytes {
@@ -146,7 +146,7 @@ impl Lowerer<'_> {
 
     fn read_back(&mut self, p: &Pending) -> Vec<Operand> {
         let base = self.stage_thread_base();
-        let threads = self.enc.warps_per_cta.iter().product::<usize>() * 32;
+        let threads = self.num_threads();
         let mut out = Vec::with_capacity(p.vectors * p.width);
         for k in 0..p.vectors {
             let offset = p.offset + (k * threads * STAGE_BYTES) as u32;

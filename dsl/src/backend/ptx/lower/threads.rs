@@ -5,7 +5,7 @@
 //! after a loop that ran zero times.
 
 use super::Lowerer;
-use crate::backend::ptx::layout::Geometry;
+use crate::backend::ptx::layout::{Blocked, Geometry};
 use crate::backend::ptx::lir::{BinOp, Cmp, Group, Inst, Operand, Reg, Special, Ty};
 
 impl Lowerer<'_> {
@@ -40,6 +40,11 @@ impl Lowerer<'_> {
         r
     }
 
+    /// Threads in the CTA.
+    pub(super) fn num_threads(&self) -> usize {
+        self.enc.warps_per_cta.iter().product::<usize>() * 32
+    }
+
     /// A new `I32` register holding `a op b`, computed in the prologue.
     pub(super) fn pro_i32(&mut self, op: BinOp, a: Reg, b: i64) -> Reg {
         let r = self.new_reg(Ty::I32);
@@ -56,7 +61,7 @@ impl Lowerer<'_> {
             return *f;
         }
         // The field reaches the top of the source (lane: 5 bits; warp: log2 num_warps).
-        let top = if Some(src) == self.lane { 32 } else { self.enc.warps_per_cta.iter().product::<usize>() };
+        let top = if Some(src) == self.lane { 32 } else { self.num_threads() / 32 };
         let mut cur = src;
         if shift > 0 {
             cur = self.pro_i32(BinOp::ShrU, cur, shift.into());
@@ -68,28 +73,28 @@ impl Lowerer<'_> {
         Operand::Reg(cur)
     }
 
-    /// The lane's position along parent dim `d` (`0..tpw_d`).
-    pub fn lane_pos(&mut self, d: usize) -> Operand {
+    /// The lane's position along parent dim `d` of `enc` (`0..tpw_d`).
+    pub fn lane_pos(&mut self, enc: &Blocked, d: usize) -> Operand {
         let lane = self.lane();
-        let (s, n) = (self.enc.lane_shift(d), self.enc.threads_per_warp[d]);
+        let (s, n) = (enc.lane_shift(d), enc.threads_per_warp[d]);
         self.field(lane, s, n)
     }
 
-    /// The warp's position along parent dim `d` (`0..wpc_d`).
-    pub fn warp_pos(&mut self, d: usize) -> Operand {
+    /// The warp's position along parent dim `d` of `enc` (`0..wpc_d`).
+    pub fn warp_pos(&mut self, enc: &Blocked, d: usize) -> Operand {
         let warp = self.warp();
-        let (s, n) = (self.enc.warp_shift(d), self.enc.warps_per_cta[d]);
+        let (s, n) = (enc.warp_shift(d), enc.warps_per_cta[d]);
         self.field(warp, s, n)
     }
 
-    /// `t_d = warp_d * tpw_d + lane_d`.
-    pub(super) fn thread_pos(&mut self, d: usize) -> Operand {
-        if let Some(r) = self.tpos.get(&d) {
+    /// `t_d = warp_d * tpw_d + lane_d` along parent dim `d` of `enc`.
+    pub(super) fn thread_pos(&mut self, enc: &Blocked, d: usize) -> Operand {
+        if let Some(r) = self.tpos.get(&(enc.clone(), d)) {
             return Operand::Reg(*r);
         }
-        let l = self.lane_pos(d);
-        let w = self.warp_pos(d);
-        let tpw = self.enc.threads_per_warp[d] as i64;
+        let l = self.lane_pos(enc, d);
+        let w = self.warp_pos(enc, d);
+        let tpw = enc.threads_per_warp[d] as i64;
         let t = match (w, l) {
             (Operand::Int(0), l) => l,
             (w, Operand::Int(0)) if tpw == 1 => w,
@@ -108,7 +113,7 @@ impl Lowerer<'_> {
             (w, _) => w,
         };
         if let Operand::Reg(r) = t {
-            self.tpos.insert(d, r);
+            self.tpos.insert((enc.clone(), d), r);
         }
         t
     }
@@ -116,16 +121,16 @@ impl Lowerer<'_> {
     /// The thread's first coordinate along parent dim `d` for a block of `geo`:
     /// `(t_d mod distinct) * s_d` (see [`crate::backend::ptx::layout`]).
     pub(super) fn coord_base(&mut self, geo: &Geometry, d: usize) -> Operand {
-        let key = (d, geo.parent[d]);
+        let key = ((*geo.enc).clone(), d, geo.parent[d]);
         if let Some(b) = self.bases.get(&key) {
             return *b;
         }
-        let t = self.thread_pos(d);
-        let distinct = geo.distinct_threads(d, self.enc);
+        let t = self.thread_pos(&geo.enc, d);
+        let distinct = geo.distinct_threads(d);
         let b = match t {
             Operand::Reg(t) if distinct > 1 => {
                 let mut cur = t;
-                if distinct < self.enc.threads_along(d) {
+                if distinct < geo.enc.threads_along(d) {
                     let r = self.new_reg(Ty::I32);
                     self.emit_pro(Inst::Bin {
                         op: BinOp::And,
@@ -170,7 +175,7 @@ impl Lowerer<'_> {
     /// True in the threads that hold the first copy of their elements of a block of `geo`
     /// (all dims but `skip`); `None` when every thread does.
     pub fn owner(&mut self, geo: &Geometry, skip: Option<usize>) -> Option<Reg> {
-        let key = (geo.parent.clone(), skip);
+        let key = (Some((*geo.enc).clone()), geo.parent.clone(), skip);
         if let Some(o) = self.owners.get(&key) {
             return *o;
         }
@@ -179,9 +184,9 @@ impl Lowerer<'_> {
             if Some(d) == skip {
                 continue;
             }
-            let distinct = geo.distinct_threads(d, self.enc);
-            if distinct < self.enc.threads_along(d) {
-                let t = self.thread_pos(d);
+            let distinct = geo.distinct_threads(d);
+            if distinct < geo.enc.threads_along(d) {
+                let t = self.thread_pos(&geo.enc, d);
                 let Operand::Reg(t) = t else { continue };
                 let p = self.new_reg(Ty::Pred);
                 self.emit_pro(Inst::Setp {
@@ -207,7 +212,7 @@ impl Lowerer<'_> {
 
     /// `tid == 0`: the one thread that writes a scalar.
     pub fn scalar_owner(&mut self) -> Reg {
-        let key = (Vec::new(), None);
+        let key = (None, Vec::new(), None);
         if let Some(Some(o)) = self.owners.get(&key) {
             return *o;
         }

@@ -118,9 +118,12 @@ fn definitions(i: &Inst, def: &mut impl FnMut(Reg, Def)) {
         | Inst::LdShared { dst, .. }
         | Inst::Shfl { dst, .. }
         | Inst::Pack64 { dst, .. } => def(*dst, Def::NoProduct),
-        Inst::LdGlobal { dsts, .. } | Inst::LdSharedVec { dsts, .. } => {
+        Inst::LdGlobal { dsts, .. } | Inst::LdSharedVec { dsts, .. } | Inst::Ldmatrix { dsts, .. } => {
             dsts.iter().for_each(|d| def(*d, Def::NoProduct));
         }
+        // a tensor-core result is no `mul.f32` that an `add` could fuse with
+        Inst::Mma { d, .. } => d.iter().for_each(|r| def(*r, Def::NoProduct)),
+        Inst::CvtTf32 { dst, .. } => def(*dst, Def::NoProduct),
         Inst::Unpack { lo, hi, .. } | Inst::Unpack64 { lo, hi, .. } => {
             def(*lo, Def::NoProduct);
             def(*hi, Def::NoProduct);

@@ -1,0 +1,300 @@
+//! Lowering of `dot` on tensor cores: one `mma.sync` per 16x8 tile of the result and
+//! k-step, with the accumulator in registers in the [`Blocked::mma`] layout.
+//!
+//! `a` (`[M, K]`) and `b` (`[K, N]`) are written once to shared memory by their owners
+//! (row-major, each row padded by 16 bytes so the 8 rows an `ldmatrix` reads, or the 8
+//! rows a warp's scalar fragment loads touch, fall in 8 different groups of 4 banks), then
+//! a barrier. Each warp then reads its fragments from shared memory for every k-step:
+//! - `f16`/`bf16` (`m16n8k16`): `ldmatrix.x4` for each 16-row tile of `a`, and
+//!   `ldmatrix.x4.trans` (`.x2` for a single tile) for each pair of 8-column tiles of `b`,
+//!   which is row-major `[K, N]`, so `.trans` hands out its columns;
+//! - `tf32` (`m16n8k8`): one 32-bit `ld.shared` per fragment register, rounded by
+//!   `cvt.rna.tf32.f32` as the interpreter rounds;
+//! - `i8` (`m16n8k32`): one 32-bit `ld.shared` per fragment register (four `k`s); `b` is
+//!   written transposed (`[N, K]`) so each register's four `k`s are adjacent.
+//!
+//! Which rows of the result form a 16-row tile is the accumulator layout's choice
+//! (`Blocked::mma`): a thread's rows `r` and `r + 8 wm` are the tile's two halves, so
+//! the fragment addresses below use the same rows. A barrier after the last read lets the
+//! next exchange reuse the buffer.
+
+use super::super::PtxError;
+use super::Lowerer;
+use super::exchange::{Place, Side};
+use crate::backend::ptx::layout::{Blocked, MAX_REGS_PER_VALUE, MmaInput};
+use crate::backend::ptx::lir::{BinOp, Inst, Operand, Reg, Ty};
+use crate::diag::Code;
+use crate::ir::{Op, Value};
+
+/// Bytes of padding after each row in shared memory.
+const ROW_PAD_BYTES: usize = 16;
+
+impl Lowerer<'_> {
+    /// Whether `op`'s `dot` runs on tensor cores: its result is in the `mma` layout and `K`
+    /// is a multiple of the instruction's k.
+    pub(super) fn mma_input(&self, result: Value, a: Value, input: Option<MmaInput>) -> Option<MmaInput> {
+        let input = input?;
+        let on_mma = self.layout(result).is_some_and(|l| l.enc.is_mma() && l.embed == [0, 1]);
+        let k = self.k.shape(a).dims()[1];
+        (on_mma && k % input.k() == 0).then_some(input)
+    }
+
+    /// `acc + a @ b` on tensor cores, in the result's `mma` layout.
+    pub(super) fn dot_mma(
+        &mut self,
+        op: &Op,
+        [a, b, acc]: [Value; 3],
+        input: MmaInput,
+    ) -> Result<Vec<Operand>, PtxError> {
+        let result = self.result(op)?;
+        let geo = self.block_geometry(op, result)?;
+        if geo.num_regs() > MAX_REGS_PER_VALUE {
+            return Err(PtxError::new(
+                Code::PtxRegisterBudget,
+                &self.k.name,
+                op.loc,
+                format!(
+                    "`dot` accumulates a {} block in {} registers per thread on tensor cores (the budget is {MAX_REGS_PER_VALUE} per value)",
+                    self.k.ty(result),
+                    geo.num_regs()
+                ),
+                "use smaller BLOCK_M x BLOCK_N tiles or more warps",
+            ));
+        }
+        let enc: Blocked = (*geo.enc).clone();
+        let (wm, wn) = (enc.warps_per_cta[0], enc.warps_per_cta[1]);
+        let (a_shape, b_shape) = (self.k.shape(a).dims().to_vec(), self.k.shape(b).dims().to_vec());
+        let (m, kk, n) = (a_shape[0], a_shape[1], b_shape[1]);
+        let ty_in = super::ty_of(self.k.dtype(a));
+        let elem = ty_in.size_bytes() as usize;
+        let pad = ROW_PAD_BYTES / elem;
+        // Row strides in elements: `a` `[M, K + pad]`; `b` `[K, N + pad]`, or for `i8`
+        // `[N, K + pad]` (transposed).
+        let sa = kk + pad;
+        let b_transposed = input == MmaInput::S8;
+        let sb = if b_transposed { kk + pad } else { n + pad };
+        let a_len = m * sa;
+        let b_len = if b_transposed { n * sb } else { kk * sb };
+        let b_strides = if b_transposed { vec![1, sb] } else { vec![sb, 1] };
+        let writes = vec![
+            (
+                Side {
+                    shape: a_shape,
+                    layout: self.layout(a).cloned(),
+                    place: Place { strides: vec![sa, 1], offset: 0 },
+                },
+                self.val(a)?,
+            ),
+            (
+                Side {
+                    shape: b_shape,
+                    layout: self.layout(b).cloned(),
+                    place: Place { strides: b_strides, offset: a_len },
+                },
+                self.val(b)?,
+            ),
+        ];
+        self.stage(op, self.k.dtype(a), a_len + b_len, writes)?;
+
+        // The tiles a warp computes: rows `(2i + h) 8 wm + 8 w_m + (0..8)` for half `h` of
+        // tile `i`; columns `j 8 wn + 8 w_n + (0..8)`. Warps past `N / 8` along N repeat
+        // the columns of the first `N / 8` (the layout replicates them).
+        let tiles_m = m / (16 * wm);
+        let tiles_n = (n / (8 * wn)).max(1);
+        let distinct_wn = wn.min(n / 8);
+        let lane = self.lane();
+        let w_m = self.warp_pos(&enc, 0);
+        let w_n = match self.warp_pos(&enc, 1) {
+            w if distinct_wn < wn => self.bin(BinOp::And, Ty::I32, w, Operand::Int(distinct_wn as i64 - 1)),
+            w => w,
+        };
+        let smem = self.smem_base();
+        let row0 = self.scaled(w_m, 8);
+        let col0 = self.scaled(w_n, 8);
+        let row_step = 8 * wm; // between the halves of a tile, and between tiles: 2 row_step
+        let col_step = 8 * wn;
+        let e = elem as i64;
+        let (a_base, b_base, a_offs, b_offs): (Reg, Reg, Vec<Vec<u32>>, Vec<Vec<u32>>);
+        let k_steps = kk / input.k();
+        match input {
+            MmaInput::F16 | MmaInput::BF16 => {
+                // ldmatrix: lane `8q + r` gives row `r` of matrix `q`. For `a`, matrices
+                // 0..4 are (half 0, k 0..8), (half 1, k 0..8), (half 0, k 8..16), (half 1,
+                // k 8..16); for `b` (trans), (k 0..8, tile j), (k 8..16, tile j), then the
+                // same for tile j + 1.
+                let r = self.bin(BinOp::And, Ty::I32, lane.into(), Operand::Int(7));
+                let q1 = self.bit(lane, 3);
+                let q2 = self.bit(lane, 4);
+                let half = self.scaled(q1, row_step as i64);
+                let a_row = self.sum(&[row0, r, half]);
+                let a_col = self.scaled(q2, 8);
+                a_base = self.shared_addr(smem, &[(a_row, sa as i64 * e), (a_col, e)], 0);
+                let b_row = {
+                    let k8 = self.scaled(q1, 8);
+                    self.sum(&[r, k8])
+                };
+                let b_col = {
+                    let t = self.scaled(q2, col_step as i64);
+                    self.sum(&[col0, t])
+                };
+                b_base = self.shared_addr(smem, &[(b_row, sb as i64 * e), (b_col, e)], a_len as i64 * e);
+                a_offs = (0..k_steps)
+                    .map(|ks| (0..tiles_m).map(|i| ((2 * i * row_step * sa + ks * 16) * elem) as u32).collect())
+                    .collect();
+                b_offs = (0..k_steps)
+                    .map(|ks| (0..tiles_n).step_by(2).map(|j| ((ks * 16 * sb + j * col_step) * elem) as u32).collect())
+                    .collect();
+            }
+            MmaInput::Tf32 | MmaInput::S8 => {
+                // One 32-bit load a register: lane `4g + t`.
+                let g = self.bin(BinOp::ShrU, Ty::I32, lane.into(), Operand::Int(2));
+                let t = self.bin(BinOp::And, Ty::I32, lane.into(), Operand::Int(3));
+                let per_t = if input == MmaInput::S8 { 4 } else { 1 };
+                let a_row = self.sum(&[row0, g]);
+                a_base = self.shared_addr(smem, &[(a_row, sa as i64 * e), (t, per_t * e)], 0);
+                let b_col = self.sum(&[col0, g]);
+                b_base = if b_transposed {
+                    self.shared_addr(smem, &[(b_col, sb as i64 * e), (t, per_t * e)], a_len as i64 * e)
+                } else {
+                    self.shared_addr(smem, &[(t, sb as i64 * e), (b_col, e)], a_len as i64 * e)
+                };
+                // Register order (h, c): (0, 0), (1, 0), (0, 1), (1, 1); `c` steps k by 4
+                // (tf32) or 16 (i8).
+                let kc = if input == MmaInput::S8 { 16 } else { 4 };
+                let kstep = input.k();
+                a_offs = (0..k_steps)
+                    .map(|ks| {
+                        (0..tiles_m)
+                            .flat_map(|i| {
+                                [(0, 0), (1, 0), (0, 1), (1, 1)]
+                                    .map(|(h, c)| (((2 * i + h) * row_step * sa + ks * kstep + c * kc) * elem) as u32)
+                            })
+                            .collect()
+                    })
+                    .collect();
+                b_offs = (0..k_steps)
+                    .map(|ks| {
+                        (0..tiles_n)
+                            .flat_map(|j| {
+                                [0, 1].map(|c| {
+                                    let k = ks * kstep + c * kc;
+                                    let at = if b_transposed { j * col_step * sb + k } else { k * sb + j * col_step };
+                                    (at * elem) as u32
+                                })
+                            })
+                            .collect()
+                    })
+                    .collect();
+            }
+        }
+
+        let acc_ty = super::ty_of(self.k.dtype(result));
+        let mut accs: Vec<Reg> = Vec::with_capacity(geo.num_regs());
+        for x in self.val(acc)? {
+            accs.push(self.reg(x, acc_ty));
+        }
+        if accs.len() != geo.num_regs() {
+            return Err(self.invariant(op, "reads an accumulator in another layout than its result"));
+        }
+        for ks in 0..k_steps {
+            let (a_frags, b_frags) = match input {
+                MmaInput::F16 | MmaInput::BF16 => {
+                    let a_frags: Vec<Vec<Reg>> =
+                        a_offs[ks].iter().map(|&off| self.ldmatrix(false, 4, a_base, off)).collect();
+                    let mut b_frags: Vec<Vec<Reg>> = Vec::with_capacity(tiles_n);
+                    for &off in &b_offs[ks] {
+                        let count = if tiles_n == 1 { 2 } else { 4 };
+                        let regs = self.ldmatrix(true, count, b_base, off);
+                        b_frags.extend(regs.chunks(2).map(|c| c.to_vec()));
+                    }
+                    (a_frags, b_frags)
+                }
+                MmaInput::Tf32 | MmaInput::S8 => {
+                    let a_regs: Vec<Reg> = a_offs[ks].iter().map(|&off| self.fragment(input, a_base, off)).collect();
+                    let b_regs: Vec<Reg> = b_offs[ks].iter().map(|&off| self.fragment(input, b_base, off)).collect();
+                    (a_regs.chunks(4).map(|c| c.to_vec()).collect(), b_regs.chunks(2).map(|c| c.to_vec()).collect())
+                }
+            };
+            for (i, af) in a_frags.iter().enumerate() {
+                for (j, bf) in b_frags.iter().enumerate() {
+                    let idx = [
+                        geo.index(&[2 * i, 2 * j]),
+                        geo.index(&[2 * i, 2 * j + 1]),
+                        geo.index(&[2 * i + 1, 2 * j]),
+                        geo.index(&[2 * i + 1, 2 * j + 1]),
+                    ];
+                    let c: Vec<Reg> = idx.iter().map(|&x| accs[x]).collect();
+                    let d: Vec<Reg> = (0..4).map(|_| self.new_reg(acc_ty)).collect();
+                    self.emit(Inst::Mma { input, d: d.clone(), a: af.clone(), b: bf.clone(), c });
+                    for (x, r) in idx.iter().zip(d) {
+                        accs[*x] = r;
+                    }
+                }
+            }
+        }
+        self.emit(Inst::BarSync { id: 0 });
+        Ok(accs.into_iter().map(Operand::Reg).collect())
+    }
+
+    /// `count` 8x8 matrices through `ldmatrix` from `base + offset`.
+    fn ldmatrix(&mut self, trans: bool, count: usize, base: Reg, offset: u32) -> Vec<Reg> {
+        let dsts: Vec<Reg> = (0..count).map(|_| self.new_reg(Ty::U32)).collect();
+        self.emit(Inst::Ldmatrix { trans, dsts: dsts.clone(), addr: base, offset });
+        dsts
+    }
+
+    /// One 32-bit fragment register from `base + offset`: four `i8`s, or one `f32`
+    /// rounded to tf32.
+    fn fragment(&mut self, input: MmaInput, base: Reg, offset: u32) -> Reg {
+        if input == MmaInput::Tf32 {
+            let x = self.new_reg(Ty::F32);
+            self.emit(Inst::LdShared { ty: Ty::F32, dst: x, addr: base, offset });
+            let dst = self.new_reg(Ty::U32);
+            self.emit(Inst::CvtTf32 { dst, src: x });
+            dst
+        } else {
+            let dst = self.new_reg(Ty::U32);
+            self.emit(Inst::LdShared { ty: Ty::U32, dst, addr: base, offset });
+            dst
+        }
+    }
+
+    /// Bit `bit` of `x` (0 or 1).
+    fn bit(&mut self, x: Reg, bit: i64) -> Operand {
+        let s = self.bin(BinOp::ShrU, Ty::I32, x.into(), Operand::Int(bit));
+        self.bin(BinOp::And, Ty::I32, s, Operand::Int(1))
+    }
+
+    /// `x * k` (`x` an `I32` operand).
+    fn scaled(&mut self, x: Operand, k: i64) -> Operand {
+        match x {
+            Operand::Int(v) => Operand::Int(v * k),
+            x if k == 1 => x,
+            x if k.count_ones() == 1 => self.bin(BinOp::Shl, Ty::I32, x, Operand::Int(k.trailing_zeros().into())),
+            x => self.bin(BinOp::Mul, Ty::I32, x, Operand::Int(k)),
+        }
+    }
+
+    /// The sum of `I32` operands.
+    fn sum(&mut self, xs: &[Operand]) -> Operand {
+        let mut acc = Operand::Int(0);
+        for &x in xs {
+            acc = match (acc, x) {
+                (Operand::Int(a), Operand::Int(b)) => Operand::Int(a + b),
+                (Operand::Int(0), x) | (x, Operand::Int(0)) => x,
+                (a, b) => self.bin(BinOp::Add, Ty::I32, a, b),
+            };
+        }
+        acc
+    }
+
+    /// `smem + fixed + sum x * scale` as a register.
+    fn shared_addr(&mut self, smem: Reg, terms: &[(Operand, i64)], fixed: i64) -> Reg {
+        let mut parts = vec![Operand::Reg(smem), Operand::Int(fixed)];
+        for &(x, k) in terms {
+            parts.push(self.scaled(x, k));
+        }
+        let s = self.sum(&parts);
+        self.reg(s, Ty::I32)
+    }
+}
