@@ -389,32 +389,6 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     Ok(if report.ok() && held { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn texts(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn shape_values_are_shapes_or_select_defaults_by_name() {
-        let names = |v: &[&str]| shapes(&texts(v)).unwrap().iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(names(&[]).len(), 11);
-        assert_eq!(names(&["5x7:offset=1", "3000x1000:T"]), ["5x7:offset=1", "3000x1000:T"]);
-        assert_eq!(names(&[":T"]), ["8192x16384:T"]);
-        assert_eq!(names(&["stride", "8192x8192:stride=2", "4096x1000"]), ["8192x8192:stride=2", "4096x1000"]);
-        let e = shapes(&texts(&["8x8:R"])).unwrap_err().to_string();
-        assert_eq!(
-            e,
-            "--shape 8x8:R: unknown view `R`; write ROWSxCOLS[:VIEW] with VIEW one of contiguous, T, stride=K, offset=K \
-             (e.g. 8192x16384:T)"
-        );
-        let e = shapes(&texts(&["narrow"])).unwrap_err().to_string();
-        assert!(e.starts_with("--shape narrow: not a shape ROWSxCOLS[:VIEW], and no default shape's name contains it; the defaults are 32768x32768, "), "{e}");
-    }
-}
-
 /// `bench --mma-ceiling`: the tensor cores' `mma.sync` TFLOPS on this GPU, as a table.
 fn run_mma_ceiling(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     use crate::bench::mma_ceiling::{self, CHAINS, CTAS_PER_SM, Operand16, WARPS};
@@ -440,4 +414,30 @@ fn run_mma_ceiling(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         outln!("| {} | {} | {:.3} | {:.1} |", op.name(), c.ctas, c.median_ms, c.tflops)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn shape_values_are_shapes_or_select_defaults_by_name() {
+        let names = |v: &[&str]| shapes(&texts(v)).unwrap().iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(names(&[]).len(), 11);
+        assert_eq!(names(&["5x7:offset=1", "3000x1000:T"]), ["5x7:offset=1", "3000x1000:T"]);
+        assert_eq!(names(&[":T"]), ["8192x16384:T"]);
+        assert_eq!(names(&["stride", "8192x8192:stride=2", "4096x1000"]), ["8192x8192:stride=2", "4096x1000"]);
+        let e = shapes(&texts(&["8x8:R"])).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--shape 8x8:R: unknown view `R`; write ROWSxCOLS[:VIEW] with VIEW one of contiguous, T, stride=K, offset=K \
+             (e.g. 8192x16384:T)"
+        );
+        let e = shapes(&texts(&["narrow"])).unwrap_err().to_string();
+        assert!(e.starts_with("--shape narrow: not a shape ROWSxCOLS[:VIEW], and no default shape's name contains it; the defaults are 32768x32768, "), "{e}");
+    }
 }
