@@ -123,6 +123,9 @@ impl CompileSession {
         self.stats.traces += 1;
         let result = trace(def, constexprs, spec, options).map_err(FrontEndError::from).and_then(|mut kernel| {
             crate::passes::dce::run(&mut kernel);
+            if crate::passes::pipeline::run(&mut kernel) > 0 {
+                crate::passes::dce::run(&mut kernel);
+            }
             Ok(Arc::new(verify(kernel)?))
         });
         self.verified.insert(key, result.clone());
