@@ -46,6 +46,9 @@ pub struct PortRow {
     pub summary: Option<Summary>,
     pub bytes: u64,
     pub tbps: Option<f64>,
+    /// `2 M N K / time` for a point that counts its flops (matmul), in TFLOPS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tflops: Option<f64>,
     /// `ok (RULE)`, `MISMATCH: ...` or `ERROR: ...`.
     pub check: String,
 }
@@ -201,7 +204,10 @@ pub fn run_ports_bench(points: &[BenchPoint], o: &PortsBenchOptions) -> Result<P
 
 fn row_line(r: &PortRow) -> String {
     match r.tbps {
-        Some(t) => format!("{t:.3} TB/s ({:.4} ms), {}", r.ms.unwrap_or_default(), r.check),
+        Some(t) => match r.tflops {
+            Some(f) => format!("{f:.1} TFLOPS, {t:.3} TB/s ({:.4} ms), {}", r.ms.unwrap_or_default(), r.check),
+            None => format!("{t:.3} TB/s ({:.4} ms), {}", r.ms.unwrap_or_default(), r.check),
+        },
         None => r.check.clone(),
     }
 }
@@ -281,6 +287,7 @@ fn measure(
         summary: None,
         bytes: p.bytes,
         tbps: None,
+        tflops: None,
         check: String::new(),
     };
     if let Some(why) = refused {
@@ -354,6 +361,7 @@ fn measure(
         Some(s) => {
             row.ms = Some(s.median_ms);
             row.tbps = Some(p.bytes as f64 / (s.median_ms * 1e-3) / 1e12);
+            row.tflops = (p.flops > 0).then(|| p.flops as f64 / (s.median_ms * 1e-3) / 1e12);
             row.summary = Some(s);
             row.check = if rules.iter().any(|r| r.contains("unchecked")) {
                 format!("timed ({})", rules.join("; "))
@@ -534,6 +542,7 @@ mod tests {
             summary: None,
             bytes: 32 << 20,
             tbps,
+            tflops: None,
             check: "ok".into(),
         }
     }
