@@ -17,9 +17,10 @@
 //! "Tolerances of the ports") is the dot rule for the `f32` accumulator plus the rounding
 //! to `C`'s dtype.
 
+use rtriton::spec::SpecPolicy;
 use rtriton_kernels::ports::matmul::{
-    Config, LEAKY_RELU, NO_ACTIVATION, TUTORIAL_CONFIGS, autotune_configs, matmul_kernel_bf16, matmul_kernel_f16,
-    matmul_kernel_tf32,
+    Access, Config, LEAKY_RELU, NO_ACTIVATION, TUTORIAL_CONFIGS, access, autotune_configs, matmul_kernel_bf16,
+    matmul_kernel_f16, matmul_kernel_tf32, plan,
 };
 use rtriton_testing::{Backend, Case, Rule, Suite, View};
 
@@ -170,14 +171,15 @@ pub struct Spec {
     pub b: Layout,
     pub c: Layout,
     pub fill: Fill,
-    pub config: Config,
+    /// The configuration, or `None` for `plan`'s (from whether the operands are vectors).
+    pub config: Option<Config>,
     pub activation: i64,
     /// Run on the GPU only (too large for the CPU back ends).
     pub gpu_only: bool,
 }
 
 impl Spec {
-    const fn new(name: &'static str, [m, n, k]: [usize; 3], config: Config) -> Spec {
+    const fn new(name: &'static str, [m, n, k]: [usize; 3], config: Option<Config>) -> Spec {
         Spec {
             name,
             m,
@@ -195,11 +197,33 @@ impl Spec {
 }
 
 /// The tutorial's configurations the cases launch (`TUTORIAL_CONFIGS`): the two of 2 warps
-/// keep the CPU back ends fast; the GPU cases use the large tiles.
+/// keep the CPU back ends fast; the GPU cases take `plan`'s, and one the K tile of 64.
 pub const SMALL_M: Config = TUTORIAL_CONFIGS[6]; // 64 x 32 x 32, 2 warps
 pub const SMALL_N: Config = TUTORIAL_CONFIGS[7]; // 32 x 64 x 32, 2 warps
 pub const LARGE: Config = TUTORIAL_CONFIGS[3]; // 128 x 64 x 32, 4 warps
 pub const WIDE_K: Config = TUTORIAL_CONFIGS[15]; // 128 x 32 x 64, 4 warps
+
+/// Configurations whose cases run under both specializations, with every operand element
+/// at an address of its own when unspecialized: the 2-warp tiles and `plan`'s tile for
+/// contiguous operands (`tests/tests/ports_ptxas.rs` assembles every case's launch without
+/// spills). The others need 16-byte vector operands, so their suites run Triton's
+/// specialization only (unspecialized, nothing is known to be a vector, and `plan` would
+/// not choose them).
+fn fits_any_operands(c: Config) -> bool {
+    [SMALL_M, SMALL_N, plan(Access::Contiguous, Access::Contiguous)].contains(&c)
+}
+
+/// The configuration `spec` launches.
+pub fn config_of(kernel: Kernel, spec: &Spec) -> Config {
+    let elem = kernel.dtype().float().map_or(4, |f| f.width() / 8) as i64;
+    // `A` wraps along M (its dimension 0), `B` along N (its dimension 1).
+    let access = |view: View, wrapped_dim: usize| {
+        let s = |d: usize| view.strides[d] as i64;
+        let k_dim = 1 - wrapped_dim;
+        access([s(wrapped_dim), s(k_dim)], view.shape[wrapped_dim] as i64, view.offset as i64 * elem)
+    };
+    spec.config.unwrap_or_else(|| plan(access(spec.a.view(spec.m, spec.k), 0), access(spec.b.view(spec.k, spec.n), 1)))
+}
 
 /// Operand element `[r, c]` of `which` (0: `A`, 1: `B`) as `dtype`'s bits.
 fn operand_value(dtype: Dtype, fill: Fill, which: usize, r: usize, c: usize) -> u64 {
@@ -278,7 +302,8 @@ fn reference(kernel: Kernel, activation: i64, case: &mut Case) {
 /// The case `spec` of `kernel`.
 pub fn case(kernel: Kernel, spec: &Spec) -> Case {
     let dtype = kernel.dtype();
-    let Spec { m, n, k, config, .. } = *spec;
+    let Spec { m, n, k, .. } = *spec;
+    let config = config_of(kernel, spec);
     let (av, bv, cv) = (spec.a.view(m, k), spec.b.view(k, n), spec.c.view(m, n));
     let a = dtype.through_view(&av, |i| operand_value(dtype, spec.fill, 0, i[0], i[1]));
     let b = dtype.through_view(&bv, |i| operand_value(dtype, spec.fill, 1, i[0], i[1]));
@@ -316,24 +341,26 @@ pub fn suite(kernel: Kernel, spec: &Spec) -> Suite {
 /// `sum_k |a b|` by `magnitude`.
 fn suite_of(kernel: Kernel, c: Case, spec: &Spec, magnitude: f64) -> Suite {
     let activation = spec.activation;
-    Suite::new(kernel.def())
+    let suite = Suite::new(kernel.def())
         .case(c)
         .reference(move |case| reference(kernel, activation, case))
-        .rule(rule(kernel, spec.k, magnitude))
+        .rule(rule(kernel, spec.k, magnitude));
+    if fits_any_operands(config_of(kernel, spec)) { suite } else { suite.policies(&[SpecPolicy::Triton]) }
 }
 
 /// The shape table (module doc), the same for every kernel.
 pub fn specs() -> Vec<Spec> {
-    let s = Spec::new;
+    let s = |name, sizes, config| Spec::new(name, sizes, Some(config));
+    let planned = |name, sizes| Spec::new(name, sizes, None);
     let mut out = vec![
         s("1x1x1", [1, 1, 1], SMALL_M),
         s("16x16x16", [16, 16, 16], SMALL_N),
         s("33x17x50", [33, 17, 50], SMALL_M),
         s("100x96x70", [100, 96, 70], SMALL_M),
-        s("97x5x40", [97, 5, 40], SMALL_N),
+        s("97x5x40", [97, 5, 40], SMALL_M),
         // 10 row tiles of 32 in groups of 8: a full group, then a group of 2.
         s("groups_300x130x16", [300, 130, 16], SMALL_N),
-        s("k_tail_40x70x97", [40, 70, 97], SMALL_N),
+        s("k_tail_40x70x97", [40, 70, 97], SMALL_M),
         Spec { a: Layout::Transposed, ..s("a_transposed", [45, 38, 67], SMALL_M) },
         Spec { b: Layout::Transposed, ..s("b_transposed", [45, 38, 67], SMALL_N) },
         Spec {
@@ -344,23 +371,24 @@ pub fn specs() -> Vec<Spec> {
         },
         Spec { a: Layout::Strided, b: Layout::Strided, c: Layout::Strided, ..s("strided", [37, 50, 45], SMALL_N) },
         Spec { a: Layout::Reversed, ..s("a_reversed", [29, 40, 33], SMALL_M) },
-        Spec { fill: Fill::Specials, ..s("specials", [20, 24, 40], SMALL_N) },
+        Spec { fill: Fill::Specials, ..s("specials", [20, 24, 40], SMALL_M) },
         Spec { activation: LEAKY_RELU, ..s("leaky_relu", [50, 70, 60], SMALL_M) },
     ];
     let gpu = |spec: Spec| Spec { gpu_only: true, ..spec };
     out.extend([
-        gpu(s("4099x97x130", [4099, 97, 130], LARGE)),
-        gpu(s("129x4099x65", [129, 4099, 65], LARGE)),
-        gpu(s("77x61x4099", [77, 61, 4099], WIDE_K)),
-        gpu(s("1025x1031x1027", [1025, 1031, 1027], LARGE)),
+        gpu(planned("4099x97x130", [4099, 97, 130])),
+        gpu(planned("129x4099x65", [129, 4099, 65])),
+        gpu(planned("77x61x4099", [77, 61, 4099])),
+        gpu(planned("1025x1031x1027", [1025, 1031, 1027])),
         gpu(Spec {
             a: Layout::Transposed,
             b: Layout::Transposed,
-            ..s("transposed_513x771x1000", [513, 771, 1000], WIDE_K)
+            ..planned("transposed_513x771x1000", [513, 771, 1000])
         }),
-        gpu(Spec { a: Layout::Strided, c: Layout::Transposed, ..s("strided_600x500x700", [600, 500, 700], LARGE) }),
-        gpu(Spec { activation: LEAKY_RELU, ..s("leaky_relu_1000x1000x1000", [1000, 1000, 1000], LARGE) }),
-        gpu(Spec { fill: Fill::Specials, ..s("specials_300x300x300", [300, 300, 300], WIDE_K) }),
+        gpu(Spec { a: Layout::Strided, c: Layout::Transposed, ..planned("strided_600x500x700", [600, 500, 700]) }),
+        // Vector operands: `plan`'s large tile, and the K tile of 64.
+        gpu(Spec { activation: LEAKY_RELU, ..planned("leaky_relu_1000x1008x1040", [1000, 1008, 1040]) }),
+        gpu(Spec { fill: Fill::Specials, ..s("specials_320x320x320", [320, 320, 320], WIDE_K) }),
     ]);
     out
 }
@@ -390,7 +418,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
     for kernel in Kernel::ALL {
         for n in BENCH_SIZES {
             let elem = kernel.dtype().float().map_or(4, |f| f.width() / 8) as u64;
-            let spec = Spec { gpu_only: true, ..Spec::new("bench", [n, n, n], BENCH_CONFIG) };
+            let spec = Spec { gpu_only: true, ..Spec::new("bench", [n, n, n], Some(BENCH_CONFIG)) };
             out.push(BenchPoint {
                 kernel: "matmul",
                 variant: "",
@@ -509,7 +537,7 @@ mod tests {
         use rtriton_kernels::ports::matmul::tile_of;
         for (m, n, group) in [(300, 130, 8), (260, 64, 8), (70, 200, 2), (33, 33, 1), (512, 40, 4)] {
             let config = Config { group_m: group, ..SMALL_N };
-            let spec = Spec { k: 16, ..Spec::new("grid", [m, n, 16], config) };
+            let spec = Spec::new("grid", [m, n, 16], Some(config));
             let c = case(Kernel::F16, &spec);
             let got = run_simulator(&Kernel::F16.def(), &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("{e}"));
             let writers = got.writers.as_ref().expect("the simulator records writers");
@@ -541,7 +569,8 @@ mod tests {
             [("BLOCK_SIZE_M", 128), ("BLOCK_SIZE_N", 64), ("BLOCK_SIZE_K", 32), ("GROUP_SIZE_M", 8), ("ACTIVATION", 0)]
         );
         assert!(autotune_configs(false).contains(&BENCH_CONFIG) && autotune_configs(true).contains(&BENCH_CONFIG));
-        for config in [SMALL_M, SMALL_N, LARGE, WIDE_K] {
+        assert_eq!(BENCH_CONFIG, plan(Access::Vectors, Access::Vectors), "the bench's operands are vectors");
+        for config in [SMALL_M, SMALL_N, LARGE, WIDE_K, plan(Access::Contiguous, Access::Contiguous)] {
             assert!(autotune_configs(true).contains(&config), "{config:?}: the suites launch kept configurations");
         }
     }

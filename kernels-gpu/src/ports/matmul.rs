@@ -247,6 +247,57 @@ pub fn autotune_configs(tf32: bool) -> &'static [Config] {
     if tf32 { &AUTOTUNE_CONFIGS_TF32 } else { &AUTOTUNE_CONFIGS_16BIT }
 }
 
+/// How the kernel reads an operand, from what Triton's specialization tells the back end
+/// (integers divisible by 16, pointers 16-byte aligned).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// In 16-byte vectors ([`access`]).
+    Vectors,
+    /// Element by element along a unit stride (sizes or strides not divisible by 16).
+    Contiguous,
+    /// Element by element with no unit stride.
+    Strided,
+}
+
+/// How an operand is read: `strides` are its strides along its wrapped dimension (`M` for
+/// `A`, `N` for `B`) and along `K`, in elements, `wrapped` that dimension's length,
+/// `offset_bytes` where the view starts in its 16-byte aligned allocation. In vectors when
+/// contiguous along `K` with the other stride divisible by 16, or contiguous along the
+/// wrapped dimension with its length divisible by 16 too (`% M`, `% N` keep the offsets'
+/// contiguity only in runs the divisor is known to hold), starting 16-byte aligned.
+pub fn access([wrapped_stride, k_stride]: [i64; 2], wrapped: i64, offset_bytes: i64) -> Access {
+    let by16 = |x: i64| x.rem_euclid(16) == 0;
+    let vectors = by16(offset_bytes)
+        && ((k_stride == 1 && by16(wrapped_stride)) || (wrapped_stride == 1 && by16(k_stride) && by16(wrapped)));
+    if vectors {
+        Access::Vectors
+    } else if k_stride == 1 || wrapped_stride == 1 {
+        Access::Contiguous
+    } else {
+        Access::Strided
+    }
+}
+
+/// The configuration a launch takes, from how it reads `A` and `B` ([`access`]), ptxas for
+/// sm_86 and sm_90 fitting each without spills (`tests/tests/ports_ptxas.rs` assembles
+/// every case of the suites):
+///
+/// - both in vectors: 128 x 64 x 32 on 4 warps, the largest tile of [`autotune_configs`]
+///   for every dtype;
+/// - else, neither strided: 128 x 32 x 32 on 4 warps. An operand read element by element
+///   keeps a 64-bit address per element, and 128 x 64 x 32 spilled 256 to 328 bytes with
+///   them (sizes not multiples of 16);
+/// - else (a strided operand) 32 x 64 x 32 on 2 warps: 128 x 32 x 32 and 64 x 32 x 32 on 2
+///   warps spilled 16 bytes for sm_90 (16-bit operands, a strided `A` and a transposed
+///   `C`); this one takes 254 to 255 registers there without spilling.
+pub fn plan(a: Access, b: Access) -> Config {
+    match (a, b) {
+        (Access::Vectors, Access::Vectors) => TUTORIAL_CONFIGS[3],
+        (Access::Strided, _) | (_, Access::Strided) => TUTORIAL_CONFIGS[7],
+        _ => TUTORIAL_CONFIGS[5],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,5 +322,32 @@ mod tests {
         assert_eq!(tile_of(8, 9, 5, 8), (0, 1));
         // The last group holds the one row tile left: it walks along the row.
         assert_eq!((40..45).map(|p| tile_of(p, 9, 5, 8)).collect::<Vec<_>>(), [(8, 0), (8, 1), (8, 2), (8, 3), (8, 4)]);
+    }
+
+    #[test]
+    fn operands_are_vectors_when_contiguous_and_divisible_by_16() {
+        use Access::*;
+        // (strides along the wrapped dimension and K, its length, offset bytes) -> access
+        let table = [
+            (([4096, 1], 4096, 0), Vectors),
+            (([4096, 1], 1000, 0), Vectors),
+            (([1, 4096], 4096, 0), Vectors),
+            (([1, 4096], 1000, 0), Contiguous),
+            (([1000, 1], 1000, 0), Contiguous),
+            (([4096, 1], 4096, 6), Contiguous),
+            (([4096, 2], 4096, 0), Strided),
+            (([-4096, 1], 4096, 8192 * 4095), Vectors),
+        ];
+        for ((strides, wrapped, offset), want) in table {
+            assert_eq!(access(strides, wrapped, offset), want, "{strides:?} {wrapped} {offset}");
+        }
+        assert_eq!(plan(Vectors, Vectors), TUTORIAL_CONFIGS[3]);
+        assert_eq!(plan(Vectors, Contiguous), TUTORIAL_CONFIGS[5]);
+        assert_eq!(plan(Contiguous, Strided), TUTORIAL_CONFIGS[7]);
+        for a in [Vectors, Contiguous, Strided] {
+            for b in [Vectors, Contiguous, Strided] {
+                assert!(AUTOTUNE_CONFIGS_TF32.contains(&plan(a, b)), "{a:?} {b:?}: a kept configuration");
+            }
+        }
     }
 }
