@@ -36,7 +36,7 @@ impl Lowerer<'_> {
         let input = input?;
         let on_mma = self.layout(result).is_some_and(|l| l.enc.is_mma() && l.embed == [0, 1]);
         let k = self.k.shape(a).dims()[1];
-        (on_mma && k % input.k() == 0).then_some(input)
+        (on_mma && k.is_multiple_of(input.k())).then_some(input)
     }
 
     /// `acc + a @ b` on tensor cores, in the result's `mma` layout.
