@@ -16,7 +16,10 @@ Without a GPU, `--dry-run` lists what would be measured and writes that list as 
 The Triton kernels are written here after the tutorials (python/tutorials/ in
 triton-lang/triton): 01-vector-add.py (`add_kernel`), 02-fused-softmax.py
 (`softmax_kernel`, one row per program), 05-layer-norm.py (`_layer_norm_fwd_fused`,
-`_layer_norm_bwd_dx_fused` with its lock, `_layer_norm_bwd_dwdb`).
+`_layer_norm_bwd_dx_fused` with its lock, `_layer_norm_bwd_dwdb`), 03-matrix-multiplication.py
+(`matmul_kernel` with its CUDA autotuning configurations, against `torch.matmul`, i.e.
+cuBLAS; f32 multiplies as tf32 in both, as rtriton's `matmul_kernel_tf32` does). Matmul
+rows also carry `tflops`, 2 M N K per second.
 """
 
 import argparse
@@ -26,10 +29,13 @@ import time
 
 SHAPES_2D = [(4096, 1024), (4096, 4096), (4096, 16384), (2048, 32768), (32768, 1024)]
 SHAPES_1D = [1 << 24, 1 << 28]
+# M x N x K of the matmul points (`host/src/ports/matmul.rs`'s BENCH_SIZES).
+SHAPES_MATMUL = [(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)]
 DTYPES = ["f32", "f16", "bf16", "i32"]
 # The kernels measured in i32 too (the reductions port takes i32; the others are float only).
 I32_KERNELS = ("sum", "amax", "argmax")
-KERNELS = ["add", "softmax", "layer_norm_fwd", "layer_norm_bwd", "sum", "amax", "argmax", "gelu_tanh", "gelu_erf", "silu"]
+KERNELS = ["add", "softmax", "layer_norm_fwd", "layer_norm_bwd", "sum", "amax", "argmax", "gelu_tanh", "gelu_erf", "silu",
+           "matmul"]
 # Tolerances when two implementations are compared (atol, rtol), per dtype.
 TOL = {"f32": (1e-5, 1e-5), "f16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "i32": (0, 0)}
 
@@ -44,7 +50,7 @@ def plan(only, dtypes, shapes=None):
         for dt in dtypes:
             if dt == "i32" and k not in I32_KERNELS:
                 continue
-            own = SHAPES_1D if k == "add" else SHAPES_2D
+            own = SHAPES_1D if k == "add" else SHAPES_MATMUL if k == "matmul" else SHAPES_2D
             dims = len(own[0]) if isinstance(own[0], tuple) else 1
             for s in [t for t in shapes if len(t) == dims] if shapes else own:
                 out.append((k, dt, s if isinstance(s, tuple) else (s,)))
@@ -58,7 +64,7 @@ def main():
     p.add_argument("--dtype", action="append", choices=DTYPES, help="only this dtype (repeatable)")
     p.add_argument("--rep", type=int, default=100, help="do_bench repetition time in ms")
     p.add_argument("--shape", action="append", type=shape_arg,
-                   help="ROWSxCOLS or N: only this shape, in the order given (repeatable)")
+                   help="MxNxK, ROWSxCOLS or N: only this shape, in the order given (repeatable)")
     p.add_argument("--dry-run", action="store_true", help="list the measurements without a GPU")
     a = p.parse_args()
     todo = plan(a.only, a.dtype or DTYPES, a.shape)
@@ -74,7 +80,7 @@ def shape_arg(text):
     try:
         return tuple(int(d) for d in text.lower().split("x"))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"`{text}` is not ROWSxCOLS or N")
+        raise argparse.ArgumentTypeError(f"`{text}` is not MxNxK, ROWSxCOLS or N")
 
 
 # --- everything below needs torch, triton and a GPU -------------------------------------
@@ -102,8 +108,12 @@ def run(todo, a):
         for r in rows:
             r.update(kernel=name, dtype=dt, shape=list(shape))
             r["tbps"] = r["bytes"] / (r["ms"] * 1e-3) / 1e12 if r.get("ms") else None
+            if "flops" in r:
+                r["tflops"] = r["flops"] / (r["ms"] * 1e-3) / 1e12 if r.get("ms") else None
             results.append(r)
             tb = f"{r['tbps']:.3f} TB/s" if r["tbps"] else "-"
+            if r.get("tflops"):
+                tb = f"{r['tflops']:.1f} TFLOPS"
             print(f"{name:15} {dt:5} {str(shape):16} {r['impl']:8} {tb:>12}  {r['check']}", flush=True)
     json.dump({"env": env, "results": results}, open(a.out, "w"), indent=1)
     print(f"written to {a.out}")
@@ -120,10 +130,11 @@ def bench(fn, rep, grad_to_none=None):
     return triton.testing.do_bench(fn, warmup=25, rep=rep, grad_to_none=grad_to_none, return_mode="median")
 
 
-def check(got, want, dt):
-    """'ok' or the largest difference, comparing two implementations."""
+def check(got, want, dt, tol=None):
+    """'ok' or the largest difference, comparing two implementations (`tol`: (atol, rtol)
+    instead of the dtype's)."""
     import torch
-    atol, rtol = TOL[{torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}.get(got.dtype, "f32")]
+    atol, rtol = tol or TOL[{torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}.get(got.dtype, "f32")]
     try:
         torch.testing.assert_close(got.float(), want.float(), atol=atol, rtol=rtol)
         return "ok"
@@ -244,8 +255,54 @@ def kernels():
             y = x * tl.sigmoid(x)
         tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=m)
 
+    # Tutorial 03's `matmul_kernel` with its CUDA autotuning configurations
+    # (`get_cuda_autotune_config`, the fp8 ones included), keyed on M, N, K as there.
+    matmul_configs = [
+        triton.Config({"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8},
+                      num_stages=stages, num_warps=warps)
+        for bm, bn, bk, stages, warps in [
+            (128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+            (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 64, 32, 5, 2),
+            (128, 256, 128, 3, 8), (256, 128, 128, 3, 8), (256, 64, 128, 4, 4), (64, 256, 128, 4, 4),
+            (128, 128, 128, 4, 4), (128, 64, 64, 4, 4), (64, 128, 64, 4, 4), (128, 32, 64, 4, 4),
+        ]
+    ]
+
+    @triton.autotune(configs=matmul_configs, key=["M", "N", "K"])
+    @triton.jit
+    def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                      BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                      GROUP_SIZE_M: tl.constexpr):
+        pid = tl.program_id(axis=0)
+        num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+        num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+        num_pid_in_group = GROUP_SIZE_M * num_pid_n
+        group_id = pid // num_pid_in_group
+        first_pid_m = group_id * GROUP_SIZE_M
+        group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+        pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+        pid_n = (pid % num_pid_in_group) // group_size_m
+        offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+        offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+        offs_k = tl.arange(0, BLOCK_SIZE_K)
+        a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+        b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+        accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+            accumulator = tl.dot(a, b, accumulator)
+            a_ptrs += BLOCK_SIZE_K * stride_ak
+            b_ptrs += BLOCK_SIZE_K * stride_bk
+        c = accumulator.to(c_ptr.dtype.element_ty)
+        offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+        offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+        c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+        c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+        tl.store(c_ptrs, c, mask=c_mask)
+
     return dict(add=add_kernel, softmax=softmax_kernel, ln_fwd=ln_fwd, ln_bwd_dx=ln_bwd_dx,
-                ln_bwd_dwdb=ln_bwd_dwdb, epilogue=epilogue)
+                ln_bwd_dwdb=ln_bwd_dwdb, epilogue=epilogue, matmul=matmul_kernel)
 
 
 def warps_for(block):
@@ -391,9 +448,37 @@ def m_epilogue(kind):
     return m
 
 
+def m_matmul(k, dt, shape, rep):
+    import torch
+    import triton
+    m, n, kk = shape
+    a = torch.randn(m, kk, device="cuda", dtype=dt)
+    b = torch.randn(kk, n, device="cuda", dtype=dt)
+    c = torch.empty(m, n, device="cuda", dtype=dt)
+    # f32 multiplies as tf32 in cuBLAS too (rtriton's f32 kernel and Triton's tl.dot do).
+    torch.backends.cuda.matmul.allow_tf32 = dt == torch.float32
+    grid = lambda meta: (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
+    tri = lambda: k["matmul"][grid](a, b, c, m, n, kk, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                    c.stride(0), c.stride(1))
+    tor = lambda: torch.matmul(a, b)
+    tri()  # autotunes once for this (M, N, K)
+    want = tor()
+    byt = (m * kk + kk * n + m * n) * a.element_size()
+    flops = 2 * m * n * kk
+    # Sums of K products of N(0, 1) values are ~N(0, K): compare them scaled by sqrt(K);
+    # f32 as tf32 (10 mantissa bits) is held to the 16-bit tolerance.
+    scale = kk ** 0.5
+    tol = TOL["bf16"] if dt == torch.bfloat16 else TOL["f16"]
+    c_check = check(c.float() / scale, want.float() / scale, dt, tol)
+    best = k["matmul"].best_config
+    return [dict(impl="torch", ms=bench(tor, rep), bytes=byt, flops=flops, check="reference (cuBLAS)"),
+            dict(impl="triton", ms=bench(tri, rep), bytes=byt, flops=flops, check=f"{c_check} (best config {best})")]
+
+
 MEASURE = {"add": m_add, "softmax": m_softmax, "layer_norm_fwd": m_ln_fwd, "layer_norm_bwd": m_ln_bwd,
            "sum": m_reduce("sum"), "amax": m_reduce("amax"), "argmax": m_reduce("argmax"),
-           "gelu_tanh": m_epilogue("gelu_tanh"), "gelu_erf": m_epilogue("gelu_erf"), "silu": m_epilogue("silu")}
+           "gelu_tanh": m_epilogue("gelu_tanh"), "gelu_erf": m_epilogue("gelu_erf"), "silu": m_epilogue("silu"),
+           "matmul": m_matmul}
 
 if __name__ == "__main__":
     sys.exit(main())

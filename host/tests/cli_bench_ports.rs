@@ -170,7 +170,7 @@ fn the_peer_script_measures_the_shapes_given_in_their_order() {
     assert_eq!(planned, ["add f16 [16777216]", "silu f16 [32768,1024]", "silu f16 [4,4]"]);
     let (refused, _) = tutorial_peers_dry_run(&["--shape", "4096xbig"]);
     assert_eq!(refused.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("`4096xbig` is not ROWSxCOLS or N"));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("`4096xbig` is not MxNxK, ROWSxCOLS or N"));
 }
 
 /// Every point rtriton measures is one the peer script plans (same kernel, dtype and

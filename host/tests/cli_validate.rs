@@ -360,8 +360,9 @@ fn validate_kernel_runs_a_ports_suites_and_names_unknown_ports() {
     let (code, _, stderr) = rtriton(&["validate", "--kernel", "nope"]);
     assert_eq!(code, 1);
     assert!(
-        stderr
-            .contains("--kernel nope: no port of that name; ports: vector_add, softmax, layer_norm, reduce, epilogue"),
+        stderr.contains(
+            "--kernel nope: no port of that name; ports: vector_add, softmax, layer_norm, reduce, epilogue, matmul"
+        ),
         "{stderr}"
     );
     let (code, _, stderr) = rtriton(&["validate", "--kernel", "ports", "--variant", "row_max"]);
@@ -413,6 +414,25 @@ fn validate_kernel_epilogue_runs_every_activation_and_dtype() {
         assert!(stdout.contains(kernel), "{kernel} missing:\n{stdout}");
     }
     assert!(stdout.trim_end().ends_with("ok: 18 passed, 0 failed (2 back ends: interpreter, simulator)"), "{stdout}");
+}
+
+/// `--kernel matmul` runs every case of the three kernels' suites on both CPU back ends;
+/// the GPU-only cases are listed as not run there, never as passed.
+#[test]
+fn validate_kernel_matmul_runs_every_dtype_and_names_the_gpu_only_cases() {
+    let (code, stdout, stderr) = rtriton(&["validate", "--backend", "interp", "--kernel", "matmul"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("matmul: C = A @ B"), "{stdout}");
+    for kernel in ["matmul_kernel_f16", "matmul_kernel_bf16", "matmul_kernel_tf32"] {
+        assert!(stdout.contains(kernel), "{kernel} missing:\n{stdout}");
+    }
+    let line = |case: &str| stdout.lines().find(|l| l.contains(case)).unwrap_or_else(|| panic!("no {case}: {stdout}"));
+    assert!(line("a_transposed").matches("ok").count() == 2, "{stdout}");
+    assert!(line("77x61x4099").matches("not run").count() == 2, "{stdout}");
+    // 14 cases run on both back ends, 8 GPU-only ones on neither, in 3 dtypes.
+    let want = "ok: 84 passed, 0 failed, 48 not run (cases their suites declare unsupported on that back end) \
+                (2 back ends: interpreter, simulator)";
+    assert!(stdout.trim_end().ends_with(want), "{stdout}");
 }
 
 #[test]

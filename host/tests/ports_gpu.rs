@@ -86,6 +86,13 @@ fn epilogue_on_the_gpu() {
     check_port_on_the_gpu("epilogue");
 }
 
+/// Every matmul case, the large GPU-only ones included, on tensor cores.
+#[test]
+#[ignore = "needs a GPU"]
+fn matmul_on_the_gpu() {
+    check_port_on_the_gpu("matmul");
+}
+
 /// Each port has its GPU test above (a port added to `ports::all()` without one fails here).
 #[test]
 fn every_port_has_a_gpu_test() {

@@ -46,6 +46,9 @@ pub struct PortRow {
     pub summary: Option<Summary>,
     pub bytes: u64,
     pub tbps: Option<f64>,
+    /// `2 M N K / time` for a point that counts its flops (matmul), in TFLOPS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tflops: Option<f64>,
     /// `ok (RULE)`, `MISMATCH: ...` or `ERROR: ...`.
     pub check: String,
 }
@@ -201,7 +204,10 @@ pub fn run_ports_bench(points: &[BenchPoint], o: &PortsBenchOptions) -> Result<P
 
 fn row_line(r: &PortRow) -> String {
     match r.tbps {
-        Some(t) => format!("{t:.3} TB/s ({:.4} ms), {}", r.ms.unwrap_or_default(), r.check),
+        Some(t) => match r.tflops {
+            Some(f) => format!("{f:.1} TFLOPS, {t:.3} TB/s ({:.4} ms), {}", r.ms.unwrap_or_default(), r.check),
+            None => format!("{t:.3} TB/s ({:.4} ms), {}", r.ms.unwrap_or_default(), r.check),
+        },
         None => r.check.clone(),
     }
 }
@@ -281,6 +287,7 @@ fn measure(
         summary: None,
         bytes: p.bytes,
         tbps: None,
+        tflops: None,
         check: String::new(),
     };
     if let Some(why) = refused {
@@ -354,6 +361,7 @@ fn measure(
         Some(s) => {
             row.ms = Some(s.median_ms);
             row.tbps = Some(p.bytes as f64 / (s.median_ms * 1e-3) / 1e12);
+            row.tflops = (p.flops > 0).then(|| p.flops as f64 / (s.median_ms * 1e-3) / 1e12);
             row.summary = Some(s);
             row.check = if rules.iter().any(|r| r.contains("unchecked")) {
                 format!("timed ({})", rules.join("; "))
@@ -377,6 +385,9 @@ pub struct TutorialPeer {
     pub implementation: String,
     pub ms: Option<f64>,
     pub bytes: Option<u64>,
+    /// Floating-point operations of the point (matmul rows), for TFLOPS.
+    #[serde(default)]
+    pub flops: Option<u64>,
     pub check: String,
 }
 
@@ -435,6 +446,9 @@ pub struct Combined {
     /// TB/s of torch and of Triton's tutorial kernel, where measured and checked ok.
     pub torch: Option<f64>,
     pub triton: Option<f64>,
+    /// TFLOPS of torch and of Triton's kernel, for a point that counts its flops.
+    pub torch_tflops: Option<f64>,
+    pub triton_tflops: Option<f64>,
     /// The best checked peer's median time over rtriton's (above 1: rtriton is faster).
     pub vs_best: Option<f64>,
     /// Peers measured on this point whose check failed (not counted as best).
@@ -446,11 +460,19 @@ pub struct Combined {
 /// implementation's TB/s uses the bytes it counted (an argmax in torch writes int64
 /// indices, rtriton's int32); the ratio is of times, best peer time / rtriton's time, so
 /// it compares the same work whatever each counted. Byte counts more than 1% apart are
-/// noted.
+/// noted. A check `ok (NOTE)` (the tutorial matmul's chosen configuration) passed.
 pub fn combine(rows: &[PortRow], peers: &[TutorialPeer]) -> Vec<Combined> {
     rows.iter()
         .map(|r| {
-            let mut c = Combined { row: r.clone(), torch: None, triton: None, vs_best: None, peer_notes: Vec::new() };
+            let mut c = Combined {
+                row: r.clone(),
+                torch: None,
+                triton: None,
+                torch_tflops: None,
+                triton_tflops: None,
+                vs_best: None,
+                peer_notes: Vec::new(),
+            };
             let mut best_ms: Option<f64> = None;
             for p in peers.iter().filter(|p| p.kernel == r.kernel && p.dtype == r.dtype && p.shape == r.shape) {
                 let (base, variant) = match p.implementation.split_once('_') {
@@ -460,7 +482,11 @@ pub fn combine(rows: &[PortRow], peers: &[TutorialPeer]) -> Vec<Combined> {
                 if variant != r.variant {
                     continue;
                 }
-                let ok = p.check == "ok" || p.check.starts_with("reference");
+                let ok = p.check == "ok" || p.check.starts_with("ok (") || p.check.starts_with("reference");
+                let tflops = match (p.ms, p.flops) {
+                    (Some(ms), Some(f)) if ok => Some(f as f64 / (ms * 1e-3) / 1e12),
+                    _ => None,
+                };
                 let tbps = match (p.ms, p.bytes) {
                     (Some(ms), Some(b)) if ok => {
                         if (b as f64 - r.bytes as f64).abs() > 0.01 * r.bytes as f64 {
@@ -475,8 +501,8 @@ pub fn combine(rows: &[PortRow], peers: &[TutorialPeer]) -> Vec<Combined> {
                     }
                 };
                 match base {
-                    "torch" => c.torch = tbps,
-                    "triton" => c.triton = tbps,
+                    "torch" => (c.torch, c.torch_tflops) = (tbps, tflops),
+                    "triton" => (c.triton, c.triton_tflops) = (tbps, tflops),
                     other => c.peer_notes.push(format!("unknown peer `{other}`")),
                 }
             }
@@ -488,6 +514,14 @@ pub fn combine(rows: &[PortRow], peers: &[TutorialPeer]) -> Vec<Combined> {
 
 fn tb(v: Option<f64>) -> String {
     v.map_or("-".into(), |v| format!("{v:.3}"))
+}
+
+/// A TB/s cell, with the TFLOPS after it where the point counts its flops.
+fn tb_flops(v: Option<f64>, tflops: Option<f64>) -> String {
+    match (v, tflops) {
+        (Some(v), Some(f)) => format!("{v:.3} ({f:.1} TFLOPS)"),
+        _ => tb(v),
+    }
 }
 
 /// The table as Markdown (readable in a terminal and committed as is under
@@ -508,9 +542,9 @@ pub fn render_markdown(combined: &[Combined]) -> String {
             "| {kernel} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.dtype,
             shape_text(&r.shape),
-            tb(r.tbps),
-            tb(c.torch),
-            tb(c.triton),
+            tb_flops(r.tbps, r.tflops),
+            tb_flops(c.torch, c.torch_tflops),
+            tb_flops(c.triton, c.triton_tflops),
             c.vs_best.map_or("-".into(), |v| format!("{v:.2}x")),
             check.replace('|', "/")
         ));
@@ -534,6 +568,7 @@ mod tests {
             summary: None,
             bytes: 32 << 20,
             tbps,
+            tflops: None,
             check: "ok".into(),
         }
     }
@@ -546,8 +581,34 @@ mod tests {
             implementation: implementation.into(),
             ms: Some(bytes as f64 / (tbps * 1e12) * 1e3),
             bytes: Some(bytes),
+            flops: None,
             check: check.into(),
         }
+    }
+
+    /// A matmul point: peers with flops and an `ok (NOTE)` check count, and every cell
+    /// shows TFLOPS beside TB/s.
+    #[test]
+    fn flops_points_show_tflops_and_an_ok_with_a_note_counts() {
+        let b = 32 << 20;
+        let mut mine = row("matmul", "", Some(0.05));
+        let ms = mine.ms.unwrap();
+        mine.tflops = Some(1e12 / (ms * 1e-3) / 1e12);
+        let with_flops = |mut p: TutorialPeer| {
+            p.flops = Some(1_000_000_000_000);
+            p
+        };
+        let peers = [
+            with_flops(peer("matmul", "torch", 0.5, b, "reference (cuBLAS)")),
+            with_flops(peer("matmul", "triton", 0.4, b, "ok (best config BLOCK_SIZE_M: 128)")),
+        ];
+        let c = combine(&[mine], &peers);
+        assert!(c[0].peer_notes.is_empty(), "{:?}", c[0].peer_notes);
+        assert_eq!(c[0].vs_best.map(|v| (v * 100.0).round()), Some(10.0));
+        let md = render_markdown(&c);
+        let cell = |tbps: f64| format!("{tbps:.3} ({:.1} TFLOPS)", tbps * 1e12 / b as f64);
+        let want = format!("| matmul | f32 | 4096x1024 | {} | {} | {} | 0.10x |", cell(0.05), cell(0.5), cell(0.4));
+        assert!(md.contains(&want), "{want}\n{md}");
     }
 
     #[test]

@@ -40,6 +40,9 @@ struct Row {
     case: String,
     backend: Backend,
     failures: Option<Failures>,
+    /// The case declares this back end unsupported (`Case::unsupported`): not run, shown
+    /// as such and not counted as passed.
+    not_run: bool,
 }
 
 /// Runs the selected suites, writing tables and failure reports to `out`; returns the
@@ -77,8 +80,9 @@ pub fn run(args: &SuiteArgs, suites: &[Suite], gpu_found: Result<(), String>, ou
             .filter(|c| args.cases.is_empty() || args.cases.iter().any(|t| c.name.contains(t.as_str())))
         {
             for &backend in &backends {
+                let not_run = case.unsupported_on(backend).is_some();
                 let failures = suite.run(&case.name, backend).err();
-                rows.push(Row { kernel: suite.def.name, case: case.name.clone(), backend, failures });
+                rows.push(Row { kernel: suite.def.name, case: case.name.clone(), backend, failures, not_run });
             }
         }
     }
@@ -92,11 +96,17 @@ pub fn run(args: &SuiteArgs, suites: &[Suite], gpu_found: Result<(), String>, ou
             let _ = writeln!(out, "\n{} / {} on the {}:\n{f}", r.kernel, r.case, r.backend);
         }
     }
+    let not_run = rows.iter().filter(|r| r.not_run && r.failures.is_none()).count();
+    let not_run_text = if not_run == 0 {
+        String::new()
+    } else {
+        format!(", {not_run} not run (cases their suites declare unsupported on that back end)")
+    };
     let _ = writeln!(
         out,
-        "{}: {} passed, {failed} failed ({} back ends: {})",
+        "{}: {} passed, {failed} failed{not_run_text} ({} back ends: {})",
         if failed == 0 { "ok" } else { "FAILED" },
-        rows.len() - failed,
+        rows.len() - failed - not_run,
         backends.len(),
         backends.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ")
     );
@@ -111,7 +121,15 @@ fn table(rows: &[Row], backends: &[Backend]) -> String {
     t.load_preset(UTF8_FULL_CONDENSED).set_header(header);
     for line in rows.chunks(backends.len()) {
         let mut cells = vec![Cell::new(line[0].kernel), Cell::new(&line[0].case)];
-        cells.extend(line.iter().map(|r| Cell::new(if r.failures.is_some() { "FAILED" } else { "ok" })));
+        cells.extend(line.iter().map(|r| {
+            Cell::new(if r.failures.is_some() {
+                "FAILED"
+            } else if r.not_run {
+                "not run"
+            } else {
+                "ok"
+            })
+        }));
         t.add_row(cells);
     }
     t.to_string()

@@ -37,6 +37,9 @@ pub struct BenchPoint {
     pub shape: Vec<usize>,
     /// Bytes read + written, as the peer script counts them for the same point.
     pub bytes: u64,
+    /// Floating-point operations of the point (`2 M N K` for a matmul), reported as
+    /// TFLOPS beside the bandwidth; 0 for the memory-bound ports.
+    pub flops: u64,
     /// Builds the launches (inputs are built only when the point is measured, on a
     /// worker thread).
     pub launches: Launches,

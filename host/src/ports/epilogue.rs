@@ -52,6 +52,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
                     dtype: dtype.name(),
                     shape: vec![rows, cols],
                     bytes: 2 * (rows * cols) as u64 * elem_bytes(dtype.name()),
+                    flops: 0,
                     launches: Box::new(move |_| {
                         let layout = Layout { bias_value: |_| -0.5, ..Layout::plain(rows, cols, 1.25) };
                         vec![(kernel.suite(), case(kernel, "bench", layout, Fill::Ordinary))]

@@ -14,7 +14,7 @@ pub mod dtype;
 pub mod epilogue;
 pub mod example;
 pub mod layer_norm;
-
+pub mod matmul;
 pub mod reduce;
 pub mod reduce_split;
 pub mod softmax;
@@ -43,7 +43,7 @@ pub struct Port {
 
 /// Every port, in the order `validate` runs them.
 pub fn all() -> Vec<Port> {
-    vec![vector_add::PORT, softmax::PORT, layer_norm::PORT, reduce::PORT, epilogue::PORT]
+    vec![vector_add::PORT, softmax::PORT, layer_norm::PORT, reduce::PORT, epilogue::PORT, matmul::PORT]
 }
 
 /// The ports `names` select (`ports` selects all), each once however often it is named

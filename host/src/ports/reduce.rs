@@ -73,6 +73,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
                         dtype: dtype.name(),
                         shape: vec![rows, cols],
                         bytes: (rows * cols) as u64 * elem_bytes(dtype.name()) + n_results * result_bytes,
+                        flops: 0,
                         launches: Box::new(move |target: Target| bench_launches(kernel, rows, cols, target)),
                     });
                     if direction == Direction::Cols {
@@ -82,6 +83,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
                             dtype: dtype.name(),
                             shape: vec![rows, cols],
                             bytes: (rows * cols) as u64 * elem_bytes(dtype.name()) + n_results * result_bytes,
+                            flops: 0,
                             launches: Box::new(move |target: Target| other_split_form(kernel, rows, cols, target)),
                         });
                     }

@@ -73,7 +73,15 @@ pub fn bench_points() -> Vec<BenchPoint> {
                 vec![(suite, case)]
             });
             let bytes = 2 * (rows * cols) as u64 * elem_bytes(dtype);
-            out.push(BenchPoint { kernel: "softmax", variant: "", dtype, shape: vec![rows, cols], bytes, launches });
+            out.push(BenchPoint {
+                kernel: "softmax",
+                variant: "",
+                dtype,
+                shape: vec![rows, cols],
+                bytes,
+                flops: 0,
+                launches,
+            });
             // The other form, timed beside the planned one (see `other_plan`), named by
             // its form.
             let plan = softmax::plan(cols, dtype_named(dtype), cols.is_multiple_of(16), H200_SHARED_BYTES);
@@ -89,7 +97,15 @@ pub fn bench_points() -> Vec<BenchPoint> {
                 "f16" => other_form::<f16>(rows, cols, target),
                 _ => other_form::<bf16>(rows, cols, target),
             });
-            out.push(BenchPoint { kernel: "softmax", variant, dtype, shape: vec![rows, cols], bytes, launches });
+            out.push(BenchPoint {
+                kernel: "softmax",
+                variant,
+                dtype,
+                shape: vec![rows, cols],
+                bytes,
+                flops: 0,
+                launches,
+            });
             // Triton's own configuration where the plan stages a 16-bit row on a
             // persistent grid (32768 columns): one program per row, the same block and
             // warps, no prefetch (106 registers by ptxas for sm_90, one program an SM). At
@@ -105,6 +121,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
                     dtype,
                     shape: vec![rows, cols],
                     bytes,
+                    flops: 0,
                     launches,
                 });
             }

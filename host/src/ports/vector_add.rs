@@ -56,6 +56,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
                 dtype,
                 shape: vec![n],
                 bytes: 3 * n as u64 * elem_bytes(dtype),
+                flops: 0,
                 launches,
             });
         }

@@ -11,6 +11,7 @@ pub mod layer_norm_fwd_plan;
 pub mod layer_norm_persistent;
 pub mod layer_norm_plan;
 pub mod layer_norm_rows;
+pub mod matmul;
 pub mod reduce;
 pub mod reduce_plan;
 pub mod softmax;

@@ -174,7 +174,15 @@ pub fn bench_points() -> Vec<BenchPoint> {
                 _ => Box::new(move |t: Target| vec![rows::planned_launch::<bf16>(rows, cols, t.sm_count)]),
             };
             let shape = vec![rows, cols];
-            out.push(BenchPoint { kernel: "layer_norm_fwd", variant: "", dtype, shape, bytes, launches: planned });
+            out.push(BenchPoint {
+                kernel: "layer_norm_fwd",
+                variant: "",
+                dtype,
+                shape,
+                bytes,
+                flops: 0,
+                launches: planned,
+            });
             let fwd = layer_norm_fwd_plan::plan(cols, elem_bytes(dtype) as usize, true, H200_SHARED_BYTES);
             if let Some((variant, other)) = rows::other_form(fwd, elem_bytes(dtype) as usize) {
                 let launches: Launches = match dtype {
@@ -183,7 +191,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
                     _ => Box::new(move |t: Target| vec![rows::form_launch::<bf16>(other, rows, cols, t.sm_count)]),
                 };
                 let shape = vec![rows, cols];
-                out.push(BenchPoint { kernel: "layer_norm_fwd", variant, dtype, shape, bytes, launches });
+                out.push(BenchPoint { kernel: "layer_norm_fwd", variant, dtype, shape, bytes, flops: 0, launches });
             }
             let tutorial: Launches = match dtype {
                 "f32" => Box::new(move |_| vec![forward_launch::<f32>(layer_norm_fwd_fused(), rows, cols)]),
@@ -197,6 +205,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
                 dtype,
                 shape,
                 bytes,
+                flops: 0,
                 launches: tutorial,
             });
             if bwd_config(cols, elem_bytes(dtype) as usize).is_none() {
@@ -209,14 +218,30 @@ pub fn bench_points() -> Vec<BenchPoint> {
             };
             let bytes = 3 * elements * elem_bytes(dtype);
             let shape = vec![rows, cols];
-            out.push(BenchPoint { kernel: "layer_norm_bwd", variant: "", dtype, shape, bytes, launches: planned });
+            out.push(BenchPoint {
+                kernel: "layer_norm_bwd",
+                variant: "",
+                dtype,
+                shape,
+                bytes,
+                flops: 0,
+                launches: planned,
+            });
             let lock: Launches = match dtype {
                 "f32" => Box::new(move |_| lock_backward::<f32>(rows, cols)),
                 "f16" => Box::new(move |_| lock_backward::<f16>(rows, cols)),
                 _ => Box::new(move |_| lock_backward::<bf16>(rows, cols)),
             };
             let shape = vec![rows, cols];
-            out.push(BenchPoint { kernel: "layer_norm_bwd", variant: "lock", dtype, shape, bytes, launches: lock });
+            out.push(BenchPoint {
+                kernel: "layer_norm_bwd",
+                variant: "lock",
+                dtype,
+                shape,
+                bytes,
+                flops: 0,
+                launches: lock,
+            });
         }
     }
     out

@@ -1,0 +1,353 @@
+//! Matrix multiplication. After Triton's tutorial
+//! `python/tutorials/03-matrix-multiplication.py`, `matmul_kernel`: `C = A @ B` for an
+//! `M x K` matrix `A` and a `K x N` matrix `B`, each with any strides, one
+//! `BLOCK_SIZE_M x BLOCK_SIZE_N` tile of `C` per program on a 1-D grid in the tutorial's
+//! grouped order, `K` in steps of `BLOCK_SIZE_K` accumulated by `dot` in `f32`, an optional
+//! fused `leaky_relu`, and the result converted to `C`'s dtype.
+//!
+//! One body, [`matmul`], serves every dtype; each `kernel!` names its element types:
+//! `matmul_kernel_f16` and `matmul_kernel_bf16` (16-bit inputs and output, as the tutorial
+//! stores `f16`), `matmul_kernel_tf32` (`f32` inputs multiplied as tf32, Triton's default
+//! `input_precision` for `f32` on tensor cores, `f32` output).
+//!
+//! Differences from the tutorial (`docs/ports.md`, "Matrix multiplication"): every
+//! product of an index and a stride is computed in `i64` (the tutorial's `i32` products
+//! wrap past 2^31 elements, e.g. a transposed `A` of more than 2^31 / `BLOCK_SIZE_K`
+//! rows); `ACTIVATION` is a constexpr integer ([`NO_ACTIVATION`], [`LEAKY_RELU`]) since
+//! constexprs are integers here.
+
+use half::{bf16, f16};
+use rtriton::kernel;
+use rtriton::prelude::*;
+
+/// `ACTIVATION`: the accumulator is stored as computed.
+pub const NO_ACTIVATION: i64 = 0;
+/// `ACTIVATION`: `leaky_relu(x) = where(x >= 0, x, 0.01 * x)` on the `f32` accumulator.
+pub const LEAKY_RELU: i64 = 1;
+
+/// The launch arguments of every `matmul_kernel*`, in the tutorial's order.
+#[derive(Clone, Copy, Debug)]
+pub struct Args<A, C> {
+    pub a_ptr: Tensor<Ptr<A>>,
+    pub b_ptr: Tensor<Ptr<A>>,
+    pub c_ptr: Tensor<Ptr<C>>,
+    pub m: Tensor<i32>,
+    pub n: Tensor<i32>,
+    pub k: Tensor<i32>,
+    pub stride_am: Tensor<i32>,
+    pub stride_ak: Tensor<i32>,
+    pub stride_bk: Tensor<i32>,
+    pub stride_bn: Tensor<i32>,
+    pub stride_cm: Tensor<i32>,
+    pub stride_cn: Tensor<i32>,
+}
+
+/// The compile-time parameters: the tile, the group of row tiles walked together, the
+/// activation and whether `f32` operands are multiplied as tf32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meta {
+    pub block_m: usize,
+    pub block_n: usize,
+    pub block_k: usize,
+    pub group_m: i32,
+    pub activation: i64,
+    pub tf32: bool,
+}
+
+/// `leaky_relu` of the tutorial, on the `f32` accumulator.
+pub fn leaky_relu(x: Tensor<f32>) -> Tensor<f32> {
+    where_(x.ge(0.0), x, x * 0.01)
+}
+
+/// `(pid_m, pid_n)` of program `pid`: the tutorial's grouped order, in Rust, for the
+/// host's tests and the grid (`num_pid_m * num_pid_n` programs). Programs walk
+/// `group_m` row tiles down a column of tiles before moving right, so the tiles of `A` and
+/// `B` that programs running together read stay in L2.
+pub fn tile_of(pid: usize, num_pid_m: usize, num_pid_n: usize, group_m: usize) -> (usize, usize) {
+    let num_pid_in_group = group_m * num_pid_n;
+    let group_id = pid / num_pid_in_group;
+    let first_pid_m = group_id * group_m;
+    let group_size_m = (num_pid_m - first_pid_m).min(group_m);
+    let pid_m = first_pid_m + (pid % num_pid_in_group) % group_size_m;
+    let pid_n = (pid % num_pid_in_group) / group_size_m;
+    (pid_m, pid_n)
+}
+
+/// The body of every `matmul_kernel*`: the tutorial's kernel line by line.
+pub fn matmul<A: ScalarMarker, C: ScalarMarker>(a: Args<A, C>, zero: A::Native, meta: Meta) {
+    let Meta { block_m, block_n, block_k, group_m, activation, tf32 } = meta;
+    // Map program ids to the tile of C each computes, in groups of `group_m` row tiles
+    // (`tile_of` is the same arithmetic on the host).
+    let pid = program_id(0);
+    let num_pid_m = cdiv(a.m, block_m as i32);
+    let num_pid_n = cdiv(a.n, block_n as i32);
+    let num_pid_in_group = num_pid_n * group_m;
+    let group_id = pid / num_pid_in_group;
+    let first_pid_m = group_id * group_m;
+    let group_size_m = minimum(num_pid_m - first_pid_m, group_m);
+    let pid_m = first_pid_m + (pid % num_pid_in_group) % group_size_m;
+    let pid_n = (pid % num_pid_in_group) / group_size_m;
+
+    // Rows and columns past the matrix wrap (`% M`, `% N`) so every load is in bounds;
+    // their results are masked off at the store. Products with strides are i64.
+    let offs_am = ((pid_m * block_m as i32 + arange(0, block_m)) % a.m).to::<i64>();
+    let offs_bn = ((pid_n * block_n as i32 + arange(0, block_n)) % a.n).to::<i64>();
+    let offs_k = arange(0, block_k);
+    let offs_k64 = offs_k.to::<i64>();
+    let a_ptrs = a.a_ptr + ((offs_am * a.stride_am).expand_dims(1) + (offs_k64 * a.stride_ak).expand_dims(0));
+    let b_ptrs = a.b_ptr + ((offs_k64 * a.stride_bk).expand_dims(1) + (offs_bn * a.stride_bn).expand_dims(0));
+    // `BLOCK_SIZE_K * stride` in i64: the stride widens by promotion.
+    let block_k64 = full::<i64>(&[], block_k as i64);
+    let step_a = block_k64 * a.stride_ak;
+    let step_b = block_k64 * a.stride_bk;
+
+    let options =
+        DotOptions { input_precision: if tf32 { InputPrecision::Tf32 } else { InputPrecision::Ieee }, out_dtype: None };
+    let accumulator = zeros::<f32>(&[block_m, block_n]);
+    // The tutorial advances `a_ptrs` and `b_ptrs` by `BLOCK_SIZE_K * stride` each step;
+    // step `k` reads them at `k * BLOCK_SIZE_K * stride` from the start, the same
+    // addresses. Carried through the loop, the pointer blocks would lose what the back end
+    // knows of their contiguity (a carried value's facts are not derived), so each element
+    // would keep a 64-bit address of its own and every tile of the tutorial's but the
+    // smallest would spill; offset from the start, each 16-byte vector takes one address.
+    let accumulator = for_range(0, cdiv(a.k, block_k as i32), 1, accumulator, |k, accumulator| {
+        let k64 = k.to::<i64>();
+        // The K tail loads 0 in both operands, which adds nothing.
+        let k_left = a.k - k * block_k as i32;
+        let a_tile = load(a_ptrs + k64 * step_a, Some(offs_k.expand_dims(0).lt(k_left)), Some(zero));
+        let b_tile = load(b_ptrs + k64 * step_b, Some(offs_k.expand_dims(1).lt(k_left)), Some(zero));
+        dot_with(a_tile, b_tile, accumulator, options)
+    });
+    let accumulator = if activation == LEAKY_RELU { leaky_relu(accumulator) } else { accumulator };
+    let c = accumulator.to::<C>();
+
+    let offs_cm = pid_m * block_m as i32 + arange(0, block_m);
+    let offs_cn = pid_n * block_n as i32 + arange(0, block_n);
+    let c_ptrs = a.c_ptr
+        + ((offs_cm.to::<i64>() * a.stride_cm).expand_dims(1) + (offs_cn.to::<i64>() * a.stride_cn).expand_dims(0));
+    let c_mask = offs_cm.expand_dims(1).lt(a.m) & offs_cn.expand_dims(0).lt(a.n);
+    store(c_ptrs, c, Some(c_mask));
+}
+
+/// One `kernel!` per row: `name => input type, output type, zero, tf32`.
+macro_rules! matmul_kernels {
+    ($($(#[$doc:meta])* $name:ident => $a:ty, $c:ty, $zero:expr, $tf32:expr;)*) => {
+        $(
+            kernel! {
+                $(#[$doc])*
+                pub fn $name(a_ptr: Ptr<$a>, b_ptr: Ptr<$a>, c_ptr: Ptr<$c>, M: i32, N: i32, K: i32,
+                             stride_am: i32, stride_ak: i32, stride_bk: i32, stride_bn: i32,
+                             stride_cm: i32, stride_cn: i32;
+                             const BLOCK_SIZE_M: usize, const BLOCK_SIZE_N: usize, const BLOCK_SIZE_K: usize,
+                             const GROUP_SIZE_M: usize, const ACTIVATION: usize) {
+                    let args = Args { a_ptr, b_ptr, c_ptr, m: M, n: N, k: K, stride_am, stride_ak, stride_bk,
+                                      stride_bn, stride_cm, stride_cn };
+                    let meta = Meta { block_m: BLOCK_SIZE_M, block_n: BLOCK_SIZE_N, block_k: BLOCK_SIZE_K,
+                                      group_m: GROUP_SIZE_M as i32, activation: ACTIVATION as i64, tf32: $tf32 };
+                    matmul::<$a, $c>(args, $zero, meta);
+                }
+            }
+        )*
+    };
+}
+
+matmul_kernels! {
+    /// [`matmul`] of `f16` matrices into `f16` (the tutorial's dtypes), `f32` accumulation.
+    matmul_kernel_f16 => f16, f16, f16::ZERO, false;
+    /// [`matmul`] of `bf16` matrices into `bf16`, `f32` accumulation.
+    matmul_kernel_bf16 => bf16, bf16, bf16::ZERO, false;
+    /// [`matmul`] of `f32` matrices multiplied as tf32 (`input_precision="tf32"`) into `f32`.
+    matmul_kernel_tf32 => f32, f32, 0.0, true;
+}
+
+/// One autotuning configuration: the tutorial's `triton.Config` fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub block_m: usize,
+    pub block_n: usize,
+    pub block_k: usize,
+    pub group_m: usize,
+    pub num_warps: u32,
+    /// The tutorial's `num_stages`. Recorded, not applied: rtriton has no software
+    /// pipeliner, so every configuration runs its K loop unstaged.
+    pub num_stages: u32,
+}
+
+impl Config {
+    const fn new(block_m: usize, block_n: usize, block_k: usize, num_stages: u32, num_warps: u32) -> Config {
+        Config { block_m, block_n, block_k, group_m: 8, num_warps, num_stages }
+    }
+
+    /// The constexprs of a launch of this configuration.
+    pub fn constexprs(self, activation: i64) -> Vec<(&'static str, i64)> {
+        vec![
+            ("BLOCK_SIZE_M", self.block_m as i64),
+            ("BLOCK_SIZE_N", self.block_n as i64),
+            ("BLOCK_SIZE_K", self.block_k as i64),
+            ("GROUP_SIZE_M", self.group_m as i64),
+            ("ACTIVATION", activation),
+        ]
+    }
+
+    /// The 1-D grid for an `m x n` result: one program per tile (`tile_of` orders them).
+    pub fn grid(self, m: usize, n: usize) -> [u32; 3] {
+        let programs = m.div_ceil(self.block_m) * n.div_ceil(self.block_n);
+        [u32::try_from(programs).unwrap_or(u32::MAX), 1, 1]
+    }
+}
+
+/// Triton tutorial 03's CUDA configurations (`get_cuda_autotune_config`), in its order:
+/// `(BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, num_stages, num_warps)`, `GROUP_SIZE_M` 8.
+/// The last eight are the tutorial's "good for fp8" ones.
+pub const TUTORIAL_CONFIGS: [Config; 16] = [
+    Config::new(128, 256, 64, 3, 8),
+    Config::new(64, 256, 32, 4, 4),
+    Config::new(128, 128, 32, 4, 4),
+    Config::new(128, 64, 32, 4, 4),
+    Config::new(64, 128, 32, 4, 4),
+    Config::new(128, 32, 32, 4, 4),
+    Config::new(64, 32, 32, 5, 2),
+    Config::new(32, 64, 32, 5, 2),
+    Config::new(128, 256, 128, 3, 8),
+    Config::new(256, 128, 128, 3, 8),
+    Config::new(256, 64, 128, 4, 4),
+    Config::new(64, 256, 128, 4, 4),
+    Config::new(128, 128, 128, 4, 4),
+    Config::new(128, 64, 64, 4, 4),
+    Config::new(64, 128, 64, 4, 4),
+    Config::new(128, 32, 64, 4, 4),
+];
+
+/// The configurations autotuning tries for `f16` and `bf16`: [`TUTORIAL_CONFIGS`] without
+/// those the compiler refuses and those ptxas spills (`tests/tests/port_matmul.rs` checks
+/// both for every dtype, sm_86 and sm_90, with and without the activation). Refused:
+/// operands past the CTA's 48 KiB of shared memory (128 x 256 x 64, 128 x 256 x 128,
+/// 256 x 128 x 128, 128 x 128 x 128) or a block past the register budget of 128 a value
+/// (256 x 64 x 128, 64 x 256 x 128: their 128-wide operand's i64 offsets). Spilled: 64 x
+/// 256 x 32, 128 x 128 x 32 and 64 x 128 x 64 (an accumulator of 64 to 128 registers a
+/// thread beside the staged operands' addresses and values).
+pub const AUTOTUNE_CONFIGS_16BIT: [Config; 7] = [
+    TUTORIAL_CONFIGS[3],
+    TUTORIAL_CONFIGS[4],
+    TUTORIAL_CONFIGS[5],
+    TUTORIAL_CONFIGS[6],
+    TUTORIAL_CONFIGS[7],
+    TUTORIAL_CONFIGS[13],
+    TUTORIAL_CONFIGS[15],
+];
+
+/// The configurations autotuning tries for `f32` as tf32: as [`AUTOTUNE_CONFIGS_16BIT`],
+/// less 64 x 128 x 32 (spills 72 bytes) and 128 x 64 x 64 and 64 x 128 x 64 (4-byte
+/// operands past the shared memory).
+pub const AUTOTUNE_CONFIGS_TF32: [Config; 5] =
+    [TUTORIAL_CONFIGS[3], TUTORIAL_CONFIGS[5], TUTORIAL_CONFIGS[6], TUTORIAL_CONFIGS[7], TUTORIAL_CONFIGS[15]];
+
+/// The configurations autotuning tries for a kernel multiplying as tf32 or not.
+pub fn autotune_configs(tf32: bool) -> &'static [Config] {
+    if tf32 { &AUTOTUNE_CONFIGS_TF32 } else { &AUTOTUNE_CONFIGS_16BIT }
+}
+
+/// How the kernel reads an operand, from what Triton's specialization tells the back end
+/// (integers divisible by 16, pointers 16-byte aligned).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// In 16-byte vectors ([`access`]).
+    Vectors,
+    /// Element by element along a unit stride (sizes or strides not divisible by 16).
+    Contiguous,
+    /// Element by element with no unit stride.
+    Strided,
+}
+
+/// How an operand is read: `strides` are its strides along its wrapped dimension (`M` for
+/// `A`, `N` for `B`) and along `K`, in elements, `wrapped` that dimension's length,
+/// `offset_bytes` where the view starts in its 16-byte aligned allocation. In vectors when
+/// contiguous along `K` with the other stride divisible by 16, or contiguous along the
+/// wrapped dimension with its length divisible by 16 too (`% M`, `% N` keep the offsets'
+/// contiguity only in runs the divisor is known to hold), starting 16-byte aligned.
+pub fn access([wrapped_stride, k_stride]: [i64; 2], wrapped: i64, offset_bytes: i64) -> Access {
+    let by16 = |x: i64| x.rem_euclid(16) == 0;
+    let vectors = by16(offset_bytes)
+        && ((k_stride == 1 && by16(wrapped_stride)) || (wrapped_stride == 1 && by16(k_stride) && by16(wrapped)));
+    if vectors {
+        Access::Vectors
+    } else if k_stride == 1 || wrapped_stride == 1 {
+        Access::Contiguous
+    } else {
+        Access::Strided
+    }
+}
+
+/// The configuration a launch takes, from how it reads `A` and `B` ([`access`]), ptxas for
+/// sm_86 and sm_90 fitting each without spills (`tests/tests/ports_ptxas.rs` assembles
+/// every case of the suites):
+///
+/// - both in vectors: 128 x 64 x 32 on 4 warps, the largest tile of [`autotune_configs`]
+///   for every dtype;
+/// - else, neither strided: 128 x 32 x 32 on 4 warps. An operand read element by element
+///   keeps a 64-bit address per element, and 128 x 64 x 32 spilled 256 to 328 bytes with
+///   them (sizes not multiples of 16);
+/// - else (a strided operand) 32 x 64 x 32 on 2 warps: 128 x 32 x 32 and 64 x 32 x 32 on 2
+///   warps spilled 16 bytes for sm_90 (16-bit operands, a strided `A` and a transposed
+///   `C`); this one takes 254 to 255 registers there without spilling.
+pub fn plan(a: Access, b: Access) -> Config {
+    match (a, b) {
+        (Access::Vectors, Access::Vectors) => TUTORIAL_CONFIGS[3],
+        (Access::Strided, _) | (_, Access::Strided) => TUTORIAL_CONFIGS[7],
+        _ => TUTORIAL_CONFIGS[5],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The grouped order visits every tile exactly once, for grids whose row tiles are and
+    /// are not a multiple of the group.
+    #[test]
+    fn the_grouped_order_is_a_permutation_of_the_tiles() {
+        for (num_pid_m, num_pid_n, group_m) in
+            [(1, 1, 8), (8, 8, 8), (9, 5, 8), (17, 3, 8), (3, 17, 8), (5, 7, 1), (33, 2, 4)]
+        {
+            let mut seen = vec![0u32; num_pid_m * num_pid_n];
+            for pid in 0..num_pid_m * num_pid_n {
+                let (m, n) = tile_of(pid, num_pid_m, num_pid_n, group_m);
+                assert!(m < num_pid_m && n < num_pid_n, "{pid} -> ({m}, {n})");
+                seen[m * num_pid_n + n] += 1;
+            }
+            assert!(seen.iter().all(|&s| s == 1), "{num_pid_m} x {num_pid_n} group {group_m}: {seen:?}");
+        }
+        // Within a group, consecutive programs walk down a column of tiles.
+        assert_eq!((0..4).map(|p| tile_of(p, 9, 5, 8)).collect::<Vec<_>>(), [(0, 0), (1, 0), (2, 0), (3, 0)]);
+        assert_eq!(tile_of(8, 9, 5, 8), (0, 1));
+        // The last group holds the one row tile left: it walks along the row.
+        assert_eq!((40..45).map(|p| tile_of(p, 9, 5, 8)).collect::<Vec<_>>(), [(8, 0), (8, 1), (8, 2), (8, 3), (8, 4)]);
+    }
+
+    #[test]
+    fn operands_are_vectors_when_contiguous_and_divisible_by_16() {
+        use Access::*;
+        // (strides along the wrapped dimension and K, its length, offset bytes) -> access
+        let table = [
+            (([4096, 1], 4096, 0), Vectors),
+            (([4096, 1], 1000, 0), Vectors),
+            (([1, 4096], 4096, 0), Vectors),
+            (([1, 4096], 1000, 0), Contiguous),
+            (([1000, 1], 1000, 0), Contiguous),
+            (([4096, 1], 4096, 6), Contiguous),
+            (([4096, 2], 4096, 0), Strided),
+            (([-4096, 1], 4096, 8192 * 4095), Vectors),
+        ];
+        for ((strides, wrapped, offset), want) in table {
+            assert_eq!(access(strides, wrapped, offset), want, "{strides:?} {wrapped} {offset}");
+        }
+        assert_eq!(plan(Vectors, Vectors), TUTORIAL_CONFIGS[3]);
+        assert_eq!(plan(Vectors, Contiguous), TUTORIAL_CONFIGS[5]);
+        assert_eq!(plan(Contiguous, Strided), TUTORIAL_CONFIGS[7]);
+        for a in [Vectors, Contiguous, Strided] {
+            for b in [Vectors, Contiguous, Strided] {
+                assert!(AUTOTUNE_CONFIGS_TF32.contains(&plan(a, b)), "{a:?} {b:?}: a kept configuration");
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! The matmul port (`rtriton_kernels::ports::matmul`) against its autotuning
+//! configurations: each of Triton tutorial 03's CUDA configurations either compiles or is
+//! refused with a coded diagnostic (never a panic), the ones `autotune_configs` keeps
+//! assemble for sm_86 and sm_90 without spills, those left out are refused or spill, and
+//! the port is lint-clean.
+
+mod ptx_common;
+
+use rtriton::backend::ptx::{self, Arch};
+use rtriton::diag::{Code, HasDiagnostics};
+use rtriton::session::CompileSession;
+use rtriton::spec::{ArgValue, SpecPolicy};
+use rtriton::trace::{KernelDef, TraceOptions};
+use rtriton_kernels::ports::matmul::{
+    Config, LEAKY_RELU, NO_ACTIVATION, TUTORIAL_CONFIGS, autotune_configs, matmul_kernel_bf16, matmul_kernel_f16,
+    matmul_kernel_tf32,
+};
+
+/// Each kernel with the configurations its autotuning keeps.
+fn kernels() -> [(KernelDef, &'static [Config]); 3] {
+    [
+        (matmul_kernel_f16(), autotune_configs(false)),
+        (matmul_kernel_bf16(), autotune_configs(false)),
+        (matmul_kernel_tf32(), autotune_configs(true)),
+    ]
+}
+
+/// The arguments of a contiguous `n x n x n` product at 256-byte aligned addresses (what
+/// torch tensors get): row-major `A`, `B` and `C`.
+fn contiguous_args(n: i64) -> Vec<ArgValue> {
+    let mut args =
+        vec![ArgValue::Ptr(0x7f00_0000_0000), ArgValue::Ptr(0x7f10_0000_0000), ArgValue::Ptr(0x7f20_0000_0000)];
+    args.extend([n, n, n, n, 1, n, 1, n, 1].map(ArgValue::Int));
+    args
+}
+
+/// The configuration's PTX for sm_86 under Triton's specialization of a 4096^3 product,
+/// or the compiler's refusal.
+fn compile(def: &KernelDef, config: Config, activation: i64) -> Result<String, ptx::PtxError> {
+    let constexprs = config.constexprs(activation);
+    let verified = CompileSession::new()
+        .front_end_for_args(def, &constexprs, &contiguous_args(4096), SpecPolicy::Triton, &TraceOptions::default())
+        .unwrap_or_else(|e| panic!("{} {config:?}: the front end refused it: {e}", def.name));
+    ptx::compile(&verified, &ptx_common::options(Arch::Sm86, config.num_warps)).map(|p| p.text)
+}
+
+/// Every tutorial configuration compiles, or is refused before any PTX with the register
+/// budget's or the shared memory's diagnostic, and no configuration `autotune_configs`
+/// keeps is refused.
+#[test]
+fn each_tutorial_config_compiles_or_is_refused_with_a_diagnostic() {
+    for (def, kept) in kernels() {
+        let mut refused = Vec::new();
+        for config in TUTORIAL_CONFIGS {
+            match compile(&def, config, NO_ACTIVATION) {
+                Ok(text) => assert!(text.contains("mma.sync.aligned"), "{} {config:?}: no mma.sync", def.name),
+                Err(e) => {
+                    assert!(
+                        e.has_code(Code::PtxRegisterBudget) || e.has_code(Code::PtxLayoutConflict),
+                        "{} {config:?}: refused without the budget's diagnostic: {e}",
+                        def.name
+                    );
+                    refused.push(config);
+                }
+            }
+        }
+        for config in kept {
+            assert!(!refused.contains(config), "{} keeps {config:?}, which is refused", def.name);
+        }
+        assert!(!refused.is_empty(), "{}: the tutorial's largest tiles fit; revisit autotune_configs", def.name);
+    }
+}
+
+/// Every kept configuration, in every dtype, with and without the activation, assembles
+/// for sm_86 and sm_90 with no spills; tutorial configurations left out that compile are
+/// left out because they spill.
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn autotune_configs_assemble_without_spills() {
+    let ptxas = ptx_common::ptxas("autotune_configs_assemble_without_spills");
+    for (def, kept_configs) in kernels() {
+        assert!(!kept_configs.is_empty(), "{} keeps no configuration", def.name);
+        for config in TUTORIAL_CONFIGS {
+            let kept = kept_configs.contains(&config);
+            for activation in [NO_ACTIVATION, LEAKY_RELU] {
+                let Ok(text) = compile(&def, config, activation) else {
+                    assert!(!kept, "{} {config:?} is kept but refused", def.name);
+                    continue;
+                };
+                let mut spills = 0;
+                for arch in ["sm_86", "sm_90"] {
+                    let info = ptx_common::assemble(&ptxas, &text, arch, def.name)
+                        .unwrap_or_else(|e| panic!("{} {config:?} on {arch}: {e}", def.name));
+                    let s = ptx_common::spill_stores(&info).expect("ptxas reports spills");
+                    if kept {
+                        assert_eq!(s, 0, "{} {config:?} activation {activation} spills on {arch}:\n{info}", def.name);
+                    }
+                    spills += s;
+                }
+                if !kept && activation == NO_ACTIVATION {
+                    assert!(spills > 0, "{} {config:?} compiles without spills: keep it in autotune_configs", def.name);
+                }
+            }
+        }
+    }
+}
+
+/// The port's kernels raise no lint finding (what `rtriton lint --kernel NAME` prints):
+/// every index-times-stride product is i64.
+#[test]
+fn the_port_is_lint_clean() {
+    for (def, kept) in kernels() {
+        let findings = CompileSession::new()
+            .lint(&def, &kept[0].constexprs(LEAKY_RELU), &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", def.name));
+        assert!(findings.is_empty(), "{}: {findings:?}", def.name);
+    }
+}
