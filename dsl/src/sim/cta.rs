@@ -453,6 +453,27 @@ impl Cta {
                         }
                     }
                 }
+                MicroOp::StSharedVec { guard, size, srcs, addr, offset } => {
+                    self.need_guard(*guard)?;
+                    self.need_reg(*addr)?;
+                    for s in srcs {
+                        self.need_reg(*s)?;
+                    }
+                    let total = *size * srcs.len() as u32;
+                    for t in 0..self.t {
+                        if self.active(t) && self.guard_holds(*guard, t) {
+                            // the whole vector's bounds and alignment, then each element
+                            let a = self.shared_addr(*addr, *offset, total, t)?;
+                            self.copies.check(t as u32, a, total, "writes")?;
+                            self.races.write(t as u32, a, total)?;
+                            for (i, s) in srcs.iter().enumerate() {
+                                let v = self.get(Src::Reg(*s), t).to_le_bytes();
+                                let at = (a + i as u32 * size) as usize;
+                                self.shared[at..at + *size as usize].copy_from_slice(&v[..*size as usize]);
+                            }
+                        }
+                    }
+                }
                 MicroOp::LdSharedVec { size, dsts, addr, offset } => {
                     self.need_reg(*addr)?;
                     self.ld_shared_vec(*size, dsts, *addr, *offset)?;

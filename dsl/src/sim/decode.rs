@@ -128,6 +128,14 @@ pub(crate) enum MicroOp {
         addr: u32,
         offset: u32,
     },
+    /// `srcs.len()` elements of `size` bytes, the address aligned to their total.
+    StSharedVec {
+        guard: Option<Guard>,
+        size: u32,
+        srcs: Vec<u32>,
+        addr: u32,
+        offset: u32,
+    },
     /// `dsts.len()` elements of `size` bytes, the address aligned to their total.
     LdSharedVec {
         size: u32,
@@ -344,6 +352,13 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
             Inst::StShared { guard, ty, src, addr, offset } => {
                 MicroOp::StShared { guard: *guard, size: mem_size(*ty)?, src: src.0, addr: addr.0, offset: *offset }
             }
+            Inst::StSharedVec { guard, ty, srcs, addr, offset } => MicroOp::StSharedVec {
+                guard: *guard,
+                size: mem_size(*ty)?,
+                srcs: regs(srcs)?,
+                addr: addr.0,
+                offset: *offset,
+            },
             Inst::LdSharedVec { ty, dsts, addr, offset } => {
                 MicroOp::LdSharedVec { size: mem_size(*ty)?, dsts: regs(dsts)?, addr: addr.0, offset: *offset }
             }

@@ -329,6 +329,11 @@ pub enum Inst {
     /// `shared[addr + offset] = src` when `guard` holds. Other threads see it after the
     /// next [`Inst::BarSync`].
     StShared { guard: Option<Guard>, ty: Ty, src: Reg, addr: Reg, offset: u32 },
+    /// `shared[addr + offset + i * size(ty)] = srcs[i]` for `srcs.len()` (2 or 4)
+    /// consecutive elements (`st.shared.v4`) when `guard` holds, the address aligned to
+    /// `srcs.len() * size(ty)`: the vector form of [`Inst::StShared`] (a `dot`'s operands
+    /// are staged 16 bytes at a time).
+    StSharedVec { guard: Option<Guard>, ty: Ty, srcs: Vec<Reg>, addr: Reg, offset: u32 },
     /// `dsts[i] = shared[addr + offset + i * size(ty)]` for `dsts.len()` (2 or 4)
     /// consecutive elements (`ld.shared.v4`), the address aligned to `dsts.len() *
     /// size(ty)`: how a staged load's 16-byte slot is read back.
@@ -454,6 +459,7 @@ impl Inst {
             | Inst::LdShared { .. }
             | Inst::StShared { .. }
             | Inst::LdSharedVec { .. }
+            | Inst::StSharedVec { .. }
             | Inst::CpAsync { .. }
             | Inst::CpAsyncCommit
             | Inst::CpAsyncWait { .. }
@@ -495,6 +501,7 @@ impl Inst {
             | Inst::LdShared { .. }
             | Inst::StShared { .. }
             | Inst::LdSharedVec { .. }
+            | Inst::StSharedVec { .. }
             | Inst::CpAsync { .. }
             | Inst::CpAsyncCommit
             | Inst::CpAsyncWait { .. }
@@ -752,6 +759,9 @@ impl Program {
                 }
                 Inst::LdSharedVec { ty, dsts, addr, offset } => {
                     format!("{{{}}}:{ty} = ld.shared x{} [{addr}+{offset}]", list(dsts), dsts.len())
+                }
+                Inst::StSharedVec { guard: g, ty, srcs, addr, offset } => {
+                    format!("{}st.shared x{} [{addr}+{offset}] <- {{{}}}:{ty}", guard(g), srcs.len(), list(srcs))
                 }
                 Inst::CpAsync { dst, offset, src, src_size } => {
                     format!("cp.async [{dst}+{offset}] <- [{src}] 16, {src_size}")

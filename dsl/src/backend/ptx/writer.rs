@@ -423,6 +423,14 @@ impl<'a> Writer<'a> {
                 self.addr(*addr, i64::from(*offset)),
                 self.reg(*src)
             ),
+            Inst::StSharedVec { guard, ty, srcs, addr, offset } => format!(
+                "{}st.shared{}.{} {}, {};",
+                self.guard(*guard),
+                vec_suffix(srcs.len()),
+                mem_ty(*ty),
+                self.addr(*addr, i64::from(*offset)),
+                self.reg_list(srcs)
+            ),
             Inst::LdSharedVec { ty, dsts, addr, offset } => format!(
                 "ld.shared{}.{} {}, {};",
                 vec_suffix(dsts.len()),
@@ -569,6 +577,7 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::LdShared { .. }
             | Inst::StShared { .. }
             | Inst::LdSharedVec { .. }
+            | Inst::StSharedVec { .. }
             | Inst::CpAsync { .. }
             | Inst::CpAsyncCommit
             | Inst::CpAsyncWait { .. }

@@ -87,6 +87,11 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
                     used.insert(*cmp);
                 }
             }
+            Inst::StSharedVec { guard: g, srcs, addr, .. } => {
+                guard(g, used);
+                used.insert(*addr);
+                used.extend(srcs.iter().copied());
+            }
             Inst::StShared { guard: g, src, addr, .. } => {
                 guard(g, used);
                 used.insert(*addr);
@@ -142,6 +147,7 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::LdShared { .. }
         | Inst::StShared { .. }
         | Inst::LdSharedVec { .. }
+        | Inst::StSharedVec { .. }
         | Inst::CpAsync { .. }
         | Inst::CpAsyncCommit
         | Inst::CpAsyncWait { .. }

@@ -19,7 +19,7 @@
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::PtxError;
 use crate::backend::ptx::layout::{Layout, MAX_REGS_PER_VALUE};
-use crate::backend::ptx::lir::{BinOp, Group, Guard, Inst, Operand, Ty};
+use crate::backend::ptx::lir::{BinOp, Group, Guard, Inst, Operand, Reg, Ty};
 use crate::diag::Code;
 use crate::ir::{DType, Op, OpId, Value};
 
@@ -199,6 +199,20 @@ impl Lowerer<'_> {
         len: usize,
         writes: Vec<(Side, Vec<Operand>)>,
     ) -> Result<(), PtxError> {
+        self.stage_with(op, dtype, len, writes, false)
+    }
+
+    /// [`Self::stage`], with `vectors`: a thread's consecutive 16-bit or 32-bit elements
+    /// that land in consecutive, aligned slots are written 8 or 16 bytes at a time
+    /// (`st.shared.v2`/`.v4`; 16-bit pairs packed into 32-bit words).
+    pub(super) fn stage_with(
+        &mut self,
+        op: &Op,
+        dtype: DType,
+        len: usize,
+        writes: Vec<(Side, Vec<Operand>)>,
+        vectors: bool,
+    ) -> Result<(), PtxError> {
         let ty = ty_of(dtype);
         let sty = shared_ty(ty);
         // One slot per element, of the element's own size (so dtypes added later, 2 or 8
@@ -225,6 +239,11 @@ impl Lowerer<'_> {
                 None => Some(self.scalar_owner()),
             };
             let guard = owner.map(|pred| Guard { pred, negate: false });
+            if vectors && ty != Ty::Pred && matches!(sty.size_bytes(), 2 | 4) {
+                let align = self.base_alignment(&side, elem);
+                self.store_vectors(sty, guard, base, &offsets, &elems, align);
+                continue;
+            }
             for (x, off) in elems.into_iter().zip(offsets) {
                 let x = if ty == Ty::Pred { self.cast(x, Ty::Pred, Ty::I32) } else { x };
                 let src = self.reg(x, sty);
@@ -241,6 +260,71 @@ impl Lowerer<'_> {
         match self.k.def_op(v) {
             Some(d) => format!("the {} from `{}` at {}", self.k.ty(v), d.kind.name(), d.loc.short()),
             None => format!("the loop-carried {}", self.k.ty(v)),
+        }
+    }
+
+    /// What the thread's base address of `side` (see [`Self::addresses`]) is a multiple
+    /// of, in bytes (at most 16, the shared buffer's alignment): each dim split over
+    /// threads adds a multiple of its chunk times its stride.
+    fn base_alignment(&self, side: &Side, elem: usize) -> usize {
+        let Some(layout) = &side.layout else { return 16 };
+        let geo = layout.geometry(&side.shape);
+        let mut align = 16usize;
+        for (i, &d) in layout.embed.iter().enumerate() {
+            let step = side.place.strides[i] * elem;
+            if step == 0 || geo.distinct_threads(d) <= 1 {
+                continue;
+            }
+            align = gcd(align, geo.chunk[d] * step);
+        }
+        align
+    }
+
+    /// Writes `elems` (of the 16- or 32-bit type `sty`) at `base + offsets[i]`, 16 or 8
+    /// bytes at a time where consecutive elements have consecutive, aligned slots, one
+    /// at a time elsewhere.
+    fn store_vectors(
+        &mut self,
+        sty: Ty,
+        guard: Option<Guard>,
+        base: Reg,
+        offsets: &[u32],
+        elems: &[Operand],
+        align: usize,
+    ) {
+        let elem = sty.size_bytes() as usize;
+        let mut r = 0;
+        while r < elems.len() {
+            let fits = |bytes: usize| {
+                let m = bytes / elem;
+                r + m <= elems.len()
+                    && align.is_multiple_of(bytes)
+                    && (offsets[r] as usize).is_multiple_of(bytes)
+                    && (1..m).all(|j| offsets[r + j] == offsets[r] + (j * elem) as u32)
+            };
+            let Some(bytes) = [16, 8].into_iter().find(|&b| fits(b)) else {
+                let src = self.reg(elems[r], sty);
+                self.emit(Inst::StShared { guard, ty: sty, src, addr: base, offset: offsets[r] });
+                r += 1;
+                continue;
+            };
+            let m = bytes / elem;
+            let srcs: Vec<Reg> = if elem == 4 {
+                (r..r + m).map(|i| self.reg(elems[i], sty)).collect()
+            } else {
+                (r..r + m)
+                    .step_by(2)
+                    .map(|i| {
+                        let (lo, hi) = (self.reg(elems[i], sty), self.reg(elems[i + 1], sty));
+                        let dst = self.new_reg(Ty::U32);
+                        self.emit(Inst::Pack { dst, lo, hi });
+                        dst
+                    })
+                    .collect()
+            };
+            let ty = if elem == 4 { sty } else { Ty::U32 };
+            self.emit(Inst::StSharedVec { guard, ty, srcs, addr: base, offset: offsets[r] });
+            r += m;
         }
     }
 
@@ -289,6 +373,10 @@ impl Lowerer<'_> {
             .collect();
         (base, offsets)
     }
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 #[cfg(test)]

@@ -94,7 +94,7 @@ impl Lowerer<'_> {
                 self.val(b)?,
             ),
         ];
-        self.stage(op, self.k.dtype(a), a_len + b_len, writes)?;
+        self.stage_with(op, self.k.dtype(a), a_len + b_len, writes, true)?;
 
         // The tiles a warp computes: rows `(2i + h) 8 wm + 8 w_m + (0..8)` for half `h` of
         // tile `i`; columns `j 8 wn + 8 w_n + (0..8)`. Warps past `N / 8` along N repeat

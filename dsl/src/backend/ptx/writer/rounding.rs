@@ -132,6 +132,7 @@ fn definitions(i: &Inst, def: &mut impl FnMut(Reg, Def)) {
         Inst::Group(_)
         | Inst::StGlobal { .. }
         | Inst::StShared { .. }
+        | Inst::StSharedVec { .. }
         | Inst::CpAsync { .. }
         | Inst::CpAsyncCommit
         | Inst::CpAsyncWait { .. }
