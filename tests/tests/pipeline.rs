@@ -18,7 +18,7 @@ fn matmul(
     b_ptr: Tensor<Ptr<f16>>,
     c_ptr: Tensor<Ptr<f32>>,
     k: Tensor<i32>,
-    [BM, BN, BK]: [usize; 3],
+    [BM, BN, BK, STAGES]: [usize; 4],
 ) {
     let rm = expand_dims(arange(0, BM), 1);
     let rn = expand_dims(arange(0, BN), 0);
@@ -26,7 +26,7 @@ fn matmul(
     let a_ptrs = a_ptr + rm * k + expand_dims(rk, 0);
     let b_ptrs = b_ptr + expand_dims(rk, 1) * BN as i32 + rn;
     let acc = zeros::<f32>(&[BM, BN]);
-    let (acc, _, _) = for_range(0, k, BK as i32, (acc, a_ptrs, b_ptrs), |k0, (acc, a_ptrs, b_ptrs)| {
+    let (acc, _, _) = for_range_staged(0, k, BK as i32, STAGES, (acc, a_ptrs, b_ptrs), |k0, (acc, a_ptrs, b_ptrs)| {
         let left = expand_dims(rk, 0).lt(k - k0);
         let a = load(a_ptrs, Some(left), Some(f16::ZERO));
         let b = load(b_ptrs, Some(expand_dims(rk, 1).lt(k - k0)), Some(f16::ZERO));
@@ -38,7 +38,15 @@ fn matmul(
 
 kernel! {
     fn pipelined(a_ptr: Ptr<f16>, b_ptr: Ptr<f16>, c_ptr: Ptr<f32>, k: i32; const BM: usize, const BN: usize, const BK: usize) {
-        matmul(a_ptr, b_ptr, c_ptr, k, [BM, BN, BK]);
+        matmul(a_ptr, b_ptr, c_ptr, k, [BM, BN, BK, 2]);
+    }
+}
+
+kernel! {
+    /// The same loop with one stage (`for_range_staged(.., 1, ..)`, as `for_range`): run as
+    /// written.
+    fn one_stage(a_ptr: Ptr<f16>, b_ptr: Ptr<f16>, c_ptr: Ptr<f32>, k: i32; const BM: usize, const BN: usize, const BK: usize) {
+        matmul(a_ptr, b_ptr, c_ptr, k, [BM, BN, BK, 1]);
     }
 }
 
@@ -50,7 +58,7 @@ kernel! {
         let rn = expand_dims(arange(0, BN), 0);
         let rk = arange(0, BK);
         let acc = zeros::<f32>(&[BM, BN]);
-        let acc = for_range(0, k, BK as i32, acc, |k0, acc| {
+        let acc = for_range_staged(0, k, BK as i32, 2, acc, |k0, acc| {
             let a = load(a_ptr + rm * k + expand_dims(rk, 0) + k0, None, None);
             let b = load(b_ptr + (expand_dims(rk, 1) + k0) * BN as i32 + rn, None, None);
             let acc = dot(a, b, acc);
@@ -78,6 +86,14 @@ fn the_loads_of_a_dot_move_one_iteration_ahead() {
     let body = rest.split_once("dot").expect("a dot in the loop").0;
     assert_eq!(body.matches("= load ").count(), 2, "the next tiles load before the dot\n{text}");
     assert!(!rest.split_once("dot").unwrap().1.contains("= load "), "{text}");
+}
+
+#[test]
+fn a_loop_of_one_stage_is_left_alone() {
+    let text = ir(&one_stage());
+    let (before, _) = text.split_once(" for ").expect("a loop");
+    assert_eq!(before.matches("= load ").count(), 0, "{text}");
+    assert!(ir(&pipelined()).contains(" stages 2 iter_args"), "the loop prints its stages");
 }
 
 #[test]

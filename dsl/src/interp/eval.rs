@@ -130,7 +130,7 @@ impl<'k> ProgramRun<'k> {
                     return out.map(Some).map_err(|t| (id, t));
                 }
                 // The unroll factor is the back end's: every trip runs in order here.
-                OpKind::For { lower, upper, step, init, body, unroll: _ } => {
+                OpKind::For { lower, upper, step, init, body, unroll: _, stages: _ } => {
                     self.for_loop(id, [*lower, *upper, *step], init, body, mem)?;
                 }
                 OpKind::ReduceWith { values, axis, combine } => {

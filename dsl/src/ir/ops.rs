@@ -417,7 +417,7 @@ declare_ops! {
     /// is empty). Bounds and step are scalars of one int type; `step` must be positive.
     /// `unroll` (at least 1; Triton's `loop_unroll_factor`) asks the back end for that many
     /// copies of the body per trip of its main loop: it changes no result.
-    For { lower: Value, upper: Value, step: Value, init: Vec<Value>, body: Block, unroll: u32 }
+    For { lower: Value, upper: Value, step: Value, init: Vec<Value>, body: Block, unroll: u32, stages: u32 }
         => name: "for", family: OpFamily::Control, effect: Effect::Region,
            typing: |cx, out| typing::for_loop(cx, out, [*lower, *upper, *step], init, body, *unroll);
     /// `if cond { then_body } else { else_body }` on a runtime scalar `i1` (one value per

@@ -126,13 +126,14 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
                     InputPrecision::Tf32 => format!("{name} {a}, {b}, {acc}, input_precision {input_precision}"),
                 }
             }
-            OpKind::For { lower, upper, step, init, body, unroll } => {
+            OpKind::For { lower, upper, step, init, body, unroll, stages } => {
                 let iters: Vec<String> = body.args[1..].iter().zip(init).map(|(a, i)| format!("{a} = {i}")).collect();
                 let results = if op.results.is_empty() { String::new() } else { format!("{} = ", list(&op.results)) };
                 // Printed only when asked for, so the text of plain loops is unchanged.
                 let unroll = if *unroll == 1 { String::new() } else { format!(" unroll {unroll}") };
+                let stages = if *stages == 1 { String::new() } else { format!(" stages {stages}") };
                 format!(
-                    "{results}{name} {} = {lower} to {upper} step {step}{unroll} iter_args({})",
+                    "{results}{name} {} = {lower} to {upper} step {step}{unroll}{stages} iter_args({})",
                     body.args[0],
                     iters.join(", ")
                 )

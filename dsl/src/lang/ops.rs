@@ -351,7 +351,7 @@ where
     S: TensorOperand,
     C: Carry,
 {
-    for_range_at(SourceLoc::caller(), lower, upper, step, 1, init, body)
+    for_range_at(SourceLoc::caller(), lower, upper, step, [1, 1], init, body)
 }
 
 /// The most copies of a loop body [`for_range_unrolled`] accepts.
@@ -389,7 +389,46 @@ where
         });
     }
     let unroll = unroll.clamp(1, MAX_UNROLL) as u32;
-    for_range_at(loc, lower, upper, step, unroll, init, body)
+    for_range_at(loc, lower, upper, step, [unroll, 1], init, body)
+}
+
+/// The most pipeline stages [`for_range_staged`] accepts.
+pub const MAX_STAGES: usize = 8;
+
+/// [`for_range`] with Triton's `num_stages` (`tl.range(lower, upper, step,
+/// num_stages=stages)`): with 2 or more, the loads that feed a `dot` in the body are issued
+/// one iteration ahead, so the next tiles load while this iteration's product runs
+/// (`passes/pipeline.rs`; stages past 2 prefetch no further yet). 1 runs the loop as
+/// written. The results are those of [`for_range`]. `stages` is a Rust value, typically a
+/// constexpr an autotuning configuration sets (`NUM_STAGES`), between 1 and
+/// [`MAX_STAGES`].
+#[track_caller]
+pub fn for_range_staged<I, L, S, C>(
+    lower: L,
+    upper: Tensor<I>,
+    step: S,
+    stages: usize,
+    init: C,
+    body: impl FnOnce(Tensor<I>, C) -> C,
+) -> C
+where
+    I: IntMarker + Promote<L::DType, Output = I> + Promote<S::DType, Output = I>,
+    L: TensorOperand,
+    S: TensorOperand,
+    C: Carry,
+{
+    let loc = SourceLoc::caller();
+    if stages == 0 || stages > MAX_STAGES {
+        with_builder(|b| {
+            b.error(
+                loc,
+                format!("num_stages {stages} is out of range"),
+                format!("give a loop between 1 (no pipelining) and {MAX_STAGES} stages"),
+            )
+        });
+    }
+    let stages = stages.clamp(1, MAX_STAGES) as u32;
+    for_range_at(loc, lower, upper, step, [1, stages], init, body)
 }
 
 fn for_range_at<I, L, S, C>(
@@ -397,7 +436,7 @@ fn for_range_at<I, L, S, C>(
     lower: L,
     upper: Tensor<I>,
     step: S,
-    unroll: u32,
+    [unroll, stages]: [u32; 2],
     init: C,
     body: impl FnOnce(Tensor<I>, C) -> C,
 ) -> C
@@ -438,7 +477,7 @@ where
         b.push(OpKind::Yield { values: next.clone() }, vec![], loc);
         let body_block = b.close_block();
         b.push(
-            OpKind::For { lower, upper: upper.id(), step, init: init_values, body: body_block, unroll },
+            OpKind::For { lower, upper: upper.id(), step, init: init_values, body: body_block, unroll, stages },
             arg_types[1..].to_vec(),
             loc,
         )

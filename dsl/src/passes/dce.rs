@@ -117,11 +117,11 @@ impl Compactor<'_> {
             }
             let old = self.k.op(id);
             let kind = match &old.kind {
-                OpKind::For { lower, upper, step, init, body, unroll } => {
+                OpKind::For { lower, upper, step, init, body, unroll, stages } => {
                     let (lower, upper, step) = (self.lookup(*lower)?, self.lookup(*upper)?, self.lookup(*step)?);
                     let init = init.iter().map(|v| self.lookup(*v)).collect::<Option<Vec<_>>>()?;
                     let body = self.block(body)?;
-                    OpKind::For { lower, upper, step, init, body, unroll: *unroll }
+                    OpKind::For { lower, upper, step, init, body, unroll: *unroll, stages: *stages }
                 }
                 OpKind::ReduceWith { values, axis, combine } => {
                     let values = values.iter().map(|v| self.lookup(*v)).collect::<Option<Vec<_>>>()?;

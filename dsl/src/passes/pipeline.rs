@@ -3,7 +3,8 @@
 //! of iteration `i + 1` overlaps the matrix product of iteration `i` (Triton's pipeliner
 //! with two stages; here the second stage is the registers the prefetch lands in).
 //!
-//! A load `L` of a loop body is pipelined when
+//! A load `L` of the body of a loop with 2 or more stages (`lang::for_range_staged`,
+//! Triton's `num_stages`) is pipelined when
 //! - every use of its result is the `a` or `b` operand of a `dot` in the same body;
 //! - its pointer, mask and `other` are computed in the body by pure ops (no load, no
 //!   `dot`, no region) from the induction variable, the carried values and values from
@@ -72,8 +73,8 @@ fn blocks(k: &Kernel) -> Vec<BlockRef> {
 fn find(k: &Kernel) -> Option<(BlockRef, OpId, OpId)> {
     for parent in blocks(k) {
         for &for_id in &block(k, parent).ops {
-            let OpKind::For { body, .. } = &k.op(for_id).kind else { continue };
-            if writes_memory(k, body) {
+            let OpKind::For { body, stages, .. } = &k.op(for_id).kind else { continue };
+            if *stages < 2 || writes_memory(k, body) {
                 continue;
             }
             for &id in &body.ops {

@@ -198,10 +198,10 @@ impl Spec {
 
 /// The tutorial's configurations the cases launch (`TUTORIAL_CONFIGS`): the two of 2 warps
 /// keep the CPU back ends fast; the GPU cases take `plan`'s, and one the K tile of 64.
-pub const SMALL_M: Config = TUTORIAL_CONFIGS[6]; // 64 x 32 x 32, 2 warps
-pub const SMALL_N: Config = TUTORIAL_CONFIGS[7]; // 32 x 64 x 32, 2 warps
+pub const SMALL_M: Config = TUTORIAL_CONFIGS[6].unstaged(); // 64 x 32 x 32, 2 warps, unstaged
+pub const SMALL_N: Config = TUTORIAL_CONFIGS[7].unstaged(); // 32 x 64 x 32, 2 warps, unstaged
 pub const LARGE: Config = TUTORIAL_CONFIGS[3]; // 128 x 64 x 32, 4 warps
-pub const WIDE_K: Config = TUTORIAL_CONFIGS[15]; // 128 x 32 x 64, 4 warps
+pub const WIDE_K: Config = TUTORIAL_CONFIGS[15].unstaged(); // 128 x 32 x 64, 4 warps, unstaged
 
 /// Configurations whose cases run under both specializations, with every operand element
 /// at an address of its own when unspecialized: the 2-warp tiles and `plan`'s tile for
@@ -389,6 +389,9 @@ pub fn specs() -> Vec<Spec> {
         // Vector operands: `plan`'s large tile, and the K tile of 64.
         gpu(Spec { activation: LEAKY_RELU, ..planned("leaky_relu_1000x1008x1040", [1000, 1008, 1040]) }),
         gpu(Spec { fill: Fill::Specials, ..s("specials_320x320x320", [320, 320, 320], WIDE_K) }),
+        // The bench's staged tile (the next K tiles prefetched), sizes as the bench's.
+        gpu(s("staged_1024x512x768", [1024, 512, 768], LARGE)),
+        gpu(Spec { fill: Fill::Specials, ..s("staged_specials_256x256x4096", [256, 256, 4096], LARGE) }),
     ]);
     out
 }
@@ -566,12 +569,22 @@ mod tests {
         assert_eq!(first.num_warps, 4);
         assert_eq!(
             first.constexprs,
-            [("BLOCK_SIZE_M", 128), ("BLOCK_SIZE_N", 64), ("BLOCK_SIZE_K", 32), ("GROUP_SIZE_M", 8), ("ACTIVATION", 0)]
+            [
+                ("BLOCK_SIZE_M", 128),
+                ("BLOCK_SIZE_N", 64),
+                ("BLOCK_SIZE_K", 32),
+                ("GROUP_SIZE_M", 8),
+                ("ACTIVATION", 0),
+                ("NUM_STAGES", 4)
+            ]
         );
         assert!(autotune_configs(false).contains(&BENCH_CONFIG) && autotune_configs(true).contains(&BENCH_CONFIG));
-        assert_eq!(BENCH_CONFIG, plan(Access::Vectors, Access::Vectors), "the bench's operands are vectors");
+        assert_eq!(BENCH_CONFIG.unstaged(), plan(Access::Vectors, Access::Vectors), "the bench's operands are vectors");
+        assert_eq!(BENCH_CONFIG.constexprs(NO_ACTIVATION).last(), Some(&("NUM_STAGES", 4)), "the bench prefetches");
+        // tf32 runs every tile unstaged, so the tile is what must be kept there
+        let tf32_tiles: Vec<Config> = autotune_configs(true).iter().map(|c| c.unstaged()).collect();
         for config in [SMALL_M, SMALL_N, LARGE, WIDE_K, plan(Access::Contiguous, Access::Contiguous)] {
-            assert!(autotune_configs(true).contains(&config), "{config:?}: the suites launch kept configurations");
+            assert!(tf32_tiles.contains(&config.unstaged()), "{config:?}: the suites launch kept tiles");
         }
     }
 

@@ -52,6 +52,9 @@ pub struct Meta {
     pub group_m: i32,
     pub activation: i64,
     pub tf32: bool,
+    /// `num_stages` of the K loop (`for_range_staged`): 2 or more loads the next tiles of
+    /// `A` and `B` while this step's `dot` runs.
+    pub num_stages: usize,
 }
 
 /// `leaky_relu` of the tutorial, on the `f32` accumulator.
@@ -75,7 +78,7 @@ pub fn tile_of(pid: usize, num_pid_m: usize, num_pid_n: usize, group_m: usize) -
 
 /// The body of every `matmul_kernel*`: the tutorial's kernel line by line.
 pub fn matmul<A: ScalarMarker, C: ScalarMarker>(a: Args<A, C>, zero: A::Native, meta: Meta) {
-    let Meta { block_m, block_n, block_k, group_m, activation, tf32 } = meta;
+    let Meta { block_m, block_n, block_k, group_m, activation, tf32, num_stages } = meta;
     // Map program ids to the tile of C each computes, in groups of `group_m` row tiles
     // (`tile_of` is the same arithmetic on the host).
     let pid = program_id(0);
@@ -110,7 +113,10 @@ pub fn matmul<A: ScalarMarker, C: ScalarMarker>(a: Args<A, C>, zero: A::Native, 
     // knows of their contiguity (a carried value's facts are not derived), so each element
     // would keep a 64-bit address of its own and every tile of the tutorial's but the
     // smallest would spill; offset from the start, each 16-byte vector takes one address.
-    let accumulator = for_range(0, cdiv(a.k, block_k as i32), 1, accumulator, |k, accumulator| {
+    // tf32 tiles are not prefetched: twice the bytes of a 16-bit tile in flight, and ptxas
+    // spills most tutorial tiles with them (`tests/tests/port_matmul.rs`).
+    let stages = if tf32 { 1 } else { num_stages };
+    let accumulator = for_range_staged(0, cdiv(a.k, block_k as i32), 1, stages, accumulator, |k, accumulator| {
         let k64 = k.to::<i64>();
         // The K tail loads 0 in both operands, which adds nothing.
         let k_left = a.k - k * block_k as i32;
@@ -139,11 +145,12 @@ macro_rules! matmul_kernels {
                              stride_am: i32, stride_ak: i32, stride_bk: i32, stride_bn: i32,
                              stride_cm: i32, stride_cn: i32;
                              const BLOCK_SIZE_M: usize, const BLOCK_SIZE_N: usize, const BLOCK_SIZE_K: usize,
-                             const GROUP_SIZE_M: usize, const ACTIVATION: usize) {
+                             const GROUP_SIZE_M: usize, const ACTIVATION: usize, const NUM_STAGES: usize) {
                     let args = Args { a_ptr, b_ptr, c_ptr, m: M, n: N, k: K, stride_am, stride_ak, stride_bk,
                                       stride_bn, stride_cm, stride_cn };
                     let meta = Meta { block_m: BLOCK_SIZE_M, block_n: BLOCK_SIZE_N, block_k: BLOCK_SIZE_K,
-                                      group_m: GROUP_SIZE_M as i32, activation: ACTIVATION as i64, tf32: $tf32 };
+                                      group_m: GROUP_SIZE_M as i32, activation: ACTIVATION as i64, tf32: $tf32,
+                                      num_stages: NUM_STAGES };
                     matmul::<$a, $c>(args, $zero, meta);
                 }
             }
@@ -168,14 +175,21 @@ pub struct Config {
     pub block_k: usize,
     pub group_m: usize,
     pub num_warps: u32,
-    /// The tutorial's `num_stages`. Recorded, not applied: rtriton has no software
-    /// pipeliner, so every configuration runs its K loop unstaged.
+    /// The tutorial's `num_stages`, the K loop's (`for_range_staged`): from 2 on, the
+    /// next tiles load during this step's `dot` (rtriton prefetches one step ahead for
+    /// every count past 1).
     pub num_stages: u32,
 }
 
 impl Config {
     const fn new(block_m: usize, block_n: usize, block_k: usize, num_stages: u32, num_warps: u32) -> Config {
         Config { block_m, block_n, block_k, group_m: 8, num_warps, num_stages }
+    }
+
+    /// This configuration with the K loop run as written (`num_stages = 1`): the tiles
+    /// whose prefetched operands make ptxas spill.
+    pub const fn unstaged(self) -> Config {
+        Config { num_stages: 1, ..self }
     }
 
     /// The constexprs of a launch of this configuration.
@@ -186,6 +200,7 @@ impl Config {
             ("BLOCK_SIZE_K", self.block_k as i64),
             ("GROUP_SIZE_M", self.group_m as i64),
             ("ACTIVATION", activation),
+            ("NUM_STAGES", i64::from(self.num_stages)),
         ]
     }
 
@@ -226,19 +241,23 @@ pub const TUTORIAL_CONFIGS: [Config; 16] = [
 /// (256 x 64 x 128, 64 x 256 x 128: their 128-wide operand's i64 offsets). Spilled: 64 x
 /// 256 x 32, 128 x 128 x 32 and 64 x 128 x 64 (an accumulator of 64 to 128 registers a
 /// thread beside the staged operands' addresses and values).
+///
+/// With the next tiles prefetched (`num_stages` past 1), 64 x 128 x 32, 128 x 64 x 64 and
+/// 128 x 32 x 64 spill too (8 to 56 bytes), so they run unstaged.
 pub const AUTOTUNE_CONFIGS_16BIT: [Config; 7] = [
     TUTORIAL_CONFIGS[3],
-    TUTORIAL_CONFIGS[4],
+    TUTORIAL_CONFIGS[4].unstaged(),
     TUTORIAL_CONFIGS[5],
     TUTORIAL_CONFIGS[6],
     TUTORIAL_CONFIGS[7],
-    TUTORIAL_CONFIGS[13],
-    TUTORIAL_CONFIGS[15],
+    TUTORIAL_CONFIGS[13].unstaged(),
+    TUTORIAL_CONFIGS[15].unstaged(),
 ];
 
 /// The configurations autotuning tries for `f32` as tf32: as [`AUTOTUNE_CONFIGS_16BIT`],
 /// less 64 x 128 x 32 (spills 72 bytes) and 128 x 64 x 64 and 64 x 128 x 64 (4-byte
 /// operands past the shared memory).
+/// (Every tf32 tile runs unstaged: the kernel does not prefetch tf32 tiles.)
 pub const AUTOTUNE_CONFIGS_TF32: [Config; 5] =
     [TUTORIAL_CONFIGS[3], TUTORIAL_CONFIGS[5], TUTORIAL_CONFIGS[6], TUTORIAL_CONFIGS[7], TUTORIAL_CONFIGS[15]];
 
@@ -290,11 +309,16 @@ pub fn access([wrapped_stride, k_stride]: [i64; 2], wrapped: i64, offset_bytes: 
 /// - else (a strided operand) 32 x 64 x 32 on 2 warps: 128 x 32 x 32 and 64 x 32 x 32 on 2
 ///   warps spilled 16 bytes for sm_90 (16-bit operands, a strided `A` and a transposed
 ///   `C`); this one takes 254 to 255 registers there without spilling.
+///
+/// Each runs its K loop unstaged: prefetched, the tiles spill for some of the sizes and
+/// layouts the suites cover (a transposed or strided operand, a wrapped dimension that is
+/// no multiple of 16, `leaky_relu`), and `plan` knows only whether the operands are
+/// vectors. The bench and autotuning launch the staged tiles ptxas was checked on.
 pub fn plan(a: Access, b: Access) -> Config {
     match (a, b) {
-        (Access::Vectors, Access::Vectors) => TUTORIAL_CONFIGS[3],
-        (Access::Strided, _) | (_, Access::Strided) => TUTORIAL_CONFIGS[7],
-        _ => TUTORIAL_CONFIGS[5],
+        (Access::Vectors, Access::Vectors) => TUTORIAL_CONFIGS[3].unstaged(),
+        (Access::Strided, _) | (_, Access::Strided) => TUTORIAL_CONFIGS[7].unstaged(),
+        _ => TUTORIAL_CONFIGS[5].unstaged(),
     }
 }
 
@@ -341,12 +365,14 @@ mod tests {
         for ((strides, wrapped, offset), want) in table {
             assert_eq!(access(strides, wrapped, offset), want, "{strides:?} {wrapped} {offset}");
         }
-        assert_eq!(plan(Vectors, Vectors), TUTORIAL_CONFIGS[3]);
-        assert_eq!(plan(Vectors, Contiguous), TUTORIAL_CONFIGS[5]);
-        assert_eq!(plan(Contiguous, Strided), TUTORIAL_CONFIGS[7]);
+        assert_eq!(plan(Vectors, Vectors), TUTORIAL_CONFIGS[3].unstaged());
+        assert_eq!(plan(Vectors, Contiguous), TUTORIAL_CONFIGS[5].unstaged());
+        assert_eq!(plan(Contiguous, Strided), TUTORIAL_CONFIGS[7].unstaged());
         for a in [Vectors, Contiguous, Strided] {
             for b in [Vectors, Contiguous, Strided] {
-                assert!(AUTOTUNE_CONFIGS_TF32.contains(&plan(a, b)), "{a:?} {b:?}: a kept configuration");
+                // the tile (tf32 ignores num_stages)
+                let tile = plan(a, b).unstaged();
+                assert!(AUTOTUNE_CONFIGS_TF32.iter().any(|c| c.unstaged() == tile), "{a:?} {b:?}: a kept tile");
             }
         }
     }

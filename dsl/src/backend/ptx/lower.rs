@@ -471,7 +471,7 @@ impl Lowerer<'_> {
             }
             OpKind::ReduceWith { values, axis, combine } => self.reduce_with(op, values, *axis, combine),
             OpKind::Scan { values, axis, combine } => self.scan(op, values, *axis, combine),
-            OpKind::For { lower, upper, step, init, body, unroll } => {
+            OpKind::For { lower, upper, step, init, body, unroll, .. } => {
                 self.for_op(op, [*lower, *upper, *step], init, body, *unroll)
             }
             OpKind::If { cond, then_body, else_body } => self.if_op(op, *cond, then_body, else_body),

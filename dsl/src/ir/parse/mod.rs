@@ -542,10 +542,11 @@ impl<'a> Parser<'a> {
                 c.expect_keyword("step")?;
                 let step = c.value()?;
                 let unroll = if c.keyword("unroll") { c.number("an unroll factor")? } else { 1 };
+                let stages = if c.keyword("stages") { c.number("a count of pipeline stages")? } else { 1 };
                 let (carried, init) = iter_args(c)?;
                 let mut first_args = vec![(iv, ArgTy::Of(lower))];
                 first_args.extend(carried.into_iter().zip(&init).map(|(a, i)| (a, ArgTy::Of(*i))));
-                let kind = OpKind::For { lower, upper, step, init, body: Block::default(), unroll };
+                let kind = OpKind::For { lower, upper, step, init, body: Block::default(), unroll, stages };
                 return Ok(Syntax { kind, first_args, later_arg_types: Vec::new() });
             }
             "if" => OpKind::If { cond: c.value()?, then_body: Block::default(), else_body: Block::default() },
