@@ -367,7 +367,8 @@ pub fn specs() -> Vec<Spec> {
             a: Layout::Transposed,
             b: Layout::Transposed,
             c: Layout::Transposed,
-            ..s("all_transposed", [70, 33, 41], SMALL_M)
+            // 32 x 64: ptxas spills 8 bytes of 64 x 32 x 32 here for sm_86 in bf16
+            ..s("all_transposed", [70, 33, 41], SMALL_N)
         },
         Spec { a: Layout::Strided, b: Layout::Strided, c: Layout::Strided, ..s("strided", [37, 50, 45], SMALL_N) },
         Spec { a: Layout::Reversed, ..s("a_reversed", [29, 40, 33], SMALL_M) },
