@@ -1,0 +1,132 @@
+//! Planted bugs in a tensor-core `dot`: the simulator must catch each. The correct lowered
+//! program (a 32 x 32 x 32 `f16` product on 4 warps: `ldmatrix`, `ldmatrix.trans`,
+//! `mma.sync`) matches the documented `dot` order bit for bit; a copy mutated here, in the
+//! test only, must give other bits or a located error:
+//! - a wrong fragment lane mapping (two registers of an `ldmatrix` swapped),
+//! - a padding (the shared layout's row skew) off by one 16-byte chunk,
+//! - a removed barrier between the staging stores and the fragment reads.
+//!
+//! (A missing `cp.async.wait_group` before an `ldmatrix` is caught by the simulator's own
+//! test, `sim::cta::tensor_core::tests::ldmatrix_of_rows_whose_cp_async_is_not_waited_for_is_reported`:
+//! the `dot` lowering issues no `cp.async` yet.)
+
+use half::f16;
+use rtriton::backend::ptx::lir::{Inst, Program};
+use rtriton::backend::ptx::{self, PtxOptions};
+use rtriton::interp::Memory;
+use rtriton::kernel;
+use rtriton::prelude::*;
+use rtriton::session::CompileSession;
+use rtriton::sim::{self, Check};
+use rtriton::spec::{ArgValue, SpecKey};
+use rtriton::trace::TraceOptions;
+
+const N: usize = 32;
+
+kernel! {
+    fn dot32(a_ptr: Ptr<f16>, b_ptr: Ptr<f16>, c_ptr: Ptr<f32>) {
+        let r = expand_dims(arange(0, 32), 1);
+        let c = expand_dims(arange(0, 32), 0);
+        let a = load(a_ptr + r * 32 + c, None, None);
+        let b = load(b_ptr + r * 32 + c, None, None);
+        store(c_ptr + r * 32 + c, dot(a, b, zeros::<f32>(&[32, 32])), None);
+    }
+}
+
+struct Setup {
+    program: Program,
+    mem: Memory,
+    args: Vec<ArgValue>,
+    out: u64,
+    want: Vec<f32>,
+}
+
+fn setup() -> Setup {
+    let def = dot32();
+    let spec = SpecKey::plain(&def.params);
+    let k = CompileSession::new().front_end(&def, &[], &spec, &TraceOptions::default()).unwrap();
+    let program = ptx::lower(&k, &PtxOptions { num_warps: 4, ..PtxOptions::default() }).unwrap();
+    let a: Vec<f16> = (0..N * N).map(|i| f16::from_f32(((i * 7 % 13) as f32 - 6.0) / 4.0)).collect();
+    let b: Vec<f16> = (0..N * N).map(|i| f16::from_f32(((i * 5 % 11) as f32 - 5.0) / 8.0)).collect();
+    let bytes = |x: &[f16]| x.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
+    let mut mem = Memory::new();
+    let pa = mem.alloc_bytes(&bytes(&a));
+    let pb = mem.alloc_bytes(&bytes(&b));
+    let out = mem.alloc_f32(&vec![0.0; N * N]);
+    // The documented order: one fma per k, k increasing, from 0.
+    let want = (0..N * N)
+        .map(|e| (0..N).fold(0f32, |s, k| a[e / N * N + k].to_f32().mul_add(b[k * N + e % N].to_f32(), s)))
+        .collect();
+    Setup { program, mem, args: vec![ArgValue::Ptr(pa), ArgValue::Ptr(pb), ArgValue::Ptr(out)], out, want }
+}
+
+impl Setup {
+    fn run(&self, p: &Program) -> Result<Vec<f32>, sim::SimError> {
+        let mut mem = self.mem.clone();
+        sim::run(p, [1, 1, 1], &self.args, &mut mem)?;
+        Ok(mem.read_f32(self.out, N * N).unwrap())
+    }
+
+    fn mutated(&self, mutate: impl FnOnce(&mut Vec<Inst>)) -> Program {
+        let mut p = self.program.clone();
+        mutate(&mut p.body);
+        p
+    }
+}
+
+fn first<'a>(body: &'a mut [Inst], pred: impl Fn(&Inst) -> bool) -> &'a mut Inst {
+    body.iter_mut().find(|i| pred(i)).expect("the lowering emits it")
+}
+
+#[test]
+fn the_unmutated_dot_gives_the_documented_bits() {
+    let s = setup();
+    let text = ptx::write(&s.program);
+    assert!(text.contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16") && text.contains("mma.sync.aligned.m16n8k16"));
+    let got = s.run(&s.program).unwrap();
+    assert_eq!(
+        got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        s.want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_wrong_fragment_lane_mapping_gives_other_bits() {
+    let s = setup();
+    let p = s.mutated(|body| {
+        let Inst::Ldmatrix { dsts, .. } = first(body, |i| matches!(i, Inst::Ldmatrix { trans: false, .. })) else {
+            unreachable!()
+        };
+        dsts.swap(1, 2);
+    });
+    let got = s.run(&p).expect("a wrong mapping breaks no access rule, only the result");
+    assert_ne!(got, s.want, "the swapped fragments must change the product");
+}
+
+#[test]
+fn a_padding_off_by_one_chunk_gives_other_bits_or_an_error() {
+    let s = setup();
+    let p = s.mutated(|body| {
+        let Inst::Ldmatrix { offset, .. } = first(body, |i| matches!(i, Inst::Ldmatrix { trans: true, .. })) else {
+            unreachable!()
+        };
+        *offset += 16;
+    });
+    match s.run(&p) {
+        Ok(got) => assert_ne!(got, s.want, "rows read one chunk off must change the product"),
+        Err(e) => assert!(matches!(e.check, Check::SharedOutOfBounds | Check::UninitializedShared), "{e}"),
+    }
+}
+
+#[test]
+fn a_removed_barrier_before_the_fragment_reads_is_a_shared_race() {
+    let s = setup();
+    let p = s.mutated(|body| {
+        let at = body.iter().position(|i| matches!(i, Inst::Ldmatrix { .. })).expect("an ldmatrix");
+        let bar = body[..at].iter().rposition(|i| matches!(i, Inst::BarSync { .. })).expect("a barrier before it");
+        body.remove(bar);
+    });
+    let e = s.run(&p).expect_err("the race must be reported");
+    assert_eq!(e.check, Check::SharedRace, "{e}");
+    assert!(e.to_string().contains("ldmatrix"), "{e}");
+}
