@@ -74,7 +74,7 @@ impl Setup {
     }
 }
 
-fn first<'a>(body: &'a mut [Inst], pred: impl Fn(&Inst) -> bool) -> &'a mut Inst {
+fn first(body: &mut [Inst], pred: impl Fn(&Inst) -> bool) -> &mut Inst {
     body.iter_mut().find(|i| pred(i)).expect("the lowering emits it")
 }
 
