@@ -3,6 +3,7 @@
 //! result is the same on every back end, and what does not qualify is left alone.
 
 use half::f16;
+use rtriton::diag::{Code, HasDiagnostics};
 use rtriton::kernel;
 use rtriton::prelude::*;
 use rtriton::session::CompileSession;
@@ -135,5 +136,29 @@ fn the_pipelined_loop_gives_the_same_bits_on_the_interpreter_and_the_simulator()
         }
         let got = run_simulator(&pipelined(), &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("k {k}: {e}"));
         assert_eq!(got.buffers[0].1.to_le_bytes(), out.to_le_bytes(), "k {k}");
+    }
+}
+
+kernel! {
+    fn stages_out_of_range(y_ptr: Ptr<i32>; const STAGES: usize) {
+        let h = for_range_staged(0, full::<i32>(&[], 8), 1, STAGES, zeros::<i32>(&[4]), |_, h| h + 1); // @stages
+        store(y_ptr + arange(0, 4), h, None);
+    }
+}
+
+#[test]
+fn a_stage_count_out_of_range_is_a_located_error() {
+    let line = include_str!("pipeline.rs").lines().position(|l| l.contains("// @stages")).unwrap() as u32 + 1;
+    for (stages, what) in [(0, "num_stages 0 is out of range"), (9, "num_stages 9 is out of range")] {
+        let def = stages_out_of_range();
+        let spec = SpecKey::plain(&def.params);
+        let e = CompileSession::new()
+            .front_end(&def, &[("STAGES", stages)], &spec, &TraceOptions::default())
+            .expect_err("out of range");
+        let ds = e.diagnostics();
+        assert_eq!(ds.len(), 1, "{e}");
+        assert_eq!((ds[0].code, ds[0].message.as_str()), (Code::TraceRule, what));
+        assert_eq!(ds[0].loc.map(|l| l.line), Some(line), "{e}");
+        assert!(ds[0].help.contains("between 1 (no pipelining) and 8 stages"), "{e}");
     }
 }

@@ -379,16 +379,8 @@ where
     C: Carry,
 {
     let loc = SourceLoc::caller();
-    if unroll == 0 || unroll > MAX_UNROLL {
-        with_builder(|b| {
-            b.error(
-                loc,
-                format!("unroll factor {unroll} is out of range"),
-                format!("unroll a loop between 1 (no unrolling) and {MAX_UNROLL} times"),
-            )
-        });
-    }
-    let unroll = unroll.clamp(1, MAX_UNROLL) as u32;
+    let unroll =
+        loop_count(loc, unroll, MAX_UNROLL, "unroll factor", "unroll a loop between 1 (no unrolling) and {} times");
     for_range_at(loc, lower, upper, step, [unroll, 1], init, body)
 }
 
@@ -418,17 +410,19 @@ where
     C: Carry,
 {
     let loc = SourceLoc::caller();
-    if stages == 0 || stages > MAX_STAGES {
-        with_builder(|b| {
-            b.error(
-                loc,
-                format!("num_stages {stages} is out of range"),
-                format!("give a loop between 1 (no pipelining) and {MAX_STAGES} stages"),
-            )
-        });
-    }
-    let stages = stages.clamp(1, MAX_STAGES) as u32;
+    let stages =
+        loop_count(loc, stages, MAX_STAGES, "num_stages", "give a loop between 1 (no pipelining) and {} stages");
     for_range_at(loc, lower, upper, step, [1, stages], init, body)
+}
+
+/// `count` (an unroll factor or a number of stages, `what`) within `1..=max`; outside, a
+/// trace error at `loc` whose help is `help` with `max` in place of `{}`, and the nearest
+/// count in range, so tracing goes on.
+fn loop_count(loc: SourceLoc, count: usize, max: usize, what: &str, help: &str) -> u32 {
+    if count == 0 || count > max {
+        with_builder(|b| b.error(loc, format!("{what} {count} is out of range"), help.replace("{}", &max.to_string())));
+    }
+    count.clamp(1, max) as u32
 }
 
 fn for_range_at<I, L, S, C>(

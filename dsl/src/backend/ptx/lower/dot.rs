@@ -28,18 +28,7 @@ impl Lowerer<'_> {
         precision: InputPrecision,
     ) -> Result<Vec<Operand>, PtxError> {
         let result = self.result(op)?;
-        let elem = self.k.dtype(a).scalar();
-        if let Some(input) = self.mma_input(result, a, elem.and_then(|s| MmaInput::of(s, precision))) {
-            return self.dot_mma(op, [a, b, acc], input);
-        }
-        let ty_in = super::ty_of(self.k.dtype(a));
-        if precision == InputPrecision::Tf32 {
-            return Err(self.err(
-                op.loc,
-                "dot with input_precision tf32 runs on tensor cores only, and this one's accumulator is not in the tensor-core layout",
-                "use input_precision ieee here, or give the dot a result of its own (its accumulator shares its layout with every value it is tied to)",
-            ));
-        }
+        // The accumulator's registers, on tensor cores or not.
         let geo = self.block_geometry(op, result)?;
         if geo.num_regs() > MAX_REGS_PER_VALUE {
             return Err(PtxError::new(
@@ -52,6 +41,18 @@ impl Lowerer<'_> {
                     geo.num_regs()
                 ),
                 "use smaller BLOCK_M x BLOCK_N tiles or more warps",
+            ));
+        }
+        let elem = self.k.dtype(a).scalar();
+        if let Some(input) = self.mma_input(result, a, elem.and_then(|s| MmaInput::of(s, precision))) {
+            return self.dot_mma(op, [a, b, acc], input, geo);
+        }
+        let ty_in = super::ty_of(self.k.dtype(a));
+        if precision == InputPrecision::Tf32 {
+            return Err(self.err(
+                op.loc,
+                "dot with input_precision tf32 runs on tensor cores only, and this one's accumulator is not in the tensor-core layout",
+                "use input_precision ieee here, or give the dot a result of its own (its accumulator shares its layout with every value it is tied to)",
             ));
         }
         let (a_shape, b_shape) = (self.k.shape(a).dims().to_vec(), self.k.shape(b).dims().to_vec());

@@ -21,9 +21,8 @@
 use super::super::PtxError;
 use super::Lowerer;
 use super::exchange::{Place, Side};
-use crate::backend::ptx::layout::{Blocked, MAX_REGS_PER_VALUE, MmaInput};
+use crate::backend::ptx::layout::{Blocked, Geometry, MmaInput};
 use crate::backend::ptx::lir::{BinOp, Inst, Operand, Reg, Ty};
-use crate::diag::Code;
 use crate::ir::{Op, Value};
 
 /// Bytes of padding after each row in shared memory.
@@ -39,28 +38,16 @@ impl Lowerer<'_> {
         (on_mma && k.is_multiple_of(input.k())).then_some(input)
     }
 
-    /// `acc + a @ b` on tensor cores, in the result's `mma` layout.
+    /// `acc + a @ b` on tensor cores, in the result's `mma` layout (`geo`, whose register
+    /// budget `dot` checked).
     pub(super) fn dot_mma(
         &mut self,
         op: &Op,
         [a, b, acc]: [Value; 3],
         input: MmaInput,
+        geo: Geometry,
     ) -> Result<Vec<Operand>, PtxError> {
         let result = self.result(op)?;
-        let geo = self.block_geometry(op, result)?;
-        if geo.num_regs() > MAX_REGS_PER_VALUE {
-            return Err(PtxError::new(
-                Code::PtxRegisterBudget,
-                &self.k.name,
-                op.loc,
-                format!(
-                    "`dot` accumulates a {} block in {} registers per thread on tensor cores (the budget is {MAX_REGS_PER_VALUE} per value)",
-                    self.k.ty(result),
-                    geo.num_regs()
-                ),
-                "use smaller BLOCK_M x BLOCK_N tiles or more warps",
-            ));
-        }
         let enc: Blocked = (*geo.enc).clone();
         let (wm, wn) = (enc.warps_per_cta[0], enc.warps_per_cta[1]);
         let (a_shape, b_shape) = (self.k.shape(a).dims().to_vec(), self.k.shape(b).dims().to_vec());
