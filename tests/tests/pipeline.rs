@@ -1,6 +1,7 @@
-//! The pipelining of a `dot`'s loads in a loop (`dsl/src/passes/pipeline.rs`): the loop
-//! carries the loaded tiles, each iteration loads the next ones before its `dot`, the
-//! result is the same on every back end, and what does not qualify is left alone.
+//! The pipelining of a `dot`'s loads in a loop (`dsl/src/passes/pipeline/`): the tiles go
+//! through staging rings, copied `num_stages - 1` iterations ahead (or, where a masked-off
+//! element is not 0, the loop carries the next tiles in registers), the result is the same
+//! on every back end, and what does not qualify is left alone.
 
 use half::f16;
 use rtriton::diag::{Code, HasDiagnostics};
@@ -20,6 +21,7 @@ fn matmul(
     c_ptr: Tensor<Ptr<f32>>,
     k: Tensor<i32>,
     [BM, BN, BK, STAGES]: [usize; 4],
+    other: f16,
 ) {
     let rm = expand_dims(arange(0, BM), 1);
     let rn = expand_dims(arange(0, BN), 0);
@@ -29,8 +31,8 @@ fn matmul(
     let acc = zeros::<f32>(&[BM, BN]);
     let (acc, _, _) = for_range_staged(0, k, BK as i32, STAGES, (acc, a_ptrs, b_ptrs), |k0, (acc, a_ptrs, b_ptrs)| {
         let left = expand_dims(rk, 0).lt(k - k0);
-        let a = load(a_ptrs, Some(left), Some(f16::ZERO));
-        let b = load(b_ptrs, Some(expand_dims(rk, 1).lt(k - k0)), Some(f16::ZERO));
+        let a = load(a_ptrs, Some(left), Some(other));
+        let b = load(b_ptrs, Some(expand_dims(rk, 1).lt(k - k0)), Some(other));
         let acc = dot(a, b, acc);
         (acc, a_ptrs + BK as i32, b_ptrs + (BK * BN) as i32)
     });
@@ -38,8 +40,18 @@ fn matmul(
 }
 
 kernel! {
-    fn pipelined(a_ptr: Ptr<f16>, b_ptr: Ptr<f16>, c_ptr: Ptr<f32>, k: i32; const BM: usize, const BN: usize, const BK: usize) {
-        matmul(a_ptr, b_ptr, c_ptr, k, [BM, BN, BK, 2]);
+    fn pipelined(a_ptr: Ptr<f16>, b_ptr: Ptr<f16>, c_ptr: Ptr<f32>, k: i32;
+                 const BM: usize, const BN: usize, const BK: usize, const STAGES: usize) {
+        matmul(a_ptr, b_ptr, c_ptr, k, [BM, BN, BK, STAGES], f16::ZERO);
+    }
+}
+
+kernel! {
+    /// Masked-off elements of 1 (not a copy's zero fill): the next tiles are carried in
+    /// registers.
+    fn prefetched(a_ptr: Ptr<f16>, b_ptr: Ptr<f16>, c_ptr: Ptr<f32>, k: i32;
+                  const BM: usize, const BN: usize, const BK: usize, const STAGES: usize) {
+        matmul(a_ptr, b_ptr, c_ptr, k, [BM, BN, BK, STAGES], f16::ONE);
     }
 }
 
@@ -47,7 +59,7 @@ kernel! {
     /// The same loop with one stage (`for_range_staged(.., 1, ..)`, as `for_range`): run as
     /// written.
     fn one_stage(a_ptr: Ptr<f16>, b_ptr: Ptr<f16>, c_ptr: Ptr<f32>, k: i32; const BM: usize, const BN: usize, const BK: usize) {
-        matmul(a_ptr, b_ptr, c_ptr, k, [BM, BN, BK, 1]);
+        matmul(a_ptr, b_ptr, c_ptr, k, [BM, BN, BK, 1], f16::ZERO);
     }
 }
 
@@ -71,17 +83,45 @@ kernel! {
 }
 
 fn ir(def: &KernelDef) -> String {
-    let constexprs = [("BM", 16), ("BN", 16), ("BK", 16)];
+    with_constexprs(def, &[("BM", 16), ("BN", 16), ("BK", 16)])
+}
+
+fn ir_staged(def: &KernelDef, stages: i64) -> String {
+    with_constexprs(def, &[("BM", 16), ("BN", 16), ("BK", 16), ("STAGES", stages)])
+}
+
+fn with_constexprs(def: &KernelDef, constexprs: &[(&str, i64)]) -> String {
     let spec = SpecKey::plain(&def.params);
-    let k = CompileSession::new().front_end(def, &constexprs, &spec, &TraceOptions::default()).unwrap();
+    let k = CompileSession::new().front_end(def, constexprs, &spec, &TraceOptions::default()).unwrap();
     k.kernel().to_string()
 }
 
-/// The loop of the tutorial's shape carries the two tiles: its body loads twice, both
-/// before the `dot`, and the prologue loads twice before the loop.
+/// With `num_stages = S`, the prologue copies the tiles of the first `S - 1` iterations
+/// into slots 0, 1, ... of two rings of `S` slots; the body reads its slot (waiting for
+/// all but the `(S - 2) * 2` latest copies), copies the tiles `S - 1` iterations ahead, then
+/// runs its `dot`; no load is left.
+#[test]
+fn the_tiles_of_a_dot_go_through_rings_stages_minus_one_iterations_ahead() {
+    for stages in [2u32, 3, 4] {
+        let text = ir_staged(&pipelined(), stages.into());
+        let (before, rest) = text.split_once(" for ").expect("a loop");
+        assert_eq!(before.matches("async_copy ").count(), 2 * (stages as usize - 1), "{text}");
+        assert!(before.contains(&format!("ring 0 of {stages}")) && before.contains(&format!("ring 1 of {stages}")), "{text}");
+        let (body, after) = rest.split_once("dot").expect("a dot in the loop");
+        let pending = format!("pending {}", 2 * (stages - 2));
+        assert_eq!(body.matches("ring_read ring ").count(), 2, "{text}");
+        assert_eq!(body.matches(&pending).count(), 2, "{pending}\n{text}");
+        assert_eq!(body.matches("async_copy ").count(), 2, "the next copies go before the dot\n{text}");
+        assert!(!text.contains("= load "), "{text}");
+        assert!(!after.contains("async_copy "), "{text}");
+    }
+}
+
+/// Where a masked-off element is not 0, the loop carries the two tiles: its body loads
+/// twice, both before the `dot`, and the prologue loads twice before the loop.
 #[test]
 fn the_loads_of_a_dot_move_one_iteration_ahead() {
-    let text = ir(&pipelined());
+    let text = ir_staged(&prefetched(), 2);
     let (before, rest) = text.split_once(" for ").expect("a loop");
     assert_eq!(before.matches("= load ").count(), 2, "{text}");
     let body = rest.split_once("dot").expect("a dot in the loop").0;
@@ -94,7 +134,7 @@ fn a_loop_of_one_stage_is_left_alone() {
     let text = ir(&one_stage());
     let (before, _) = text.split_once(" for ").expect("a loop");
     assert_eq!(before.matches("= load ").count(), 0, "{text}");
-    assert!(ir(&pipelined()).contains(" stages 2 iter_args"), "the loop prints its stages");
+    assert!(ir_staged(&pipelined(), 2).contains(" stages 2 iter_args"), "the loop prints its stages");
 }
 
 #[test]
@@ -105,37 +145,47 @@ fn a_loop_that_stores_is_left_alone() {
 }
 
 /// The pipelined loop computes what the loop as written computes: the interpreter gives
-/// the documented `dot` order's bits for `k` of 1, 16, 40 (a tail) and 0 iterations, and
-/// the simulator the interpreter's bits.
-#[test]
-fn the_pipelined_loop_gives_the_same_bits_on_the_interpreter_and_the_simulator() {
-    for k in [0usize, 1, 16, 40] {
-        let (bm, bn, bk) = (16usize, 16usize, 16usize);
+/// the documented `dot` order's bits for `k` of 1, 16, 40 (a tail), 80 and 0 iterations,
+/// with rings of 2, 3 and 4 slots and with the tiles carried in registers, and the
+/// simulator (which reports a read of a slot whose copy is still in flight, and races on
+/// it) the interpreter's bits.
+#[rstest::rstest]
+fn the_pipelined_loop_gives_the_same_bits_on_the_interpreter_and_the_simulator(
+    #[values(2, 3, 4)] stages: i64,
+    #[values(false, true)] registers: bool,
+) {
+    let (def, other) = if registers { (prefetched(), 1.0f32) } else { (pipelined(), 0.0) };
+    // 16 x 16 tiles are copied 4 bytes a thread (through registers), 32 x 32 ones with
+    // 16-byte `cp.async`s.
+    for (k, tile) in [0usize, 1, 16, 40, 80].into_iter().flat_map(|k| [(k, 16usize), (k, 32)]) {
+        let (bm, bn, bk) = (tile, tile, tile);
         let kp = k.max(1);
         let a: Vec<f16> = (0..bm * kp).map(|i| f16::from_f32(((i * 7 % 13) as f32 - 6.0) / 4.0)).collect();
         let b: Vec<f16> =
             (0..kp.next_multiple_of(bk) * bn).map(|i| f16::from_f32(((i * 5 % 11) as f32 - 5.0) / 8.0)).collect();
         let mut c = Case::new("pipelined").grid([1, 1, 1]).num_warps(4);
-        c.constexprs = vec![("BM", bm as i64), ("BN", bn as i64), ("BK", bk as i64)];
+        c.constexprs = vec![("BM", bm as i64), ("BN", bn as i64), ("BK", bk as i64), ("STAGES", stages)];
         let c = c
             .input("a", Data::F16(a.clone()), View::contiguous(&[a.len()]))
             .input("b", Data::F16(b.clone()), View::contiguous(&[b.len()]))
             .output("c", Data::F32(vec![0.0; bm * bn]), View::contiguous(&[bm * bn]))
             .int(k as i64);
-        let want = run_interpreter(&pipelined(), &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("k {k}: {e}"));
+        let want = run_interpreter(&def, &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("k {k}, tile {tile}: {e}"));
         // the documented order: one fma per k, k increasing
         let out = &want.buffers[0].1;
         for i in 0..bm {
             for j in 0..bn {
                 let mut s = 0f32;
-                for kk in 0..k {
-                    s = a[i * k + kk].to_f32().mul_add(b[kk * bn + j].to_f32(), s);
+                // the tail tile's masked-off elements are `other`
+                for kk in 0..k.next_multiple_of(bk) {
+                    let (x, y) = if kk < k { (a[i * k + kk].to_f32(), b[kk * bn + j].to_f32()) } else { (other, other) };
+                    s = x.mul_add(y, s);
                 }
-                assert_eq!(out.f64_at(i * bn + j).unwrap() as f32, s, "k {k} at ({i}, {j})");
+                assert_eq!(out.f64_at(i * bn + j).unwrap() as f32, s, "k {k}, tile {tile} at ({i}, {j})");
             }
         }
-        let got = run_simulator(&pipelined(), &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("k {k}: {e}"));
-        assert_eq!(got.buffers[0].1.to_le_bytes(), out.to_le_bytes(), "k {k}");
+        let got = run_simulator(&def, &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("k {k}, tile {tile}: {e}"));
+        assert_eq!(got.buffers[0].1.to_le_bytes(), out.to_le_bytes(), "k {k}, tile {tile}");
     }
 }
 

@@ -255,6 +255,7 @@ impl<'k> Analyzer<'k> {
                     Effect::Pure
                     | Effect::ProgramIndex
                     | Effect::WritesMemory
+                    | Effect::WritesRing
                     | Effect::Region
                     | Effect::Terminator => {
                         for i in self.inputs(v) {
@@ -290,7 +291,7 @@ impl<'k> Analyzer<'k> {
             if matches!(kind, OpKind::Binary { op: BinaryOp::Mul, .. } | OpKind::Cast { .. }) {
                 out.insert(op);
             }
-            if matches!(kind, OpKind::Load { .. } | OpKind::AddPtr { .. }) {
+            if matches!(kind, OpKind::Load { .. } | OpKind::RingRead { .. } | OpKind::AddPtr { .. }) {
                 return;
             }
         }

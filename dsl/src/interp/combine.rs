@@ -95,6 +95,8 @@ fn run_region(k: &Kernel, region: &Block, lhs: &[Data], rhs: &[Data]) -> Result<
             | OpKind::Split { .. }
             | OpKind::AddPtr { .. }
             | OpKind::Load { .. }
+            | OpKind::AsyncCopy { .. }
+            | OpKind::RingRead { .. }
             | OpKind::Store { .. }
             | OpKind::DebugBarrier {}
             | OpKind::Dot { .. }

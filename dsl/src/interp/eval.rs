@@ -30,6 +30,9 @@ pub(crate) struct ProgramRun<'k> {
     invariant: Vec<bool>,
     /// Loop iterations this program may still run (`RunOptions::step_budget`).
     budget: u64,
+    /// The staging rings' slots (`async_copy`, `ring_read`): `(ring, slot)` to the block
+    /// copied there last.
+    rings: std::collections::HashMap<(u32, i64), Data>,
     /// Loop iterations this program has run.
     pub steps: u64,
 }
@@ -66,6 +69,7 @@ impl<'k> ProgramRun<'k> {
     pub fn new(kernel: &'k Kernel, args: &'k [ArgValue], grid: [u32; 3], budget: u64) -> Self {
         ProgramRun {
             budget,
+            rings: std::collections::HashMap::new(),
             steps: 0,
             kernel,
             args,
@@ -79,6 +83,8 @@ impl<'k> ProgramRun<'k> {
     /// Runs the kernel body for this program.
     pub fn run(&mut self, mem: &mut Memory) -> Result<(), OpTrap> {
         let body = &self.kernel.body;
+        // A program's rings are its own.
+        self.rings.clear();
         self.block(body, mem).map(|_| ())
     }
 
@@ -163,6 +169,8 @@ impl<'k> ProgramRun<'k> {
                 | OpKind::Select { .. }
                 | OpKind::AddPtr { .. }
                 | OpKind::Load { .. }
+                | OpKind::AsyncCopy { .. }
+                | OpKind::RingRead { .. }
                 | OpKind::Store { .. }
                 | OpKind::DebugBarrier {}
                 | OpKind::AtomicRmw { .. }
@@ -322,6 +330,27 @@ impl<'k> ProgramRun<'k> {
                 let mask = mask.map(|m| self.get(m)).transpose()?;
                 let other = other.map(|o| self.get(o)).transpose()?;
                 access::load(mem, self.get(*ptr)?, mask, other, elem)?
+            }
+            // The copy lands at once: the interpreter has no copies in flight, so `pending`
+            // changes nothing here (the simulator checks the back end's waits).
+            OpKind::AsyncCopy { ptr, mask, other, ring, slots, slot } => {
+                let Some(elem) = k.dtype(*ptr).pointee() else { return unsupported("async_copy from a non-pointer") };
+                let mask = mask.map(|m| self.get(m)).transpose()?;
+                let other = other.map(|o| self.get(o)).transpose()?;
+                let data = access::load(mem, self.get(*ptr)?, mask, other, elem)?;
+                let slot = self.get(*slot)?.int_scalar()?;
+                if !(0..i64::from(*slots)).contains(&slot) {
+                    return unsupported(format!("a copy into slot {slot} of ring {ring}, which has {slots} slots"));
+                }
+                self.rings.insert((*ring, slot), data);
+                return Ok(());
+            }
+            OpKind::RingRead { ring, slot, .. } => {
+                let slot = self.get(*slot)?.int_scalar()?;
+                match self.rings.get(&(*ring, slot)) {
+                    Some(d) => d.clone(),
+                    None => return unsupported(format!("ring {ring} slot {slot} is read before any copy into it")),
+                }
             }
             OpKind::Store { ptr, value, mask } => {
                 let mask = mask.map(|m| self.get(m)).transpose()?;

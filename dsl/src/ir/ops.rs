@@ -31,6 +31,9 @@ pub enum Effect {
     /// Reads and writes global memory in one step (an atomic): never removed, even when
     /// its result (the old values) is unused.
     ReadsWritesMemory,
+    /// Reads global memory into a slot of one of the program's own staging rings
+    /// (`async_copy`): never removed; no other program sees the ring.
+    WritesRing,
     /// Holds a nested block (a loop): live when its body is.
     Region,
     /// Ends a block, handing values to the op that holds it.
@@ -361,6 +364,21 @@ declare_ops! {
     Load { ptr: Value, mask: Option<Value>, other: Option<Value>, staged: bool }
         => name: if *staged { "load_staged" } else { "load" }, family: OpFamily::Memory, effect: Effect::ReadsMemory,
            typing: |cx, out| typing::load(cx, out, *ptr, *mask, *other);
+    /// Copies the block `ptr` points to into slot `slot` (an `i32` scalar in `0..slots`) of
+    /// staging ring `ring` of this program (every copy into a ring names its `slots`): the elements whose `mask` is false are `other`, or 0 when
+    /// there is none. No results; `ring_read` reads the slot back. Written by the pipelining
+    /// pass (`passes/pipeline.rs`): the PTX back end copies with `cp.async` into shared
+    /// memory, so a loop's next tiles are in flight while it computes on this one.
+    AsyncCopy { ptr: Value, mask: Option<Value>, other: Option<Value>, ring: u32, slots: u32, slot: Value }
+        => name: "async_copy", family: OpFamily::Memory, effect: Effect::WritesRing,
+           typing: |cx, out| typing::async_copy(cx, out, *ptr, *mask, *other, *slot);
+    /// The block in slot `slot` of staging ring `ring`, as the last `async_copy` into that
+    /// slot left it (of the copied pointers' shape and pointee type). `pending` is the
+    /// back end's: how many of the program's most recent copies may still be in flight
+    /// when this read waits (`cp.async.wait_group`); it changes no result.
+    RingRead { ring: u32, slot: Value, pending: u32 }
+        => name: "ring_read", family: OpFamily::Memory, effect: Effect::ReadsMemory,
+           typing: |cx, out| typing::ring_read(cx, out, *slot);
     /// Writes `value` to every element of `ptr` whose `mask` is true. No results.
     Store { ptr: Value, value: Value, mask: Option<Value> }
         => name: "store", family: OpFamily::Memory, effect: Effect::WritesMemory,

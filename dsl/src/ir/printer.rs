@@ -95,6 +95,17 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
                 }
                 s
             }
+            OpKind::AsyncCopy { ptr, mask, other, ring, slots, slot } => {
+                let mut s = format!("{name} {ptr}, ring {ring} of {slots}, slot {slot}");
+                if let Some(m) = mask {
+                    let _ = write!(s, ", mask {m}");
+                }
+                if let Some(o) = other {
+                    let _ = write!(s, ", other {o}");
+                }
+                s
+            }
+            OpKind::RingRead { ring, slot, pending } => format!("{name} ring {ring}, slot {slot}, pending {pending}"),
             OpKind::Store { ptr, value, mask } => {
                 let mut s = format!("{name} {ptr}, {value}");
                 if let Some(m) = mask {

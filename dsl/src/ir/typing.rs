@@ -184,6 +184,45 @@ pub fn load(cx: &TypeCx<'_>, out: &mut Vec<String>, ptr: Value, mask: Option<Val
     }
 }
 
+pub fn async_copy(
+    cx: &TypeCx<'_>,
+    out: &mut Vec<String>,
+    ptr: Value,
+    mask: Option<Value>,
+    other: Option<Value>,
+    slot: Value,
+) {
+    let p = cx.ty(ptr);
+    if !p.dtype.is_ptr() {
+        out.push("async_copy needs pointers".into());
+    }
+    if let Some(m) = mask
+        && (cx.ty(m).dtype != DType::BOOL || cx.ty(m).shape != p.shape)
+    {
+        out.push("async_copy mask must be i1 of the pointers' shape".into());
+    }
+    if let Some(o) = other
+        && (p.dtype.pointee().map(DType::Scalar) != Some(cx.ty(o).dtype) || cx.ty(o).shape != p.shape)
+    {
+        out.push("async_copy other must have the pointee type and the pointers' shape".into());
+    }
+    ring_slot(cx, out, slot);
+}
+
+pub fn ring_read(cx: &TypeCx<'_>, out: &mut Vec<String>, slot: Value) {
+    ring_slot(cx, out, slot);
+    if cx.result(0).is_none_or(|r| r.dtype.is_ptr() || r.shape.rank() == 0) {
+        out.push("ring_read gives a block of a non-pointer dtype".into());
+    }
+}
+
+fn ring_slot(cx: &TypeCx<'_>, out: &mut Vec<String>, slot: Value) {
+    let s = cx.ty(slot);
+    if s.dtype != DType::I32 || s.shape.rank() != 0 {
+        out.push("a ring slot is an i32 scalar".into());
+    }
+}
+
 pub fn store(cx: &TypeCx<'_>, out: &mut Vec<String>, ptr: Value, value: Value, mask: Option<Value>) {
     let p = cx.ty(ptr);
     if p.dtype.pointee().map(DType::Scalar) != Some(cx.ty(value).dtype) || p.shape != cx.ty(value).shape {

@@ -228,6 +228,8 @@ impl Builder {
                 | OpKind::Split { .. }
                 | OpKind::AddPtr { .. }
                 | OpKind::Load { .. }
+                | OpKind::AsyncCopy { .. }
+                | OpKind::RingRead { .. }
                 | OpKind::Store { .. }
                 | OpKind::DebugBarrier {}
                 | OpKind::Dot { .. }

@@ -113,10 +113,9 @@ pub fn matmul<A: ScalarMarker, C: ScalarMarker>(a: Args<A, C>, zero: A::Native, 
     // knows of their contiguity (a carried value's facts are not derived), so each element
     // would keep a 64-bit address of its own and every tile of the tutorial's but the
     // smallest would spill; offset from the start, each 16-byte vector takes one address.
-    // tf32 tiles are not prefetched: twice the bytes of a 16-bit tile in flight, and ptxas
-    // spills most tutorial tiles with them (`tests/tests/port_matmul.rs`).
-    let stages = if tf32 { 1 } else { num_stages };
-    let accumulator = for_range_staged(0, cdiv(a.k, block_k as i32), 1, stages, accumulator, |k, accumulator| {
+    // With `num_stages` from 2 on, the tiles go through shared-memory rings, copied
+    // `num_stages - 1` steps ahead (`passes/pipeline/ring.rs`).
+    let accumulator = for_range_staged(0, cdiv(a.k, block_k as i32), 1, num_stages, accumulator, |k, accumulator| {
         let k64 = k.to::<i64>();
         // The K tail loads 0 in both operands, which adds nothing.
         let k_left = a.k - k * block_k as i32;

@@ -298,7 +298,7 @@ pub fn check_block(kernel: &str, threads: u32, max: u32, num_warps: u32) -> Resu
 pub fn check_shared(kernel: &str, ptx: &CompiledPtx, max_optin: u32) -> Result<(), LaunchError> {
     if ptx.shared_bytes > max_optin {
         let site = match &ptx.shared_site {
-            Some(loc) => format!("the staged load at {loc} raised it last"),
+            Some(loc) => format!("the staged load or pipelined copy at {loc} raised it last"),
             None => "the shared scratch of its reductions and exchanges".to_string(),
         };
         return Err(LaunchError::SharedMemory { kernel: kernel.into(), bytes: ptx.shared_bytes, max: max_optin, site });

@@ -240,6 +240,8 @@ impl AxisInfoMap {
                 // is widened on a guess.
                 OpKind::If { .. } | OpKind::While { .. } => continue,
                 OpKind::Load { .. }
+                | OpKind::AsyncCopy { .. }
+                | OpKind::RingRead { .. }
                 | OpKind::Dot { .. }
                 | OpKind::Reduce { .. }
                 | OpKind::ReduceWith { .. }

@@ -49,10 +49,10 @@ fn accesses(k: &Kernel) -> Vec<Access> {
     let mut loads = Vec::new();
     let mut stores = Vec::new();
     for id in k.walk() {
-        // Only loads and stores vote: atomics access one element per instruction (no
-        // vectors), and no other op touches memory.
+        // Only loads (copies into staging rings among them) and stores vote: atomics
+        // access one element per instruction (no vectors), and no other op touches memory.
         let op = k.op(id);
-        if let OpKind::Load { ptr, mask, .. } = &op.kind {
+        if let OpKind::Load { ptr, mask, .. } | OpKind::AsyncCopy { ptr, mask, .. } = &op.kind {
             loads.push(Access { kind: AccessKind::Load, loc: op.loc, ptr: *ptr, mask: *mask });
         }
         if let OpKind::Store { ptr, mask, .. } = &op.kind {

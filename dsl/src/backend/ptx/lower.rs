@@ -33,6 +33,7 @@ mod memory;
 mod mma;
 mod reduce;
 mod remat;
+mod ring;
 mod scan;
 mod shape;
 mod staged;
@@ -164,11 +165,32 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         stage_bytes: 0,
         stage_site: None,
         stage_base: None,
+        rings: HashMap::new(),
+        ring_bytes: 0,
+        rings_base: None,
+        ring_views: HashMap::new(),
+        ring_synced: false,
+        ring_site: None,
         sign_extended: HashMap::new(),
         decisions: Decisions { layout: Some(layout_decision), ..Decisions::default() },
     };
     l.block(&k.body)?;
     l.place_staging();
+    l.place_rings();
+    let max_shared = options.arch.max_shared_bytes();
+    if l.shared_bytes > max_shared {
+        let loc = l.stage_site.unwrap_or(k.loc);
+        return Err(PtxError::new(
+            Code::PtxSharedMemory,
+            &k.name,
+            loc,
+            format!(
+                "the program needs {} bytes of shared memory, more than the {max_shared} a CTA has on {}",
+                l.shared_bytes, options.arch
+            ),
+            "use fewer stages (num_stages) or smaller tiles here",
+        ));
+    }
     let mut body = std::mem::take(&mut l.prologue);
     body.append(&mut l.out);
     dce::eliminate_dead(&mut body);
@@ -258,6 +280,18 @@ pub(super) struct Lowerer<'a> {
     /// The thread's staging base register and the prologue index of the add whose
     /// immediate (the scratch size) is patched when the lowering ends.
     stage_base: Option<(Reg, usize)>,
+    /// The staging rings by number (`lower/ring.rs`), their bytes, and the register of
+    /// their base offset with the prologue index of the `mov` patched when the lowering
+    /// ends.
+    rings: HashMap<u32, ring::Ring>,
+    ring_bytes: u32,
+    rings_base: Option<(Reg, usize)>,
+    /// `ring_read`s that stay in shared memory, read there by the `dot`s that use them.
+    ring_views: HashMap<Value, ring::RingView>,
+    /// Whether no copy into a ring was issued since the last `ring_read` waited.
+    ring_synced: bool,
+    /// The first `async_copy`'s source line (where a ring's shared memory comes from).
+    ring_site: Option<SourceLoc>,
     pub decisions: Decisions,
     /// `cvt.s64.s32` results: 64-bit register -> the 32-bit register it extends
     /// (`lower/wide_mul.rs`).
@@ -391,7 +425,7 @@ impl Lowerer<'_> {
                     continue;
                 }
                 Effect::Pure | Effect::ProgramIndex | Effect::ReadsMemory => true,
-                Effect::WritesMemory | Effect::ReadsWritesMemory | Effect::Region => false,
+                Effect::WritesMemory | Effect::ReadsWritesMemory | Effect::WritesRing | Effect::Region => false,
             };
             if removable && op.results.iter().all(|r| self.info.uses(*r) == 0) {
                 continue;
@@ -458,6 +492,10 @@ impl Lowerer<'_> {
                 self.load(op, *ptr, *mask, *other).and_then(|e| self.define(op, e))
             }
             OpKind::Load { ptr, mask, other, staged: true } => self.load_staged(op, *ptr, *mask, *other),
+            OpKind::AsyncCopy { ptr, mask, other, ring, slots, slot } => {
+                self.async_copy(op, [*ptr, *slot], [*mask, *other], (*ring, *slots))
+            }
+            OpKind::RingRead { ring, slot, pending } => self.ring_read(op, *ring, *slot, *pending),
             OpKind::Store { ptr, value, mask } => self.store(op, *ptr, *value, *mask),
             OpKind::DebugBarrier {} => self.debug_barrier(),
             OpKind::AtomicRmw { op: aop, ptr, value, mask, sem, scope } => {

@@ -476,6 +476,30 @@ impl<'a> Parser<'a> {
                 let other = if c.comma_keyword("other") { Some(c.value()?) } else { None };
                 OpKind::Load { ptr, mask, other, staged: name == "load_staged" }
             }
+            "async_copy" => {
+                let ptr = c.value()?;
+                c.expect(",")?;
+                c.expect_keyword("ring")?;
+                let ring = c.number("a ring")?;
+                c.expect_keyword("of")?;
+                let slots = c.number("a slot count")?;
+                c.expect(",")?;
+                c.expect_keyword("slot")?;
+                let slot = c.value()?;
+                let mask = if c.comma_keyword("mask") { Some(c.value()?) } else { None };
+                let other = if c.comma_keyword("other") { Some(c.value()?) } else { None };
+                OpKind::AsyncCopy { ptr, mask, other, ring, slots, slot }
+            }
+            "ring_read" => {
+                c.expect_keyword("ring")?;
+                let ring = c.number("a ring")?;
+                c.expect(",")?;
+                c.expect_keyword("slot")?;
+                let slot = c.value()?;
+                c.expect(",")?;
+                c.expect_keyword("pending")?;
+                OpKind::RingRead { ring, slot, pending: c.number("a count")? }
+            }
             "store" => {
                 let (ptr, value) = (c.value()?, c.next_value()?);
                 let mask = if c.comma_keyword("mask") { Some(c.value()?) } else { None };

@@ -150,11 +150,21 @@ impl Lowerer<'_> {
         body: &Block,
         unroll: u32,
     ) -> Result<(), PtxError> {
+        // A body's first ring read waits whether the copies it needs came before the loop
+        // or from the previous iteration.
+        self.ring_synced = false;
         if unroll > 1 {
-            self.unrolled_loop(op, bounds, init, body, unroll)
+            self.unrolled_loop(op, bounds, init, body, unroll)?;
         } else {
-            self.for_loop(op, bounds, init, body)
+            self.for_loop(op, bounds, init, body)?;
         }
+        self.ring_synced = false;
+        // The copies a pipelined loop issued for iterations past its last are still in
+        // flight (zero fills of masked-off tiles): none is left running past the loop.
+        if body.ops.iter().any(|&id| matches!(self.k.op(id).kind, OpKind::AsyncCopy { .. })) {
+            self.emit(Inst::CpAsyncWait { pending: 0 });
+        }
+        Ok(())
     }
 
     /// `for iv in (lower..upper).step_by(step)`: one `lir` loop whose carried values live in

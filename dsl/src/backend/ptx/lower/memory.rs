@@ -55,6 +55,17 @@ impl Lowerer<'_> {
         width: usize,
     ) -> Result<Vec<Operand>, PtxError> {
         let ty = ty_of(self.k.dtype(op.results[0]));
+        self.load_elems(ty, (ptr, mask, other), width)
+    }
+
+    /// [`Self::load_width`] of elements of type `ty` (an op without a result, such as
+    /// `async_copy`, names it).
+    pub(super) fn load_elems(
+        &mut self,
+        ty: Ty,
+        (ptr, mask, other): (Value, Option<Value>, Option<Value>),
+        width: usize,
+    ) -> Result<Vec<Operand>, PtxError> {
         let ptrs = self.val(ptr)?;
         let masks = mask.map(|m| self.val(m)).transpose()?;
         let others = other.map(|o| self.val(o)).transpose()?;

@@ -60,28 +60,30 @@ impl Lowerer<'_> {
         let sa = kk + pad;
         let b_transposed = input == MmaInput::S8;
         let sb = if b_transposed { kk + pad } else { n + pad };
-        let a_len = m * sa;
         let b_len = if b_transposed { n * sb } else { kk * sb };
         let b_strides = if b_transposed { vec![1, sb] } else { vec![sb, 1] };
-        let writes = vec![
-            (
-                Side {
-                    shape: a_shape,
-                    layout: self.layout(a).cloned(),
-                    place: Place { strides: vec![sa, 1], offset: 0 },
-                },
-                self.val(a)?,
-            ),
-            (
-                Side {
-                    shape: b_shape,
-                    layout: self.layout(b).cloned(),
-                    place: Place { strides: b_strides, offset: a_len },
-                },
-                self.val(b)?,
-            ),
-        ];
-        self.stage_with(op, self.k.dtype(a), a_len + b_len, writes, true)?;
+        // An operand read from a staging ring (`ring.rs`) is already in shared memory, in
+        // this layout; the others are staged here, `a` first.
+        let a_view = self.ring_views.get(&a).copied();
+        let b_view = self.ring_views.get(&b).copied().filter(|_| !b_transposed);
+        if a_view.is_some_and(|v| v.row != sa) || b_view.is_some_and(|v| v.row != sb) {
+            return Err(self.invariant(op, "reads a ring slot whose rows are not padded as its staging would be"));
+        }
+        let a_len = if a_view.is_some() { 0 } else { m * sa };
+        let mut writes = Vec::new();
+        if a_view.is_none() {
+            let place = Place { strides: vec![sa, 1], offset: 0 };
+            writes.push((Side { shape: a_shape, layout: self.layout(a).cloned(), place }, self.val(a)?));
+        }
+        if b_view.is_none() {
+            let place = Place { strides: b_strides, offset: a_len };
+            writes.push((Side { shape: b_shape, layout: self.layout(b).cloned(), place }, self.val(b)?));
+        }
+        let staged = !writes.is_empty();
+        if staged {
+            let len = a_len + if b_view.is_some() { 0 } else { b_len };
+            self.stage_with(op, self.k.dtype(a), len, writes, true)?;
+        }
 
         // The tiles a warp computes: rows `(2i + h) 8 wm + 8 w_m + (0..8)` for half `h` of
         // tile `i`; columns `j 8 wn + 8 w_n + (0..8)`. Warps past `N / 8` along N repeat
@@ -96,6 +98,11 @@ impl Lowerer<'_> {
             w => w,
         };
         let smem = self.smem_base();
+        let a_tile = a_view.map_or(smem, |v| v.addr);
+        let (b_tile, b_at) = match b_view {
+            Some(v) => (v.addr, 0),
+            None => (smem, a_len as i64),
+        };
         let row0 = self.scaled(w_m, 8);
         let col0 = self.scaled(w_n, 8);
         let row_step = 8 * wm; // between the halves of a tile, and between tiles: 2 row_step
@@ -115,7 +122,7 @@ impl Lowerer<'_> {
                 let half = self.scaled(q1, row_step as i64);
                 let a_row = self.sum(&[row0, r, half]);
                 let a_col = self.scaled(q2, 8);
-                a_base = self.shared_addr(smem, &[(a_row, sa as i64 * e), (a_col, e)], 0);
+                a_base = self.shared_addr(a_tile, &[(a_row, sa as i64 * e), (a_col, e)], 0);
                 let b_row = {
                     let k8 = self.scaled(q1, 8);
                     self.sum(&[r, k8])
@@ -124,7 +131,7 @@ impl Lowerer<'_> {
                     let t = self.scaled(q2, col_step as i64);
                     self.sum(&[col0, t])
                 };
-                b_base = self.shared_addr(smem, &[(b_row, sb as i64 * e), (b_col, e)], a_len as i64 * e);
+                b_base = self.shared_addr(b_tile, &[(b_row, sb as i64 * e), (b_col, e)], b_at * e);
                 a_offs = (0..k_steps)
                     .map(|ks| (0..tiles_m).map(|i| ((2 * i * row_step * sa + ks * 16) * elem) as u32).collect())
                     .collect();
@@ -138,12 +145,12 @@ impl Lowerer<'_> {
                 let t = self.bin(BinOp::And, Ty::I32, lane.into(), Operand::Int(3));
                 let per_t = if input == MmaInput::S8 { 4 } else { 1 };
                 let a_row = self.sum(&[row0, g]);
-                a_base = self.shared_addr(smem, &[(a_row, sa as i64 * e), (t, per_t * e)], 0);
+                a_base = self.shared_addr(a_tile, &[(a_row, sa as i64 * e), (t, per_t * e)], 0);
                 let b_col = self.sum(&[col0, g]);
                 b_base = if b_transposed {
-                    self.shared_addr(smem, &[(b_col, sb as i64 * e), (t, per_t * e)], a_len as i64 * e)
+                    self.shared_addr(b_tile, &[(b_col, sb as i64 * e), (t, per_t * e)], b_at * e)
                 } else {
-                    self.shared_addr(smem, &[(t, sb as i64 * e), (b_col, e)], a_len as i64 * e)
+                    self.shared_addr(b_tile, &[(t, sb as i64 * e), (b_col, e)], b_at * e)
                 };
                 // Register order (h, c): (0, 0), (1, 0), (0, 1), (1, 1); `c` steps k by 4
                 // (tf32) or 16 (i8).
@@ -219,7 +226,11 @@ impl Lowerer<'_> {
                 }
             }
         }
-        self.emit(Inst::BarSync { id: 0 });
+        // The next exchange may reuse the staging buffer once every warp has read it; a
+        // ring slot is released by the next `ring_read`'s barrier.
+        if staged {
+            self.emit(Inst::BarSync { id: 0 });
+        }
         Ok(accs.into_iter().map(Operand::Reg).collect())
     }
 

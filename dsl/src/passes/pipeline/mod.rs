@@ -26,9 +26,17 @@ use crate::ir::{
     BinaryOp, Block, CmpPred, DType, Effect, Kernel, Op, OpId, OpKind, Shape, TensorType, Value, ValueData, ValueDef,
 };
 
-/// Pipelines every load that qualifies (see the module doc); returns how many.
+mod ring;
+
+/// Pipelines every load that qualifies (see the module doc); returns how many. Loads
+/// whose tiles can go through staging rings do (`ring.rs`); the rest are prefetched into
+/// registers.
 pub fn run(k: &mut Kernel) -> usize {
     let mut done = 0;
+    while let Some((parent, for_id, loads)) = ring::find(k) {
+        ring::rewrite(k, parent, for_id, &loads);
+        done += loads.len();
+    }
     // One load at a time: each rewrite changes the loop it is in.
     while let Some((parent, for_id, load)) = find(k) {
         rewrite(k, parent, for_id, load);
