@@ -87,6 +87,7 @@ declare_codes! {
     InterpNoProgress = "RT0407", Interpreter, "a while loop that can never end (a program waiting for another one)";
     InterpBrokenMultipleOf = "RT0408", Interpreter, "a value that is not a multiple of what `multiple_of` promised";
     InterpStepBudget = "RT0409", Interpreter, "a program ran more loop iterations than its step budget (a loop that does not end)";
+    InterpBrokenAssume = "RT0410", Interpreter, "an `assume` whose condition is false";
     SimLaunch = "RT0501", Simulator, "the arguments do not fit the lowered program";
     SimOutOfBounds = "RT0502", Simulator, "a global access outside every allocation";
     SimMisaligned = "RT0503", Simulator, "a global access not aligned to its width";

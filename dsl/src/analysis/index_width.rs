@@ -256,6 +256,7 @@ impl<'k> Analyzer<'k> {
                     | Effect::ProgramIndex
                     | Effect::WritesMemory
                     | Effect::WritesRing
+                    | Effect::Assumes
                     | Effect::Region
                     | Effect::Terminator => {
                         for i in self.inputs(v) {

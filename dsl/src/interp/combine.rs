@@ -99,6 +99,7 @@ fn run_region(k: &Kernel, region: &Block, lhs: &[Data], rhs: &[Data]) -> Result<
             | OpKind::RingRead { .. }
             | OpKind::Store { .. }
             | OpKind::DebugBarrier {}
+            | OpKind::Assume { .. }
             | OpKind::Dot { .. }
             | OpKind::AtomicRmw { .. }
             | OpKind::AtomicCas { .. }

@@ -235,6 +235,15 @@ pub(crate) fn check_multiple_of(x: &Data, divisor: u64) -> Result<(), Trap> {
     }
 }
 
+/// An `assume`'s condition: every element true.
+pub(crate) fn check_assume(cond: &Data) -> Result<(), Trap> {
+    let Data::Bool(c) = cond else { return unsupported(format!("assume of a {} condition", cond.kind())) };
+    match c.iter().position(|&x| !x) {
+        Some(lane) => Err(Trap::BrokenAssume { lane }),
+        None => Ok(()),
+    }
+}
+
 /// `cond ? a : b` element-wise.
 pub(crate) fn select(cond: &Data, a: &Data, b: &Data) -> Result<Data, Trap> {
     let Data::Bool(c) = cond else { return unsupported(format!("where with a {} condition", cond.kind())) };

@@ -49,6 +49,8 @@ pub enum Fault {
     DivisionByZero { program: ProgramId, element: Vec<usize> },
     /// A `multiple_of` whose operand had an element that is not a multiple of its divisor.
     NotAMultiple { program: ProgramId, element: Vec<usize>, value: i128, divisor: u64 },
+    /// An `assume` whose condition had a false element.
+    BrokenAssume { program: ProgramId, element: Vec<usize> },
     /// A loop's runtime step was zero or negative.
     NonPositiveStep { program: ProgramId, step: i64 },
     /// A `while` iteration changed neither the loop's carried values nor memory: run one

@@ -173,6 +173,7 @@ impl<'k> ProgramRun<'k> {
                 | OpKind::RingRead { .. }
                 | OpKind::Store { .. }
                 | OpKind::DebugBarrier {}
+                | OpKind::Assume { .. }
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }
                 | OpKind::Reduce { .. }
@@ -359,6 +360,7 @@ impl<'k> ProgramRun<'k> {
             // A program's ops run one after another over all its lanes at once, so every
             // access before the barrier is complete and visible after it: nothing to do.
             OpKind::DebugBarrier {} => return Ok(()),
+            OpKind::Assume { cond } => return elementwise::check_assume(self.get(*cond)?),
             OpKind::AtomicRmw { op, ptr, value, mask, .. } => {
                 let mask = mask.map(|m| self.get(m)).transpose()?;
                 atomic::rmw(mem, *op, self.get(*ptr)?, self.get(*value)?, mask)?

@@ -190,6 +190,15 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
                 ),
             )
         }
+        Trap::BrokenAssume { lane } => {
+            let shape = o.kind.operands().first().map(|c| kernel.shape(*c).dims().to_vec()).unwrap_or_default();
+            let element = unflatten(lane, &shape);
+            (
+                Fault::BrokenAssume { program, element: element.clone() },
+                format!("assume promised a true condition, but element {} is false in program {program}", element_text(&element)),
+                "pass arguments that keep the promise (check them on the host before the launch), or drop the assume; on the GPU a broken promise can make vector loads read the wrong elements".to_string(),
+            )
+        }
         Trap::NonPositiveStep(step) => (
             Fault::NonPositiveStep { program, step },
             format!("loop step {step} is not positive in program {program}"),
@@ -224,6 +233,7 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
         Fault::DivisionByZero { .. } => Code::InterpDivisionByZero,
         Fault::NonPositiveStep { .. } => Code::InterpNonPositiveStep,
         Fault::NotAMultiple { .. } => Code::InterpBrokenMultipleOf,
+        Fault::BrokenAssume { .. } => Code::InterpBrokenAssume,
         Fault::NoProgress { .. } => Code::InterpNoProgress,
         Fault::StepBudget { .. } => Code::InterpStepBudget,
         Fault::Unsupported { .. } => Code::InterpUnsupported,

@@ -91,6 +91,10 @@ pub(crate) enum Trap {
         value: i128,
         divisor: u64,
     },
+    /// Lane `lane` of an `assume`'s condition is false.
+    BrokenAssume {
+        lane: usize,
+    },
     /// A `while` loop back in a state it was in, memory unchanged (see `control.rs`).
     NoProgress,
     /// The program ran more loop iterations than its step budget allows.

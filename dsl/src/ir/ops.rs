@@ -34,6 +34,9 @@ pub enum Effect {
     /// Reads global memory into a slot of one of the program's own staging rings
     /// (`async_copy`): never removed; no other program sees the ring.
     WritesRing,
+    /// A promise about its operands (`assume`): the interpreter checks it, analyses rely on
+    /// it, nothing runs on the GPU; never removed.
+    Assumes,
     /// Holds a nested block (a loop): live when its body is.
     Region,
     /// Ends a block, handing values to the op that holds it.
@@ -400,6 +403,16 @@ declare_ops! {
     /// accesses each made before it are visible to all of them after it (Triton's
     /// `tl.debug_barrier()`, PTX `bar.sync 0`). No operands, no results. Its effect is
     /// `WritesMemory` so that no pass removes it or moves a memory access across it.
+    /// The author's promise that every element of `cond` (an `i1` scalar or block) is true
+    /// (Triton's `tl.assume`). No results, nothing computed. Analyses may rely on it: at
+    /// the kernel's top level, `assume(x >= c)` with `c >= 0` (or `x > c` with `c >= -1`)
+    /// makes `x` non-negative for AxisInfo, so `(x + arange) % n` keeps its contiguity
+    /// (`backend/ptx/axis_info.rs`). The interpreter checks it and stops with a located
+    /// `RT0410` error where it is false: on the GPU a broken promise can make vector loads
+    /// read the wrong elements.
+    Assume { cond: Value }
+        => name: "assume", family: OpFamily::Control, effect: Effect::Assumes,
+           typing: |cx, out| typing::assume(cx, out, *cond);
     DebugBarrier {}
         => name: "debug_barrier", family: OpFamily::Memory, effect: Effect::WritesMemory,
            typing: |cx, out| typing::results(cx, out, 0);

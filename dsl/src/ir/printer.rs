@@ -114,6 +114,7 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
                 s
             }
             OpKind::DebugBarrier {} => name.to_string(),
+            OpKind::Assume { cond } => format!("{name} {cond}"),
             OpKind::AtomicRmw { ptr, value, mask, sem, scope, .. } => {
                 let mut s = format!("{name} {ptr}, {value}");
                 if let Some(m) = mask {

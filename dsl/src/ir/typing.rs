@@ -209,6 +209,13 @@ pub fn async_copy(
     ring_slot(cx, out, slot);
 }
 
+pub fn assume(cx: &TypeCx<'_>, out: &mut Vec<String>, cond: Value) {
+    if cx.ty(cond).dtype != DType::BOOL {
+        out.push("assume needs an i1 condition".into());
+    }
+    results(cx, out, 0);
+}
+
 pub fn ring_read(cx: &TypeCx<'_>, out: &mut Vec<String>, slot: Value) {
     ring_slot(cx, out, slot);
     if cx.result(0).is_none_or(|r| r.dtype.is_ptr() || r.shape.rank() == 0) {

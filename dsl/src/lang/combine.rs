@@ -232,6 +232,7 @@ impl Builder {
                 | OpKind::RingRead { .. }
                 | OpKind::Store { .. }
                 | OpKind::DebugBarrier {}
+                | OpKind::Assume { .. }
                 | OpKind::Dot { .. }
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }

@@ -53,6 +53,20 @@ pub fn multiple_of<T: IntMarker>(value: Tensor<T>, divisor: u32) -> Tensor<T> {
     }))
 }
 
+/// The promise that every element of `cond` is true (Triton's `tl.assume`): nothing is
+/// computed. The back end may rely on it: `assume(pid_n.ge(0))` at the kernel's top level
+/// lets AxisInfo treat `pid_n` as non-negative, so the tutorial's `(pid_n * BLOCK_N +
+/// arange(0, BLOCK_N)) % N` stays contiguous and its loads stay vectors. On the GPU a
+/// broken promise can load the wrong elements; the interpreter stops with a located
+/// `RT0410` error at the first element that breaks it.
+#[track_caller]
+pub fn assume(cond: Tensor<bool>) {
+    let loc = SourceLoc::caller();
+    with_builder(|b| {
+        b.push(OpKind::Assume { cond: cond.id() }, vec![], loc);
+    });
+}
+
 /// The number of programs along `axis`, an `i32` scalar.
 #[track_caller]
 pub fn num_programs(axis: u32) -> Tensor<i32> {

@@ -478,11 +478,12 @@ impl Cta {
                     self.need_reg(*addr)?;
                     self.ld_shared_vec(*size, dsts, *addr, *offset)?;
                 }
-                MicroOp::CpAsync { dst, offset, src, src_size } => {
+                MicroOp::CpAsync { guard, dst, offset, src, src_size } => {
+                    self.need_guard(*guard)?;
                     self.need_reg(*dst)?;
                     self.need_reg(*src)?;
                     self.need(*src_size)?;
-                    self.cp_async(l, mem, (*dst, *offset), *src, *src_size)?;
+                    self.cp_async(l, mem, *guard, (*dst, *offset), *src, *src_size)?;
                 }
                 MicroOp::CpAsyncCommit => {
                     for t in 0..self.t {

@@ -143,8 +143,10 @@ pub(crate) enum MicroOp {
         addr: u32,
         offset: u32,
     },
-    /// 16 bytes from global `src` (the first `src_size`, 0 or 16) to shared `dst + offset`.
+    /// 16 bytes from global `src` (the first `src_size`, 0 or 16) to shared `dst + offset`,
+    /// in the threads whose guard holds.
     CpAsync {
+        guard: Option<Guard>,
         dst: u32,
         offset: u32,
         src: u32,
@@ -362,9 +364,13 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
             Inst::LdSharedVec { ty, dsts, addr, offset } => {
                 MicroOp::LdSharedVec { size: mem_size(*ty)?, dsts: regs(dsts)?, addr: addr.0, offset: *offset }
             }
-            Inst::CpAsync { dst, offset, src, src_size } => {
-                MicroOp::CpAsync { dst: dst.0, offset: *offset, src: src.0, src_size: src_of(*src_size, Ty::I32) }
-            }
+            Inst::CpAsync { guard, dst, offset, src, src_size } => MicroOp::CpAsync {
+                guard: *guard,
+                dst: dst.0,
+                offset: *offset,
+                src: src.0,
+                src_size: src_of(*src_size, Ty::I32),
+            },
             Inst::CpAsyncCommit => MicroOp::CpAsyncCommit,
             Inst::CpAsyncWait { pending } => MicroOp::CpAsyncWait { pending: *pending },
             Inst::Shfl { dst, src, lane_mask, clamp, member_mask, .. } => MicroOp::Shfl {

@@ -90,6 +90,11 @@ pub fn matmul<A: ScalarMarker, C: ScalarMarker>(a: Args<A, C>, zero: A::Native, 
     let group_size_m = minimum(num_pid_m - first_pid_m, group_m);
     let pid_m = first_pid_m + (pid % num_pid_in_group) % group_size_m;
     let pid_n = (pid % num_pid_in_group) / group_size_m;
+    // The tutorial's integer bounds (`tl.assume`): with `pid_n >= 0` the columns
+    // `(pid_n * BLOCK_SIZE_N + arange) % N` stay contiguous, so `B`'s rows load as 16-byte
+    // vectors. (Its `stride > 0` promises are left out: this port takes reversed views.)
+    assume(pid_m.ge(0));
+    assume(pid_n.ge(0));
 
     // Rows and columns past the matrix wrap (`% M`, `% N`) so every load is in bounds;
     // their results are masked off at the store. Products with strides are i64.

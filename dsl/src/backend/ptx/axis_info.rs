@@ -9,7 +9,9 @@
 //!   the byte address is); for `c = 1` that is every value;
 //! - **constancy** `k`: along `d` the values come in runs of `k` equal values.
 //!
-//! Scalars are treated as blocks of shape `[1]`. All three are powers of two. The facts
+//! Scalars are treated as blocks of shape `[1]`. All three are powers of two. A fourth,
+//! per value, is whether every element is **non-negative** ([`non_negative`]), which the
+//! remainder's contiguity needs. The facts
 //! come from the specialization ([`crate::spec::ArgSpec::Divisible16`] gives divisibility
 //! 16, an argument folded to 1 is the constant 1), from `arange` (contiguous) and
 //! constants, and flow through the rules below. The vector width of a load or store is
@@ -81,6 +83,7 @@ impl AxisInfoMap {
     /// Runs the analysis over every op in program order (loop bodies once: the only
     /// loop-carried facts used are those of the induction variable).
     pub fn compute(k: &Kernel) -> AxisInfoMap {
+        let nonneg = non_negative(k);
         let mut infos: Vec<AxisInfo> = k.values.iter().map(|v| AxisInfo::unknown(v.ty.shape.dims())).collect();
         for id in k.walk() {
             let op = k.op(id);
@@ -169,7 +172,8 @@ impl AxisInfoMap {
                     AxisInfo { contiguity: vec![1; n], divisibility: vec![1; n], constant: None, ..s }
                 }
                 OpKind::Binary { op: bop, lhs, rhs } => {
-                    binary(*bop, &get(*lhs, &infos), &get(*rhs, &infos), k.dtype(res))
+                    let l = get(*lhs, &infos);
+                    binary(*bop, (&l, nonneg[lhs.index()]), &get(*rhs, &infos), k.dtype(res))
                 }
                 OpKind::Compare { pred, lhs, rhs } => compare(*pred, &get(*lhs, &infos), &get(*rhs, &infos), &shape),
                 // A float result: only runs of equal elements survive (floats never index).
@@ -248,6 +252,7 @@ impl AxisInfoMap {
                 | OpKind::Scan { .. }
                 | OpKind::Store { .. }
                 | OpKind::DebugBarrier {}
+                | OpKind::Assume { .. }
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }
                 | OpKind::Yield { .. } => continue,
@@ -258,7 +263,74 @@ impl AxisInfoMap {
     }
 }
 
-fn binary(op: BinaryOp, l: &AxisInfo, r: &AxisInfo, dtype: DType) -> AxisInfo {
+/// Which values are non-negative in every element, assuming no integer wraparound (the
+/// index-width analysis guards that): program ids and counts, `arange`s from 0 up,
+/// non-negative constants, unsigned values, values an `assume(x >= c)` (`c >= 0`) or
+/// `assume(x > c)` (`c >= -1`) at the kernel's top level promises, and what sums,
+/// products, quotients, remainders, minima and maxima, shape ops and widening casts make
+/// of them.
+pub fn non_negative(k: &Kernel) -> Vec<bool> {
+    let mut nn = vec![false; k.values.len()];
+    let constant = |v: Value| match k.def_op(v).map(|o| &o.kind) {
+        Some(OpKind::Constant { value: Constant::Int(c) }) => Some(*c),
+        _ => None,
+    };
+    // Promises first: an SSA value keeps its value, so one promise covers every use.
+    for &id in &k.body.ops {
+        let OpKind::Assume { cond } = &k.op(id).kind else { continue };
+        if let Some(OpKind::Compare { pred, lhs, rhs }) = k.def_op(*cond).map(|o| &o.kind) {
+            let promised = match (pred, constant(*rhs), constant(*lhs)) {
+                (CmpPred::Ge, Some(c), _) if c >= 0 => Some(*lhs),
+                (CmpPred::Gt, Some(c), _) if c >= -1 => Some(*lhs),
+                (CmpPred::Le, _, Some(c)) if c >= 0 => Some(*rhs),
+                (CmpPred::Lt, _, Some(c)) if c >= -1 => Some(*rhs),
+                _ => None,
+            };
+            if let Some(x) = promised {
+                nn[x.index()] = true;
+            }
+        }
+    }
+    for id in k.walk() {
+        let op = k.op(id);
+        let Some(&res) = op.results.first() else { continue };
+        let dtype = k.dtype(res);
+        let of = |v: &Value| nn[v.index()];
+        let is = match &op.kind {
+            _ if dtype.scalar().is_some_and(|s| s.is_unsigned_int()) => true,
+            OpKind::ProgramId { .. } | OpKind::NumPrograms { .. } => true,
+            OpKind::Arange { start, .. } => *start >= 0,
+            OpKind::Constant { value: Constant::Int(c) } => *c >= 0,
+            OpKind::Splat { value }
+            | OpKind::Broadcast { value }
+            | OpKind::ExpandDims { value, .. }
+            | OpKind::Permute { value, .. }
+            | OpKind::Reshape { value }
+            | OpKind::MultipleOf { value, .. } => of(value),
+            // Widening keeps the value; a narrowing cast may wrap.
+            OpKind::Cast { value } => {
+                let from = k.dtype(*value).scalar().map_or(0, |s| s.size_bytes());
+                of(value) && dtype.is_int() && dtype.scalar().is_some_and(|s| s.size_bytes() >= from)
+            }
+            OpKind::Select { on_true, on_false, .. } => of(on_true) && of(on_false),
+            OpKind::Binary { op: bop, lhs, rhs } => match bop {
+                BinaryOp::Add | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Or | BinaryOp::Xor => of(lhs) && of(rhs),
+                BinaryOp::Min(_) => of(lhs) && of(rhs),
+                BinaryOp::Max(_) | BinaryOp::And => of(lhs) || of(rhs),
+                // The remainder has the dividend's sign; a right shift keeps it.
+                BinaryOp::Rem | BinaryOp::Shr => of(lhs),
+                BinaryOp::Sub | BinaryOp::FDiv | BinaryOp::Shl => false,
+            },
+            _ => false,
+        };
+        if is {
+            nn[res.index()] = true;
+        }
+    }
+    nn
+}
+
+fn binary(op: BinaryOp, (l, l_non_negative): (&AxisInfo, bool), r: &AxisInfo, dtype: DType) -> AxisInfo {
     let n = l.contiguity.len();
     let constancy: Vec<u64> = (0..n).map(|d| gcd(l.constancy[d], r.constancy[d])).collect();
     let constant = match (l.constant, r.constant, op) {
@@ -311,8 +383,24 @@ fn binary(op: BinaryOp, l: &AxisInfo, r: &AxisInfo, dtype: DType) -> AxisInfo {
                 let rd = if r.contiguity[d] > 1 && l.constant != Some(1) { 1 } else { r.divisibility[d] };
                 (contiguity, mul_div(ld, rd))
             }
+            // `x % y` (`y` constant along the run, a multiple of `v_y`): a run of `x`
+            // (consecutive from a multiple of `v_x`) that crosses no multiple of `y` stays
+            // consecutive. Multiples of `y` are multiples of `g = gcd(v_x, v_y)`, so runs
+            // of `g` aligned at multiples of `g` cross none, provided every `x` is
+            // non-negative (a negative dividend's remainder jumps right after a multiple
+            // of `y`: `-8 % 4, -7 % 4 = 0, -3`). Their first values, `x - q y`, are
+            // multiples of `g`. Without runs (`c_x = 1`) every value is a multiple of
+            // `gcd(v_x, v_y)`, whatever the signs. (Triton's rule, with the sign it
+            // leaves out.)
+            BinaryOp::Rem => {
+                let g = gcd(gcd(l.contiguity[d], l.divisibility[d]), gcd(r.divisibility[d], r.constancy[d]));
+                match l.contiguity[d] {
+                    1 => (1, gcd(l.divisibility[d], r.divisibility[d])),
+                    _ if l_non_negative && g > 1 => (g, g),
+                    _ => (1, 1),
+                }
+            }
             BinaryOp::Div
-            | BinaryOp::Rem
             | BinaryOp::Max(_)
             | BinaryOp::Min(_)
             | BinaryOp::And

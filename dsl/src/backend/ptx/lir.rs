@@ -346,8 +346,10 @@ pub enum Inst {
     /// accessed. The copy belongs to the thread's open group (closed by
     /// [`Inst::CpAsyncCommit`]); the 16 shared bytes are undefined, and must not be read or
     /// written by any thread, until a [`Inst::CpAsyncWait`] of this thread covers that
-    /// group (the simulator reports an access before it). Needs sm_80.
-    CpAsync { dst: Reg, offset: u32, src: Reg, src_size: Operand },
+    /// group (the simulator reports an access before it). Only threads whose `guard` holds
+    /// copy (a staging ring's tile in a layout that replicates it is copied by its
+    /// owners). Needs sm_80.
+    CpAsync { guard: Option<Guard>, dst: Reg, offset: u32, src: Reg, src_size: Operand },
     /// `cp.async.commit_group`: closes this thread's open group of [`Inst::CpAsync`]s.
     CpAsyncCommit,
     /// `cp.async.wait_group pending`: waits until at most `pending` of this thread's most
@@ -763,8 +765,8 @@ impl Program {
                 Inst::StSharedVec { guard: g, ty, srcs, addr, offset } => {
                     format!("{}st.shared x{} [{addr}+{offset}] <- {{{}}}:{ty}", guard(g), srcs.len(), list(srcs))
                 }
-                Inst::CpAsync { dst, offset, src, src_size } => {
-                    format!("cp.async [{dst}+{offset}] <- [{src}] 16, {src_size}")
+                Inst::CpAsync { guard: g, dst, offset, src, src_size } => {
+                    format!("{}cp.async [{dst}+{offset}] <- [{src}] 16, {src_size}", guard(g))
                 }
                 Inst::CpAsyncCommit => "cp.async.commit".to_string(),
                 Inst::Ldmatrix { trans, dsts, addr, offset } => {

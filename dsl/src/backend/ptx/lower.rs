@@ -425,7 +425,11 @@ impl Lowerer<'_> {
                     continue;
                 }
                 Effect::Pure | Effect::ProgramIndex | Effect::ReadsMemory => true,
-                Effect::WritesMemory | Effect::ReadsWritesMemory | Effect::WritesRing | Effect::Region => false,
+                Effect::WritesMemory
+                | Effect::ReadsWritesMemory
+                | Effect::WritesRing
+                | Effect::Assumes
+                | Effect::Region => false,
             };
             if removable && op.results.iter().all(|r| self.info.uses(*r) == 0) {
                 continue;
@@ -498,6 +502,8 @@ impl Lowerer<'_> {
             OpKind::RingRead { ring, slot, pending } => self.ring_read(op, *ring, *slot, *pending),
             OpKind::Store { ptr, value, mask } => self.store(op, *ptr, *value, *mask),
             OpKind::DebugBarrier {} => self.debug_barrier(),
+            // A promise: the analyses used it; nothing runs.
+            OpKind::Assume { .. } => Ok(()),
             OpKind::AtomicRmw { op: aop, ptr, value, mask, sem, scope } => {
                 self.atomic_rmw(op, *aop, *ptr, *value, *mask, (*sem, *scope)).and_then(|e| self.define(op, e))
             }

@@ -467,8 +467,9 @@ impl<'a> Writer<'a> {
             // `.cg` caches in L2 only (the data goes to shared memory, not L1); it is the
             // only cache mode of a 16-byte copy besides `.ca`, which Triton uses for
             // smaller ones.
-            Inst::CpAsync { dst, offset, src, src_size } => format!(
-                "cp.async.cg.shared.global {}, {}, 16, {};",
+            Inst::CpAsync { guard, dst, offset, src, src_size } => format!(
+                "{}cp.async.cg.shared.global {}, {}, 16, {};",
+                self.guard(*guard),
                 self.addr(*dst, i64::from(*offset)),
                 self.addr(*src, 0),
                 self.opnd(*src_size, Ty::I32)

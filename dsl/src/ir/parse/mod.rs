@@ -506,6 +506,7 @@ impl<'a> Parser<'a> {
                 OpKind::Store { ptr, value, mask }
             }
             "debug_barrier" => OpKind::DebugBarrier {},
+            "assume" => OpKind::Assume { cond: c.value()? },
             "atomic_cas" => {
                 let (ptr, cmp, value) = (c.value()?, c.next_value()?, c.next_value()?);
                 let (sem, scope) = sem_scope(c)?;

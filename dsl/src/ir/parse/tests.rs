@@ -150,11 +150,14 @@ fn the_zoo_has_every_op_kind() {
             OpKind::While { .. } => 31,
             OpKind::Yield { .. } => 32,
             OpKind::Dot { .. } => 33,
+            OpKind::AsyncCopy { .. } => 34,
+            OpKind::RingRead { .. } => 35,
+            OpKind::Assume { .. } => 36,
         }
     }
     let k = parse(ZOO).unwrap_or_else(|e| panic!("{e}"));
     let seen: HashSet<usize> = k.ops.iter().map(|op| variant(&op.kind)).collect();
-    assert_eq!(seen.len(), 34, "{seen:?}");
+    assert_eq!(seen.len(), 37, "{seen:?}");
 }
 
 /// Every name of the attribute enums parses back to its value (a new variant fails to

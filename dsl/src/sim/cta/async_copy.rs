@@ -4,6 +4,7 @@
 //! copy's group (`sim/async_copy.rs`), so reading the slot earlier is reported.
 
 use super::{Cta, Launch};
+use crate::backend::ptx::lir::Guard;
 use crate::interp::Memory;
 use crate::sim::async_copy::Copy;
 use crate::sim::decode::Src;
@@ -15,13 +16,14 @@ impl Cta {
         &mut self,
         l: &mut Launch<'_>,
         mem: &Memory,
+        guard: Option<Guard>,
         (dst, offset): (u32, u32),
         src: u32,
         src_size: Src,
     ) -> Result<(), SimFault> {
         let mut warps = WarpAccesses::default();
         for t in 0..self.t {
-            if !self.active(t) {
+            if !self.active(t) || !self.guard_holds(guard, t) {
                 continue;
             }
             let shared = self.shared_addr(dst, offset, 16, t)?;

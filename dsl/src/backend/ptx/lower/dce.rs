@@ -40,7 +40,8 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
             Inst::CvtTf32 { src, .. } => {
                 used.insert(*src);
             }
-            Inst::CpAsync { dst, src, src_size, .. } => {
+            Inst::CpAsync { guard: g, dst, src, src_size, .. } => {
+                guard(g, used);
                 used.insert(*dst);
                 used.insert(*src);
                 op(src_size, used);

@@ -10,9 +10,10 @@
 //! staging.
 //!
 //! - `async_copy`: each thread issues one `cp.async.cg` per 16-byte vector of the tile it
-//!   holds (source size 0 for a masked-off vector: zero fill, the address is not read) and
-//!   commits the group. Where the accesses are not 16-byte vectors along the rows, the
-//!   layout replicates the tile, or `other` is not the zero fill, the elements are loaded
+//!   holds (source size 0 for a masked-off vector: zero fill, the address is not read;
+//!   where the layout replicates the tile, only the first copy's owner copies) and
+//!   commits the group. Where the accesses are not 16-byte vectors along the rows or
+//!   `other` is not the zero fill, the elements are loaded
 //!   into registers and stored (`ld.global`, `st.shared`): the same bytes land, without
 //!   the overlap. Either way the access decision says which.
 //! - `ring_read`: `cp.async.wait_group pending` (the copies of the slot read are complete;
@@ -88,7 +89,8 @@ impl Lowerer<'_> {
         let (tbase, offsets) = self.addresses(&side, eb);
         let dst = self.bin(BinOp::Add, Ty::I32, tbase.into(), slot_off);
         let dst = self.reg(dst, Ty::I32);
-        let asynchronous = width * eb == COPY_BYTES && along_rows && owner.is_none() && other.is_none();
+        let guard = owner.map(|pred| Guard { pred, negate: false });
+        let asynchronous = width * eb == COPY_BYTES && along_rows && other.is_none();
         if asynchronous {
             self.note_access(format!("async_copy: cp.async of {} x 16 bytes per thread", offsets.len() / width));
             let ptrs = self.val(ptr)?;
@@ -111,19 +113,16 @@ impl Lowerer<'_> {
                     }
                     None => Operand::Int(COPY_BYTES as i64),
                 };
-                self.emit(Inst::CpAsync { dst, offset: offsets[c], src, src_size });
+                self.emit(Inst::CpAsync { guard, dst, offset: offsets[c], src, src_size });
             }
         } else {
-            let why = if owner.is_some() {
-                "the layout replicates the tile"
-            } else if other.is_some() {
+            let why = if other.is_some() {
                 "`other` is not the zero fill"
             } else {
                 "its accesses are not 16-byte vectors along the rows"
             };
             self.note_access(format!("async_copy: loaded and stored through registers ({why})"));
             let elems = self.load_elems(ty, (ptr, mask, other), width)?;
-            let guard = owner.map(|pred| Guard { pred, negate: false });
             let sty = shared_ty(ty);
             for (x, off) in elems.into_iter().zip(offsets) {
                 let src = self.reg(x, sty);

@@ -104,7 +104,7 @@ impl Lowerer<'_> {
                 None => Operand::Int(STAGE_BYTES as i64),
             };
             let offset = buffer + (k * threads * STAGE_BYTES) as u32;
-            self.emit(Inst::CpAsync { dst: base, offset, src, src_size });
+            self.emit(Inst::CpAsync { guard: None, dst: base, offset, src, src_size });
         }
         self.emit(Inst::CpAsyncCommit);
         let others = other.map(|o| self.val(o)).transpose()?.unwrap_or_default();

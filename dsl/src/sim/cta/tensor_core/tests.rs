@@ -326,7 +326,7 @@ fn async_copy_program(wait: bool) -> Program {
     let tid = k.tid();
     let slot = k.imm(BinOp::Shl, tid, 4);
     let from = k.global(src, slot);
-    k.push(Inst::CpAsync { dst: slot, offset: 0, src: from, src_size: Operand::Int(16) });
+    k.push(Inst::CpAsync { guard: None, dst: slot, offset: 0, src: from, src_size: Operand::Int(16) });
     k.push(Inst::CpAsyncCommit);
     if wait {
         k.push(Inst::CpAsyncWait { pending: 0 });
