@@ -106,7 +106,10 @@ fn the_tiles_of_a_dot_go_through_rings_stages_minus_one_iterations_ahead() {
         let text = ir_staged(&pipelined(), stages.into());
         let (before, rest) = text.split_once(" for ").expect("a loop");
         assert_eq!(before.matches("async_copy ").count(), 2 * (stages as usize - 1), "{text}");
-        assert!(before.contains(&format!("ring 0 of {stages}")) && before.contains(&format!("ring 1 of {stages}")), "{text}");
+        assert!(
+            before.contains(&format!("ring 0 of {stages}")) && before.contains(&format!("ring 1 of {stages}")),
+            "{text}"
+        );
         let (body, after) = rest.split_once("dot").expect("a dot in the loop");
         let pending = format!("pending {}", 2 * (stages - 2));
         assert_eq!(body.matches("ring_read ring ").count(), 2, "{text}");
@@ -178,7 +181,8 @@ fn the_pipelined_loop_gives_the_same_bits_on_the_interpreter_and_the_simulator(
                 let mut s = 0f32;
                 // the tail tile's masked-off elements are `other`
                 for kk in 0..k.next_multiple_of(bk) {
-                    let (x, y) = if kk < k { (a[i * k + kk].to_f32(), b[kk * bn + j].to_f32()) } else { (other, other) };
+                    let (x, y) =
+                        if kk < k { (a[i * k + kk].to_f32(), b[kk * bn + j].to_f32()) } else { (other, other) };
                     s = x.mul_add(y, s);
                 }
                 assert_eq!(out.f64_at(i * bn + j).unwrap() as f32, s, "k {k}, tile {tile} at ({i}, {j})");

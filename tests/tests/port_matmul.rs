@@ -56,7 +56,9 @@ fn each_tutorial_config_compiles_or_is_refused_with_a_diagnostic() {
                 Ok(text) => assert!(text.contains("mma.sync.aligned"), "{} {config:?}: no mma.sync", def.name),
                 Err(e) => {
                     assert!(
-                        e.has_code(Code::PtxRegisterBudget) || e.has_code(Code::PtxLayoutConflict),
+                        e.has_code(Code::PtxRegisterBudget)
+                            || e.has_code(Code::PtxLayoutConflict)
+                            || e.has_code(Code::PtxSharedMemory),
                         "{} {config:?}: refused without the budget's diagnostic: {e}",
                         def.name
                     );

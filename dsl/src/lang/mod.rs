@@ -42,9 +42,9 @@ pub use math::{
 };
 pub use operators::{cast, eq, ge, gt, le, lt, ne};
 pub use ops::{
-    Carry, MAX_STAGES, MAX_UNROLL, arange, argmax, cdiv, debug_barrier, for_range, for_range_staged,
+    Carry, MAX_STAGES, MAX_UNROLL, arange, argmax, assume, cdiv, debug_barrier, for_range, for_range_staged,
     for_range_unrolled, full, load, load_staged, max, max_with, maximum, maximum_with, min, min_with, minimum,
-    minimum_with, multiple_of, assume, num_programs, program_id, static_assert, store, sum, where_, zeros,
+    minimum_with, multiple_of, num_programs, program_id, static_assert, store, sum, where_, zeros,
 };
 pub use promotion::{AddOutput, Promote, PromoteDiv};
 pub use scalars::{BoolScalar, FloatScalar, IntScalar};

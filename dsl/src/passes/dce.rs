@@ -55,7 +55,12 @@ fn live_ops(k: &Kernel) -> HashSet<OpId> {
     let mut work: Vec<OpId> = k
         .walk()
         .into_iter()
-        .filter(|id| matches!(k.op(*id).kind.effect(), Effect::WritesMemory | Effect::ReadsWritesMemory | Effect::WritesRing | Effect::Assumes))
+        .filter(|id| {
+            matches!(
+                k.op(*id).kind.effect(),
+                Effect::WritesMemory | Effect::ReadsWritesMemory | Effect::WritesRing | Effect::Assumes
+            )
+        })
         .collect();
     while let Some(id) = work.pop() {
         if !live.insert(id) {

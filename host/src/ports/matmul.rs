@@ -19,8 +19,8 @@
 
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::ports::matmul::{
-    Access, Config, LEAKY_RELU, NO_ACTIVATION, TUTORIAL_CONFIGS, access, autotune_configs, matmul_kernel_bf16,
-    matmul_kernel_f16, matmul_kernel_tf32, plan,
+    Access, Config, LEAKY_RELU, NO_ACTIVATION, SM86_SHARED_BYTES, TUTORIAL_CONFIGS, access, autotune_configs,
+    matmul_kernel_bf16, matmul_kernel_f16, matmul_kernel_tf32, plan,
 };
 use rtriton_testing::{Backend, Case, Rule, Suite, View};
 
@@ -196,12 +196,13 @@ impl Spec {
     }
 }
 
-/// The tutorial's configurations the cases launch (`TUTORIAL_CONFIGS`): the two of 2 warps
-/// keep the CPU back ends fast; the GPU cases take `plan`'s, and one the K tile of 64.
-pub const SMALL_M: Config = TUTORIAL_CONFIGS[6].unstaged(); // 64 x 32 x 32, 2 warps, unstaged
-pub const SMALL_N: Config = TUTORIAL_CONFIGS[7].unstaged(); // 32 x 64 x 32, 2 warps, unstaged
-pub const LARGE: Config = TUTORIAL_CONFIGS[3]; // 128 x 64 x 32, 4 warps
-pub const WIDE_K: Config = TUTORIAL_CONFIGS[15].unstaged(); // 128 x 32 x 64, 4 warps, unstaged
+/// The tutorial's configurations the cases launch (`TUTORIAL_CONFIGS`, with their stages:
+/// the K loops go through shared-memory rings): the two of 2 warps keep the CPU back ends
+/// fast; the GPU cases take `plan`'s, and one the K tile of 64.
+pub const SMALL_M: Config = TUTORIAL_CONFIGS[6]; // 64 x 32 x 32, 2 warps, 5 stages
+pub const SMALL_N: Config = TUTORIAL_CONFIGS[7]; // 32 x 64 x 32, 2 warps, 5 stages
+pub const LARGE: Config = TUTORIAL_CONFIGS[3]; // 128 x 64 x 32, 4 warps, 4 stages
+pub const WIDE_K: Config = TUTORIAL_CONFIGS[15]; // 128 x 32 x 64, 4 warps, 4 stages
 
 /// Configurations whose cases run under both specializations, with every operand element
 /// at an address of its own when unspecialized: the 2-warp tiles and `plan`'s tile for
@@ -222,7 +223,11 @@ pub fn config_of(kernel: Kernel, spec: &Spec) -> Config {
         let k_dim = 1 - wrapped_dim;
         access([s(wrapped_dim), s(k_dim)], view.shape[wrapped_dim] as i64, view.offset as i64 * elem)
     };
-    spec.config.unwrap_or_else(|| plan(access(spec.a.view(spec.m, spec.k), 0), access(spec.b.view(spec.k, spec.n), 1)))
+    let config = spec
+        .config
+        .unwrap_or_else(|| plan(access(spec.a.view(spec.m, spec.k), 0), access(spec.b.view(spec.k, spec.n), 1)));
+    // 4-byte operands take the stages whose rings fit sm_86's shared memory.
+    config.fitting(elem as usize, SM86_SHARED_BYTES)
 }
 
 /// Operand element `[r, c]` of `which` (0: `A`, 1: `B`) as `dtype`'s bits.
@@ -565,7 +570,7 @@ mod tests {
     fn autotune_configs_are_the_kept_tutorial_configs() {
         let f16 = Kernel::F16.autotune_configs(NO_ACTIVATION);
         assert_eq!(f16.len(), 7);
-        assert_eq!(Kernel::Tf32.autotune_configs(LEAKY_RELU).len(), 5);
+        assert_eq!(Kernel::Tf32.autotune_configs(LEAKY_RELU).len(), 6);
         let first = &f16[0];
         assert_eq!(first.num_warps, 4);
         assert_eq!(
@@ -579,10 +584,11 @@ mod tests {
                 ("NUM_STAGES", 4)
             ]
         );
-        assert!(autotune_configs(false).contains(&BENCH_CONFIG) && autotune_configs(true).contains(&BENCH_CONFIG));
-        assert_eq!(BENCH_CONFIG.unstaged(), plan(Access::Vectors, Access::Vectors), "the bench's operands are vectors");
+        assert!(autotune_configs(false).contains(&BENCH_CONFIG));
+        assert!(autotune_configs(true).contains(&BENCH_CONFIG.fitting(4, SM86_SHARED_BYTES)));
+        assert_eq!(BENCH_CONFIG, plan(Access::Vectors, Access::Vectors), "the bench's operands are vectors");
         assert_eq!(BENCH_CONFIG.constexprs(NO_ACTIVATION).last(), Some(&("NUM_STAGES", 4)), "the bench prefetches");
-        // tf32 runs every tile unstaged, so the tile is what must be kept there
+        // tf32 keeps some tiles with fewer stages, so the tile is what must be kept there
         let tf32_tiles: Vec<Config> = autotune_configs(true).iter().map(|c| c.unstaged()).collect();
         for config in [SMALL_M, SMALL_N, LARGE, WIDE_K, plan(Access::Contiguous, Access::Contiguous)] {
             assert!(tf32_tiles.contains(&config.unstaged()), "{config:?}: the suites launch kept tiles");

@@ -180,8 +180,8 @@ pub struct Config {
     pub group_m: usize,
     pub num_warps: u32,
     /// The tutorial's `num_stages`, the K loop's (`for_range_staged`): from 2 on, the
-    /// next tiles load during this step's `dot` (rtriton prefetches one step ahead for
-    /// every count past 1).
+    /// tiles go through shared-memory rings of `num_stages` slots, copied `num_stages - 1`
+    /// steps ahead.
     pub num_stages: u32,
 }
 
@@ -190,10 +190,27 @@ impl Config {
         Config { block_m, block_n, block_k, group_m: 8, num_warps, num_stages }
     }
 
-    /// This configuration with the K loop run as written (`num_stages = 1`): the tiles
-    /// whose prefetched operands make ptxas spill.
+    /// This configuration with the K loop run as written (`num_stages = 1`).
     pub const fn unstaged(self) -> Config {
         Config { num_stages: 1, ..self }
+    }
+
+    /// The shared memory of the K loop's rings for `elem_bytes`-byte operands: per stage an
+    /// `A` tile and a `B` tile, each row padded by 16 bytes (`lower/ring.rs`).
+    pub const fn ring_bytes(self, elem_bytes: usize) -> usize {
+        let pad = 16 / elem_bytes;
+        let stage = (self.block_m * (self.block_k + pad) + self.block_k * (self.block_n + pad)) * elem_bytes;
+        if self.num_stages < 2 { 0 } else { stage * self.num_stages as usize }
+    }
+
+    /// This configuration with as many of its stages as fit `max_bytes` of shared memory
+    /// with `elem_bytes`-byte operands (none past 1 when even 2 do not).
+    pub const fn fitting(self, elem_bytes: usize, max_bytes: usize) -> Config {
+        let mut c = self;
+        while c.num_stages > 1 && c.ring_bytes(elem_bytes) > max_bytes {
+            c.num_stages -= 1;
+        }
+        c
     }
 
     /// The constexprs of a launch of this configuration.
@@ -237,33 +254,39 @@ pub const TUTORIAL_CONFIGS: [Config; 16] = [
     Config::new(128, 32, 64, 4, 4),
 ];
 
+/// The shared memory a CTA may have on sm_86, the PTX target (99 KiB).
+pub const SM86_SHARED_BYTES: usize = 99 * 1024;
+
 /// The configurations autotuning tries for `f16` and `bf16`: [`TUTORIAL_CONFIGS`] without
 /// those the compiler refuses and those ptxas spills (`tests/tests/port_matmul.rs` checks
-/// both for every dtype, sm_86 and sm_90, with and without the activation). Refused:
-/// operands past the CTA's 48 KiB of shared memory (128 x 256 x 64, 128 x 256 x 128,
-/// 256 x 128 x 128, 128 x 128 x 128) or a block past the register budget of 128 a value
-/// (256 x 64 x 128, 64 x 256 x 128: their 128-wide operand's i64 offsets). Spilled: 64 x
-/// 256 x 32, 128 x 128 x 32 and 64 x 128 x 64 (an accumulator of 64 to 128 registers a
-/// thread beside the staged operands' addresses and values).
-///
-/// With the next tiles prefetched (`num_stages` past 1), 64 x 128 x 32, 128 x 64 x 64 and
-/// 128 x 32 x 64 spill too (8 to 56 bytes), so they run unstaged.
+/// both for every dtype, sm_86 and sm_90, with and without the activation). Refused: rings
+/// past the 99 KiB of shared memory a CTA has on sm_86 (128 x 256 x 64, 128 x 256 x 128,
+/// 256 x 128 x 128, 128 x 128 x 128, 128 x 64 x 64, 64 x 128 x 64, each with its stages) or
+/// a block past the register budget of 128 a value (256 x 64 x 128, 64 x 256 x 128: their
+/// 128-wide operand's i64 offsets). Spilled: 128 x 128 x 32 on 4 warps (an accumulator
+/// of 128 registers a thread beside the fragments: 4 to 8 bytes).
 pub const AUTOTUNE_CONFIGS_16BIT: [Config; 7] = [
     TUTORIAL_CONFIGS[3],
-    TUTORIAL_CONFIGS[4].unstaged(),
+    TUTORIAL_CONFIGS[4],
+    TUTORIAL_CONFIGS[1],
     TUTORIAL_CONFIGS[5],
     TUTORIAL_CONFIGS[6],
     TUTORIAL_CONFIGS[7],
-    TUTORIAL_CONFIGS[13].unstaged(),
-    TUTORIAL_CONFIGS[15].unstaged(),
+    TUTORIAL_CONFIGS[15],
 ];
 
-/// The configurations autotuning tries for `f32` as tf32: as [`AUTOTUNE_CONFIGS_16BIT`],
-/// less 64 x 128 x 32 (spills 72 bytes) and 128 x 64 x 64 and 64 x 128 x 64 (4-byte
-/// operands past the shared memory).
-/// (Every tf32 tile runs unstaged: the kernel does not prefetch tf32 tiles.)
-pub const AUTOTUNE_CONFIGS_TF32: [Config; 5] =
-    [TUTORIAL_CONFIGS[3], TUTORIAL_CONFIGS[5], TUTORIAL_CONFIGS[6], TUTORIAL_CONFIGS[7], TUTORIAL_CONFIGS[15]];
+/// The configurations autotuning tries for `f32` as tf32: the 16-bit ones, with the stages
+/// whose rings of 4-byte elements fit sm_86's 99 KiB (128 x 64 x 32 and 64 x 128 x 32 take
+/// 3 instead of the tutorial's 4, 128 x 32 x 64 takes 2), less 64 x 256 x 32 (its ring
+/// does not fit with 2).
+pub const AUTOTUNE_CONFIGS_TF32: [Config; 6] = [
+    TUTORIAL_CONFIGS[3].fitting(4, SM86_SHARED_BYTES),
+    TUTORIAL_CONFIGS[4].fitting(4, SM86_SHARED_BYTES),
+    TUTORIAL_CONFIGS[5],
+    TUTORIAL_CONFIGS[6],
+    TUTORIAL_CONFIGS[7],
+    TUTORIAL_CONFIGS[15].fitting(4, SM86_SHARED_BYTES),
+];
 
 /// The configurations autotuning tries for a kernel multiplying as tf32 or not.
 pub fn autotune_configs(tf32: bool) -> &'static [Config] {
@@ -314,15 +337,14 @@ pub fn access([wrapped_stride, k_stride]: [i64; 2], wrapped: i64, offset_bytes: 
 ///   warps spilled 16 bytes for sm_90 (16-bit operands, a strided `A` and a transposed
 ///   `C`); this one takes 254 to 255 registers there without spilling.
 ///
-/// Each runs its K loop unstaged: prefetched, the tiles spill for some of the sizes and
-/// layouts the suites cover (a transposed or strided operand, a wrapped dimension that is
-/// no multiple of 16, `leaky_relu`), and `plan` knows only whether the operands are
-/// vectors. The bench and autotuning launch the staged tiles ptxas was checked on.
+/// Each runs its K loop with the tutorial's stages (the tiles go through shared-memory
+/// rings, so staging adds no registers); a launch with 4-byte operands takes the stages
+/// that fit ([`Config::fitting`]).
 pub fn plan(a: Access, b: Access) -> Config {
     match (a, b) {
-        (Access::Vectors, Access::Vectors) => TUTORIAL_CONFIGS[3].unstaged(),
-        (Access::Strided, _) | (_, Access::Strided) => TUTORIAL_CONFIGS[7].unstaged(),
-        _ => TUTORIAL_CONFIGS[5].unstaged(),
+        (Access::Vectors, Access::Vectors) => TUTORIAL_CONFIGS[3],
+        (Access::Strided, _) | (_, Access::Strided) => TUTORIAL_CONFIGS[7],
+        _ => TUTORIAL_CONFIGS[5],
     }
 }
 
@@ -369,12 +391,12 @@ mod tests {
         for ((strides, wrapped, offset), want) in table {
             assert_eq!(access(strides, wrapped, offset), want, "{strides:?} {wrapped} {offset}");
         }
-        assert_eq!(plan(Vectors, Vectors), TUTORIAL_CONFIGS[3].unstaged());
-        assert_eq!(plan(Vectors, Contiguous), TUTORIAL_CONFIGS[5].unstaged());
-        assert_eq!(plan(Contiguous, Strided), TUTORIAL_CONFIGS[7].unstaged());
+        assert_eq!(plan(Vectors, Vectors), TUTORIAL_CONFIGS[3]);
+        assert_eq!(plan(Vectors, Contiguous), TUTORIAL_CONFIGS[5]);
+        assert_eq!(plan(Contiguous, Strided), TUTORIAL_CONFIGS[7]);
         for a in [Vectors, Contiguous, Strided] {
             for b in [Vectors, Contiguous, Strided] {
-                // the tile (tf32 ignores num_stages)
+                // the tile (tf32 keeps it with fewer stages)
                 let tile = plan(a, b).unstaged();
                 assert!(AUTOTUNE_CONFIGS_TF32.iter().any(|c| c.unstaged() == tile), "{a:?} {b:?}: a kept tile");
             }

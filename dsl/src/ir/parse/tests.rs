@@ -90,6 +90,10 @@ kernel @zoo(p: *f32 [D16], n: i32 [-] do_not_specialize, m: i64 [=1] do_not_spec
   }
   %61 = dot %13, %15, %4 : tensor<16x16xf32>  loc(a.rs:21)
   %62 = dot %13, %15, %61, input_precision tf32 : tensor<16x16xf32>  loc(a.rs:21)
+  async_copy %27, ring 0 of 2, slot %49, mask %24  loc(a.rs:22)
+  async_copy %27, ring 1 of 3, slot %48, mask %24, other %4  loc(a.rs:22)
+  %63 = ring_read ring 0, slot %49, pending 1 : tensor<16xf32>  loc(a.rs:22)
+  assume %24  loc(a.rs:23)
 }
 ";
 

@@ -25,7 +25,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{BlockRef, block, blocks, carried_read, clone_ops, less_than, load_inputs, push_op, qualifies, slice, writes_memory};
+use super::{
+    BlockRef, block, blocks, carried_read, clone_ops, less_than, load_inputs, push_op, qualifies, slice, writes_memory,
+};
 use crate::ir::{
     BinaryOp, Block, Constant, DType, Kernel, Op, OpId, OpKind, Shape, SourceLoc, TensorType, Value, ValueData,
     ValueDef,
@@ -103,7 +105,8 @@ fn push_effect(k: &mut Kernel, kind: OpKind, loc: SourceLoc) -> OpId {
 }
 
 fn int(k: &mut Kernel, v: i64, loc: SourceLoc, ops: &mut Vec<OpId>) -> Value {
-    let (id, r) = push_op(k, OpKind::Constant { value: Constant::Int(v) }, TensorType::new(DType::I32, Shape::scalar()), loc);
+    let (id, r) =
+        push_op(k, OpKind::Constant { value: Constant::Int(v) }, TensorType::new(DType::I32, Shape::scalar()), loc);
     ops.push(id);
     r
 }
@@ -156,7 +159,14 @@ impl Parts<'_> {
 
     /// The copies of `loads` for iteration `it` into `slot` of rings `first..`, masked by
     /// the load's mask and `it`'s `iv < upper`.
-    fn copies(&self, k: &mut Kernel, loads: &[OpId], it: &Iteration, (first, slots, slot): (u32, u32, Value), ops: &mut Vec<OpId>) {
+    fn copies(
+        &self,
+        k: &mut Kernel,
+        loads: &[OpId],
+        it: &Iteration,
+        (first, slots, slot): (u32, u32, Value),
+        ops: &mut Vec<OpId>,
+    ) {
         let iv = self.body.args[0];
         let (cmp, more) = less_than(k, it.map[&iv], self.upper, self.loc);
         ops.push(cmp);
@@ -187,7 +197,11 @@ impl Parts<'_> {
 
 /// The next free ring number of the kernel.
 fn next_ring(k: &Kernel) -> u32 {
-    k.ops.iter().filter_map(|op| if let OpKind::AsyncCopy { ring, .. } = op.kind { Some(ring + 1) } else { None }).max().unwrap_or(0)
+    k.ops
+        .iter()
+        .filter_map(|op| if let OpKind::AsyncCopy { ring, .. } = op.kind { Some(ring + 1) } else { None })
+        .max()
+        .unwrap_or(0)
 }
 
 pub(super) fn rewrite(k: &mut Kernel, parent: BlockRef, for_id: OpId, loads: &[OpId]) {

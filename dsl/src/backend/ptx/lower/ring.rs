@@ -148,7 +148,12 @@ impl Lowerer<'_> {
         if r.shape != shape || r.ty != ty {
             return Err(self.err(
                 op.loc,
-                format!("ring_read reads ring {ring} as {}, but its copies hold {:?} tiles of {:?}", self.k.ty(res), r.shape, r.ty),
+                format!(
+                    "ring_read reads ring {ring} as {}, but its copies hold {:?} tiles of {:?}",
+                    self.k.ty(res),
+                    r.shape,
+                    r.ty
+                ),
                 "read a ring as the type it is copied as",
             ));
         }
@@ -166,7 +171,8 @@ impl Lowerer<'_> {
             return Ok(());
         }
         let eb = ty.size_bytes() as usize;
-        let side = Side { shape, layout: self.layout(res).cloned(), place: Place { strides: vec![r.row, 1], offset: 0 } };
+        let side =
+            Side { shape, layout: self.layout(res).cloned(), place: Place { strides: vec![r.row, 1], offset: 0 } };
         let (tbase, offsets) = self.addresses(&side, eb);
         let base = self.bin(BinOp::Add, Ty::I32, tbase.into(), slot_off);
         let base = self.reg(base, Ty::I32);
