@@ -4,11 +4,12 @@
 //! test only, must give other bits or a located error:
 //! - a wrong fragment lane mapping (two registers of an `ldmatrix` swapped),
 //! - a padding (the shared layout's row skew) off by one 16-byte chunk,
-//! - a removed barrier between the staging stores and the fragment reads.
+//! - a removed barrier between the staging stores and the fragment reads;
 //!
-//! (A missing `cp.async.wait_group` before an `ldmatrix` is caught by the simulator's own
-//! test, `sim::cta::tensor_core::tests::ldmatrix_of_rows_whose_cp_async_is_not_waited_for_is_reported`:
-//! the `dot` lowering issues no `cp.async` yet.)
+//! and in a pipelined K loop (`for_range_staged`, the tiles copied into shared-memory
+//! rings by `cp.async` two iterations ahead):
+//! - a missing `cp.async.wait_group` before the fragment reads,
+//! - a `cp.async.wait_group` that leaves the read slot's copies in flight.
 
 use half::f16;
 use rtriton::backend::ptx::lir::{Inst, Program};
@@ -18,7 +19,7 @@ use rtriton::kernel;
 use rtriton::prelude::*;
 use rtriton::session::CompileSession;
 use rtriton::sim::{self, Check};
-use rtriton::spec::{ArgValue, SpecKey};
+use rtriton::spec::{ArgValue, SpecKey, SpecPolicy};
 use rtriton::trace::TraceOptions;
 
 const N: usize = 32;
@@ -33,6 +34,21 @@ kernel! {
     }
 }
 
+kernel! {
+    /// `c = a @ b` for 32 x 128 `a` and 128 x 32 `b`: four K steps of 32 through rings of
+    /// 3 slots.
+    fn dot_loop(a_ptr: Ptr<f16>, b_ptr: Ptr<f16>, c_ptr: Ptr<f32>) {
+        let r = expand_dims(arange(0, 32), 1);
+        let c = expand_dims(arange(0, 32), 0);
+        let acc = for_range_staged(0, full::<i32>(&[], 4), 1, 3, zeros::<f32>(&[32, 32]), |k, acc| {
+            let a = load(a_ptr + r * 128 + c + k * 32, None, None);
+            let b = load(b_ptr + (r + k * 32) * 32 + c, None, None);
+            dot(a, b, acc)
+        });
+        store(c_ptr + r * 32 + c, acc, None);
+    }
+}
+
 struct Setup {
     program: Program,
     mem: Memory,
@@ -42,22 +58,33 @@ struct Setup {
 }
 
 fn setup() -> Setup {
-    let def = dot32();
-    let spec = SpecKey::plain(&def.params);
-    let k = CompileSession::new().front_end(&def, &[], &spec, &TraceOptions::default()).unwrap();
-    let program = ptx::lower(&k, &PtxOptions { num_warps: 4, ..PtxOptions::default() }).unwrap();
-    let a: Vec<f16> = (0..N * N).map(|i| f16::from_f32(((i * 7 % 13) as f32 - 6.0) / 4.0)).collect();
-    let b: Vec<f16> = (0..N * N).map(|i| f16::from_f32(((i * 5 % 11) as f32 - 5.0) / 8.0)).collect();
+    setup_of(dot32(), N, false)
+}
+
+/// `def` lowered for 4 warps, with `32 x k` `a` and `k x 32` `b` and the documented order's
+/// result; `aligned`: under Triton's specialization of the arguments (16-byte aligned
+/// buffers: the loads are 16-byte vectors), else with no argument facts.
+fn setup_of(def: rtriton::trace::KernelDef, k_len: usize, aligned: bool) -> Setup {
+    let a: Vec<f16> = (0..N * k_len).map(|i| f16::from_f32(((i * 7 % 13) as f32 - 6.0) / 4.0)).collect();
+    let b: Vec<f16> = (0..k_len * N).map(|i| f16::from_f32(((i * 5 % 11) as f32 - 5.0) / 8.0)).collect();
     let bytes = |x: &[f16]| x.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
     let mut mem = Memory::new();
     let pa = mem.alloc_bytes(&bytes(&a));
     let pb = mem.alloc_bytes(&bytes(&b));
     let out = mem.alloc_f32(&vec![0.0; N * N]);
+    let args = vec![ArgValue::Ptr(pa), ArgValue::Ptr(pb), ArgValue::Ptr(out)];
+    let spec = if aligned {
+        SpecKey::from_args(def.name, &def.params, &args, SpecPolicy::Triton).unwrap()
+    } else {
+        SpecKey::plain(&def.params)
+    };
+    let k = CompileSession::new().front_end(&def, &[], &spec, &TraceOptions::default()).unwrap();
+    let program = ptx::lower(&k, &PtxOptions { num_warps: 4, ..PtxOptions::default() }).unwrap();
     // The documented order: one fma per k, k increasing, from 0.
     let want = (0..N * N)
-        .map(|e| (0..N).fold(0f32, |s, k| a[e / N * N + k].to_f32().mul_add(b[k * N + e % N].to_f32(), s)))
+        .map(|e| (0..k_len).fold(0f32, |s, k| a[e / N * k_len + k].to_f32().mul_add(b[k * N + e % N].to_f32(), s)))
         .collect();
-    Setup { program, mem, args: vec![ArgValue::Ptr(pa), ArgValue::Ptr(pb), ArgValue::Ptr(out)], out, want }
+    Setup { program, mem, args, out, want }
 }
 
 impl Setup {
@@ -129,4 +156,47 @@ fn a_removed_barrier_before_the_fragment_reads_is_a_shared_race() {
     let e = s.run(&p).expect_err("the race must be reported");
     assert_eq!(e.check, Check::SharedRace, "{e}");
     assert!(e.to_string().contains("ldmatrix"), "{e}");
+}
+
+/// The body of the first loop of `body`.
+fn loop_body(body: &mut [Inst]) -> &mut Vec<Inst> {
+    match body.iter_mut().find(|i| matches!(i, Inst::Loop { .. })) {
+        Some(Inst::Loop { body, .. }) => body,
+        _ => panic!("the K loop is a loop"),
+    }
+}
+
+#[test]
+fn the_pipelined_loop_copies_with_cp_async_and_gives_the_documented_bits() {
+    let s = setup_of(dot_loop(), 128, true);
+    let text = ptx::write(&s.program);
+    assert!(text.contains("cp.async.cg.shared.global") && text.contains("cp.async.wait_group 2;"), "{text}");
+    assert_eq!(s.run(&s.program).unwrap(), s.want);
+}
+
+#[test]
+fn a_missing_wait_group_is_a_read_of_a_copy_in_flight() {
+    let s = setup_of(dot_loop(), 128, true);
+    let p = s.mutated(|body| {
+        let inner = loop_body(body);
+        let at = inner.iter().position(|i| matches!(i, Inst::CpAsyncWait { .. })).expect("the ring read waits");
+        inner.remove(at);
+    });
+    let e = s.run(&p).err().expect("reading a slot whose copy is in flight must be reported");
+    assert_eq!(e.check, Check::AsyncCopyPending, "{e}");
+}
+
+#[test]
+fn a_wait_group_that_leaves_the_slot_in_flight_is_reported() {
+    let s = setup_of(dot_loop(), 128, true);
+    let p = s.mutated(|body| {
+        let inner = loop_body(body);
+        let Some(Inst::CpAsyncWait { pending }) = inner.iter_mut().find(|i| matches!(i, Inst::CpAsyncWait { .. }))
+        else {
+            unreachable!()
+        };
+        *pending += 2;
+    });
+    let e = s.run(&p).err().expect("one group too many left in flight must be reported");
+    assert_eq!(e.check, Check::AsyncCopyPending, "{e}");
 }
