@@ -134,7 +134,6 @@ declare_codes! {
     PtxUnsupported = "RT0801", PtxBackEnd, "an op or dtype the PTX back end does not lower";
     PtxRegisterBudget = "RT0802", PtxBackEnd, "a block needs more registers per thread than the budget";
     PtxLayoutConflict = "RT0803", PtxBackEnd, "a layout conversion or layout op needs more shared memory than a CTA has";
-    PtxSharedMemory = "RT0804", PtxBackEnd, "a program needs more shared memory than a CTA of its target architecture can have";
 }
 
 /// How serious a diagnostic is.

@@ -1,7 +1,8 @@
 //! The matmul port (`rtriton_kernels::ports::matmul`) against its autotuning
 //! configurations: each of Triton tutorial 03's CUDA configurations either compiles or is
 //! refused with a coded diagnostic (never a panic), the ones `autotune_configs` keeps
-//! assemble for sm_86 and sm_90 without spills, those left out are refused or spill, and
+//! assemble for sm_86 and sm_90 without spills, those left out are refused, spill or need
+//! more shared memory than sm_86 has, and
 //! the port is lint-clean.
 
 mod ptx_common;
@@ -12,8 +13,8 @@ use rtriton::session::CompileSession;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{KernelDef, TraceOptions};
 use rtriton_kernels::ports::matmul::{
-    Config, LEAKY_RELU, NO_ACTIVATION, TUTORIAL_CONFIGS, autotune_configs, matmul_kernel_bf16, matmul_kernel_f16,
-    matmul_kernel_tf32,
+    Config, LEAKY_RELU, NO_ACTIVATION, SM86_SHARED_BYTES, TUTORIAL_CONFIGS, autotune_configs, matmul_kernel_bf16,
+    matmul_kernel_f16, matmul_kernel_tf32,
 };
 
 /// Each kernel with the configurations its autotuning keeps.
@@ -56,9 +57,7 @@ fn each_tutorial_config_compiles_or_is_refused_with_a_diagnostic() {
                 Ok(text) => assert!(text.contains("mma.sync.aligned"), "{} {config:?}: no mma.sync", def.name),
                 Err(e) => {
                     assert!(
-                        e.has_code(Code::PtxRegisterBudget)
-                            || e.has_code(Code::PtxLayoutConflict)
-                            || e.has_code(Code::PtxSharedMemory),
+                        e.has_code(Code::PtxRegisterBudget) || e.has_code(Code::PtxLayoutConflict),
                         "{} {config:?}: refused without the budget's diagnostic: {e}",
                         def.name
                     );
@@ -102,7 +101,10 @@ fn autotune_configs_assemble_without_spills() {
                     }
                     spills += s;
                 }
-                if !kept && activation == NO_ACTIVATION {
+                // Left out: it spills, or its rings need more than sm_86's shared memory
+                // (the launch would be refused there).
+                let elem = if def.name.ends_with("tf32") { 4 } else { 2 };
+                if !kept && activation == NO_ACTIVATION && config.ring_bytes(elem) <= SM86_SHARED_BYTES {
                     assert!(spills > 0, "{} {config:?} compiles without spills: keep it in autotune_configs", def.name);
                 }
             }

@@ -19,8 +19,8 @@
 
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::ports::matmul::{
-    Access, Config, LEAKY_RELU, NO_ACTIVATION, SM86_SHARED_BYTES, TUTORIAL_CONFIGS, access, autotune_configs,
-    matmul_kernel_bf16, matmul_kernel_f16, matmul_kernel_tf32, plan,
+    Access, Config, LEAKY_RELU, NO_ACTIVATION, SM86_SHARED_BYTES, TUTORIAL_CONFIGS, WIDE_TILE, access,
+    autotune_configs, matmul_kernel_bf16, matmul_kernel_f16, matmul_kernel_tf32, plan,
 };
 use rtriton_testing::{Backend, Case, Rule, Suite, View};
 
@@ -415,10 +415,19 @@ pub fn cpu_suites(kernel: Kernel) -> Vec<Suite> {
 /// The bench's sizes: square `n x n x n` products.
 pub const BENCH_SIZES: [usize; 4] = [1024, 2048, 4096, 8192];
 
-/// The configuration the bench launches (the tutorial autotunes over `TUTORIAL_CONFIGS`;
-/// rtriton's bench times one: the largest tile of the tutorial's that compiles without
-/// spills in every dtype, `autotune_configs`).
-pub const BENCH_CONFIG: Config = LARGE;
+/// The configuration the bench launches for 16-bit operands (the tutorial autotunes over
+/// `TUTORIAL_CONFIGS`; rtriton's bench times one: the fastest measured of
+/// `autotune_configs`, 128 x 128 x 64 on 4 warps with 2 stages).
+pub const BENCH_CONFIG: Config = WIDE_TILE;
+
+/// The configuration the bench launches for `f32` as tf32: 128 x 64 x 32 on 4 warps with
+/// the 3 stages whose rings of 4-byte elements fit sm_86 (`config_of` fits them).
+pub const BENCH_CONFIG_TF32: Config = LARGE;
+
+/// The configuration the bench launches for `kernel`.
+pub fn bench_config(kernel: Kernel) -> Config {
+    if kernel == Kernel::Tf32 { BENCH_CONFIG_TF32 } else { BENCH_CONFIG }
+}
 
 /// `rtriton bench --kernel matmul`: `n^3` products in every dtype, counting `2 n^3`
 /// flops and the bytes of `A`, `B` and `C` once each.
@@ -427,7 +436,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
     for kernel in Kernel::ALL {
         for n in BENCH_SIZES {
             let elem = kernel.dtype().float().map_or(4, |f| f.width() / 8) as u64;
-            let spec = Spec { gpu_only: true, ..Spec::new("bench", [n, n, n], Some(BENCH_CONFIG)) };
+            let spec = Spec { gpu_only: true, ..Spec::new("bench", [n, n, n], Some(bench_config(kernel))) };
             out.push(BenchPoint {
                 kernel: "matmul",
                 variant: "",
@@ -569,7 +578,7 @@ mod tests {
     #[test]
     fn autotune_configs_are_the_kept_tutorial_configs() {
         let f16 = Kernel::F16.autotune_configs(NO_ACTIVATION);
-        assert_eq!(f16.len(), 7);
+        assert_eq!(f16.len(), 11);
         assert_eq!(Kernel::Tf32.autotune_configs(LEAKY_RELU).len(), 6);
         let first = &f16[0];
         assert_eq!(first.num_warps, 4);
@@ -577,17 +586,17 @@ mod tests {
             first.constexprs,
             [
                 ("BLOCK_SIZE_M", 128),
-                ("BLOCK_SIZE_N", 64),
-                ("BLOCK_SIZE_K", 32),
+                ("BLOCK_SIZE_N", 128),
+                ("BLOCK_SIZE_K", 64),
                 ("GROUP_SIZE_M", 8),
                 ("ACTIVATION", 0),
-                ("NUM_STAGES", 4)
+                ("NUM_STAGES", 2)
             ]
         );
-        assert!(autotune_configs(false).contains(&BENCH_CONFIG));
-        assert!(autotune_configs(true).contains(&BENCH_CONFIG.fitting(4, SM86_SHARED_BYTES)));
-        assert_eq!(BENCH_CONFIG, plan(Access::Vectors, Access::Vectors), "the bench's operands are vectors");
-        assert_eq!(BENCH_CONFIG.constexprs(NO_ACTIVATION).last(), Some(&("NUM_STAGES", 4)), "the bench prefetches");
+        assert!(autotune_configs(false).contains(&bench_config(Kernel::F16)));
+        assert!(autotune_configs(true).contains(&bench_config(Kernel::Tf32).fitting(4, SM86_SHARED_BYTES)));
+        assert_eq!(BENCH_CONFIG_TF32, plan(Access::Vectors, Access::Vectors), "the bench's operands are vectors");
+        assert_eq!(BENCH_CONFIG.constexprs(NO_ACTIVATION).last(), Some(&("NUM_STAGES", 2)), "the bench pipelines");
         // tf32 keeps some tiles with fewer stages, so the tile is what must be kept there
         let tf32_tiles: Vec<Config> = autotune_configs(true).iter().map(|c| c.unstaged()).collect();
         for config in [SMALL_M, SMALL_N, LARGE, WIDE_K, plan(Access::Contiguous, Access::Contiguous)] {

@@ -254,24 +254,35 @@ pub const TUTORIAL_CONFIGS: [Config; 16] = [
     Config::new(128, 32, 64, 4, 4),
 ];
 
+/// rtriton's addition to the tutorial's tiles: 128 x 128 x 64 on 4 warps with 2 stages.
+/// The tutorial's 128 x 128 x 128 ring does not fit sm_86's 99 KiB even with 2 stages;
+/// this one does, and halves the K loop's barriers against the 32-wide K tiles (the
+/// fastest 16-bit tile measured, `docs/benchmarks.md`).
+pub const WIDE_TILE: Config = Config::new(128, 128, 64, 2, 4);
+
 /// The shared memory a CTA may have on sm_86, the PTX target (99 KiB).
 pub const SM86_SHARED_BYTES: usize = 99 * 1024;
 
-/// The configurations autotuning tries for `f16` and `bf16`: [`TUTORIAL_CONFIGS`] without
-/// those the compiler refuses and those ptxas spills (`tests/tests/port_matmul.rs` checks
-/// both for every dtype, sm_86 and sm_90, with and without the activation). Refused: rings
-/// past the 99 KiB of shared memory a CTA has on sm_86 (128 x 256 x 64, 128 x 256 x 128,
-/// 256 x 128 x 128, 128 x 128 x 128, 128 x 64 x 64, 64 x 128 x 64, each with its stages) or
-/// a block past the register budget of 128 a value (256 x 64 x 128, 64 x 256 x 128: their
-/// 128-wide operand's i64 offsets). Spilled: 128 x 128 x 32 on 4 warps (an accumulator
-/// of 128 registers a thread beside the fragments: 4 to 8 bytes).
-pub const AUTOTUNE_CONFIGS_16BIT: [Config; 7] = [
+/// The configurations autotuning tries for `f16` and `bf16`: [`WIDE_TILE`], then
+/// [`TUTORIAL_CONFIGS`] without those the compiler refuses, those ptxas spills and those
+/// whose rings need more than the 99 KiB of shared memory a CTA has on sm_86
+/// ([`Config::ring_bytes`]; `tests/tests/port_matmul.rs` checks all three for every dtype,
+/// sm_86 and sm_90, with and without the activation). Refused: a block past the register
+/// budget of 128 a value (256 x 64 x 128, 64 x 256 x 128: their 128-wide operand's i64
+/// offsets). Past sm_86's shared memory with the tutorial's stages: 128 x 256 x 64, 128 x
+/// 256 x 128, 256 x 128 x 128 and 128 x 128 x 128 (left out), 128 x 64 x 64 and 64 x 128 x
+/// 64 (kept with the 3 stages that fit).
+pub const AUTOTUNE_CONFIGS_16BIT: [Config; 11] = [
+    WIDE_TILE,
+    TUTORIAL_CONFIGS[2],
     TUTORIAL_CONFIGS[3],
     TUTORIAL_CONFIGS[4],
     TUTORIAL_CONFIGS[1],
     TUTORIAL_CONFIGS[5],
     TUTORIAL_CONFIGS[6],
     TUTORIAL_CONFIGS[7],
+    TUTORIAL_CONFIGS[13].fitting(2, SM86_SHARED_BYTES),
+    TUTORIAL_CONFIGS[14].fitting(2, SM86_SHARED_BYTES),
     TUTORIAL_CONFIGS[15],
 ];
 

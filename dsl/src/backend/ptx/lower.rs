@@ -177,20 +177,6 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
     l.block(&k.body)?;
     l.place_staging();
     l.place_rings();
-    let max_shared = options.arch.max_shared_bytes();
-    if l.shared_bytes > max_shared {
-        let loc = l.stage_site.unwrap_or(k.loc);
-        return Err(PtxError::new(
-            Code::PtxSharedMemory,
-            &k.name,
-            loc,
-            format!(
-                "the program needs {} bytes of shared memory, more than the {max_shared} a CTA has on {}",
-                l.shared_bytes, options.arch
-            ),
-            "use fewer stages (num_stages) or smaller tiles here",
-        ));
-    }
     let mut body = std::mem::take(&mut l.prologue);
     body.append(&mut l.out);
     dce::eliminate_dead(&mut body);

@@ -72,17 +72,6 @@ pub enum Arch {
 impl Arch {
     pub const ALL: [Arch; 4] = [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90];
 
-    /// The most shared memory one CTA may use on this architecture once its kernel opts in
-    /// (`cudaDevAttrMaxSharedMemoryPerBlockOptin`: 163 KiB on sm_80, 99 KiB on sm_86 and
-    /// sm_89, 227 KiB on sm_90).
-    pub fn max_shared_bytes(self) -> u32 {
-        match self {
-            Arch::Sm80 => 163 * 1024,
-            Arch::Sm86 | Arch::Sm89 => 99 * 1024,
-            Arch::Sm90 => 227 * 1024,
-        }
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             Arch::Sm80 => "sm_80",

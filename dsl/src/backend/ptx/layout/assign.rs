@@ -19,7 +19,7 @@
 //! relate nothing: they always move their elements through shared memory from the
 //! operand's layout to the result's, whatever those are.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::{Blocked, Layout};
@@ -351,9 +351,22 @@ pub fn assign(k: &Kernel, enc: &Arc<Blocked>, anchor: &[usize], mma: &dyn Fn(OpI
             class[c] = Some((m.clone(), vec![0, 1]));
         }
     }
+    // The classes of the pointers of loads, copies and stores keep the identity (the
+    // layout coalesce made for their contiguous dim: vector accesses) while it fits the
+    // register budget, even where a permutation would hold them in fewer registers.
+    let mut accessed: HashSet<usize> = HashSet::new();
+    for id in k.walk() {
+        if let OpKind::Load { ptr, .. } | OpKind::AsyncCopy { ptr, .. } | OpKind::Store { ptr, .. } = &k.op(id).kind {
+            accessed.insert(uf.find(ptr.index()));
+        }
+    }
     for (c, shape) in &largest {
         if class[*c].is_none() {
-            class[*c] = Some((enc.clone(), full_rank(enc, anchor, shape)));
+            let identity: Vec<usize> = (0..rank).collect();
+            let fits = Layout { enc: enc.clone(), embed: identity.clone() }.geometry(shape).num_regs()
+                <= super::MAX_REGS_PER_VALUE;
+            let embed = if accessed.contains(c) && fits { identity } else { full_rank(enc, anchor, shape) };
+            class[*c] = Some((enc.clone(), embed));
         }
     }
     loop {
