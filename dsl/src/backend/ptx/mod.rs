@@ -45,6 +45,7 @@
 
 pub(crate) mod axis_info;
 pub(crate) mod coalesce;
+mod encodings;
 pub mod layout;
 pub mod lir;
 pub(crate) mod lower;
