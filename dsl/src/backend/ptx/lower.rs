@@ -43,6 +43,8 @@ mod values;
 mod wide;
 mod wide_mul;
 
+pub(super) use ring::{read_in_place, slot_row};
+
 use insts::ty_of;
 
 use std::collections::HashMap;
