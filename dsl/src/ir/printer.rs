@@ -2,10 +2,34 @@
 //!
 //! The format is what golden tests compare; it prints without context because values and
 //! ops are typed ids. [`super::parse`] reads it back (what it cannot hold is listed there).
+//! A later stage may print the same text with what it adds ([`Annotations`]: the PTX back
+//! end's layouts, `backend::ptx::layouts_text`), which the parser does not read.
 
 use std::fmt::{self, Write};
 
-use super::{Block, Constant, InputPrecision, Kernel, OpKind};
+use super::{Block, Constant, InputPrecision, Kernel, OpId, OpKind, Value};
+
+/// What a later stage prints alongside the IR; [`print`] adds nothing.
+pub trait Annotations {
+    /// Text after the type of result `v` (its layout, say).
+    fn after_type(&self, _v: Value) -> Option<String> {
+        None
+    }
+    /// Lines printed before op `id`, at its indentation (a conversion of an operand).
+    fn before(&self, _id: OpId) -> Vec<String> {
+        Vec::new()
+    }
+    /// The name op `id` reads its operand `v` by, where that is not `v`'s own (a copy
+    /// a line of [`Annotations::before`] made).
+    fn operand_name(&self, _id: OpId, _v: Value) -> Option<String> {
+        None
+    }
+}
+
+/// The plain IR text.
+struct Plain;
+
+impl Annotations for Plain {}
 
 impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -15,6 +39,11 @@ impl fmt::Display for Kernel {
 
 /// The kernel as IR text.
 pub fn print(k: &Kernel) -> String {
+    print_annotated(k, &Plain)
+}
+
+/// The kernel as IR text with what `a` adds.
+pub fn print_annotated(k: &Kernel, a: &dyn Annotations) -> String {
     let mut out = String::new();
     let params: Vec<String> = k
         .params
@@ -38,7 +67,7 @@ pub fn print(k: &Kernel) -> String {
         let _ = write!(out, " constexprs({})", cs.join(", "));
     }
     let _ = writeln!(out, " loc({}) {{", k.loc.short());
-    print_block(k, &k.body, 1, &mut out);
+    print_block(k, &k.body, 1, a, &mut out);
     out.push_str("}\n");
     out
 }
@@ -47,10 +76,13 @@ fn list(vs: &[super::Value]) -> String {
     vs.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
 }
 
-fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
+fn print_block(k: &Kernel, block: &Block, depth: usize, a: &dyn Annotations, out: &mut String) {
     let pad = "  ".repeat(depth);
     for &id in &block.ops {
         let op = k.op(id);
+        for before in a.before(id) {
+            let _ = writeln!(out, "{pad}{before}");
+        }
         let mut line = pad.clone();
         if !op.results.is_empty() && !matches!(op.kind, OpKind::For { .. }) {
             let _ = write!(line, "{} = ", list(&op.results));
@@ -157,8 +189,25 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
             }
             OpKind::Yield { values } => format!("{name} {}", list(values)),
         };
+        let mut body = body;
+        let mut operands = op.kind.operands();
+        // An operand read twice (`mul %6, %6`) is renamed once.
+        operands.sort();
+        operands.dedup();
+        for v in operands {
+            if let Some(name) = a.operand_name(id, v) {
+                body = rename(&body, v, &name);
+            }
+        }
         line.push_str(&body);
-        let types: Vec<String> = op.results.iter().map(|r| k.ty(*r).to_string()).collect();
+        let types: Vec<String> = op
+            .results
+            .iter()
+            .map(|r| match a.after_type(*r) {
+                Some(extra) => format!("{} {extra}", k.ty(*r)),
+                None => k.ty(*r).to_string(),
+            })
+            .collect();
         if !types.is_empty() {
             let _ = write!(line, " : {}", types.join(", "));
         }
@@ -178,9 +227,28 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, out: &mut String) {
                         if region.args.is_empty() { "else".to_string() } else { format!("do({})", list(&region.args)) };
                     let _ = writeln!(out, "{pad}}} {args} {{");
                 }
-                print_block(k, region, depth + 1, out);
+                print_block(k, region, depth + 1, a, out);
             }
             let _ = writeln!(out, "{pad}}}");
         }
     }
+}
+
+/// `text` with every `%N` that is `v` (not the start of a longer id) written as `name`.
+fn rename(text: &str, v: Value, name: &str) -> String {
+    let id = v.to_string();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&id) {
+        let after = &rest[at + id.len()..];
+        out.push_str(&rest[..at]);
+        if after.starts_with(|c: char| c.is_ascii_digit()) {
+            out.push_str(&id);
+        } else {
+            out.push_str(name);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }

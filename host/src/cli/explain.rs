@@ -1,7 +1,8 @@
 //! `rtriton explain <kernel> --arg NAME=V ... [--const NAME=V]`: what specialization does
 //! to a kernel for one launch's arguments, and why. The report comes from
 //! `rtriton::explain`; this file parses the command line and adds the unified diff of the
-//! PTX with and without specialization.
+//! PTX with and without specialization. `--ir layouts` prints the kernel's IR with its
+//! layouts instead (`explain_ir.rs`).
 
 use std::fmt::Write;
 
@@ -12,6 +13,7 @@ use rtriton::explain::{ExplainInput, Explanation, Section, explain, render};
 use rtriton::guard::TensorExtent;
 use rtriton::ir::ParamKind;
 
+use super::explain_ir::{self, IrStage};
 use super::named;
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::Semantics;
@@ -72,6 +74,15 @@ pub struct ExplainArgs {
     /// ir, ptx-diff (default: all but ir).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
+    /// Print the kernel's IR at this stage of the PTX back end instead of the report:
+    /// `layouts` is the IR after the layout assignment, as Triton prints TTGIR (the
+    /// `#blocked`/`#mma` encodings, each value's layout, a `convert_layout` line where an
+    /// op reads a value in another layout, ring reads that stay in shared memory).
+    #[arg(long, value_enum, value_name = "STAGE", conflicts_with = "only")]
+    pub ir: Option<IrStage>,
+    /// Warps per CTA, for the layouts and the PTX.
+    #[arg(long, default_value_t = 4)]
+    pub num_warps: u32,
 }
 
 /// The sections the host adds after the library's report.
@@ -161,21 +172,27 @@ pub fn run(a: &ExplainArgs, kernels: &super::kernels::KernelSet, out: &mut Strin
         extents.retain(|e: &TensorExtent| e.param != name);
         extents.push(TensorExtent { param: name.to_string(), numel: n, max_offset_elems: n.saturating_sub(1) });
     }
+    let policy = match a.spec {
+        SpecArg::Triton => SpecPolicy::Triton,
+        SpecArg::Off => SpecPolicy::Off,
+    };
+    let semantics = match a.semantics {
+        SemanticsArg::Rtriton => Semantics::Rtriton,
+        SemanticsArg::Triton => Semantics::Triton,
+    };
+    let ptx = PtxOptions { num_warps: a.num_warps, ..PtxOptions::default() };
+    if let Some(stage) = a.ir {
+        return explain_ir::render(stage, &def, (&consts, &args), (policy, semantics), &ptx, out);
+    }
     let (sections, diff) = sections(&a.only)?;
     let input = ExplainInput {
         def: &def,
         constexprs: &consts,
         args: &args,
-        policy: match a.spec {
-            SpecArg::Triton => SpecPolicy::Triton,
-            SpecArg::Off => SpecPolicy::Off,
-        },
-        semantics: match a.semantics {
-            SemanticsArg::Rtriton => Semantics::Rtriton,
-            SemanticsArg::Triton => Semantics::Triton,
-        },
+        policy,
+        semantics,
         extents: &extents,
-        ptx: PtxOptions::default(),
+        ptx,
         lint: &lint,
     };
     let e = explain(&input)?;

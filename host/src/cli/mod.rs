@@ -8,6 +8,7 @@ mod bench;
 mod cache;
 mod explain;
 mod explain_code;
+mod explain_ir;
 pub mod kernels;
 mod lint;
 mod list;
@@ -47,7 +48,9 @@ pub enum Command {
     Cache(cache::CacheArgs),
     /// Explains what specialization does to a kernel for one launch's arguments: the key
     /// per argument, what folding removed, index widths, vector widths, lint findings,
-    /// the overflow guard's verdict and the PTX diff.
+    /// the overflow guard's verdict and the PTX diff. `--ir layouts` prints instead the
+    /// kernel's IR with every value's layout and the conversions between layouts, as
+    /// Triton prints TTGIR.
     Explain(explain::ExplainArgs),
     /// Runs the portability lint on a kernel (no launch arguments needed): patterns that
     /// break or slow down a port to Triton, each with the issue it comes from.

@@ -38,7 +38,8 @@ enum UserCommand {
     /// Prints the PTX of one specialization (arguments drive it as a launch would; every
     /// constexpr must be given with --const).
     Ptx(ptx::PtxArgs),
-    /// Explains what specialization does to a kernel for one launch's arguments.
+    /// Explains what specialization does to a kernel for one launch's arguments; `--ir
+    /// layouts` prints its IR with every value's layout instead.
     Explain(explain::ExplainArgs),
     /// Runs the portability lint on a kernel.
     Lint(lint::LintArgs),

@@ -43,29 +43,24 @@ mod values;
 mod wide;
 mod wide_mul;
 
+pub(super) use ring::{read_in_place, slot_row};
+
 use insts::ty_of;
 
 use std::collections::HashMap;
 
 use super::axis_info::AxisInfoMap;
-use super::layout::{self, Blocked, Geometry, Layout, MAX_REGS_PER_VALUE};
+use super::encodings::{self, Encodings};
+use super::layout::{Blocked, Geometry, Layout, MAX_REGS_PER_VALUE};
 use super::lir::{Group, Inst, LayoutNote, Operand, Param, ParamTy, Program, Reg, Special, Ty};
-use super::{Decisions, PtxError, PtxOptions, coalesce};
+use super::{Decisions, PtxError, PtxOptions};
 use crate::diag::Code;
 use crate::ir::{Block, Effect, Kernel, Op, OpId, OpKind, ParamKind, ScalarType, SourceLoc, Value};
 use crate::verify::KernelInfo;
 
 pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) -> Result<Program, PtxError> {
     let nw = options.num_warps;
-    if nw == 0 || !nw.is_power_of_two() || nw > 32 {
-        return Err(PtxError::new(
-            Code::PtxUnsupported,
-            &k.name,
-            k.loc,
-            format!("num_warps = {nw} has no valid layout"),
-            "use a power of two between 1 and 32 (the CTA has num_warps * 32 <= 1024 threads)",
-        ));
-    }
+    let Encodings { ai, enc, decision: layout_decision, assignment } = Encodings::compute(k, nw)?;
     if options.ptx_version < options.arch.min_ptx_version() {
         let (a, b) = options.arch.min_ptx_version();
         return Err(PtxError::new(
@@ -77,19 +72,6 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         ));
     }
     let threads = nw as usize * 32;
-    let ai = AxisInfoMap::compute(k);
-    let rank = k.values.iter().map(|v| v.ty.shape.rank()).max().unwrap_or(0).max(1);
-    let anchor = k
-        .values
-        .iter()
-        .filter(|v| v.ty.shape.rank() == rank)
-        .map(|v| v.ty.shape.dims().to_vec())
-        .max_by_key(|s| s.iter().product::<usize>())
-        .unwrap_or_else(|| vec![1; rank]);
-    let (enc, layout_decision) = coalesce::coalesced_layout(k, &ai, &anchor, nw as usize);
-    let enc = std::sync::Arc::new(enc);
-    let mma = |id: OpId| layout::mma_of(k, k.op(id), nw as usize).map(|(_, m)| m);
-    let assignment = layout::assign(k, &enc, &anchor, &mma);
     let layouts = &assignment.layouts;
 
     // Over the budget: the value that needs the most registers, and of those the largest
@@ -134,10 +116,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         header.push(format!("constexprs: {}", cs.join(", ")));
     }
     header.push(format!("num_warps = {nw}; #blocked = {enc}"));
-    let mut mmas: Vec<String> =
-        layouts.iter().flatten().filter(|l| l.enc.is_mma()).map(|l| format!("#mma = {}", l.enc)).collect();
-    mmas.dedup();
-    header.extend(mmas);
+    header.extend(encodings::mma_lines(layouts));
 
     let mut l = Lowerer {
         k,

@@ -13,6 +13,8 @@
 //! 5. [`writer`]: [`lir::Program`] to PTX text.
 //!
 //! [`compile`] runs all of them; [`fn@lower`] and [`fn@write`] are the two halves.
+//! [`fn@layouts_text`] prints the kernel after step 3 (`rtriton explain --ir layouts`), as
+//! Triton prints TTGIR.
 //!
 //! # Parameters and launch
 //! The entry takes every runtime parameter of the kernel in declaration order, including
@@ -45,7 +47,9 @@
 
 pub(crate) mod axis_info;
 pub(crate) mod coalesce;
+mod encodings;
 pub mod layout;
+mod layouts_text;
 pub mod lir;
 pub(crate) mod lower;
 pub(crate) mod vectorize;
@@ -57,6 +61,8 @@ use std::str::FromStr;
 use crate::diag::{Code, Diagnostic, Diagnostics, HasDiagnostics};
 use crate::ir::SourceLoc;
 use crate::verify::VerifiedKernel;
+
+pub use layouts_text::layouts_text;
 
 /// The GPU architecture PTX is generated for (`.target`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]

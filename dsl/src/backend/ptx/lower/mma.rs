@@ -21,21 +21,32 @@
 use super::super::PtxError;
 use super::Lowerer;
 use super::exchange::{Place, Side};
-use crate::backend::ptx::layout::{Blocked, Geometry, MmaInput};
+use crate::backend::ptx::layout::{Blocked, Geometry, Layout, MmaInput};
 use crate::backend::ptx::lir::{BinOp, Inst, Operand, Reg, Ty};
-use crate::ir::{Op, Value};
+use crate::ir::{Kernel, Op, Value};
 
 /// Bytes of padding after each row in shared memory.
 const ROW_PAD_BYTES: usize = 16;
+
+/// [`Lowerer::mma_input`] of a `dot` whose result is in `result` and whose `a` is `a`, out
+/// of the lowering, for the decisions made before it (`ring.rs`'s reads in place).
+pub(super) fn tensor_core_input(
+    k: &Kernel,
+    result: Option<&Layout>,
+    a: Value,
+    input: Option<MmaInput>,
+) -> Option<MmaInput> {
+    let input = input?;
+    let on_mma = result.is_some_and(|l| l.enc.is_mma() && l.embed == [0, 1]);
+    let k = k.shape(a).dims()[1];
+    (on_mma && k.is_multiple_of(input.k())).then_some(input)
+}
 
 impl Lowerer<'_> {
     /// Whether `op`'s `dot` runs on tensor cores: its result is in the `mma` layout and `K`
     /// is a multiple of the instruction's k.
     pub(super) fn mma_input(&self, result: Value, a: Value, input: Option<MmaInput>) -> Option<MmaInput> {
-        let input = input?;
-        let on_mma = self.layout(result).is_some_and(|l| l.enc.is_mma() && l.embed == [0, 1]);
-        let k = self.k.shape(a).dims()[1];
-        (on_mma && k.is_multiple_of(input.k())).then_some(input)
+        tensor_core_input(self.k, self.layout(result), a, input)
     }
 
     /// `acc + a @ b` on tensor cores, in the result's `mma` layout (`geo`, whose register

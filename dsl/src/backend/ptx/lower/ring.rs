@@ -24,11 +24,12 @@
 //!   other is loaded into registers in its layout.
 
 use super::exchange::{Place, Side, shared_ty};
+use super::mma::tensor_core_input;
 use super::{Lowerer, ty_of};
-use crate::backend::ptx::layout::MmaInput;
+use crate::backend::ptx::layout::{Layout, MmaInput};
 use crate::backend::ptx::lir::{BinOp, Guard, Inst, Operand, Reg, Ty};
 use crate::backend::ptx::{AccessKind, PtxError};
-use crate::ir::{DType, Op, OpKind, Value};
+use crate::ir::{DType, Kernel, Op, OpKind, Value};
 
 /// Bytes of padding after each row of a slot (as `mma.rs` pads its staging).
 const ROW_PAD_BYTES: usize = 16;
@@ -166,7 +167,7 @@ impl Lowerer<'_> {
         let smem = self.smem_base();
         let addr = self.bin(BinOp::Add, Ty::I32, smem.into(), slot_off);
         let addr = self.reg(addr, Ty::I32);
-        if self.read_in_place(res) {
+        if read_in_place(self.k, self.layouts, res) {
             self.ring_views.insert(res, RingView { addr, row: r.row });
             return Ok(());
         }
@@ -190,7 +191,7 @@ impl Lowerer<'_> {
     /// The ring `ring`, made on its first copy; a later copy must agree with it.
     fn ring(&mut self, op: &Op, ring: u32, slots: u32, shape: &[usize], ty: Ty) -> Result<Ring, PtxError> {
         let eb = ty.size_bytes() as usize;
-        let row = shape[1] + ROW_PAD_BYTES / eb;
+        let row = row_elems(shape, ty);
         if let Some(r) = self.rings.get(&ring) {
             if r.slots != slots || r.shape != shape || r.ty != ty {
                 return Err(self.err(
@@ -254,37 +255,49 @@ impl Lowerer<'_> {
         self.shared_bytes = base + self.ring_bytes;
     }
 
-    /// Whether every use of `v` (a `ring_read`) is an operand of a tensor-core `dot` that
-    /// can read its fragments from the slot (`a`, or `b` for 16-bit and tf32 inputs: an
-    /// `i8` `b` is staged transposed).
-    fn read_in_place(&self, v: Value) -> bool {
-        let mut uses = 0;
-        for id in self.k.walk() {
-            let op = self.k.op(id);
-            let n = op.kind.operands().iter().filter(|&&x| x == v).count();
-            if n == 0 {
-                continue;
-            }
-            let OpKind::Dot { a, b, acc, input_precision } = &op.kind else { return false };
-            let Some(elem) = self.k.dtype(*a).scalar() else { return false };
-            let input = self.mma_input(op.results[0], *a, MmaInput::of(elem, *input_precision));
-            let fits = match input {
-                Some(MmaInput::S8) => *a == v && *b != v,
-                Some(_) => true,
-                None => false,
-            };
-            if !fits || *acc == v {
-                return false;
-            }
-            uses += n;
-        }
-        uses > 0
-    }
-
     /// Adds `what` to the reason of the access decision just recorded.
     fn note_access(&mut self, what: String) {
         if let Some(d) = self.decisions.accesses.last_mut() {
             d.reason = format!("{}; {what}", d.reason);
         }
     }
+}
+
+/// Whether every use of `v` (a `ring_read`) is an operand of a tensor-core `dot` that can
+/// read its fragments from the slot (`a`, or `b` for 16-bit and tf32 inputs: an `i8` `b`
+/// is staged transposed). A function of the layouts alone, so the layouts text shows the
+/// lowering's choice.
+pub(crate) fn read_in_place(k: &Kernel, layouts: &[Option<Layout>], v: Value) -> bool {
+    let mut uses = 0;
+    for id in k.walk() {
+        let op = k.op(id);
+        let n = op.kind.operands().iter().filter(|&&x| x == v).count();
+        if n == 0 {
+            continue;
+        }
+        let OpKind::Dot { a, b, acc, input_precision } = &op.kind else { return false };
+        let Some(elem) = k.dtype(*a).scalar() else { return false };
+        let result = layouts[op.results[0].index()].as_ref();
+        let input = tensor_core_input(k, result, *a, MmaInput::of(elem, *input_precision));
+        let fits = match input {
+            Some(MmaInput::S8) => *a == v && *b != v,
+            Some(_) => true,
+            None => false,
+        };
+        if !fits || *acc == v {
+            return false;
+        }
+        uses += n;
+    }
+    uses > 0
+}
+
+/// Elements from one row of a slot of the ring `v` (a `ring_read`) reads to the next: the
+/// row and its padding.
+pub(crate) fn slot_row(k: &Kernel, v: Value) -> usize {
+    row_elems(k.shape(v).dims(), ty_of(k.dtype(v)))
+}
+
+fn row_elems(shape: &[usize], ty: Ty) -> usize {
+    shape[1] + ROW_PAD_BYTES / ty.size_bytes() as usize
 }

@@ -1,0 +1,59 @@
+//! The kernel's encodings and every value's layout: the one computation the lowering
+//! (`lower.rs`) and the layouts text (`layouts_text.rs`) share, so the text shows exactly
+//! the layouts the PTX is built from.
+
+use std::sync::Arc;
+
+use super::axis_info::AxisInfoMap;
+use super::layout::{self, Assignment, Blocked, Layout};
+use super::{LayoutDecision, PtxError, coalesce};
+use crate::diag::Code;
+use crate::ir::{Kernel, OpId};
+
+/// The kernel's blocked encoding, why it is what it is, and the layout assignment over it
+/// (the `dot` accumulators' `mma` encodings included).
+pub(crate) struct Encodings {
+    pub ai: AxisInfoMap,
+    pub enc: Arc<Blocked>,
+    pub decision: LayoutDecision,
+    pub assignment: Assignment,
+}
+
+impl Encodings {
+    /// The encodings of `k` for `num_warps` warps; an error when no layout has that many.
+    pub fn compute(k: &Kernel, num_warps: u32) -> Result<Encodings, PtxError> {
+        let nw = num_warps;
+        if nw == 0 || !nw.is_power_of_two() || nw > 32 {
+            return Err(PtxError::new(
+                Code::PtxUnsupported,
+                &k.name,
+                k.loc,
+                format!("num_warps = {nw} has no valid layout"),
+                "use a power of two between 1 and 32 (the CTA has num_warps * 32 <= 1024 threads)",
+            ));
+        }
+        let ai = AxisInfoMap::compute(k);
+        let rank = k.values.iter().map(|v| v.ty.shape.rank()).max().unwrap_or(0).max(1);
+        let anchor = k
+            .values
+            .iter()
+            .filter(|v| v.ty.shape.rank() == rank)
+            .map(|v| v.ty.shape.dims().to_vec())
+            .max_by_key(|s| s.iter().product::<usize>())
+            .unwrap_or_else(|| vec![1; rank]);
+        let (enc, decision) = coalesce::coalesced_layout(k, &ai, &anchor, nw as usize);
+        let enc = Arc::new(enc);
+        let mma = |id: OpId| layout::mma_of(k, k.op(id), nw as usize).map(|(_, m)| m);
+        let assignment = layout::assign(k, &enc, &anchor, &mma);
+        Ok(Encodings { ai, enc, decision, assignment })
+    }
+}
+
+/// `#mma = ...`, once per run of values in one tensor-core encoding (none without a
+/// tensor-core `dot`): the header lines of the PTX and of the layouts text.
+pub(crate) fn mma_lines(layouts: &[Option<Layout>]) -> Vec<String> {
+    let mut lines: Vec<String> =
+        layouts.iter().flatten().filter(|l| l.enc.is_mma()).map(|l| format!("#mma = {}", l.enc)).collect();
+    lines.dedup();
+    lines
+}

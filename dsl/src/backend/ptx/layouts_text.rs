@@ -1,0 +1,127 @@
+//! The layout stage as text, as Triton prints TTGIR: the kernel's IR after the front end
+//! and the passes, with the encodings in a header (`#blocked = ...`, `#mma = ...`), each
+//! block value's type followed by the layout the lowering gives it, each conversion the
+//! assignment asks for as an explicit `convert_layout` line before the op that reads the
+//! copy, and the staging rings' reads that stay in shared memory marked `#shared`.
+//!
+//! Everything comes from the lowering's own computation ([`Encodings`], and `ring.rs`'s
+//! choice of the reads that stay in place), so the text is what the PTX is built from.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use super::encodings::{Encodings, mma_lines};
+use super::layout::Layout;
+use super::lower::{read_in_place, slot_row};
+use super::{PtxError, PtxOptions};
+use crate::ir::printer::{Annotations, print_annotated};
+use crate::ir::{Kernel, OpId, OpKind, Value};
+use crate::verify::VerifiedKernel;
+
+/// The layouts text of `kernel` under `options` (only `num_warps` matters: the layouts
+/// do not depend on the target). Errors where the lowering would find no layout.
+pub fn layouts_text(kernel: &VerifiedKernel, options: &PtxOptions) -> Result<String, PtxError> {
+    let k = kernel.kernel();
+    let e = Encodings::compute(k, options.num_warps)?;
+    let mut out = String::new();
+    let _ = writeln!(out, "#blocked = {}", e.enc);
+    for line in mma_lines(&e.assignment.layouts) {
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = writeln!(out, "num_warps = {}", options.num_warps);
+    out.push_str(&print_annotated(k, &Notes::new(k, &e)));
+    Ok(out)
+}
+
+/// A converted copy of an operand: its name and the layout it is read in.
+struct Converted {
+    name: String,
+    to: Layout,
+}
+
+/// The annotations of one kernel.
+struct Notes<'a> {
+    k: &'a Kernel,
+    layouts: &'a [Option<Layout>],
+    /// `(op, operand)` -> the copy the op reads.
+    copies: HashMap<(OpId, Value), Converted>,
+    /// `ring_read`s that stay in shared memory: their ring and its row stride (elements).
+    in_place: HashMap<Value, (u32, usize)>,
+}
+
+impl<'a> Notes<'a> {
+    fn new(k: &'a Kernel, e: &'a Encodings) -> Notes<'a> {
+        let layouts = &e.assignment.layouts;
+        let mut copies = HashMap::new();
+        // A value read in several other layouts gets one name per layout, in program order:
+        // `%6'`, `%6''`.
+        let mut targets: HashMap<Value, Vec<Layout>> = HashMap::new();
+        let mut in_place = HashMap::new();
+        for id in k.walk() {
+            let op = k.op(id);
+            if let OpKind::RingRead { ring, .. } = op.kind
+                && let Some(&v) = op.results.first()
+                && read_in_place(k, layouts, v)
+            {
+                in_place.insert(v, (ring, slot_row(k, v)));
+            }
+            for v in op.kind.operands() {
+                let Some(to) = e.assignment.conversions.get(&(id, v)) else { continue };
+                let seen = targets.entry(v).or_default();
+                let n = match seen.iter().position(|l| l == to) {
+                    Some(i) => i + 1,
+                    None => {
+                        seen.push(to.clone());
+                        seen.len()
+                    }
+                };
+                copies.insert((id, v), Converted { name: format!("{v}{}", "'".repeat(n)), to: to.clone() });
+            }
+        }
+        Notes { k, layouts, copies, in_place }
+    }
+
+    fn layout(&self, v: Value) -> Option<&Layout> {
+        self.layouts.get(v.index()).and_then(Option::as_ref)
+    }
+}
+
+impl Annotations for Notes<'_> {
+    fn after_type(&self, v: Value) -> Option<String> {
+        if let Some((ring, row)) = self.in_place.get(&v) {
+            return Some(format!("#shared<ring {ring}, row {row}> (read in place)"));
+        }
+        self.layout(v).map(Layout::describe)
+    }
+
+    fn before(&self, id: OpId) -> Vec<String> {
+        let op = self.k.op(id);
+        let operands = op.kind.operands();
+        let results: Vec<String> = op.results.iter().map(|r| r.to_string()).collect();
+        let reader = if results.is_empty() {
+            op.kind.name().to_string()
+        } else {
+            format!("{} = {}", results.join(", "), op.kind.name())
+        };
+        let mut lines = Vec::new();
+        for (i, v) in operands.iter().enumerate() {
+            // A value read twice by one op is converted once, before its first read.
+            if operands[..i].contains(v) {
+                continue;
+            }
+            let Some(copy) = self.copies.get(&(id, *v)) else { continue };
+            let from = self.layout(*v).map_or_else(|| "(scalar)".to_string(), Layout::describe);
+            lines.push(format!(
+                "{} = convert_layout {v} : {} {from} -> {}  (operand {i} of {reader})",
+                copy.name,
+                self.k.ty(*v),
+                copy.to.describe()
+            ));
+        }
+        lines
+    }
+
+    fn operand_name(&self, id: OpId, v: Value) -> Option<String> {
+        self.copies.get(&(id, v)).map(|c| c.name.clone())
+    }
+}

@@ -1,0 +1,252 @@
+//! The layout stage as text (`rtriton::backend::ptx::layouts_text`, `rtriton explain --ir
+//! layouts`): the encodings in the header, each block value's layout after its type, a
+//! `convert_layout` line before each op that reads a value in another layout, and the
+//! staging rings' reads that tensor-core `dot`s read in place marked `#shared`. Around
+//! the annotations, the text is the kernel's IR text line for line.
+
+use half::f16;
+use rstest::rstest;
+use rtriton::backend::ptx::{PtxOptions, layouts_text};
+use rtriton::kernel;
+use rtriton::prelude::*;
+use rtriton::session::CompileSession;
+use rtriton::spec::SpecKey;
+use rtriton::trace::{KernelDef, TraceOptions};
+
+kernel! {
+    /// Softmax over the rows of an R x C tile: two row reductions, each expanded back
+    /// along the dim it reduced, so no value is needed in two layouts.
+    fn softmax_rows(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>; const R: usize, const C: usize) {
+        let idx = expand_dims(arange(0, R), 1) * C as i32 + expand_dims(arange(0, C), 0);
+        let x = load(x_ptr + idx, None, None);
+        let e = exp(x - expand_dims(max(x, 1), 1));
+        store(y_ptr + idx, e / expand_dims(sum(e, 1), 1), None);
+    }
+}
+
+kernel! {
+    /// Each row sum of a B x B tile added down a column: the sums are read along the other
+    /// dim, so `expand_dims` reads them converted.
+    fn row_sums_down_columns(x_ptr: Ptr<i32>, y_ptr: Ptr<i32>; const B: usize) {
+        let idx = expand_dims(arange(0, B), 1) * B as i32 + expand_dims(arange(0, B), 0);
+        let x = load(x_ptr + idx, None, None);
+        store(y_ptr + idx, x + expand_dims(sum(x, 1), 0), None);
+    }
+}
+
+kernel! {
+    /// One tensor-core tile: `out = a @ b` of f16 blocks, f32 accumulator.
+    fn dot_tile(a_ptr: Ptr<f16>, b_ptr: Ptr<f16>, out_ptr: Ptr<f32>; const BM: usize, const BN: usize, const BK: usize) {
+        let (rm, rn) = (expand_dims(arange(0, BM), 1), expand_dims(arange(0, BN), 0));
+        let (rk_col, rk_row) = (expand_dims(arange(0, BK), 0), expand_dims(arange(0, BK), 1));
+        let a = load(a_ptr + rm * BK as i32 + rk_col, None, None);
+        let b = load(b_ptr + rk_row * BN as i32 + rn, None, None);
+        store(out_ptr + rm * BN as i32 + rn, dot(a, b, zeros::<f32>(&[BM, BN])), None);
+    }
+}
+
+/// The pointers to `a`, `b` and `c` of [`staged`].
+type Operands<A, C> = (Tensor<Ptr<A>>, Tensor<Ptr<A>>, Tensor<Ptr<C>>);
+
+/// A K loop of `dot`s over `STAGES` stages, `k` a multiple of `BK`: its tiles go through
+/// staging rings.
+#[allow(non_snake_case)]
+fn staged<A: ScalarMarker, C: ScalarMarker>(
+    (a_ptr, b_ptr, c_ptr): Operands<A, C>,
+    k: Tensor<i32>,
+    [BM, BN, BK, STAGES]: [usize; 4],
+) {
+    let (rm, rn) = (expand_dims(arange(0, BM), 1), expand_dims(arange(0, BN), 0));
+    let rk = arange(0, BK);
+    let a_ptrs = a_ptr + rm * k + expand_dims(rk, 0);
+    let b_ptrs = b_ptr + expand_dims(rk, 1) * BN as i32 + rn;
+    let acc = zeros::<C>(&[BM, BN]);
+    let (acc, _, _) = for_range_staged(0, k, BK as i32, STAGES, (acc, a_ptrs, b_ptrs), |_, (acc, a_ptrs, b_ptrs)| {
+        let acc = dot(load(a_ptrs, None, None), load(b_ptrs, None, None), acc);
+        (acc, a_ptrs + BK as i32, b_ptrs + (BK * BN) as i32)
+    });
+    store(c_ptr + rm * BN as i32 + rn, acc, None);
+}
+
+kernel! {
+    fn staged_f16(a_ptr: Ptr<f16>, b_ptr: Ptr<f16>, c_ptr: Ptr<f32>, k: i32;
+                  const BM: usize, const BN: usize, const BK: usize, const STAGES: usize) {
+        staged((a_ptr, b_ptr, c_ptr), k, [BM, BN, BK, STAGES]);
+    }
+}
+
+kernel! {
+    /// An `i8` `b` is staged transposed for the tensor cores, so its ring is read into
+    /// registers; `a` is read in place.
+    fn staged_i8(a_ptr: Ptr<i8>, b_ptr: Ptr<i8>, c_ptr: Ptr<i32>, k: i32;
+                 const BM: usize, const BN: usize, const BK: usize, const STAGES: usize) {
+        staged((a_ptr, b_ptr, c_ptr), k, [BM, BN, BK, STAGES]);
+    }
+}
+
+/// The kernel through the front end and the passes (plain specialization).
+fn verified(def: &KernelDef, constexprs: &[(&str, i64)]) -> std::sync::Arc<rtriton::verify::VerifiedKernel> {
+    let spec = SpecKey::plain(&def.params);
+    CompileSession::new().front_end(def, constexprs, &spec, &TraceOptions::default()).expect("the kernel traces")
+}
+
+fn text(def: &KernelDef, constexprs: &[(&str, i64)], num_warps: u32) -> String {
+    let options = PtxOptions { num_warps, ..PtxOptions::default() };
+    layouts_text(&verified(def, constexprs), &options).expect("the kernel has layouts")
+}
+
+const STAGED: &[(&str, i64)] = &[("BM", 32), ("BN", 32), ("BK", 32), ("STAGES", 3)];
+
+/// What the text of each kernel must and must not hold, and how many `convert_layout`
+/// lines it has.
+#[rstest]
+#[case::softmax(
+    softmax_rows(), &[("R", 16), ("C", 64)], 4,
+    &[
+        "#blocked = blocked{spt=[1, 1], tpw=[1, 32], wpc=[2, 2], order=[1, 0]}\nnum_warps = 4\nkernel @softmax_rows(",
+        "= load %",
+        " : tensor<16x64xf32> #blocked  loc(",
+        "= reduce max %",
+        " : tensor<16xf32> #slice<dims=[1], #blocked>  loc(",
+        " : tensor<16x1xf32> #blocked  loc(",
+    ],
+    &["#mma", "#shared"],
+    0
+)]
+#[case::row_sums_down_columns(
+    row_sums_down_columns(), &[("B", 32)], 4,
+    &[
+        " = reduce sum %",
+        "' = convert_layout %",
+        " : tensor<32xi32> #slice<dims=[1], #blocked> -> #slice<dims=[0], #blocked>  (operand 0 of %",
+        " = expand_dims)\n  %",
+    ],
+    &["#mma", "#shared"],
+    1
+)]
+#[case::dot_on_tensor_cores(
+    dot_tile(), &[("BM", 32), ("BN", 32), ("BK", 16)], 4,
+    &[
+        "\n#mma = blocked{spt=[1, 2], tpw=[8, 4], wpc=[2, 2], order=[1, 0]}\nnum_warps = 4\n",
+        " : tensor<32x32xf32> #mma  loc(",
+        " : tensor<32x16xf16> #blocked  loc(",
+    ],
+    &["#shared", "ring_read"],
+    2
+)]
+#[case::dot_with_one_warp(
+    dot_tile(), &[("BM", 32), ("BN", 32), ("BK", 16)], 1,
+    &["\n#mma = blocked{spt=[1, 2], tpw=[8, 4], wpc=[1, 1], order=[1, 0]}\nnum_warps = 1\n"],
+    &[],
+    2
+)]
+#[case::pipelined_f16(
+    staged_f16(), STAGED, 4,
+    &[
+        "#mma = ",
+        " stages 3 iter_args(",
+        " = ring_read ring 0, slot %",
+        ", pending 2 : tensor<32x32xf16> #shared<ring 0, row 40> (read in place)  loc(",
+        ", pending 2 : tensor<32x32xf16> #shared<ring 1, row 40> (read in place)  loc(",
+        " = dot %",
+    ],
+    &[],
+    3
+)]
+#[case::pipelined_i8(
+    staged_i8(), STAGED, 4,
+    &[
+        ": tensor<32x32xi8> #shared<ring 0, row 48> (read in place)  loc(",
+        ": tensor<32x32xi8> #blocked  loc(",
+        " : tensor<32x32xi32> #mma  loc(",
+    ],
+    &["#shared<ring 1"],
+    3
+)]
+fn the_text_shows_encodings_layouts_conversions_and_rings(
+    #[case] def: KernelDef,
+    #[case] constexprs: &[(&str, i64)],
+    #[case] num_warps: u32,
+    #[case] present: &[&str],
+    #[case] absent: &[&str],
+    #[case] conversions: usize,
+) {
+    let text = text(&def, constexprs, num_warps);
+    for want in present {
+        assert!(text.contains(want), "missing {want:?} in\n{text}");
+    }
+    for unwanted in absent {
+        assert!(!text.contains(unwanted), "unexpected {unwanted:?} in\n{text}");
+    }
+    assert_eq!(text.matches(" = convert_layout ").count(), conversions, "{text}");
+}
+
+/// Each `convert_layout` line names a copy the next line reads, and converts between two
+/// different layouts of its value's type.
+#[rstest]
+#[case::row_sums_down_columns(row_sums_down_columns(), &[("B", 32)])]
+#[case::dot_epilogue(dot_tile(), &[("BM", 32), ("BN", 32), ("BK", 16)])]
+#[case::pipelined(staged_f16(), STAGED)]
+fn each_conversion_is_read_by_the_next_op(#[case] def: KernelDef, #[case] constexprs: &[(&str, i64)]) {
+    let text = text(&def, constexprs, 4);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut seen = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let Some((copy, rest)) = line.trim_start().split_once(" = convert_layout ") else { continue };
+        seen += 1;
+        let (_, layouts) = rest.split_once(" #").expect("a type, then the layouts");
+        let (from, to) = layouts.split_once(" -> ").expect("from -> to");
+        let to = to.split("  (operand ").next().unwrap();
+        assert_ne!(format!("#{from}"), to, "{line}");
+        let reader = lines[i + 1..].iter().find(|l| !l.contains(" = convert_layout ")).expect("the reading op");
+        assert!(reader.contains(&format!("{copy},")) || reader.contains(&format!("{copy} ")), "{line}\n{reader}");
+    }
+    assert!(seen > 0, "{text}");
+}
+
+/// Without the header, the `convert_layout` lines, the copies' primes and the layouts
+/// after the types, the text is the kernel's IR text.
+#[rstest]
+#[case::softmax(softmax_rows(), &[("R", 16), ("C", 64)])]
+#[case::row_sums_down_columns(row_sums_down_columns(), &[("B", 32)])]
+#[case::pipelined(staged_f16(), STAGED)]
+#[case::pipelined_i8(staged_i8(), STAGED)]
+fn around_the_annotations_the_text_is_the_ir(#[case] def: KernelDef, #[case] constexprs: &[(&str, i64)]) {
+    let plain = verified(&def, constexprs).kernel().to_string();
+    let text = text(&def, constexprs, 4);
+    let body = &text[text.find("kernel @").expect("the kernel line")..];
+    let annotated: Vec<&str> = body.lines().filter(|l| !l.contains(" = convert_layout ")).collect();
+    let plain: Vec<&str> = plain.lines().collect();
+    assert_eq!(annotated.len(), plain.len(), "{text}");
+    for (a, p) in annotated.iter().zip(&plain) {
+        let a = a.replace('\'', "");
+        let (a_op, p_op) = (a.split(" : ").next().unwrap(), p.split(" : ").next().unwrap());
+        assert_eq!(a_op, p_op);
+        let loc = |l: &str| l.rfind("  loc(").map(|at| l[at..].to_string());
+        assert_eq!(loc(&a), loc(p), "{a}\n{p}");
+    }
+}
+
+/// Where the lowering finds no layout, so does the text: the same error.
+#[test]
+fn a_warp_count_without_a_layout_is_the_lowerings_error() {
+    let k = verified(&softmax_rows(), &[("R", 16), ("C", 64)]);
+    let options = PtxOptions { num_warps: 3, ..PtxOptions::default() };
+    let lowered = rtriton::backend::ptx::lower(&k, &options).unwrap_err();
+    assert_eq!(layouts_text(&k, &options).unwrap_err(), lowered);
+    assert!(lowered.to_string().contains("num_warps = 3 has no valid layout"), "{lowered}");
+}
+
+/// The text's layouts are the ones the PTX is built from: the PTX header names the same
+/// encodings.
+#[rstest]
+#[case::softmax(softmax_rows(), &[("R", 16), ("C", 64)])]
+#[case::pipelined(staged_f16(), STAGED)]
+fn the_header_is_the_ptxs(#[case] def: KernelDef, #[case] constexprs: &[(&str, i64)]) {
+    let k = verified(&def, constexprs);
+    let text = layouts_text(&k, &PtxOptions::default()).unwrap();
+    let ptx = rtriton::backend::ptx::compile(&k, &PtxOptions::default()).unwrap().text;
+    for line in text.lines().take_while(|l| l.starts_with('#')) {
+        assert!(ptx.contains(line), "{line} not in the PTX header\n{ptx}");
+    }
+}
