@@ -182,7 +182,7 @@ fn a_missing_wait_group_is_a_read_of_a_copy_in_flight() {
         let at = inner.iter().position(|i| matches!(i, Inst::CpAsyncWait { .. })).expect("the ring read waits");
         inner.remove(at);
     });
-    let e = s.run(&p).err().expect("reading a slot whose copy is in flight must be reported");
+    let Err(e) = s.run(&p) else { panic!("reading a slot whose copy is in flight must be reported") };
     assert_eq!(e.check, Check::AsyncCopyPending, "{e}");
 }
 
@@ -197,6 +197,6 @@ fn a_wait_group_that_leaves_the_slot_in_flight_is_reported() {
         };
         *pending += 2;
     });
-    let e = s.run(&p).err().expect("one group too many left in flight must be reported");
+    let Err(e) = s.run(&p) else { panic!("one group too many left in flight must be reported") };
     assert_eq!(e.check, Check::AsyncCopyPending, "{e}");
 }

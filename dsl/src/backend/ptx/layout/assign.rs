@@ -351,12 +351,13 @@ pub fn assign(k: &Kernel, enc: &Arc<Blocked>, anchor: &[usize], mma: &dyn Fn(OpI
             class[c] = Some((m.clone(), vec![0, 1]));
         }
     }
-    // The classes of the pointers of loads, copies and stores keep the identity (the
-    // layout coalesce made for their contiguous dim: vector accesses) while it fits the
-    // register budget, even where a permutation would hold them in fewer registers.
+    // The classes of the pointers of copies into staging rings keep the identity (the
+    // layout coalesce made for their contiguous dim: 16-byte `cp.async`s) while it fits the
+    // register budget, even where a permutation would hold them in fewer registers (a
+    // copy in another layout goes element by element through registers).
     let mut accessed: HashSet<usize> = HashSet::new();
     for id in k.walk() {
-        if let OpKind::Load { ptr, .. } | OpKind::AsyncCopy { ptr, .. } | OpKind::Store { ptr, .. } = &k.op(id).kind {
+        if let OpKind::AsyncCopy { ptr, .. } = &k.op(id).kind {
             accessed.insert(uf.find(ptr.index()));
         }
     }
