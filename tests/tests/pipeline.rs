@@ -3,6 +3,8 @@
 //! element is not 0, the loop carries the next tiles in registers), the result is the same
 //! on every back end, and what does not qualify is left alone.
 
+mod ptx_common;
+
 use half::f16;
 use rtriton::diag::{Code, HasDiagnostics};
 use rtriton::kernel;
@@ -214,5 +216,66 @@ fn a_stage_count_out_of_range_is_a_located_error() {
         assert_eq!((ds[0].code, ds[0].message.as_str()), (Code::TraceRule, what));
         assert_eq!(ds[0].loc.map(|l| l.line), Some(line), "{e}");
         assert!(ds[0].help.contains("between 1 (no pipelining) and 8 stages"), "{e}");
+    }
+}
+
+kernel! {
+    /// The matmul port's loop form: the tiles' pointers computed from the induction
+    /// variable, not carried (a carried pointer's contiguity is not derived, so the body's
+    /// copies of `pipelined` go element by element through registers).
+    fn ring_tiles(a_ptr: Ptr<f16>, b_ptr: Ptr<f16>, c_ptr: Ptr<f32>, k: i32;
+                  const BM: usize, const BN: usize, const BK: usize, const STAGES: usize) {
+        let rm = expand_dims(arange(0, BM), 1);
+        let rn = expand_dims(arange(0, BN), 0);
+        let rk = arange(0, BK);
+        let acc = for_range_staged(0, k, BK as i32, STAGES, zeros::<f32>(&[BM, BN]), |k0, acc| {
+            let a = load(a_ptr + rm * k + expand_dims(rk, 0) + k0, Some(expand_dims(rk, 0).lt(k - k0)), Some(f16::ZERO));
+            let b = load(b_ptr + (expand_dims(rk, 1) + k0) * BN as i32 + rn, Some(expand_dims(rk, 1).lt(k - k0)), Some(f16::ZERO));
+            dot(a, b, acc)
+        });
+        store(c_ptr + rm * BN as i32 + rn, acc, None);
+    }
+}
+
+/// The PTX of the 32 x 32 x 32 tile with 3 stages under Triton's specialization (16-byte
+/// aligned operands, `k` divisible by 16): the prologue's two `cp.async` groups per
+/// operand, the body's `cp.async.wait_group 2` and barrier before the `ldmatrix`s, the
+/// `cp.async`s of the tiles two steps ahead into the slot read last, and the `wait_group
+/// 0` after the loop. A review of a change to the rings sees it here (regenerate with
+/// `INSTA_UPDATE=always`); ptxas assembles it for sm_86 and sm_90 without spills.
+fn ring_ptx() -> String {
+    use rtriton::backend::ptx::Arch;
+    use rtriton::spec::ArgValue;
+    let args = [
+        ArgValue::Ptr(0x7f00_0000_0000),
+        ArgValue::Ptr(0x7f10_0000_0000),
+        ArgValue::Ptr(0x7f20_0000_0000),
+        ArgValue::Int(64),
+    ];
+    let constexprs = [("BM", 32), ("BN", 32), ("BK", 32), ("STAGES", 3)];
+    ptx_common::compile_def(&ring_tiles(), &constexprs, &args, SpecPolicy::Triton, &ptx_common::options(Arch::Sm86, 4))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .text
+}
+
+#[test]
+fn golden_ptx_of_a_three_stage_ring() {
+    let text = ring_ptx();
+    assert_eq!(text.matches("cp.async.wait_group 2;").count(), 1, "{text}");
+    assert_eq!(text.matches("cp.async.wait_group 0;").count(), 1, "{text}");
+    // two copies per operand before the loop, one per operand in it
+    assert_eq!(text.matches("cp.async.cg.shared.global").count(), 6, "{text}");
+    assert!(text.contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), "{text}");
+    insta::assert_snapshot!("ring_f16_32x32x32_3_stages_sm_86", text);
+}
+
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn the_ring_assembles_without_spills() {
+    let ptxas = ptx_common::ptxas("the_ring_assembles_without_spills");
+    let text = ring_ptx();
+    for arch in ["sm_86", "sm_90"] {
+        let info = ptx_common::assemble(&ptxas, &text, arch, "ring_tiles").unwrap_or_else(|e| panic!("{arch}: {e}"));
+        assert_eq!(ptx_common::spill_stores(&info), Some(0), "{arch}: {info}");
     }
 }
