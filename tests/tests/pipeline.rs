@@ -279,3 +279,51 @@ fn the_ring_assembles_without_spills() {
         assert_eq!(ptx_common::spill_stores(&info), Some(0), "{arch}: {info}");
     }
 }
+
+/// The rings with `cp.async` in the body too (`ring_tiles`: pointers from the induction
+/// variable), 64 x 64 x 32 tiles on 4 warps and on 8 (where the layout holds each `a` tile
+/// twice, so only each element's first owner copies it: guarded `cp.async`s): the simulator
+/// gives the interpreter's bits, which are the documented `dot` order's, for 0, 1, 16, 40
+/// and 96 iterations.
+#[rstest::rstest]
+fn rings_copied_by_cp_async_give_the_interpreters_bits(#[values(2, 3)] stages: i64, #[values(4, 8)] warps: u32) {
+    let (bm, bn, bk) = (64usize, 64usize, 32usize);
+    let constexprs = [("BM", bm as i64), ("BN", bn as i64), ("BK", bk as i64), ("STAGES", stages)];
+    let args = [
+        rtriton::spec::ArgValue::Ptr(0x7f00_0000_0000),
+        rtriton::spec::ArgValue::Ptr(0x7f10_0000_0000),
+        rtriton::spec::ArgValue::Ptr(0x7f20_0000_0000),
+        rtriton::spec::ArgValue::Int(64),
+    ];
+    let options = ptx_common::options(rtriton::backend::ptx::Arch::Sm86, warps);
+    let text = ptx_common::compile_def(&ring_tiles(), &constexprs, &args, SpecPolicy::Triton, &options)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .text;
+    assert!(text.contains("cp.async.cg.shared.global"), "the rings copy with cp.async\n{text}");
+    if warps == 8 {
+        assert!(text.lines().any(|l| l.trim_start().starts_with('@') && l.contains("cp.async.cg")), "{text}");
+    }
+    for k in [0usize, 1, 16, 40, 96] {
+        let kp = k.max(1);
+        let a: Vec<f16> = (0..bm * kp).map(|i| f16::from_f32(((i * 7 % 13) as f32 - 6.0) / 4.0)).collect();
+        let b: Vec<f16> =
+            (0..kp.next_multiple_of(bk) * bn).map(|i| f16::from_f32(((i * 5 % 11) as f32 - 5.0) / 8.0)).collect();
+        let mut c = Case::new("ring_tiles").grid([1, 1, 1]).num_warps(warps);
+        c.constexprs = constexprs.to_vec();
+        let c = c
+            .input("a", Data::F16(a.clone()), View::contiguous(&[a.len()]))
+            .input("b", Data::F16(b.clone()), View::contiguous(&[b.len()]))
+            .output("c", Data::F32(vec![0.0; bm * bn]), View::contiguous(&[bm * bn]))
+            .int(k as i64);
+        let want = run_interpreter(&ring_tiles(), &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("k {k}: {e}"));
+        let out = &want.buffers[0].1;
+        for i in 0..bm {
+            for j in 0..bn {
+                let s = (0..k).fold(0f32, |s, kk| a[i * k + kk].to_f32().mul_add(b[kk * bn + j].to_f32(), s));
+                assert_eq!(out.f64_at(i * bn + j).unwrap() as f32, s, "k {k} at ({i}, {j})");
+            }
+        }
+        let got = run_simulator(&ring_tiles(), &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("k {k}: {e}"));
+        assert_eq!(got.buffers[0].1.to_le_bytes(), out.to_le_bytes(), "k {k}, {warps} warps, {stages} stages");
+    }
+}
