@@ -221,8 +221,7 @@ fn a_stage_count_out_of_range_is_a_located_error() {
 
 kernel! {
     /// The matmul port's loop form: the tiles' pointers computed from the induction
-    /// variable, not carried (a carried pointer's contiguity is not derived, so the body's
-    /// copies of `pipelined` go element by element through registers).
+    /// variable, not carried (`pipelined` carries them, as the tutorial does).
     fn ring_tiles(a_ptr: Ptr<f16>, b_ptr: Ptr<f16>, c_ptr: Ptr<f32>, k: i32;
                   const BM: usize, const BN: usize, const BK: usize, const STAGES: usize) {
         let rm = expand_dims(arange(0, BM), 1);
@@ -244,6 +243,10 @@ kernel! {
 /// 0` after the loop. A review of a change to the rings sees it here (regenerate with
 /// `INSTA_UPDATE=always`); ptxas assembles it for sm_86 and sm_90 without spills.
 fn ring_ptx() -> String {
+    ring_ptx_of(&ring_tiles())
+}
+
+fn ring_ptx_of(def: &KernelDef) -> String {
     use rtriton::backend::ptx::Arch;
     use rtriton::spec::ArgValue;
     let args = [
@@ -253,7 +256,7 @@ fn ring_ptx() -> String {
         ArgValue::Int(64),
     ];
     let constexprs = [("BM", 32), ("BN", 32), ("BK", 32), ("STAGES", 3)];
-    ptx_common::compile_def(&ring_tiles(), &constexprs, &args, SpecPolicy::Triton, &ptx_common::options(Arch::Sm86, 4))
+    ptx_common::compile_def(def, &constexprs, &args, SpecPolicy::Triton, &ptx_common::options(Arch::Sm86, 4))
         .unwrap_or_else(|e| panic!("{e}"))
         .text
 }
@@ -267,6 +270,15 @@ fn golden_ptx_of_a_three_stage_ring() {
     assert_eq!(text.matches("cp.async.cg.shared.global").count(), 6, "{text}");
     assert!(text.contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), "{text}");
     insta::assert_snapshot!("ring_f16_32x32x32_3_stages_sm_86", text);
+}
+
+/// The tutorial's form, pointers carried and advanced by `BLOCK_K` each step: AxisInfo
+/// derives a carried value's facts (the meet of its initial value's and the yielded
+/// one's), so the body's copies are 16-byte `cp.async`s too.
+#[test]
+fn carried_pointers_copy_with_cp_async_too() {
+    let text = ring_ptx_of(&pipelined());
+    assert_eq!(text.matches("cp.async.cg.shared.global").count(), 6, "{text}");
 }
 
 #[test]

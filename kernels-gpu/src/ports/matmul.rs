@@ -114,10 +114,9 @@ pub fn matmul<A: ScalarMarker, C: ScalarMarker>(a: Args<A, C>, zero: A::Native, 
     let accumulator = zeros::<f32>(&[block_m, block_n]);
     // The tutorial advances `a_ptrs` and `b_ptrs` by `BLOCK_SIZE_K * stride` each step;
     // step `k` reads them at `k * BLOCK_SIZE_K * stride` from the start, the same
-    // addresses. Carried through the loop, the pointer blocks would lose what the back end
-    // knows of their contiguity (a carried value's facts are not derived), so each element
-    // would keep a 64-bit address of its own and every tile of the tutorial's but the
-    // smallest would spill; offset from the start, each 16-byte vector takes one address.
+    // addresses. Carried through the loop, each element of the pointer blocks would keep a
+    // 64-bit register of its own from one step to the next; offset from the start, each
+    // 16-byte vector takes one address.
     // With `num_stages` from 2 on, the tiles go through shared-memory rings, copied
     // `num_stages - 1` steps ahead (`passes/pipeline/ring.rs`).
     let accumulator = for_range_staged(0, cdiv(a.k, block_k as i32), 1, num_stages, accumulator, |k, accumulator| {

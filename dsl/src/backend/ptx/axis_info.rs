@@ -17,6 +17,8 @@
 //! constants, and flow through the rules below. The vector width of a load or store is
 //! decided from them in [`super::vectorize`].
 
+use std::collections::HashMap;
+
 use crate::ir::{BinaryOp, CmpPred, Constant, DType, Kernel, OpKind, Value};
 use crate::spec::ArgSpec;
 
@@ -80,19 +82,74 @@ impl AxisInfoMap {
         &self.infos[v.index()]
     }
 
-    /// Runs the analysis over every op in program order (loop bodies once: the only
-    /// loop-carried facts used are those of the induction variable).
+    /// Runs the analysis over every op in program order. A `for` loop's carried values
+    /// hold, at every iteration, either their initial value or a value the body yielded,
+    /// so their facts are the meet of both: the analysis starts from the initial values'
+    /// facts and reruns until no carried value's facts shrink (each rerun only lowers
+    /// powers of two, so it ends; past `MAX_ROUNDS` the carried values are unknown).
+    /// `while` loops' carried values and `if` results stay unknown.
     pub fn compute(k: &Kernel) -> AxisInfoMap {
+        const MAX_ROUNDS: usize = 16;
         let nonneg = non_negative(k);
+        let mut carried: HashMap<Value, AxisInfo> = HashMap::new();
+        for _ in 0..MAX_ROUNDS {
+            let infos = pass(k, &nonneg, &carried);
+            let mut changed = false;
+            for id in k.walk() {
+                let OpKind::For { init, body, .. } = &k.op(id).kind else { continue };
+                let Some(yields) = k.yielded(body) else { continue };
+                for (i, (v, y)) in init.iter().zip(yields).enumerate() {
+                    let arg = body.args[i + 1];
+                    let now = carried.get(&arg).unwrap_or(&infos[v.index()]);
+                    let next = meet(&meet(now, &infos[v.index()]), &infos[y.index()]);
+                    if carried.get(&arg) != Some(&next) {
+                        changed = true;
+                        carried.insert(arg, next);
+                    }
+                }
+            }
+            if !changed {
+                return AxisInfoMap { infos };
+            }
+        }
+        let unknown = carried.keys().map(|&a| (a, AxisInfo::unknown(k.shape(a).dims()))).collect();
+        AxisInfoMap { infos: pass(k, &nonneg, &unknown) }
+    }
+}
+
+/// What holds of both `a` and `b` (a value that is one or the other).
+fn meet(a: &AxisInfo, b: &AxisInfo) -> AxisInfo {
+    let g = |x: &[u64], y: &[u64]| x.iter().zip(y).map(|(p, q)| gcd(*p, *q)).collect();
+    AxisInfo {
+        contiguity: g(&a.contiguity, &b.contiguity),
+        divisibility: g(&a.divisibility, &b.divisibility),
+        constancy: g(&a.constancy, &b.constancy),
+        constant: if a.constant == b.constant { a.constant } else { None },
+    }
+}
+
+/// One pass over the ops in program order, a loop's carried values (its body's arguments
+/// and its results) taking their facts from `carried`, or from their initial values where
+/// `carried` has none (the first pass).
+fn pass(k: &Kernel, nonneg: &[bool], carried: &HashMap<Value, AxisInfo>) -> Vec<AxisInfo> {
+    {
         let mut infos: Vec<AxisInfo> = k.values.iter().map(|v| AxisInfo::unknown(v.ty.shape.dims())).collect();
         for id in k.walk() {
             let op = k.op(id);
             // The induction variable first: a loop without carried values has no results,
             // and its body still indexes with the variable.
-            if let OpKind::For { lower, step, body, .. } = &op.kind {
+            if let OpKind::For { lower, step, body, init, .. } = &op.kind {
                 // lower, lower + step, ... (scalar).
                 let div = gcd(infos[lower.index()].divisibility[0], infos[step.index()].divisibility[0]);
                 infos[body.args[0].index()] = AxisInfo::uniform(&[], div, None);
+                for (i, v) in init.iter().enumerate() {
+                    let arg = body.args[i + 1];
+                    let facts = carried.get(&arg).cloned().unwrap_or_else(|| infos[v.index()].clone());
+                    if let Some(r) = op.results.get(i) {
+                        infos[r.index()] = facts.clone();
+                    }
+                    infos[arg.index()] = facts;
+                }
                 continue;
             }
             let Some(&res) = op.results.first() else { continue };
@@ -259,7 +316,7 @@ impl AxisInfoMap {
             };
             infos[res.index()] = info;
         }
-        AxisInfoMap { infos }
+        infos
     }
 }
 
