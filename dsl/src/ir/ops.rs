@@ -43,6 +43,18 @@ pub enum Effect {
     Terminator,
 }
 
+impl Effect {
+    /// Whether an op of this effect stays when nothing reads its results (a store, an
+    /// atomic, a copy into a ring, a promise): what dead-code removal and the lowering
+    /// keep. A region is kept when its body is; a terminator goes with its region.
+    pub fn kept_unused(self) -> bool {
+        match self {
+            Effect::WritesMemory | Effect::ReadsWritesMemory | Effect::WritesRing | Effect::Assumes => true,
+            Effect::Pure | Effect::ProgramIndex | Effect::ReadsMemory | Effect::Region | Effect::Terminator => false,
+        }
+    }
+}
+
 /// What kind of computation an op is. The passes that treat every op of a kind alike
 /// classify ops by it (layout assignment, rematerialization, the index-width analysis),
 /// and the PTX lowering of each family has a file of its own under

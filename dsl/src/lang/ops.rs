@@ -402,9 +402,10 @@ where
 pub const MAX_STAGES: usize = 8;
 
 /// [`for_range`] with Triton's `num_stages` (`tl.range(lower, upper, step,
-/// num_stages=stages)`): with 2 or more, the loads that feed a `dot` in the body are issued
-/// one iteration ahead, so the next tiles load while this iteration's product runs
-/// (`passes/pipeline.rs`; stages past 2 prefetch no further yet). 1 runs the loop as
+/// num_stages=stages)`): with 2 or more, the loads that feed a `dot` in the body are copied
+/// into shared-memory rings of `stages` slots, `stages - 1` iterations ahead (or, where a
+/// masked-off element is not 0, loaded one iteration ahead into registers), so the next
+/// tiles load while this iteration's product runs (`passes/pipeline/`). 1 runs the loop as
 /// written. The results are those of [`for_range`]. `stages` is a Rust value, typically a
 /// constexpr an autotuning configuration sets (`NUM_STAGES`), between 1 and
 /// [`MAX_STAGES`].

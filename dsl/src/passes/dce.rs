@@ -12,7 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::{Block, Effect, Kernel, Op, OpId, OpKind, Value, ValueData, ValueDef};
+use crate::ir::{Block, Kernel, Op, OpId, OpKind, Value, ValueData, ValueDef};
 
 /// Removes dead ops from `kernel`; returns how many were removed.
 pub fn run(kernel: &mut Kernel) -> usize {
@@ -52,16 +52,7 @@ fn live_ops(k: &Kernel) -> HashSet<OpId> {
         }
     }
     let mut live = HashSet::new();
-    let mut work: Vec<OpId> = k
-        .walk()
-        .into_iter()
-        .filter(|id| {
-            matches!(
-                k.op(*id).kind.effect(),
-                Effect::WritesMemory | Effect::ReadsWritesMemory | Effect::WritesRing | Effect::Assumes
-            )
-        })
-        .collect();
+    let mut work: Vec<OpId> = k.walk().into_iter().filter(|id| k.op(*id).kind.effect().kept_unused()).collect();
     while let Some(id) = work.pop() {
         if !live.insert(id) {
             continue;

@@ -389,12 +389,8 @@ impl Lowerer<'_> {
                     self.materialize_reads(op);
                     continue;
                 }
-                Effect::Pure | Effect::ProgramIndex | Effect::ReadsMemory => true,
-                Effect::WritesMemory
-                | Effect::ReadsWritesMemory
-                | Effect::WritesRing
-                | Effect::Assumes
-                | Effect::Region => false,
+                Effect::Region => false,
+                e => !e.kept_unused(),
             };
             if removable && op.results.iter().all(|r| self.info.uses(*r) == 0) {
                 continue;

@@ -254,13 +254,6 @@ impl Lowerer<'_> {
         }
         self.shared_bytes = base + self.ring_bytes;
     }
-
-    /// Adds `what` to the reason of the access decision just recorded.
-    fn note_access(&mut self, what: String) {
-        if let Some(d) = self.decisions.accesses.last_mut() {
-            d.reason = format!("{}; {what}", d.reason);
-        }
-    }
 }
 
 /// Whether every use of `v` (a `ring_read`) is an operand of a tensor-core `dot` that can

@@ -60,7 +60,7 @@ impl Lowerer<'_> {
         let width = self.access_width(op, AccessKind::Load, ptr, mask);
         let vector_bytes = width * ty.size_bytes() as usize;
         if vector_bytes != STAGE_BYTES {
-            self.note_staging(format!(
+            self.note_access(format!(
                 "not staged: {vector_bytes}-byte vectors (cp.async copies 16), loaded into registers"
             ));
             let elems = self.load_width(op, (ptr, mask, other), width)?;
@@ -77,7 +77,7 @@ impl Lowerer<'_> {
             self.stage_site = Some(op.loc);
         }
         let base = self.stage_thread_base();
-        self.note_staging(format!(
+        self.note_access(format!(
             "staged: cp.async of {vectors} x 16 bytes per thread into a {bytes}-byte shared buffer"
         ));
         let masks = mask.map(|m| self.val(m)).transpose()?;
@@ -225,7 +225,9 @@ impl Lowerer<'_> {
         self.shared_bytes = scratch + self.stage_bytes;
     }
 
-    fn note_staging(&mut self, what: String) {
+    /// Adds `what` to the reason of the access decision just recorded (a staged load's or
+    /// a ring copy's way through shared memory).
+    pub(super) fn note_access(&mut self, what: String) {
         if let Some(d) = self.decisions.accesses.last_mut() {
             d.reason = format!("{}; {what}", d.reason);
         }
