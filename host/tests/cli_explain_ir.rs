@@ -55,8 +55,8 @@ fn explain(kernel: &[&str], extra: &[&str]) -> (u8, String) {
     MATMUL, &["--ir", "layouts"],
     &[
         "#blocked = blocked{spt=[1, 8], tpw=[8, 4], wpc=[4, 1], order=[1, 0]}\n#mma = blocked{spt=[1, 2], tpw=[8, 4], wpc=[2, 2], order=[1, 0]}\nnum_warps = 4\nkernel @matmul_kernel_f16(",
-        " : tensor<32x32xf16> #shared<ring 0, row 40> (read in place)  loc(",
-        " : tensor<32x32xf16> #shared<ring 1, row 40> (read in place)  loc(",
+        " : tensor<32x32xf16> #shared<ring 0, swizzled, vec 16 bytes, perPhase 2, maxPhase 4> (read in place)  loc(",
+        " : tensor<32x32xf16> #shared<ring 1, swizzled, vec 16 bytes, perPhase 2, maxPhase 4> (read in place)  loc(",
         " : tensor<32x32xf32> #mma  loc(",
         "' = convert_layout %",
         " = expand_dims)\n",

@@ -218,6 +218,7 @@ fn branch_on_tid(threads: u32, cut: i64, then_body: Vec<Inst>) -> Result<sim::Si
         threads_per_cta: threads,
         min_ctas_per_sm: 0,
         shared_bytes: 0,
+        shared_align: 16,
         shared_site: None,
         regs,
         body,

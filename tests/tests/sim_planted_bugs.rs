@@ -358,6 +358,7 @@ impl Builder {
             threads_per_cta: num_warps * 32,
             min_ctas_per_sm: 0,
             shared_bytes: 0,
+            shared_align: 16,
             shared_site: None,
             regs: self.regs,
             body: self.body,

@@ -7,12 +7,13 @@
 //! - a removed barrier between the staging stores and the fragment reads;
 //!
 //! and in a pipelined K loop (`for_range_staged`, the tiles copied into shared-memory
-//! rings by `cp.async` two iterations ahead):
+//! rings by `cp.async` two iterations ahead, into swizzled slots):
 //! - a missing `cp.async.wait_group` before the fragment reads,
-//! - a `cp.async.wait_group` that leaves the read slot's copies in flight.
+//! - a `cp.async.wait_group` that leaves the read slot's copies in flight,
+//! - a swizzle off by one: the fragment reads `xor` a row's phase plus one.
 
 use half::f16;
-use rtriton::backend::ptx::lir::{Inst, Program};
+use rtriton::backend::ptx::lir::{BinOp, Inst, Operand, Program, Reg, Ty};
 use rtriton::backend::ptx::{self, PtxOptions};
 use rtriton::interp::Memory;
 use rtriton::kernel;
@@ -199,4 +200,36 @@ fn a_wait_group_that_leaves_the_slot_in_flight_is_reported() {
     });
     let Err(e) = s.run(&p) else { panic!("one group too many left in flight must be reported") };
     assert_eq!(e.check, Check::AsyncCopyPending, "{e}");
+}
+
+#[test]
+fn a_swizzle_off_by_one_gives_other_bits_or_an_error() {
+    let s = setup_of(dot_loop(), 128, true);
+    let p = s.mutated(|body| {
+        let inner = loop_body(body);
+        let Some(Inst::Ldmatrix { addr, .. }) = inner.iter().find(|i| matches!(i, Inst::Ldmatrix { .. })).cloned()
+        else {
+            panic!("the loop reads fragments")
+        };
+        // The first fragment base is the lane's address `xor` its row's phase (times 16).
+        let at = inner
+            .iter()
+            .position(|i| matches!(i, Inst::Bin { op: BinOp::Xor, dst, .. } if *dst == addr))
+            .expect("the fragment base of a swizzled slot is an xor");
+        let Inst::Bin { b: Operand::Reg(phase), .. } = inner[at] else { panic!("xor with the phase register") };
+        // The reader's phase, one chunk (16 bytes) on: the writer's stays as it was.
+        let off = Reg(9_999);
+        inner.insert(
+            at,
+            Inst::Bin { op: BinOp::Add, ty: Ty::I32, dst: off, a: Operand::Reg(phase), b: Operand::Int(16) },
+        );
+        let Inst::Bin { b, .. } = &mut inner[at + 1] else { unreachable!() };
+        *b = Operand::Reg(off);
+    });
+    let mut p = p;
+    p.regs.resize(10_000, Ty::I32);
+    match s.run(&p) {
+        Ok(got) => assert_ne!(got, s.want, "fragments read one chunk off their swizzled place must change the product"),
+        Err(e) => assert!(matches!(e.check, Check::SharedOutOfBounds | Check::UninitializedShared), "{e}"),
+    }
 }

@@ -70,6 +70,7 @@ mod tests {
             threads_per_cta: 32,
             min_ctas_per_sm: 0,
             shared_bytes: 0,
+            shared_align: 16,
             shared_site: None,
             regs: vec![Ty::Pred, Ty::I64, Ty::F32, Ty::F32],
             body,

@@ -195,10 +195,16 @@ impl Config {
     }
 
     /// The shared memory of the K loop's rings for `elem_bytes`-byte operands: per stage an
-    /// `A` tile and a `B` tile, each row padded by 16 bytes (`lower/ring.rs`).
+    /// `A` tile and a `B` tile, laid out as the compiler lays out ring slots
+    /// (`lower/ring.rs`): 16-bit rows of 32 to 1024 bytes swizzled, any other row padded
+    /// by 16 bytes.
     pub const fn ring_bytes(self, elem_bytes: usize) -> usize {
-        let pad = 16 / elem_bytes;
-        let stage = (self.block_m * (self.block_k + pad) + self.block_k * (self.block_n + pad)) * elem_bytes;
+        const fn row(elems: usize, elem_bytes: usize) -> usize {
+            let bytes = elems * elem_bytes;
+            let swizzled = elem_bytes == 2 && bytes.is_power_of_two() && bytes >= 32 && bytes <= 1024;
+            if swizzled { bytes } else { bytes + 16 }
+        }
+        let stage = self.block_m * row(self.block_k, elem_bytes) + self.block_k * row(self.block_n, elem_bytes);
         if self.num_stages < 2 { 0 } else { stage * self.num_stages as usize }
     }
 
@@ -210,6 +216,11 @@ impl Config {
             c.num_stages -= 1;
         }
         c
+    }
+
+    /// This configuration with `num_stages` stages.
+    pub const fn with_stages(self, num_stages: u32) -> Config {
+        Config { num_stages, ..self }
     }
 
     /// The constexprs of a launch of this configuration.
@@ -262,17 +273,19 @@ pub const WIDE_TILE: Config = Config::new(128, 128, 64, 2, 4);
 /// The shared memory a CTA may have on sm_86, the PTX target (99 KiB).
 pub const SM86_SHARED_BYTES: usize = 99 * 1024;
 
-/// The configurations autotuning tries for `f16` and `bf16`: [`WIDE_TILE`], then
-/// [`TUTORIAL_CONFIGS`] without those the compiler refuses, those ptxas spills and those
-/// whose rings need more than the 99 KiB of shared memory a CTA has on sm_86
+/// The configurations autotuning tries for `f16` and `bf16`: [`WIDE_TILE`] with 2 and 3
+/// stages, then [`TUTORIAL_CONFIGS`] without those the compiler refuses, those ptxas spills
+/// and those whose rings need more than the 99 KiB of shared memory a CTA has on sm_86
 /// ([`Config::ring_bytes`]; `tests/tests/port_matmul.rs` checks all three for every dtype,
 /// sm_86 and sm_90, with and without the activation). Refused: a block past the register
 /// budget of 128 a value (256 x 64 x 128, 64 x 256 x 128: their 128-wide operand's i64
-/// offsets). Past sm_86's shared memory with the tutorial's stages: 128 x 256 x 64, 128 x
-/// 256 x 128, 256 x 128 x 128 and 128 x 128 x 128 (left out), 128 x 64 x 64 and 64 x 128 x
-/// 64 (kept with the 3 stages that fit).
-pub const AUTOTUNE_CONFIGS_16BIT: [Config; 11] = [
+/// offsets). Past sm_86's shared memory with the tutorial's stages: 128 x 256 x 64 (kept
+/// with the 2 stages that fit), 128 x 256 x 128, 256 x 128 x 128 and 128 x 128 x 128 (left
+/// out: not even 2 fit).
+pub const AUTOTUNE_CONFIGS_16BIT: [Config; 13] = [
     WIDE_TILE,
+    WIDE_TILE.with_stages(3),
+    TUTORIAL_CONFIGS[0].fitting(2, SM86_SHARED_BYTES),
     TUTORIAL_CONFIGS[2],
     TUTORIAL_CONFIGS[3],
     TUTORIAL_CONFIGS[4],

@@ -12,7 +12,7 @@ use std::fmt::Write;
 
 use super::encodings::{Encodings, mma_lines};
 use super::layout::Layout;
-use super::lower::{read_in_place, slot_row};
+use super::lower::{SlotLayout, read_in_place, slot_layout};
 use super::{PtxError, PtxOptions};
 use crate::ir::printer::{Annotations, print_annotated};
 use crate::ir::{Kernel, OpId, OpKind, Value};
@@ -45,8 +45,8 @@ struct Notes<'a> {
     layouts: &'a [Option<Layout>],
     /// `(op, operand)` -> the copy the op reads.
     copies: HashMap<(OpId, Value), Converted>,
-    /// `ring_read`s that stay in shared memory: their ring and its row stride (elements).
-    in_place: HashMap<Value, (u32, usize)>,
+    /// `ring_read`s that stay in shared memory: their ring and its slots' layout.
+    in_place: HashMap<Value, (u32, SlotLayout)>,
 }
 
 impl<'a> Notes<'a> {
@@ -63,7 +63,7 @@ impl<'a> Notes<'a> {
                 && let Some(&v) = op.results.first()
                 && read_in_place(k, layouts, v)
             {
-                in_place.insert(v, (ring, slot_row(k, v)));
+                in_place.insert(v, (ring, slot_layout(k, v)));
             }
             for v in op.kind.operands() {
                 let Some(to) = e.assignment.conversions.get(&(id, v)) else { continue };
@@ -88,8 +88,8 @@ impl<'a> Notes<'a> {
 
 impl Annotations for Notes<'_> {
     fn after_type(&self, v: Value) -> Option<String> {
-        if let Some((ring, row)) = self.in_place.get(&v) {
-            return Some(format!("#shared<ring {ring}, row {row}> (read in place)"));
+        if let Some((ring, slot)) = self.in_place.get(&v) {
+            return Some(format!("#shared<ring {ring}, {slot}> (read in place)"));
         }
         self.layout(v).map(Layout::describe)
     }

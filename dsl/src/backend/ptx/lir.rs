@@ -617,6 +617,9 @@ pub struct Program {
     /// Bytes of the CTA's shared buffer (0: none is declared). 16-byte aligned. Past
     /// [`super::MAX_STATIC_SHARED_BYTES`] the writer declares it dynamic.
     pub shared_bytes: u32,
+    /// The shared buffer's alignment in bytes: 16, or 1024 where swizzled ring slots rely
+    /// on their addresses' bits (`lower/swizzle.rs`).
+    pub shared_align: u32,
     /// The op whose shared buffer raised [`Program::shared_bytes`] last (a staged load;
     /// `None` when only the shared scratch is used).
     pub shared_site: Option<SourceLoc>,

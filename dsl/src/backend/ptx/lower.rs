@@ -37,13 +37,14 @@ mod ring;
 mod scan;
 mod shape;
 mod staged;
+mod swizzle;
 mod threads;
 mod unroll;
 mod values;
 mod wide;
 mod wide_mul;
 
-pub(super) use ring::{read_in_place, slot_row};
+pub(super) use ring::{SlotLayout, read_in_place, slot_layout};
 
 use insts::ty_of;
 
@@ -150,6 +151,8 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         ring_views: HashMap::new(),
         ring_synced: false,
         ring_site: None,
+        rings_swizzled: false,
+        shared_align: 16,
         sign_extended: HashMap::new(),
         decisions: Decisions { layout: Some(layout_decision), ..Decisions::default() },
     };
@@ -185,6 +188,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
             n => n,
         },
         shared_bytes: l.shared_bytes,
+        shared_align: l.shared_align,
         shared_site: l.stage_site,
         regs: l.regs,
         body,
@@ -257,6 +261,11 @@ pub(super) struct Lowerer<'a> {
     ring_synced: bool,
     /// The first `async_copy`'s source line (where a ring's shared memory comes from).
     ring_site: Option<SourceLoc>,
+    /// Whether a ring's slots are swizzled (`lower/swizzle.rs`): the rings then start at
+    /// a multiple of `SWIZZLE_ALIGN`.
+    rings_swizzled: bool,
+    /// The alignment the shared buffer is declared with.
+    shared_align: u32,
     pub decisions: Decisions,
     /// `cvt.s64.s32` results: 64-bit register -> the 32-bit register it extends
     /// (`lower/wide_mul.rs`).

@@ -232,7 +232,7 @@ impl<'a> Writer<'a> {
             // Past 48 KiB only dynamic shared memory is allowed, declared at module scope;
             // the launch passes its size.
             let _ = writeln!(self.out, "// {} bytes of dynamic shared memory", p.shared_bytes);
-            let _ = writeln!(self.out, ".extern .shared .align 16 .b8 smem[];\n");
+            let _ = writeln!(self.out, ".extern .shared .align {} .b8 smem[];\n", p.shared_align);
         }
         let _ = writeln!(self.out, ".visible .entry {}(", p.entry);
         for (i, prm) in p.params.iter().enumerate() {
@@ -259,7 +259,7 @@ impl<'a> Writer<'a> {
             let _ = writeln!(self.out, "\t.reg .b32 %ldn<{loops}>;");
         }
         if p.shared_bytes > 0 && super::dynamic_shared_bytes(p.shared_bytes) == 0 {
-            let _ = writeln!(self.out, "\t.shared .align 16 .b8 smem[{}];", p.shared_bytes);
+            let _ = writeln!(self.out, "\t.shared .align {} .b8 smem[{}];", p.shared_align, p.shared_bytes);
         }
         self.out.push('\n');
         self.insts(&p.body, 1);

@@ -21,12 +21,18 @@
 use super::super::PtxError;
 use super::Lowerer;
 use super::exchange::{Place, Side};
+use super::swizzle::Swizzle;
 use crate::backend::ptx::layout::{Blocked, Geometry, Layout, MmaInput};
 use crate::backend::ptx::lir::{BinOp, Inst, Operand, Reg, Ty};
 use crate::ir::{Kernel, Op, Value};
+use std::collections::HashMap;
 
 /// Bytes of padding after each row in shared memory.
 const ROW_PAD_BYTES: usize = 16;
+
+/// A fragment's offset from its operand's base, as (row bytes, column bytes): a swizzled
+/// slot moves the columns by `xor` ([`Lowerer::fragment_at`]).
+type FragmentOffset = (u32, u32);
 
 /// [`Lowerer::mma_input`] of a `dot` whose result is in `result` and whose `a` is `a`, out
 /// of the lowering, for the decisions made before it (`ring.rs`'s reads in place).
@@ -66,20 +72,29 @@ impl Lowerer<'_> {
         let ty_in = super::ty_of(self.k.dtype(a));
         let elem = ty_in.size_bytes() as usize;
         let pad = ROW_PAD_BYTES / elem;
-        // Row strides in elements: `a` `[M, K + pad]`; `b` `[K, N + pad]`, or for `i8`
-        // `[N, K + pad]` (transposed).
-        let sa = kk + pad;
-        let b_transposed = input == MmaInput::S8;
-        let sb = if b_transposed { kk + pad } else { n + pad };
-        let b_len = if b_transposed { n * sb } else { kk * sb };
-        let b_strides = if b_transposed { vec![1, sb] } else { vec![sb, 1] };
         // An operand read from a staging ring (`ring.rs`) is already in shared memory, in
-        // this layout; the others are staged here, `a` first.
+        // its slot's layout; the others are staged here, `a` first, in rows padded by 16
+        // bytes. Row strides in elements: `a` `[M, K + pad]`; `b` `[K, N + pad]`, or for
+        // `i8` `[N, K + pad]` (transposed).
+        let b_transposed = input == MmaInput::S8;
         let a_view = self.ring_views.get(&a).copied();
         let b_view = self.ring_views.get(&b).copied().filter(|_| !b_transposed);
-        if a_view.is_some_and(|v| v.row != sa) || b_view.is_some_and(|v| v.row != sb) {
-            return Err(self.invariant(op, "reads a ring slot whose rows are not padded as its staging would be"));
+        let sa = a_view.map_or(kk + pad, |v| v.layout.row(elem));
+        let sb = match b_view {
+            Some(v) => v.layout.row(elem),
+            None if b_transposed => kk + pad,
+            None => n + pad,
+        };
+        if sa < kk || (!b_transposed && sb < n) {
+            return Err(self.invariant(op, "reads a ring slot whose rows are narrower than its tile"));
         }
+        let a_sw = a_view.and_then(|v| v.layout.swizzle());
+        let b_sw = b_view.and_then(|v| v.layout.swizzle());
+        if (a_sw.is_some() || b_sw.is_some()) && !matches!(input, MmaInput::F16 | MmaInput::BF16) {
+            return Err(self.invariant(op, "reads swizzled slots with scalar fragment loads"));
+        }
+        let b_len = if b_transposed { n * sb } else { kk * sb };
+        let b_strides = if b_transposed { vec![1, sb] } else { vec![sb, 1] };
         let a_len = if a_view.is_some() { 0 } else { m * sa };
         let mut writes = Vec::new();
         if a_view.is_none() {
@@ -119,7 +134,7 @@ impl Lowerer<'_> {
         let row_step = 8 * wm; // between the halves of a tile, and between tiles: 2 row_step
         let col_step = 8 * wn;
         let e = elem as i64;
-        let (a_base, b_base, a_offs, b_offs): (Reg, Reg, Vec<Vec<u32>>, Vec<Vec<u32>>);
+        let (a_base, b_base, a_offs, b_offs): (Reg, Reg, Vec<Vec<FragmentOffset>>, Vec<Vec<FragmentOffset>>);
         let k_steps = kk / input.k();
         match input {
             MmaInput::F16 | MmaInput::BF16 => {
@@ -133,7 +148,11 @@ impl Lowerer<'_> {
                 let half = self.scaled(q1, row_step as i64);
                 let a_row = self.sum(&[row0, r, half]);
                 let a_col = self.scaled(q2, 8);
-                a_base = self.shared_addr(a_tile, &[(a_row, sa as i64 * e), (a_col, e)], 0);
+                // A swizzled slot's lane address is `xor`ed with its row's phase once; the
+                // lane's chunk (`q2`, or `w_n + q2 wn` for `b`) and the chunks the k-steps
+                // and tiles add share no bit, so each of those moves is one more `xor`.
+                let lane_a = self.shared_addr(a_tile, &[(a_row, sa as i64 * e), (a_col, e)], 0);
+                a_base = self.swizzled_base(a_sw, lane_a, a_row);
                 let b_row = {
                     let k8 = self.scaled(q1, 8);
                     self.sum(&[r, k8])
@@ -142,12 +161,20 @@ impl Lowerer<'_> {
                     let t = self.scaled(q2, col_step as i64);
                     self.sum(&[col0, t])
                 };
-                b_base = self.shared_addr(b_tile, &[(b_row, sb as i64 * e), (b_col, e)], b_at * e);
+                let lane_b = self.shared_addr(b_tile, &[(b_row, sb as i64 * e), (b_col, e)], b_at * e);
+                b_base = self.swizzled_base(b_sw, lane_b, b_row);
                 a_offs = (0..k_steps)
-                    .map(|ks| (0..tiles_m).map(|i| ((2 * i * row_step * sa + ks * 16) * elem) as u32).collect())
+                    .map(|ks| {
+                        (0..tiles_m).map(|i| ((2 * i * row_step * sa * elem) as u32, (ks * 16 * elem) as u32)).collect()
+                    })
                     .collect();
                 b_offs = (0..k_steps)
-                    .map(|ks| (0..tiles_n).step_by(2).map(|j| ((ks * 16 * sb + j * col_step) * elem) as u32).collect())
+                    .map(|ks| {
+                        (0..tiles_n)
+                            .step_by(2)
+                            .map(|j| ((ks * 16 * sb * elem) as u32, (j * col_step * elem) as u32))
+                            .collect()
+                    })
                     .collect();
             }
             MmaInput::Tf32 | MmaInput::S8 => {
@@ -171,8 +198,9 @@ impl Lowerer<'_> {
                     .map(|ks| {
                         (0..tiles_m)
                             .flat_map(|i| {
-                                [(0, 0), (1, 0), (0, 1), (1, 1)]
-                                    .map(|(h, c)| (((2 * i + h) * row_step * sa + ks * kstep + c * kc) * elem) as u32)
+                                [(0, 0), (1, 0), (0, 1), (1, 1)].map(|(h, c)| {
+                                    ((((2 * i + h) * row_step * sa + ks * kstep + c * kc) * elem) as u32, 0)
+                                })
                             })
                             .collect()
                     })
@@ -184,7 +212,7 @@ impl Lowerer<'_> {
                                 [0, 1].map(|c| {
                                     let k = ks * kstep + c * kc;
                                     let at = if b_transposed { j * col_step * sb + k } else { k * sb + j * col_step };
-                                    (at * elem) as u32
+                                    ((at * elem) as u32, 0)
                                 })
                             })
                             .collect()
@@ -201,22 +229,30 @@ impl Lowerer<'_> {
         if accs.len() != geo.num_regs() {
             return Err(self.invariant(op, "reads an accumulator in another layout than its result"));
         }
+        // The `xor`ed bases of swizzled fragments, by operand and column bits moved.
+        let mut moved: HashMap<(bool, u32), Reg> = HashMap::new();
         for ks in 0..k_steps {
             let (a_frags, b_frags) = match input {
                 MmaInput::F16 | MmaInput::BF16 => {
-                    let a_frags: Vec<Vec<Reg>> =
-                        a_offs[ks].iter().map(|&off| self.ldmatrix(false, 4, a_base, off)).collect();
+                    let mut a_frags: Vec<Vec<Reg>> = Vec::with_capacity(tiles_m);
+                    for &off in &a_offs[ks] {
+                        let (base, at) = self.fragment_at(&mut moved, (false, a_sw), a_base, off);
+                        a_frags.push(self.ldmatrix(false, 4, base, at));
+                    }
                     let mut b_frags: Vec<Vec<Reg>> = Vec::with_capacity(tiles_n);
                     for &off in &b_offs[ks] {
                         let count = if tiles_n == 1 { 2 } else { 4 };
-                        let regs = self.ldmatrix(true, count, b_base, off);
+                        let (base, at) = self.fragment_at(&mut moved, (true, b_sw), b_base, off);
+                        let regs = self.ldmatrix(true, count, base, at);
                         b_frags.extend(regs.chunks(2).map(|c| c.to_vec()));
                     }
                     (a_frags, b_frags)
                 }
                 MmaInput::Tf32 | MmaInput::S8 => {
-                    let a_regs: Vec<Reg> = a_offs[ks].iter().map(|&off| self.fragment(input, a_base, off)).collect();
-                    let b_regs: Vec<Reg> = b_offs[ks].iter().map(|&off| self.fragment(input, b_base, off)).collect();
+                    let a_regs: Vec<Reg> =
+                        a_offs[ks].iter().map(|&(r, c)| self.fragment(input, a_base, r + c)).collect();
+                    let b_regs: Vec<Reg> =
+                        b_offs[ks].iter().map(|&(r, c)| self.fragment(input, b_base, r + c)).collect();
                     (a_regs.chunks(4).map(|c| c.to_vec()).collect(), b_regs.chunks(2).map(|c| c.to_vec()).collect())
                 }
             };
@@ -243,6 +279,44 @@ impl Lowerer<'_> {
             self.emit(Inst::BarSync { id: 0 });
         }
         Ok(accs.into_iter().map(Operand::Reg).collect())
+    }
+
+    /// A lane's fragment base register in an operand's shared tile: `lane` unswizzled, or
+    /// `xor`ed with its row's phase (`swizzle.rs`).
+    fn swizzled_base(&mut self, sw: Option<Swizzle>, lane: Reg, row: Operand) -> Reg {
+        let Some(sw) = sw else { return lane };
+        let bits = self.phase_bits(sw, row);
+        let x = self.int_op(BinOp::Xor, Operand::Reg(lane), bits);
+        self.reg(x, Ty::I32)
+    }
+
+    /// The address (a register and an immediate) of a fragment at `(row bytes, column
+    /// bytes)` from its operand's `base` (`swizzled_base`). Unswizzled, the sum. Swizzled,
+    /// the row offset is whole periods of 8 rows, and the column bits below the swizzle's
+    /// span move by `xor` (the lane's own chunk shares none of them), kept per value in
+    /// `moved`; the rest of the columns stays an immediate.
+    fn fragment_at(
+        &mut self,
+        moved: &mut HashMap<(bool, u32), Reg>,
+        (is_b, sw): (bool, Option<Swizzle>),
+        base: Reg,
+        (row, col): (u32, u32),
+    ) -> (Reg, u32) {
+        let Some(sw) = sw else { return (base, row + col) };
+        let low = col % sw.span() as u32;
+        if low == 0 {
+            return (base, row + col);
+        }
+        let reg = match moved.get(&(is_b, low)) {
+            Some(&r) => r,
+            None => {
+                let x = self.int_op(BinOp::Xor, Operand::Reg(base), Operand::Int(low.into()));
+                let r = self.reg(x, Ty::I32);
+                moved.insert((is_b, low), r);
+                r
+            }
+        };
+        (reg, row + col - low)
     }
 
     /// `count` 8x8 matrices through `ldmatrix` from `base + offset`.

@@ -4,10 +4,12 @@
 //! tensor-core work.
 //!
 //! A ring is `slots` tiles in shared memory, after the scratch and the staged loads'
-//! buffers (`place_rings`). A tile `[R, C]` is row-major with each row padded by 16 bytes,
-//! the layout `mma.rs` stages operands in, so the 8 rows an `ldmatrix` reads fall in 8
-//! different groups of 4 banks and `mma.rs` reads a slot exactly as it reads its own
-//! staging.
+//! buffers (`place_rings`). A tile `[R, C]` is row-major in one of two layouts
+//! ([`SlotLayout`]), both placing the 8 rows an `ldmatrix` reads (and the chunks a warp's
+//! copies write) in 8 different groups of 4 banks:
+//! - 16-bit tiles whose rows are 2 to 64 chunks of 16 bytes are swizzled (`swizzle.rs`):
+//!   no padding, so a stage takes only the tiles' bytes;
+//! - other tiles pad each row by 16 bytes, the layout `mma.rs` stages its own operands in.
 //!
 //! - `async_copy`: each thread issues one `cp.async.cg` per 16-byte vector of the tile it
 //!   holds (source size 0 for a masked-off vector: zero fill, the address is not read;
@@ -25,6 +27,7 @@
 
 use super::exchange::{Place, Side, shared_ty};
 use super::mma::tensor_core_input;
+use super::swizzle::{SWIZZLE_ALIGN, Swizzle};
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::layout::{Layout, MmaInput};
 use crate::backend::ptx::lir::{BinOp, Guard, Inst, Operand, Reg, Ty};
@@ -36,6 +39,51 @@ const ROW_PAD_BYTES: usize = 16;
 /// Bytes one `cp.async.cg` copies.
 const COPY_BYTES: usize = 16;
 
+/// How a slot lays out a tile's rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SlotLayout {
+    /// Rows `row` elements apart: the tile's row and 16 bytes of padding.
+    Padded { row: usize },
+    /// Rows exactly the tile's width apart, their 16-byte chunks swizzled.
+    Swizzled(Swizzle),
+}
+
+impl SlotLayout {
+    /// The layout of a slot holding `[R, C]` tiles of `ty`.
+    pub(crate) fn of(shape: &[usize], ty: Ty) -> SlotLayout {
+        let eb = ty.size_bytes() as usize;
+        match Swizzle::of(shape[1] * eb) {
+            Some(sw) if eb == 2 => SlotLayout::Swizzled(sw),
+            _ => SlotLayout::Padded { row: shape[1] + ROW_PAD_BYTES / eb },
+        }
+    }
+
+    /// Elements from one row to the next.
+    pub(super) fn row(self, eb: usize) -> usize {
+        match self {
+            SlotLayout::Padded { row } => row,
+            SlotLayout::Swizzled(sw) => sw.row_bytes / eb,
+        }
+    }
+
+    /// The swizzle, if the rows are swizzled.
+    pub(super) fn swizzle(self) -> Option<Swizzle> {
+        match self {
+            SlotLayout::Swizzled(sw) => Some(sw),
+            SlotLayout::Padded { .. } => None,
+        }
+    }
+}
+
+impl std::fmt::Display for SlotLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SlotLayout::Padded { row } => write!(f, "row {row}"),
+            SlotLayout::Swizzled(sw) => write!(f, "swizzled, {sw}"),
+        }
+    }
+}
+
 /// One staging ring: where it is and what its slots hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Ring {
@@ -45,15 +93,14 @@ pub(super) struct Ring {
     slots: u32,
     shape: Vec<usize>,
     ty: Ty,
-    /// Elements from one row of a slot to the next (the row and its padding).
-    pub row: usize,
+    layout: SlotLayout,
 }
 
-/// A `ring_read` that stays in shared memory: its slot's address and row stride.
+/// A `ring_read` that stays in shared memory: its slot's address and layout.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct RingView {
     pub addr: Reg,
-    pub row: usize,
+    pub layout: SlotLayout,
 }
 
 impl Lowerer<'_> {
@@ -82,18 +129,16 @@ impl Lowerer<'_> {
         let eb = ty.size_bytes() as usize;
         let layout = self.layout(ptr).cloned();
         let along_rows = layout.as_ref().is_some_and(|l| l.embed.get(1) == Some(&l.enc.order[0]));
-        let side = Side { shape, layout, place: Place { strides: vec![r.row, 1], offset: 0 } };
+        let side = Side { shape, layout, place: Place { strides: vec![r.layout.row(eb), 1], offset: 0 } };
         let owner = match side.layout.as_ref().map(|l| l.geometry(&side.shape)) {
             Some(g) => self.owner(&g, None),
             None => Some(self.scalar_owner()),
         };
-        let (tbase, offsets) = self.addresses(&side, eb);
-        let dst = self.bin(BinOp::Add, Ty::I32, tbase.into(), slot_off);
-        let dst = self.reg(dst, Ty::I32);
         let guard = owner.map(|pred| Guard { pred, negate: false });
         let asynchronous = width * eb == COPY_BYTES && along_rows && other.is_none();
         if asynchronous {
-            self.note_access(format!("async_copy: cp.async of {} x 16 bytes per thread", offsets.len() / width));
+            let at = self.slot_addresses(&side, eb, r.layout, slot_off, width);
+            self.note_access(format!("async_copy: cp.async of {} x 16 bytes per thread", at.len()));
             let ptrs = self.val(ptr)?;
             let masks = mask.map(|m| self.val(m)).transpose()?;
             for c in (0..ptrs.len()).step_by(width) {
@@ -114,7 +159,8 @@ impl Lowerer<'_> {
                     }
                     None => Operand::Int(COPY_BYTES as i64),
                 };
-                self.emit(Inst::CpAsync { guard, dst, offset: offsets[c], src, src_size });
+                let (dst, offset) = at[c / width];
+                self.emit(Inst::CpAsync { guard, dst, offset, src, src_size });
             }
         } else {
             let why = if other.is_some() {
@@ -124,10 +170,11 @@ impl Lowerer<'_> {
             };
             self.note_access(format!("async_copy: loaded and stored through registers ({why})"));
             let elems = self.load_elems(ty, (ptr, mask, other), width)?;
+            let at = self.slot_addresses(&side, eb, r.layout, slot_off, 1);
             let sty = shared_ty(ty);
-            for (x, off) in elems.into_iter().zip(offsets) {
+            for (x, (addr, offset)) in elems.into_iter().zip(at) {
                 let src = self.reg(x, sty);
-                self.emit(Inst::StShared { guard, ty: sty, src, addr: dst, offset: off });
+                self.emit(Inst::StShared { guard, ty: sty, src, addr, offset });
             }
         }
         self.emit(Inst::CpAsyncCommit);
@@ -164,34 +211,68 @@ impl Lowerer<'_> {
             self.ring_synced = true;
         }
         let slot_off = self.slot_offset(&r, slot)?;
-        let smem = self.smem_base();
-        let addr = self.bin(BinOp::Add, Ty::I32, smem.into(), slot_off);
-        let addr = self.reg(addr, Ty::I32);
         if read_in_place(self.k, self.layouts, res) {
-            self.ring_views.insert(res, RingView { addr, row: r.row });
+            let smem = self.smem_base();
+            let addr = self.bin(BinOp::Add, Ty::I32, smem.into(), slot_off);
+            let addr = self.reg(addr, Ty::I32);
+            self.ring_views.insert(res, RingView { addr, layout: r.layout });
             return Ok(());
         }
         let eb = ty.size_bytes() as usize;
-        let side =
-            Side { shape, layout: self.layout(res).cloned(), place: Place { strides: vec![r.row, 1], offset: 0 } };
-        let (tbase, offsets) = self.addresses(&side, eb);
-        let base = self.bin(BinOp::Add, Ty::I32, tbase.into(), slot_off);
-        let base = self.reg(base, Ty::I32);
+        let side = Side {
+            shape,
+            layout: self.layout(res).cloned(),
+            place: Place { strides: vec![r.layout.row(eb), 1], offset: 0 },
+        };
+        let at = self.slot_addresses(&side, eb, r.layout, slot_off, 1);
         let sty = shared_ty(ty);
-        let mut elems = Vec::with_capacity(offsets.len());
-        for offset in offsets {
+        let mut elems = Vec::with_capacity(at.len());
+        for (addr, offset) in at {
             let dst = self.new_reg(sty);
-            self.emit(Inst::LdShared { ty: sty, dst, addr: base, offset });
+            self.emit(Inst::LdShared { ty: sty, dst, addr, offset });
             elems.push(Operand::Reg(dst));
         }
         self.set(res, elems);
         Ok(())
     }
 
+    /// The address (a register and an immediate) of every `step`-th of the thread's
+    /// `eb`-byte elements of `side` (the first of each vector) in the slot at `slot_off`
+    /// from `smem`, laid out as `layout`.
+    fn slot_addresses(
+        &mut self,
+        side: &Side,
+        eb: usize,
+        layout: SlotLayout,
+        slot_off: Operand,
+        step: usize,
+    ) -> Vec<(Reg, u32)> {
+        let (tbase, offsets) = self.addresses(side, eb);
+        let offsets: Vec<u32> = offsets.into_iter().step_by(step).collect();
+        let base = self.bin(BinOp::Add, Ty::I32, tbase.into(), slot_off);
+        let base = self.reg(base, Ty::I32);
+        let Some(sw) = layout.swizzle() else {
+            return offsets.into_iter().map(|o| (base, o)).collect();
+        };
+        // The thread's first row, where `addresses` kept it out of the offsets.
+        let row = match &side.layout {
+            Some(l) => {
+                let geo = l.geometry(&side.shape);
+                match self.coord_base(&geo, l.embed[0]) {
+                    Operand::Int(_) => Operand::Int(0),
+                    r => r,
+                }
+            }
+            None => Operand::Int(0),
+        };
+        self.swizzled_elems(sw, base, row, &offsets)
+    }
+
     /// The ring `ring`, made on its first copy; a later copy must agree with it.
     fn ring(&mut self, op: &Op, ring: u32, slots: u32, shape: &[usize], ty: Ty) -> Result<Ring, PtxError> {
         let eb = ty.size_bytes() as usize;
-        let row = row_elems(shape, ty);
+        let layout = SlotLayout::of(shape, ty);
+        let row = layout.row(eb);
         if let Some(r) = self.rings.get(&ring) {
             if r.slots != slots || r.shape != shape || r.ty != ty {
                 return Err(self.err(
@@ -206,9 +287,18 @@ impl Lowerer<'_> {
             return Ok(r.clone());
         }
         let slot_bytes = ((shape[0] * row * eb).next_multiple_of(16)) as u32;
-        let r = Ring { offset: self.ring_bytes, slot_bytes, slots, shape: shape.to_vec(), ty, row };
+        // A swizzled slot starts at a multiple of its row size (`swizzle.rs`); the rings'
+        // base is then aligned to `SWIZZLE_ALIGN` (`place_rings`).
+        let offset = match layout {
+            SlotLayout::Swizzled(sw) => {
+                self.rings_swizzled = true;
+                self.ring_bytes.next_multiple_of(sw.row_bytes as u32)
+            }
+            SlotLayout::Padded { .. } => self.ring_bytes,
+        };
+        let r = Ring { offset, slot_bytes, slots, shape: shape.to_vec(), ty, layout };
         self.ring_site.get_or_insert(op.loc);
-        self.ring_bytes += slot_bytes * slots;
+        self.ring_bytes = offset + slot_bytes * slots;
         self.rings.insert(ring, r.clone());
         Ok(r)
     }
@@ -248,7 +338,9 @@ impl Lowerer<'_> {
         let Some((_, at)) = self.rings_base else { return };
         // The rings raise the program's shared memory last.
         self.stage_site = self.ring_site.or(self.stage_site);
-        let base = self.shared_bytes.next_multiple_of(16);
+        let align = if self.rings_swizzled { SWIZZLE_ALIGN } else { 16 };
+        self.shared_align = self.shared_align.max(align);
+        let base = self.shared_bytes.next_multiple_of(align);
         if let Inst::Mov { src, .. } = &mut self.prologue[at] {
             *src = Operand::Int(i64::from(base));
         }
@@ -285,12 +377,7 @@ pub(crate) fn read_in_place(k: &Kernel, layouts: &[Option<Layout>], v: Value) ->
     uses > 0
 }
 
-/// Elements from one row of a slot of the ring `v` (a `ring_read`) reads to the next: the
-/// row and its padding.
-pub(crate) fn slot_row(k: &Kernel, v: Value) -> usize {
-    row_elems(k.shape(v).dims(), ty_of(k.dtype(v)))
-}
-
-fn row_elems(shape: &[usize], ty: Ty) -> usize {
-    shape[1] + ROW_PAD_BYTES / ty.size_bytes() as usize
+/// How a slot of the ring `v` (a `ring_read`) reads lays out its rows.
+pub(crate) fn slot_layout(k: &Kernel, v: Value) -> SlotLayout {
+    SlotLayout::of(k.shape(v).dims(), ty_of(k.dtype(v)))
 }

@@ -156,6 +156,7 @@ mod tests {
             threads_per_cta: 32,
             min_ctas_per_sm: 0,
             shared_bytes: 0,
+            shared_align: 16,
             shared_site: None,
             regs,
             body,

@@ -90,6 +90,7 @@ impl Build {
             threads_per_cta: 32,
             min_ctas_per_sm: 0,
             shared_bytes,
+            shared_align: 16,
             shared_site: None,
             regs: self.regs,
             body: self.body,
