@@ -222,9 +222,11 @@ umulhi_kernel!(umulhi_u64, u64);
 // Known-answer vectors
 // ---------------------------------------------------------------------------------------
 
-/// Random123's `tests/kat_vectors`, the `philox4x32` lines: rounds, counter (4 words),
-/// key (2 words), expected output (4 words).
-const KAT_4X32: [(usize, [u32; 4], [u32; 2], [u32; 4]); 6] = [
+/// One known-answer line: rounds, counter (4 words), key (2 words), expected output (4 words).
+type Kat32 = (usize, [u32; 4], [u32; 2], [u32; 4]);
+
+/// Random123's `tests/kat_vectors`, the `philox4x32` lines.
+const KAT_4X32: [Kat32; 6] = [
     (7, [0, 0, 0, 0], [0, 0], [0x5f6fb709, 0x0d893f64, 0x4f121f81, 0x4f730a48]),
     (7, [0xffffffff; 4], [0xffffffff; 2], [0x5207ddc2, 0x45165e59, 0x4d8ee751, 0x8c52f662]),
     (
@@ -534,7 +536,7 @@ fn uniform_limits_stay_below_one() {
 fn randn_ref(seed: i64, offset: i64) -> f32 {
     let w = randint4x_ref(seed, offset);
     let (u1, u2) = (f64::from(uniform_ref(w[0]).max(1.0e-7)), f64::from(uniform_ref(w[1])));
-    let th = f64::from(6.283185307179586f64 as f32 * u2 as f32);
+    let th = f64::from(std::f64::consts::TAU as f32 * u2 as f32);
     ((-2.0 * u1.ln()).sqrt() * th.cos()) as f32
 }
 

@@ -343,9 +343,9 @@ pub fn rand4x_with<S: TensorOperand, O: NumericMarker>(
 #[track_caller]
 pub fn pair_uniform_to_normal(u1: Tensor<f32>, u2: Tensor<f32>) -> (Tensor<f32>, Tensor<f32>) {
     // Triton's constants are Python floats: each rounds once to f32, as `f64` literals do
-    // here.
+    // here. Triton writes 2 pi as `6.283185307179586`, which is the f64 `TAU`.
     let u1 = maximum(u1, 1.0e-7_f64);
-    let th = 6.283_185_307_179_586_f64 * u2;
+    let th = std::f64::consts::TAU * u2;
     let r = sqrt(-2.0_f64 * log(u1));
     (r * cos(th), r * sin(th))
 }
