@@ -74,6 +74,7 @@ declare_codes! {
     TraceBitcastWidth = "RT0106", Trace, "a bitcast between dtypes of different bit widths, or of a pointer";
     TraceDotShape = "RT0107", Trace, "a dot whose operands are not 2-D, whose inner dims differ, whose M, N or K is not a power of two of at least 16, or whose accumulator has another shape than [M, N]";
     TraceDotDType = "RT0108", Trace, "a dot of a dtype pair it does not take (f16 with bf16, an int other than i8), an accumulator or out_dtype of the wrong dtype, or tf32 on non-f32 operands";
+    TraceRandomDType = "RT0109", Trace, "a random-number function given a seed or offsets that are not integers (`rand(2.5, offs)`), or `uint_to_uniform_float` of a value that is not a 32- or 64-bit integer";
     InvalidIr = "RT0201", Verify, "the IR breaks an invariant (a compiler bug or hand-built IR)";
     LintToOnSpecializableArg = "RT0301", Lint, "`.to()` on an integer argument Triton specializes when it is 1 (triton-lang/triton#2939)";
     LintI32IndexProduct = "RT0302", Lint, "an i32 index times an argument: can pass 2^31 (triton-lang/triton#832)";

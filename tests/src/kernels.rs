@@ -56,3 +56,16 @@ kernel! {
         store(r_ptr + pid * 3 + 2, max(i, 0), None);
     }
 }
+
+kernel! {
+    /// Triton's random numbers and `umulhi`, for the suites that run every op (IR text,
+    /// golden forms): `randint4x` on i64 offsets, `rand` and `randn` on i32 offsets, and
+    /// `umulhi` of the words.
+    pub fn random_mix(y_ptr: Ptr<u32>, f_ptr: Ptr<f32>, n: i32, seed: i64; const BLOCK: usize) {
+        let i = program_id(0) * BLOCK as i32 + arange(0, BLOCK);
+        let mask = i.lt(n);
+        let [a, b, c, d] = randint4x(seed, i.to::<i64>() + (1i64 << 33));
+        store(y_ptr + i, umulhi(a, b) ^ c ^ d, Some(mask));
+        store(f_ptr + i, rand(seed, i) + randn(seed, i), Some(mask));
+    }
+}

@@ -62,6 +62,8 @@ fn table() -> Vec<Row> {
         ArgValue::Int(100),
     ];
     rows.push(row("op_mix", kernels::op_mix(), &[("BLOCK", 256)], &op_mix_args));
+    let random_args = [ArgValue::Ptr(0x1_0000), ArgValue::Ptr(0x2_0000), ArgValue::Int(100), ArgValue::Int(42)];
+    rows.push(row("random_mix", kernels::random_mix(), &[("BLOCK", 128)], &random_args));
     // SPLIT > 1 combines the parts with atomics, which only the f32 kernel has.
     for (i, def) in rtriton_kernels::split_kernels().into_iter().enumerate() {
         let split = [("BLOCK_M", 4), ("BLOCK_N", 64), ("SPLIT", if i == 0 { 2 } else { 1 }), ("UNROLL", 2), ("VEC", 4)];
@@ -164,7 +166,7 @@ fn every_traced_kernel_prints_parses_and_prints_the_same() {
     assert!(texts.len() > 1000, "only {} distinct kernels from {} rows", texts.len(), rows.len());
     let names: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.def.name).collect();
     assert!(names.len() > 40, "{names:?}");
-    for name in ["add_kernel", "row_max_loop", "op_mix", "row_max_split"] {
+    for name in ["add_kernel", "row_max_loop", "op_mix", "random_mix", "row_max_split"] {
         assert!(texts.values().any(|w| w.contains(name)), "no kernel of {name} in {:?}", texts.values());
     }
 }

@@ -6,7 +6,7 @@ use crate::ir::{BinaryOp, CmpPred, DType, ScalarType, UnaryOp};
 
 use super::convert::cast_data;
 use super::value::{Data, Trap, unsupported};
-use crate::semantics::bits::{shifts_arithmetically, shl, shr};
+use crate::semantics::bits::{shifts_arithmetically, shl, shr, umulhi};
 use crate::semantics::scalar::{
     f32_to_i32, f32_to_i64, max_f32, max_f64, min_f32, min_f64, unary_f32, unary_f64, unary_int,
 };
@@ -36,6 +36,7 @@ macro_rules! int_binary {
                 // (`as i64` keeps every bit of a u64; `bits` re-reads them at the width.)
                 BinaryOp::Shl => |a, b| shl(a as i64, b as i64, <$t>::BITS) as $t,
                 BinaryOp::Shr => |a, b| shr(a as i64, b as i64, <$t>::BITS, shifts_arithmetically($s)) as $t,
+                BinaryOp::UMulHi => |a, b| umulhi(a as i64, b as i64, <$t>::BITS) as $t,
                 BinaryOp::Div | BinaryOp::Rem => {
                     if let Some(lane) = y.iter().position(|&d| d == 0) {
                         return Err(Trap::DivisionByZero { lane });
@@ -64,7 +65,7 @@ fn binary_f64(op: BinaryOp, x: &[f64], y: &[f64]) -> Result<Vec<f64>, Trap> {
         BinaryOp::FDiv => return unsupported("`fdiv` on f64 (div.full is f32 only; use `/`)"),
         BinaryOp::Max(nan) => zip_map(x, y, |a, b| max_f64(a, b, nan)),
         BinaryOp::Min(nan) => zip_map(x, y, |a, b| min_f64(a, b, nan)),
-        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Shl | BinaryOp::Shr => {
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Shl | BinaryOp::Shr | BinaryOp::UMulHi => {
             return unsupported(format!("`{}` on f64", op.name()));
         }
     })
@@ -100,7 +101,7 @@ fn binary_f32(op: BinaryOp, x: &[f32], y: &[f32]) -> Result<Vec<f32>, Trap> {
                 min_f32(a, b, nan)
             }
         }),
-        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Shl | BinaryOp::Shr => {
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Shl | BinaryOp::Shr | BinaryOp::UMulHi => {
             return unsupported(format!("`{}` on f32", op.name()));
         }
     })
@@ -113,7 +114,7 @@ fn binary_bool(op: BinaryOp, x: &[bool], y: &[bool]) -> Result<Vec<bool>, Trap> 
         BinaryOp::Or | BinaryOp::Max(_) => zip_map(x, y, |a, b| a | b),
         BinaryOp::Xor | BinaryOp::Add | BinaryOp::Sub => zip_map(x, y, |a, b| a ^ b),
         BinaryOp::FDiv => return unsupported("`fdiv` on i1"),
-        BinaryOp::Shl | BinaryOp::Shr => return unsupported(format!("`{}` on i1", op.name())),
+        BinaryOp::Shl | BinaryOp::Shr | BinaryOp::UMulHi => return unsupported(format!("`{}` on i1", op.name())),
         BinaryOp::Div | BinaryOp::Rem => {
             if let Some(lane) = y.iter().position(|&d| !d) {
                 return Err(Trap::DivisionByZero { lane });

@@ -217,6 +217,10 @@ pub enum BinaryOp {
     /// `lhs >> rhs` on integers: arithmetic (sign-filling) for signed types, logical for
     /// unsigned ones; an amount of at least the width fills every bit (PTX `shr` clamps).
     Shr,
+    /// The high half of the double-width product of the operands' bits read as unsigned
+    /// (`tl.math.umulhi`, PTX `mul.hi.u32`/`mul.hi.u64`), on 32- and 64-bit ints: signed
+    /// operands are multiplied as their unsigned bits, as Triton does.
+    UMulHi,
 }
 
 impl BinaryOp {
@@ -237,13 +241,14 @@ impl BinaryOp {
             BinaryOp::FDiv => "fdiv",
             BinaryOp::Shl => "shl",
             BinaryOp::Shr => "shr",
+            BinaryOp::UMulHi => "umulhi",
         }
     }
 
     /// Whether the op is defined on elements of `dtype` (the verifier's typing rule; the
     /// front end refuses other dtypes with a located error): arithmetic on numbers and
     /// `i1` (one-bit: `+` is xor), division and remainder on numbers, bitwise ops on ints
-    /// and `i1`, shifts on ints, fast division on floats.
+    /// and `i1`, shifts on ints, fast division on floats, `umulhi` on 32- and 64-bit ints.
     pub fn accepts(self, dtype: DType) -> bool {
         let Some(s) = dtype.scalar() else { return false };
         match self {
@@ -252,6 +257,9 @@ impl BinaryOp {
             BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => s.is_int() || s == ScalarType::Bool,
             BinaryOp::Shl | BinaryOp::Shr => s.is_int(),
             BinaryOp::FDiv => s.is_float(),
+            BinaryOp::UMulHi => {
+                matches!(s, ScalarType::I32 | ScalarType::I64 | ScalarType::U32 | ScalarType::U64)
+            }
         }
     }
 }

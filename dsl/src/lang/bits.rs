@@ -15,6 +15,7 @@ impl Builder {
             }
             BinaryOp::Div | BinaryOp::Rem => "convert the i1 operands with .to::<i32>() first",
             BinaryOp::FDiv => "use fdiv on floats, or `/` on ints",
+            BinaryOp::UMulHi => "use umulhi on i32, u32, i64 or u64 (convert other ints with .to::<u32>())",
             BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => {
                 "use it on ints or masks (bitcast a float's bits to an int first)"
             }

@@ -1,7 +1,8 @@
 //! The math functions of `triton.language` / `tl.math`: `exp`, `exp2`, `log`, `log2`,
 //! `sqrt`, `rsqrt`, `abs`, `floor`, `ceil`, `fma`, `sin`, `cos`, `tanh`, `erf`, `sigmoid`,
-//! `div_rn` and `fdiv`, as free functions and as tensor methods (`x.exp()`); and
-//! `exp2_ftz`, `exp2` with subnormals flushed, which Triton does not name.
+//! `div_rn` and `fdiv`, as free functions and as tensor methods (`x.exp()`); `umulhi`
+//! (`tl.math.umulhi`, on ints); and `exp2_ftz`, `exp2` with subnormals flushed, which
+//! Triton does not name.
 //!
 //! Functions PTX computes in one instruction are one op (`UnaryOp::Math`, `OpKind::Fma`,
 //! `BinaryOp::FDiv`). The others are composed here from those ops, the way Triton lowers
@@ -12,7 +13,7 @@
 //! - `erf` is a polynomial (PTX has no instruction; the coefficients were fitted for
 //!   rtriton, see [`ERF_NEAR`] and [`ERF_FAR`]).
 //!
-//! Every function but `abs` takes floats only: an integer operand is a located
+//! Every function but `abs` and `umulhi` takes floats only: an integer operand is a located
 //! [`Code::TraceMathDType`] error that says to convert with `.to::<f32>()` (Triton refuses
 //! `tl.exp` of an int tensor too). Precision per function: `docs/semantics.md`.
 
@@ -305,6 +306,39 @@ pub fn fma<T: NumericMarker, B: TensorOperand<DType = T>, C: TensorOperand<DType
         let [wa, wb, wc] = [a.id(), bv, cv].map(|v| bl.widen_to_compute_type(v, loc));
         let y = fma_values(bl, wa, wb, wc, loc);
         if wa == a.id() { y } else { bl.cast(y, stored, loc, false) }
+    }))
+}
+
+/// The high half of the double-width product of `a` and `b` read as unsigned
+/// (`tl.math.umulhi`, PTX `mul.hi.u32` / `mul.hi.u64`): `umulhi(x, y)` is
+/// `(x as u64 * y as u64) >> 32` on 32-bit ints. Signed operands are multiplied as their
+/// unsigned bits, as Triton does (`umulhi(-1, 2) == 1` on i32); `b` promotes with `a` as
+/// an arithmetic operand would. It takes i32, u32, i64 and u64 (Triton's list); any other
+/// dtype is a located [`Code::TraceMathDType`] error.
+#[track_caller]
+pub fn umulhi<T: NumericMarker, R: TensorOperand>(a: Tensor<T>, b: R) -> Tensor<<T as Promote<R::DType>>::Output>
+where
+    T: Promote<R::DType>,
+{
+    let loc = SourceLoc::caller();
+    let bv = b.value(loc);
+    Tensor::from_value(with_builder(|bl| {
+        // Both operands are checked before promotion: an i8 would otherwise be widened
+        // to i32 (its computation type), and the high half of an i32 product is not the
+        // high half of an i8 one.
+        for v in [a.id(), bv] {
+            let dtype = bl.dtype(v);
+            if !BinaryOp::UMulHi.accepts(dtype) {
+                bl.error_with(
+                    Code::TraceMathDType,
+                    loc,
+                    format!("`umulhi` is not defined on {dtype}"),
+                    "`umulhi` takes i32, u32, i64 or u64: convert with `.to::<u32>()`, or bitcast a float's bits with `.to_bitcast::<u32>()`",
+                );
+                return a.id();
+            }
+        }
+        bl.binary(BinaryOp::UMulHi, a.id(), bv, loc)
     }))
 }
 

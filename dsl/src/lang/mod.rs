@@ -6,7 +6,9 @@
 //! types (`f16` computes in `f32`, `i8` in `i32`); `math.rs` the math functions (`tl.exp`,
 //! `tl.math.div_rn`, ...); `scalars.rs` Triton's scalar rule (a Rust value next
 //! to a tensor takes its dtype) and `bits.rs` (`!`, bitcasts, operator dtype errors). The shape ops (`reshape`, `trans`, `permute`, `join`, `split`,
-//! ...) are `shape_ops.rs` (API) and `shape_semantic.rs` (rules); `dot.rs` the matrix product.
+//! ...) are `shape_ops.rs` (API) and `shape_semantic.rs` (rules); `dot.rs` the matrix product;
+//! `random.rs` Triton's Philox random numbers (`tl.randint`, `tl.rand`, `tl.randn`, ...),
+//! written with the language's ops.
 
 mod atomics;
 mod bits;
@@ -20,6 +22,7 @@ mod operators;
 mod ops;
 mod params;
 pub mod promotion;
+pub mod random;
 mod scalars;
 pub(crate) mod semantic;
 mod shape_ops;
@@ -38,7 +41,7 @@ pub use dot::{DotOptions, dot, dot_with};
 pub use dtype::{DTypeMarker, IntMarker, NumericMarker, Ptr, ScalarMarker};
 pub use math::{
     abs, ceil, cos, div_rn, erf, exp, exp2, exp2_ftz, fdiv, floor, fma, log, log2, rsqrt, sigmoid, sin, sqrt, sqrt_rn,
-    tanh,
+    tanh, umulhi,
 };
 pub use operators::{cast, eq, ge, gt, le, lt, ne};
 pub use ops::{
@@ -47,6 +50,11 @@ pub use ops::{
     minimum_with, multiple_of, num_programs, program_id, static_assert, store, sum, where_, zeros,
 };
 pub use promotion::{AddOutput, Promote, PromoteDiv};
+pub use random::{
+    N_ROUNDS_DEFAULT, PhiloxCounter, pair_uniform_to_normal, philox, philox_impl, philox_with, rand, rand_with, rand4x,
+    rand4x_with, randint, randint_with, randint4x, randint4x_with, randn, randn_with, randn4x, randn4x_with,
+    uint_to_uniform_float,
+};
 pub use scalars::{BoolScalar, FloatScalar, IntScalar};
 pub use shape_ops::{broadcast_to, expand_dims, join, permute, reshape, split, trans};
 pub use tensor::{Tensor, TensorOperand};

@@ -262,7 +262,8 @@ impl Builder {
                 | BinaryOp::Xor
                 | BinaryOp::FDiv
                 | BinaryOp::Shl
-                | BinaryOp::Shr => {}
+                | BinaryOp::Shr
+                | BinaryOp::UMulHi => {}
             }
         }
         self.push1(OpKind::Binary { op, lhs, rhs }, ty, loc)
@@ -529,6 +530,7 @@ fn fold_binary(op: BinaryOp, a: Constant, b: Constant, ty: ScalarType) -> Option
                 BinaryOp::Xor => x ^ y,
                 BinaryOp::Shl => crate::semantics::bits::shl(x, y, ty.int_bits()?),
                 BinaryOp::Shr => crate::semantics::bits::shr(x, y, ty.int_bits()?, shifts_arithmetically(ty)),
+                BinaryOp::UMulHi => crate::semantics::bits::umulhi(x, y, ty.int_bits()?),
                 // Float-only (`lang::fdiv` refuses ints): never folded on ints.
                 BinaryOp::FDiv => return None,
             };
@@ -548,7 +550,8 @@ fn fold_binary(op: BinaryOp, a: Constant, b: Constant, ty: ScalarType) -> Option
             | BinaryOp::Min(_)
             | BinaryOp::FDiv
             | BinaryOp::Shl
-            | BinaryOp::Shr => None,
+            | BinaryOp::Shr
+            | BinaryOp::UMulHi => None,
         },
         // constants of different or float kinds are not folded (not an op kind)
         _ => None,

@@ -1,4 +1,5 @@
-//! Element semantics of the bit-level operators: shifts and bitcasts. The interpreter and
+//! Element semantics of the bit-level operators: shifts, bitcasts and the high half of
+//! a product (`umulhi`). The interpreter and
 //! the front end's constant folding call these, and the PTX lowering clamps constant
 //! amounts with [`shift_amount`], so a shift by an out-of-range amount means one thing
 //! everywhere (`docs/semantics.md`, "Operators"); the simulator runs the clamped `lir`
@@ -43,6 +44,15 @@ pub fn shr(x: i64, amount: i64, bits: u32, signed: bool) -> i64 {
         let u = (x as u64) & mask;
         if s >= bits { 0 } else { sext(u >> s, bits) }
     }
+}
+
+/// The high `bits` bits of the `2 * bits`-bit product of the low `bits` bits of `x` and
+/// `y` read as unsigned (PTX `mul.hi.u{bits}`, Triton's `umulhi`, which multiplies signed
+/// operands as their unsigned bits too), sign-extended back from `bits`.
+pub fn umulhi(x: i64, y: i64, bits: u32) -> i64 {
+    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let product = u128::from(x as u64 & mask) * u128::from(y as u64 & mask);
+    sext((product >> bits) as u64, bits)
 }
 
 /// Which dtypes shift right arithmetically (`shr.s`): the signed integers. Unsigned ones

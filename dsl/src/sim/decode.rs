@@ -13,6 +13,7 @@ use crate::backend::ptx::layout::MmaInput;
 use crate::backend::ptx::lir::{AtomOp, BinOp, Cmp, Group, Guard, Inst, Operand, ParamTy, Program, Special, Ty};
 use crate::ir::{PropagateNan, UnaryOp};
 use crate::ir::{Scope, Sem};
+use crate::semantics::bits::umulhi;
 use crate::semantics::convert::{f32_to_bf16, f32_to_f16, f32_to_f64, f32_to_tf32_rna};
 use crate::semantics::scalar::{
     f32_to_i32, f32_to_i64, max_f32, max_f64, min_f32, min_f64, unary_f32, unary_f64, unary_int,
@@ -534,6 +535,8 @@ fn bin_fn(op: BinOp, ty: Ty) -> Result<BinFn, SimFault> {
         (BinOp::ShrU, Ty::I64) => |a, b| Some(if (b as u32) >= 64 { 0 } else { a >> b as u32 }),
         (BinOp::ShrS, Ty::I32) => |a, b| Some(from_i32(i32_of(a) >> (b as u32).min(31))),
         (BinOp::ShrS, Ty::I64) => |a, b| Some(((a as i64) >> (b as u32).min(63)) as u64),
+        (BinOp::MulHiU, Ty::I32 | Ty::U32) => |a, b| Some(u64::from(umulhi(a as i64, b as i64, 32) as u32)),
+        (BinOp::MulHiU, Ty::I64 | Ty::U64) => |a, b| Some(umulhi(a as i64, b as i64, 64) as u64),
         (BinOp::Add, Ty::F32) => |a, b| Some(from_f32(f32_of(a) + f32_of(b))),
         (BinOp::Sub, Ty::F32) => |a, b| Some(from_f32(f32_of(a) - f32_of(b))),
         (BinOp::Mul, Ty::F32) => |a, b| Some(from_f32(f32_of(a) * f32_of(b))),

@@ -376,7 +376,8 @@ pub fn non_negative(k: &Kernel) -> Vec<bool> {
                 BinaryOp::Max(_) | BinaryOp::And => of(lhs) || of(rhs),
                 // The remainder has the dividend's sign; a right shift keeps it.
                 BinaryOp::Rem | BinaryOp::Shr => of(lhs),
-                BinaryOp::Sub | BinaryOp::FDiv | BinaryOp::Shl => false,
+                // The high half of a product can have its top bit set (0xffffffff^2).
+                BinaryOp::Sub | BinaryOp::FDiv | BinaryOp::Shl | BinaryOp::UMulHi => false,
             },
             _ => false,
         };
@@ -410,7 +411,8 @@ fn binary(op: BinaryOp, (l, l_non_negative): (&AxisInfo, bool), r: &AxisInfo, dt
             | BinaryOp::Xor
             | BinaryOp::FDiv
             | BinaryOp::Shl
-            | BinaryOp::Shr,
+            | BinaryOp::Shr
+            | BinaryOp::UMulHi,
         ) => None,
     };
     if !dtype.is_int() {
@@ -465,7 +467,8 @@ fn binary(op: BinaryOp, (l, l_non_negative): (&AxisInfo, bool), r: &AxisInfo, dt
             | BinaryOp::Xor
             | BinaryOp::FDiv
             | BinaryOp::Shl
-            | BinaryOp::Shr => (1, 1),
+            | BinaryOp::Shr
+            | BinaryOp::UMulHi => (1, 1),
         })
         .unzip();
     AxisInfo { contiguity, divisibility, constancy, constant }

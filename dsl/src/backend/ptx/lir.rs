@@ -189,13 +189,22 @@ pub enum BinOp {
     ShrU,
     DivFull,
     ShrS,
+    /// The high half of the unsigned double-width product (`mul.hi.u32`/`mul.hi.u64`).
+    MulHiU,
 }
 
 impl BinOp {
     /// `a op b == b op a`: the lowering may swap an immediate into the second operand.
     pub fn commutes(self) -> bool {
         match self {
-            BinOp::Add | BinOp::Mul | BinOp::Max(_) | BinOp::Min(_) | BinOp::And | BinOp::Or | BinOp::Xor => true,
+            BinOp::Add
+            | BinOp::Mul
+            | BinOp::Max(_)
+            | BinOp::Min(_)
+            | BinOp::And
+            | BinOp::Or
+            | BinOp::Xor
+            | BinOp::MulHiU => true,
             BinOp::Sub | BinOp::Div | BinOp::Rem | BinOp::Shl | BinOp::ShrU | BinOp::ShrS | BinOp::DivFull => false,
         }
     }
@@ -205,7 +214,9 @@ impl BinOp {
         match self {
             BinOp::Add | BinOp::Sub | BinOp::Shl | BinOp::ShrU | BinOp::ShrS | BinOp::Or | BinOp::Xor => Some(0),
             BinOp::Mul => Some(1),
-            BinOp::Div | BinOp::Rem | BinOp::Max(_) | BinOp::Min(_) | BinOp::And | BinOp::DivFull => None,
+            BinOp::Div | BinOp::Rem | BinOp::Max(_) | BinOp::Min(_) | BinOp::And | BinOp::DivFull | BinOp::MulHiU => {
+                None
+            }
         }
     }
 
@@ -224,7 +235,8 @@ impl BinOp {
             | BinOp::And
             | BinOp::Or
             | BinOp::Xor
-            | BinOp::DivFull => false,
+            | BinOp::DivFull
+            | BinOp::MulHiU => false,
         }
     }
 }

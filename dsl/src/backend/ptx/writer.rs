@@ -672,6 +672,9 @@ fn bin_name(op: BinOp, ty: Ty) -> String {
         BinOp::ShrU => "shr.u32".into(),
         BinOp::DivFull => format!("div.full.{s}"),
         BinOp::ShrS => format!("shr.{s}"),
+        // Unsigned whatever the register's signedness: `umulhi` reads the bits as unsigned.
+        BinOp::MulHiU if matches!(ty, Ty::I64 | Ty::U64) => "mul.hi.u64".into(),
+        BinOp::MulHiU => "mul.hi.u32".into(),
     }
 }
 

@@ -85,7 +85,7 @@ fn intern(s: &str) -> &'static str {
 
 // The names of the attribute enums in IR text, each enum's `name()` being the one spelling.
 const CMP: [CmpPred; 6] = [CmpPred::Lt, CmpPred::Le, CmpPred::Gt, CmpPred::Ge, CmpPred::Eq, CmpPred::Ne];
-const BINARY: [BinaryOp; 15] = [
+const BINARY: [BinaryOp; 16] = [
     BinaryOp::Add,
     BinaryOp::Sub,
     BinaryOp::Mul,
@@ -101,6 +101,7 @@ const BINARY: [BinaryOp; 15] = [
     BinaryOp::FDiv,
     BinaryOp::Shl,
     BinaryOp::Shr,
+    BinaryOp::UMulHi,
 ];
 const REDUCE: [ReduceOp; 8] = [
     ReduceOp::Max(PropagateNan::None),

@@ -185,6 +185,7 @@ fn attribute_names_are_listed_once() {
             BinaryOp::FDiv => 12,
             BinaryOp::Shl => 13,
             BinaryOp::Shr => 14,
+            BinaryOp::UMulHi => 15,
         }
     }
     fn index_reduce(op: ReduceOp) -> usize {

@@ -57,12 +57,14 @@ impl Lowerer<'_> {
             (BinaryOp::Or, Ty::I32 | Ty::I64 | Ty::Pred | Ty::U32 | Ty::U64) => BinOp::Or,
             (BinaryOp::Xor, Ty::I32 | Ty::I64 | Ty::Pred | Ty::U32 | Ty::U64) => BinOp::Xor,
             (BinaryOp::FDiv, Ty::F32) => BinOp::DivFull,
+            (BinaryOp::UMulHi, Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64) => BinOp::MulHiU,
             // `div.full` is f32 only (`div_rn` / `/` divide f64 exactly).
             (BinaryOp::FDiv, Ty::I32 | Ty::I64 | Ty::Pred | Ty::U32 | Ty::U64 | Ty::F64)
             | (BinaryOp::Rem, Ty::F32 | Ty::F64 | Ty::Pred)
             | (BinaryOp::Max(PropagateNan::All) | BinaryOp::Min(PropagateNan::All), Ty::F64)
             | (BinaryOp::Div | BinaryOp::Max(_) | BinaryOp::Min(_), Ty::Pred)
-            | (BinaryOp::And | BinaryOp::Or | BinaryOp::Xor, Ty::F32 | Ty::F64)
+            | (BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::UMulHi, Ty::F32 | Ty::F64)
+            | (BinaryOp::UMulHi, Ty::Pred)
             // Int shifts returned above; i1 and float shifts are refused by the verifier.
             | (BinaryOp::Shl | BinaryOp::Shr, _) => {
                 let help = if matches!((bop, ty), (BinaryOp::Rem, Ty::F32 | Ty::F64)) {
