@@ -616,11 +616,11 @@ fn the_gpu_matches_the_interpreter_or_the_rule() {
     assert!(failures.is_empty(), "the GPU differs from the interpreter: {failures:?}");
 }
 
-/// Operands that do not fit the CTA's shared memory together (`f32` `128 x 64` and
-/// `64 x 128`, padded: 66 KB) are refused before anything runs.
+/// Operands that do not fit the CTA's shared memory on sm_86 together (`f32` `128 x 128`
+/// and `128 x 128`, padded: 132 KB, past 99 KiB) are refused before anything runs.
 #[test]
 fn operands_past_the_shared_memory_are_refused() {
-    let c = case(Kind::F32, [128, 128, 64], [128, 128, 64], 4).num_warps(8);
+    let c = case(Kind::F32, [128, 128, 128], [128, 128, 128], 4).num_warps(8);
     let e = run_simulator(&Kind::F32.def(), &c, SpecPolicy::Triton).expect_err("past the shared memory");
     assert!(e.has_code(Code::PtxLayoutConflict), "{e}");
     assert!(e.to_string().contains("`dot` moves"), "{e}");

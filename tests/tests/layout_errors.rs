@@ -103,25 +103,27 @@ fn bad_shapes_are_located_errors(#[case] def: KernelDef, #[case] want: &str) {
 }
 
 kernel! {
-    /// A 128 x 128 f32 transpose: 66 KB through shared memory, more than a CTA has.
-    fn transpose_too_large(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>; const B: usize) {
-        let offs = arange(0, B);
-        let x = load(x_ptr + offs.expand_dims(1) * B as i32 + offs.expand_dims(0), None, None);
-        store(y_ptr + offs.expand_dims(1) * B as i32 + offs.expand_dims(0), trans(x), None);
+    /// An M x N f32 transpose: at 128 x 256, 129 KiB through shared memory, more than a CTA
+    /// has on sm_86.
+    fn transpose_too_large(x_ptr: Ptr<f32>, y_ptr: Ptr<f32>; const M: usize, const N: usize) {
+        let rows = arange(0, M);
+        let cols = arange(0, N);
+        let x = load(x_ptr + rows.expand_dims(1) * N as i32 + cols.expand_dims(0), None, None);
+        store(y_ptr + cols.expand_dims(1) * M as i32 + rows.expand_dims(0), trans(x), None);
     }
 }
 
 #[test]
 fn an_exchange_past_the_shared_memory_of_a_cta_names_the_line() {
     let options = ptx_common::options(rtriton::backend::ptx::Arch::Sm86, 8);
-    let e = ptx_common::compile_plain(&transpose_too_large(), &[("B", 128)], &options).unwrap_err();
+    let e = ptx_common::compile_plain(&transpose_too_large(), &[("M", 128), ("N", 256)], &options).unwrap_err();
     assert!(e.has_code(Code::PtxLayoutConflict), "{e}");
     assert_eq!(
         e.to_string(),
-        "error[RT0803]: kernel `transpose_too_large` at tests/tests/layout_errors.rs:110: `permute` moves 16512 elements of f32 between threads through shared memory: 66048 bytes, more than the 49152 a CTA has\n  help: use smaller blocks here (the exchange holds the whole block), or keep each value in one role so no conversion is needed"
+        "error[RT0803]: kernel `transpose_too_large` at tests/tests/layout_errors.rs:112: `permute` moves 32896 elements of f32 between threads through shared memory: 131584 bytes, more than the 101376 a CTA has on sm_86\n  help: use smaller blocks here (the exchange holds the whole block), or keep each value in one role so no conversion is needed"
     );
-    // Half the block fits.
-    assert!(ptx_common::compile_plain(&transpose_too_large(), &[("B", 64)], &options).is_ok());
+    // Half the block fits (66 KiB: dynamic shared memory).
+    assert!(ptx_common::compile_plain(&transpose_too_large(), &[("M", 128), ("N", 128)], &options).is_ok());
 }
 
 kernel! {

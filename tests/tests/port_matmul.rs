@@ -2,8 +2,8 @@
 //! configurations: each of Triton tutorial 03's CUDA configurations either compiles or is
 //! refused with a coded diagnostic (never a panic), the ones `autotune_configs` keeps
 //! assemble for sm_86 and sm_90 without spills, those left out are refused, spill or need
-//! more shared memory than sm_86 has, and
-//! the port is lint-clean.
+//! more shared memory than sm_86 has, the kept ones fit sm_86's shared memory with the
+//! accumulator stored in 16-byte vectors, and the port is lint-clean.
 
 mod ptx_common;
 
@@ -38,11 +38,15 @@ fn contiguous_args(n: i64) -> Vec<ArgValue> {
 /// The configuration's PTX for sm_86 under Triton's specialization of a 4096^3 product,
 /// or the compiler's refusal.
 fn compile(def: &KernelDef, config: Config, activation: i64) -> Result<String, ptx::PtxError> {
+    compile_ptx(def, config, activation).map(|p| p.text)
+}
+
+fn compile_ptx(def: &KernelDef, config: Config, activation: i64) -> Result<ptx::Ptx, ptx::PtxError> {
     let constexprs = config.constexprs(activation);
     let verified = CompileSession::new()
         .front_end_for_args(def, &constexprs, &contiguous_args(4096), SpecPolicy::Triton, &TraceOptions::default())
         .unwrap_or_else(|e| panic!("{} {config:?}: the front end refused it: {e}", def.name));
-    ptx::compile(&verified, &ptx_common::options(Arch::Sm86, config.num_warps)).map(|p| p.text)
+    ptx::compile(&verified, &ptx_common::options(Arch::Sm86, config.num_warps))
 }
 
 /// Every tutorial configuration compiles, or is refused before any PTX with the register
@@ -121,5 +125,34 @@ fn the_port_is_lint_clean() {
             .lint(&def, &kept[0].constexprs(LEAKY_RELU), &Default::default())
             .unwrap_or_else(|e| panic!("{}: {e}", def.name));
         assert!(findings.is_empty(), "{}: {findings:?}", def.name);
+    }
+}
+
+/// Every kept configuration fits the shared memory a CTA has on sm_86 (its rings, and the
+/// epilogue's conversion of the accumulator sharing their memory), and stores its
+/// `BLOCK_M x BLOCK_N` result in 16-byte vectors only (the accumulator converted from the
+/// `mma` fragment layout, whose threads hold pairs of columns, to the coalesced one).
+#[test]
+fn kept_configs_fit_sm_86_and_store_the_accumulator_in_16_byte_vectors() {
+    for (def, kept) in kernels() {
+        let elem = if def.name.ends_with("tf32") { 4 } else { 2 };
+        for &config in kept {
+            let p = compile_ptx(&def, config, NO_ACTIVATION).unwrap_or_else(|e| panic!("{} {config:?}: {e}", def.name));
+            assert!(
+                p.shared_bytes as usize <= SM86_SHARED_BYTES,
+                "{} {config:?}: {} bytes of shared memory",
+                def.name,
+                p.shared_bytes
+            );
+            assert!(p.shared_bytes as usize >= config.ring_bytes(elem), "{} {config:?}", def.name);
+            let threads = config.num_warps as usize * 32;
+            let vectors = config.block_m * config.block_n * elem / 16;
+            let want = vectors.div_ceil(threads);
+            // Every store is a 16-byte vector, and they cover the tile (a layout wider
+            // than the tile repeats some: the same bytes twice).
+            let vector_stores = p.text.matches("st.global.v4.").count();
+            assert_eq!(p.text.matches("st.global").count(), vector_stores, "{} {config:?}", def.name);
+            assert!(vector_stores >= want, "{} {config:?}: {vector_stores} 16-byte stores a thread", def.name);
+        }
     }
 }

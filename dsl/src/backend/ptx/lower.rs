@@ -44,6 +44,7 @@ mod values;
 mod wide;
 mod wide_mul;
 
+pub(super) use exchange::fits_one_exchange;
 pub(super) use ring::{SlotLayout, read_in_place, slot_layout};
 
 use insts::ty_of;
@@ -152,6 +153,9 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         ring_synced: false,
         ring_site: None,
         rings_swizzled: false,
+        rings_open: false,
+        scratch_dirty: false,
+        scratch_in_rings: false,
         shared_align: 16,
         sign_extended: HashMap::new(),
         decisions: Decisions { layout: Some(layout_decision), ..Decisions::default() },
@@ -264,6 +268,14 @@ pub(super) struct Lowerer<'a> {
     /// Whether a ring's slots are swizzled (`lower/swizzle.rs`): the rings then start at
     /// a multiple of `SWIZZLE_ALIGN`.
     rings_swizzled: bool,
+    /// Whether a ring copy was issued and the loop's end has not yet waited for every
+    /// copy and synchronized (the rings' shared memory is in use).
+    rings_open: bool,
+    /// Whether the scratch was used since the rings last closed (or the kernel began).
+    scratch_dirty: bool,
+    /// Whether the scratch was used while the rings were open: then the two cannot share
+    /// shared memory (`place_rings`).
+    scratch_in_rings: bool,
     /// The alignment the shared buffer is declared with.
     shared_align: u32,
     pub decisions: Decisions,

@@ -23,6 +23,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::{Blocked, Layout};
+use crate::backend::ptx::lower::fits_one_exchange;
 use crate::ir::{Kernel, OpFamily, OpId, OpKind, Value};
 
 /// Every value's layout and the conversions the lowering inserts.
@@ -74,6 +75,10 @@ enum Kind {
     /// `broadcast` between a `dot`'s accumulator class and another: the same embedding
     /// (elsewhere a broadcast ties its operand and result into one class).
     Broadcast,
+    /// A `store` of a value in a `dot`'s accumulator class through pointers of another
+    /// class: the value is converted to the pointers' layout (elsewhere a store ties its
+    /// value and pointers into one class).
+    Store,
 }
 
 /// An op that relates the embeddings of its operand and result.
@@ -112,7 +117,7 @@ impl Relation {
         match &self.kind {
             Kind::Expand(axis) => Some(without(result, *axis)),
             Kind::Reduce(axis) => insert_free(result, *axis, rank),
-            Kind::Broadcast => Some(result.to_vec()),
+            Kind::Broadcast | Kind::Store => Some(result.to_vec()),
             Kind::Permute(dims) => {
                 let mut e = vec![0; dims.len()];
                 for (i, &d) in dims.iter().enumerate() {
@@ -128,7 +133,7 @@ impl Relation {
         match &self.kind {
             Kind::Expand(axis) => insert_free(operand, *axis, rank),
             Kind::Reduce(axis) => Some(without(operand, *axis)),
-            Kind::Broadcast => Some(operand.to_vec()),
+            Kind::Broadcast | Kind::Store => Some(operand.to_vec()),
             Kind::Permute(dims) => dims.iter().map(|&d| operand.get(d).copied()).collect(),
         }
     }
@@ -139,7 +144,7 @@ impl Relation {
             Kind::Reduce(_) => 0,
             Kind::Permute(_) => 1,
             Kind::Expand(_) => 2,
-            Kind::Broadcast => 3,
+            Kind::Broadcast | Kind::Store => 3,
         }
     }
 }
@@ -206,8 +211,10 @@ pub fn assign(k: &Kernel, enc: &Arc<Blocked>, anchor: &[usize], mma: &dyn Fn(OpI
     let mut mma_seeds: Vec<(Value, Arc<Blocked>)> = Vec::new();
     let mut uf = Uf { parent: (0..n).collect() };
     let mut relations: Vec<Relation> = Vec::new();
-    // Broadcasts are tied after the walk, except across a `dot` accumulator's class.
+    // Broadcasts and stored values are tied after the walk, except across a `dot`
+    // accumulator's class.
     let mut broadcasts: Vec<(OpId, Value, Value)> = Vec::new();
+    let mut stores: Vec<(OpId, Value, Value)> = Vec::new();
     let is_block = |v: Value| !k.shape(v).is_scalar();
     for id in k.walk() {
         let op = k.op(id);
@@ -219,6 +226,10 @@ pub fn assign(k: &Kernel, enc: &Arc<Blocked>, anchor: &[usize], mma: &dyn Fn(OpI
         };
         match &op.kind {
             OpKind::Broadcast { value: v } if is_block(*v) => broadcasts.push((id, *v, op.results[0])),
+            OpKind::Store { ptr, value, mask } if is_block(*ptr) && is_block(*value) => {
+                tie(&[Some(*ptr), *mask].into_iter().flatten().collect::<Vec<_>>());
+                stores.push((id, *value, *ptr));
+            }
             OpKind::For { init, body, .. } => {
                 let yields = k.yielded(body);
                 for (i, v) in init.iter().enumerate() {
@@ -323,6 +334,20 @@ pub fn assign(k: &Kernel, enc: &Arc<Blocked>, anchor: &[usize], mma: &dyn Fn(OpI
             relations.push(Relation { op: id, operand: v, result: r, kind: Kind::Broadcast });
         }
     }
+    // A store keeps its value in its pointers' class, unless the value is a tensor-core
+    // accumulator's and the pointers are not: the pointers then take the kernel's
+    // coalesced layout and the accumulator converts to it at the store (through shared
+    // memory), as Triton's stores of `mma` results do, so each thread writes whole
+    // vectors along rows instead of the accumulator fragment's pairs. A block too large
+    // for one exchange is stored from the fragments.
+    for (id, v, p) in stores {
+        let fits = fits_one_exchange(k.shape(v).dims(), k.dtype(v));
+        if !fits || !in_mma(&mut uf, v) || in_mma(&mut uf, p) {
+            uf.union(v.index(), p.index());
+        } else {
+            relations.push(Relation { op: id, operand: v, result: p, kind: Kind::Store });
+        }
+    }
     // Reductions first: where a reduction and an `expand_dims` disagree about a class, the
     // `expand_dims` operand (one dim smaller, often an index that is recomputed for free)
     // is the one converted, not the reduction's whole operand. Stable: program order
@@ -417,7 +442,7 @@ pub fn assign(k: &Kernel, enc: &Arc<Blocked>, anchor: &[usize], mma: &dyn Fn(OpI
         let agrees = o.enc == r.enc
             && match &rel.kind {
                 Kind::Expand(axis) => without(&r.embed, *axis) == o.embed,
-                Kind::Reduce(_) | Kind::Permute(_) | Kind::Broadcast => {
+                Kind::Reduce(_) | Kind::Permute(_) | Kind::Broadcast | Kind::Store => {
                     rel.result_for(&o.embed, r.enc.rank()) == Some(r.embed.clone())
                 }
             };

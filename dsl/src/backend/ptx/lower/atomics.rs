@@ -158,7 +158,7 @@ impl Lowerer<'_> {
                 "use a smaller block, or do not use the atomic's result",
             ));
         }
-        self.shared_bytes = self.shared_bytes.max(bytes.next_multiple_of(16) as u32);
+        self.use_scratch(bytes as u32);
         let base = self.smem_base();
         let slots: Vec<Reg> = (0..olds.len()).map(|i| self.slot_of(ptr, i, size, base)).collect();
         let guard = Some(Guard { pred: writer, negate: false });

@@ -186,7 +186,7 @@ impl Lowerer<'_> {
             array_off.push(bytes);
             bytes = ((bytes + slots * i64::from(t.size_bytes())) as u64).next_multiple_of(8) as i64;
         }
-        self.shared_bytes = self.shared_bytes.max((bytes as u32).next_multiple_of(16));
+        self.use_scratch(bytes as u32);
         let base = self.smem_base();
         let lane_a = self.lane_pos(&gs.enc, a);
         let warp_a = self.warp_pos(&gs.enc, a);

@@ -162,7 +162,7 @@ impl Lowerer<'_> {
         // The copies a pipelined loop issued for iterations past its last are still in
         // flight (zero fills of masked-off tiles): none is left running past the loop.
         if body.ops.iter().any(|&id| matches!(self.k.op(id).kind, OpKind::AsyncCopy { .. })) {
-            self.emit(Inst::CpAsyncWait { pending: 0 });
+            self.close_rings();
         }
         Ok(())
     }

@@ -23,9 +23,11 @@ use crate::backend::ptx::lir::{BinOp, Group, Guard, Inst, Operand, Reg, Ty};
 use crate::diag::Code;
 use crate::ir::{DType, Op, OpId, Value};
 
-/// The static shared memory one CTA can declare (`.shared` arrays past 48 KiB need the
-/// dynamic opt-in, which rtriton's launches do not use).
-pub const MAX_SHARED_BYTES: usize = 48 * 1024;
+/// The most shared memory one exchange may hold: what a CTA may have on sm_86, the PTX
+/// target (99 KiB; past 48 KiB the buffer is dynamic shared memory and the launch opts
+/// in, `MAX_STATIC_SHARED_BYTES`). A launch on a device with less is refused by the
+/// runtime with the kernel's shared-memory site.
+pub const MAX_SHARED_BYTES: usize = 99 * 1024;
 
 /// Where the elements of one side of an exchange go in the shared array: the element at
 /// coordinates `c` is at index `offset + sum c_i * strides_i`.
@@ -65,6 +67,12 @@ pub(super) struct Side {
     pub shape: Vec<usize>,
     pub layout: Option<Layout>,
     pub place: Place,
+}
+
+/// Whether `convert_layout` can move a block of `shape` and `dtype` between layouts in
+/// one exchange (its padded array within [`MAX_SHARED_BYTES`]).
+pub(crate) fn fits_one_exchange(shape: &[usize], dtype: DType) -> bool {
+    padded(shape).1 * shared_elem_bytes(ty_of(dtype)) <= MAX_SHARED_BYTES
 }
 
 /// The size of an element's slot in the shared array.
@@ -225,13 +233,13 @@ impl Lowerer<'_> {
                 &self.k.name,
                 op.loc,
                 format!(
-                    "`{}` moves {len} elements of {dtype} between threads through shared memory: {bytes} bytes, more than the {MAX_SHARED_BYTES} a CTA has",
+                    "`{}` moves {len} elements of {dtype} between threads through shared memory: {bytes} bytes, more than the {MAX_SHARED_BYTES} a CTA has on sm_86",
                     op.kind.name()
                 ),
                 "use smaller blocks here (the exchange holds the whole block), or keep each value in one role so no conversion is needed",
             ));
         }
-        self.shared_bytes = self.shared_bytes.max(bytes.next_multiple_of(16) as u32);
+        self.use_scratch(bytes as u32);
         for (side, elems) in writes {
             let (base, offsets) = self.addresses(&side, elem);
             let owner = match self.side_geometry(&side) {

@@ -214,7 +214,7 @@ impl Lowerer<'_> {
         // Index slots mirror the value slots (same stride), so one address serves both.
         let index_array = if rop.gives_index() { array } else { 0 };
         let bytes = ((array + index_array) as usize).next_multiple_of(16) as u32;
-        self.shared_bytes = self.shared_bytes.max(bytes);
+        self.use_scratch(bytes);
         let base = self.smem_base();
         let lane_a = self.lane_pos(&gs.enc, a);
         let warp_a = self.warp_pos(&gs.enc, a);

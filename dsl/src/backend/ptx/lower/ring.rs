@@ -3,8 +3,11 @@
 //! iterations ahead, so no register holds them in flight and the copies overlap the
 //! tensor-core work.
 //!
-//! A ring is `slots` tiles in shared memory, after the scratch and the staged loads'
-//! buffers (`place_rings`). A tile `[R, C]` is row-major in one of two layouts
+//! A ring is `slots` tiles in shared memory (`place_rings`): from the buffer's start,
+//! sharing it with the scratch, where no exchange, reduction or scan uses the scratch
+//! while rings are in use (from the first copy to the wait and barrier after the loop;
+//! the epilogue's conversion of a `dot` accumulator for a coalesced store then takes no
+//! shared memory of its own), else after the scratch and the staged loads' buffers. A tile `[R, C]` is row-major in one of two layouts
 //! ([`SlotLayout`]), both placing the 8 rows an `ldmatrix` reads (and the chunks a warp's
 //! copies write) in 8 different groups of 4 banks:
 //! - 16-bit tiles whose rows are 2 to 64 chunks of 16 bytes are swizzled (`swizzle.rs`):
@@ -124,6 +127,7 @@ impl Lowerer<'_> {
             ));
         }
         let r = self.ring(op, ring, slots, &shape, ty)?;
+        self.open_rings();
         let slot_off = self.slot_offset(&r, slot)?;
         let width = self.access_width(op, AccessKind::Load, ptr, mask);
         let eb = ty.size_bytes() as usize;
@@ -332,19 +336,54 @@ impl Lowerer<'_> {
         r
     }
 
-    /// At the end of the lowering (after the staged buffers are placed): the rings go
-    /// last, and the program's shared memory covers them.
+    /// Marks the scratch (the exchanges', reductions' and scans' array at the buffer's
+    /// start) as used for `bytes`.
+    pub(super) fn use_scratch(&mut self, bytes: u32) {
+        self.shared_bytes = self.shared_bytes.max(bytes.next_multiple_of(16));
+        self.scratch_dirty = true;
+        self.scratch_in_rings |= self.rings_open;
+    }
+
+    /// Before a ring copy: the rings are in use from here to the end of their loop. A
+    /// scratch use before it may still be reading what the copies could overwrite (where
+    /// the two share memory), so every thread finishes it first.
+    fn open_rings(&mut self) {
+        if !self.rings_open && self.scratch_dirty {
+            self.emit(Inst::BarSync { id: 0 });
+        }
+        self.rings_open = true;
+        self.scratch_dirty = false;
+    }
+
+    /// After a loop that copies into rings: every thread's copies have landed (the last
+    /// iterations' copies of tiles past the end are zero fills still in flight) and, after
+    /// the barrier, every warp has read its last slot, so the rings' memory is free.
+    pub(super) fn close_rings(&mut self) {
+        self.emit(Inst::CpAsyncWait { pending: 0 });
+        self.emit(Inst::BarSync { id: 0 });
+        self.rings_open = false;
+    }
+
+    /// Whether the rings share the buffer's start with the scratch: there are rings, and
+    /// no scratch use fell while they were in use.
+    pub(super) fn rings_share_scratch(&self) -> bool {
+        self.rings_base.is_some() && !self.scratch_in_rings
+    }
+
+    /// At the end of the lowering (after the staged buffers are placed): the rings go at
+    /// the buffer's start (sharing it with the scratch, `place_staging` then left room
+    /// for them) or last, and the program's shared memory covers them.
     pub(super) fn place_rings(&mut self) {
         let Some((_, at)) = self.rings_base else { return };
         // The rings raise the program's shared memory last.
         self.stage_site = self.ring_site.or(self.stage_site);
         let align = if self.rings_swizzled { SWIZZLE_ALIGN } else { 16 };
         self.shared_align = self.shared_align.max(align);
-        let base = self.shared_bytes.next_multiple_of(align);
+        let base = if self.rings_share_scratch() { 0 } else { self.shared_bytes.next_multiple_of(align) };
         if let Inst::Mov { src, .. } = &mut self.prologue[at] {
             *src = Operand::Int(i64::from(base));
         }
-        self.shared_bytes = base + self.ring_bytes;
+        self.shared_bytes = self.shared_bytes.max(base + self.ring_bytes);
     }
 }
 

@@ -55,7 +55,7 @@ impl Lowerer<'_> {
                 "scan a smaller block (loop over the axis in blocks and carry the last value)",
             ));
         }
-        self.shared_bytes = self.shared_bytes.max((bytes as u32).next_multiple_of(16));
+        self.use_scratch(bytes as u32);
         let base = self.smem_base();
         let owner = self.owner(&gs, None).map(|pred| Guard { pred, negate: false });
         // Each register's row-major element index in the parent shape and position along `a`.

@@ -218,7 +218,9 @@ impl Lowerer<'_> {
     /// program's shared memory is both.
     pub(super) fn place_staging(&mut self) {
         let Some((_, at)) = self.stage_base else { return };
-        let scratch = self.shared_bytes.next_multiple_of(16);
+        // Rings that share the scratch's memory (`ring.rs`) extend it.
+        let rings = if self.rings_share_scratch() { self.ring_bytes } else { 0 };
+        let scratch = self.shared_bytes.max(rings).next_multiple_of(16);
         if let Inst::Bin { b, .. } = &mut self.prologue[at] {
             *b = Operand::Int(i64::from(scratch));
         }
