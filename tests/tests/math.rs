@@ -1,5 +1,6 @@
 //! The math functions (`exp`, `exp2`, `log`, `log2`, `sqrt`, `rsqrt`, `abs`, `floor`,
-//! `ceil`, `sin`, `cos`, `tanh`, `erf`, `sigmoid`, `fma`, `div_rn`, `fdiv`) on every back
+//! `ceil`, `trunc`, `rint`, `round`, `isnan`, `isinf`, `signbit`, `copysign`, `clamp`,
+//! `fmod`, `sin`, `cos`, `tanh`, `erf`, `sigmoid`, `fma`, `div_rn`, `fdiv`) on every back
 //! end, one table row per function:
 //! - the interpreter and the simulator against an independent CPU reference written here
 //!   (the f64 function rounded once, or the documented composition), bit for bit, on the
@@ -99,8 +100,34 @@ fn the_table_lists_every_function_once() {
 #[rstest]
 fn cpu_back_ends_match_the_reference_bit_for_bit(
     #[values(
-        "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "floor", "ceil", "sin", "cos", "tanh", "erf", "sigmoid",
-        "fma", "div_rn", "fdiv", "exp2_ftz"
+        "exp",
+        "exp2",
+        "log",
+        "log2",
+        "sqrt",
+        "rsqrt",
+        "abs",
+        "floor",
+        "ceil",
+        "trunc",
+        "rint",
+        "round",
+        "isnan",
+        "isinf",
+        "signbit",
+        "copysign",
+        "clamp",
+        "clamp_nan",
+        "fmod",
+        "sin",
+        "cos",
+        "tanh",
+        "erf",
+        "sigmoid",
+        "fma",
+        "div_rn",
+        "fdiv",
+        "exp2_ftz"
     )]
     name: &str,
     #[values("specials", "domain")] case: &str,
@@ -114,8 +141,34 @@ fn cpu_back_ends_match_the_reference_bit_for_bit(
 #[ignore = "needs a GPU"]
 fn gpu_matches_the_reference_within_the_documented_bound(
     #[values(
-        "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "floor", "ceil", "sin", "cos", "tanh", "erf", "sigmoid",
-        "fma", "div_rn", "fdiv", "exp2_ftz"
+        "exp",
+        "exp2",
+        "log",
+        "log2",
+        "sqrt",
+        "rsqrt",
+        "abs",
+        "floor",
+        "ceil",
+        "trunc",
+        "rint",
+        "round",
+        "isnan",
+        "isinf",
+        "signbit",
+        "copysign",
+        "clamp",
+        "clamp_nan",
+        "fmod",
+        "sin",
+        "cos",
+        "tanh",
+        "erf",
+        "sigmoid",
+        "fma",
+        "div_rn",
+        "fdiv",
+        "exp2_ftz"
     )]
     name: &str,
     #[values("domain", "gpu_specials")] case: &str,
@@ -204,8 +257,34 @@ rtriton_testing::backend_tests!(abs_int_suite => [extremes]);
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn every_function_assembles_without_spills(
     #[values(
-        "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "floor", "ceil", "sin", "cos", "tanh", "erf", "sigmoid",
-        "fma", "div_rn", "fdiv", "exp2_ftz"
+        "exp",
+        "exp2",
+        "log",
+        "log2",
+        "sqrt",
+        "rsqrt",
+        "abs",
+        "floor",
+        "ceil",
+        "trunc",
+        "rint",
+        "round",
+        "isnan",
+        "isinf",
+        "signbit",
+        "copysign",
+        "clamp",
+        "clamp_nan",
+        "fmod",
+        "sin",
+        "cos",
+        "tanh",
+        "erf",
+        "sigmoid",
+        "fma",
+        "div_rn",
+        "fdiv",
+        "exp2_ftz"
     )]
     name: &str,
 ) {
@@ -260,8 +339,10 @@ fn every_float_only_function_refuses_ints() {
             let x = load(x_ptr + arange(0, BLOCK), None, None);
             let y = exp2(x) + log(x) + log2(x) + sqrt(x) + sqrt_rn(x) + rsqrt(x) + floor(x) + ceil(x) + sin(x);
             let y = y + cos(x) + tanh(x) + erf(x) + sigmoid(x) + fma(x, x, x) + div_rn(x, x) + fdiv(x, 2) + abs(x);
+            let y = y + trunc(x) + rint(x) + round(x) + isnan(x) + isinf(x) + signbit(x) + copysign(x, x);
+            let y = y + clamp(x, x, x) + fmod(x, x);
             store(y_ptr + arange(0, BLOCK), y, None);
         }
     }
-    assert_eq!(traced(all_on_ints()), vec![Code::TraceMathDType; 16]);
+    assert_eq!(traced(all_on_ints()), vec![Code::TraceMathDType; 25]);
 }
