@@ -84,6 +84,26 @@ fn check_float(b: &mut Builder, name: &str, v: Value, loc: SourceLoc) -> bool {
     false
 }
 
+/// Whether `v` is an f32 (for the functions on a float's bits: libdevice has them for f32
+/// and f64 only, and rtriton holds no 16-bit float's bits as an int); otherwise reports the
+/// located error for `name`.
+fn check_f32(b: &mut Builder, name: &str, v: Value, loc: SourceLoc) -> bool {
+    let dtype = b.dtype(v);
+    if dtype == DType::F32 {
+        return true;
+    }
+    if dtype.is_float() && dtype != DType::Scalar(ScalarType::F64) {
+        b.error_with(
+            Code::TraceMathDType,
+            loc,
+            format!("`{name}` is not defined on {dtype} (it works on an f32's bits, as libdevice's does)"),
+            format!("convert the operands first: `{name}(x.to::<f32>(), ..)`"),
+        );
+        return false;
+    }
+    check_float(b, name, v, loc)
+}
+
 /// A scalar constant of `like`'s dtype (element-wise ops broadcast it).
 fn constant(b: &mut Builder, like: Value, c: f32, loc: SourceLoc) -> Value {
     let dtype = b.dtype(like);
@@ -263,10 +283,10 @@ fn round_value(b: &mut Builder, x: Value, loc: SourceLoc) -> Value {
     b.select(away, stepped, t, loc)
 }
 
-/// The signed integer type of `dtype`'s width (f16/bf16: i16, f32: i32, f64: i64).
+/// The signed integer type of `dtype`'s width (f32: i32, f64: i64; 16-bit floats are
+/// refused before, `check_f32`).
 fn bits_type(dtype: DType) -> DType {
     match dtype.scalar().map(ScalarType::bit_width) {
-        Some(16) => DType::Scalar(ScalarType::I16),
         Some(64) => DType::I64,
         _ => DType::I32,
     }
@@ -281,9 +301,15 @@ fn float_bits(b: &mut Builder, x: Value, loc: SourceLoc) -> Value {
 /// The body of a predicate on floats (`isnan`, ...): checks the dtype, builds the `i1`
 /// test on the operand as stored (no conversion, so a NaN's bits are never touched) and
 /// gives it as libdevice does, an `i32` 0 or 1.
-fn float_test(name: &str, x: Value, loc: SourceLoc, build: fn(&mut Builder, Value, SourceLoc) -> Value) -> Value {
+fn float_test(
+    name: &str,
+    x: Value,
+    loc: SourceLoc,
+    check: fn(&mut Builder, &str, Value, SourceLoc) -> bool,
+    build: fn(&mut Builder, Value, SourceLoc) -> Value,
+) -> Value {
     with_builder(|b| {
-        if !check_float(b, name, x, loc) {
+        if !check(b, name, x, loc) {
             let shape = b.ty(x).shape.clone();
             return b.constant_value(Constant::Int(0), DType::I32, shape, loc);
         }
@@ -296,13 +322,15 @@ fn float_test(name: &str, x: Value, loc: SourceLoc, build: fn(&mut Builder, Valu
 /// unordered `x != x`, exact on every back end.
 #[track_caller]
 pub fn isnan<T: NumericMarker>(x: Tensor<T>) -> Tensor<i32> {
-    Tensor::from_value(float_test("isnan", x.id(), SourceLoc::caller(), |b, x, loc| b.compare(CmpPred::Ne, x, x, loc)))
+    Tensor::from_value(float_test("isnan", x.id(), SourceLoc::caller(), check_float, |b, x, loc| {
+        b.compare(CmpPred::Ne, x, x, loc)
+    }))
 }
 
 /// 1 where `x` is +inf or -inf, else 0, as `i32` (`libdevice.isinf`): `|x| == inf`.
 #[track_caller]
 pub fn isinf<T: NumericMarker>(x: Tensor<T>) -> Tensor<i32> {
-    Tensor::from_value(float_test("isinf", x.id(), SourceLoc::caller(), |b, x, loc| {
+    Tensor::from_value(float_test("isinf", x.id(), SourceLoc::caller(), check_float, |b, x, loc| {
         let a = b.unary(UnaryOp::Abs, x, loc);
         let inf = constant(b, a, f32::INFINITY, loc);
         b.compare(CmpPred::Eq, a, inf, loc)
@@ -310,10 +338,11 @@ pub fn isinf<T: NumericMarker>(x: Tensor<T>) -> Tensor<i32> {
 }
 
 /// 1 where `x`'s sign bit is set, else 0, as `i32` (`libdevice.signbit`): 1 for -0.0 and
-/// for a NaN with the sign bit, which `x < 0` misses. A bit test on the stored bits.
+/// for a NaN with the sign bit, which `x < 0` misses. A bit test on the stored bits; f32
+/// only (f16/bf16 are a located error, as in libdevice).
 #[track_caller]
 pub fn signbit<T: NumericMarker>(x: Tensor<T>) -> Tensor<i32> {
-    Tensor::from_value(float_test("signbit", x.id(), SourceLoc::caller(), |b, x, loc| {
+    Tensor::from_value(float_test("signbit", x.id(), SourceLoc::caller(), check_f32, |b, x, loc| {
         let bits = float_bits(b, x, loc);
         let zero = b.constant_value(Constant::Int(0), b.dtype(bits), Shape::scalar(), loc);
         b.compare(CmpPred::Lt, bits, zero, loc)
@@ -321,13 +350,14 @@ pub fn signbit<T: NumericMarker>(x: Tensor<T>) -> Tensor<i32> {
 }
 
 /// `|x|` with the sign bit of `y` (`libdevice.copysign`, C `copysignf`): bit operations
-/// on the stored bits, exact on every back end, NaN payloads kept; `y` broadcasts.
+/// on the stored bits, exact on every back end, NaN payloads kept; `y` broadcasts. f32
+/// only (f16/bf16 are a located error, as in libdevice).
 #[track_caller]
 pub fn copysign<T: NumericMarker, Y: TensorOperand<DType = T>>(x: Tensor<T>, y: Y) -> Tensor<T> {
     let loc = SourceLoc::caller();
     let yv = y.value(loc);
     Tensor::from_value(with_builder(|b| {
-        if !check_float(b, "copysign", x.id(), loc) {
+        if !check_f32(b, "copysign", x.id(), loc) {
             return x.id();
         }
         let (xv, yv) = b.broadcast_pair(x.id(), yv, loc);
