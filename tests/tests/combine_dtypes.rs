@@ -1,4 +1,4 @@
-//! Combine regions on every dtype: `cumsum`, `associative_scan` and `reduce` with a DSL
+//! Combine regions on every dtype: `cumsum`, `cumprod`, `associative_scan` and `reduce` with a DSL
 //! closure on f16, bf16, f32, f64, i8, i16, i32, i64, u8, u32 and u64 run on the
 //! interpreter (which once refused every 8- and 16-bit operand: "the interpreter cannot
 //! run combine operands of bf16 and bf16") and on the SIMT simulator, which must agree
@@ -18,8 +18,8 @@ use rtriton_testing::{Case, Data, Rule, View};
 
 /// `OP`: 0 `cumsum`, 1 `associative_scan(|a, b| a - b)`, 2 `reduce(|a, b| a + b)`,
 /// 3 `reduce(|a, b| a * b + a)` (two roundings per combine for storage dtypes),
-/// 4 `reduce((x, x), |(a0, a1), (b0, b1)| (maximum(a0, b0), a1 - b1))`.
-const OPS: i64 = 5;
+/// 4 `reduce((x, x), |(a0, a1), (b0, b1)| (maximum(a0, b0), a1 - b1))`, 5 `cumprod`.
+const OPS: i64 = 6;
 
 macro_rules! combine_kernel {
     ($name:ident, $t:ty, $zero:expr) => {
@@ -33,6 +33,7 @@ macro_rules! combine_kernel {
                     1 => store(z_ptr + cols, associative_scan(x, 0, |a, b| a - b), Some(mask)),
                     2 => store(y_ptr, reduce(x, 0, |a, b| a + b), None),
                     3 => store(y_ptr, reduce(x, 0, |a, b| a * b + a), None),
+                    5 => store(z_ptr + cols, cumprod(x, 0), Some(mask)),
                     _ => {
                         let (m, d) = reduce((x, x), 0, |(a0, a1): (Tensor<$t>, Tensor<$t>), (b0, b1)| {
                             (maximum(a0, b0), a1 - b1)
@@ -180,5 +181,41 @@ proptest! {
         let bits: Vec<u64> = words[..block].iter().map(|&w| bits_for(name, w)).collect();
         let c = case(data(&bits), op, block, n, warps);
         prop_assert!(agree(&def(), &c).is_ok(), "{name}, op {op}, block {block}, n {n}, warps {warps}: {:?}", agree(&def(), &c));
+    }
+}
+
+/// `cumprod` against the running product in index order, on inputs where the scan order
+/// cannot change a result: i32 (wrapping products are associative) and f32 powers of two
+/// and small integers (every partial product is exact, in any grouping), with a masked
+/// tail and an infinity.
+#[test]
+fn cumprod_is_the_running_product() {
+    let ints: Vec<i32> = vec![3, -7, 1 << 20, 5, -1, 1 << 16, 9, 0, 4, -3, 11, 2, 13];
+    let floats: Vec<f32> = vec![2.0, -0.5, 3.0, 0.25, -4.0, -1.0, 8.0, -2.0, 1.5, 6.0, f32::INFINITY, -0.25, 0.5];
+    let n = ints.len();
+    let want_i: Vec<i32> = ints
+        .iter()
+        .scan(1i32, |p, &v| {
+            *p = p.wrapping_mul(v);
+            Some(*p)
+        })
+        .collect();
+    let want_f: Vec<f32> = floats
+        .iter()
+        .scan(1.0f32, |p, &v| {
+            *p *= v;
+            Some(*p)
+        })
+        .collect();
+    for (name, def, data, want) in [
+        ("i32", combine_i32 as fn() -> KernelDef, Data::I32(ints.clone()), Data::I32(want_i)),
+        ("f32", combine_f32, Data::F32(floats.clone()), Data::F32(want_f)),
+    ] {
+        let c = case(data, 5, 16, n, 4);
+        agree(&def(), &c).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let out = run_interpreter(&def(), &c, SpecPolicy::Triton).expect("cumprod runs");
+        let z = out.buffers.iter().find(|(b, _)| *b == "z").map(|(_, d)| d.clone()).expect("z");
+        let (diffs, _) = differences(&z, &want, &Rule::BITS, 1);
+        assert!(diffs.is_empty(), "{name}: {:?}", diffs.first());
     }
 }

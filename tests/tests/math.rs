@@ -1,5 +1,6 @@
 //! The math functions (`exp`, `exp2`, `log`, `log2`, `sqrt`, `rsqrt`, `abs`, `floor`,
-//! `ceil`, `sin`, `cos`, `tanh`, `erf`, `sigmoid`, `fma`, `div_rn`, `fdiv`) on every back
+//! `ceil`, `trunc`, `rint`, `round`, `isnan`, `isinf`, `signbit`, `copysign`, `clamp`,
+//! `fmod`, `sin`, `cos`, `tanh`, `erf`, `sigmoid`, `fma`, `div_rn`, `fdiv`) on every back
 //! end, one table row per function:
 //! - the interpreter and the simulator against an independent CPU reference written here
 //!   (the f64 function rounded once, or the documented composition), bit for bit, on the
@@ -99,8 +100,34 @@ fn the_table_lists_every_function_once() {
 #[rstest]
 fn cpu_back_ends_match_the_reference_bit_for_bit(
     #[values(
-        "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "floor", "ceil", "sin", "cos", "tanh", "erf", "sigmoid",
-        "fma", "div_rn", "fdiv", "exp2_ftz"
+        "exp",
+        "exp2",
+        "log",
+        "log2",
+        "sqrt",
+        "rsqrt",
+        "abs",
+        "floor",
+        "ceil",
+        "trunc",
+        "rint",
+        "round",
+        "isnan",
+        "isinf",
+        "signbit",
+        "copysign",
+        "clamp",
+        "clamp_nan",
+        "fmod",
+        "sin",
+        "cos",
+        "tanh",
+        "erf",
+        "sigmoid",
+        "fma",
+        "div_rn",
+        "fdiv",
+        "exp2_ftz"
     )]
     name: &str,
     #[values("specials", "domain")] case: &str,
@@ -114,8 +141,34 @@ fn cpu_back_ends_match_the_reference_bit_for_bit(
 #[ignore = "needs a GPU"]
 fn gpu_matches_the_reference_within_the_documented_bound(
     #[values(
-        "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "floor", "ceil", "sin", "cos", "tanh", "erf", "sigmoid",
-        "fma", "div_rn", "fdiv", "exp2_ftz"
+        "exp",
+        "exp2",
+        "log",
+        "log2",
+        "sqrt",
+        "rsqrt",
+        "abs",
+        "floor",
+        "ceil",
+        "trunc",
+        "rint",
+        "round",
+        "isnan",
+        "isinf",
+        "signbit",
+        "copysign",
+        "clamp",
+        "clamp_nan",
+        "fmod",
+        "sin",
+        "cos",
+        "tanh",
+        "erf",
+        "sigmoid",
+        "fma",
+        "div_rn",
+        "fdiv",
+        "exp2_ftz"
     )]
     name: &str,
     #[values("domain", "gpu_specials")] case: &str,
@@ -204,8 +257,34 @@ rtriton_testing::backend_tests!(abs_int_suite => [extremes]);
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn every_function_assembles_without_spills(
     #[values(
-        "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "floor", "ceil", "sin", "cos", "tanh", "erf", "sigmoid",
-        "fma", "div_rn", "fdiv", "exp2_ftz"
+        "exp",
+        "exp2",
+        "log",
+        "log2",
+        "sqrt",
+        "rsqrt",
+        "abs",
+        "floor",
+        "ceil",
+        "trunc",
+        "rint",
+        "round",
+        "isnan",
+        "isinf",
+        "signbit",
+        "copysign",
+        "clamp",
+        "clamp_nan",
+        "fmod",
+        "sin",
+        "cos",
+        "tanh",
+        "erf",
+        "sigmoid",
+        "fma",
+        "div_rn",
+        "fdiv",
+        "exp2_ftz"
     )]
     name: &str,
 ) {
@@ -260,8 +339,147 @@ fn every_float_only_function_refuses_ints() {
             let x = load(x_ptr + arange(0, BLOCK), None, None);
             let y = exp2(x) + log(x) + log2(x) + sqrt(x) + sqrt_rn(x) + rsqrt(x) + floor(x) + ceil(x) + sin(x);
             let y = y + cos(x) + tanh(x) + erf(x) + sigmoid(x) + fma(x, x, x) + div_rn(x, x) + fdiv(x, 2) + abs(x);
+            let y = y + trunc(x) + rint(x) + round(x) + isnan(x) + isinf(x) + signbit(x) + copysign(x, x);
+            let y = y + clamp(x, x, x) + fmod(x, x);
             store(y_ptr + arange(0, BLOCK), y, None);
         }
     }
-    assert_eq!(traced(all_on_ints()), vec![Code::TraceMathDType; 16]);
+    assert_eq!(traced(all_on_ints()), vec![Code::TraceMathDType; 25]);
+}
+
+macro_rules! sixteen_bit_kernel {
+    ($name:ident, $t:ty) => {
+        kernel! {
+            /// The exact functions that take a 16-bit float (computed in f32): `round`,
+            /// `trunc`, `fmod`, `isnan`, `isinf`.
+            fn $name(
+                x_ptr: Ptr<$t>, y_ptr: Ptr<$t>, c_ptr: Ptr<$t>, r_ptr: Ptr<$t>, m_ptr: Ptr<$t>,
+                p_ptr: Ptr<i32>, n: i32; const BLOCK: usize
+            ) {
+                let offs = arange(0, BLOCK);
+                let mask = offs.lt(n);
+                let x = load(x_ptr + offs, Some(mask), None);
+                let y = load(y_ptr + offs, Some(mask), None);
+                store(c_ptr + offs, trunc(x), Some(mask));
+                store(r_ptr + offs, round(x), Some(mask));
+                store(m_ptr + offs, fmod(x, y), Some(mask));
+                let flags = isnan(x) + isinf(x) * 2;
+                store(p_ptr + offs, flags, Some(mask));
+            }
+        }
+    };
+}
+sixteen_bit_kernel!(sixteen_bit_f16, half::f16);
+sixteen_bit_kernel!(sixteen_bit_bf16, half::bf16);
+
+/// A 16-bit float type's values as f32 and back (`half`'s conversions, exact for every
+/// value of the type; NaN payloads are not compared).
+trait Half: Copy + Send + Sync + 'static {
+    fn to_f32(self) -> f32;
+    fn from_f32(v: f32) -> Self;
+}
+
+macro_rules! half_impl {
+    ($t:ty) => {
+        impl Half for $t {
+            fn to_f32(self) -> f32 {
+                <$t>::to_f32(self)
+            }
+            fn from_f32(v: f32) -> Self {
+                <$t>::from_f32(v)
+            }
+        }
+    };
+}
+half_impl!(half::f16);
+half_impl!(half::bf16);
+
+/// Ties, signed zeros, NaNs with payloads and signs, infinities, subnormals, extremes.
+fn sixteen_bit_suite<T: Half>(def: KernelDef, specials: &[T]) -> Suite
+where
+    Vec<T>: Into<Data>,
+{
+    let extra = [0.5f32, -0.5, 2.5, -2.5, 1.5, -3.5, 1023.5, 3.0, -7.25, 0.375, 100.0, -0.0];
+    let x: Vec<T> = specials.iter().copied().chain(extra.iter().map(|&v| T::from_f32(v))).collect();
+    let n = x.len();
+    // y: the same values rotated, so each x meets several signs and magnitudes
+    let y: Vec<T> = (0..n).map(|i| x[(i * 5 + 3) % n]).collect();
+    let (xs, ys) = (x.clone(), y.clone());
+    let case = Case::new("specials")
+        .input("x", x, View::contiguous(&[n]))
+        .input("y", y, View::contiguous(&[n]))
+        .output("c", vec![T::from_f32(0.0); n], View::contiguous(&[n]))
+        .output("r", vec![T::from_f32(0.0); n], View::contiguous(&[n]))
+        .output("m", vec![T::from_f32(0.0); n], View::contiguous(&[n]))
+        .output("p", vec![0i32; n], View::contiguous(&[n]))
+        .int(n as i64)
+        .constexpr("BLOCK", 32)
+        .num_warps(1)
+        .grid([1, 1, 1]);
+    Suite::new(def)
+        .case(case)
+        .reference(move |c| {
+            // trunc, round and fmod of a 16-bit value are 16-bit values: computed in f32 exactly
+            let truncated: Vec<T> = xs.iter().map(|x| T::from_f32(x.to_f32().trunc())).collect();
+            let rounded: Vec<T> = xs.iter().map(|x| T::from_f32(x.to_f32().round())).collect();
+            let rems: Vec<T> = xs.iter().zip(&ys).map(|(x, y)| T::from_f32(x.to_f32() % y.to_f32())).collect();
+            let flags: Vec<i32> = xs
+                .iter()
+                .map(|x| {
+                    let v = x.to_f32();
+                    i32::from(v.is_nan()) + 2 * i32::from(v.is_infinite())
+                })
+                .collect();
+            c.tensor_mut("c").data = truncated.into();
+            c.tensor_mut("r").data = rounded.into();
+            c.tensor_mut("m").data = rems.into();
+            c.tensor_mut("p").data = Data::I32(flags);
+        })
+        .rule(Rule::BITS.any_nan())
+}
+
+fn sixteen_bit_f16_suite() -> Suite {
+    sixteen_bit_suite(sixteen_bit_f16(), &rtriton_testing::fill::SPECIAL_F16)
+}
+
+fn sixteen_bit_bf16_suite() -> Suite {
+    sixteen_bit_suite(sixteen_bit_bf16(), &rtriton_testing::fill::SPECIAL_BF16)
+}
+
+mod f16_bits {
+    use super::*;
+    rtriton_testing::backend_tests!(sixteen_bit_f16_suite => [specials]);
+}
+
+mod bf16_bits {
+    use super::*;
+    rtriton_testing::backend_tests!(sixteen_bit_bf16_suite => [specials]);
+}
+
+/// `signbit` and `copysign` work on an f32's bits: f16 and bf16 are the located
+/// `RT0104` naming the function, with the conversion to make (libdevice has no 16-bit
+/// forms either).
+#[test]
+fn bit_functions_refuse_sixteen_bit_floats() {
+    kernel! {
+        fn bits_of_f16(x_ptr: Ptr<half::f16>, y_ptr: Ptr<i32>, z_ptr: Ptr<half::bf16>; const BLOCK: usize) {
+            let x = load(x_ptr + arange(0, BLOCK), None, None);
+            store(y_ptr + arange(0, BLOCK), signbit(x), None); // signbit of an f16
+            let z = load(z_ptr + arange(0, BLOCK), None, None);
+            store(z_ptr + arange(0, BLOCK), copysign(z, z), None); // copysign of a bf16
+        }
+    }
+    let e = trace_unspecialized(&bits_of_f16(), &[("BLOCK", 16)]).expect_err("16-bit bit functions must not trace");
+    let d = e.diagnostics();
+    assert_eq!(d.iter().map(|d| d.code).collect::<Vec<_>>(), vec![Code::TraceMathDType; 2], "{e}");
+    let text = e.to_string();
+    for (marker, message) in [
+        ("// signbit of an f16", "`signbit` is not defined on f16"),
+        ("// copysign of a bf16", "`copysign` is not defined on bf16"),
+    ] {
+        let line = include_str!("math.rs").lines().position(|l| l.ends_with(marker)).unwrap() + 1;
+        assert!(text.contains(&format!("tests/tests/math.rs:{line}:")), "{marker}: {text}");
+        assert!(text.contains(message), "{text}");
+    }
+    assert!(text.contains("x.to::<f32>()"), "{text}");
 }

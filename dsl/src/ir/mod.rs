@@ -125,6 +125,10 @@ pub enum MathFn {
     Floor,
     /// Rounds toward +inf, `cvt.rpi.f32.f32`.
     Ceil,
+    /// Rounds toward zero, `cvt.rzi.f32.f32`.
+    Trunc,
+    /// Rounds to the nearest integer, ties to even, `cvt.rni.f32.f32`.
+    Rint,
     /// `sin.approx.f32`.
     Sin,
     /// `cos.approx.f32`.
@@ -135,7 +139,7 @@ pub enum MathFn {
 
 impl MathFn {
     /// Every function, for tables and tests.
-    pub const ALL: [MathFn; 10] = [
+    pub const ALL: [MathFn; 12] = [
         MathFn::Exp2,
         MathFn::Exp2Ftz,
         MathFn::Log2,
@@ -143,6 +147,8 @@ impl MathFn {
         MathFn::Rsqrt,
         MathFn::Floor,
         MathFn::Ceil,
+        MathFn::Trunc,
+        MathFn::Rint,
         MathFn::Sin,
         MathFn::Cos,
         MathFn::Tanh,
@@ -158,6 +164,8 @@ impl MathFn {
             MathFn::Rsqrt => "rsqrt",
             MathFn::Floor => "floor",
             MathFn::Ceil => "ceil",
+            MathFn::Trunc => "trunc",
+            MathFn::Rint => "rint",
             MathFn::Sin => "sin",
             MathFn::Cos => "cos",
             MathFn::Tanh => "tanh",

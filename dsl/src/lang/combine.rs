@@ -1,5 +1,5 @@
 //! Reductions and scans with a combine function written in the DSL (Triton's `tl.reduce`
-//! and `tl.associative_scan`), `cumsum`, and the reductions `argmin` and `xor_sum`.
+//! and `tl.associative_scan`), `cumsum`, `cumprod`, and the reductions `argmin` and `xor_sum`.
 //!
 //! The combine function is a Rust closure over scalar tensors: `reduce(x, 0, |a, b| a + b)`.
 //! Tracing runs it once, with block arguments standing for the two sides, and records the
@@ -69,33 +69,39 @@ pub fn associative_scan<C: Carry, R: Carry>(x: C, axis: usize, combine: impl FnO
 /// are added in the scan order, the same bits on every back end).
 #[track_caller]
 pub fn cumsum<T: NumericMarker>(x: Tensor<T>, axis: usize) -> Tensor<T> {
-    let loc = SourceLoc::caller();
-    traced(
-        x,
-        axis,
-        |a: Tensor<T>, b: Tensor<T>| {
-            Tensor::<T>::from_value(with_builder(|bl| bl.binary(BinaryOp::Add, a.id(), b.id(), loc)))
-        },
-        false,
-        loc,
-    )
+    x.scan_with(BinaryOp::Add, axis, SourceLoc::caller())
 }
 
-/// `cumsum` as a method.
+/// `tl.cumprod(x, axis)`: the inclusive running product along `axis` (integers wrap;
+/// float products are multiplied in the scan order, the same bits on every back end).
+#[track_caller]
+pub fn cumprod<T: NumericMarker>(x: Tensor<T>, axis: usize) -> Tensor<T> {
+    x.scan_with(BinaryOp::Mul, axis, SourceLoc::caller())
+}
+
+/// `cumsum` and `cumprod` as methods.
 impl<T: NumericMarker> Tensor<T> {
-    /// `tl.cumsum(self, axis)`.
+    /// `tl.cumprod(self, axis)`.
     #[track_caller]
-    pub fn cumsum(self, axis: usize) -> Tensor<T> {
-        let loc = SourceLoc::caller();
+    pub fn cumprod(self, axis: usize) -> Tensor<T> {
+        self.scan_with(BinaryOp::Mul, axis, SourceLoc::caller())
+    }
+
+    /// The inclusive scan of `self` along `axis` with the element-wise `op`.
+    fn scan_with(self, op: BinaryOp, axis: usize, loc: SourceLoc) -> Tensor<T> {
         traced(
             self,
             axis,
-            |a: Tensor<T>, b: Tensor<T>| {
-                Tensor::<T>::from_value(with_builder(|bl| bl.binary(BinaryOp::Add, a.id(), b.id(), loc)))
-            },
+            |a: Tensor<T>, b: Tensor<T>| Tensor::<T>::from_value(with_builder(|bl| bl.binary(op, a.id(), b.id(), loc))),
             false,
             loc,
         )
+    }
+
+    /// `tl.cumsum(self, axis)`.
+    #[track_caller]
+    pub fn cumsum(self, axis: usize) -> Tensor<T> {
+        self.scan_with(BinaryOp::Add, axis, SourceLoc::caller())
     }
 }
 

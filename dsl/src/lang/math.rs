@@ -85,6 +85,26 @@ fn check_float(b: &mut Builder, name: &str, v: Value, loc: SourceLoc) -> bool {
     false
 }
 
+/// Whether `v` is an f32 (for the functions on a float's bits: libdevice has them for f32
+/// and f64 only, and rtriton holds no 16-bit float's bits as an int); otherwise reports the
+/// located error for `name`.
+fn check_f32(b: &mut Builder, name: &str, v: Value, loc: SourceLoc) -> bool {
+    let dtype = b.dtype(v);
+    if dtype == DType::F32 {
+        return true;
+    }
+    if dtype.is_float() && dtype != DType::Scalar(ScalarType::F64) {
+        b.error_with(
+            Code::TraceMathDType,
+            loc,
+            format!("`{name}` is not defined on {dtype} (it works on an f32's bits, as libdevice's does)"),
+            format!("convert the operands first: `{name}(x.to::<f32>(), ..)`"),
+        );
+        return false;
+    }
+    check_float(b, name, v, loc)
+}
+
 /// A scalar constant of `like`'s dtype (element-wise ops broadcast it).
 fn constant(b: &mut Builder, like: Value, c: f32, loc: SourceLoc) -> Value {
     let dtype = b.dtype(like);
@@ -217,6 +237,11 @@ one_instruction! {
     floor => Floor;
     /// Rounds toward +inf (`tl.ceil`, PTX `cvt.rpi.f32.f32`).
     ceil => Ceil;
+    /// Rounds toward zero (`libdevice.trunc`, PTX `cvt.rzi.f32.f32`).
+    trunc => Trunc;
+    /// Rounds to the nearest integer, ties to even (`libdevice.rint`, PTX
+    /// `cvt.rni.f32.f32`).
+    rint => Rint;
     /// `sin(x)` (`tl.sin`, PTX `sin.approx.f32`: accurate on [-pi, pi]).
     sin => Sin;
     /// `cos(x)` (`tl.cos`, PTX `cos.approx.f32`: accurate on [-pi, pi]).
@@ -229,6 +254,295 @@ one_instruction! {
 #[track_caller]
 pub fn sqrt_rn<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
     float_fn("sqrt_rn", x, SourceLoc::caller(), |b, x, loc| math(b, MathFn::Sqrt, x, loc))
+}
+
+/// Rounds to the nearest integer, ties away from zero (`libdevice.round`, C `roundf`):
+/// `round(2.5) = 3`, `round(-0.5) = -1`, `round(0.49999997) = 0`. See [`round_value`].
+#[track_caller]
+pub fn round<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
+    float_fn("round", x, SourceLoc::caller(), round_value)
+}
+
+/// `round(x)` from exact steps (PTX has no round-half-away instruction): `t = trunc(x)`,
+/// then `t + copysign(1, x)` where `|x - t| >= 0.5`. `x - t` is exact (the fraction of a
+/// float is a float), and where it is at least 0.5, `|x| < 2^23`, so `t +- 1` is exact too.
+/// The classic `trunc(x + 0.5)` is wrong twice: `0.49999997 + 0.5` rounds up to 1, and
+/// past 2^23, `x + 0.5` rounds an odd integer to the even one above.
+fn round_value(b: &mut Builder, x: Value, loc: SourceLoc) -> Value {
+    let t = math(b, MathFn::Trunc, x, loc);
+    let fraction = b.binary(BinaryOp::Sub, x, t, loc);
+    let fraction = b.unary(UnaryOp::Abs, fraction, loc);
+    let half = constant(b, x, 0.5, loc);
+    // false for NaN and +-inf (whose fraction is NaN): they stay `t`, NaN and +-inf
+    let away = b.compare(CmpPred::Ge, fraction, half, loc);
+    let zero = constant(b, x, 0.0, loc);
+    let negative = b.compare(CmpPred::Lt, x, zero, loc);
+    let one = constant(b, x, 1.0, loc);
+    let minus_one = constant(b, x, -1.0, loc);
+    let step = b.select(negative, minus_one, one, loc);
+    let stepped = b.binary(BinaryOp::Add, t, step, loc);
+    b.select(away, stepped, t, loc)
+}
+
+/// The signed integer type of `dtype`'s width (f32: i32, f64: i64; 16-bit floats are
+/// refused before, `check_f32`).
+fn bits_type(dtype: DType) -> DType {
+    match dtype.scalar().map(ScalarType::bit_width) {
+        Some(64) => DType::I64,
+        _ => DType::I32,
+    }
+}
+
+/// `x`'s bits as the signed integer of its width; the sign bit is the integer's sign.
+fn float_bits(b: &mut Builder, x: Value, loc: SourceLoc) -> Value {
+    let int = bits_type(b.dtype(x));
+    b.bitcast(x, int, loc)
+}
+
+/// The body of a predicate on floats (`isnan`, ...): checks the dtype, builds the `i1`
+/// test on the operand as stored (no conversion, so a NaN's bits are never touched) and
+/// gives it as libdevice does, an `i32` 0 or 1.
+fn float_test(
+    name: &str,
+    x: Value,
+    loc: SourceLoc,
+    check: fn(&mut Builder, &str, Value, SourceLoc) -> bool,
+    build: fn(&mut Builder, Value, SourceLoc) -> Value,
+) -> Value {
+    with_builder(|b| {
+        if !check(b, name, x, loc) {
+            let shape = b.ty(x).shape.clone();
+            return b.constant_value(Constant::Int(0), DType::I32, shape, loc);
+        }
+        let test = build(b, x, loc);
+        b.cast(test, DType::I32, loc, false)
+    })
+}
+
+/// 1 where `x` is NaN, else 0, as `i32` (`libdevice.isnan`, which returns `int32`): the
+/// unordered `x != x`, exact on every back end.
+#[track_caller]
+pub fn isnan<T: NumericMarker>(x: Tensor<T>) -> Tensor<i32> {
+    Tensor::from_value(float_test("isnan", x.id(), SourceLoc::caller(), check_float, |b, x, loc| {
+        b.compare(CmpPred::Ne, x, x, loc)
+    }))
+}
+
+/// 1 where `x` is +inf or -inf, else 0, as `i32` (`libdevice.isinf`): `|x| == inf`.
+#[track_caller]
+pub fn isinf<T: NumericMarker>(x: Tensor<T>) -> Tensor<i32> {
+    Tensor::from_value(float_test("isinf", x.id(), SourceLoc::caller(), check_float, |b, x, loc| {
+        let a = b.unary(UnaryOp::Abs, x, loc);
+        let inf = constant(b, a, f32::INFINITY, loc);
+        b.compare(CmpPred::Eq, a, inf, loc)
+    }))
+}
+
+/// 1 where `x`'s sign bit is set, else 0, as `i32` (`libdevice.signbit`): 1 for -0.0 and
+/// for a NaN with the sign bit, which `x < 0` misses. A bit test on the stored bits; f32
+/// only (f16/bf16 are a located error, as in libdevice).
+#[track_caller]
+pub fn signbit<T: NumericMarker>(x: Tensor<T>) -> Tensor<i32> {
+    Tensor::from_value(float_test("signbit", x.id(), SourceLoc::caller(), check_f32, |b, x, loc| {
+        let bits = float_bits(b, x, loc);
+        let zero = b.constant_value(Constant::Int(0), b.dtype(bits), Shape::scalar(), loc);
+        b.compare(CmpPred::Lt, bits, zero, loc)
+    }))
+}
+
+/// `|x|` with the sign bit of `y` (`libdevice.copysign`, C `copysignf`): bit operations
+/// on the stored bits, exact on every back end, NaN payloads kept; `y` broadcasts. f32
+/// only (f16/bf16 are a located error, as in libdevice).
+#[track_caller]
+pub fn copysign<T: NumericMarker, Y: TensorOperand<DType = T>>(x: Tensor<T>, y: Y) -> Tensor<T> {
+    let loc = SourceLoc::caller();
+    let yv = y.value(loc);
+    Tensor::from_value(with_builder(|b| {
+        if !check_f32(b, "copysign", x.id(), loc) {
+            return x.id();
+        }
+        let (xv, yv) = b.broadcast_pair(x.id(), yv, loc);
+        with_sign_of(b, xv, yv, loc)
+    }))
+}
+
+/// `|magnitude|`'s bits with `sign`'s sign bit, both of `sign`'s shape and dtype.
+fn with_sign_of(b: &mut Builder, magnitude: Value, sign: Value, loc: SourceLoc) -> Value {
+    let dtype = b.dtype(magnitude);
+    let (bm, bs) = (float_bits(b, magnitude, loc), float_bits(b, sign, loc));
+    let int = b.dtype(bm);
+    let width = int.scalar().map_or(32, ScalarType::bit_width);
+    // The sign bit as the int type's minimum; the other bits as its maximum.
+    let sign_bit = b.constant_value(Constant::Int(-(1i64 << (width - 1))), int, Shape::scalar(), loc);
+    let rest = b.constant_value(Constant::Int((1i64 << (width - 1)) - 1), int, Shape::scalar(), loc);
+    let m = b.binary(BinaryOp::And, bm, rest, loc);
+    let s = b.binary(BinaryOp::And, bs, sign_bit, loc);
+    let r = b.binary(BinaryOp::Or, m, s, loc);
+    b.bitcast(r, dtype, loc)
+}
+
+/// An `i32` constant.
+fn int(b: &mut Builder, c: i64, loc: SourceLoc) -> Value {
+    b.constant_value(Constant::Int(c), DType::I32, Shape::scalar(), loc)
+}
+
+/// The canonical NaN `0x7FFFFFFF` as an f32 (a bitcast, so no constant folding or text
+/// form can change its bits).
+fn canonical_nan(b: &mut Builder, loc: SourceLoc) -> Value {
+    let bits = int(b, 0x7FFF_FFFF, loc);
+    b.bitcast(bits, DType::F32, loc)
+}
+
+/// How many bits [`fmod_value`] shifts the remainder by per step: a remainder below
+/// 2^24 shifted by 39 stays below 2^63, a positive i64.
+const FMOD_STEP_BITS: i64 = 39;
+
+/// How many steps [`fmod_value`] takes: enough for the largest exponent difference,
+/// 254 - 1 = 253 (the largest finite exponent field against a subnormal's).
+const FMOD_STEPS: i64 = 7;
+
+/// `fmod(x, y)` (C `fmodf`): `x - n * y` with `n = trunc(x / y)`, computed exactly with
+/// integer steps (PTX has no float remainder, and `x - trunc(x / y) * y` is wrong once the
+/// quotient has more than 24 bits). With `x = mx 2^ex` and `y = my 2^ey` (integer
+/// significands below 2^24), the result's significand is `(mx 2^(ex - ey)) mod my`,
+/// reduced `FMOD_STEPS` times by at most `FMOD_STEP_BITS` bits: `r = (r << s) % my`.
+fn fmod_value(b: &mut Builder, x: Value, y: Value, loc: SourceLoc) -> Value {
+    let ax = b.unary(UnaryOp::Abs, x, loc);
+    let ay = b.unary(UnaryOp::Abs, y, loc);
+    let (bx, by) = (b.bitcast(ax, DType::I32, loc), b.bitcast(ay, DType::I32, loc));
+    let (shift, fraction, implicit, one, zero) =
+        (int(b, 23, loc), int(b, 0x7F_FFFF, loc), int(b, 0x80_0000, loc), int(b, 1, loc), int(b, 0, loc));
+    // (significand, exponent) with `value = significand * 2^(exponent - 150)`; a
+    // subnormal has no implicit bit and the exponent of the smallest normal.
+    let mut parts = |bits: Value| {
+        let field = b.binary(BinaryOp::Shr, bits, shift, loc);
+        let f = b.binary(BinaryOp::And, bits, fraction, loc);
+        let normal = b.compare(CmpPred::Ne, field, zero, loc);
+        let lead = b.select(normal, implicit, zero, loc);
+        let significand = b.binary(BinaryOp::Or, f, lead, loc);
+        let exponent = b.binary(BinaryOp::Max(PropagateNan::None), field, one, loc);
+        (significand, exponent)
+    };
+    let (mx, ex) = parts(bx);
+    let (my, ey) = parts(by);
+    // y = 0 (and lanes whose result is chosen below) must not divide by zero.
+    let my_zero = b.compare(CmpPred::Eq, my, zero, loc);
+    let my = b.select(my_zero, one, my, loc);
+    let d = b.binary(BinaryOp::Sub, ex, ey, loc);
+    let my64 = b.cast(my, DType::I64, loc, false);
+    let mx64 = b.cast(mx, DType::I64, loc, false);
+    let mut r = b.binary(BinaryOp::Rem, mx64, my64, loc);
+    let step = int(b, FMOD_STEP_BITS, loc);
+    for k in 0..FMOD_STEPS {
+        // this step's shift: what is left of d, at most one step's bits
+        let done = int(b, k * FMOD_STEP_BITS, loc);
+        let left = b.binary(BinaryOp::Sub, d, done, loc);
+        let left = b.binary(BinaryOp::Max(PropagateNan::None), left, zero, loc);
+        let s = b.binary(BinaryOp::Min(PropagateNan::None), left, step, loc);
+        let s = b.cast(s, DType::I64, loc, false);
+        let shifted = b.binary(BinaryOp::Shl, r, s, loc);
+        r = b.binary(BinaryOp::Rem, shifted, my64, loc);
+    }
+    // r * 2^(ey - 150), exact: r < 2^24 converts exactly, and the product is the result,
+    // a float. The power is normal from ey = 24 on ((ey - 23) << 23), else the
+    // subnormal 1 << (ey - 1).
+    let r = b.cast(r, DType::I32, loc, false);
+    let r = b.cast(r, DType::F32, loc, false);
+    let normal_power = {
+        let bias = int(b, 23, loc);
+        let e = b.binary(BinaryOp::Sub, ey, bias, loc);
+        b.binary(BinaryOp::Shl, e, shift, loc)
+    };
+    let subnormal_power = {
+        let e = b.binary(BinaryOp::Sub, ey, one, loc);
+        b.binary(BinaryOp::Shl, one, e, loc)
+    };
+    let smallest_normal = int(b, 24, loc);
+    let normal = b.compare(CmpPred::Ge, ey, smallest_normal, loc);
+    let power = b.select(normal, normal_power, subnormal_power, loc);
+    let power = b.bitcast(power, DType::F32, loc);
+    let magnitude = b.binary(BinaryOp::Mul, r, power, loc);
+    let reduced = with_sign_of(b, magnitude, x, loc);
+    // |x| < |y| (y = +-inf included): x itself, signed zeros kept.
+    let small = b.compare(CmpPred::Lt, ax, ay, loc);
+    let result = b.select(small, x, reduced, loc);
+    // NaN for x infinite or NaN, y zero or NaN (comparisons with NaN are false).
+    let inf = constant(b, x, f32::INFINITY, loc);
+    let x_finite = b.compare(CmpPred::Lt, ax, inf, loc);
+    let fzero = constant(b, x, 0.0, loc);
+    let y_nonzero = b.compare(CmpPred::Gt, ay, fzero, loc);
+    let defined = b.binary(BinaryOp::And, x_finite, y_nonzero, loc);
+    let nan = canonical_nan(b, loc);
+    b.select(defined, result, nan, loc)
+}
+
+/// The C remainder `fmod(x, y)` (`libdevice.fmod`): `x - trunc(x / y) * y` computed
+/// exactly (the result is always a float), with `x`'s sign; `fmod(x, +-inf) = x` for finite
+/// `x`; NaN for an infinite `x` or a zero `y`. `y` broadcasts. See [`fmod_value`].
+#[track_caller]
+pub fn fmod<T: NumericMarker, Y: TensorOperand<DType = T>>(x: Tensor<T>, y: Y) -> Tensor<T> {
+    let loc = SourceLoc::caller();
+    let yv = y.value(loc);
+    Tensor::from_value(with_builder(|b| {
+        if !check_float(b, "fmod", x.id(), loc) {
+            return x.id();
+        }
+        let (xv, yv) = b.broadcast_pair(x.id(), yv, loc);
+        // f16/bf16 in f32: the remainder is exact there and a value of the stored type
+        let stored = b.dtype(xv);
+        let (wx, wy) = (b.widen_to_compute_type(xv, loc), b.widen_to_compute_type(yv, loc));
+        let r = fmod_value(b, wx, wy, loc);
+        if wx == xv { r } else { b.cast(r, stored, loc, false) }
+    }))
+}
+
+/// `x` clamped to `[lo, hi]` (`tl.clamp`, `propagate_nan=NONE`): `min(max(x, lo), hi)`
+/// with the NaN-ignoring `max`/`min`, so a NaN `x` gives `lo`. Floats only, as in Triton;
+/// `lo > hi` and a NaN bound are undefined in Triton (here: what the formula gives).
+#[track_caller]
+pub fn clamp<T: NumericMarker, L: TensorOperand<DType = T>, H: TensorOperand<DType = T>>(
+    x: Tensor<T>,
+    lo: L,
+    hi: H,
+) -> Tensor<T> {
+    clamp_at(x, lo, hi, PropagateNan::None, SourceLoc::caller())
+}
+
+/// [`clamp`] with Triton's `propagate_nan`: with `PropagateNan::All` a NaN `x` is the
+/// result, its bits kept (Triton's lowering selects `x` where `x != x`).
+#[track_caller]
+pub fn clamp_with<T: NumericMarker, L: TensorOperand<DType = T>, H: TensorOperand<DType = T>>(
+    x: Tensor<T>,
+    lo: L,
+    hi: H,
+    propagate_nan: PropagateNan,
+) -> Tensor<T> {
+    clamp_at(x, lo, hi, propagate_nan, SourceLoc::caller())
+}
+
+fn clamp_at<T: NumericMarker, L: TensorOperand<DType = T>, H: TensorOperand<DType = T>>(
+    x: Tensor<T>,
+    lo: L,
+    hi: H,
+    propagate_nan: PropagateNan,
+    loc: SourceLoc,
+) -> Tensor<T> {
+    let (lo, hi) = (lo.value(loc), hi.value(loc));
+    Tensor::from_value(with_builder(|b| {
+        if !check_float(b, "clamp", x.id(), loc) {
+            return x.id();
+        }
+        let low = b.binary(BinaryOp::Max(PropagateNan::None), x.id(), lo, loc);
+        let r = b.binary(BinaryOp::Min(PropagateNan::None), low, hi, loc);
+        match propagate_nan {
+            PropagateNan::None => r,
+            PropagateNan::All => {
+                let (xv, r) = b.broadcast_pair(x.id(), r, loc);
+                let nan = b.compare(CmpPred::Ne, xv, xv, loc);
+                b.select(nan, xv, r, loc)
+            }
+        }
+    }))
 }
 
 /// `e^x` (`tl.exp`): `exp2(x * log2(e))`, as Triton lowers it.
@@ -393,7 +707,10 @@ macro_rules! methods {
         }
     };
 }
-methods!(exp, exp2, exp2_ftz, log, log2, sqrt, sqrt_rn, rsqrt, abs, floor, ceil, sin, cos, tanh, erf, sigmoid);
+methods!(
+    exp, exp2, exp2_ftz, log, log2, sqrt, sqrt_rn, rsqrt, abs, floor, ceil, trunc, rint, round, sin, cos, tanh, erf,
+    sigmoid
+);
 
 #[cfg(test)]
 mod tests {

@@ -35,13 +35,13 @@ pub use atomics::{
     atomic_max_with, atomic_min, atomic_min_with, atomic_or, atomic_or_with, atomic_xchg, atomic_xchg_with, atomic_xor,
     atomic_xor_with,
 };
-pub use combine::{argmin, associative_scan, cumsum, reduce, xor_sum};
+pub use combine::{argmin, associative_scan, cumprod, cumsum, reduce, xor_sum};
 pub use control::{if_, if_then, while_loop};
 pub use dot::{DotOptions, dot, dot_with};
 pub use dtype::{DTypeMarker, IntMarker, NumericMarker, Ptr, ScalarMarker};
 pub use math::{
-    abs, ceil, cos, div_rn, erf, exp, exp2, exp2_ftz, fdiv, floor, fma, log, log2, rsqrt, sigmoid, sin, sqrt, sqrt_rn,
-    tanh, umulhi,
+    abs, ceil, clamp, clamp_with, copysign, cos, div_rn, erf, exp, exp2, exp2_ftz, fdiv, floor, fma, fmod, isinf,
+    isnan, log, log2, rint, round, rsqrt, sigmoid, signbit, sin, sqrt, sqrt_rn, tanh, trunc, umulhi,
 };
 pub use operators::{cast, eq, ge, gt, le, lt, ne};
 pub use ops::{

@@ -58,6 +58,9 @@ pub fn math_f32(f: MathFn, x: f32) -> f32 {
         // cvt.rmi / cvt.rpi.f32.f32: exact; the sign of zero is kept (ceil(-0.5) = -0).
         MathFn::Floor => canonical(x.floor()),
         MathFn::Ceil => canonical(x.ceil()),
+        // cvt.rzi / cvt.rni.f32.f32: exact, signed zeros kept (trunc(-0.5) = rint(-0.5) = -0).
+        MathFn::Trunc => canonical(x.trunc()),
+        MathFn::Rint => canonical(x.round_ties_even()),
         // sin/cos.approx.f32: sin(+-inf) = NaN; the model is exact at every argument
         // (the GPU's error grows outside [-pi, pi], see docs/semantics.md).
         MathFn::Sin => via_f64(x, f64::sin),
@@ -81,6 +84,8 @@ pub fn math_f64(f: MathFn, x: f64) -> f64 {
         MathFn::Rsqrt => 1.0 / x.sqrt(),
         MathFn::Floor => x.floor(),
         MathFn::Ceil => x.ceil(),
+        MathFn::Trunc => x.trunc(),
+        MathFn::Rint => x.round_ties_even(),
         MathFn::Sin => x.sin(),
         MathFn::Cos => x.cos(),
         MathFn::Tanh => x.tanh(),
@@ -164,6 +169,22 @@ mod tests {
         (MathFn::Ceil, SUB, 0x3F80_0000),
         (MathFn::Ceil, -2.5, 0xC000_0000),
         (MathFn::Ceil, INF, 0x7F80_0000),
+        (MathFn::Trunc, -0.5, 0x8000_0000),
+        (MathFn::Trunc, 2.9, 0x4000_0000),
+        (MathFn::Trunc, -2.9, 0xC000_0000),
+        (MathFn::Trunc, -SUB, 0x8000_0000),
+        (MathFn::Trunc, 8_388_607.5, 0x4AFF_FFFE),
+        (MathFn::Trunc, -INF, 0xFF80_0000),
+        // ties go to the even neighbour
+        (MathFn::Rint, 0.5, 0x0000_0000),
+        (MathFn::Rint, -0.5, 0x8000_0000),
+        (MathFn::Rint, 1.5, 0x4000_0000),
+        (MathFn::Rint, 2.5, 0x4000_0000),
+        (MathFn::Rint, -2.5, 0xC000_0000),
+        (MathFn::Rint, 0.499_999_97, 0x0000_0000),
+        (MathFn::Rint, 8_388_607.5, 0x4B00_0000),
+        (MathFn::Rint, 8_388_609.0, 0x4B00_0001),
+        (MathFn::Rint, INF, 0x7F80_0000),
         (MathFn::Sin, 0.0, 0x0000_0000),
         (MathFn::Sin, -0.0, 0x8000_0000),
         (MathFn::Sin, SUB, 0x0000_0001),

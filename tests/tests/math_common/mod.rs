@@ -65,6 +65,76 @@ pub fn erf_ref(x: f32) -> f32 {
 
 pub const NAN_INF_ZERO: &[f32] = &[0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
 
+/// The edge cases of the rounding functions: ties (even and odd neighbours, both signs),
+/// the largest float below 0.5 (where `trunc(x + 0.5)` goes wrong), the last halves below
+/// 2^23, odd integers above it, subnormals, signed zeros.
+pub const ROUNDING_SPECIALS: &[f32] = &[
+    0.0,
+    -0.0,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    f32::NAN,
+    0.5,
+    -0.5,
+    1.5,
+    -1.5,
+    2.5,
+    -2.5,
+    0.499_999_97,
+    -0.499_999_97,
+    0.500_000_06,
+    8_388_607.5,
+    -8_388_607.5,
+    8_388_608.0,
+    8_388_609.0,
+    -8_388_609.0,
+    16_777_215.0,
+    4_194_303.5,
+    1e-45,
+    -1e-45,
+    f32::MIN_POSITIVE,
+    f32::MAX,
+    -f32::MAX,
+];
+
+/// PTX `max.f32` written out: a NaN operand is ignored, two NaNs give the canonical
+/// NaN, `+0 > -0`.
+pub fn ptx_max(a: f32, b: f32) -> f32 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => CANONICAL_NAN,
+        (true, false) => b,
+        (false, true) => a,
+        (false, false) => {
+            if a > b || (a == b && b.is_sign_negative()) {
+                a
+            } else {
+                b
+            }
+        }
+    }
+}
+
+/// PTX `min.f32` written out (see [`ptx_max`]), `-0 < +0`.
+pub fn ptx_min(a: f32, b: f32) -> f32 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => CANONICAL_NAN,
+        (true, false) => b,
+        (false, true) => a,
+        (false, false) => {
+            if a < b || (a == b && a.is_sign_negative()) {
+                a
+            } else {
+                b
+            }
+        }
+    }
+}
+
+/// 1.0 where `t`, else 0.0 (the `i32` predicates `isnan`, ... converted to f32).
+pub fn flag(t: bool) -> f32 {
+    if t { 1.0 } else { 0.0 }
+}
+
 pub fn functions() -> Vec<MathFn> {
     let bits = Rule::BITS.any_nan();
     vec![
@@ -148,6 +218,114 @@ pub fn functions() -> Vec<MathFn> {
             gpu_specials: &[0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -0.5, 0.5, 1e-45, -8388607.5],
             gpu_rule: bits,
             instruction: "cvt.rpi.f32.f32",
+        },
+        MathFn {
+            name: "trunc",
+            build: |a, _, _| trunc(a),
+            reference: |a, _, _| canonical(a.trunc()),
+            domain: (-100.0, 100.0),
+            gpu_specials: ROUNDING_SPECIALS,
+            gpu_rule: bits,
+            instruction: "cvt.rzi.f32.f32",
+        },
+        MathFn {
+            name: "rint",
+            build: |a, _, _| rint(a),
+            reference: |a, _, _| canonical(a.round_ties_even()),
+            domain: (-100.0, 100.0),
+            gpu_specials: ROUNDING_SPECIALS,
+            gpu_rule: bits,
+            instruction: "cvt.rni.f32.f32",
+        },
+        MathFn {
+            name: "round",
+            build: |a, _, _| round(a),
+            // Rust's `round` is C's `roundf`: ties away from zero
+            reference: |a, _, _| canonical(a.round()),
+            domain: (-100.0, 100.0),
+            gpu_specials: ROUNDING_SPECIALS,
+            gpu_rule: bits,
+            instruction: "cvt.rzi.f32.f32",
+        },
+        MathFn {
+            name: "isnan",
+            build: |a, _, _| isnan(a).to::<f32>(),
+            reference: |a, _, _| flag(a.is_nan()),
+            domain: (-10.0, 10.0),
+            gpu_specials: ROUNDING_SPECIALS,
+            gpu_rule: bits,
+            instruction: "setp.neu.f32",
+        },
+        MathFn {
+            name: "isinf",
+            build: |a, _, _| isinf(a).to::<f32>(),
+            reference: |a, _, _| flag(a.is_infinite()),
+            domain: (-10.0, 10.0),
+            gpu_specials: ROUNDING_SPECIALS,
+            gpu_rule: bits,
+            instruction: "setp.eq.f32",
+        },
+        MathFn {
+            name: "signbit",
+            build: |a, _, _| signbit(a).to::<f32>(),
+            // the sign bit itself: set for -0.0 and for NaNs with it
+            reference: |a, _, _| flag(a.to_bits() >> 31 == 1),
+            domain: (-10.0, 10.0),
+            gpu_specials: ROUNDING_SPECIALS,
+            gpu_rule: bits,
+            instruction: "setp.lt.s32",
+        },
+        MathFn {
+            name: "copysign",
+            build: |a, b, _| copysign(a, b),
+            reference: |a, b, _| f32::from_bits((a.to_bits() & 0x7FFF_FFFF) | (b.to_bits() & 0x8000_0000)),
+            domain: (-10.0, 10.0),
+            gpu_specials: ROUNDING_SPECIALS,
+            gpu_rule: Rule::BITS,
+            instruction: "or.b32",
+        },
+        MathFn {
+            name: "clamp",
+            build: |a, b, c| clamp(a, b, c),
+            reference: |a, b, c| ptx_min(ptx_max(a, b), c),
+            domain: (-10.0, 10.0),
+            gpu_specials: ROUNDING_SPECIALS,
+            gpu_rule: Rule::BITS,
+            instruction: "max.f32",
+        },
+        MathFn {
+            name: "clamp_nan",
+            build: |a, b, c| clamp_with(a, b, c, PropagateNan::All),
+            // Triton's lowering: `x` itself where `x` is NaN
+            reference: |a, b, c| if a.is_nan() { a } else { ptx_min(ptx_max(a, b), c) },
+            domain: (-10.0, 10.0),
+            gpu_specials: ROUNDING_SPECIALS,
+            gpu_rule: Rule::BITS,
+            instruction: "setp.neu.f32",
+        },
+        MathFn {
+            name: "fmod",
+            build: |a, b, _| fmod(a, b),
+            // Rust's `%` on floats is C's fmod (exact)
+            reference: |a, b, _| canonical(a % b),
+            domain: (-100.0, 100.0),
+            gpu_specials: &[
+                0.0,
+                -0.0,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                f32::NAN,
+                f32::MAX,
+                -f32::MAX,
+                1e-45,
+                -1e-40,
+                7.5,
+                -7.5,
+                1e30,
+                16_777_217.0,
+            ],
+            gpu_rule: bits,
+            instruction: "rem.s64",
         },
         MathFn {
             name: "sin",
@@ -273,7 +451,33 @@ kernel! {
     }
 }
 
-pub const NAMES: [&str; 18] = [
-    "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "floor", "ceil", "sin", "cos", "tanh", "erf", "sigmoid",
-    "fma", "div_rn", "fdiv", "exp2_ftz",
+pub const NAMES: [&str; 28] = [
+    "exp",
+    "exp2",
+    "log",
+    "log2",
+    "sqrt",
+    "rsqrt",
+    "abs",
+    "floor",
+    "ceil",
+    "trunc",
+    "rint",
+    "round",
+    "isnan",
+    "isinf",
+    "signbit",
+    "copysign",
+    "clamp",
+    "clamp_nan",
+    "fmod",
+    "sin",
+    "cos",
+    "tanh",
+    "erf",
+    "sigmoid",
+    "fma",
+    "div_rn",
+    "fdiv",
+    "exp2_ftz",
 ];

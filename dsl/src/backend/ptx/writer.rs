@@ -91,6 +91,8 @@ fn math_name(f: MathFn) -> &'static str {
         MathFn::Rsqrt => "rsqrt.approx",
         MathFn::Floor => "cvt.rmi.f32",
         MathFn::Ceil => "cvt.rpi.f32",
+        MathFn::Trunc => "cvt.rzi.f32",
+        MathFn::Rint => "cvt.rni.f32",
         MathFn::Sin => "sin.approx",
         MathFn::Cos => "cos.approx",
         MathFn::Tanh => "tanh.approx",

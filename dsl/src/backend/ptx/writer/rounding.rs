@@ -94,6 +94,8 @@ fn definitions(i: &Inst, def: &mut impl FnMut(Reg, Def)) {
                 | MathFn::Rsqrt
                 | MathFn::Floor
                 | MathFn::Ceil
+                | MathFn::Trunc
+                | MathFn::Rint
                 | MathFn::Sin
                 | MathFn::Cos
                 | MathFn::Tanh,
