@@ -273,6 +273,9 @@ pub const WIDE_TILE: Config = Config::new(128, 128, 64, 2, 4);
 /// The shared memory a CTA may have on sm_86, the PTX target (99 KiB).
 pub const SM86_SHARED_BYTES: usize = 99 * 1024;
 
+/// The shared memory a CTA may have on sm_90 (H100, H200: 227 KiB).
+pub const SM90_SHARED_BYTES: usize = 227 * 1024;
+
 /// The configurations autotuning tries for `f16` and `bf16`: [`WIDE_TILE`] with 2 and 3
 /// stages, then [`TUTORIAL_CONFIGS`] without those the compiler refuses, those ptxas spills
 /// and those whose rings need more than the 99 KiB of shared memory a CTA has on sm_86
@@ -281,8 +284,12 @@ pub const SM86_SHARED_BYTES: usize = 99 * 1024;
 /// budget of 128 a value (256 x 64 x 128, 64 x 256 x 128: their 128-wide operand's i64
 /// offsets). Past sm_86's shared memory with the tutorial's stages: 128 x 256 x 64 (kept
 /// with the 2 stages that fit), 128 x 256 x 128, 256 x 128 x 128 and 128 x 128 x 128 (left
-/// out: not even 2 fit).
-pub const AUTOTUNE_CONFIGS_16BIT: [Config; 13] = [
+/// out: not even 2 fit). Last, for GPUs with more shared memory than sm_86 (sm_90),
+/// deeper rings than sm_86 holds: [`WIDE_TILE`] with 4 stages and the tutorial's
+/// 128 x 256 x 64 with its own 3. Where a launch's shared memory is more than the device
+/// has, the runtime refuses it and the autotuner skips the configuration with its reason,
+/// as Triton prunes a configuration that runs out of resources.
+pub const AUTOTUNE_CONFIGS_16BIT: [Config; 15] = [
     WIDE_TILE,
     WIDE_TILE.with_stages(3),
     TUTORIAL_CONFIGS[0].fitting(2, SM86_SHARED_BYTES),
@@ -296,19 +303,25 @@ pub const AUTOTUNE_CONFIGS_16BIT: [Config; 13] = [
     TUTORIAL_CONFIGS[13].fitting(2, SM86_SHARED_BYTES),
     TUTORIAL_CONFIGS[14].fitting(2, SM86_SHARED_BYTES),
     TUTORIAL_CONFIGS[15],
+    WIDE_TILE.with_stages(4),
+    TUTORIAL_CONFIGS[0],
 ];
 
 /// The configurations autotuning tries for `f32` as tf32: the 16-bit ones, with the stages
 /// whose rings of 4-byte elements fit sm_86's 99 KiB (128 x 64 x 32 and 64 x 128 x 32 take
 /// 3 instead of the tutorial's 4, 128 x 32 x 64 takes 2), less 64 x 256 x 32 (its ring
-/// does not fit with 2).
-pub const AUTOTUNE_CONFIGS_TF32: [Config; 6] = [
+/// does not fit with 2); then, for GPUs with more shared memory (sm_90), 128 x 64 x 32 and
+/// 64 x 128 x 32 with the tutorial's 4 stages (skipped where they do not fit, as in the
+/// 16-bit list).
+pub const AUTOTUNE_CONFIGS_TF32: [Config; 8] = [
     TUTORIAL_CONFIGS[3].fitting(4, SM86_SHARED_BYTES),
     TUTORIAL_CONFIGS[4].fitting(4, SM86_SHARED_BYTES),
     TUTORIAL_CONFIGS[5],
     TUTORIAL_CONFIGS[6],
     TUTORIAL_CONFIGS[7],
     TUTORIAL_CONFIGS[15].fitting(4, SM86_SHARED_BYTES),
+    TUTORIAL_CONFIGS[3],
+    TUTORIAL_CONFIGS[4],
 ];
 
 /// The configurations autotuning tries for a kernel multiplying as tf32 or not.

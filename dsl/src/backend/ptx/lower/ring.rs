@@ -7,9 +7,11 @@
 //! sharing it with the scratch, where no exchange, reduction or scan uses the scratch
 //! while rings are in use (from the first copy to the wait and barrier after the loop;
 //! the epilogue's conversion of a `dot` accumulator for a coalesced store then takes no
-//! shared memory of its own), else after the scratch and the staged loads' buffers. A tile `[R, C]` is row-major in one of two layouts
-//! ([`SlotLayout`]), both placing the 8 rows an `ldmatrix` reads (and the chunks a warp's
-//! copies write) in 8 different groups of 4 banks:
+//! shared memory of its own), else after the scratch and the staged loads' buffers.
+//!
+//! A tile `[R, C]` is row-major in one of two layouts ([`SlotLayout`]), both placing the 8
+//! rows an `ldmatrix` reads (and the chunks a warp's copies write) in 8 different groups
+//! of 4 banks:
 //! - 16-bit tiles whose rows are 2 to 64 chunks of 16 bytes are swizzled (`swizzle.rs`):
 //!   no padding, so a stage takes only the tiles' bytes;
 //! - other tiles pad each row by 16 bytes, the layout `mma.rs` stages its own operands in.
