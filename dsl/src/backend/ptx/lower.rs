@@ -154,7 +154,6 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         ring_site: None,
         rings_swizzled: false,
         rings_open: false,
-        scratch_dirty: false,
         scratch_in_rings: false,
         shared_align: 16,
         sign_extended: HashMap::new(),
@@ -271,8 +270,6 @@ pub(super) struct Lowerer<'a> {
     /// Whether a ring copy was issued and the loop's end has not yet waited for every
     /// copy and synchronized (the rings' shared memory is in use).
     rings_open: bool,
-    /// Whether the scratch was used since the rings last closed (or the kernel began).
-    scratch_dirty: bool,
     /// Whether the scratch was used while the rings were open: then the two cannot share
     /// shared memory (`place_rings`).
     scratch_in_rings: bool,

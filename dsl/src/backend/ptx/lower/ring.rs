@@ -129,7 +129,8 @@ impl Lowerer<'_> {
             ));
         }
         let r = self.ring(op, ring, slots, &shape, ty)?;
-        self.open_rings();
+        // The rings are in use from here to the wait and barrier after their loop.
+        self.rings_open = true;
         let slot_off = self.slot_offset(&r, slot)?;
         let width = self.access_width(op, AccessKind::Load, ptr, mask);
         let eb = ty.size_bytes() as usize;
@@ -339,22 +340,11 @@ impl Lowerer<'_> {
     }
 
     /// Marks the scratch (the exchanges', reductions' and scans' array at the buffer's
-    /// start) as used for `bytes`.
+    /// start) as used for `bytes`. Every such use ends with a barrier after its last read,
+    /// so a ring copy issued after it cannot overwrite what a slower warp still reads.
     pub(super) fn use_scratch(&mut self, bytes: u32) {
         self.shared_bytes = self.shared_bytes.max(bytes.next_multiple_of(16));
-        self.scratch_dirty = true;
         self.scratch_in_rings |= self.rings_open;
-    }
-
-    /// Before a ring copy: the rings are in use from here to the end of their loop. A
-    /// scratch use before it may still be reading what the copies could overwrite (where
-    /// the two share memory), so every thread finishes it first.
-    fn open_rings(&mut self) {
-        if !self.rings_open && self.scratch_dirty {
-            self.emit(Inst::BarSync { id: 0 });
-        }
-        self.rings_open = true;
-        self.scratch_dirty = false;
     }
 
     /// After a loop that copies into rings: every thread's copies have landed (the last
