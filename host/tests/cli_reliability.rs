@@ -206,6 +206,7 @@ fn flags_a_mode_ignores_are_refused() {
         (&["bench", "--load", f, "--iters", "3"], "--iters <ITERS>"),
         (&["validate", "--kernel", "vector_add", "--spec", "off"], "--spec <SPEC>"),
         (&["validate", "--kernel", "vector_add", "--exact-case", "nosuch"], "--exact-case <NAME>"),
+        (&["validate", "--kernel", "vector_add", "--verbose"], "--verbose"),
     ] {
         let (code, _, stderr) = rtriton(args);
         assert_eq!(code, 2, "{args:?}: {stderr}");

@@ -8,8 +8,9 @@ use std::process::Command;
 
 use rtriton_kernels::RowMaxVariant;
 
+/// `--verbose`: one table per case with every column, the verdict with the PTX cache counts.
 #[test]
-fn validate_on_the_interpreter_prints_tables_writes_json_and_exits_zero() {
+fn validate_verbose_on_the_interpreter_prints_tables_writes_json_and_exits_zero() {
     let json = std::env::temp_dir().join(format!("rtriton-validate-{}.json", std::process::id()));
     let (code, stdout, stderr) = rtriton(&[
         "validate",
@@ -20,6 +21,7 @@ fn validate_on_the_interpreter_prints_tables_writes_json_and_exits_zero() {
         "--variant",
         "row_max_loop",
         "--no-progress",
+        "--verbose",
         "--json",
         json.to_str().unwrap(),
     ]);
@@ -69,7 +71,8 @@ fn the_huge_case_on_the_interpreter_is_refused_for_row_max_i32_and_counted_as_a_
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!((report["status"].as_str(), report["allow_skips"].as_bool()), (Some("incomplete"), Some(false)));
     let mut allowed = args.to_vec();
-    allowed.push("--allow-skips");
+    // The guard's diagnostic is in the verbose table's row.
+    allowed.extend(["--allow-skips", "--verbose"]);
     let (code, stdout, stderr) = rtriton(&allowed);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     // The CLI runs the production kernel; the line is found in its source.
@@ -141,6 +144,38 @@ fn the_entry_point_is_selected_by_name_and_checks_every_planned_configuration() 
         assert_eq!(r["config"], format!("{} configurations (few wide rows (split))", p.configs.len()));
     }
     std::fs::remove_file(json).unwrap();
+}
+
+/// `rtriton validate` as a newcomer first runs it, on a machine without a GPU (none is
+/// visible to it here): one grid of marks, no details when everything passes, under 60
+/// lines within 100 columns, the verdict last.
+#[test]
+fn validate_without_a_gpu_prints_one_grid_within_100_columns_and_60_lines() {
+    let out = Command::new(common::rtriton_bin())
+        .args(["validate", "--no-progress"])
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.lines().nth(1).is_some_and(|l| l.starts_with("no GPU: ")), "{stdout}");
+    assert!(stdout.lines().count() < 60, "{} lines:\n{stdout}", stdout.lines().count());
+    let widest = stdout.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest <= 100, "{widest} columns:\n{stdout}");
+    let header = stdout.lines().find(|l| l.starts_with("case ")).expect("the grid's header");
+    assert_eq!(
+        header.split_whitespace().collect::<Vec<_>>(),
+        ["case", "shape", "row_max", "loop", "2d", "i64_strides", "i64_index", "i32", "entry"]
+    );
+    let grid: Vec<&str> =
+        stdout.lines().skip_while(|l| !l.starts_with("case ")).skip(1).take_while(|l| !l.is_empty()).collect();
+    assert_eq!(grid.len(), rtriton_kernels::cases::SHAPE_MATRIX.len(), "{stdout}");
+    assert!(grid.iter().all(|l| l.matches("✓ ✓").count() == RowMaxVariant::ALL.len() + 1), "{stdout}");
+    // Nothing failed or was skipped: no details, no GPU-only counts.
+    assert!(!grid.iter().any(|l| l.contains('✗')), "{stdout}");
+    assert!(!stdout.contains("\n✗ ") && !stdout.contains("rerun:") && !stdout.contains("ptx:"), "{stdout}");
+    let n = rtriton_kernels::cases::SHAPE_MATRIX.len() * (RowMaxVariant::ALL.len() + 1) * 2;
+    assert!(stdout.ends_with(&format!("\nok: {n} passed, 0 failed, 0 skipped on the interpreter\n")), "{stdout}");
 }
 
 #[test]
@@ -250,7 +285,15 @@ fn exact_case_selects_one_case_and_an_unknown_name_or_fault_target_is_refused() 
         "--no-progress",
     ]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stdout.contains("\n1x1 (1x1,") && stdout.contains("\nnon_pow2 (37x100,"), "{stdout}");
+    // The grid's lines, between its header and the blank line after it, name the cases run.
+    let cases: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("case "))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(cases, ["1x1", "non_pow2"], "{stdout}");
     assert!(stdout.contains("ok: 2 passed"), "{stdout}");
     let (code, _, stderr) =
         rtriton(&["validate", "--backend", "interp", "--exact-case", "1x1", "--inject-fault", "1x1", "--no-progress"]);

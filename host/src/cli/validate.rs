@@ -11,7 +11,7 @@ use clap::Args;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::cases::{HUGE_CASE, RowMaxCase, SHAPE_MATRIX};
 
-use crate::validate::{BackendChoice, OnFault, Status, ValidateOptions, render_tables, run};
+use crate::validate::{BackendChoice, OnFault, Status, ValidateOptions, render_summary, render_verbose, run};
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
@@ -27,7 +27,7 @@ pub struct ValidateArgs {
     /// (repeatable; `ports` for all): each port's suites on the interpreter, the simulator
     /// and the GPU (when there is one), against an f64 CPU reference.
     /// The row-max family's flags are refused with it (they would be ignored).
-    #[arg(long = "kernel", value_name = "NAME", conflicts_with_all = ["variants", "huge", "reference_only", "json", "inject_fault", "spec", "exact_cases", "allow_skips", "no_restart"])]
+    #[arg(long = "kernel", value_name = "NAME", conflicts_with_all = ["variants", "huge", "reference_only", "json", "inject_fault", "spec", "exact_cases", "allow_skips", "no_restart", "verbose"])]
     pub kernels: Vec<String>,
     /// Only these variants (repeatable; default: all, and the entry point `row_max_entry`).
     #[arg(long = "variant", value_name = "NAME")]
@@ -52,6 +52,10 @@ pub struct ValidateArgs {
     /// No progress bar.
     #[arg(long)]
     pub no_progress: bool,
+    /// One table per case with every column (view, specialization key, comparisons, time),
+    /// instead of the grid of marks and the details of the rows that did not pass.
+    #[arg(long)]
+    pub verbose: bool,
     /// Only the case with exactly this name (repeatable): how validate runs the cases
     /// after a kernel fault in a new process of itself.
     #[arg(long = "exact-case", value_name = "NAME", hide = true, conflicts_with = "cases")]
@@ -77,15 +81,16 @@ pub fn run_cli(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         "--reference-only runs the CUDA reference, which needs a GPU: {}",
         report.fallback_reason.as_deref().unwrap_or("the GPU was not used")
     );
-    outln!("{}", report.heading())?;
+    let mut notes = Vec::new();
     if options.huge && report.backend != "gpu" {
-        outln!(
+        notes.push(
             "the huge case on the interpreter: the overflow guard only (row_max_i32 must be refused; the int64 \
              variants are accepted, and run on the GPU only)"
-        )?;
+                .to_string(),
+        );
     }
-    super::out::print(&render_tables(&report.results))?;
-    outln!("{}", report.summary())?;
+    let text = if args.verbose { render_verbose(&report, &notes) } else { render_summary(&report, &notes) };
+    super::out::print(&text)?;
     if let Some(path) = &args.json {
         let json = serde_json::to_string_pretty(&report).expect("the report serializes");
         std::fs::write(path, json).with_context(|| format!("could not write {}", path.display()))?;
@@ -119,7 +124,9 @@ fn options(args: &ValidateArgs) -> anyhow::Result<ValidateOptions> {
         o.cases = Vec::new();
         for name in &args.exact_cases {
             let case = all.iter().find(|c| c.name == name.as_str()).with_context(|| {
-                format!("--exact-case {name:?}: no case has this name (the tables `rtriton validate` prints name every case)")
+                format!(
+                    "--exact-case {name:?}: no case has this name (the grid `rtriton validate` prints names every case)"
+                )
             })?;
             if case.name == HUGE_CASE.name {
                 o.huge = true;

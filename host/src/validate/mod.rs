@@ -15,12 +15,14 @@ mod gpu;
 mod interp;
 mod report;
 mod restart;
+mod summary;
 
 pub use compare::{Comparison, compare_bits};
 pub use gpu::run_gpu;
 pub use interp::run_interp;
 pub use report::{Report, Status, render_tables};
 pub use restart::{OnFault, child_args};
+pub use summary::{MAX_WIDTH, render_summary, render_verbose};
 
 use rtriton::diag::Diagnostic;
 use rtriton::guard::TensorExtent;

@@ -1,4 +1,5 @@
-//! The validation report: one table per case for people, JSON for tools.
+//! The validation report: its heading and verdict, one table per case (`--verbose`),
+//! JSON for tools; `summary.rs` lays out the default grid.
 
 use comfy_table::{Cell, Table, presets::UTF8_FULL_CONDENSED};
 use serde::{Deserialize, Serialize};
@@ -126,8 +127,19 @@ impl Report {
         s
     }
 
-    /// The closing line.
+    /// The closing line, as `--verbose` prints it: the PTX cache counts always.
     pub fn summary(&self) -> String {
+        self.closing_line(true)
+    }
+
+    /// The closing line of the default output: [`Report::summary`] without the PTX cache
+    /// counts on the interpreter, which compiles no PTX (they are always 0 there), as the
+    /// interpreter's grid has no GPU-only column.
+    pub fn verdict(&self) -> String {
+        self.closing_line(self.backend == "gpu")
+    }
+
+    fn closing_line(&self, ptx: bool) -> String {
         let refused = match self.refused_as_expected {
             0 => String::new(),
             n => format!(" ({n} refused by the overflow guard, as expected)"),
@@ -147,9 +159,16 @@ impl Report {
                 cases.join(", then ")
             ),
         };
+        let ptx = if ptx {
+            format!(
+                " (ptx: {} compiled, {} from disk cache, {} from memory)",
+                self.cache.compiles, self.cache.disk_hits, self.cache.memory_hits
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "{}: {} passed{refused}, {} failed, {} skipped{skips}{unchecked} on the {} (ptx: {} compiled, {} from disk cache, {} \
-             from memory){restarts}",
+            "{}: {} passed{refused}, {} failed, {} skipped{skips}{unchecked} on the {}{ptx}{restarts}",
             match self.status {
                 Status::Ok => "ok",
                 Status::Failed => "FAILED",
@@ -159,9 +178,6 @@ impl Report {
             self.failed,
             self.skipped,
             self.backend,
-            self.cache.compiles,
-            self.cache.disk_hits,
-            self.cache.memory_hits
         )
     }
 }
