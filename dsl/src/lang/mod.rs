@@ -38,7 +38,7 @@ pub use atomics::{
 };
 pub use combine::{argmin, associative_scan, cumprod, cumsum, reduce, xor_sum};
 pub use control::{if_, if_then, while_loop};
-pub use debug::{static_assert, static_print};
+pub use debug::{PrintArgs, device_assert, device_print, static_assert, static_print};
 pub use dot::{DotOptions, dot, dot_with};
 pub use dtype::{DTypeMarker, IntMarker, NumericMarker, Ptr, ScalarMarker};
 pub use math::{
