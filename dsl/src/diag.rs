@@ -89,6 +89,7 @@ declare_codes! {
     InterpBrokenMultipleOf = "RT0408", Interpreter, "a value that is not a multiple of what `multiple_of` promised";
     InterpStepBudget = "RT0409", Interpreter, "a program ran more loop iterations than its step budget (a loop that does not end)";
     InterpBrokenAssume = "RT0410", Interpreter, "an `assume` whose condition is false";
+    InterpDeviceAssert = "RT0411", Interpreter, "a `device_assert` whose condition is false";
     SimLaunch = "RT0501", Simulator, "the arguments do not fit the lowered program";
     SimOutOfBounds = "RT0502", Simulator, "a global access outside every allocation";
     SimMisaligned = "RT0503", Simulator, "a global access not aligned to its width";
@@ -111,6 +112,7 @@ declare_codes! {
     SimAsyncCopyPending = "RT0522", Simulator, "a shared byte accessed while a cp.async writing it has not been waited for";
     SimStepBudget = "RT0523", Simulator, "a program ran more loop iterations than its step budget (a loop that does not end)";
     SimWarpCollective = "RT0524", Simulator, "a warp-collective instruction (ldmatrix, mma.sync) not executed by all 32 lanes of a warp";
+    SimDeviceAssert = "RT0525", Simulator, "a `device_assert` compiled in debug mode trapped: an element of its condition is false";
     GuardIndexOverflow = "RT0601", Guard, "i32 index math on a tensor past 2^31 - 1 elements";
     LaunchArgCount = "RT0701", Launch, "the wrong number of runtime arguments";
     LaunchArgType = "RT0702", Launch, "an argument of another type than its parameter";

@@ -25,6 +25,7 @@ pub mod ir;
 pub mod lang;
 pub mod lint;
 pub mod passes;
+pub mod print_sink;
 pub mod semantics;
 pub mod session;
 pub mod sim;

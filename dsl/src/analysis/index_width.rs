@@ -257,6 +257,7 @@ impl<'k> Analyzer<'k> {
                     | Effect::WritesMemory
                     | Effect::WritesRing
                     | Effect::Assumes
+                    | Effect::Debug
                     | Effect::Region
                     | Effect::Terminator => {
                         for i in self.inputs(v) {

@@ -100,6 +100,8 @@ fn run_region(k: &Kernel, region: &Block, lhs: &[Data], rhs: &[Data]) -> Result<
             | OpKind::Store { .. }
             | OpKind::DebugBarrier {}
             | OpKind::Assume { .. }
+            | OpKind::DevicePrint { .. }
+            | OpKind::DeviceAssert { .. }
             | OpKind::Dot { .. }
             | OpKind::AtomicRmw { .. }
             | OpKind::AtomicCas { .. }

@@ -236,6 +236,17 @@ pub(crate) fn check_multiple_of(x: &Data, divisor: u64) -> Result<(), Trap> {
     }
 }
 
+/// A `device_assert`'s condition: every element true.
+pub(crate) fn check_device_assert(cond: &Data) -> Result<(), Trap> {
+    let Data::Bool(c) = cond else {
+        return unsupported(format!("device_assert of a {} condition", cond.kind()));
+    };
+    match c.iter().position(|&b| !b) {
+        Some(lane) => Err(Trap::FailedDeviceAssert { lane }),
+        None => Ok(()),
+    }
+}
+
 /// An `assume`'s condition: every element true.
 pub(crate) fn check_assume(cond: &Data) -> Result<(), Trap> {
     let Data::Bool(c) = cond else { return unsupported(format!("assume of a {} condition", cond.kind())) };

@@ -49,6 +49,8 @@ pub enum Fault {
     DivisionByZero { program: ProgramId, element: Vec<usize> },
     /// A `multiple_of` whose operand had an element that is not a multiple of its divisor.
     NotAMultiple { program: ProgramId, element: Vec<usize>, value: i128, divisor: u64 },
+    /// A `device_assert` whose condition had a false element (`message` is the assert's).
+    DeviceAssert { program: ProgramId, element: Vec<usize>, message: String },
     /// An `assume` whose condition had a false element.
     BrokenAssume { program: ProgramId, element: Vec<usize> },
     /// A loop's runtime step was zero or negative.

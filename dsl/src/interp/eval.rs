@@ -104,6 +104,26 @@ impl<'k> ProgramRun<'k> {
             && self.kernel.op(id).results.first().is_some_and(|r| matches!(self.values.get(r.index()), Some(Some(_))))
     }
 
+    /// One line an element of each value, as Triton's `device_print` writes them:
+    /// `pid (x, y, z) idx (i, j) prefix: value`, with ` (operand k)` after the prefix when
+    /// there are several values; to the print sink (`crate::print_sink`).
+    fn device_print(&self, prefix: &str, values: &[Value]) -> Result<(), Trap> {
+        let [x, y, z] = self.pid;
+        let prefix = prefix.trim_end().trim_end_matches(':');
+        for (k, v) in values.iter().enumerate() {
+            let dims = self.kernel.shape(*v).dims().to_vec();
+            let operand = if values.len() > 1 { format!(" (operand {k})") } else { String::new() };
+            for (lane, text) in self.get(*v)?.element_texts().into_iter().enumerate() {
+                let idx: Vec<String> = super::value::unflatten(lane, &dims).iter().map(|i| i.to_string()).collect();
+                crate::print_sink::print_line(format!(
+                    "pid ({x}, {y}, {z}) idx ({}) {prefix}{operand}: {text}",
+                    idx.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn get(&self, v: Value) -> Result<&Data, Trap> {
         match self.values.get(v.index()) {
             Some(Some(d)) => Ok(d),
@@ -174,6 +194,8 @@ impl<'k> ProgramRun<'k> {
                 | OpKind::Store { .. }
                 | OpKind::DebugBarrier {}
                 | OpKind::Assume { .. }
+                | OpKind::DevicePrint { .. }
+                | OpKind::DeviceAssert { .. }
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }
                 | OpKind::Reduce { .. }
@@ -361,6 +383,8 @@ impl<'k> ProgramRun<'k> {
             // access before the barrier is complete and visible after it: nothing to do.
             OpKind::DebugBarrier {} => return Ok(()),
             OpKind::Assume { cond } => return elementwise::check_assume(self.get(*cond)?),
+            OpKind::DevicePrint { prefix, values } => return self.device_print(prefix, values),
+            OpKind::DeviceAssert { cond, .. } => return elementwise::check_device_assert(self.get(*cond)?),
             OpKind::AtomicRmw { op, ptr, value, mask, .. } => {
                 let mask = mask.map(|m| self.get(m)).transpose()?;
                 atomic::rmw(mem, *op, self.get(*ptr)?, self.get(*value)?, mask)?

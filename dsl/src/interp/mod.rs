@@ -39,7 +39,7 @@ pub use memory::{BUFFER_ALIGN, Memory, MemoryError};
 pub use order::{ProgramOrder, RunOptions};
 
 use crate::diag::{Code, Diagnostic};
-use crate::ir::{Kernel, OpId, ParamKind, ScalarType};
+use crate::ir::{Kernel, OpId, OpKind, ParamKind, ScalarType};
 use crate::spec::{ArgSpec, ArgValue, HINT_DIVISIBILITY};
 use crate::verify::VerifiedKernel;
 
@@ -190,6 +190,19 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
                 ),
             )
         }
+        Trap::FailedDeviceAssert { lane } => {
+            let shape = o.kind.operands().first().map(|c| kernel.shape(*c).dims().to_vec()).unwrap_or_default();
+            let element = unflatten(lane, &shape);
+            let msg = if let OpKind::DeviceAssert { msg, .. } = &o.kind { msg.clone() } else { String::new() };
+            (
+                Fault::DeviceAssert { program, element: element.clone(), message: msg.clone() },
+                format!(
+                    "device_assert failed: {msg} (program {program}, element {} is false)",
+                    element_text(&element)
+                ),
+                "the condition does not hold for these arguments: print the values with device_print, or fix the kernel or its inputs".to_string(),
+            )
+        }
         Trap::BrokenAssume { lane } => {
             let shape = o.kind.operands().first().map(|c| kernel.shape(*c).dims().to_vec()).unwrap_or_default();
             let element = unflatten(lane, &shape);
@@ -234,6 +247,7 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
         Fault::NonPositiveStep { .. } => Code::InterpNonPositiveStep,
         Fault::NotAMultiple { .. } => Code::InterpBrokenMultipleOf,
         Fault::BrokenAssume { .. } => Code::InterpBrokenAssume,
+        Fault::DeviceAssert { .. } => Code::InterpDeviceAssert,
         Fault::NoProgress { .. } => Code::InterpNoProgress,
         Fault::StepBudget { .. } => Code::InterpStepBudget,
         Fault::Unsupported { .. } => Code::InterpUnsupported,

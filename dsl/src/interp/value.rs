@@ -91,6 +91,10 @@ pub(crate) enum Trap {
         value: i128,
         divisor: u64,
     },
+    /// Lane `lane` of a `device_assert`'s condition is false.
+    FailedDeviceAssert {
+        lane: usize,
+    },
     /// Lane `lane` of an `assume`'s condition is false.
     BrokenAssume {
         lane: usize,
@@ -118,6 +122,15 @@ impl Data {
             (Data::BF16(a), Data::BF16(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
             // integers, booleans and pointers compare as values (variants, not op kinds)
             _ => self == other,
+        }
+    }
+
+    /// Each element as `device_print` shows it: numbers as Rust prints them, addresses in
+    /// hex.
+    pub(crate) fn element_texts(&self) -> Vec<String> {
+        match self {
+            Data::Ptr(v) => v.iter().map(|a| format!("{a:#x}")).collect(),
+            d => on_data!(d, v => v.iter().map(|e| e.to_string()).collect()),
         }
     }
 

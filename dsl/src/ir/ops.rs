@@ -37,6 +37,10 @@ pub enum Effect {
     /// A promise about its operands (`assume`): the interpreter checks it, analyses rely on
     /// it, nothing runs on the GPU; never removed.
     Assumes,
+    /// Prints or checks at run time (`device_print`, `device_assert`): never removed, so
+    /// a print of an otherwise unused value stays. The interpreter always runs it; the PTX
+    /// back end emits it only in debug mode (`PtxOptions::debug`).
+    Debug,
     /// Holds a nested block (a loop): live when its body is.
     Region,
     /// Ends a block, handing values to the op that holds it.
@@ -49,7 +53,9 @@ impl Effect {
     /// keep. A region is kept when its body is; a terminator goes with its region.
     pub fn kept_unused(self) -> bool {
         match self {
-            Effect::WritesMemory | Effect::ReadsWritesMemory | Effect::WritesRing | Effect::Assumes => true,
+            Effect::WritesMemory | Effect::ReadsWritesMemory | Effect::WritesRing | Effect::Assumes | Effect::Debug => {
+                true
+            }
             Effect::Pure | Effect::ProgramIndex | Effect::ReadsMemory | Effect::Region | Effect::Terminator => false,
         }
     }
@@ -140,6 +146,7 @@ macro_rules! attribute_fields {
 // rebuild bodies themselves, block by block.
 attribute_fields!(
     bool,
+    String,
     usize,
     u32,
     u64,
@@ -428,6 +435,20 @@ declare_ops! {
     DebugBarrier {}
         => name: "debug_barrier", family: OpFamily::Memory, effect: Effect::WritesMemory,
            typing: |cx, out| typing::results(cx, out, 0);
+    /// Prints every element of each of `values` (blocks or scalars of any dtype), one line
+    /// an element, headed by the program's index, the element's index and `prefix`
+    /// (Triton's `tl.device_print`). No results. The interpreter prints to its print sink;
+    /// the PTX back end emits nothing (`docs/semantics.md`, "Debugging ops").
+    DevicePrint { prefix: String, values: Vec<Value> }
+        => name: "device_print", family: OpFamily::Control, effect: Effect::Debug,
+           typing: |cx, out| typing::device_print(cx, out, values);
+    /// Stops the launch where an element of `cond` (an `i1` scalar or block) is false,
+    /// reporting `msg` (Triton's `tl.device_assert`). No results. The interpreter always
+    /// checks it (a located `RT0411`); the PTX back end emits it only in debug mode, as a
+    /// `trap` predicated on the false elements (the simulator's located `RT0525`).
+    DeviceAssert { cond: Value, msg: String }
+        => name: "device_assert", family: OpFamily::Control, effect: Effect::Debug,
+           typing: |cx, out| typing::device_assert(cx, out, *cond);
     /// Reduces `value` along `axis`; the result drops that dim.
     Reduce { op: ReduceOp, value: Value, axis: usize }
         => name: "reduce", family: OpFamily::Reduction, effect: Effect::Pure,

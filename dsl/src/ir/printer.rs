@@ -147,6 +147,15 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, a: &dyn Annotations, out
             }
             OpKind::DebugBarrier {} => name.to_string(),
             OpKind::Assume { cond } => format!("{name} {cond}"),
+            // Strings as Rust writes them (`{:?}`): quoted, escaped, read back by the parser.
+            OpKind::DevicePrint { prefix, values } => {
+                let mut s = format!("{name} {prefix:?}");
+                for v in values {
+                    let _ = write!(s, ", {v}");
+                }
+                s
+            }
+            OpKind::DeviceAssert { cond, msg } => format!("{name} {cond}, {msg:?}"),
             OpKind::AtomicRmw { ptr, value, mask, sem, scope, .. } => {
                 let mut s = format!("{name} {ptr}, {value}");
                 if let Some(m) = mask {

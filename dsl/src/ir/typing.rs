@@ -216,6 +216,20 @@ pub fn assume(cx: &TypeCx<'_>, out: &mut Vec<String>, cond: Value) {
     results(cx, out, 0);
 }
 
+pub fn device_assert(cx: &TypeCx<'_>, out: &mut Vec<String>, cond: Value) {
+    if cx.ty(cond).dtype != DType::BOOL {
+        out.push("device_assert needs an i1 condition".into());
+    }
+    results(cx, out, 0);
+}
+
+pub fn device_print(cx: &TypeCx<'_>, out: &mut Vec<String>, values: &[Value]) {
+    if values.is_empty() {
+        out.push("device_print needs at least one value".into());
+    }
+    results(cx, out, 0);
+}
+
 pub fn ring_read(cx: &TypeCx<'_>, out: &mut Vec<String>, slot: Value) {
     ring_slot(cx, out, slot);
     if cx.result(0).is_none_or(|r| r.dtype.is_ptr() || r.shape.rank() == 0) {

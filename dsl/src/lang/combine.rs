@@ -239,6 +239,8 @@ impl Builder {
                 | OpKind::Store { .. }
                 | OpKind::DebugBarrier {}
                 | OpKind::Assume { .. }
+                | OpKind::DevicePrint { .. }
+                | OpKind::DeviceAssert { .. }
                 | OpKind::Dot { .. }
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }

@@ -15,6 +15,7 @@ mod bits;
 mod combine;
 mod compute;
 mod control;
+mod debug;
 mod dot;
 mod dtype;
 pub mod math;
@@ -37,6 +38,7 @@ pub use atomics::{
 };
 pub use combine::{argmin, associative_scan, cumprod, cumsum, reduce, xor_sum};
 pub use control::{if_, if_then, while_loop};
+pub use debug::{PrintArgs, device_assert, device_print, static_assert, static_print};
 pub use dot::{DotOptions, dot, dot_with};
 pub use dtype::{DTypeMarker, IntMarker, NumericMarker, Ptr, ScalarMarker};
 pub use math::{
@@ -47,7 +49,7 @@ pub use operators::{cast, eq, ge, gt, le, lt, ne};
 pub use ops::{
     Carry, MAX_STAGES, MAX_UNROLL, arange, argmax, assume, cdiv, debug_barrier, for_range, for_range_staged,
     for_range_unrolled, full, load, load_staged, max, max_with, maximum, maximum_with, min, min_with, minimum,
-    minimum_with, multiple_of, num_programs, program_id, static_assert, store, sum, where_, zeros,
+    minimum_with, multiple_of, num_programs, program_id, store, sum, where_, zeros,
 };
 pub use promotion::{AddOutput, Promote, PromoteDiv};
 pub use random::{

@@ -152,18 +152,6 @@ pub fn store<E: ScalarMarker>(ptr: Tensor<Ptr<E>>, value: Tensor<E>, mask: Optio
     with_builder(|b| b.store(ptr.id(), value.id(), mask.map(Tensor::id), loc));
 }
 
-/// Triton's `tl.static_assert(cond, msg)`: a condition on trace-time values (constexprs,
-/// shapes) that must hold for the kernel to make sense. When it does not, tracing records
-/// an error at the caller's line naming the kernel, with `msg` as the message and `help`
-/// as what to do, and the kernel does not compile; nothing is emitted either way.
-#[track_caller]
-pub fn static_assert(cond: bool, msg: &str, help: &str) {
-    if !cond {
-        let loc = SourceLoc::caller();
-        with_builder(|b| b.error(loc, format!("static_assert failed: {msg}"), help));
-    }
-}
-
 /// Triton's `tl.debug_barrier()`: every thread of the program waits until all have
 /// arrived, and the memory accesses made before it are visible to the whole program after
 /// it (PTX `bar.sync 0`). The lock of Triton's layer-norm backward needs it: every thread's

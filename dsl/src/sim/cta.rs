@@ -493,6 +493,17 @@ impl Cta {
                     }
                 }
                 MicroOp::CpAsyncWait { pending } => self.cp_async_wait(mem, *pending)?,
+                MicroOp::Trap { guard } => {
+                    self.need_guard(Some(*guard))?;
+                    if let Some(t) = (0..self.t).find(|&t| self.active(t) && self.guard_holds(Some(*guard), t)) {
+                        return Err(SimFault::new(
+                            Check::Trap,
+                            Some(t as u32),
+                            "device_assert failed: `trap` executed (an element of the condition is false)",
+                            "the condition does not hold for these arguments: check them, or run the interpreter for the failing element",
+                        ));
+                    }
+                }
                 MicroOp::Shfl { dst, src, mode, b, c, member_mask } => {
                     self.need_reg(*src)?;
                     l.report.shuffles += self.shfl(*dst, *src, *mode, *b, *c, *member_mask)?;

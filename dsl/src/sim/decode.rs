@@ -154,6 +154,10 @@ pub(crate) enum MicroOp {
         src_size: Src,
     },
     CpAsyncCommit,
+    /// Aborts where the guard holds in an active thread.
+    Trap {
+        guard: Guard,
+    },
     CpAsyncWait {
         pending: u32,
     },
@@ -373,6 +377,7 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                 src_size: src_of(*src_size, Ty::I32),
             },
             Inst::CpAsyncCommit => MicroOp::CpAsyncCommit,
+            Inst::Trap { guard } => MicroOp::Trap { guard: *guard },
             Inst::CpAsyncWait { pending } => MicroOp::CpAsyncWait { pending: *pending },
             Inst::Shfl { dst, src, lane_mask, clamp, member_mask, .. } => MicroOp::Shfl {
                 dst: dst.0,

@@ -47,7 +47,7 @@ impl fmt::Display for CacheKey {
         let o = &self.ptx_options;
         write!(
             f,
-            "{}@{}[{}] spec({}) ptx({} w{}{} {}.{}) semantics({:?}) compiler({})",
+            "{}@{}[{}] spec({}) ptx({} w{}{}{} {}.{}) semantics({:?}) compiler({})",
             s.kernel,
             s.site,
             consts.join(","),
@@ -55,6 +55,7 @@ impl fmt::Display for CacheKey {
             o.arch.name(),
             o.num_warps,
             if o.min_ctas_per_sm > 0 { format!(" minctas{}", o.min_ctas_per_sm) } else { String::new() },
+            if o.debug { " debug" } else { "" },
             o.ptx_version.0,
             o.ptx_version.1,
             s.options.semantics,

@@ -14,9 +14,10 @@ use crate::error::HostError;
 
 /// The PTX options a launch of `kernel` compiles with: `num_warps` and `min_ctas_per_sm`
 /// from the launch, the rest the back end's defaults (`.target sm_86`, `.version 7.8`;
-/// newer GPUs JIT-compile it).
+/// newer GPUs JIT-compile it); debug mode from the kernel or `TRITON_DEBUG=1`.
 pub fn ptx_options(kernel: &JitKernel) -> PtxOptions {
-    PtxOptions { num_warps: kernel.num_warps, min_ctas_per_sm: kernel.min_ctas_per_sm, ..PtxOptions::default() }
+    let debug = kernel.debug || std::env::var("TRITON_DEBUG").is_ok_and(|v| v == "1");
+    PtxOptions { num_warps: kernel.num_warps, min_ctas_per_sm: kernel.min_ctas_per_sm, debug, ..PtxOptions::default() }
 }
 
 /// A session's error for `kernel` as the host's error.

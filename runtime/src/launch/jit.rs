@@ -39,6 +39,10 @@ pub struct JitKernel {
     /// Pointer parameters the kernel is meant to update in place ([`JitKernel::in_place`]):
     /// the launch lets them overlap other tensor arguments.
     pub in_place: Vec<&'static str>,
+    /// Debug mode (Triton's `debug=True`): `device_assert` is compiled in
+    /// (`rtriton::backend::ptx::PtxOptions::debug`). Also on for every kernel when the
+    /// environment has `TRITON_DEBUG=1`, as in Triton.
+    pub debug: bool,
     grid: GridFn,
 }
 
@@ -66,6 +70,7 @@ impl JitKernel {
             trace_options: TraceOptions::default(),
             lint: Some(LintOptions::default()),
             in_place: Vec::new(),
+            debug: false,
             grid: Arc::new(|_| Ok([1, 1, 1])),
         }
     }
@@ -88,6 +93,12 @@ impl JitKernel {
     /// Asks ptxas to fit `n` CTAs per SM (`.minnctapersm n`; 0: no bound).
     pub fn min_ctas_per_sm(mut self, n: u32) -> JitKernel {
         self.min_ctas_per_sm = n;
+        self
+    }
+
+    /// Compiles `device_assert` in (Triton's `debug=True`).
+    pub fn debug(mut self, on: bool) -> JitKernel {
+        self.debug = on;
         self
     }
 

@@ -310,6 +310,8 @@ fn pass(k: &Kernel, nonneg: &[bool], carried: &HashMap<Value, AxisInfo>) -> Vec<
                 | OpKind::Store { .. }
                 | OpKind::DebugBarrier {}
                 | OpKind::Assume { .. }
+                | OpKind::DevicePrint { .. }
+                | OpKind::DeviceAssert { .. }
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }
                 | OpKind::Yield { .. } => continue,

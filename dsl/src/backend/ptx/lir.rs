@@ -417,6 +417,10 @@ pub enum Inst {
     /// from zero (`crate::semantics::convert::f32_to_tf32_rna`), into the `U32` register
     /// `dst` as the f32 bit pattern with the low 13 bits zero.
     CvtTf32 { dst: Reg, src: Reg },
+    /// `@pred trap;` (or `@!pred trap;` with `negate`): aborts the launch when the guard
+    /// holds in any thread; on the simulator a located error. What a `device_assert`
+    /// compiled in debug mode lowers to, guarded by its condition negated.
+    Trap { guard: Guard },
     /// `bar.sync id`: waits until every thread of the CTA reached it; shared-memory
     /// writes before it are visible to every thread after it.
     BarSync { id: u32 },
@@ -476,6 +480,7 @@ impl Inst {
             | Inst::StSharedVec { .. }
             | Inst::CpAsync { .. }
             | Inst::CpAsyncCommit
+            | Inst::Trap { .. }
             | Inst::CpAsyncWait { .. }
             | Inst::Shfl { .. }
             | Inst::Unpack64 { .. }
@@ -518,6 +523,7 @@ impl Inst {
             | Inst::StSharedVec { .. }
             | Inst::CpAsync { .. }
             | Inst::CpAsyncCommit
+            | Inst::Trap { .. }
             | Inst::CpAsyncWait { .. }
             | Inst::Shfl { .. }
             | Inst::Unpack64 { .. }
@@ -784,6 +790,7 @@ impl Program {
                     format!("{}cp.async [{dst}+{offset}] <- [{src}] 16, {src_size}", guard(g))
                 }
                 Inst::CpAsyncCommit => "cp.async.commit".to_string(),
+                Inst::Trap { guard: g } => format!("{}trap", guard(&Some(*g))),
                 Inst::Ldmatrix { trans, dsts, addr, offset } => {
                     let t = if *trans { ".trans" } else { "" };
                     format!("{{{}}} = ldmatrix x{}{t} [{addr}+{offset}]", list(dsts), dsts.len())

@@ -157,6 +157,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         scratch_in_rings: false,
         shared_align: 16,
         sign_extended: HashMap::new(),
+        debug: options.debug,
         decisions: Decisions { layout: Some(layout_decision), ..Decisions::default() },
     };
     l.block(&k.body)?;
@@ -279,6 +280,8 @@ pub(super) struct Lowerer<'a> {
     /// `cvt.s64.s32` results: 64-bit register -> the 32-bit register it extends
     /// (`lower/wide_mul.rs`).
     sign_extended: HashMap<Reg, Reg>,
+    /// Debug mode ([`PtxOptions::debug`]): whether `device_assert` is compiled in.
+    debug: bool,
 }
 
 impl Lowerer<'_> {
@@ -483,6 +486,15 @@ impl Lowerer<'_> {
             OpKind::DebugBarrier {} => self.debug_barrier(),
             // A promise: the analyses used it; nothing runs.
             OpKind::Assume { .. } => Ok(()),
+            OpKind::DeviceAssert { cond, .. } => {
+                if self.debug {
+                    self.device_assert(*cond)
+                } else {
+                    Ok(())
+                }
+            }
+            // No `vprintf` yet: a print lowers to nothing, in debug mode too.
+            OpKind::DevicePrint { .. } => Ok(()),
             OpKind::AtomicRmw { op: aop, ptr, value, mask, sem, scope } => {
                 self.atomic_rmw(op, *aop, *ptr, *value, *mask, (*sem, *scope)).and_then(|e| self.define(op, e))
             }

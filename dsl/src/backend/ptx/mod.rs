@@ -143,11 +143,16 @@ pub struct PtxOptions {
     /// if it must. 0 (the default) leaves ptxas free. A launch knob like `num_warps`, so
     /// a plan or a tuning configuration can ask for it.
     pub min_ctas_per_sm: u32,
+    /// Debug mode (Triton's `debug=True` / `TRITON_DEBUG=1`): `device_assert` is compiled
+    /// in, as a `trap` predicated on the condition's false elements. Off (the default),
+    /// `device_assert` and `device_print` lower to nothing; `device_print` lowers to
+    /// nothing in debug mode too (no `vprintf` yet).
+    pub debug: bool,
 }
 
 impl Default for PtxOptions {
     fn default() -> Self {
-        PtxOptions { arch: Arch::Sm86, num_warps: 4, ptx_version: (7, 8), min_ctas_per_sm: 0 }
+        PtxOptions { arch: Arch::Sm86, num_warps: 4, ptx_version: (7, 8), min_ctas_per_sm: 0, debug: false }
     }
 }
 

@@ -477,6 +477,7 @@ impl<'a> Writer<'a> {
                 self.opnd(*src_size, Ty::I32)
             ),
             Inst::CpAsyncCommit => "cp.async.commit_group;".to_string(),
+            Inst::Trap { guard } => format!("{}trap;", self.guard(Some(*guard))),
             Inst::CpAsyncWait { pending } => format!("cp.async.wait_group {pending};"),
             Inst::Shfl { dst, src, lane_mask, clamp, member_mask, .. } => format!(
                 "shfl.sync.bfly.b32 {}, {}, {lane_mask}, {clamp}, 0x{member_mask:08x};",
@@ -583,6 +584,7 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::StSharedVec { .. }
             | Inst::CpAsync { .. }
             | Inst::CpAsyncCommit
+            | Inst::Trap { .. }
             | Inst::CpAsyncWait { .. }
             | Inst::Shfl { .. }
             | Inst::Unpack64 { .. }

@@ -65,6 +65,60 @@ impl<'a> Cur<'a> {
         &r[..n]
     }
 
+    /// A string as Rust's `{:?}` writes it: quoted, with `\\`, `\"`, `\'`, `\n`, `\r`,
+    /// `\t`, `\0` and `\u{..}` escapes.
+    pub(super) fn string(&mut self) -> Result<String, ParseError> {
+        self.expect("\"")?;
+        let mut out = String::new();
+        let mut chars = self.rest().char_indices();
+        while let Some((i, ch)) = chars.next() {
+            match ch {
+                '"' => {
+                    self.pos += i + 1;
+                    return Ok(out);
+                }
+                '\\' => {
+                    let escaped = match chars.next().map(|(_, e)| e) {
+                        Some('\\') => Some('\\'),
+                        Some('"') => Some('"'),
+                        Some('\'') => Some('\''),
+                        Some('n') => Some('\n'),
+                        Some('r') => Some('\r'),
+                        Some('t') => Some('\t'),
+                        Some('0') => Some('\0'),
+                        Some('u') => {
+                            let rest = &self.rest()[i + 2..];
+                            let code = rest
+                                .strip_prefix('{')
+                                .and_then(|r| r.split_once('}'))
+                                .and_then(|(hex, _)| u32::from_str_radix(hex, 16).ok().map(|c| (hex.len(), c)));
+                            match code.and_then(|(n, c)| char::from_u32(c).map(|c| (n, c))) {
+                                Some((n, c)) => {
+                                    // skip `{`, the digits and `}`
+                                    for _ in 0..n + 2 {
+                                        chars.next();
+                                    }
+                                    Some(c)
+                                }
+                                None => None,
+                            }
+                        }
+                        _ => None,
+                    };
+                    match escaped {
+                        Some(e) => out.push(e),
+                        None => {
+                            self.pos += i;
+                            return Err(self.err("a string escape (`\\n`, `\\\"`, `\\u{..}`, ...)"));
+                        }
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        Err(self.err("a closing `\"`"))
+    }
+
     /// An identifier (a kernel, parameter or constexpr name).
     pub(super) fn ident(&mut self, what: &str) -> Result<&'a str, ParseError> {
         self.ws();

@@ -508,6 +508,19 @@ impl<'a> Parser<'a> {
             }
             "debug_barrier" => OpKind::DebugBarrier {},
             "assume" => OpKind::Assume { cond: c.value()? },
+            "device_print" => {
+                let prefix = c.string()?;
+                let mut values = Vec::new();
+                while c.eat(",") {
+                    values.push(c.value()?);
+                }
+                OpKind::DevicePrint { prefix, values }
+            }
+            "device_assert" => {
+                let cond = c.value()?;
+                c.expect(",")?;
+                OpKind::DeviceAssert { cond, msg: c.string()? }
+            }
             "atomic_cas" => {
                 let (ptr, cmp, value) = (c.value()?, c.next_value()?, c.next_value()?);
                 let (sem, scope) = sem_scope(c)?;

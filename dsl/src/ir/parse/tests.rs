@@ -94,6 +94,8 @@ kernel @zoo(p: *f32 [D16], n: i32 [-] do_not_specialize, m: i64 [=1] do_not_spec
   async_copy %27, ring 1 of 3, slot %48, mask %24, other %4  loc(a.rs:22)
   %63 = ring_read ring 0, slot %49, pending 1 : tensor<16xf32>  loc(a.rs:22)
   assume %24  loc(a.rs:23)
+  device_print \"x = \\\"%\\\"\\n\", %3, %24  loc(a.rs:24)
+  device_assert %24, \"offs in range \\u{1b}\"  loc(a.rs:25)
 }
 ";
 
@@ -157,11 +159,13 @@ fn the_zoo_has_every_op_kind() {
             OpKind::AsyncCopy { .. } => 34,
             OpKind::RingRead { .. } => 35,
             OpKind::Assume { .. } => 36,
+            OpKind::DevicePrint { .. } => 37,
+            OpKind::DeviceAssert { .. } => 38,
         }
     }
     let k = parse(ZOO).unwrap_or_else(|e| panic!("{e}"));
     let seen: HashSet<usize> = k.ops.iter().map(|op| variant(&op.kind)).collect();
-    assert_eq!(seen.len(), 37, "{seen:?}");
+    assert_eq!(seen.len(), 39, "{seen:?}");
 }
 
 /// Every name of the attribute enums parses back to its value (a new variant fails to

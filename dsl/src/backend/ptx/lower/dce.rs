@@ -33,6 +33,9 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
         match i {
             Inst::Group(_) | Inst::LdParam { .. } | Inst::ReadSpecial { .. } | Inst::SharedBase { .. } => {}
             Inst::BarSync { .. } | Inst::CpAsyncCommit | Inst::CpAsyncWait { .. } => {}
+            Inst::Trap { guard: g } => {
+                used.insert(g.pred);
+            }
             Inst::LdSharedVec { addr, .. } | Inst::Ldmatrix { addr, .. } => {
                 used.insert(*addr);
             }
@@ -151,6 +154,7 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::StSharedVec { .. }
         | Inst::CpAsync { .. }
         | Inst::CpAsyncCommit
+        | Inst::Trap { .. }
         | Inst::CpAsyncWait { .. }
         | Inst::Shfl { .. }
         // two destinations: kept (the lowering unpacks only what it shuffles)

@@ -137,6 +137,7 @@ fn definitions(i: &Inst, def: &mut impl FnMut(Reg, Def)) {
         | Inst::StSharedVec { .. }
         | Inst::CpAsync { .. }
         | Inst::CpAsyncCommit
+        | Inst::Trap { .. }
         | Inst::CpAsyncWait { .. }
         | Inst::BarSync { .. }
         | Inst::If { .. }
