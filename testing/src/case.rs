@@ -1,10 +1,13 @@
 //! One launch as data: the tensors (buffers seen through views), scalars, constexprs,
 //! `num_warps` and grid a kernel runs with. Every back end gets the same case.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use rtriton::ir::ScalarType;
+use rtriton::trace::KernelDef;
 
+use crate::args::{ArgError, ArgErrorKind, Bound, IntoScalar, ScalarValue, bind};
 use crate::data::Data;
 use crate::element::Element;
 use crate::view::View;
@@ -90,7 +93,7 @@ impl Tensor {
     }
 }
 
-/// One runtime argument, in parameter order.
+/// One runtime argument, in parameter order (a tensor, or a scalar given by position).
 #[derive(Clone, Debug, PartialEq)]
 pub enum CaseArg {
     Tensor(Tensor),
@@ -113,6 +116,12 @@ pub struct Case {
     /// Back ends this case cannot run on, each with the reason ([`Case::unsupported`]): a
     /// suite skips them and prints the reason instead of failing the case.
     pub unsupported: Vec<(crate::run::Backend, String)>,
+    /// Scalars given by name ([`Case::arg`]), in the order given; bound to the kernel's
+    /// parameters by [`Case::resolve`].
+    pub named: Vec<(&'static str, ScalarValue)>,
+    /// After [`Case::resolve`] of a case with named arguments: each parameter's name,
+    /// in signature order (`args` is then in that order too).
+    bound_params: Option<Vec<&'static str>>,
 }
 
 impl Case {
@@ -126,6 +135,8 @@ impl Case {
             min_ctas_per_sm: 0,
             grid: [1, 1, 1],
             unsupported: Vec::new(),
+            named: Vec::new(),
+            bound_params: None,
         }
     }
 
@@ -154,11 +165,25 @@ impl Case {
         self
     }
 
+    /// Scalar parameter `name` of the kernel gets `value` (an integer of any Rust integer
+    /// type, or an `f32`). A case with named arguments passes every scalar by name, in any
+    /// order; its tensors fill the pointer parameters in the order they are declared. The
+    /// names are checked against the kernel's signature when the case runs
+    /// ([`Case::resolve`]): an unknown name, one given twice, a parameter left without a
+    /// value, a value of the wrong kind or range, or a positional `.int`/`.f32` in the
+    /// same case is an [`ArgError`].
+    pub fn arg(mut self, name: &'static str, value: impl IntoScalar) -> Case {
+        self.named.push((name, value.into_scalar()));
+        self
+    }
+
+    /// A scalar argument by position (the next parameter after the arguments before it).
     pub fn int(mut self, value: i64) -> Case {
         self.args.push(CaseArg::Int(value));
         self
     }
 
+    /// An `f32` scalar argument by position.
     pub fn f32(mut self, value: f32) -> Case {
         self.args.push(CaseArg::F32(value));
         self
@@ -209,6 +234,83 @@ impl Case {
             .iter_mut()
             .find_map(|a| if let CaseArg::Tensor(t) = a { (t.name == name).then_some(t) } else { None })
             .unwrap_or_else(|| panic!("case `{case}` has no tensor `{name}`"))
+    }
+
+    /// The value of named argument `name` (for references; panics naming the case when
+    /// it has no such named argument).
+    pub fn scalar(&self, name: &str) -> ScalarValue {
+        self.named.iter().find(|(n, _)| *n == name).map(|(_, v)| *v).unwrap_or_else(|| {
+            let names: Vec<&str> = self.named.iter().map(|(n, _)| *n).collect();
+            panic!("case `{}` has no named argument `{name}`; it has: {}", self.name, names.join(", "))
+        })
+    }
+
+    /// Named integer argument `name` (panics when it is missing or an `f32`).
+    pub fn int_arg(&self, name: &str) -> i64 {
+        match self.scalar(name) {
+            ScalarValue::Int(v) => v,
+            ScalarValue::F32(v) => panic!("case `{}`: argument `{name}` is an f32 ({v:?}), not an integer", self.name),
+        }
+    }
+
+    /// Named `f32` argument `name` (panics when it is missing or an integer).
+    pub fn f32_arg(&self, name: &str) -> f32 {
+        match self.scalar(name) {
+            ScalarValue::F32(v) => v,
+            ScalarValue::Int(v) => panic!("case `{}`: argument `{name}` is an integer ({v}), not an f32", self.name),
+        }
+    }
+
+    /// Whether the case has named arguments not yet bound to a signature.
+    pub fn needs_binding(&self) -> bool {
+        !self.named.is_empty() && self.bound_params.is_none()
+    }
+
+    /// The case with its arguments in `def`'s parameter order: a case with named
+    /// arguments gets its tensors and named scalars bound to the parameters (see
+    /// [`Case::arg`] for what is refused); a positional case, or one already bound, is
+    /// returned as it is (the back ends check it as before).
+    pub fn resolve(&self, def: &KernelDef) -> Result<Cow<'_, Case>, ArgError> {
+        if !self.needs_binding() {
+            return Ok(Cow::Borrowed(self));
+        }
+        let tensors: Vec<&Tensor> = self.tensors().collect();
+        let names: Vec<&'static str> = tensors.iter().map(|t| t.name).collect();
+        let positional: Vec<String> = self
+            .args
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| match a {
+                CaseArg::Tensor(_) => None,
+                CaseArg::Int(v) => Some(format!(".int({v}) as argument {i}")),
+                CaseArg::F32(v) => Some(format!(".f32({v:?}) as argument {i}")),
+            })
+            .collect();
+        let bound = bind(def, &self.name, &names, &self.named, &positional)?;
+        let args = bound
+            .iter()
+            .map(|b| match *b {
+                Bound::Tensor(i) => CaseArg::Tensor(tensors[i].clone()),
+                Bound::Scalar(ScalarValue::Int(v)) => CaseArg::Int(v),
+                Bound::Scalar(ScalarValue::F32(v)) => CaseArg::F32(v),
+            })
+            .collect();
+        let params = def.params.iter().map(|p| p.name).collect();
+        Ok(Cow::Owned(Case { args, bound_params: Some(params), ..self.clone() }))
+    }
+
+    /// The error for a case with named arguments run without its kernel's signature.
+    pub(crate) fn unresolved(&self) -> ArgError {
+        let (name, _) = self.named[0];
+        ArgError {
+            kind: ArgErrorKind::Unresolved,
+            kernel: "(not given)",
+            case: self.name.clone(),
+            arg: name.to_string(),
+            detail: "the case passes arguments by name, and names need the kernel's signature: bind it with                      case.resolve(&kernel_def) before placing it"
+                .to_string(),
+            signature: String::new(),
+        }
     }
 
     /// The runtime argument values with tensor `i`'s buffer at address `buffers[i]` (the
@@ -266,6 +368,13 @@ impl Case {
     }
 }
 
+impl Case {
+    /// `` `n` `` for argument `i` of a bound case (the parameter's name), else nothing.
+    fn param_label(&self, i: usize) -> String {
+        self.bound_params.as_ref().and_then(|p| p.get(i)).map(|n| format!(" `{n}`")).unwrap_or_default()
+    }
+}
+
 impl fmt::Display for Case {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "case `{}`: grid {:?}, num_warps {}", self.name, self.grid, self.num_warps)?;
@@ -278,8 +387,13 @@ impl fmt::Display for Case {
                 CaseArg::Tensor(t) => {
                     write!(f, "\n  arg {i} `{}`: {} (buffer of {} {})", t.name, t.view, t.data.len(), t.data.dtype())?
                 }
-                CaseArg::Int(v) => write!(f, "\n  arg {i}: {v}")?,
-                CaseArg::F32(v) => write!(f, "\n  arg {i}: {v:?}")?,
+                CaseArg::Int(v) => write!(f, "\n  arg {i}{}: {v}", self.param_label(i))?,
+                CaseArg::F32(v) => write!(f, "\n  arg {i}{}: {v:?}", self.param_label(i))?,
+            }
+        }
+        if self.bound_params.is_none() {
+            for (name, v) in &self.named {
+                write!(f, "\n  arg `{name}`: {v}")?;
             }
         }
         Ok(())

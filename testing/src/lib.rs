@@ -25,7 +25,7 @@
 //!             Case::new("tail")
 //!                 .input("x", rtriton_testing::fill::special_f32(n), View::contiguous(&[n]))
 //!                 .output("y", vec![0.0f32; n], View::contiguous(&[n]))
-//!                 .int(n as i64)
+//!                 .arg("n", n)
 //!                 .constexpr("BLOCK", 64)
 //!                 .grid([2, 1, 1]),
 //!         )
@@ -45,10 +45,11 @@
 //!
 //! Code map: `view.rs` (views as data), `data.rs` (typed buffers of every dtype),
 //! `element.rs` (their Rust element types, with f64 both ways), `float.rs` (float formats
-//! from their bits: ULPs, rounding from f64), `fill.rs` (special values), `case.rs` (one launch), `compare.rs` (rules, ULP distance), `run/` (the back
+//! from their bits: ULPs, rounding from f64), `fill.rs` (special values), `case.rs` (one launch), `args.rs` (named scalar arguments bound to the signature), `compare.rs` (rules, ULP distance), `run/` (the back
 //! ends: `cpu.rs` interpreter and simulator, `gpu.rs` the device), `report.rs` (failure
 //! reports), `suite.rs` (one kernel's tests), `table.rs` (ready-made views and sizes), `strategy.rs` (proptest strategies).
 
+pub mod args;
 pub mod case;
 pub mod compare;
 pub mod data;
@@ -62,6 +63,7 @@ pub mod suite;
 pub mod table;
 pub mod view;
 
+pub use args::{ArgError, ArgErrorKind, IntoScalar, ScalarValue};
 pub use case::{Case, CaseArg, Tensor};
 pub use compare::{NanRule, Rule, Tolerance};
 pub use data::Data;

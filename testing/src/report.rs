@@ -37,7 +37,11 @@ pub enum FailureKind {
     Mismatch {
         /// `the CPU reference` or `the interpreter`.
         against: &'static str,
+        /// The rule `tensor` was compared under.
         rule: Rule,
+        /// Whether `rule` is the output's own ([`crate::Suite::rule_for`]) rather than the
+        /// suite's.
+        own_rule: bool,
         tensor: &'static str,
         elements: Vec<Located>,
         total: usize,
@@ -114,10 +118,11 @@ impl fmt::Display for Failure {
                     writeln!(f, "  the faulting address: {note}")?;
                 }
             }
-            FailureKind::Mismatch { against, rule, tensor, elements, total } => {
+            FailureKind::Mismatch { against, rule, own_rule, tensor, elements, total } => {
                 let count =
                     if *total == 1 { "1 element differs".to_string() } else { format!("{total} elements differ") };
-                writeln!(f, " disagrees with {against} on `{tensor}` ({rule}): {count}, the first:")?;
+                let whose = if *own_rule { format!("the rule for `{tensor}`: ") } else { String::new() };
+                writeln!(f, " disagrees with {against} on `{tensor}` ({whose}{rule}): {count}, the first:")?;
                 for l in elements {
                     match &l.index {
                         Some(i) => write!(f, "  {tensor}{i:?} (buffer element {})", l.diff.element)?,

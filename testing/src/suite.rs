@@ -18,12 +18,18 @@ use crate::run::{Backend, Outputs, RunError, place, run_interpreter, run_simulat
 type Reference = Arc<dyn Fn(&mut Case) + Send + Sync>;
 
 /// One description of a kernel's tests (see the crate doc for an example).
+///
+/// Every output is compared under the suite's [`Rule`] unless [`Suite::rule_for`] gives it
+/// one of its own.
 #[derive(Clone)]
 pub struct Suite {
     pub def: KernelDef,
     pub cases: Vec<Case>,
     reference: Reference,
+    /// The rule for every output without one of its own.
     pub rule: Rule,
+    /// Rules for single outputs, by tensor name ([`Suite::rule_for`]).
+    pub output_rules: Vec<(&'static str, Rule)>,
     pub policies: Vec<SpecPolicy>,
     pub gpu: GpuOptions,
 }
@@ -43,6 +49,7 @@ impl Suite {
             cases: Vec::new(),
             reference: Arc::new(|_| {}),
             rule: Rule::BITS,
+            output_rules: Vec::new(),
             policies: vec![SpecPolicy::Triton, SpecPolicy::Off],
             gpu: GpuOptions::default(),
         }
@@ -99,6 +106,29 @@ impl Suite {
     pub fn rule(mut self, rule: Rule) -> Suite {
         self.rule = rule;
         self
+    }
+
+    /// The rule for output `output` alone (every other output keeps the suite's rule):
+    /// for a kernel whose outputs are computed differently (an exact max next to a rounded
+    /// sum). Setting one output's rule twice is an error (panics): which would apply? An
+    /// output no case of the suite has fails each run of the suite, naming it.
+    pub fn rule_for(mut self, output: &'static str, rule: Rule) -> Suite {
+        if let Some((_, old)) = self.output_rules.iter().find(|(n, _)| *n == output) {
+            panic!(
+                "suite of `{}`: the rule for output `{output}` is set twice ({old}, then {rule}); set it once",
+                self.def.name
+            );
+        }
+        self.output_rules.push((output, rule));
+        self
+    }
+
+    /// The rule output `output` is compared under, and whether it is the output's own.
+    pub fn rule_of(&self, output: &str) -> (Rule, bool) {
+        match self.output_rules.iter().find(|(n, _)| *n == output) {
+            Some((_, r)) => (*r, true),
+            None => (self.rule, false),
+        }
     }
 
     /// The specializations every case runs under: at least one (an empty list would run
@@ -161,6 +191,25 @@ impl Suite {
         if self.policies.is_empty() {
             return setup("the suite has no specialization policy, so nothing would run; set .policies(..)".into());
         }
+        if let Some((output, _)) = self
+            .output_rules
+            .iter()
+            .find(|(n, _)| !self.cases.iter().any(|c| c.tensors().any(|t| t.output && t.name == *n)))
+        {
+            return setup(format!(
+                "the suite sets a rule for output `{output}`, which no case has, so it would never apply: name an \
+                 output tensor of the cases"
+            ));
+        }
+        let case = match case.resolve(&self.def) {
+            Ok(case) => case,
+            Err(e) => {
+                let spec = String::new();
+                let what = FailureKind::Error(RunError::Args(Box::new(e)));
+                return Err(Failures(vec![Failure::new(self.def.name, case, backend, self.policies[0], spec, what)]));
+            }
+        };
+        let case = &*case;
         if let Some(reason) = case.unsupported_on(backend) {
             eprintln!("kernel `{}`, case `{name}`: not run on the {backend}: {reason}", self.def.name);
             return Ok(());
@@ -183,9 +232,9 @@ impl Suite {
                     continue;
                 }
             };
-            if self.mismatch(case, &got, &want, "the CPU reference").is_some() {
+            if !self.mismatch(case, &got, &want, "the CPU reference").is_empty() {
                 let got = self.with_writers(case, got, policy);
-                failures.0.extend(self.mismatch(case, &got, &want, "the CPU reference").map(fail));
+                failures.0.extend(self.mismatch(case, &got, &want, "the CPU reference").into_iter().map(fail));
                 continue;
             }
             if backend == Backend::Interpreter {
@@ -201,9 +250,9 @@ impl Suite {
             }
             match run_interpreter(&self.def, case, policy) {
                 Ok(interp) => {
-                    if self.mismatch(case, &got, &interp, "the interpreter").is_some() {
+                    if !self.mismatch(case, &got, &interp, "the interpreter").is_empty() {
                         let got = self.with_writers(case, got, policy);
-                        failures.0.extend(self.mismatch(case, &got, &interp, "the interpreter").map(fail));
+                        failures.0.extend(self.mismatch(case, &got, &interp, "the interpreter").into_iter().map(fail));
                     }
                 }
                 Err(e) => {
@@ -248,10 +297,12 @@ impl Suite {
         }
     }
 
-    /// The first output buffer where `got` and `want` differ under the rule, located.
-    fn mismatch(&self, case: &Case, got: &Outputs, want: &Outputs, against: &'static str) -> Option<FailureKind> {
+    /// Each output buffer where `got` and `want` differ under its rule, located.
+    fn mismatch(&self, case: &Case, got: &Outputs, want: &Outputs, against: &'static str) -> Vec<FailureKind> {
+        let mut found = Vec::new();
         for (k, ((name, g), (_, w))) in got.buffers.iter().zip(&want.buffers).enumerate() {
-            let (diffs, total) = differences(g, w, &self.rule, SHOWN);
+            let (rule, own_rule) = self.rule_of(name);
+            let (diffs, total) = differences(g, w, &rule, SHOWN);
             if total == 0 {
                 continue;
             }
@@ -264,9 +315,9 @@ impl Suite {
                     diff: d,
                 })
                 .collect();
-            return Some(FailureKind::Mismatch { against, rule: self.rule, tensor: name, elements, total });
+            found.push(FailureKind::Mismatch { against, rule, own_rule, tensor: name, elements, total });
         }
-        None
+        found
     }
 }
 

@@ -15,10 +15,11 @@ pub fn case(name: &str, n: usize, block: usize, x: (View, Vec<f32>), y: (View, V
         .input("x", x.1, x.0)
         .input("y", y.1, y.0)
         .output("out", vec![0.0f32; n], View::contiguous(&[n]))
-        .int(n as i64)
-        .int(sx)
-        .int(sy)
-        .f32(alpha)
+        // Scalars by name, checked against the kernel's signature when the case runs.
+        .arg("n", n)
+        .arg("alpha", alpha)
+        .arg("stride_x", sx)
+        .arg("stride_y", sy)
         .constexpr("BLOCK", block as i64)
         .grid(grid(n, block))
 }
@@ -92,10 +93,7 @@ pub fn cases() -> Vec<Case> {
 /// kernel's `mul.rn` and `add.rn` do).
 pub fn reference(case: &mut Case) {
     let n = case.tensor("out").view.shape[0];
-    let alpha = match case.args[6] {
-        rtriton_testing::CaseArg::F32(a) => a,
-        _ => unreachable!("argument 6 is alpha"),
-    };
+    let alpha = case.f32_arg("alpha");
     for i in 0..n {
         let v = case.tensor("x").f32_at(&[i]) * alpha + case.tensor("y").f32_at(&[i]);
         case.tensor_mut("out").set_f32(&[i], v);

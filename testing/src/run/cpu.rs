@@ -18,8 +18,12 @@ pub struct Placed {
 }
 
 /// Allocates every tensor's whole buffer in `mem` (exactly its length: one element past
-/// it is out of bounds) and returns the launch arguments.
+/// it is out of bounds) and returns the launch arguments. A case with named arguments
+/// must be bound to its kernel first ([`Case::resolve`]).
 pub fn place(mem: &mut Memory, case: &Case) -> Result<Placed, RunError> {
+    if case.needs_binding() {
+        return Err(RunError::Args(Box::new(case.unresolved())));
+    }
     case.check().map_err(RunError::Case)?;
     // Byte-level, so every dtype is placed the same way (device memory is little-endian).
     let buffers: Vec<u64> = case.tensors().map(|t| mem.alloc_bytes(&t.data.to_le_bytes())).collect();
@@ -42,6 +46,7 @@ pub fn read_outputs(mem: &Memory, case: &Case, placed: &Placed) -> Result<Output
 
 /// Runs `case` on the CPU interpreter under `policy`.
 pub fn run_interpreter(def: &KernelDef, case: &Case, policy: SpecPolicy) -> Result<Outputs, RunError> {
+    let case = &*case.resolve(def).map_err(|e| RunError::Args(Box::new(e)))?;
     let mut mem = Memory::new();
     let placed = place(&mut mem, case)?;
     let verified = CompileSession::new()
@@ -54,6 +59,7 @@ pub fn run_interpreter(def: &KernelDef, case: &Case, policy: SpecPolicy) -> Resu
 /// Lowers `case`'s kernel under `policy` with `case.num_warps` and runs it on the SIMT
 /// simulator with every check on; the outputs carry who stored each element.
 pub fn run_simulator(def: &KernelDef, case: &Case, policy: SpecPolicy) -> Result<Outputs, RunError> {
+    let case = &*case.resolve(def).map_err(|e| RunError::Args(Box::new(e)))?;
     let mut mem = Memory::new();
     let placed = place(&mut mem, case)?;
     let program = lower(&mut CompileSession::new(), def, &case.constexprs, &placed.args, policy, case.num_warps)

@@ -85,6 +85,7 @@ fn upload(gpu: &Gpu, data: &Data) -> Result<Box<dyn DeviceData>, HostError> {
 /// Runs `case` on device 0 under `policy`. Without a GPU this is `RunError::Gpu` with
 /// `is_no_gpu()`; callers that must not pass without a GPU treat it as a failure.
 pub fn run_gpu(def: &KernelDef, case: &Case, policy: SpecPolicy, options: GpuOptions) -> Result<Outputs, RunError> {
+    let case = &*case.resolve(def).map_err(|e| RunError::Args(Box::new(e)))?;
     case.check().map_err(RunError::Case)?;
     if options.refuse_after_sticky_error
         && let Some(e) = sticky()
@@ -126,7 +127,8 @@ fn run_on(rt: &mut Runtime, def: &KernelDef, case: &Case, policy: SpecPolicy) ->
 /// times the ports this way): the kernel, its launch arguments rebuilt from the
 /// buffers at each launch, and the outputs read back on request.
 pub struct GpuCase<'c> {
-    case: &'c Case,
+    /// The case bound to the kernel's signature (borrowed unless it had named arguments).
+    case: std::borrow::Cow<'c, Case>,
     kernel: JitKernel,
     device: Vec<Box<dyn DeviceData>>,
 }
@@ -140,6 +142,7 @@ impl std::fmt::Debug for GpuCase<'_> {
 impl<'c> GpuCase<'c> {
     /// Copies every tensor of `case` to the device of `rt`.
     pub fn upload(rt: &mut Runtime, def: &KernelDef, case: &'c Case, policy: SpecPolicy) -> Result<Self, RunError> {
+        let case = case.resolve(def).map_err(|e| RunError::Args(Box::new(e)))?;
         case.check().map_err(RunError::Case)?;
         let mut device = Vec::new();
         for t in case.tensors() {

@@ -43,6 +43,9 @@ impl fmt::Display for Backend {
 pub enum RunError {
     /// The case itself is wrong (a view outside its buffer, a missing tensor).
     Case(String),
+    /// The case's arguments do not fit the kernel's signature (a named argument that is
+    /// unknown, given twice, missing, of the wrong kind, or mixed with positional ones).
+    Args(Box<crate::args::ArgError>),
     /// Specialization, tracing, verification or lowering refused the kernel.
     Compile(CompileError),
     /// The interpreter stopped (out-of-bounds access, division by zero, ...): names the
@@ -60,10 +63,21 @@ pub enum RunError {
     StickyDriverError(String),
 }
 
+impl RunError {
+    /// The argument error, when the case's arguments did not fit the signature.
+    pub fn arg_error(&self) -> Option<&crate::args::ArgError> {
+        match self {
+            RunError::Args(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RunError::Case(e) => write!(f, "{e}"),
+            RunError::Args(e) => write!(f, "{e}"),
             RunError::Compile(e) => write!(f, "{e}"),
             RunError::Interpreter(e) => write!(f, "{e}"),
             RunError::Simulator(e) => write!(f, "{e}"),
@@ -87,7 +101,7 @@ impl rtriton::diag::HasDiagnostics for RunError {
             RunError::Interpreter(e) => e.diagnostics(),
             RunError::Simulator(e) => e.diagnostics(),
             RunError::Gpu(e) => e.diagnostics(),
-            RunError::Case(_) | RunError::Memory(_) | RunError::StickyDriverError(_) => Vec::new(),
+            RunError::Case(_) | RunError::Args(_) | RunError::Memory(_) | RunError::StickyDriverError(_) => Vec::new(),
         }
     }
 }
