@@ -225,8 +225,8 @@ mod tests {
     }
 
     /// See `the_hash_is_the_same_in_every_run` (changed when `PtxOptions` gained
-    /// `min_ctas_per_sm`).
-    const EXPECTED_KEY_HASH: &str = "9b25a483918383bc";
+    /// `debug`).
+    const EXPECTED_KEY_HASH: &str = "43e41790e5b547e8";
 
     #[test]
     fn every_component_changes_the_hash() {
@@ -252,6 +252,9 @@ mod tests {
         variants.push(k);
         let mut k = base.clone();
         k.ptx_options.min_ctas_per_sm = 2;
+        variants.push(k);
+        let mut k = base.clone();
+        k.ptx_options.debug = true;
         variants.push(k);
         let mut k = base.clone();
         k.compiler = "other".into();
