@@ -259,6 +259,10 @@ fn compiled_claims() -> BTreeSet<&'static str> {
         "Tensor::sum" => |x: Tensor<f32>| x.sum(0);
         "Tensor::argmax" => |x: Tensor<f32>| x.argmax(0);
         "Tensor::argmin" => |x: Tensor<f32>| x.argmin(0);
+        "Tensor::ravel" => |x: Tensor<f32>| x.ravel();
+        "Tensor::numel" => |x: Tensor<f32>| x.numel();
+        "Tensor::softmax" => |x: Tensor<f32>| x.softmax(0);
+        "Tensor::reduce_or" => |x: Tensor<i32>| x.reduce_or(0);
         "Tensor::xor_sum" => |x: Tensor<i32>| x.xor_sum(0);
         "Tensor::cumsum" => |x: Tensor<f32>| x.cumsum(0);
         "Tensor::cumprod" => |x: Tensor<f32>| x.cumprod(0);

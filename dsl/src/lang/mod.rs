@@ -28,6 +28,7 @@ mod scalars;
 pub(crate) mod semantic;
 mod shape_ops;
 mod shape_semantic;
+mod standard;
 mod tensor;
 
 pub use crate::ir::InputPrecision;
@@ -59,4 +60,5 @@ pub use random::{
 };
 pub use scalars::{BoolScalar, FloatScalar, IntScalar};
 pub use shape_ops::{broadcast_to, expand_dims, join, permute, reshape, split, trans};
+pub use standard::{interleave, ravel, reduce_or, softmax, softmax_with, swizzle2d, zeros_like};
 pub use tensor::{Tensor, TensorOperand};
