@@ -19,6 +19,7 @@ mod ptx_common;
 use math_common::{LOG2E, NAMES, erf_ref, exp_ref, function, functions, math_fn};
 
 use rstest::rstest;
+use rstest_reuse::{self, apply, template};
 use rtriton::diag::{Code, HasDiagnostics};
 use rtriton::kernel;
 use rtriton::prelude::*;
@@ -89,6 +90,45 @@ fn suite(name: &str, rule: Option<Rule>) -> Suite {
         .rule(rule.unwrap_or(f.gpu_rule))
 }
 
+/// Every function of the table by name, as the parameter `name` (`NAMES`, in its order:
+/// rstest needs the values written out, so they are written once, here).
+#[template]
+#[rstest]
+fn every_function(
+    #[values(
+        "exp",
+        "exp2",
+        "log",
+        "log2",
+        "sqrt",
+        "rsqrt",
+        "abs",
+        "floor",
+        "ceil",
+        "trunc",
+        "rint",
+        "round",
+        "isnan",
+        "isinf",
+        "signbit",
+        "copysign",
+        "clamp",
+        "clamp_nan",
+        "fmod",
+        "sin",
+        "cos",
+        "tanh",
+        "erf",
+        "sigmoid",
+        "fma",
+        "div_rn",
+        "fdiv",
+        "exp2_ftz"
+    )]
+    name: &str,
+) {
+}
+
 #[test]
 fn the_table_lists_every_function_once() {
     let names: Vec<&str> = functions().iter().map(|f| f.name).collect();
@@ -97,38 +137,8 @@ fn the_table_lists_every_function_once() {
 
 /// Interpreter and simulator: bit for bit with the reference (NaN bits included: every
 /// NaN result is the canonical NaN) and with each other, on both specializations.
-#[rstest]
+#[apply(every_function)]
 fn cpu_back_ends_match_the_reference_bit_for_bit(
-    #[values(
-        "exp",
-        "exp2",
-        "log",
-        "log2",
-        "sqrt",
-        "rsqrt",
-        "abs",
-        "floor",
-        "ceil",
-        "trunc",
-        "rint",
-        "round",
-        "isnan",
-        "isinf",
-        "signbit",
-        "copysign",
-        "clamp",
-        "clamp_nan",
-        "fmod",
-        "sin",
-        "cos",
-        "tanh",
-        "erf",
-        "sigmoid",
-        "fma",
-        "div_rn",
-        "fdiv",
-        "exp2_ftz"
-    )]
     name: &str,
     #[values("specials", "domain")] case: &str,
     #[values(Backend::Interpreter, Backend::Simulator)] backend: Backend,
@@ -137,42 +147,9 @@ fn cpu_back_ends_match_the_reference_bit_for_bit(
 }
 
 /// The GPU under each function's documented bound (`docs/semantics.md`).
-#[rstest]
+#[apply(every_function)]
 #[ignore = "needs a GPU"]
-fn gpu_matches_the_reference_within_the_documented_bound(
-    #[values(
-        "exp",
-        "exp2",
-        "log",
-        "log2",
-        "sqrt",
-        "rsqrt",
-        "abs",
-        "floor",
-        "ceil",
-        "trunc",
-        "rint",
-        "round",
-        "isnan",
-        "isinf",
-        "signbit",
-        "copysign",
-        "clamp",
-        "clamp_nan",
-        "fmod",
-        "sin",
-        "cos",
-        "tanh",
-        "erf",
-        "sigmoid",
-        "fma",
-        "div_rn",
-        "fdiv",
-        "exp2_ftz"
-    )]
-    name: &str,
-    #[values("domain", "gpu_specials")] case: &str,
-) {
+fn gpu_matches_the_reference_within_the_documented_bound(name: &str, #[values("domain", "gpu_specials")] case: &str) {
     suite(name, None).check(case, Backend::Gpu);
 }
 
@@ -253,41 +230,9 @@ rtriton_testing::backend_tests!(abs_int_suite => [extremes]);
 
 /// Every function's PTX: ptxas accepts it for sm_86 and sm_90 with no spills, and it
 /// holds the instruction the function lowers to.
-#[rstest]
+#[apply(every_function)]
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
-fn every_function_assembles_without_spills(
-    #[values(
-        "exp",
-        "exp2",
-        "log",
-        "log2",
-        "sqrt",
-        "rsqrt",
-        "abs",
-        "floor",
-        "ceil",
-        "trunc",
-        "rint",
-        "round",
-        "isnan",
-        "isinf",
-        "signbit",
-        "copysign",
-        "clamp",
-        "clamp_nan",
-        "fmod",
-        "sin",
-        "cos",
-        "tanh",
-        "erf",
-        "sigmoid",
-        "fma",
-        "div_rn",
-        "fdiv",
-        "exp2_ftz"
-    )]
-    name: &str,
-) {
+fn every_function_assembles_without_spills(name: &str) {
     let index = NAMES.iter().position(|n| *n == name).unwrap();
     let constexprs = [("BLOCK", 1024), ("FUNC", index as i64)];
     let ptxas = ptx_common::ptxas("every_function_assembles_without_spills");
