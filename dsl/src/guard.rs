@@ -35,13 +35,19 @@ impl TensorExtent {
     /// (a shape of `[2^40, 2^40]` has more than `u64::MAX` elements).
     pub fn of_view(param: &str, view_offset: u64, shape: &[u64], strides: &[i64]) -> TensorExtent {
         let numel = shape.iter().fold(1u64, |a, &n| a.saturating_mul(n));
-        let span: u64 = if numel == 0 {
-            0
-        } else {
-            shape.iter().zip(strides).fold(0u64, |a, (n, s)| a.saturating_add((n - 1).saturating_mul(s.unsigned_abs())))
-        };
+        let span = view_span(shape.iter().zip(strides).map(|(&n, s)| (n, s.unsigned_abs())));
         TensorExtent { param: param.to_string(), numel, max_offset_elems: view_offset.saturating_add(span) }
     }
+}
+
+/// The largest element offset from a view's first element, `sum of (size - 1) * |stride|`
+/// over its `(size, |stride|)` dimensions (saturating), 0 for an empty view: what the guard
+/// compares with [`I32_MAX_OFFSET`].
+pub fn view_span(dims: impl Iterator<Item = (u64, u64)> + Clone) -> u64 {
+    if dims.clone().any(|(n, _)| n == 0) {
+        return 0;
+    }
+    dims.fold(0u64, |a, (n, s)| a.saturating_add((n - 1).saturating_mul(s)))
 }
 
 /// What the guard needs from a traced kernel: per pointer parameter, the first place an

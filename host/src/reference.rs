@@ -74,7 +74,7 @@ impl RowMaxReference {
         let y_view = TensorArg::contiguous(y, &[n_rows]);
         let params = reference_params();
         let args = [x.clone().into(), y_view.clone().into()];
-        check_args(kernel, &params, &args, gpu.id())?;
+        check_args(kernel, &params, &args, gpu.device_id())?;
         if n_rows == 0 {
             return Ok(());
         }

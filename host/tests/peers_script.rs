@@ -55,3 +55,33 @@ fn the_script_refuses_a_bad_shape_as_bench_does() {
         "{stderr}"
     );
 }
+
+/// `bench/peers/launch_peers.py --dry-run` writes the rows `rtriton bench --launch-overhead
+/// --peers` reads, in its format, and names the peers the launch-overhead table compares.
+#[test]
+fn the_launch_peers_dry_run_is_what_the_launch_overhead_table_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("launch.json");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/peers/launch_peers.py");
+    let output = Command::new("python3")
+        .arg("-B")
+        .arg(script)
+        .args(["--dry-run", "--out", out.to_str().unwrap()])
+        .output()
+        .expect("python3 runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let peers: rtriton_host::bench::launch_overhead::OverheadPeers =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let names: Vec<_> = peers.rows.iter().map(|r| r.what.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "torch.amax, 1x1",
+            "Triton kernel (cached)",
+            "Triton kernel, autotuned (cached decision)",
+            "torch CUDA graph of 100 Triton launches, per kernel"
+        ]
+    );
+    let table = rtriton_host::bench::launch_overhead::render("dry run", &[], Some(&peers));
+    assert!(table.contains("| torch.amax, 1x1 (peer) |"), "{table}");
+}

@@ -253,7 +253,7 @@ fn the_launch_path_runs_ptx_from_the_disk_cache_on_every_view(name: &str) {
     let first = rt.launch(&k, &args).unwrap();
     let second = rt.launch(&k, &args).unwrap();
     assert_eq!((rt.stats.compiles, rt.stats.disk_hits, rt.stats.memory_hits), (0, 1, 1));
-    assert_eq!(first.spec, spec);
+    assert_eq!(*first.spec, spec);
     assert_eq!(second.grid, [c.n_rows as u32, 1, 1]);
     let got = y.to_host(&rt.gpu).unwrap();
     let want = rtriton_tests::reference(&c, false);

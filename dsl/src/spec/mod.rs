@@ -157,14 +157,11 @@ impl SpecKey {
                 (ParamKind::Scalar(ScalarType::I32), ArgValue::Int(v)) if i32::try_from(v).is_err() => {
                     return Err(SpecError::IntRange { kernel: kernel.to_string(), param: p.name, value: v });
                 }
-                (ParamKind::Scalar(s), ArgValue::Int(v)) if s.is_int() => classify_int(v, p, policy),
-                (ParamKind::Scalar(ScalarType::F32), ArgValue::F32(_)) => ArgSpec::Plain,
                 (ParamKind::Ptr(_), ArgValue::Ptr(0)) => {
                     return Err(SpecError::NullPtr { kernel: kernel.to_string(), param: p.name });
                 }
-                (ParamKind::Ptr(_), ArgValue::Ptr(addr)) => classify_ptr(addr, p, policy),
                 // any other (parameter kind, argument) pair is a type error (not an op kind)
-                _ => return Err(type_error()),
+                _ => classify(p, *a, policy).ok_or_else(type_error)?,
             };
             out.push((p.name, p.kind, spec));
         }
@@ -178,6 +175,22 @@ impl SpecKey {
 
     pub fn get(&self, name: &str) -> Option<ArgSpec> {
         self.args.iter().find(|(n, _, _)| *n == name).map(|(_, _, s)| *s)
+    }
+}
+
+/// How one argument is specialized under `policy`, or `None` when the argument does not
+/// fit the parameter (a type mismatch, an i32 value out of range, a null pointer): the
+/// per-argument step of [`SpecKey::from_args`], which says what is wrong. It allocates
+/// nothing, so a launch can classify its arguments on every call and compare them with a
+/// cached key.
+pub fn classify(p: &ParamDecl, value: ArgValue, policy: SpecPolicy) -> Option<ArgSpec> {
+    match (p.kind, value) {
+        (ParamKind::Scalar(ScalarType::I32), ArgValue::Int(v)) if i32::try_from(v).is_err() => None,
+        (ParamKind::Scalar(s), ArgValue::Int(v)) if s.is_int() => Some(classify_int(v, p, policy)),
+        (ParamKind::Scalar(ScalarType::F32), ArgValue::F32(_)) => Some(ArgSpec::Plain),
+        (ParamKind::Ptr(_), ArgValue::Ptr(0)) => None,
+        (ParamKind::Ptr(_), ArgValue::Ptr(addr)) => Some(classify_ptr(addr, p, policy)),
+        _ => None,
     }
 }
 

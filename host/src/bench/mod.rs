@@ -16,6 +16,7 @@
 
 mod baseline;
 mod gpu;
+pub mod launch_overhead;
 pub mod mma_ceiling;
 mod overrides;
 mod peers;

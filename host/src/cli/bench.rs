@@ -91,6 +91,12 @@ pub struct BenchArgs {
     /// `--iters` is the timed launches.
     #[arg(long, conflicts_with_all = ["kernels", "variants", "shapes", "no_autotune", "plot", "load", "peers"])]
     pub mma_ceiling: bool,
+    /// Measure the host time of a launch instead (`bench/launch_overhead.rs`): the
+    /// driver's floor, `Runtime::launch` of a user kernel, `RowMax::run`, and a CUDA graph's
+    /// replay per kernel, each 20,000 launches then one synchronize. `--peers` takes
+    /// `bench/peers/launch_peers.py`'s JSON; `--json` writes the rows.
+    #[arg(long, conflicts_with_all = ["kernels", "variants", "shapes", "no_autotune", "plot", "load", "mma_ceiling"])]
+    pub launch_overhead: bool,
     /// With `--kernel`: only these dtypes (f32, f16, bf16; repeatable).
     #[arg(long = "dtype", value_name = "DTYPE", requires = "kernels")]
     pub dtypes: Vec<String>,
@@ -341,6 +347,9 @@ pub fn options(args: &BenchArgs) -> anyhow::Result<BenchOptions> {
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    if args.launch_overhead {
+        return run_launch_overhead(args);
+    }
     if args.mma_ceiling {
         return run_mma_ceiling(args);
     }
@@ -390,6 +399,37 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `bench --mma-ceiling`: the tensor cores' `mma.sync` TFLOPS on this GPU, as a table.
+fn run_launch_overhead(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    use crate::bench::launch_overhead::{self, OverheadPeers};
+    let peers: Option<OverheadPeers> = match &args.peers {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("--peers {}", path.display()))?;
+            Some(
+                serde_json::from_str(&text)
+                    .with_context(|| format!("--peers {}: not bench/peers/launch_peers.py's JSON", path.display()))?,
+            )
+        }
+        None => None,
+    };
+    let mut rt = match crate::launch::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) if e.is_no_gpu() => {
+            eprintln!("{e}");
+            eprintln!("launch overhead is a GPU measurement: nothing was measured");
+            return Ok(ExitCode::from(NO_GPU_STATUS));
+        }
+        Err(e) => return Err(e).context("bench could not start"),
+    };
+    let rows = launch_overhead::run(&mut rt)?;
+    if let Some(path) = &args.json {
+        let own = OverheadPeers { device: rt.gpu.info.name.clone(), rows: rows.clone() };
+        std::fs::write(path, serde_json::to_string_pretty(&own)?)
+            .with_context(|| format!("--json {}", path.display()))?;
+    }
+    outln!("{}", launch_overhead::render(&rt.gpu.info.name, &rows, peers.as_ref()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run_mma_ceiling(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     use crate::bench::mma_ceiling::{self, CHAINS, CTAS_PER_SM, Operand16, WARPS};
     let gpu = match crate::driver::Gpu::open(0) {

@@ -14,7 +14,7 @@ use crate::launch::{TensorArg, view_bytes};
 pub const ENTRY_KERNEL: &str = "row_max_split";
 
 /// A checked input: the dtype, the shape and strides the kernel receives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Input {
     pub dtype: ScalarType,
     pub n_rows: usize,

@@ -74,7 +74,7 @@ impl<'r, 'a> GpuTrials<'r, 'a> {
         outputs: &[(&'static str, OutputReset)],
     ) -> Result<GpuTrials<'r, 'a>, HostError> {
         let def = &base.def;
-        check_args(def.name, &def.params, args, rt.gpu.id())?;
+        check_args(def.name, &def.params, args, rt.gpu.device_id())?;
         let mut args = args.to_vec();
         let mut slots = Vec::new();
         let mut scratch = Vec::new();

@@ -168,6 +168,12 @@ impl Autotuned {
         self.base = self.base.clone().try_grid(f);
     }
 
+    /// The kernel a launch with `config` runs: the base kernel (with its grid) under the
+    /// configuration's constexprs and warps.
+    pub fn kernel_for(&self, config: &Config) -> JitKernel {
+        config.apply(&self.base)
+    }
+
     /// The configuration this autotuner already chose in this process for the key of
     /// `args`, if any (a later launch with these arguments reuses it, `Decision::Memory`);
     /// `None` before the key is tuned, or when the arguments give no key. Reads nothing

@@ -32,20 +32,36 @@ macro_rules! elements {
 }
 elements!(half::f16 => F16, half::bf16 => BF16, f64 => F64, i8 => I8, i16 => I16, u8 => U8, u32 => U32, u64 => U64);
 
+/// Who vouches that a buffer's address range is live memory of the launching context:
+/// what the foreign-pointer check reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Owner {
+    /// Nobody: an address from elsewhere ([`RawBuffer::unowned`]); launches refuse it.
+    Nobody,
+    /// Allocated through the [`Gpu`] with this id ([`DeviceBuffer`]).
+    Gpu(u64),
+    /// A cudarc allocation (`CudaSlice`, `CudaView`) of the context with this `CUcontext`
+    /// address: any runtime on that context may use it.
+    Context(usize),
+    /// A raw device pointer its caller vouched for
+    /// ([`TensorArg::from_device_ptr`](crate::launch::TensorArg::from_device_ptr), `unsafe`).
+    Caller,
+}
+
 /// What a launch needs of a buffer: its address range, element type and owner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RawBuffer {
     pub ptr: u64,
     pub len: usize,
     pub elem: ScalarType,
-    pub(crate) owner: u64,
+    pub owner: Owner,
 }
 
 impl RawBuffer {
     /// A buffer no [`Gpu`] owns (an address from elsewhere): launches refuse it as a
     /// foreign pointer. For tests and tools.
     pub fn unowned(ptr: u64, len: usize, elem: ScalarType) -> RawBuffer {
-        RawBuffer { ptr, len, elem, owner: 0 }
+        RawBuffer { ptr, len, elem, owner: Owner::Nobody }
     }
 }
 
@@ -58,7 +74,7 @@ impl RawBuffer {
 pub struct DeviceBuffer<T: Element> {
     slice: CudaSlice<T>,
     len: usize,
-    owner: u64,
+    owner: Owner,
 }
 
 impl<T: Element> DeviceBuffer<T> {
@@ -68,13 +84,13 @@ impl<T: Element> DeviceBuffer<T> {
             return Self::zeros(gpu, 0);
         }
         let slice = gpu.stream.clone_htod(host).map_err(HostError::driver("cuMemcpyHtoD"))?;
-        Ok(DeviceBuffer { slice, len: host.len(), owner: gpu.id })
+        Ok(DeviceBuffer { slice, len: host.len(), owner: Owner::Gpu(gpu.id) })
     }
 
     /// A zero-filled allocation.
     pub fn zeros(gpu: &Gpu, len: usize) -> Result<Self, HostError> {
         let slice = gpu.stream.alloc_zeros::<T>(len.max(1)).map_err(HostError::driver("cuMemAlloc"))?;
-        Ok(DeviceBuffer { slice, len, owner: gpu.id })
+        Ok(DeviceBuffer { slice, len, owner: Owner::Gpu(gpu.id) })
     }
 
     /// Copies the whole buffer back to the host (waits for the stream).

@@ -11,7 +11,7 @@ mod raw;
 mod recovery;
 mod timer;
 
-pub use buffer::{DeviceBuffer, Element, RawBuffer};
+pub use buffer::{DeviceBuffer, Element, Owner, RawBuffer};
 pub use module::{LoadedModule, RawParam};
 pub use raw::{ScratchBuffer, copy_raw, fill_raw32, read_raw, zero_raw};
 pub use recovery::is_sticky;
@@ -91,7 +91,28 @@ pub fn nvrtc_present() -> Result<(), HostError> {
 
 static NEXT_GPU_ID: AtomicU64 = AtomicU64::new(1);
 
-/// One device: a context, the stream every launch goes to, and its limits.
+/// What the foreign-pointer check compares a buffer's [`Owner`] with: the buffers a
+/// [`Gpu`] allocated itself, and cudarc allocations of its context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceId {
+    pub gpu: u64,
+    /// The `CUcontext` address (0: none, as in tests without a device).
+    pub context: usize,
+}
+
+impl DeviceId {
+    /// Whether a buffer of `owner` is live memory a launch through this device may use.
+    pub fn owns(&self, owner: Owner) -> bool {
+        match owner {
+            Owner::Gpu(id) => id == self.gpu,
+            Owner::Context(ctx) => ctx != 0 && ctx == self.context,
+            Owner::Caller => true,
+            Owner::Nobody => false,
+        }
+    }
+}
+
+/// One device: a context, the stream launches go to unless told otherwise, and its limits.
 #[derive(Debug)]
 pub struct Gpu {
     /// Distinguishes this `Gpu`'s buffers from another's (the foreign-pointer check).
@@ -106,6 +127,38 @@ impl Gpu {
     /// application's own, such as the CUDA reference runner) refuse buffers of another `Gpu`.
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// The identity launch checks compare buffer owners with ([`DeviceId::owns`]).
+    pub fn device_id(&self) -> DeviceId {
+        DeviceId { gpu: self.id, context: self.ctx.cu_ctx() as usize }
+    }
+
+    /// The cudarc context (for code that allocates or launches beside rtriton).
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The stream launches go to when no other is named, and that this `Gpu`'s buffers
+    /// copy on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// A `Gpu` on a context and stream the caller already has (a cudarc program, or
+    /// candle's or burn's CUDA device, which are built on cudarc): launches go to `stream`
+    /// unless another is named per call, and cudarc allocations of `ctx` are accepted as
+    /// launch arguments without copies. `stream` must belong to `ctx`.
+    pub fn from_cudarc(ctx: Arc<CudaContext>, stream: Arc<CudaStream>) -> Result<Gpu, HostError> {
+        if !Arc::ptr_eq(stream.context(), &ctx) && stream.context().cu_ctx() != ctx.cu_ctx() {
+            return Err(HostError::Driver {
+                op: "Gpu::from_cudarc",
+                message: "the stream belongs to another context than the one given; pass a stream of `ctx`                           (`ctx.default_stream()` or `ctx.new_stream()`)"
+                    .into(),
+            });
+        }
+        let info = device_info(&ctx)?;
+        Ok(Gpu { id: NEXT_GPU_ID.fetch_add(1, Ordering::Relaxed), ctx, stream, info })
     }
 
     /// Whether device 0 can be opened: `Ok(Err(why))` when there is no driver or device
@@ -131,30 +184,7 @@ impl Gpu {
         }
         let ctx = CudaContext::new(ordinal).map_err(HostError::driver("cuCtxCreate"))?;
         let stream = ctx.default_stream();
-        let attr = |a: Attr| ctx.attribute(a).map_err(HostError::driver("cuDeviceGetAttribute"));
-        let mut driver_version = 0i32;
-        // SAFETY: libcuda is loaded (checked above); the pointer is to a live local.
-        unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut driver_version) }
-            .result()
-            .map_err(HostError::driver("cuDriverGetVersion"))?;
-        let info = DeviceInfo {
-            ordinal,
-            name: ctx.name().map_err(HostError::driver("cuDeviceGetName"))?,
-            compute_capability: ctx.compute_capability().map_err(HostError::driver("cuDeviceGetAttribute"))?,
-            driver_version,
-            total_mem_bytes: ctx.total_mem().map_err(HostError::driver("cuDeviceTotalMem"))?,
-            max_grid: [
-                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)? as u32,
-                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)? as u32,
-                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)? as u32,
-            ],
-            max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
-            max_shared_bytes_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as u32,
-            max_shared_bytes_optin: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
-            l2_cache_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
-            multiprocessor_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize,
-        };
-        Ok(Gpu { id: NEXT_GPU_ID.fetch_add(1, Ordering::Relaxed), ctx, stream, info })
+        Gpu::from_cudarc(ctx, stream)
     }
 
     /// Waits for every launch and copy on this device's stream; surfaces launch faults.
@@ -166,4 +196,32 @@ impl Gpu {
     pub fn mem_info(&self) -> Result<(usize, usize), HostError> {
         self.ctx.mem_get_info().map_err(HostError::driver("cuMemGetInfo"))
     }
+}
+
+/// The limits of the device under `ctx`.
+fn device_info(ctx: &CudaContext) -> Result<DeviceInfo, HostError> {
+    let attr = |a: Attr| ctx.attribute(a).map_err(HostError::driver("cuDeviceGetAttribute"));
+    let mut driver_version = 0i32;
+    // SAFETY: libcuda is loaded (a context exists); the pointer is to a live local.
+    unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut driver_version) }
+        .result()
+        .map_err(HostError::driver("cuDriverGetVersion"))?;
+    let info = DeviceInfo {
+        ordinal: ctx.ordinal(),
+        name: ctx.name().map_err(HostError::driver("cuDeviceGetName"))?,
+        compute_capability: ctx.compute_capability().map_err(HostError::driver("cuDeviceGetAttribute"))?,
+        driver_version,
+        total_mem_bytes: ctx.total_mem().map_err(HostError::driver("cuDeviceTotalMem"))?,
+        max_grid: [
+            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)? as u32,
+            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)? as u32,
+            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)? as u32,
+        ],
+        max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
+        max_shared_bytes_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as u32,
+        max_shared_bytes_optin: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
+        l2_cache_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
+        multiprocessor_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize,
+    };
+    Ok(info)
 }

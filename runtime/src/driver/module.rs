@@ -1,11 +1,13 @@
 //! Modules loaded from PTX text and launches with raw parameters that follow the PTX
 //! signature (`.u64` pointers, `.s32` / `.s64` integers, `.f32` floats).
 
+use std::ffi::c_void;
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUfunction_attribute;
-use cudarc::driver::{CudaFunction, CudaModule, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaModule, CudaStream};
 use cudarc::nvrtc::Ptx;
+use smallvec::SmallVec;
 
 use super::Gpu;
 use crate::error::HostError;
@@ -71,23 +73,49 @@ impl LoadedModule {
         block: [u32; 3],
         params: &[RawParam],
     ) -> Result<(), HostError> {
-        let mut builder = gpu.stream.launch_builder(&self.function);
-        for p in params {
-            match p {
-                RawParam::Ptr(v) => builder.arg(v),
-                RawParam::I32(v) => builder.arg(v),
-                RawParam::I64(v) => builder.arg(v),
-                RawParam::F32(v) => builder.arg(v),
-            };
-        }
-        let cfg = LaunchConfig {
-            grid_dim: (grid[0], grid[1], grid[2]),
-            block_dim: (block[0], block[1], block[2]),
-            // Static declarations need none; a dynamic `smem` gets its size here.
-            shared_mem_bytes: self.dynamic_shared_bytes,
-        };
         // SAFETY: forwarded to the caller (see above).
-        unsafe { builder.launch(cfg) }.map_err(HostError::driver("cuLaunchKernel"))?;
-        Ok(())
+        unsafe { self.launch_on(&gpu.stream, grid, block, params) }
+    }
+
+    /// Enqueues one launch on `stream` (of the module's context). Does not wait. Straight
+    /// to `cuLaunchKernel` with the parameter addresses on the stack: no allocation, so
+    /// the host cost of a cached launch is the driver's and the checks'.
+    ///
+    /// # Safety
+    /// As [`LoadedModule::launch`]; `stream` must belong to the context the module was
+    /// loaded in.
+    pub unsafe fn launch_on(
+        &self,
+        stream: &CudaStream,
+        grid: [u32; 3],
+        block: [u32; 3],
+        params: &[RawParam],
+    ) -> Result<(), HostError> {
+        // The driver reads each parameter through its address during the call.
+        let mut addresses: SmallVec<[*mut c_void; 16]> = params
+            .iter()
+            .map(|p| match p {
+                RawParam::Ptr(v) => v as *const u64 as *mut c_void,
+                RawParam::I32(v) => v as *const i32 as *mut c_void,
+                RawParam::I64(v) => v as *const i64 as *mut c_void,
+                RawParam::F32(v) => v as *const f32 as *mut c_void,
+            })
+            .collect();
+        stream.context().bind_to_thread().map_err(HostError::driver("cuCtxSetCurrent"))?;
+        // SAFETY: the function belongs to a live module of the stream's context; the
+        // addresses point into `params`, alive for the call; the rest is the caller's
+        // contract (see above). Static shared declarations need no size; a dynamic `smem`
+        // gets its bytes here.
+        unsafe {
+            cudarc::driver::result::launch_kernel(
+                self.function.cu_function(),
+                (grid[0], grid[1], grid[2]),
+                (block[0], block[1], block[2]),
+                self.dynamic_shared_bytes,
+                stream.cu_stream(),
+                &mut addresses,
+            )
+        }
+        .map_err(HostError::driver("cuLaunchKernel"))
     }
 }

@@ -8,7 +8,7 @@
 
 use cudarc::driver::{CudaSlice, DevicePtr};
 
-use super::{Gpu, RawBuffer};
+use super::{Gpu, Owner, RawBuffer};
 use crate::error::HostError;
 
 /// A device allocation of the same element type and length as another buffer.
@@ -29,7 +29,7 @@ impl ScratchBuffer {
     /// it was allocated on (valid while `self` lives).
     pub fn raw(&self, gpu: &Gpu) -> RawBuffer {
         let (ptr, _sync) = self.slice.device_ptr(&gpu.stream);
-        RawBuffer { ptr, len: self.like.len, elem: self.like.elem, owner: gpu.id }
+        RawBuffer { ptr, len: self.like.len, elem: self.like.elem, owner: Owner::Gpu(gpu.id) }
     }
 }
 
@@ -41,12 +41,12 @@ fn byte_len(b: &RawBuffer) -> Result<usize, HostError> {
 }
 
 fn check_owner(gpu: &Gpu, b: &RawBuffer) -> Result<(), HostError> {
-    if b.owner == gpu.id {
+    if gpu.device_id().owns(b.owner) {
         Ok(())
     } else {
         Err(HostError::Driver {
             op: "raw buffer copy",
-            message: format!("the buffer at 0x{:x} was not allocated by this device handle", b.ptr),
+            message: format!("the buffer at 0x{:x} does not belong to this device handle's context", b.ptr),
         })
     }
 }

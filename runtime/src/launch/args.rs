@@ -2,9 +2,11 @@
 //! offset, like a torch view), integers and floats.
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use rtriton::spec::ArgValue;
 
+use super::foreign::StreamBinding;
 use crate::driver::{DeviceBuffer, Element, RawBuffer};
 
 /// A view of a device buffer: element `[i0, i1, ...]` is at
@@ -12,13 +14,41 @@ use crate::driver::{DeviceBuffer, Element, RawBuffer};
 /// The kernel receives the address of element `[0, 0, ...]`; shape and strides are used
 /// to check the view stays inside the buffer (pass them to the kernel as scalars, as in
 /// Triton).
-#[derive(Clone, Debug, PartialEq)]
+///
+/// The buffer is rtriton's [`DeviceBuffer`], a cudarc `CudaSlice` / `CudaView` borrowed
+/// without a copy ([`TensorArg::cuda`], [`TensorArg::cuda_mut`]), or a raw device pointer
+/// ([`TensorArg::from_device_ptr`]).
+#[derive(Clone)]
 pub struct TensorArg<'a> {
     pub buffer: RawBuffer,
     pub offset_elems: usize,
     pub shape: Vec<usize>,
     pub strides: Vec<isize>,
+    /// For a cudarc allocation: the stream its use was ordered on, and cudarc's event
+    /// recorded when the last copy of this argument is dropped (after the launch).
+    pub(super) binding: Option<Arc<StreamBinding<'a>>>,
     _borrow: PhantomData<&'a ()>,
+}
+
+impl std::fmt::Debug for TensorArg<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TensorArg")
+            .field("buffer", &self.buffer)
+            .field("offset_elems", &self.offset_elems)
+            .field("shape", &self.shape)
+            .field("strides", &self.strides)
+            .field("stream", &self.binding.as_ref().map(|b| b.stream))
+            .finish()
+    }
+}
+
+/// Two views are equal when they describe the same elements; how a cudarc allocation's
+/// use is ordered is not part of the view.
+impl PartialEq for TensorArg<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.buffer, self.offset_elems, &self.shape, &self.strides)
+            == (other.buffer, other.offset_elems, &other.shape, &other.strides)
+    }
 }
 
 impl<'a> TensorArg<'a> {
@@ -41,7 +71,20 @@ impl<'a> TensorArg<'a> {
 
     /// For tests and tools that describe a buffer by hand (the checks still apply).
     pub fn from_raw(buffer: RawBuffer, shape: &[usize], strides: &[isize]) -> Self {
-        TensorArg { buffer, offset_elems: 0, shape: shape.to_vec(), strides: strides.to_vec(), _borrow: PhantomData }
+        TensorArg {
+            buffer,
+            offset_elems: 0,
+            shape: shape.to_vec(),
+            strides: strides.to_vec(),
+            binding: None,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The stream (`CUstream` address) a cudarc allocation's use was ordered on, if this
+    /// view is of one: a launch on another stream is refused.
+    pub fn bound_stream(&self) -> Option<usize> {
+        self.binding.as_ref().map(|b| b.stream)
     }
 
     /// The address of the view's first element (what the kernel's pointer receives), or

@@ -8,15 +8,24 @@ use rtriton::spec::{ArgValue, SpecError, launch_diagnostic};
 
 use super::args::{AddressOverflow, Arg};
 use crate::cache::CompiledPtx;
+use crate::driver::DeviceId;
 
 /// Why a launch was refused. Each message names the kernel and says what to do.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LaunchError {
     #[error(
         "kernel `{kernel}`: argument `{param}` points at 0x{ptr:x}, which this runtime did not allocate; pass a \
-         buffer allocated on the same device and runtime"
+         buffer allocated on the same device and runtime, or a cudarc allocation of the runtime's context"
     )]
     ForeignPointer { kernel: String, param: String, ptr: u64 },
+    #[error(
+        "kernel `{kernel}`: argument `{param}` is a cudarc allocation whose use was ordered on stream 0x{bound:x}, but \
+         the launch goes to stream 0x{launch:x}; make the view with the launch's stream (`TensorArg::cuda(&slice, \
+         &stream, ..)`) or launch on its stream (`Runtime::launch_on`)"
+    )]
+    StreamMismatch { kernel: String, param: String, bound: usize, launch: usize },
+    #[error("kernel `{kernel}`: {why}; use a stream of the runtime's context (`rt.gpu.context().new_stream()`)")]
+    StreamContext { kernel: String, why: String },
     #[error(
         "kernel `{kernel}`: argument `{param}` has a shape of rank {shape_rank} but {strides_rank} strides; give one \
          stride per dimension"
@@ -76,6 +85,8 @@ impl LaunchError {
     pub fn code(&self) -> Code {
         match self {
             LaunchError::ForeignPointer { .. } => Code::LaunchForeignPointer,
+            LaunchError::StreamMismatch { .. } => Code::LaunchStreamMismatch,
+            LaunchError::StreamContext { .. } => Code::LaunchStreamContext,
             LaunchError::StrideRank { .. } => Code::LaunchStrideRank,
             LaunchError::ViewOutOfBounds { .. } => Code::LaunchViewOutOfBounds,
             LaunchError::GridZero { .. } => Code::LaunchGridZero,
@@ -96,6 +107,8 @@ impl HasDiagnostics for LaunchError {
     fn diagnostics(&self) -> Vec<Diagnostic> {
         let kernel = match self {
             LaunchError::ForeignPointer { kernel, .. }
+            | LaunchError::StreamMismatch { kernel, .. }
+            | LaunchError::StreamContext { kernel, .. }
             | LaunchError::StrideRank { kernel, .. }
             | LaunchError::ViewOutOfBounds { kernel, .. }
             | LaunchError::GridZero { kernel, .. }
@@ -113,9 +126,10 @@ impl HasDiagnostics for LaunchError {
     }
 }
 
-/// Checks count, types and pointers of `args` against `params`. `owner` is the id of the
-/// runtime's device: a tensor whose buffer another device or runtime owns is foreign.
-pub fn check_args(kernel: &str, params: &[ParamDecl], args: &[Arg<'_>], owner: u64) -> Result<(), LaunchError> {
+/// Checks count, types and pointers of `args` against `params`. `device` is the
+/// runtime's device: a tensor whose buffer another device, runtime or context owns is
+/// foreign. Allocates nothing unless it refuses (every launch runs it).
+pub fn check_args(kernel: &str, params: &[ParamDecl], args: &[Arg<'_>], device: DeviceId) -> Result<(), LaunchError> {
     if params.len() != args.len() {
         return Err(SpecError::ArgCount {
             kernel: kernel.into(),
@@ -146,7 +160,7 @@ pub fn check_args(kernel: &str, params: &[ParamDecl], args: &[Arg<'_>], owner: u
             if t.buffer.ptr == 0 {
                 return Err(SpecError::NullPtr { kernel: kernel.into(), param: p.name }.into());
             }
-            if t.buffer.owner != owner {
+            if !device.owns(t.buffer.owner) {
                 return Err(LaunchError::ForeignPointer { kernel: kernel.into(), param: param(), ptr: t.buffer.ptr });
             }
             t.address().map_err(|source| LaunchError::AddressOverflow {
@@ -176,6 +190,50 @@ pub fn check_args(kernel: &str, params: &[ParamDecl], args: &[Arg<'_>], owner: u
         }
     }
     Ok(())
+}
+
+/// Refuses a cudarc view whose use was ordered on another stream than `stream` (the
+/// launch's `CUstream` address): cudarc's events would order the wrong stream.
+pub fn check_streams(kernel: &str, params: &[ParamDecl], args: &[Arg<'_>], stream: usize) -> Result<(), LaunchError> {
+    for (p, a) in params.iter().zip(args) {
+        if let Arg::Tensor(t) = a
+            && let Some(bound) = t.bound_stream()
+            && bound != stream
+        {
+            return Err(LaunchError::StreamMismatch {
+                kernel: kernel.into(),
+                param: p.name.into(),
+                bound,
+                launch: stream,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Whether two tensor arguments share a byte, without allocating: only then does a launch
+/// need [`check_overlap`] (and the traced kernel behind it).
+pub fn any_overlap(args: &[Arg<'_>]) -> bool {
+    let spans = || {
+        args.iter().filter_map(|a| match a {
+            Arg::Tensor(t) => view_bytes(t),
+            Arg::Int(_) | Arg::F32(_) => None,
+        })
+    };
+    spans().enumerate().any(|(i, a)| spans().skip(i + 1).any(|b| a.0 < b.1 && b.0 < a.1))
+}
+
+/// Whether a tensor argument's view reaches past an i32 offset, without allocating: only
+/// then does a launch need the overflow guard ([`needs_overflow_guard`] on
+/// [`tensor_extents`] says the same, allocating).
+pub fn any_past_i32(args: &[Arg<'_>]) -> bool {
+    args.iter().any(|a| match a {
+        Arg::Tensor(t) if t.shape.len() == t.strides.len() => {
+            let dims = t.shape.iter().zip(&t.strides).map(|(&n, s)| (n as u64, s.unsigned_abs() as u64));
+            rtriton::guard::view_span(dims) > I32_MAX_OFFSET
+        }
+        _ => false,
+    })
 }
 
 /// The bytes `[lo, hi)` a tensor view's extent spans (from its lowest to its highest
@@ -350,13 +408,14 @@ mod tests {
     use rtriton_kernels::RowMaxVariant;
 
     use super::*;
-    use crate::driver::RawBuffer;
+    use crate::driver::{Owner, RawBuffer};
     use crate::launch::args::TensorArg;
 
     const OWNER: u64 = 7;
+    const DEVICE: DeviceId = DeviceId { gpu: OWNER, context: 0x5000 };
 
     fn owned(ptr: u64, len: usize) -> RawBuffer {
-        RawBuffer { owner: OWNER, ..RawBuffer::unowned(ptr, len, ScalarType::F32) }
+        RawBuffer { owner: Owner::Gpu(OWNER), ..RawBuffer::unowned(ptr, len, ScalarType::F32) }
     }
 
     fn row_max_args<'a>(x: TensorArg<'a>, y: TensorArg<'a>) -> Vec<Arg<'a>> {
@@ -365,7 +424,7 @@ mod tests {
 
     fn check(args: &[Arg<'_>]) -> Result<(), LaunchError> {
         let def = RowMaxVariant::RowMax.def();
-        check_args(def.name, &def.params, args, OWNER)
+        check_args(def.name, &def.params, args, DEVICE)
     }
 
     fn x() -> TensorArg<'static> {
@@ -501,5 +560,69 @@ mod tests {
         let e = check_grid("k", [1, 70000, 1], max).unwrap_err();
         assert!(e.to_string().starts_with("kernel `k`: grid [1, 70000, 1] exceeds the device limit"), "{e}");
         assert!(check_block("k", 2048, 1024, 64).is_err());
+    }
+
+    /// Who may pass a buffer: the runtime's own buffers, cudarc allocations of its
+    /// context, and raw pointers the caller vouched for; not another runtime's buffers,
+    /// another context's allocations or an unowned address.
+    #[test]
+    fn owners_a_launch_accepts() {
+        let table = [
+            (Owner::Gpu(OWNER), true),
+            (Owner::Gpu(OWNER + 1), false),
+            (Owner::Context(0x5000), true),
+            (Owner::Context(0x6000), false),
+            (Owner::Caller, true),
+            (Owner::Nobody, false),
+        ];
+        for (owner, ok) in table {
+            assert_eq!(DEVICE.owns(owner), ok, "{owner:?}");
+            let x = TensorArg::from_raw(RawBuffer { owner, ..owned(0x1000, 32) }, &[4, 8], &[8, 1]);
+            let r = check(&row_max_args(x, y()));
+            assert_eq!(r.is_ok(), ok, "{owner:?}: {r:?}");
+            if !ok {
+                assert_eq!(r.unwrap_err().code(), Code::LaunchForeignPointer);
+            }
+        }
+        // A device with no context (tests) accepts no context-owned buffer.
+        let no_ctx = DeviceId { gpu: OWNER, context: 0 };
+        assert!(!no_ctx.owns(Owner::Context(0)));
+    }
+
+    /// The fast path's allocation-free tests agree with the checks they stand in for:
+    /// `any_overlap` with `overlapping_tensors`, `any_past_i32` with the guard's extents.
+    #[test]
+    fn the_allocation_free_tests_agree_with_the_full_checks() {
+        let views = [
+            TensorArg::from_raw(owned(0x1000, 64), &[4, 8], &[8, 1]),
+            TensorArg::from_raw(owned(0x1000, 64), &[4], &[1]).with_offset(32),
+            TensorArg::from_raw(owned(0x1000, 64), &[4], &[1]).with_offset(31),
+            TensorArg::from_raw(owned(0x1000, 64), &[8], &[-1]).with_offset(63),
+            TensorArg::from_raw(owned(0x1000, 64), &[0, 8], &[8, 1]),
+            TensorArg::from_raw(owned(0x1040, 16), &[16], &[1]),
+            TensorArg::from_raw(owned(0x1000, 1 << 33), &[1 << 16, 1 << 15], &[1 << 15, 1]),
+            TensorArg::from_raw(owned(0x1000, 1 << 33), &[2, 1 << 31], &[1, 2]),
+            TensorArg::from_raw(owned(0x1000, 1 << 31), &[1 << 16, 1 << 15], &[1 << 15, 1]),
+        ];
+        let def = RowMaxVariant::RowMax.def();
+        for a in &views {
+            for b in &views {
+                let args = row_max_args(a.clone(), b.clone());
+                assert_eq!(any_overlap(&args), !overlapping_tensors(&args).is_empty(), "{a:?} {b:?}");
+                let extents = tensor_extents(&def.params, &args);
+                assert_eq!(any_past_i32(&args), needs_overflow_guard(&extents), "{a:?} {b:?}");
+            }
+        }
+    }
+
+    /// A cudarc view's stream must be the launch's.
+    #[test]
+    fn a_view_is_launched_on_no_other_stream_than_the_one_it_was_bound_to() {
+        let def = RowMaxVariant::RowMax.def();
+        let plain = row_max_args(x(), y());
+        assert_eq!(check_streams(def.name, &def.params, &plain, 0x77), Ok(()), "rtriton's buffers bind no stream");
+        // SAFETY: never launched; only the argument's description is checked.
+        let raw = unsafe { TensorArg::from_device_ptr::<f32>(0x1000, 130, &[4, 8], &[8, 1]) };
+        assert_eq!((raw.buffer.len, raw.buffer.owner, raw.bound_stream()), (32, Owner::Caller, None));
     }
 }

@@ -16,8 +16,16 @@ use crate::error::HostError;
 /// from the launch, the rest the back end's defaults (`.target sm_86`, `.version 7.8`;
 /// newer GPUs JIT-compile it); debug mode from the kernel or `TRITON_DEBUG=1`.
 pub fn ptx_options(kernel: &JitKernel) -> PtxOptions {
-    let debug = kernel.debug || std::env::var("TRITON_DEBUG").is_ok_and(|v| v == "1");
+    let debug = debug_mode(kernel);
     PtxOptions { num_warps: kernel.num_warps, min_ctas_per_sm: kernel.min_ctas_per_sm, debug, ..PtxOptions::default() }
+}
+
+/// Whether `kernel` compiles in debug mode: [`JitKernel::debug`], or `TRITON_DEBUG=1` in
+/// the environment, read once per process (as Triton reads it when it first compiles; a
+/// launch does not look the variable up again).
+pub fn debug_mode(kernel: &JitKernel) -> bool {
+    static ENV: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    kernel.debug || *ENV.get_or_init(|| std::env::var("TRITON_DEBUG").is_ok_and(|v| v == "1"))
 }
 
 /// A session's error for `kernel` as the host's error.

@@ -42,14 +42,19 @@
 mod args;
 mod checks;
 mod compile;
+mod foreign;
+mod graph;
 mod jit;
 mod runtime;
+mod signature;
 
 pub use args::{AddressOverflow, Arg, TensorArg, contiguous_strides};
 pub use checks::{
-    LaunchError, arg_values, check_args, check_block, check_grid, check_overlap, check_shared, needs_overflow_guard,
-    overflow_guard, overlapping_tensors, tensor_extents, view_bytes,
+    LaunchError, any_overlap, any_past_i32, arg_values, check_args, check_block, check_grid, check_overlap,
+    check_shared, check_streams, needs_overflow_guard, overflow_guard, overlapping_tensors, tensor_extents, view_bytes,
 };
-pub use compile::{compile_kernel, front_end, host_error, ptx_options};
+pub use compile::{compile_kernel, debug_mode, front_end, host_error, ptx_options};
+pub use graph::LaunchGraph;
 pub use jit::{JitKernel, Meta};
 pub use runtime::{CacheStats, LaunchRecord, Runtime, cache_key, guard_launch};
+pub use signature::{Classes, Device, LaunchCache, Prepared, Ready, host_path, raw_params, signature};

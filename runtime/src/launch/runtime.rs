@@ -3,20 +3,23 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use cudarc::driver::{CudaContext, CudaStream};
+
 use rtriton::analysis::writes::written_params;
 use rtriton::diag::{Diagnostic, Diagnostics};
 use rtriton::guard::OffsetWidths;
-use rtriton::ir::{ParamKind, ScalarType};
 use rtriton::spec::SpecKey;
 
 use rtriton::session::{CompileError, CompileSession, SessionStats, StageKey};
 
+use super::signature::{Device, LaunchCache, host_path, raw_params, signature};
 use super::{
     Arg, JitKernel, LaunchError, arg_values, check_args, check_block, check_grid, check_overlap, check_shared,
-    compile_kernel, front_end, host_error, needs_overflow_guard, overflow_guard, ptx_options, tensor_extents,
+    compile_kernel, debug_mode, front_end, host_error, needs_overflow_guard, overflow_guard, ptx_options,
+    tensor_extents,
 };
 use crate::cache::{CacheKey, CompiledPtx, DiskCache};
-use crate::driver::{Gpu, LoadedModule, RawParam};
+use crate::driver::{Gpu, LoadedModule};
 use crate::error::HostError;
 
 /// Where a launch's kernel came from.
@@ -27,15 +30,17 @@ pub struct CacheStats {
     pub compiles: u64,
 }
 
-/// What one launch did (for tables and tests).
+/// What one launch did (for tables and tests). Cheap to clone: every launch of a
+/// prepared signature returns the same key and specialization.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchRecord {
-    pub spec: SpecKey,
-    pub key: CacheKey,
+    pub spec: Arc<SpecKey>,
+    pub key: Arc<CacheKey>,
     pub grid: [u32; 3],
     pub threads_per_cta: u32,
 }
 
+#[derive(Debug)]
 struct Loaded {
     ptx: CompiledPtx,
     module: LoadedModule,
@@ -61,6 +66,10 @@ pub struct Runtime {
     /// BLOCK) is printed once per process.
     lint_printed: HashSet<Diagnostic>,
     compiler: String,
+    /// The fast path: prepared launches by signature.
+    prepared: LaunchCache<Arc<Loaded>>,
+    /// Launches enqueued so far (what a graph capture counts).
+    launches: u64,
     pub stats: CacheStats,
 }
 
@@ -70,6 +79,7 @@ impl std::fmt::Debug for Runtime {
             .field("gpu", &self.gpu.info)
             .field("disk", &self.disk)
             .field("modules", &self.modules.len())
+            .field("prepared", &self.prepared.len())
             .field("stats", &self.stats)
             .finish()
     }
@@ -79,6 +89,14 @@ impl Runtime {
     /// Opens device 0 with the disk cache at `cache_dir()` (see [`crate::cache::cache_dir`]).
     pub fn new() -> Result<Runtime, HostError> {
         Ok(Runtime::with_disk_cache(Gpu::open(0)?, DiskCache::from_env()))
+    }
+
+    /// A runtime on a context and stream the caller already has (see [`Gpu::from_cudarc`]),
+    /// with the disk cache at `cache_dir()`: launches go to `stream` unless
+    /// [`Runtime::launch_on`] names another, and cudarc allocations of `ctx` are launch
+    /// arguments without copies ([`TensorArg::cuda`](super::TensorArg::cuda)).
+    pub fn from_cudarc(ctx: Arc<CudaContext>, stream: Arc<CudaStream>) -> Result<Runtime, HostError> {
+        Ok(Runtime::with_disk_cache(Gpu::from_cudarc(ctx, stream)?, DiskCache::from_env()))
     }
 
     pub fn with_disk_cache(gpu: Gpu, disk: Option<DiskCache>) -> Runtime {
@@ -91,6 +109,8 @@ impl Runtime {
             lint_findings: HashMap::new(),
             lint_printed: HashSet::new(),
             compiler: crate::cache::compiler_identity(),
+            prepared: LaunchCache::default(),
+            launches: 0,
             stats: CacheStats::default(),
         }
     }
@@ -102,6 +122,7 @@ impl Runtime {
     /// context are gone: drop them before calling, allocate again after.
     pub fn recover(mut self) -> Result<Runtime, HostError> {
         self.modules.clear();
+        self.prepared.clear();
         let disk = self.disk.take();
         let Runtime { gpu, session, offset_widths, lint_findings, lint_printed, compiler, stats, .. } = self;
         let mut rt = Runtime::with_disk_cache(gpu.reset()?, disk);
@@ -117,13 +138,15 @@ impl Runtime {
         self.prepare_loaded(kernel, args).map(|(record, _)| record)
     }
 
+    /// The full path: every check, the specialization and the cache key built, the guard,
+    /// the lint, the kernel compiled or found; the result kept for the fast path.
     fn prepare_loaded(
         &mut self,
         kernel: &JitKernel,
         args: &[Arg<'_>],
     ) -> Result<(LaunchRecord, Arc<Loaded>), HostError> {
         let def = &kernel.def;
-        check_args(def.name, &def.params, args, self.gpu.id)?;
+        check_args(def.name, &def.params, args, self.gpu.device_id())?;
         let values = arg_values(def.name, &def.params, args)?;
         let spec = SpecKey::from_args(def.name, &def.params, &values, kernel.spec_policy).map_err(LaunchError::from)?;
         let grid = check_grid(def.name, kernel.grid_for_launch()?, self.gpu.info.max_grid)?;
@@ -135,25 +158,80 @@ impl Runtime {
         self.lint(kernel)?;
         let loaded = self.load(kernel, &spec, &key)?;
         check_block(def.name, loaded.ptx.threads_per_cta, self.gpu.info.max_threads_per_block, kernel.num_warps)?;
-        Ok((LaunchRecord { spec, key, grid, threads_per_cta: loaded.ptx.threads_per_cta }, loaded))
+        let record = LaunchRecord {
+            spec: Arc::new(spec),
+            key: Arc::new(key),
+            grid,
+            threads_per_cta: loaded.ptx.threads_per_cta,
+        };
+        let debug = debug_mode(kernel);
+        if let Some(sig) = signature(kernel, args, debug) {
+            self.prepared.insert(kernel, sig, debug, record.clone(), loaded.clone());
+        }
+        Ok((record, loaded))
     }
 
-    /// Checks, specializes, compiles (or finds in a cache) and enqueues one launch.
-    /// Does not wait: call `rt.gpu.synchronize()` (or copy results back) to see faults.
+    /// Checks, specializes, compiles (or finds in a cache) and enqueues one launch on the
+    /// runtime's stream. Does not wait: call `rt.gpu.synchronize()` (or copy results back)
+    /// to see faults.
     pub fn launch(&mut self, kernel: &JitKernel, args: &[Arg<'_>]) -> Result<LaunchRecord, HostError> {
-        let (record, loaded) = self.prepare_loaded(kernel, args)?;
-        let params = raw_params(&kernel.def, args)?;
+        let stream = self.gpu.stream.clone();
+        self.launch_on(&stream, kernel, args)
+    }
+
+    /// [`Runtime::launch`] on `stream`, a stream of the runtime's context the caller chose
+    /// (a cudarc stream, or the one candle or burn computes on). Work on `stream` is
+    /// ordered with it; buffers made by [`DeviceBuffer`](crate::driver::DeviceBuffer) copy
+    /// on the runtime's own stream, so synchronize `stream` before reading them back.
+    pub fn launch_on(
+        &mut self,
+        stream: &CudaStream,
+        kernel: &JitKernel,
+        args: &[Arg<'_>],
+    ) -> Result<LaunchRecord, HostError> {
+        self.check_stream(kernel.def.name, stream)?;
+        let device = Device { id: self.gpu.device_id(), max_grid: self.gpu.info.max_grid };
+        let (record, loaded, params) =
+            match host_path(&self.prepared, kernel, args, device, stream.cu_stream() as usize)? {
+                Some(hit) => {
+                    self.stats.memory_hits += 1;
+                    hit
+                }
+                None => {
+                    let (record, loaded) = self.prepare_loaded(kernel, args)?;
+                    (record, loaded, raw_params(&kernel.def, args)?)
+                }
+            };
         // SAFETY: `check_args` matched count and types to the declaration, the PTX
         // signature has every runtime parameter in declaration order with these types
-        // (back-end invariant), every pointer is a live buffer of this device whose view
-        // lies inside it, and the buffers are borrowed by `args` for this call. What the
-        // kernel does with its scalars is its own business, as in Triton: a kernel told a
-        // wider row than its view reads outside it, which the device reports as an
+        // (back-end invariant), every pointer is a live buffer of this device's context
+        // whose view lies inside it, and the buffers are borrowed by `args` for this call;
+        // `stream` belongs to the context the module was loaded in (`check_stream`). What
+        // the kernel does with its scalars is its own business, as in Triton: a kernel told
+        // a wider row than its view reads outside it, which the device reports as an
         // illegal-address error on the next synchronization (it cannot touch host memory).
         unsafe {
-            loaded.module.launch(&self.gpu, record.grid, [loaded.ptx.threads_per_cta, 1, 1], &params)?;
+            loaded.module.launch_on(stream, record.grid, [loaded.ptx.threads_per_cta, 1, 1], &params)?;
         }
+        self.launches += 1;
         Ok(record)
+    }
+
+    /// Launches enqueued through this runtime so far.
+    pub fn launch_count(&self) -> u64 {
+        self.launches
+    }
+
+    /// Refuses a stream of another context than the runtime's (`RT0717`).
+    pub(crate) fn check_stream(&self, kernel: &str, stream: &CudaStream) -> Result<(), LaunchError> {
+        if stream.context().cu_ctx() == self.gpu.ctx.cu_ctx() {
+            Ok(())
+        } else {
+            Err(LaunchError::StreamContext {
+                kernel: kernel.into(),
+                why: "the stream belongs to another context than the runtime's".into(),
+            })
+        }
     }
 
     /// Runs the portability lint once per kernel and constexpr set (the lint traces the
@@ -275,29 +353,10 @@ pub fn cache_key(kernel: &JitKernel, spec: &SpecKey, compiler: &str) -> CacheKey
     }
 }
 
-/// The parameters in PTX order: every runtime parameter, folded ones included.
-fn raw_params(def: &rtriton::trace::KernelDef, args: &[Arg<'_>]) -> Result<Vec<RawParam>, LaunchError> {
-    def.params
-        .iter()
-        .zip(args)
-        .map(|(p, a)| {
-            Ok(match (p.kind, a) {
-                (ParamKind::Ptr(_), Arg::Tensor(t)) => RawParam::Ptr(t.address().map_err(|source| {
-                    LaunchError::AddressOverflow { kernel: def.name.into(), param: p.name.into(), source }
-                })?),
-                (ParamKind::Scalar(ScalarType::I64), Arg::Int(v)) => RawParam::I64(*v),
-                // In range: SpecKey::from_args refused i32 arguments that do not fit.
-                (ParamKind::Scalar(_), Arg::Int(v)) => RawParam::I32(*v as i32),
-                (_, Arg::F32(v)) => RawParam::F32(*v),
-                _ => unreachable!("check_args matched argument kinds to parameters"),
-            })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use rtriton::diag::{Code, HasDiagnostics};
+    use rtriton::ir::ScalarType;
     use rtriton::spec::{ArgValue, SpecPolicy};
     use rtriton_kernels::RowMaxVariant;
 
