@@ -1,7 +1,7 @@
 //! The math functions (`exp`, `exp2`, `log`, `log2`, `sqrt`, `rsqrt`, `abs`, `floor`,
 //! `ceil`, `trunc`, `rint`, `round`, `isnan`, `isinf`, `signbit`, `copysign`, `clamp`,
-//! `fmod`, `sin`, `cos`, `tanh`, `erf`, `sigmoid`, `fma`, `div_rn`, `fdiv`) on every back
-//! end, one table row per function:
+//! `fmod`, `sin`, `cos`, `tanh`, `erf`, `sigmoid`, `fma`, `div_rn`, `fdiv`, `exp2_ftz`,
+//! `log1p`, `expm1`, `pow`, `atan2`) on every back end, one table row per function:
 //! - the interpreter and the simulator against an independent CPU reference written here
 //!   (the f64 function rounded once, or the documented composition), bit for bit, on the
 //!   special values (NaN payloads, infinities, signed zeros, subnormals, extremes, ties)
@@ -16,7 +16,9 @@
 mod math_common;
 mod ptx_common;
 
-use math_common::{LOG2E, NAMES, erf_ref, exp_ref, function, functions, math_fn};
+use math_common::{
+    LOG2E, NAMES, atan2_ref, erf_ref, exp_ref, expm1_ref, function, functions, log1p_ref, math_fn, pow_ref,
+};
 
 use rstest::rstest;
 use rstest_reuse::{self, apply, template};
@@ -123,7 +125,11 @@ fn every_function(
         "fma",
         "div_rn",
         "fdiv",
-        "exp2_ftz"
+        "exp2_ftz",
+        "log1p",
+        "expm1",
+        "pow",
+        "atan2"
     )]
     name: &str,
 ) {
@@ -285,21 +291,24 @@ fn every_float_only_function_refuses_ints() {
             let y = exp2(x) + log(x) + log2(x) + sqrt(x) + sqrt_rn(x) + rsqrt(x) + floor(x) + ceil(x) + sin(x);
             let y = y + cos(x) + tanh(x) + erf(x) + sigmoid(x) + fma(x, x, x) + div_rn(x, x) + fdiv(x, 2) + abs(x);
             let y = y + trunc(x) + rint(x) + round(x) + isnan(x) + isinf(x) + signbit(x) + copysign(x, x);
-            let y = y + clamp(x, x, x) + fmod(x, x);
+            let y = y + clamp(x, x, x) + fmod(x, x) + log1p(x) + expm1(x) + pow(x, x) + atan2(x, x);
             store(y_ptr + arange(0, BLOCK), y, None);
         }
     }
-    assert_eq!(traced(all_on_ints()), vec![Code::TraceMathDType; 25]);
+    assert_eq!(traced(all_on_ints()), vec![Code::TraceMathDType; 29]);
 }
 
 macro_rules! sixteen_bit_kernel {
     ($name:ident, $t:ty) => {
         kernel! {
-            /// The exact functions that take a 16-bit float (computed in f32): `round`,
-            /// `trunc`, `fmod`, `isnan`, `isinf`.
+            /// The functions that take a 16-bit float and give the same bits on every back
+            /// end (computed in f32, rounded once to the type): the exact `round`, `trunc`,
+            /// `fmod`, `isnan`, `isinf`, and the compositions of exact operations `log1p`,
+            /// `expm1`, `pow` and `atan2` (the last three as methods).
             fn $name(
                 x_ptr: Ptr<$t>, y_ptr: Ptr<$t>, c_ptr: Ptr<$t>, r_ptr: Ptr<$t>, m_ptr: Ptr<$t>,
-                p_ptr: Ptr<i32>, n: i32; const BLOCK: usize
+                p_ptr: Ptr<i32>, l_ptr: Ptr<$t>, e_ptr: Ptr<$t>, w_ptr: Ptr<$t>, a_ptr: Ptr<$t>,
+                n: i32; const BLOCK: usize
             ) {
                 let offs = arange(0, BLOCK);
                 let mask = offs.lt(n);
@@ -310,6 +319,10 @@ macro_rules! sixteen_bit_kernel {
                 store(m_ptr + offs, fmod(x, y), Some(mask));
                 let flags = isnan(x) + isinf(x) * 2;
                 store(p_ptr + offs, flags, Some(mask));
+                store(l_ptr + offs, log1p(x), Some(mask));
+                store(e_ptr + offs, x.expm1(), Some(mask));
+                store(w_ptr + offs, x.pow(y), Some(mask));
+                store(a_ptr + offs, x.atan2(y), Some(mask));
             }
         }
     };
@@ -357,6 +370,10 @@ where
         .output("r", vec![T::from_f32(0.0); n], View::contiguous(&[n]))
         .output("m", vec![T::from_f32(0.0); n], View::contiguous(&[n]))
         .output("p", vec![0i32; n], View::contiguous(&[n]))
+        .output("l", vec![T::from_f32(0.0); n], View::contiguous(&[n]))
+        .output("e", vec![T::from_f32(0.0); n], View::contiguous(&[n]))
+        .output("w", vec![T::from_f32(0.0); n], View::contiguous(&[n]))
+        .output("a", vec![T::from_f32(0.0); n], View::contiguous(&[n]))
         .int(n as i64)
         .constexpr("BLOCK", 32)
         .num_warps(1)
@@ -379,6 +396,15 @@ where
             c.tensor_mut("r").data = rounded.into();
             c.tensor_mut("m").data = rems.into();
             c.tensor_mut("p").data = Data::I32(flags);
+            // the compositions: their f32 result (the CPU reference, step for step) rounded once
+            let unary = |f: fn(f32) -> f32| -> Vec<T> { xs.iter().map(|x| T::from_f32(f(x.to_f32()))).collect() };
+            let binary = |f: fn(f32, f32) -> f32| -> Vec<T> {
+                xs.iter().zip(&ys).map(|(x, y)| T::from_f32(f(x.to_f32(), y.to_f32()))).collect()
+            };
+            c.tensor_mut("l").data = unary(log1p_ref).into();
+            c.tensor_mut("e").data = unary(expm1_ref).into();
+            c.tensor_mut("w").data = binary(pow_ref).into();
+            c.tensor_mut("a").data = binary(atan2_ref).into();
         })
         .rule(Rule::BITS.any_nan())
 }

@@ -286,6 +286,10 @@ fn compiled_claims() -> BTreeSet<&'static str> {
         "Tensor::rint" => |x: Tensor<f32>| x.rint();
         "Tensor::round" => |x: Tensor<f32>| x.round();
         "Tensor::sigmoid" => |x: Tensor<f32>| x.sigmoid();
+        "Tensor::log1p" => |x: Tensor<f32>| x.log1p();
+        "Tensor::expm1" => |x: Tensor<f32>| x.expm1();
+        "Tensor::pow" => |x: Tensor<f32>| x.pow(x);
+        "Tensor::atan2" => |y: Tensor<f32>| y.atan2(y);
         "Tensor::eq" => |x: Tensor<f32>| x.eq(x);
         "Tensor::ne" => |x: Tensor<f32>| x.ne(x);
         "Tensor::lt" => |x: Tensor<f32>| x.lt(x);

@@ -1,8 +1,10 @@
 //! The math functions of `triton.language` / `tl.math`: `exp`, `exp2`, `log`, `log2`,
 //! `sqrt`, `rsqrt`, `abs`, `floor`, `ceil`, `fma`, `sin`, `cos`, `tanh`, `erf`, `sigmoid`,
 //! `div_rn` and `fdiv`, as free functions and as tensor methods (`x.exp()`); `umulhi`
-//! (`tl.math.umulhi`, on ints); and `exp2_ftz`, `exp2` with subnormals flushed, which
-//! Triton does not name.
+//! (`tl.math.umulhi`, on ints); `exp2_ftz`, `exp2` with subnormals flushed, which
+//! Triton does not name; and libdevice's `trunc`, `rint`, `round`, `isnan`, `isinf`,
+//! `signbit`, `copysign`, `fmod`, `log1p`, `expm1`, `pow` and `atan2` (methods too:
+//! `x.log1p()`, `x.pow(y)`, `y.atan2(x)`).
 //!
 //! Functions PTX computes in one instruction are one op (`UnaryOp::Math`, `OpKind::Fma`,
 //! `BinaryOp::FDiv`). The others are composed here from those ops, the way Triton lowers
@@ -11,7 +13,12 @@
 //!   `lg2.approx` lowering, the product rounded to f32 once);
 //! - `sigmoid(x) = 1 / (1 + exp(-x))` (Triton's `tl.sigmoid`);
 //! - `erf` is a polynomial (PTX has no instruction; the coefficients were fitted for
-//!   rtriton, see [`ERF_NEAR`] and [`ERF_FAR`]).
+//!   rtriton, see [`ERF_NEAR`] and [`ERF_FAR`]);
+//! - `log1p`, `expm1`, `pow` and `atan2` use exact operations only (`+`, `*`, `fma`, the
+//!   correctly rounded `/`, bit operations, rounding to integers, selects), not the
+//!   approximate `ex2`/`lg2`: every back end, the GPU included, computes the same bits,
+//!   within 1 ulp of the correctly rounded result (argument reduction by the float's bits,
+//!   polynomials fitted for rtriton: [`EXPM1_POLY`], [`LOG_POLY`], [`ATAN_POLY`]).
 //!
 //! Every function but `abs` and `umulhi` takes floats only: an integer operand is a located
 //! [`Code::TraceMathDType`] error that says to convert with `.to::<f32>()` (Triton refuses
@@ -481,17 +488,28 @@ fn fmod_value(b: &mut Builder, x: Value, y: Value, loc: SourceLoc) -> Value {
 /// `x`; NaN for an infinite `x` or a zero `y`. `y` broadcasts. See [`fmod_value`].
 #[track_caller]
 pub fn fmod<T: NumericMarker, Y: TensorOperand<DType = T>>(x: Tensor<T>, y: Y) -> Tensor<T> {
-    let loc = SourceLoc::caller();
+    // f16/bf16 in f32: the remainder is exact there and a value of the stored type
+    float_fn2("fmod", x, y, SourceLoc::caller(), fmod_value)
+}
+
+/// The body of a float function of two operands (`y` broadcast against `x`): checks `x`'s
+/// dtype, then builds on both in the computation type, as [`float_fn`] does.
+fn float_fn2<T, Y: TensorOperand<DType = T>>(
+    name: &str,
+    x: Tensor<T>,
+    y: Y,
+    loc: SourceLoc,
+    build: fn(&mut Builder, Value, Value, SourceLoc) -> Value,
+) -> Tensor<T> {
     let yv = y.value(loc);
     Tensor::from_value(with_builder(|b| {
-        if !check_float(b, "fmod", x.id(), loc) {
+        if !check_float(b, name, x.id(), loc) {
             return x.id();
         }
         let (xv, yv) = b.broadcast_pair(x.id(), yv, loc);
-        // f16/bf16 in f32: the remainder is exact there and a value of the stored type
         let stored = b.dtype(xv);
         let (wx, wy) = (b.widen_to_compute_type(xv, loc), b.widen_to_compute_type(yv, loc));
-        let r = fmod_value(b, wx, wy, loc);
+        let r = build(b, wx, wy, loc);
         if wx == xv { r } else { b.cast(r, stored, loc, false) }
     }))
 }
@@ -581,6 +599,556 @@ pub fn sigmoid<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
 #[track_caller]
 pub fn erf<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
     float_fn("erf", x, SourceLoc::caller(), erf_value)
+}
+
+/// `ln(2)` as `LN2_HI + LN2_LO`: `LN2_HI` has 15 significant bits, so `k * LN2_HI` is exact
+/// for every integer `|k| < 2^9` (the compositions below scale by at most 2^152).
+const LN2_HI: f32 = f32::from_bits(0x3F31_7200);
+const LN2_LO: f32 = f32::from_bits(0x35BF_BE8E);
+
+/// `pi` and `pi / 2` as f32 plus the f32 nearest to the rest (`atan2`'s quadrants).
+const PI_HI: f32 = f32::from_bits(0x4049_0FDB);
+const PI_LO: f32 = f32::from_bits(0xB3BB_BD2E);
+const HALF_PI_HI: f32 = f32::from_bits(0x3FC9_0FDB);
+const HALF_PI_LO: f32 = f32::from_bits(0xB33B_BD2E);
+
+/// The bits of `0.70710677`, the f32 below `sqrt(2)/2`: a positive normal float's bits less
+/// these, shifted right by 23, are the `k` of `x = m 2^k` with `m` in `[sqrt(2)/2, sqrt(2))`.
+const SQRT_HALF_BITS: i64 = 0x3F35_04F3;
+
+/// Below this magnitude `log1p(x)` and `expm1(x)` round to `x` (`x^2 / 2` is under half an
+/// ulp of `x`): 2^-24. It also keeps signed zeros and subnormals off the reductions.
+const TINY: f32 = f32::from_bits(0x3380_0000);
+
+/// `log1p` uses `1 + x` as `x` itself where `1 + x` lies in `[sqrt(2)/2, sqrt(2))`:
+/// `[sqrt(2)/2 - 1, sqrt(2) - 1)` rounded to f32.
+const LOG1P_NEAR: (f32, f32) = (f32::from_bits(0xBE95_F61A), f32::from_bits(0x3ED4_13CD));
+
+/// `expm1` clamps its argument to this range first: below -30 every result rounds to -1,
+/// above 89 every result overflows, and the power of two it scales by stays a float.
+const EXPM1_RANGE: (f32, f32) = (-30.0, 89.0);
+
+/// `pow`'s exponent `y ln|x|` past which the result is +-0 or +-inf: `e^-105` is under half
+/// the smallest subnormal and `e^90` over `f32::MAX`; between them the scaling by `2^k`
+/// (`k` in [-152, 130]) is two normal powers.
+const POW_EXPONENT_RANGE: (f32, f32) = (-105.0, 90.0);
+
+/// `e^f = 1 + f + f^2 P(f)` on `|f| <= ln(2) / 2` (`f` as the reductions give it, up to
+/// 0.347): `P(f) ~ (expm1(f) - f) / f^2`, degree 5, highest coefficient first. A fit made for
+/// rtriton with mpmath: near-minimax relative to `expm1(f)` (Lawson's weighted least
+/// squares), each coefficient rounded to f32 from the constant term up with the others
+/// refitted; relative error 4.4e-10 with the f32 coefficients.
+pub const EXPM1_POLY: [f32; 6] = [
+    f32::from_bits(0x394F_3E4E),
+    f32::from_bits(0x3AB6_9D34),
+    f32::from_bits(0x3C08_896A),
+    f32::from_bits(0x3D2A_AA7C),
+    f32::from_bits(0x3E2A_AAAA),
+    f32::from_bits(0x3F00_0000),
+];
+
+/// `ln(m) = 2 atanh(s) = 2s + (2/3) s^3 + s^5 P(s^2)` with `s = (m - 1) / (m + 1)`, `m` in
+/// `[sqrt(2)/2, sqrt(2))`, so `s^2 <= 0.02944` (fitted to 0.0295): `P(z) ~ (2 atanh(sqrt z) -
+/// 2 sqrt z - (2/3) z^1.5) / z^2.5`, degree 2, highest coefficient first; fitted as
+/// [`EXPM1_POLY`], relative error of `ln(m)` 8.6e-12 with the f32 coefficients.
+pub const LOG_POLY: [f32; 3] = [f32::from_bits(0x3E6F_D2CE), f32::from_bits(0x3E92_2939), f32::from_bits(0x3ECC_CD00)];
+
+/// `2/3` as `0.6666667 + -1.9868216e-8` (the `s^3` term of [`LOG_POLY`]'s series, summed
+/// in two parts).
+pub const LOG_TWO_THIRDS: (f32, f32) = (f32::from_bits(0x3F2A_AAAB), f32::from_bits(0xB2AA_AAAB));
+
+/// `atan(a) = a + a^3 P(a^2)` on `[0, 1]`: `P(z) ~ (atan(sqrt z) - sqrt z) / z^1.5`, degree 9,
+/// highest coefficient first; fitted as [`EXPM1_POLY`], relative error 4.5e-10 with the f32
+/// coefficients.
+pub const ATAN_POLY: [f32; 10] = [
+    f32::from_bits(0x3A94_B42F),
+    f32::from_bits(0xBBF3_506E),
+    f32::from_bits(0x3CBA_981F),
+    f32::from_bits(0xBD38_405D),
+    f32::from_bits(0x3D8A_8500),
+    f32::from_bits(0xBDB4_A9DE),
+    f32::from_bits(0x3DE2_88B8),
+    f32::from_bits(0xBE12_3B10),
+    f32::from_bits(0x3E4C_CC0E),
+    f32::from_bits(0xBEAA_AAA9),
+];
+
+/// The ops of one composition, each a method, so that `log1p`, `expm1`, `pow` and `atan2`
+/// read as the formulas they compute. Float constants take the dtype of the value they are
+/// used with (f32: the 16-bit types are widened before); integer constants are `i32`.
+struct Ops<'a> {
+    b: &'a mut Builder,
+    loc: SourceLoc,
+}
+
+impl Ops<'_> {
+    fn float(&mut self, like: Value, c: f32) -> Value {
+        constant(self.b, like, c, self.loc)
+    }
+    fn int(&mut self, c: i64) -> Value {
+        int(self.b, c, self.loc)
+    }
+    fn binary(&mut self, op: BinaryOp, x: Value, y: Value) -> Value {
+        self.b.binary(op, x, y, self.loc)
+    }
+    fn add(&mut self, x: Value, y: Value) -> Value {
+        self.binary(BinaryOp::Add, x, y)
+    }
+    fn sub(&mut self, x: Value, y: Value) -> Value {
+        self.binary(BinaryOp::Sub, x, y)
+    }
+    fn mul(&mut self, x: Value, y: Value) -> Value {
+        self.binary(BinaryOp::Mul, x, y)
+    }
+    /// `x * c` for a float constant `c`.
+    fn mul_c(&mut self, x: Value, c: f32) -> Value {
+        scale(self.b, x, c, self.loc)
+    }
+    /// The correctly rounded quotient (`div.rn`).
+    fn div(&mut self, x: Value, y: Value) -> Value {
+        self.binary(BinaryOp::Div, x, y)
+    }
+    fn fma(&mut self, a: Value, b: Value, c: Value) -> Value {
+        fma_values(self.b, a, b, c, self.loc)
+    }
+    /// `a * c + d` for a float constant `c`.
+    fn fma_c(&mut self, a: Value, c: f32, d: Value) -> Value {
+        let c = self.float(a, c);
+        self.fma(a, c, d)
+    }
+    /// The NaN-ignoring minimum and maximum (PTX `min`/`max`).
+    fn min(&mut self, x: Value, y: Value) -> Value {
+        self.binary(BinaryOp::Min(PropagateNan::None), x, y)
+    }
+    fn max(&mut self, x: Value, y: Value) -> Value {
+        self.binary(BinaryOp::Max(PropagateNan::None), x, y)
+    }
+    fn and(&mut self, x: Value, y: Value) -> Value {
+        self.binary(BinaryOp::And, x, y)
+    }
+    fn or(&mut self, x: Value, y: Value) -> Value {
+        self.binary(BinaryOp::Or, x, y)
+    }
+    fn neg(&mut self, x: Value) -> Value {
+        self.b.unary(UnaryOp::Neg, x, self.loc)
+    }
+    fn abs(&mut self, x: Value) -> Value {
+        self.b.unary(UnaryOp::Abs, x, self.loc)
+    }
+    fn math(&mut self, f: MathFn, x: Value) -> Value {
+        math(self.b, f, x, self.loc)
+    }
+    fn horner(&mut self, x: Value, coefficients: &[f32]) -> Value {
+        horner(self.b, x, coefficients, self.loc)
+    }
+    fn cmp(&mut self, pred: CmpPred, x: Value, y: Value) -> Value {
+        self.b.compare(pred, x, y, self.loc)
+    }
+    /// `x pred c` for a float constant `c`.
+    fn cmp_c(&mut self, pred: CmpPred, x: Value, c: f32) -> Value {
+        let c = self.float(x, c);
+        self.cmp(pred, x, c)
+    }
+    fn select(&mut self, cond: Value, a: Value, b: Value) -> Value {
+        self.b.select(cond, a, b, self.loc)
+    }
+    /// `cond ? c : x` for a float constant `c`.
+    fn select_c(&mut self, cond: Value, c: f32, x: Value) -> Value {
+        let c = self.float(x, c);
+        self.select(cond, c, x)
+    }
+    /// `cond ? canonical NaN : x`.
+    fn nan_where(&mut self, cond: Value, x: Value) -> Value {
+        let nan = canonical_nan(self.b, self.loc);
+        self.select(cond, nan, x)
+    }
+    /// `cond ? x : canonical NaN`.
+    fn nan_unless(&mut self, cond: Value, x: Value) -> Value {
+        let nan = canonical_nan(self.b, self.loc);
+        self.select(cond, x, nan)
+    }
+    /// Whether `x` is NaN (`x != x`).
+    fn is_nan(&mut self, x: Value) -> Value {
+        self.cmp(CmpPred::Ne, x, x)
+    }
+    /// Whether `x`'s sign bit is set (also for -0.0).
+    fn sign_bit(&mut self, x: Value) -> Value {
+        let bits = self.b.bitcast(x, DType::I32, self.loc);
+        let zero = self.int(0);
+        self.cmp(CmpPred::Lt, bits, zero)
+    }
+    /// `(k, m)` with `x = m 2^k`, `m` in `[sqrt(2)/2, sqrt(2))` and `k` an `i32`, for a
+    /// positive normal `x` (bit operations, exact).
+    fn split_exponent(&mut self, x: Value) -> (Value, Value) {
+        let bits = self.b.bitcast(x, DType::I32, self.loc);
+        let (sqrt_half, shift) = (self.int(SQRT_HALF_BITS), self.int(23));
+        let t = self.sub(bits, sqrt_half);
+        let k = self.binary(BinaryOp::Shr, t, shift);
+        let k_bits = self.binary(BinaryOp::Shl, k, shift);
+        let m = self.sub(bits, k_bits);
+        (k, self.b.bitcast(m, DType::F32, self.loc))
+    }
+    /// `2^k` for an `i32` `k` in [-126, 127]: the exponent field `(k + 127) << 23`.
+    fn pow2(&mut self, k: Value) -> Value {
+        let (bias, shift) = (self.int(127), self.int(23));
+        let e = self.add(k, bias);
+        let bits = self.binary(BinaryOp::Shl, e, shift);
+        self.b.bitcast(bits, DType::F32, self.loc)
+    }
+    /// An integral float as an `i32` (the conversion truncates; exact here).
+    fn convert_to_i32(&mut self, x: Value) -> Value {
+        self.b.cast(x, DType::I32, self.loc, false)
+    }
+    /// An `i32` as an f32 (exact for the exponents converted here).
+    fn convert_to_f32(&mut self, k: Value) -> Value {
+        self.b.cast(k, DType::F32, self.loc, false)
+    }
+    /// `a + b` as `s + e` exactly (Knuth's TwoSum): `s` the rounded sum, `e` its error.
+    fn two_sum(&mut self, a: Value, b: Value) -> (Value, Value) {
+        let s = self.add(a, b);
+        let b_part = self.sub(s, a);
+        let a_part = self.sub(s, b_part);
+        let a_err = self.sub(a, a_part);
+        let b_err = self.sub(b, b_part);
+        (s, self.add(a_err, b_err))
+    }
+    /// `a + b` as `s + e` exactly where `a`'s exponent is at least `b`'s (Dekker's
+    /// Fast2Sum).
+    fn fast_two_sum(&mut self, a: Value, b: Value) -> (Value, Value) {
+        let s = self.add(a, b);
+        let a_part = self.sub(s, a);
+        (s, self.sub(b, a_part))
+    }
+}
+
+/// `k ln(2) + ln(m)` as `hi + lo` (within 2^-32 relative: 1.3e-10 at worst on a dense sweep
+/// of `ln(x)`, the rounding of `s^5`'s part dominating), given `m - 1 = f + f_lo` and
+/// `m + 1 = d + d_lo` (each pair a float and a small correction) and `k` as a float:
+/// `ln(m) = 2 atanh(s)` with `s = (m - 1) / (m + 1)` as `s + s_lo` (one division), then
+/// `2s + (2/3) s^3 + s^5 P(s^2)` ([`LOG_POLY`]) with the large terms summed exactly.
+fn log_reduced(o: &mut Ops, f: Value, f_lo: Option<Value>, d: Value, d_lo: Value, k: Value) -> (Value, Value) {
+    // s + s_lo = (f + f_lo) / (d + d_lo): s = f (1 / d), then the remainder f - s d (one
+    // rounding, in an fma) corrected by f_lo - s d_lo, times 1 / d.
+    let one = o.float(f, 1.0);
+    let r = o.div(one, d);
+    let s = o.mul(f, r);
+    let minus_s = o.neg(s);
+    let e = o.fma(minus_s, d, f);
+    let e = match f_lo {
+        Some(f_lo) => o.add(e, f_lo),
+        None => e,
+    };
+    let e = o.fma(minus_s, d_lo, e);
+    let s_lo = o.mul(e, r);
+    // s^3 as s3 + s3_lo: s^2 = z + z_lo and z s exactly (fma), plus 3 s^2 s_lo.
+    let z = o.mul(s, s);
+    let minus_z = o.neg(z);
+    let z_lo = o.fma(s, s, minus_z);
+    let s3 = o.mul(z, s);
+    let minus_s3 = o.neg(s3);
+    let s3_lo = o.fma(z, s, minus_s3);
+    let s3_lo = o.fma(z_lo, s, s3_lo);
+    let z3 = o.mul_c(z, 3.0);
+    let s3_lo = o.fma(z3, s_lo, s3_lo);
+    // (2/3) s^3 as t + t_lo, then the s^5 term into t_lo.
+    let (c_hi, c_lo) = LOG_TWO_THIRDS;
+    let t = o.mul_c(s3, c_hi);
+    let minus_t = o.neg(t);
+    let t_lo = o.fma_c(s3, c_hi, minus_t);
+    let t_lo = o.fma_c(s3, c_lo, t_lo);
+    let t_lo = o.fma_c(s3_lo, c_hi, t_lo);
+    let p = o.horner(z, &LOG_POLY);
+    let s5 = o.mul(s3, z);
+    let t_lo = o.fma(s5, p, t_lo);
+    // k LN2_HI + 2s + t summed exactly (each 2s and t may be the largest), the small
+    // parts added to the errors.
+    let k_hi = o.mul_c(k, LN2_HI);
+    let two_s = o.add(s, s);
+    let (h, e1) = o.two_sum(k_hi, two_s);
+    let (h, e2) = o.two_sum(h, t);
+    let two_s_lo = o.add(s_lo, s_lo);
+    let small = o.add(t_lo, two_s_lo);
+    let errors = o.add(e1, e2);
+    let lo = o.add(errors, small);
+    let lo = o.fma_c(k, LN2_LO, lo);
+    o.fast_two_sum(h, lo)
+}
+
+/// `v` with `e^(f + f_lo) = 1 + f + v`, for `|f| <= 0.347` and a small `f_lo`:
+/// `q = f^2 P(f)` ([`EXPM1_POLY`]) and `v = q + f_lo e^f`.
+fn exp_reduced(o: &mut Ops, f: Value, f_lo: Value) -> Value {
+    let f2 = o.mul(f, f);
+    let p = o.horner(f, &EXPM1_POLY);
+    let q = o.mul(f2, p);
+    let one = o.float(f, 1.0);
+    let one_f = o.add(one, f);
+    let e = o.add(one_f, q);
+    o.fma(f_lo, e, q)
+}
+
+/// `log1p(x) = ln(1 + x)` from exact steps and one division, within 1 ulp of the correctly
+/// rounded result (`docs/semantics.md`). Where `1 + x` lies in `[sqrt(2)/2, sqrt(2))` the
+/// reduced argument is `x` itself (`m - 1 = x`, no rounding); elsewhere `u = 1 + x` rounded,
+/// its rounding error `c = x - (u - 1)` (exact) kept, and `u = m 2^k` split by bit operations:
+/// `ln(1 + x) = k ln(2) + ln(m + c 2^-k)` ([`log_reduced`]).
+fn log1p_value(b: &mut Builder, x: Value, loc: SourceLoc) -> Value {
+    let o = &mut Ops { b, loc };
+    let (one, two, zero) = (o.float(x, 1.0), o.float(x, 2.0), o.float(x, 0.0));
+    // near: m - 1 = x, m + 1 = 2 + x as d + d_lo (Fast2Sum, |x| < 2)
+    let (d_near, d_near_lo) = o.fast_two_sum(two, x);
+    // far: u = 1 + x, c its rounding error (exact while u - 1 is, u in [0.5, 2^24]; beyond,
+    // c is negligible next to ln(u) >= 16)
+    let u = o.add(one, x);
+    let u_less_one = o.sub(u, one);
+    let c = o.sub(x, u_less_one);
+    let (k, m) = o.split_exponent(u);
+    // c 2^-k (k <= 126 keeps the power a float; c is 0 where k is larger)
+    let k_max = o.int(126);
+    let k_capped = o.min(k, k_max);
+    let minus_k = o.neg(k_capped);
+    let scale = o.pow2(minus_k);
+    let m_lo = o.mul(c, scale);
+    let f_far = o.sub(m, one);
+    let (d_far, d_far_lo) = o.fast_two_sum(one, m);
+    let d_far_lo = o.add(d_far_lo, m_lo);
+    let k_far = o.convert_to_f32(k);
+    let above = o.cmp_c(CmpPred::Ge, x, LOG1P_NEAR.0);
+    let below = o.cmp_c(CmpPred::Lt, x, LOG1P_NEAR.1);
+    let near = o.and(above, below);
+    let f = o.select(near, x, f_far);
+    let f_lo = o.select(near, zero, m_lo);
+    let d = o.select(near, d_near, d_far);
+    let d_lo = o.select(near, d_near_lo, d_far_lo);
+    let k = o.select(near, zero, k_far);
+    let (r, _) = log_reduced(o, f, Some(f_lo), d, d_lo, k);
+    // |x| < 2^-24 (signed zeros, subnormals): x; +inf: +inf; -1: -inf; below -1 and NaN:
+    // NaN (the comparison is false for NaN)
+    let a = o.abs(x);
+    let tiny = o.cmp_c(CmpPred::Lt, a, TINY);
+    let r = o.select(tiny, x, r);
+    let inf = o.cmp_c(CmpPred::Eq, x, f32::INFINITY);
+    let r = o.select(inf, x, r);
+    let minus_one = o.cmp_c(CmpPred::Eq, x, -1.0);
+    let r = o.select_c(minus_one, f32::NEG_INFINITY, r);
+    let defined = o.cmp_c(CmpPred::Ge, x, -1.0);
+    o.nan_unless(defined, r)
+}
+
+/// `expm1(x) = e^x - 1` from exact steps, within 1 ulp of the correctly rounded result
+/// (`docs/semantics.md`): `k = rint(x log2(e))`, `f = x - k LN2_HI` (exact in an fma),
+/// `f_lo = -k LN2_LO`, and `2^k (1 + f + v) - 1` ([`exp_reduced`]) summed as
+/// `2^k v + (2^k f + (2^k - 1))`, where `2^k f` and `2^k - 1` are exact for the `k` that
+/// matter: no cancellation is left to the rounding.
+fn expm1_value(b: &mut Builder, x: Value, loc: SourceLoc) -> Value {
+    let o = &mut Ops { b, loc };
+    // NaN-ignoring clamp: a NaN becomes a bound here and is restored below
+    let (lo, hi) = (o.float(x, EXPM1_RANGE.0), o.float(x, EXPM1_RANGE.1));
+    let xc = o.max(x, lo);
+    let xc = o.min(xc, hi);
+    let t = o.mul_c(xc, LOG2E);
+    let kf = o.math(MathFn::Rint, t);
+    let minus_k = o.neg(kf);
+    let f = o.fma_c(minus_k, LN2_HI, xc);
+    let f_lo = o.mul_c(kf, -LN2_LO);
+    let v = exp_reduced(o, f, f_lo);
+    // k = 128 (x above 88.38) scales by 2^127, then doubles: the -1 does not matter there,
+    // and the doubling overflows where e^x does
+    let k = o.convert_to_i32(kf);
+    let k_max = o.int(127);
+    let k_capped = o.min(k, k_max);
+    let s = o.pow2(k_capped);
+    let one = o.float(x, 1.0);
+    let s_less_one = o.sub(s, one);
+    let a = o.fma(s, f, s_less_one);
+    let y = o.fma(s, v, a);
+    let doubled = o.cmp(CmpPred::Gt, k, k_max);
+    let y2 = o.mul_c(y, 2.0);
+    let y = o.select(doubled, y2, y);
+    // |x| < 2^-24 (signed zeros, subnormals): x; +-inf come out of the clamp as +inf, -1
+    let a = o.abs(x);
+    let tiny = o.cmp_c(CmpPred::Lt, a, TINY);
+    let y = o.select(tiny, x, y);
+    let nan = o.is_nan(x);
+    o.nan_where(nan, y)
+}
+
+/// `pow(x, y) = x^y` from exact steps and one division, within 1 ulp of the correctly
+/// rounded result (`docs/semantics.md`): `ln|x|` as `l + l_lo` ([`log_reduced`], a
+/// subnormal `x` scaled by 2^24 first), `y ln|x|` as `p + p_lo` (the product's error exact
+/// in an fma), then `e^(p + p_lo) = 2^k (1 + g + v)` ([`exp_reduced`]) scaled by two normal
+/// powers, `2^(k >> 1)` and `2^(k - (k >> 1))`, so that only the last product can round a
+/// subnormal result. The special cases are C's `powf` (`libdevice.pow`), selected last.
+fn pow_value(b: &mut Builder, x: Value, y: Value, loc: SourceLoc) -> Value {
+    let o = &mut Ops { b, loc };
+    let ax = o.abs(x);
+    let subnormal = o.cmp_c(CmpPred::Lt, ax, f32::MIN_POSITIVE);
+    let scaled = o.mul_c(ax, 16_777_216.0);
+    let normal = o.select(subnormal, scaled, ax);
+    let (k, m) = o.split_exponent(normal);
+    let (shift, no_shift) = (o.int(24), o.int(0));
+    let shift = o.select(subnormal, shift, no_shift);
+    let k = o.sub(k, shift);
+    let k = o.convert_to_f32(k);
+    let one = o.float(x, 1.0);
+    let f = o.sub(m, one);
+    let (d, d_lo) = o.fast_two_sum(one, m);
+    let (l, l_lo) = log_reduced(o, f, None, d, d_lo, k);
+    // y ln|x| = p + p_lo
+    let t = o.mul(l, y);
+    let minus_t = o.neg(t);
+    let t_lo = o.fma(l, y, minus_t);
+    let t_lo = o.fma(l_lo, y, t_lo);
+    let (p, p_lo) = o.fast_two_sum(t, t_lo);
+    // e^(p + p_lo); the clamp (NaN-ignoring) keeps the lanes selected away below finite
+    let (lo, hi) = (o.float(x, POW_EXPONENT_RANGE.0), o.float(x, POW_EXPONENT_RANGE.1));
+    let pc = o.max(p, lo);
+    let pc = o.min(pc, hi);
+    let scaled = o.mul_c(pc, LOG2E);
+    let kf = o.math(MathFn::Rint, scaled);
+    let minus_k = o.neg(kf);
+    let g = o.fma_c(minus_k, LN2_HI, pc);
+    let g_lo = o.fma_c(minus_k, LN2_LO, p_lo);
+    let v = exp_reduced(o, g, g_lo);
+    // 2^k1 (1 + g + v) rounded once (1 + g split exactly), then times 2^k2
+    let (a, a_lo) = o.fast_two_sum(one, g);
+    let w = o.add(a_lo, v);
+    let k = o.convert_to_i32(kf);
+    let one_bit = o.int(1);
+    let k1 = o.binary(BinaryOp::Shr, k, one_bit);
+    let k2 = o.sub(k, k1);
+    let (s1, s2) = (o.pow2(k1), o.pow2(k2));
+    let s1a = o.mul(s1, a);
+    let r = o.fma(s1, w, s1a);
+    let r = o.mul(r, s2);
+    let over = o.cmp(CmpPred::Gt, t, hi);
+    let r = o.select_c(over, f32::INFINITY, r);
+    let under = o.cmp(CmpPred::Lt, t, lo);
+    let r = o.select_c(under, 0.0, r);
+    // a negative x (-0 included) to an odd integer power is negative
+    let y_int = o.math(MathFn::Trunc, y);
+    let integral = o.cmp(CmpPred::Eq, y_int, y);
+    let not_integral = o.cmp(CmpPred::Ne, y_int, y);
+    let half = o.mul_c(y, 0.5);
+    let half_int = o.math(MathFn::Trunc, half);
+    let half_fraction = o.cmp(CmpPred::Ne, half_int, half);
+    let odd = o.and(integral, half_fraction);
+    let x_sign = o.sign_bit(x);
+    let negative = o.and(x_sign, odd);
+    let minus_r = o.neg(r);
+    let r = o.select(negative, minus_r, r);
+    // x < 0 and y not an integer: NaN
+    let x_negative = o.cmp_c(CmpPred::Lt, x, 0.0);
+    let no_real_power = o.and(x_negative, not_integral);
+    let r = o.nan_where(no_real_power, r);
+    // x = +-0 or +-inf: inf where |x| = inf and y > 0 or |x| = 0 and y < 0, else 0,
+    // negative for the odd powers of a negative x
+    let x_zero = o.cmp_c(CmpPred::Eq, ax, 0.0);
+    let x_inf = o.cmp_c(CmpPred::Eq, ax, f32::INFINITY);
+    let x_edge = o.or(x_zero, x_inf);
+    let minus_y = o.neg(y);
+    let toward_inf = o.select(x_inf, y, minus_y);
+    let big = o.cmp_c(CmpPred::Gt, toward_inf, 0.0);
+    let (inf, zero) = (o.float(x, f32::INFINITY), o.float(x, 0.0));
+    let edge = o.select(big, inf, zero);
+    let minus_edge = o.neg(edge);
+    let edge = o.select(negative, minus_edge, edge);
+    let r = o.select(x_edge, edge, r);
+    let x_nan = o.is_nan(x);
+    let y_nan = o.is_nan(y);
+    let any_nan = o.or(x_nan, y_nan);
+    let r = o.nan_where(any_nan, r);
+    // 1 for x = 1 and for y = +-0 (NaN operands included), and for x = -1, y = +-inf
+    let ay = o.abs(y);
+    let x_unit = o.cmp_c(CmpPred::Eq, ax, 1.0);
+    let y_inf = o.cmp_c(CmpPred::Eq, ay, f32::INFINITY);
+    let unit_inf = o.and(x_unit, y_inf);
+    let x_one = o.cmp_c(CmpPred::Eq, x, 1.0);
+    let y_zero = o.cmp_c(CmpPred::Eq, y, 0.0);
+    let one_result = o.or(x_one, y_zero);
+    let one_result = o.or(one_result, unit_inf);
+    o.select(one_result, one, r)
+}
+
+/// `atan2(y, x)`, the angle of the point `(x, y)` in `[-pi, pi]`, within 1 ulp of the
+/// correctly rounded result (`docs/semantics.md`): `a = min(|x|, |y|) / max(|x|, |y|)`
+/// (one division; `0/0` and `inf/inf` taken as 0 and 1), `atan(a) = a + a^3 P(a^2)`
+/// ([`ATAN_POLY`]), then the octant: `pi/2 - atan(a)` where `|y| > |x|`, `pi - ..` where
+/// `x`'s sign bit is set (so `atan2(+-0, -0) = +-pi`), with `y`'s sign. `pi` and `pi/2` are
+/// added in two parts, the small one first.
+fn atan2_value(b: &mut Builder, y: Value, x: Value, loc: SourceLoc) -> Value {
+    let o = &mut Ops { b, loc };
+    let (ax, ay) = (o.abs(x), o.abs(y));
+    let big = o.max(ax, ay);
+    let small = o.min(ax, ay);
+    let a = o.div(small, big);
+    let x_inf = o.cmp_c(CmpPred::Eq, ax, f32::INFINITY);
+    let y_inf = o.cmp_c(CmpPred::Eq, ay, f32::INFINITY);
+    let both_inf = o.and(x_inf, y_inf);
+    let a = o.select_c(both_inf, 1.0, a);
+    let both_zero = o.cmp_c(CmpPred::Eq, big, 0.0);
+    let a = o.select_c(both_zero, 0.0, a);
+    let z = o.mul(a, a);
+    let p = o.horner(z, &ATAN_POLY);
+    let a3 = o.mul(a, z);
+    let r = o.fma(a3, p, a);
+    // (c_hi + c_lo) +- r: +r, pi/2 - r, pi/2 + r, pi - r
+    let swap = o.cmp(CmpPred::Gt, ay, ax);
+    let x_sign = o.sign_bit(x);
+    let (zero, pi, pi_lo) = (o.float(x, 0.0), o.float(x, PI_HI), o.float(x, PI_LO));
+    let (half_pi, half_pi_lo) = (o.float(x, HALF_PI_HI), o.float(x, HALF_PI_LO));
+    let c = o.select(x_sign, pi, zero);
+    let c = o.select(swap, half_pi, c);
+    let c_lo = o.select(x_sign, pi_lo, zero);
+    let c_lo = o.select(swap, half_pi_lo, c_lo);
+    let subtract = o.binary(BinaryOp::Xor, swap, x_sign);
+    let minus_r = o.neg(r);
+    let r = o.select(subtract, minus_r, r);
+    let r = o.add(r, c_lo);
+    let r = o.add(r, c);
+    let r = with_sign_of(o.b, r, y, loc);
+    let x_nan = o.is_nan(x);
+    let y_nan = o.is_nan(y);
+    let any_nan = o.or(x_nan, y_nan);
+    o.nan_where(any_nan, r)
+}
+
+/// `ln(1 + x)` (`libdevice.log1p`, `tl.math.log1p` in Triton 2), accurate also where `x` is
+/// tiny: within 1 ulp of the correctly rounded result, computed with exact operations and
+/// one division, so every back end gives the same bits (`docs/semantics.md`).
+/// `log1p(-1) = -inf`, NaN below -1. f16/bf16 compute in f32 and round once.
+#[track_caller]
+pub fn log1p<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
+    float_fn("log1p", x, SourceLoc::caller(), log1p_value)
+}
+
+/// `e^x - 1` (`libdevice.expm1`), accurate also where `x` is tiny: within 1 ulp of the
+/// correctly rounded result, computed with exact operations, so every back end gives the
+/// same bits (`docs/semantics.md`). f16/bf16 compute in f32 and round once.
+#[track_caller]
+pub fn expm1<T: NumericMarker>(x: Tensor<T>) -> Tensor<T> {
+    float_fn("expm1", x, SourceLoc::caller(), expm1_value)
+}
+
+/// `x^y` (`libdevice.pow`, C `powf`): within 1 ulp of the correctly rounded result,
+/// computed with exact operations and one division, so every back end gives the same bits
+/// (`docs/semantics.md`), with C's special cases: `pow(x, +-0) = 1` and `pow(1, y) = 1` even
+/// for a NaN operand, NaN for a finite negative `x` and a finite non-integer `y`, a negative
+/// result for a negative `x` (-0 and -inf included) and an odd integer `y`. `y` is a tensor
+/// of `x`'s dtype and broadcasts; f16/bf16 compute in f32 and round once.
+#[track_caller]
+pub fn pow<T: NumericMarker, Y: TensorOperand<DType = T>>(x: Tensor<T>, y: Y) -> Tensor<T> {
+    float_fn2("pow", x, y, SourceLoc::caller(), pow_value)
+}
+
+/// The angle of the point `(x, y)`, in `[-pi, pi]` (`libdevice.atan2`, C `atan2f`; `y`
+/// first, as there): within 1 ulp of the correctly rounded result, computed with exact
+/// operations and one division, so every back end gives the same bits
+/// (`docs/semantics.md`), with C's signed zeros and infinities (`atan2(+-0, -0) = +-pi`,
+/// `atan2(+-inf, -inf) = +-3pi/4`). `x` is a tensor of `y`'s dtype and broadcasts;
+/// f16/bf16 compute in f32 and round once.
+#[track_caller]
+pub fn atan2<T: NumericMarker, X: TensorOperand<DType = T>>(y: Tensor<T>, x: X) -> Tensor<T> {
+    float_fn2("atan2", y, x, SourceLoc::caller(), atan2_value)
 }
 
 /// `|x|` (`tl.abs`): floats clear the sign bit; ints wrap (`abs(i32::MIN) == i32::MIN`).
@@ -709,8 +1277,24 @@ macro_rules! methods {
 }
 methods!(
     exp, exp2, exp2_ftz, log, log2, sqrt, sqrt_rn, rsqrt, abs, floor, ceil, trunc, rint, round, sin, cos, tanh, erf,
-    sigmoid
+    sigmoid, log1p, expm1
 );
+
+/// The math functions of two operands as methods: `x.pow(y)` is `pow(x, y)`, `y.atan2(x)`
+/// is `atan2(y, x)` (as Rust's `f32::powf` and `f32::atan2` take theirs).
+impl<T: NumericMarker> Tensor<T> {
+    /// `pow(self, y)`, see [`pow`](fn@pow).
+    #[track_caller]
+    pub fn pow<Y: TensorOperand<DType = T>>(self, y: Y) -> Tensor<T> {
+        pow(self, y)
+    }
+
+    /// `atan2(self, x)`, see [`atan2`](fn@atan2).
+    #[track_caller]
+    pub fn atan2<X: TensorOperand<DType = T>>(self, x: X) -> Tensor<T> {
+        atan2(self, x)
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -740,6 +1324,77 @@ mod tests {
         for a in (lo..=hi).step_by(7).map(f32::from_bits).chain(tiny).chain([0.0, 4.0]) {
             let t = q_of(a) * -LOG2E;
             assert!(t > -126.0 && t < 1.0, "a = {a:e}: exponent {t}");
+        }
+    }
+
+    /// `n + 1` evenly spaced points of `[lo, hi]`.
+    fn grid(lo: f64, hi: f64, n: usize) -> impl Iterator<Item = f64> {
+        (0..=n).map(move |i| lo + (hi - lo) * i as f64 / n as f64)
+    }
+
+    /// The polynomial with f32 `coefficients` (highest first) at `x`, in f64.
+    fn poly(coefficients: &[f32], x: f64) -> f64 {
+        coefficients.iter().fold(0.0, |r, &c| r * x + f64::from(c))
+    }
+
+    /// The fits are as good as their docs say (the relative errors `docs/semantics.md`
+    /// states), evaluated in f64 with the f32 coefficients over their whole ranges: a
+    /// coefficient typed in wrong shows here before any kernel runs.
+    #[test]
+    fn the_fits_meet_their_stated_errors() {
+        let mut worst = [0.0f64; 3];
+        for f in grid(-0.347, 0.347, 200_000).filter(|f| *f != 0.0) {
+            let exact = f.exp_m1();
+            let fit = f + f * f * poly(&EXPM1_POLY, f);
+            worst[0] = worst[0].max(((fit - exact) / exact).abs());
+        }
+        let (c_hi, c_lo) = LOG_TWO_THIRDS;
+        let two_thirds = f64::from(c_hi) + f64::from(c_lo);
+        for s in grid(-0.1716, 0.1716, 200_000).filter(|s| *s != 0.0) {
+            let exact = 2.0 * s.atanh();
+            let fit = 2.0 * s + two_thirds * s.powi(3) + s.powi(5) * poly(&LOG_POLY, s * s);
+            worst[1] = worst[1].max(((fit - exact) / exact).abs());
+        }
+        for a in grid(0.0, 1.0, 200_000).skip(1) {
+            let exact = a.atan();
+            let fit = a + a.powi(3) * poly(&ATAN_POLY, a * a);
+            worst[2] = worst[2].max(((fit - exact) / exact).abs());
+        }
+        assert!(worst[0] < 4.5e-10 && worst[1] < 9e-12 && worst[2] < 4.6e-10, "{worst:?}");
+        // 2/3 in two parts is 2/3 to f64 precision
+        assert!((two_thirds - 2.0 / 3.0).abs() < 1e-15, "{two_thirds}");
+    }
+
+    /// The reductions keep the polynomials' arguments inside the ranges they were fitted on:
+    /// `s^2 <= 0.0295` for every `m` that the bit split gives and at `log1p`'s near-path
+    /// bounds (with `s` rounded as the kernel computes it, `f * (1 / d)`), and `|f| <= 0.347`
+    /// for every `x` that `expm1` and `pow` reduce (their clamps' ranges, sampled
+    /// densely, with `k` and `f` computed as in `expm1_value`).
+    #[test]
+    fn the_reductions_stay_in_the_fitted_ranges() {
+        let m_lo = f32::from_bits(SQRT_HALF_BITS as u32);
+        let m_hi = f32::from_bits((SQRT_HALF_BITS + (1 << 23) - 1) as u32);
+        assert!(f64::from(m_lo) < std::f64::consts::FRAC_1_SQRT_2 && f64::from(m_hi) < std::f64::consts::SQRT_2);
+        let reduced = |f: f32, d: f32| f * (1.0 / d);
+        for s in [
+            reduced(m_lo - 1.0, m_lo + 1.0),
+            reduced(m_hi - 1.0, m_hi + 1.0),
+            reduced(LOG1P_NEAR.0, 2.0 + LOG1P_NEAR.0),
+            reduced(LOG1P_NEAR.1, 2.0 + LOG1P_NEAR.1),
+        ] {
+            assert!(s * s <= 0.0295, "s = {s}");
+        }
+        let (lo, hi) = (POW_EXPONENT_RANGE.0.min(EXPM1_RANGE.0), POW_EXPONENT_RANGE.1.max(EXPM1_RANGE.1));
+        let (a, b) = (lo.to_bits(), hi.to_bits());
+        // every 7th f32 of [lo, 0) and of [0, hi]
+        let negative = (0..a - 0x8000_0000).step_by(7).map(|i| f32::from_bits(a - i));
+        let positive = (0..=b).step_by(7).map(f32::from_bits);
+        for x in negative.chain(positive).chain([lo, hi]) {
+            let k = (x * LOG2E).round_ties_even();
+            let f = (-k).mul_add(LN2_HI, x);
+            assert!(f.abs() <= 0.347, "x = {x:e}: f = {f}");
+            // and k LN2_HI is exact, so f is x - k LN2_HI exactly
+            assert_eq!(f64::from(k * LN2_HI), f64::from(k) * f64::from(LN2_HI), "x = {x:e}");
         }
     }
 }

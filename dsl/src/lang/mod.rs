@@ -43,8 +43,9 @@ pub use debug::{PrintArgs, device_assert, device_print, static_assert, static_pr
 pub use dot::{DotOptions, dot, dot_with};
 pub use dtype::{DTypeMarker, IntMarker, NumericMarker, Ptr, ScalarMarker};
 pub use math::{
-    abs, ceil, clamp, clamp_with, copysign, cos, div_rn, erf, exp, exp2, exp2_ftz, fdiv, floor, fma, fmod, isinf,
-    isnan, log, log2, rint, round, rsqrt, sigmoid, signbit, sin, sqrt, sqrt_rn, tanh, trunc, umulhi,
+    abs, atan2, ceil, clamp, clamp_with, copysign, cos, div_rn, erf, exp, exp2, exp2_ftz, expm1, fdiv, floor, fma,
+    fmod, isinf, isnan, log, log1p, log2, pow, rint, round, rsqrt, sigmoid, signbit, sin, sqrt, sqrt_rn, tanh, trunc,
+    umulhi,
 };
 pub use operators::{cast, eq, ge, gt, le, lt, ne};
 pub use ops::{

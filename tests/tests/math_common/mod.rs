@@ -2,7 +2,9 @@
 //! GPU rows) and `math_sweep.rs` (dense ULP sweeps against the correctly rounded f64
 //! function): one row per function with its DSL call, its CPU reference, its domain, its
 //! GPU bound and the PTX instruction it lowers to, and the kernel `math_fn` that applies
-//! row `FUNC` to three loaded operands.
+//! row `FUNC` to three loaded operands; and the CPU references of the compositions
+//! (`erf_ref`, `log1p_ref`, `expm1_ref`, `pow_ref`, `atan2_ref`), each the documented
+//! sequence of roundings written with Rust's f32 operations.
 #![allow(dead_code, reason = "each test crate uses part of the table")]
 
 use rtriton::kernel;
@@ -61,6 +63,184 @@ pub fn erf_ref(x: f32) -> f32 {
     let far = 1.0 - exp_ref(-q);
     let far = if x < 0.0 { -far } else { far };
     canonical(if a >= 0.875 { far } else { near })
+}
+
+/// `ln(2)` in two parts, `pi` and `pi/2` and the rest of each, as `docs/semantics.md` gives
+/// them (written as bits, independently of the DSL's constants).
+pub const LN2_HI: f32 = f32::from_bits(0x3F31_7200);
+pub const LN2_LO: f32 = f32::from_bits(0x35BF_BE8E);
+const PI_LO: f32 = f32::from_bits(0xB3BB_BD2E);
+const HALF_PI_LO: f32 = f32::from_bits(0xB33B_BD2E);
+
+/// Horner's rule with `mul_add` (fma.rn), coefficients highest first.
+fn horner(x: f32, c: &[f32]) -> f32 {
+    c[2..].iter().fold(x.mul_add(c[0], c[1]), |r, &k| r.mul_add(x, k))
+}
+
+/// `a + b` as the rounded sum and its exact error (TwoSum).
+fn two_sum(a: f32, b: f32) -> (f32, f32) {
+    let s = a + b;
+    let b_part = s - a;
+    let a_part = s - b_part;
+    (s, (a - a_part) + (b - b_part))
+}
+
+/// `a + b` as the rounded sum and its exact error, `a`'s exponent at least `b`'s (Fast2Sum).
+fn fast_two_sum(a: f32, b: f32) -> (f32, f32) {
+    let s = a + b;
+    (s, b - (s - a))
+}
+
+/// `2^k` from its exponent field.
+fn pow2(k: i32) -> f32 {
+    f32::from_bits(((k + 127) << 23) as u32)
+}
+
+/// `(k, m)` with `x = m 2^k`, `m` in `[sqrt(2)/2, sqrt(2))`, for a positive normal `x`.
+fn split_exponent(x: f32) -> (i32, f32) {
+    let bits = x.to_bits() as i32;
+    let k = bits.wrapping_sub(0x3F35_04F3) >> 23;
+    (k, f32::from_bits(bits.wrapping_sub(k << 23) as u32))
+}
+
+/// `k ln(2) + ln(m)` as a sum of two floats, from `m - 1 = f + f_lo` and `m + 1 = d + d_lo`
+/// (`lang::math::log_reduced`, step for step).
+fn log_reduced(f: f32, f_lo: Option<f32>, d: f32, d_lo: f32, k: f32) -> (f32, f32) {
+    use rtriton::lang::math::{LOG_POLY, LOG_TWO_THIRDS};
+    let r = 1.0 / d;
+    let s = f * r;
+    let e = (-s).mul_add(d, f);
+    let e = f_lo.map_or(e, |l| e + l);
+    let e = (-s).mul_add(d_lo, e);
+    let s_lo = e * r;
+    let z = s * s;
+    let z_lo = s.mul_add(s, -z);
+    let s3 = z * s;
+    let s3_lo = z.mul_add(s, -s3);
+    let s3_lo = z_lo.mul_add(s, s3_lo);
+    let s3_lo = (z * 3.0).mul_add(s_lo, s3_lo);
+    let (c_hi, c_lo) = LOG_TWO_THIRDS;
+    let t = s3 * c_hi;
+    let t_lo = s3.mul_add(c_hi, -t);
+    let t_lo = s3.mul_add(c_lo, t_lo);
+    let t_lo = s3_lo.mul_add(c_hi, t_lo);
+    let t_lo = (s3 * z).mul_add(horner(z, &LOG_POLY), t_lo);
+    let (h, e1) = two_sum(k * LN2_HI, s + s);
+    let (h, e2) = two_sum(h, t);
+    let lo = k.mul_add(LN2_LO, (e1 + e2) + (t_lo + (s_lo + s_lo)));
+    fast_two_sum(h, lo)
+}
+
+/// `v` with `e^(f + f_lo) = 1 + f + v` (`lang::math::exp_reduced`).
+fn exp_reduced(f: f32, f_lo: f32) -> f32 {
+    let q = (f * f) * horner(f, &rtriton::lang::math::EXPM1_POLY);
+    f_lo.mul_add((1.0 + f) + q, q)
+}
+
+/// `log1p` as `docs/semantics.md` states it.
+pub fn log1p_ref(x: f32) -> f32 {
+    let (d_near, d_near_lo) = fast_two_sum(2.0, x);
+    let u = 1.0 + x;
+    let c = x - (u - 1.0);
+    let (k, m) = split_exponent(u);
+    let m_lo = c * pow2(-k.min(126));
+    let (d_far, d_far_lo) = fast_two_sum(1.0, m);
+    // 1 + x in [sqrt(2)/2, sqrt(2)): the reduced argument is x itself
+    let near = (f32::from_bits(0xBE95_F61A)..f32::from_bits(0x3ED4_13CD)).contains(&x);
+    let (h, _) = if near {
+        log_reduced(x, Some(0.0), d_near, d_near_lo, 0.0)
+    } else {
+        log_reduced(m - 1.0, Some(m_lo), d_far, d_far_lo + m_lo, k as f32)
+    };
+    canonical(if x.abs() < f32::from_bits(0x3380_0000) || x == f32::INFINITY {
+        x
+    } else if x == -1.0 {
+        f32::NEG_INFINITY
+    } else if x >= -1.0 {
+        h
+    } else {
+        CANONICAL_NAN
+    })
+}
+
+/// `expm1` as `docs/semantics.md` states it.
+pub fn expm1_ref(x: f32) -> f32 {
+    let xc = x.clamp(-30.0, 89.0);
+    let kf = (xc * LOG2E).round_ties_even();
+    let f = (-kf).mul_add(LN2_HI, xc);
+    let v = exp_reduced(f, kf * -LN2_LO);
+    let k = kf as i32;
+    let s = pow2(k.min(127));
+    let y = s.mul_add(v, s.mul_add(f, s - 1.0));
+    let y = if k > 127 { y * 2.0 } else { y };
+    canonical(if x.abs() < f32::from_bits(0x3380_0000) || x.is_nan() { x } else { y })
+}
+
+/// `pow` as `docs/semantics.md` states it, C's special cases included.
+pub fn pow_ref(x: f32, y: f32) -> f32 {
+    let ax = x.abs();
+    let subnormal = ax < f32::MIN_POSITIVE;
+    let (k, m) = split_exponent(if subnormal { ax * 16_777_216.0 } else { ax });
+    let k = if subnormal { k - 24 } else { k };
+    let (d, d_lo) = fast_two_sum(1.0, m);
+    let (l, l_lo) = log_reduced(m - 1.0, None, d, d_lo, k as f32);
+    let t = l * y;
+    let t_lo = l_lo.mul_add(y, l.mul_add(y, -t));
+    let (p, p_lo) = fast_two_sum(t, t_lo);
+    let pc = p.clamp(-105.0, 90.0);
+    let kf = (pc * LOG2E).round_ties_even();
+    let g = (-kf).mul_add(LN2_HI, pc);
+    let v = exp_reduced(g, (-kf).mul_add(LN2_LO, p_lo));
+    let (a, a_lo) = fast_two_sum(1.0, g);
+    let k = kf as i32;
+    let s1 = pow2(k >> 1);
+    let mut r = s1.mul_add(a_lo + v, s1 * a) * pow2(k - (k >> 1));
+    if t > 90.0 {
+        r = f32::INFINITY;
+    }
+    if t < -105.0 {
+        r = 0.0;
+    }
+    let odd = y.trunc() == y && (y * 0.5).trunc() != y * 0.5;
+    let negative = x.is_sign_negative() && odd;
+    if ax == 0.0 || ax == f32::INFINITY {
+        r = if (ax == f32::INFINITY) == (y > 0.0) { f32::INFINITY } else { 0.0 };
+    }
+    if negative {
+        r = -r;
+    }
+    if x < 0.0 && x.is_finite() && y.is_finite() && y.trunc() != y {
+        r = CANONICAL_NAN;
+    }
+    if x.is_nan() || y.is_nan() {
+        r = CANONICAL_NAN;
+    }
+    if x == 1.0 || y == 0.0 || (ax == 1.0 && y.is_infinite()) {
+        r = 1.0;
+    }
+    r
+}
+
+/// `atan2(y, x)` as `docs/semantics.md` states it.
+pub fn atan2_ref(y: f32, x: f32) -> f32 {
+    let (ax, ay) = (x.abs(), y.abs());
+    let a = if ax.max(ay) == 0.0 {
+        0.0
+    } else if ax.is_infinite() && ay.is_infinite() {
+        1.0
+    } else {
+        ax.min(ay) / ax.max(ay)
+    };
+    let z = a * a;
+    let r = (a * z).mul_add(horner(z, &rtriton::lang::math::ATAN_POLY), a);
+    let (c, c_lo, subtract) = match (ay > ax, x.is_sign_negative()) {
+        (false, false) => (0.0, 0.0, false),
+        (true, false) => (std::f32::consts::FRAC_PI_2, HALF_PI_LO, true),
+        (true, true) => (std::f32::consts::FRAC_PI_2, HALF_PI_LO, false),
+        (false, true) => (PI, PI_LO, true),
+    };
+    let r = ((if subtract { -r } else { r }) + c_lo) + c;
+    if x.is_nan() || y.is_nan() { CANONICAL_NAN } else { r.copysign(y) }
 }
 
 pub const NAN_INF_ZERO: &[f32] = &[0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
@@ -427,6 +607,113 @@ pub fn functions() -> Vec<MathFn> {
             gpu_rule: Rule::ulps(2),
             instruction: "ex2.approx.ftz.f32",
         },
+        // log1p, expm1, pow and atan2 are compositions of exact operations: the GPU
+        // computes the reference's bits
+        MathFn {
+            name: "log1p",
+            build: |a, _, _| log1p(a),
+            reference: |a, _, _| log1p_ref(a),
+            domain: (-1.0, 100.0),
+            gpu_specials: &[
+                0.0,
+                -0.0,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                f32::NAN,
+                -1.0,
+                -1.5,
+                -0.999_999_94,
+                1e-45,
+                -1e-40,
+                5.960_464_5e-8,
+                -5.960_464_5e-8,
+                5.960_465e-8,
+                -0.292_893_23,
+                0.414_213_57,
+                0.414_213_54,
+                16_777_216.0,
+                1e30,
+                f32::MAX,
+            ],
+            gpu_rule: bits,
+            instruction: "div.rn.f32",
+        },
+        MathFn {
+            name: "expm1",
+            build: |a, _, _| expm1(a),
+            reference: |a, _, _| expm1_ref(a),
+            domain: (-40.0, 90.0),
+            gpu_specials: &[
+                0.0,
+                -0.0,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                f32::NAN,
+                1e-45,
+                -1e-40,
+                5.960_464_5e-8,
+                -5.960_465e-8,
+                0.346_573_6,
+                -0.346_573_6,
+                -17.328_68,
+                -30.5,
+                88.38,
+                88.722_83,
+                88.722_84,
+                f32::MAX,
+                -f32::MAX,
+            ],
+            gpu_rule: bits,
+            instruction: "cvt.rni.f32.f32",
+        },
+        MathFn {
+            name: "pow",
+            build: |a, b, _| pow(a, b),
+            reference: |a, b, _| pow_ref(a, b),
+            domain: (-4.0, 4.0),
+            gpu_specials: &[
+                0.0,
+                -0.0,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                f32::NAN,
+                1.0,
+                -1.0,
+                0.5,
+                -0.5,
+                2.0,
+                -2.0,
+                1e-45,
+                -1e-40,
+                f32::MAX,
+                -f32::MAX,
+            ],
+            gpu_rule: bits,
+            instruction: "div.rn.f32",
+        },
+        MathFn {
+            name: "atan2",
+            build: |a, b, _| atan2(a, b),
+            reference: |a, b, _| atan2_ref(a, b),
+            domain: (-10.0, 10.0),
+            gpu_specials: &[
+                0.0,
+                -0.0,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                f32::NAN,
+                1.0,
+                -1.0,
+                3.0,
+                -2.5,
+                1e-45,
+                -1e-45,
+                f32::MAX,
+                -f32::MAX,
+            ],
+            gpu_rule: bits,
+            instruction: "div.rn.f32",
+        },
     ]
 }
 
@@ -451,7 +738,7 @@ kernel! {
     }
 }
 
-pub const NAMES: [&str; 28] = [
+pub const NAMES: [&str; 32] = [
     "exp",
     "exp2",
     "log",
@@ -480,4 +767,8 @@ pub const NAMES: [&str; 28] = [
     "div_rn",
     "fdiv",
     "exp2_ftz",
+    "log1p",
+    "expm1",
+    "pow",
+    "atan2",
 ];
