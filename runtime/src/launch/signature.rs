@@ -26,7 +26,7 @@ use rtriton::trace::TraceOptions;
 use rustc_hash::FxHasher;
 use smallvec::SmallVec;
 
-use rtriton::ir::{ParamKind, ScalarType};
+use rtriton::ir::{ParamDecl, ParamKind, ScalarType};
 use rtriton::trace::KernelDef;
 
 use super::{
@@ -45,6 +45,10 @@ pub type Classes = SmallVec<[ArgSpec; 16]>;
 struct KernelIdentity {
     name: &'static str,
     loc: SourceLoc,
+    /// Kernels a macro generates share a name and a site: their parameters (pointer
+    /// dtypes) and bodies tell them apart.
+    params: Vec<ParamDecl>,
+    body: usize,
     meta: Vec<(&'static str, i64)>,
     num_warps: u32,
     min_ctas_per_sm: u32,
@@ -60,6 +64,8 @@ impl KernelIdentity {
         KernelIdentity {
             name: k.def.name,
             loc: k.def.loc,
+            params: k.def.params.clone(),
+            body: k.def.body as usize,
             meta: k.meta.0.clone(),
             num_warps: k.num_warps,
             min_ctas_per_sm: k.min_ctas_per_sm,
@@ -75,6 +81,8 @@ impl KernelIdentity {
     fn matches(&self, k: &JitKernel, debug: bool) -> bool {
         self.name == k.def.name
             && self.loc == k.def.loc
+            && self.params == k.def.params
+            && self.body == k.def.body as usize
             && self.meta == k.meta.0
             && self.num_warps == k.num_warps
             && self.min_ctas_per_sm == k.min_ctas_per_sm
@@ -144,6 +152,7 @@ pub fn signature(kernel: &JitKernel, args: &[Arg<'_>], debug: bool) -> Option<(u
     let mut h = FxHasher::default();
     kernel.def.name.hash(&mut h);
     kernel.def.loc.hash(&mut h);
+    kernel.def.params.hash(&mut h);
     kernel.meta.0.hash(&mut h);
     (kernel.num_warps, kernel.min_ctas_per_sm, kernel.spec_policy, kernel.trace_options, debug).hash(&mut h);
     classes.hash(&mut h);
@@ -311,6 +320,14 @@ mod tests {
         assert_eq!(hit(&cache, &k.clone().spec_policy(SpecPolicy::Off), &base), None);
         assert_eq!(hit(&cache, &k.clone().debug(true), &base), None);
         assert_eq!(hit(&cache, &k.clone().in_place("y_ptr"), &base), None);
+        // Another kernel under the same name and site (as a macro generates them): other
+        // parameters, another body.
+        let mut twin = k.clone();
+        twin.def.params[2].kind = ParamKind::Scalar(ScalarType::I64);
+        assert_eq!(hit(&cache, &twin, &base), None);
+        let mut other_body = k.clone();
+        other_body.def.body = RowMaxVariant::RowMaxLoop.def().body;
+        assert_eq!(hit(&cache, &other_body, &base), None);
         // Preparing the variant keeps both.
         prepare(&mut cache, &k.clone().num_warps(8), &base, 8);
         assert_eq!((hit(&cache, &k, &base), hit(&cache, &k.clone().num_warps(8), &base)), (Some(7), Some(8)));
