@@ -9,6 +9,7 @@
 pub mod atomic;
 pub(crate) mod bits;
 pub mod convert;
+pub mod fp8;
 pub mod math;
 pub(crate) mod nan;
 pub mod scalar;
