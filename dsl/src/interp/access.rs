@@ -7,7 +7,7 @@
 use half::{bf16, f16};
 
 use crate::ir::ScalarType;
-use crate::lang::{F8E4M3, F8E5M2};
+use crate::semantics::fp8_types::{F8E4M3, F8E5M2};
 
 use super::error::Access;
 use super::memory::{Memory, MemoryError, check_align};

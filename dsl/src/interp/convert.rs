@@ -4,8 +4,8 @@
 use half::{bf16, f16};
 
 use crate::ir::{Fp8Format, ScalarType};
-use crate::lang::{F8E4M3, F8E5M2};
 use crate::semantics::convert::{Elem, convert};
+use crate::semantics::fp8_types::{F8E4M3, F8E5M2};
 
 use super::value::{Data, Trap, on_data, unsupported};
 

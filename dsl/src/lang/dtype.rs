@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 
 use half::{bf16, f16};
 
-use super::fp8::{F8E4M3, F8E5M2};
+use crate::semantics::fp8_types::{F8E4M3, F8E5M2};
 
 use crate::ir::{Constant, DType, ScalarType};
 

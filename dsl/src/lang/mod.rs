@@ -18,7 +18,6 @@ mod control;
 mod debug;
 mod dot;
 mod dtype;
-mod fp8;
 pub mod math;
 mod operators;
 mod ops;
@@ -33,6 +32,7 @@ mod standard;
 mod tensor;
 
 pub use crate::ir::InputPrecision;
+pub use crate::semantics::fp8_types::{F8E4M3, F8E5M2};
 pub use atomics::{
     Scope, Sem, atomic_add, atomic_add_with, atomic_and, atomic_and_with, atomic_cas, atomic_cas_with, atomic_max,
     atomic_max_with, atomic_min, atomic_min_with, atomic_or, atomic_or_with, atomic_xchg, atomic_xchg_with, atomic_xor,
@@ -43,7 +43,6 @@ pub use control::{if_, if_then, while_loop};
 pub use debug::{PrintArgs, device_assert, device_print, static_assert, static_print};
 pub use dot::{DotOptions, dot, dot_with};
 pub use dtype::{DTypeMarker, IntMarker, NumericMarker, Ptr, ScalarMarker};
-pub use fp8::{F8E4M3, F8E5M2};
 pub use math::{
     abs, atan2, ceil, clamp, clamp_with, copysign, cos, div_rn, erf, exp, exp2, exp2_ftz, expm1, fdiv, floor, fma,
     fmod, isinf, isnan, log, log1p, log2, pow, rint, round, rsqrt, sigmoid, signbit, sin, sqrt, sqrt_rn, tanh, trunc,

@@ -197,7 +197,7 @@ macro_rules! fp8_same_type {
         }
     )*};
 }
-fp8_same_type!(super::fp8::F8E4M3, super::fp8::F8E5M2);
+fp8_same_type!(crate::semantics::fp8_types::F8E4M3, crate::semantics::fp8_types::F8E5M2);
 
 /// `L + R` between numbers is `Promote`'s result.
 impl<L: Promote<R>, R: DTypeMarker> AddOutput<R> for L {

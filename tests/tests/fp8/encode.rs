@@ -12,6 +12,7 @@ use crate::run::{Launch, both};
 
 /// `(input, e4m3 code, e5m2 code)`.
 #[rustfmt::skip]
+#[allow(clippy::excessive_precision, reason = "each small power of two written as its exact decimal")]
 const F32_ROWS: &[(f32, u8, u8)] = &[
     (1.0, 0x38, 0x3C),
     // 1 + 1/16: an e4m3 tie between 1 and 1.125, to the even 1; nearest 1 in e5m2

@@ -1,8 +1,10 @@
-//! The 8-bit float element types, Triton's `tl.float8e4nv` ([`F8E4M3`]) and `tl.float8e5`
-//! ([`F8E5M2`]): one byte each, usable as `Ptr<F8E4M3>` and `.to::<F8E5M2>()` in kernels
-//! and as host buffer elements. They are storage types: a kernel loads, stores, selects
-//! and converts them; arithmetic needs a conversion to `f16` or `f32` first (the front
-//! end refuses it with a located error). The conversions are `semantics/fp8.rs`'s.
+//! The 8-bit float element types, Triton's `tl.float8e4nv` ([`F8E4M3`]) and
+//! `tl.float8e5` ([`F8E5M2`]), exported by `rtriton::lang` and the prelude: one byte each
+//! (`bytemuck::Pod`), usable as `Ptr<F8E4M3>` and `.to::<F8E5M2>()` in kernels. They are
+//! storage types: a kernel loads, stores, selects and converts them; arithmetic needs a
+//! conversion to `f16` or `f32` first (the front end refuses it with a located error).
+//! They live here, under the interpreter, which holds blocks of them; the conversions
+//! are `semantics/fp8.rs`'s.
 
 use crate::semantics::fp8::{Fp8Format, decode_to_f16_bits, decode_to_f32, encode_f32};
 
