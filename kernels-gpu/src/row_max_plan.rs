@@ -184,7 +184,13 @@ pub fn kernel_for(dtype: ScalarType) -> Result<(KernelDef, Option<u32>), Unsuppo
         ScalarType::I16 => Ok((row_max_split_i16(), None)),
         ScalarType::I8 => Ok((row_max_split_i8(), None)),
         ScalarType::U8 => Ok((row_max_split_u8(), None)),
-        ScalarType::I64 | ScalarType::U64 | ScalarType::F64 | ScalarType::Bool => Err(UnsupportedDtype(dtype)),
+        // fp8 has no comparisons: a row max of fp8 needs a conversion first
+        ScalarType::I64
+        | ScalarType::U64
+        | ScalarType::F64
+        | ScalarType::Bool
+        | ScalarType::F8E4M3
+        | ScalarType::F8E5M2 => Err(UnsupportedDtype(dtype)),
     }
 }
 

@@ -190,8 +190,8 @@ pub fn special<T: Element>(n: usize) -> Vec<T> {
                 })
                 .collect()
         }
-        // No buffer holds i1 (`Element` is not implemented for `bool`).
-        ScalarType::Bool => Vec::new(),
+        // No buffer holds i1 or fp8 (`Element` is not implemented for them).
+        ScalarType::Bool | ScalarType::F8E4M3 | ScalarType::F8E5M2 => Vec::new(),
     }
 }
 

@@ -102,7 +102,13 @@ pub fn reference(x: &Data, view: &View, identity: f64) -> Vec<f64> {
 /// The identity of `dtype` as `f64` (what an empty row gives).
 pub fn identity(dtype: ScalarType) -> f64 {
     match dtype {
-        ScalarType::F16 | ScalarType::BF16 | ScalarType::F32 | ScalarType::F64 => f64::NEG_INFINITY,
+        // fp8 has no row max (`kernel_for` refuses it); its identity would be -max finite or -inf
+        ScalarType::F16
+        | ScalarType::BF16
+        | ScalarType::F32
+        | ScalarType::F64
+        | ScalarType::F8E4M3
+        | ScalarType::F8E5M2 => f64::NEG_INFINITY,
         ScalarType::I8 => f64::from(i8::MIN),
         ScalarType::I16 => f64::from(i16::MIN),
         ScalarType::I32 => f64::from(i32::MIN),

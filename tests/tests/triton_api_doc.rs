@@ -315,6 +315,8 @@ fn compiled_claims() -> BTreeSet<&'static str> {
         "bf16" => zeros::<half::bf16>;
         "f32" => zeros::<f32>;
         "f64" => zeros::<f64>;
+        "F8E4M3" => zeros::<F8E4M3>;
+        "F8E5M2" => zeros::<F8E5M2>;
         // a macro and a path outside the prelude
         "kernel!" => {
             rtriton::kernel! { fn claimed(x: Ptr<f32>; const N: usize) {} }

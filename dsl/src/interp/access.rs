@@ -7,6 +7,7 @@
 use half::{bf16, f16};
 
 use crate::ir::ScalarType;
+use crate::semantics::fp8_types::{F8E4M3, F8E5M2};
 
 use super::error::Access;
 use super::memory::{Memory, MemoryError, check_align};
@@ -88,6 +89,8 @@ pub(crate) fn load(
         }
         ScalarType::I8 => read_all!(I8, i8, |b: &[u8]| i8::from_le_bytes([b[0]]), 0),
         ScalarType::U8 => read_all!(U8, u8, |b: &[u8]| b[0], 0),
+        ScalarType::F8E4M3 => read_all!(F8E4M3, F8E4M3, |b: &[u8]| F8E4M3::from_bits(b[0]), F8E4M3::default()),
+        ScalarType::F8E5M2 => read_all!(F8E5M2, F8E5M2, |b: &[u8]| F8E5M2::from_bits(b[0]), F8E5M2::default()),
         ScalarType::I16 => read_all!(I16, i16, |b: &[u8]| i16::from_le_bytes([b[0], b[1]]), 0),
         ScalarType::F16 => read_all!(F16, f16, |b: &[u8]| f16::from_le_bytes([b[0], b[1]]), f16::ZERO),
         ScalarType::BF16 => read_all!(BF16, bf16, |b: &[u8]| bf16::from_le_bytes([b[0], b[1]]), bf16::ZERO),
@@ -141,6 +144,8 @@ pub(crate) fn store(mem: &mut Memory, ptr: &Data, value: &Data, mask: Option<&Da
             Data::U32(v) => put(&mut buf, &v[lane].to_le_bytes()),
             Data::U64(v) => put(&mut buf, &v[lane].to_le_bytes()),
             Data::F64(v) => put(&mut buf, &v[lane].to_le_bytes()),
+            Data::F8E4M3(v) => put(&mut buf, &[v[lane].to_bits()]),
+            Data::F8E5M2(v) => put(&mut buf, &[v[lane].to_bits()]),
             Data::Ptr(_) => return unsupported("a store of pointers"),
         };
         let addr = addrs[lane];

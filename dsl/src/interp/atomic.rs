@@ -39,7 +39,9 @@ fn from_bits(elem: ScalarType, bits: Vec<u64>) -> Result<Data, Trap> {
         | ScalarType::U8
         | ScalarType::F16
         | ScalarType::BF16
-        | ScalarType::F64 => return unsupported(format!("an atomic on {elem} elements")),
+        | ScalarType::F64
+        | ScalarType::F8E4M3
+        | ScalarType::F8E5M2 => return unsupported(format!("an atomic on {elem} elements")),
     })
 }
 

@@ -19,6 +19,8 @@ fn raw_bits(v: &Data) -> Result<(Vec<u64>, u32), Trap> {
         Data::F16(x) => (x.iter().map(|&f| u64::from(f.to_bits())).collect(), 16),
         Data::BF16(x) => (x.iter().map(|&f| u64::from(f.to_bits())).collect(), 16),
         Data::F64(x) => (x.iter().map(|&f| f.to_bits()).collect(), 64),
+        Data::F8E4M3(x) => (x.iter().map(|&f| u64::from(f.to_bits())).collect(), 8),
+        Data::F8E5M2(x) => (x.iter().map(|&f| u64::from(f.to_bits())).collect(), 8),
         Data::Ptr(_) => return unsupported("bitcast of a pointer"),
     })
 }
@@ -43,6 +45,12 @@ pub(crate) fn bitcast(v: &Data, to: ScalarType) -> Result<Data, Trap> {
         ScalarType::F16 => Data::F16(bits.iter().map(|&b| half::f16::from_bits(b as u16)).collect()),
         ScalarType::BF16 => Data::BF16(bits.iter().map(|&b| half::bf16::from_bits(b as u16)).collect()),
         ScalarType::F64 => Data::F64(bits.iter().map(|&b| f64::from_bits(b)).collect()),
+        ScalarType::F8E4M3 => {
+            Data::F8E4M3(bits.iter().map(|&b| crate::semantics::fp8_types::F8E4M3::from_bits(b as u8)).collect())
+        }
+        ScalarType::F8E5M2 => {
+            Data::F8E5M2(bits.iter().map(|&b| crate::semantics::fp8_types::F8E5M2::from_bits(b as u8)).collect())
+        }
     })
 }
 

@@ -3,8 +3,9 @@
 
 use half::{bf16, f16};
 
-use crate::ir::ScalarType;
+use crate::ir::{Fp8Format, ScalarType};
 use crate::semantics::convert::{Elem, convert};
+use crate::semantics::fp8_types::{F8E4M3, F8E5M2};
 
 use super::value::{Data, Trap, on_data, unsupported};
 
@@ -24,9 +25,17 @@ impl Data {
             Data::BF16(v) => Elem::BF16(v[i]),
             Data::F32(v) => Elem::F32(v[i]),
             Data::F64(v) => Elem::F64(v[i]),
+            Data::F8E4M3(v) => Elem::Fp8(Fp8Format::E4M3, v[i].to_bits()),
+            Data::F8E5M2(v) => Elem::Fp8(Fp8Format::E5M2, v[i].to_bits()),
             Data::Ptr(_) => return None,
         })
     }
+}
+
+/// The code of an fp8 element (0 for any other, which `convert` never gives for an fp8
+/// target).
+fn fp8_code(x: Elem) -> u8 {
+    if let Elem::Fp8(_, c) = x { c } else { 0 }
 }
 
 /// A block of `to` from converted elements (each already of `to`'s kind).
@@ -47,6 +56,8 @@ fn collect(to: ScalarType, elems: impl Iterator<Item = Elem>) -> Data {
         ScalarType::BF16 => Data::BF16(elems.map(|x| if let Elem::BF16(f) = x { f } else { bf16::ZERO }).collect()),
         ScalarType::F32 => Data::F32(elems.map(|x| if let Elem::F32(f) = x { f } else { 0.0 }).collect()),
         ScalarType::F64 => Data::F64(elems.map(|x| if let Elem::F64(f) = x { f } else { 0.0 }).collect()),
+        ScalarType::F8E4M3 => Data::F8E4M3(elems.map(|x| F8E4M3::from_bits(fp8_code(x))).collect()),
+        ScalarType::F8E5M2 => Data::F8E5M2(elems.map(|x| F8E5M2::from_bits(fp8_code(x))).collect()),
     }
 }
 

@@ -276,6 +276,8 @@ pub(crate) fn select(cond: &Data, a: &Data, b: &Data) -> Result<Data, Trap> {
         (Data::F16(x), Data::F16(y)) => Data::F16(pick(c, x, y)),
         (Data::BF16(x), Data::BF16(y)) => Data::BF16(pick(c, x, y)),
         (Data::F64(x), Data::F64(y)) => Data::F64(pick(c, x, y)),
+        (Data::F8E4M3(x), Data::F8E4M3(y)) => Data::F8E4M3(pick(c, x, y)),
+        (Data::F8E5M2(x), Data::F8E5M2(y)) => Data::F8E5M2(pick(c, x, y)),
         (x, y) => return unsupported(format!("where between {} and {}", x.kind(), y.kind())),
     })
 }

@@ -60,6 +60,8 @@ pub(crate) fn join(a: &Data, b: &Data) -> Result<Data, Trap> {
         (Data::F16(a), Data::F16(b)) => Data::F16(interleave(a, b)),
         (Data::BF16(a), Data::BF16(b)) => Data::BF16(interleave(a, b)),
         (Data::F64(a), Data::F64(b)) => Data::F64(interleave(a, b)),
+        (Data::F8E4M3(a), Data::F8E4M3(b)) => Data::F8E4M3(interleave(a, b)),
+        (Data::F8E5M2(a), Data::F8E5M2(b)) => Data::F8E5M2(interleave(a, b)),
         // operands of two element types, which the verifier refuses (pairs of `Data`
         // variants, not op kinds; a variant added to `Data` needs its arm above, or its
         // joins stop here with an error, never a wrong value)

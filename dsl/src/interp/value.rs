@@ -5,6 +5,7 @@
 use half::{bf16, f16};
 
 use crate::ir::{Constant, DType, ScalarType};
+use crate::semantics::fp8_types::{F8E4M3, F8E5M2};
 
 use super::error::Access;
 use super::memory::MemoryError;
@@ -26,6 +27,8 @@ pub(crate) enum Data {
     F16(Vec<f16>),
     BF16(Vec<bf16>),
     F64(Vec<f64>),
+    F8E4M3(Vec<F8E4M3>),
+    F8E5M2(Vec<F8E5M2>),
 }
 
 /// `match data { Data::X(v) => body, ... }` over every variant, `v` bound to the vector
@@ -46,6 +49,8 @@ macro_rules! on_data {
             Data::F16($v) => $body,
             Data::BF16($v) => $body,
             Data::F64($v) => $body,
+            Data::F8E4M3($v) => $body,
+            Data::F8E5M2($v) => $body,
         }
     };
 }
@@ -67,6 +72,8 @@ macro_rules! map_data {
             Data::F16($v) => Data::F16($body),
             Data::BF16($v) => Data::BF16($body),
             Data::F64($v) => Data::F64($body),
+            Data::F8E4M3($v) => Data::F8E4M3($body),
+            Data::F8E5M2($v) => Data::F8E5M2($body),
         }
     };
 }
@@ -120,6 +127,8 @@ impl Data {
             (Data::F64(a), Data::F64(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
             (Data::F16(a), Data::F16(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
             (Data::BF16(a), Data::BF16(b)) => a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
+            (Data::F8E4M3(a), Data::F8E4M3(b)) => a == b,
+            (Data::F8E5M2(a), Data::F8E5M2(b)) => a == b,
             // integers, booleans and pointers compare as values (variants, not op kinds)
             _ => self == other,
         }
@@ -208,6 +217,8 @@ impl Data {
             Data::F16(_) => "f16",
             Data::BF16(_) => "bf16",
             Data::F64(_) => "f64",
+            Data::F8E4M3(_) => "fp8e4nv",
+            Data::F8E5M2(_) => "fp8e5",
         }
     }
 }

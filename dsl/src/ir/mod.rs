@@ -55,7 +55,7 @@ pub use location::SourceLoc;
 pub use ops::{Effect, OpFamily, OpField, OpKind};
 pub use parse::{ParseError, parse};
 pub use printer::print;
-pub use types::{DType, MAX_BLOCK_NUMEL, ScalarKind, ScalarType, Shape, TensorType};
+pub use types::{DType, Fp8Format, MAX_BLOCK_NUMEL, ScalarKind, ScalarType, Shape, TensorType};
 pub use typing::TypeCx;
 
 use crate::spec::SpecKey;

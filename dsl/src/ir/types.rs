@@ -41,6 +41,11 @@ pub enum ScalarType {
     BF16,
     /// IEEE binary64.
     F64,
+    /// Triton's `float8e4nv` (e4m3fn, `lang::F8E4M3`): a storage type; arithmetic is
+    /// refused until it is converted (`docs/semantics.md`, "fp8").
+    F8E4M3,
+    /// Triton's `float8e5` (e5m2, `lang::F8E5M2`): a storage type, as `F8E4M3`.
+    F8E5M2,
 }
 
 /// What kind of number a scalar type holds (Triton's `dtype.kind()`, ordered as Triton
@@ -55,7 +60,7 @@ pub enum ScalarKind {
 
 impl ScalarType {
     /// Every scalar type, in declaration order (for tables and tests).
-    pub const ALL: [ScalarType; 12] = [
+    pub const ALL: [ScalarType; 14] = [
         ScalarType::Bool,
         ScalarType::I32,
         ScalarType::I64,
@@ -68,12 +73,14 @@ impl ScalarType {
         ScalarType::F16,
         ScalarType::BF16,
         ScalarType::F64,
+        ScalarType::F8E4M3,
+        ScalarType::F8E5M2,
     ];
 
     /// Size in bytes when stored in memory (`bool` is stored as one byte).
     pub fn size_bytes(self) -> u64 {
         match self {
-            ScalarType::Bool | ScalarType::I8 | ScalarType::U8 => 1,
+            ScalarType::Bool | ScalarType::I8 | ScalarType::U8 | ScalarType::F8E4M3 | ScalarType::F8E5M2 => 1,
             ScalarType::I16 | ScalarType::F16 | ScalarType::BF16 => 2,
             ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
             ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => 8,
@@ -86,7 +93,12 @@ impl ScalarType {
             ScalarType::Bool => ScalarKind::Bool,
             ScalarType::U8 | ScalarType::U32 | ScalarType::U64 => ScalarKind::UnsignedInt,
             ScalarType::I8 | ScalarType::I16 | ScalarType::I32 | ScalarType::I64 => ScalarKind::SignedInt,
-            ScalarType::F16 | ScalarType::BF16 | ScalarType::F32 | ScalarType::F64 => ScalarKind::Float,
+            ScalarType::F16
+            | ScalarType::BF16
+            | ScalarType::F32
+            | ScalarType::F64
+            | ScalarType::F8E4M3
+            | ScalarType::F8E5M2 => ScalarKind::Float,
         }
     }
 
@@ -133,7 +145,9 @@ impl ScalarType {
     pub fn compute_type(self) -> ScalarType {
         match self {
             ScalarType::I8 | ScalarType::I16 | ScalarType::U8 => ScalarType::I32,
-            ScalarType::F16 | ScalarType::BF16 => ScalarType::F32,
+            // fp8 never reaches arithmetic (the front end refuses it), but the verifier's
+            // message for hand-written IR names f32 as where to compute.
+            ScalarType::F16 | ScalarType::BF16 | ScalarType::F8E4M3 | ScalarType::F8E5M2 => ScalarType::F32,
             ScalarType::Bool
             | ScalarType::I32
             | ScalarType::I64
@@ -151,6 +165,27 @@ impl ScalarType {
         self.compute_type() != self
     }
 
+    /// The 8-bit float formats, whose arithmetic the front end refuses instead of
+    /// computing it in [`ScalarType::compute_type`].
+    pub fn fp8_format(self) -> Option<Fp8Format> {
+        match self {
+            ScalarType::F8E4M3 => Some(Fp8Format::E4M3),
+            ScalarType::F8E5M2 => Some(Fp8Format::E5M2),
+            ScalarType::Bool
+            | ScalarType::I8
+            | ScalarType::I16
+            | ScalarType::I32
+            | ScalarType::I64
+            | ScalarType::U8
+            | ScalarType::U32
+            | ScalarType::U64
+            | ScalarType::F16
+            | ScalarType::BF16
+            | ScalarType::F32
+            | ScalarType::F64 => None,
+        }
+    }
+
     /// Triton's spelling (`i1`, `i32`, `i64`, `f32`, `bf16`, `u8`, ...).
     pub fn name(self) -> &'static str {
         match self {
@@ -166,6 +201,8 @@ impl ScalarType {
             ScalarType::BF16 => "bf16",
             ScalarType::F32 => "f32",
             ScalarType::F64 => "f64",
+            ScalarType::F8E4M3 => "fp8e4nv",
+            ScalarType::F8E5M2 => "fp8e5",
         }
     }
 }
@@ -173,6 +210,49 @@ impl ScalarType {
 impl fmt::Display for ScalarType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// One of the two 8-bit float formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fp8Format {
+    /// `float8e4nv`: e4m3, finite only (`S.1111.111` is NaN).
+    E4M3,
+    /// `float8e5`: e5m2, with infinities.
+    E5M2,
+}
+
+impl Fp8Format {
+    /// Mantissa (fraction) bits.
+    pub const fn mantissa_bits(self) -> u32 {
+        match self {
+            Fp8Format::E4M3 => 3,
+            Fp8Format::E5M2 => 2,
+        }
+    }
+
+    /// Exponent bias.
+    pub const fn bias(self) -> i32 {
+        match self {
+            Fp8Format::E4M3 => 7,
+            Fp8Format::E5M2 => 15,
+        }
+    }
+
+    /// The code of the largest finite magnitude (448 and 57344).
+    pub const fn max_finite_code(self) -> u8 {
+        match self {
+            Fp8Format::E4M3 => 0x7E,
+            Fp8Format::E5M2 => 0x7B,
+        }
+    }
+
+    /// Whether the magnitude bits `mag` (the code without its sign) are a NaN.
+    pub const fn is_nan_magnitude(self, mag: u8) -> bool {
+        match self {
+            Fp8Format::E4M3 => mag == 0x7F,
+            Fp8Format::E5M2 => mag > 0x7C,
+        }
     }
 }
 

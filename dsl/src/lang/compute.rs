@@ -24,6 +24,10 @@ impl Builder {
         if da == db && !(div_or_mod && matches!(da.scalar(), Some(ScalarType::F16 | ScalarType::BF16))) {
             return (a, b);
         }
+        // fp8 next to another dtype is not promoted (Triton's rule would widen it).
+        if self.refuse_fp8(&[a, b], &format!("combining {da} and {db}"), loc) {
+            return (a, b);
+        }
         let (Some(sa), Some(sb)) = (da.scalar(), db.scalar()) else {
             self.error(
                 loc,
@@ -39,6 +43,20 @@ impl Builder {
                 (a, b)
             }
         }
+    }
+
+    /// Refuses `what` (an arithmetic op, comparison, reduction or math function) on an fp8
+    /// operand with a located error: fp8 is a storage type with no arithmetic, as in
+    /// Triton, where most ops need the operand converted first. Returns whether it did.
+    pub(crate) fn refuse_fp8(&mut self, values: &[Value], what: &str, loc: SourceLoc) -> bool {
+        let fp8 = values.iter().filter_map(|&v| self.dtype(v).scalar()).find(|s| s.fp8_format().is_some());
+        let Some(s) = fp8 else { return false };
+        self.error(
+            loc,
+            format!("{what} on {s}: fp8 is a storage type (load, store, select and convert it), it has no arithmetic"),
+            "convert to f16 or f32 first with .to::<f32>(), compute there, and convert back with .to::<F8E4M3>() or .to::<F8E5M2>() to store",
+        );
+        true
     }
 
     /// The computation type of `v`'s dtype when it is a storage type (`f16` -> `f32`,

@@ -11,6 +11,8 @@ use std::marker::PhantomData;
 
 use half::{bf16, f16};
 
+use crate::semantics::fp8_types::{F8E4M3, F8E5M2};
+
 use crate::ir::{Constant, DType, ScalarType};
 
 /// A Rust type standing for an element dtype.
@@ -90,6 +92,9 @@ scalar_markers! {
     // f16 / bf16 values are exact in f32.
     f16 => F16, |v: f16| Constant::F32(v.to_f32());
     bf16 => BF16, |v: bf16| Constant::F32(v.to_f32());
+    // fp8 values are exact in f32 (a NaN is the NaN code 0x7F again).
+    F8E4M3 => F8E4M3, |v: F8E4M3| Constant::F32(v.to_f32());
+    F8E5M2 => F8E5M2, |v: F8E5M2| Constant::F32(v.to_f32());
 }
 
 /// Integer element types.

@@ -69,6 +69,9 @@ pub const ERF_FAR: [f32; 10] = [
 /// Whether `v` is a float; otherwise reports the located error for `name`.
 fn check_float(b: &mut Builder, name: &str, v: Value, loc: SourceLoc) -> bool {
     let dtype = b.dtype(v);
+    if b.refuse_fp8(&[v], &format!("`{name}`"), loc) {
+        return false;
+    }
     // f64: only the exact division; the math instructions are f32 (and f16/bf16 compute
     // in f32), and f64 functions would need libdevice's software versions.
     if dtype == DType::Scalar(ScalarType::F64) && name != "div_rn" {

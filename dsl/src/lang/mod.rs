@@ -32,6 +32,7 @@ mod standard;
 mod tensor;
 
 pub use crate::ir::InputPrecision;
+pub use crate::semantics::fp8_types::{F8E4M3, F8E5M2};
 pub use atomics::{
     Scope, Sem, atomic_add, atomic_add_with, atomic_and, atomic_and_with, atomic_cas, atomic_cas_with, atomic_max,
     atomic_max_with, atomic_min, atomic_min_with, atomic_or, atomic_or_with, atomic_xchg, atomic_xchg_with, atomic_xor,

@@ -183,6 +183,22 @@ promote_impls! { PromoteDiv, PROMOTE_DIV_TABLE;
     f64  => [f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64];
 }
 
+/// An fp8 pair of one format keeps its type, as in Triton's `computation_type_impl`, so
+/// `x + y` on two `Tensor<F8E4M3>` type-checks; tracing then refuses the arithmetic with
+/// a located error that says to convert first (`compute.rs`). No other pair with an fp8
+/// side has a result: the Rust compiler refuses those.
+macro_rules! fp8_same_type {
+    ($($t:ty),*) => {$(
+        impl Promote<$t> for $t {
+            type Output = $t;
+        }
+        impl PromoteDiv<$t> for $t {
+            type Output = $t;
+        }
+    )*};
+}
+fp8_same_type!(crate::semantics::fp8_types::F8E4M3, crate::semantics::fp8_types::F8E5M2);
+
 /// `L + R` between numbers is `Promote`'s result.
 impl<L: Promote<R>, R: DTypeMarker> AddOutput<R> for L {
     type Output = <L as Promote<R>>::Output;

@@ -183,6 +183,9 @@ impl Builder {
 
     /// `op value` element-wise; a dtype the op is not defined on is a located error.
     pub fn unary(&mut self, op: UnaryOp, value: Value, loc: SourceLoc) -> Value {
+        if self.refuse_fp8(&[value], &format!("`{}`", op.name()), loc) {
+            return value;
+        }
         // A storage type computes in its computation type and converts back (compute.rs).
         if self.storage_compute_type(value).is_some() {
             let dtype = self.dtype(value);
@@ -204,6 +207,9 @@ impl Builder {
 
     /// `lhs op rhs` with promotion, broadcasting and constant folding.
     pub fn binary(&mut self, op: BinaryOp, lhs: Value, rhs: Value, loc: SourceLoc) -> Value {
+        if self.refuse_fp8(&[lhs, rhs], &format!("`{}`", op.name()), loc) {
+            return lhs;
+        }
         let (lhs, rhs) = self.promote_operands(lhs, rhs, matches!(op, BinaryOp::Div | BinaryOp::Rem), loc);
         // A storage type computes in its computation type and converts back (compute.rs).
         if self.storage_compute_type(lhs).is_some() && self.dtype(lhs) == self.dtype(rhs) {
@@ -271,6 +277,11 @@ impl Builder {
 
     /// Element-wise comparison into `i1`.
     pub fn compare(&mut self, pred: CmpPred, lhs: Value, rhs: Value, loc: SourceLoc) -> Value {
+        if self.refuse_fp8(&[lhs, rhs], "a comparison", loc) {
+            // an i1 block of the operand's shape, so tracing goes on to find other errors
+            let shape = self.ty(lhs).shape.clone();
+            return self.constant_value(Constant::Bool(false), DType::BOOL, shape, loc);
+        }
         let (lhs, rhs) = self.promote_operands(lhs, rhs, false, loc);
         // Storage types compare in their computation type (exact).
         let (lhs, rhs) = (self.widen_to_compute_type(lhs, loc), self.widen_to_compute_type(rhs, loc));
@@ -413,6 +424,9 @@ impl Builder {
 
     /// Reduces `v` along `axis`.
     pub fn reduce(&mut self, op: ReduceOp, v: Value, axis: usize, loc: SourceLoc) -> Value {
+        if self.refuse_fp8(&[v], &format!("`{}`", op.name()), loc) {
+            return v;
+        }
         let ty = self.ty(v).clone();
         if axis >= ty.shape.rank() {
             self.error(

@@ -47,7 +47,9 @@ fn signed(elem: ScalarType) -> bool {
         | ScalarType::F32
         | ScalarType::F16
         | ScalarType::BF16
-        | ScalarType::F64 => false,
+        | ScalarType::F64
+        | ScalarType::F8E4M3
+        | ScalarType::F8E5M2 => false,
     }
 }
 

@@ -18,10 +18,16 @@
 //! - `f16`/`bf16` from or to anything but `f32` goes through `f32` (two conversions), as
 //!   the front end emits it, so hand-built IR means the same thing.
 //! - anything to `i1` is `!= 0` (NaN gives true); `i1` is 0 or 1.
+//! - the fp8 types (`fp8e4nv`, `fp8e5`) convert to and from `f32` only, by
+//!   `semantics/fp8.rs`'s rules (exact decoding; encoding rounds to nearest even and
+//!   saturates); from or to anything else they go through `f32`, as 16-bit floats do
+//!   (so an fp8 NaN becomes the canonical f16 or bf16 NaN).
 
 use half::{bf16, f16};
 
-use crate::ir::ScalarType;
+use crate::ir::{Fp8Format, ScalarType};
+
+use super::fp8::{decode_to_f32, encode_f32};
 
 pub use super::nan::{CANONICAL_NAN16_BITS, CANONICAL_NAN64_BITS};
 
@@ -34,6 +40,8 @@ pub enum Elem {
     BF16(bf16),
     F32(f32),
     F64(f64),
+    /// An fp8 code of the given format.
+    Fp8(Fp8Format, u8),
 }
 
 /// Wraps `v` to the width of the integer type `to` and gives its value (sign-extended for
@@ -91,12 +99,33 @@ fn float_to_int(x: f64, to: ScalarType) -> i128 {
         ScalarType::U8 => i128::from(x as u8),
         ScalarType::U32 => i128::from(x as u32),
         ScalarType::U64 => i128::from(x as u64),
-        ScalarType::Bool | ScalarType::F16 | ScalarType::BF16 | ScalarType::F32 | ScalarType::F64 => 0,
+        ScalarType::Bool
+        | ScalarType::F16
+        | ScalarType::BF16
+        | ScalarType::F32
+        | ScalarType::F64
+        | ScalarType::F8E4M3
+        | ScalarType::F8E5M2 => 0,
     }
+}
+
+/// The fp8 code of an `f32` element (every other source went through f32 first).
+fn fp8_from(x: Elem, format: Fp8Format) -> u8 {
+    if let Elem::F32(f) = x { encode_f32(format, f) } else { 0 }
 }
 
 /// Converts one element to `to` (the rules of the module doc).
 pub fn convert(x: Elem, to: ScalarType) -> Elem {
+    // fp8 converts through f32 from and to everything but f32, as f16 and bf16 do.
+    let fp8_through_f32 = match (x, to) {
+        (Elem::Fp8(..), ScalarType::F32) | (Elem::F32(_), ScalarType::F8E4M3 | ScalarType::F8E5M2) => false,
+        (Elem::Fp8(..), _) | (_, ScalarType::F8E4M3 | ScalarType::F8E5M2) => true,
+        // neither side is fp8 (element and type pairs, not an op kind)
+        _ => false,
+    };
+    if fp8_through_f32 {
+        return convert(convert(x, ScalarType::F32), to);
+    }
     // f16 and bf16 convert through f32 from and to everything but f32.
     let through_f32 = match (x, to) {
         (Elem::F16(_) | Elem::BF16(_), ScalarType::F32) => false,
@@ -117,14 +146,16 @@ pub fn convert(x: Elem, to: ScalarType) -> Elem {
             Elem::BF16(f) => f.to_f32() != 0.0,
             Elem::F32(f) => f != 0.0,
             Elem::F64(f) => f != 0.0,
+            // fp8 went through f32 above
+            Elem::Fp8(..) => false,
         }),
         t if t.is_int() => Elem::Int(match x {
             Elem::Bool(b) => i128::from(b),
             Elem::Int(i) => wrap_to(i, t),
             Elem::F32(f) => float_to_int(f64::from(f), t),
             Elem::F64(f) => float_to_int(f, t),
-            // 16-bit floats went through f32 above
-            Elem::F16(_) | Elem::BF16(_) => 0,
+            // 16-bit floats and fp8 went through f32 above
+            Elem::F16(_) | Elem::BF16(_) | Elem::Fp8(..) => 0,
         }),
         ScalarType::F32 => Elem::F32(match x {
             Elem::Bool(b) => f32::from(u8::from(b)),
@@ -133,14 +164,15 @@ pub fn convert(x: Elem, to: ScalarType) -> Elem {
             Elem::BF16(f) => bf16_to_f32(f),
             Elem::F32(f) => f,
             Elem::F64(f) => f64_to_f32(f),
+            Elem::Fp8(format, code) => decode_to_f32(format, code),
         }),
         ScalarType::F64 => Elem::F64(match x {
             Elem::Bool(b) => f64::from(u8::from(b)),
             Elem::Int(i) => i as f64,
             Elem::F32(f) => f32_to_f64(f),
             Elem::F64(f) => f,
-            // 16-bit floats went through f32 above
-            Elem::F16(_) | Elem::BF16(_) => 0.0,
+            // 16-bit floats and fp8 went through f32 above
+            Elem::F16(_) | Elem::BF16(_) | Elem::Fp8(..) => 0.0,
         }),
         ScalarType::F16 => Elem::F16(match x {
             Elem::F32(f) => f32_to_f16(f),
@@ -152,6 +184,8 @@ pub fn convert(x: Elem, to: ScalarType) -> Elem {
             // every other source went through f32 above
             _ => bf16::ZERO,
         }),
+        ScalarType::F8E4M3 => Elem::Fp8(Fp8Format::E4M3, fp8_from(x, Fp8Format::E4M3)),
+        ScalarType::F8E5M2 => Elem::Fp8(Fp8Format::E5M2, fp8_from(x, Fp8Format::E5M2)),
         // the integer types are the guarded arm above
         ScalarType::I8
         | ScalarType::I16

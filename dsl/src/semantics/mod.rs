@@ -9,6 +9,8 @@
 pub mod atomic;
 pub(crate) mod bits;
 pub mod convert;
+pub mod fp8;
+pub mod fp8_types;
 pub mod math;
 pub(crate) mod nan;
 pub mod scalar;

@@ -26,6 +26,7 @@ mod dce;
 mod dot;
 mod elementwise;
 mod exchange;
+mod fp8;
 mod insts;
 mod layout_ops;
 mod math;

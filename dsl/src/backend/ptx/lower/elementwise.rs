@@ -161,9 +161,17 @@ impl Lowerer<'_> {
     /// `cast`: element by element to the result's register type.
     pub(super) fn cast_op(&mut self, op: &Op, v: Value) -> Result<(), PtxError> {
         let r = self.result(op)?;
-        let (from, to) = (ty_of(self.k.dtype(v)), ty_of(self.k.dtype(r)));
+        let (from_d, to_d) = (self.k.dtype(v), self.k.dtype(r));
+        let (from, to) = (ty_of(from_d), ty_of(to_d));
         let src = self.val(v)?;
-        let elems = src.into_iter().map(|x| self.cast(x, from, to)).collect();
+        let elems = match (from_d.scalar(), to_d.scalar()) {
+            // an fp8 code shares u8's register type: its casts read the dtypes (lower/fp8.rs)
+            (Some(f), Some(t)) if f != t && (f.fp8_format().is_some() || t.fp8_format().is_some()) => {
+                src.into_iter().map(|x| self.fp8_cast(x, f, t, from, to)).collect()
+            }
+            // no fp8 side: the register types decide (dtypes, not an op kind)
+            _ => src.into_iter().map(|x| self.cast(x, from, to)).collect(),
+        };
         self.set(r, elems);
         Ok(())
     }

@@ -20,7 +20,9 @@ pub(super) fn ty_of(d: DType) -> Ty {
         DType::Scalar(ScalarType::F16) => Ty::F16,
         DType::Scalar(ScalarType::BF16) => Ty::BF16,
         DType::Scalar(ScalarType::I8) => Ty::S8,
-        DType::Scalar(ScalarType::U8) => Ty::U8,
+        // An fp8 code is a byte like u8 (loaded, stored and selected as one); `cast`s of
+        // it are `lower/fp8.rs`'s integer sequences, which read the dtype, not this type.
+        DType::Scalar(ScalarType::U8 | ScalarType::F8E4M3 | ScalarType::F8E5M2) => Ty::U8,
         DType::Scalar(ScalarType::I16) => Ty::S16,
     }
 }

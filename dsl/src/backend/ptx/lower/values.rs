@@ -34,11 +34,24 @@ impl Lowerer<'_> {
     /// A constant: the immediate in every element (no instruction).
     pub(super) fn constant(&mut self, op: &Op, c: &Constant) -> Result<(), PtxError> {
         let r = self.result(op)?;
-        let imm = match c {
-            Constant::Bool(b) => Operand::Int(i64::from(*b)),
-            Constant::Int(v) => Operand::Int(*v),
-            Constant::F32(x) => Operand::F32(*x),
-            Constant::F64(x) => Operand::F64(*x),
+        let fp8 = self.k.dtype(r).scalar().and_then(crate::ir::ScalarType::fp8_format);
+        let imm = match (c, fp8) {
+            // an fp8 constant is its code (the interpreter encodes the value the same way)
+            (c, Some(format)) => {
+                let value = match c {
+                    Constant::Bool(b) => f32::from(u8::from(*b)),
+                    Constant::Int(v) => *v as f32,
+                    Constant::F32(x) => *x,
+                    Constant::F64(x) => *x as f32,
+                };
+                Operand::Int(i64::from(crate::semantics::fp8::encode_f32(format, value)))
+            }
+            (c, None) => match c {
+                Constant::Bool(b) => Operand::Int(i64::from(*b)),
+                Constant::Int(v) => Operand::Int(*v),
+                Constant::F32(x) => Operand::F32(*x),
+                Constant::F64(x) => Operand::F64(*x),
+            },
         };
         let n = self.count(r);
         self.set(r, vec![imm; n]);
