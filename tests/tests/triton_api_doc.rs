@@ -263,6 +263,8 @@ fn compiled_claims() -> BTreeSet<&'static str> {
         "Tensor::numel" => |x: Tensor<f32>| x.numel();
         "Tensor::softmax" => |x: Tensor<f32>| x.softmax(0);
         "Tensor::reduce_or" => |x: Tensor<i32>| x.reduce_or(0);
+        "Tensor::histogram" => |x: Tensor<i32>| x.histogram(8);
+        "Tensor::histogram_with" => |x: Tensor<i32>| x.histogram_with(8, None);
         "Tensor::xor_sum" => |x: Tensor<i32>| x.xor_sum(0);
         "Tensor::cumsum" => |x: Tensor<f32>| x.cumsum(0);
         "Tensor::cumprod" => |x: Tensor<f32>| x.cumprod(0);
