@@ -147,9 +147,308 @@ fn hist_suite(dtype: &str) -> Suite {
         .rule(Rule::BITS)
 }
 
+// ---------------------------------------------------------------------------------------
+// flip and gather: data as bit patterns, so one reference serves every dtype
+
+/// The dtypes the flip and gather tables run.
+const DTYPES: [&str; 4] = ["f32", "f16", "i32", "i64"];
+
+/// `n` element bit patterns of `dtype`: scrambled bits (every float class turns up, NaNs
+/// with payloads among them), with `-0.0`, both infinities, a quiet NaN with a payload, a
+/// signalling NaN and a negative NaN planted at every seventh position of a float.
+fn bits_for(dtype: &str, seed: u32, n: usize) -> Vec<u64> {
+    let specials: &[u64] = match dtype {
+        "f32" => &[0x8000_0000, 0x7F80_0000, 0xFF80_0000, 0x7FC0_1234, 0x7F80_0001, 0xFFC0_0042],
+        "f16" => &[0x8000, 0x7C00, 0xFC00, 0x7E12, 0x7C01, 0xFE42],
+        _ => &[],
+    };
+    (0..n)
+        .map(|i| {
+            let wide = (u64::from(mix(seed, i)) << 32) | u64::from(mix(seed ^ 0x55, i));
+            if i % 7 == 3 && !specials.is_empty() { specials[(i / 7) % specials.len()] } else { wide }
+        })
+        .collect()
+}
+
+fn data_of(dtype: &str, bits: &[u64]) -> Data {
+    match dtype {
+        "f32" => Data::F32(bits.iter().map(|&b| f32::from_bits(b as u32)).collect()),
+        "f16" => Data::F16(bits.iter().map(|&b| half::f16::from_bits(b as u16)).collect()),
+        "i32" => Data::I32(bits.iter().map(|&b| b as i32).collect()),
+        _ => Data::I64(bits.iter().map(|&b| b as i64).collect()),
+    }
+}
+
+fn bits_of(data: &Data) -> Vec<u64> {
+    match data {
+        Data::F32(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
+        Data::F16(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
+        Data::I32(v) => v.iter().map(|&x| u64::from(x as u32)).collect(),
+        Data::I64(v) => v.iter().map(|&x| x as u64).collect(),
+        other => unreachable!("{other:?}"),
+    }
+}
+
+fn dtype_of(data: &Data) -> &'static str {
+    match data {
+        Data::F32(_) => "f32",
+        Data::F16(_) => "f16",
+        Data::I32(_) => "i32",
+        _ => "i64",
+    }
+}
+
+/// A dim code of the tables: 0 and 1 are those dims, 2 is `None` (Triton's default, the
+/// last dim), 3 is `-1`.
+fn dim_of(code: usize) -> Option<isize> {
+    match code {
+        0 => Some(0),
+        1 => Some(1),
+        2 => None,
+        _ => Some(-1),
+    }
+}
+
+/// `y = flip(x, dim_of(DIM))` of an `R x C` block, or of a `C` block when `R` is 1.
+fn flip_body<T: ScalarMarker>(x_ptr: Tensor<Ptr<T>>, y_ptr: Tensor<Ptr<T>>, r: usize, c: usize, dim: usize) {
+    let offs = if r == 1 { arange(0, c) } else { arange(0, r).expand_dims(1) * c as i32 + arange(0, c).expand_dims(0) };
+    let x = load(x_ptr + offs, None, None);
+    let y = if dim == 2 { x.flip(None) } else { flip(x, dim_of(dim)) };
+    store(y_ptr + offs, y, None);
+}
+
+/// `y = gather(src, idx, dim_of(AXIS))`: `src` is `SR x SC` and `idx` `IR x IC` (1-D `SC`
+/// and `IC` when `SR` is 1).
+#[allow(clippy::too_many_arguments)]
+fn gather_body<T: ScalarMarker, I: IntMarker>(
+    src_ptr: Tensor<Ptr<T>>,
+    idx_ptr: Tensor<Ptr<I>>,
+    y_ptr: Tensor<Ptr<T>>,
+    sr: usize,
+    sc: usize,
+    ir: usize,
+    ic: usize,
+    axis: usize,
+) {
+    let offs = |r: usize, c: usize| {
+        if sr == 1 { arange(0, c) } else { arange(0, r).expand_dims(1) * c as i32 + arange(0, c).expand_dims(0) }
+    };
+    let src = load(src_ptr + offs(sr, sc), None, None);
+    let idx = load(idx_ptr + offs(ir, ic), None, None);
+    let axis = dim_of(axis).expect("gather takes an axis");
+    let y = if axis == 0 { gather(src, idx, axis) } else { src.gather(idx, axis) };
+    store(y_ptr + offs(ir, ic), y, None);
+}
+
+macro_rules! flip_and_gather_kernels {
+    ($($t:ty => $flip:ident, $gather:ident;)*) => {$(
+        kernel! {
+            /// [`flip_body`] in this dtype.
+            fn $flip(x_ptr: Ptr<$t>, y_ptr: Ptr<$t>; const R: usize, const C: usize, const DIM: usize) {
+                flip_body(x_ptr, y_ptr, R, C, DIM);
+            }
+        }
+        kernel! {
+            /// [`gather_body`] in this dtype with `i32` indices.
+            fn $gather(src_ptr: Ptr<$t>, idx_ptr: Ptr<i32>, y_ptr: Ptr<$t>;
+                       const SR: usize, const SC: usize, const IR: usize, const IC: usize, const AXIS: usize) {
+                gather_body(src_ptr, idx_ptr, y_ptr, SR, SC, IR, IC, AXIS);
+            }
+        }
+    )*};
+}
+
+flip_and_gather_kernels! {
+    f32 => flip_f32, gather_f32;
+    half::f16 => flip_f16, gather_f16;
+    i32 => flip_i32, gather_i32;
+    i64 => flip_i64, gather_i64;
+}
+
+kernel! {
+    /// [`gather_body`] of `f32` with `i64` indices.
+    fn gather_f32_i64(src_ptr: Ptr<f32>, idx_ptr: Ptr<i64>, y_ptr: Ptr<f32>;
+                      const SR: usize, const SC: usize, const IR: usize, const IC: usize, const AXIS: usize) {
+        gather_body(src_ptr, idx_ptr, y_ptr, SR, SC, IR, IC, AXIS);
+    }
+}
+
+/// The flip table: (R, C, dim code); `R = 1` is a 1-D block of `C`.
+const FLIP_TABLE: &[(usize, usize, usize)] =
+    &[(1, 16, 0), (1, 32, 2), (1, 8, 3), (1, 1, 2), (4, 16, 0), (4, 16, 1), (8, 4, 2), (2, 32, 3), (16, 2, 0)];
+
+/// `flip` of the row-major `r x c` block `x` along `dim` (`r = 1`: 1-D, dim 0 is the only
+/// dim), from the definition: the index along `dim` runs backwards.
+fn flip_ref(x: &[u64], r: usize, c: usize, dim: Option<isize>) -> Vec<u64> {
+    let rank = if r == 1 { 1 } else { 2 };
+    let d = match dim {
+        None => rank - 1,
+        Some(k) if k < 0 => (k + rank as isize) as usize,
+        Some(k) => k as usize,
+    };
+    let flip_rows = rank == 2 && d == 0;
+    (0..r * c)
+        .map(|k| {
+            let (i, j) = (k / c, k % c);
+            if flip_rows { x[(r - 1 - i) * c + j] } else { x[i * c + (c - 1 - j)] }
+        })
+        .collect()
+}
+
+fn flip_def(dtype: &str) -> KernelDef {
+    match dtype {
+        "f32" => flip_f32(),
+        "f16" => flip_f16(),
+        "i32" => flip_i32(),
+        _ => flip_i64(),
+    }
+}
+
+fn flip_suite(dtype: &'static str) -> Suite {
+    let cases = FLIP_TABLE.iter().map(|&(r, c, dim)| {
+        let n = r * c;
+        Case::new(format!("{dtype} {r}x{c} dim={dim:?}", dim = dim_of(dim)))
+            .input("x", data_of(dtype, &bits_for(dtype, (r * 31 + c) as u32, n)), View::contiguous(&[n]))
+            .output("y", data_of(dtype, &vec![0x5A5A_5A5A_5A5A_5A5A; n]), View::contiguous(&[n]))
+            .constexpr("R", r as i64)
+            .constexpr("C", c as i64)
+            .constexpr("DIM", dim as i64)
+    });
+    Suite::new(flip_def(dtype))
+        .cases(cases)
+        .reference(|case| {
+            let (r, c) = (constexpr(case, "R") as usize, constexpr(case, "C") as usize);
+            let dim = dim_of(constexpr(case, "DIM") as usize);
+            let x = &case.tensor("x").data;
+            let y = data_of(dtype_of(x), &flip_ref(&bits_of(x), r, c, dim));
+            case.tensor_mut("y").data = y;
+        })
+        .rule(Rule::BITS)
+}
+
+/// The gather table: (SR, SC, IR, IC, axis code, out-of-range indices); `SR = 1` is 1-D.
+/// The index may be shorter or longer than the source along the axis.
+const GATHER_TABLE: &[(usize, usize, usize, usize, usize, bool)] = &[
+    (1, 16, 1, 16, 0, false),
+    (1, 8, 1, 32, 3, false),
+    (1, 32, 1, 4, 0, true),
+    (4, 16, 4, 16, 1, false),
+    (4, 16, 8, 16, 0, false),
+    (8, 4, 2, 4, 0, true),
+    (4, 8, 4, 32, 3, true),
+    (2, 16, 2, 8, 1, false),
+];
+
+/// Indices along the gathered axis of length `n`: in range, or with every fifth one out
+/// of range (below 0, at `n`, far above) when `oob`.
+fn gather_indices(seed: u32, count: usize, n: usize, oob: bool) -> Vec<i64> {
+    (0..count)
+        .map(|i| match (oob, i % 5) {
+            (true, 1) => -1,
+            (true, 2) => n as i64,
+            (true, 3) => 1 << 40,
+            _ => i64::from(mix(seed, i) % n as u32),
+        })
+        .collect()
+}
+
+/// `gather` from the definition; an index outside `[0, n)` gives zero bits (rtriton's
+/// documented choice where Triton's result is undefined).
+fn gather_ref(src: &[u64], idx: &[i64], (sr, sc, ir, ic): (usize, usize, usize, usize), axis: usize) -> Vec<u64> {
+    let one_d = sr == 1;
+    (0..ir * ic)
+        .map(|k| {
+            let (i, j) = (k / ic, k % ic);
+            let n = if one_d || axis == 1 { sc } else { sr };
+            let at = idx[k];
+            if !(0..n as i64).contains(&at) {
+                return 0;
+            }
+            let at = at as usize;
+            if one_d || axis == 1 { src[i * sc + at] } else { src[at * sc + j] }
+        })
+        .collect()
+}
+
+fn gather_suite(dtype: &'static str, wide_index: bool) -> Suite {
+    let def = match (dtype, wide_index) {
+        (_, true) => gather_f32_i64(),
+        ("f32", _) => gather_f32(),
+        ("f16", _) => gather_f16(),
+        ("i32", _) => gather_i32(),
+        _ => gather_i64(),
+    };
+    let cases = GATHER_TABLE.iter().map(move |&(sr, sc, ir, ic, axis, oob)| {
+        let rank = if sr == 1 { 1 } else { 2 };
+        let a = if axis == 3 { rank - 1 } else { axis };
+        let n = if rank == 1 || a == 1 { sc } else { sr };
+        let idx = gather_indices((sr * 7 + sc + ir * 3 + ic) as u32, ir * ic, n, oob);
+        // Out-of-range indices far above i32 only fit an i64 index; an i32 one keeps the rest.
+        let idx_data: Data = if wide_index {
+            Data::I64(idx)
+        } else {
+            Data::I32(idx.iter().map(|&v| v.clamp(-1, n as i64) as i32).collect())
+        };
+        Case::new(format!("{dtype} src {sr}x{sc} index {ir}x{ic} axis={:?} oob={oob}", dim_of(axis)))
+            .input(
+                "src",
+                data_of(dtype, &bits_for(dtype, (sr * 13 + sc) as u32, sr * sc)),
+                View::contiguous(&[sr * sc]),
+            )
+            .input("idx", idx_data, View::contiguous(&[ir * ic]))
+            .output("y", data_of(dtype, &vec![0x5A5A_5A5A_5A5A_5A5A; ir * ic]), View::contiguous(&[ir * ic]))
+            .constexpr("SR", sr as i64)
+            .constexpr("SC", sc as i64)
+            .constexpr("IR", ir as i64)
+            .constexpr("IC", ic as i64)
+            .constexpr("AXIS", axis as i64)
+    });
+    Suite::new(def)
+        .cases(cases)
+        .reference(|case| {
+            let dims = ["SR", "SC", "IR", "IC"].map(|n| constexpr(case, n) as usize);
+            let rank = if dims[0] == 1 { 1 } else { 2 };
+            let axis = match dim_of(constexpr(case, "AXIS") as usize) {
+                Some(k) if k < 0 => (k + rank as isize) as usize,
+                Some(k) => k as usize,
+                None => unreachable!("gather takes an axis"),
+            };
+            let idx: Vec<i64> = match &case.tensor("idx").data {
+                Data::I32(v) => v.iter().map(|&e| i64::from(e)).collect(),
+                Data::I64(v) => v.clone(),
+                other => unreachable!("{other:?}"),
+            };
+            let src = &case.tensor("src").data;
+            let y = gather_ref(&bits_of(src), &idx, (dims[0], dims[1], dims[2], dims[3]), axis);
+            case.tensor_mut("y").data = data_of(dtype_of(src), &y);
+        })
+        .rule(Rule::BITS)
+}
+
+/// The flip and gather tables exercise what they claim: float data holds NaNs with
+/// payloads, `-0.0` and infinities; out-of-range rows hold indices on both sides.
+#[test]
+fn the_tables_cover_special_values_and_out_of_range_indices() {
+    for dtype in ["f32", "f16"] {
+        let Data::F32(f) = data_of("f32", &bits_for(dtype, 3, 64)) else { unreachable!() };
+        let bits = bits_for(dtype, 3, 64);
+        let neg_zero = if dtype == "f32" { 0x8000_0000 } else { 0x8000 };
+        assert!(bits.contains(&neg_zero), "{dtype}");
+        if dtype == "f32" {
+            assert!(f.iter().any(|x| x.is_nan() && x.to_bits() != 0x7FC0_0000) && f.iter().any(|x| x.is_infinite()));
+        }
+    }
+    let idx = gather_indices(1, 20, 8, true);
+    assert!(idx.iter().any(|&v| v < 0) && idx.iter().any(|&v| v >= 8) && idx.iter().any(|&v| (0..8).contains(&v)));
+}
+
 /// Every suite of this file, by function and dtype.
 fn suites() -> Vec<Suite> {
-    vec![hist_suite("i32"), hist_suite("i64"), hist_suite("i8")]
+    let mut all = vec![hist_suite("i32"), hist_suite("i64"), hist_suite("i8")];
+    all.extend(DTYPES.map(flip_suite));
+    all.extend(DTYPES.map(|d| gather_suite(d, false)));
+    all.push(gather_suite("f32", true));
+    all
 }
 
 fn check_every_case(backend: Backend) {
@@ -209,6 +508,12 @@ fn their_ptx_assembles_without_spills() {
         (hist_i64(), vec![ptr(0), ptr(1), ptr(2)], vec![("N", 32), ("BINS", 16), ("MASKED", 0)]),
         // 256 bins of 64 values fill the register budget exactly and spill; 64 do not.
         (hist_i8(), vec![ptr(0), ptr(1), ptr(2)], vec![("N", 64), ("BINS", 64), ("MASKED", 1)]),
+        (flip_f32(), vec![ptr(0), ptr(1)], vec![("R", 4), ("C", 16), ("DIM", 1)]),
+        (flip_f16(), vec![ptr(0), ptr(1)], vec![("R", 4), ("C", 16), ("DIM", 0)]),
+        (flip_i64(), vec![ptr(0), ptr(1)], vec![("R", 1), ("C", 32), ("DIM", 2)]),
+        (gather_f32(), vec![ptr(0), ptr(1), ptr(2)], vec![("SR", 4), ("SC", 16), ("IR", 4), ("IC", 16), ("AXIS", 1)]),
+        (gather_f16(), vec![ptr(0), ptr(1), ptr(2)], vec![("SR", 4), ("SC", 16), ("IR", 8), ("IC", 16), ("AXIS", 0)]),
+        (gather_i64(), vec![ptr(0), ptr(1), ptr(2)], vec![("SR", 1), ("SC", 32), ("IR", 1), ("IC", 32), ("AXIS", 0)]),
     ];
     for (def, args, constexprs) in kernels {
         for arch in [Arch::Sm86, Arch::Sm90] {
@@ -237,4 +542,18 @@ fn a_one_hot_block_over_the_register_budget_is_refused() {
         .constexpr("MASKED", 0);
     let e = run_simulator(&hist_i32(), &case, SpecPolicy::Triton).expect_err("over the budget");
     assert!(e.has_code(Code::PtxRegisterBudget), "histogram: {e}");
+
+    // A 256-element gather from 256 positions: a [256, 256] one-hot block.
+    let n = 256usize;
+    let case = Case::new("too large")
+        .input("src", vec![0f32; n], View::contiguous(&[n]))
+        .input("idx", vec![0i32; n], View::contiguous(&[n]))
+        .output("y", vec![0f32; n], View::contiguous(&[n]))
+        .constexpr("SR", 1)
+        .constexpr("SC", n as i64)
+        .constexpr("IR", 1)
+        .constexpr("IC", n as i64)
+        .constexpr("AXIS", 0);
+    let e = run_simulator(&gather_f32(), &case, SpecPolicy::Triton).expect_err("over the budget");
+    assert!(e.has_code(Code::PtxRegisterBudget), "gather: {e}");
 }

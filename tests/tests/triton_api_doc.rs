@@ -265,6 +265,8 @@ fn compiled_claims() -> BTreeSet<&'static str> {
         "Tensor::reduce_or" => |x: Tensor<i32>| x.reduce_or(0);
         "Tensor::histogram" => |x: Tensor<i32>| x.histogram(8);
         "Tensor::histogram_with" => |x: Tensor<i32>| x.histogram_with(8, None);
+        "Tensor::flip" => |x: Tensor<f32>| x.flip(None);
+        "Tensor::gather" => |x: Tensor<f32>, i: Tensor<i32>| x.gather(i, 0);
         "Tensor::xor_sum" => |x: Tensor<i32>| x.xor_sum(0);
         "Tensor::cumsum" => |x: Tensor<f32>| x.cumsum(0);
         "Tensor::cumprod" => |x: Tensor<f32>| x.cumprod(0);

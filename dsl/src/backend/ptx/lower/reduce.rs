@@ -79,11 +79,15 @@ impl Lowerer<'_> {
         Acc { v: v.into(), i: Some(i.into()) }
     }
 
-    /// `x` of lane `lane ^ lane_mask`; a 64-bit value moves as two 32-bit halves.
+    /// `x` of lane `lane ^ lane_mask`; a 64-bit value moves as two 32-bit halves, an
+    /// `f16`/`bf16` (a 16-bit register, which `shfl.b32` does not take) in a 32-bit word.
     pub(super) fn shfl(&mut self, ty: Ty, x: Operand, lane_mask: u32) -> Operand {
         let src = self.reg(x, ty);
         if ty.size_bytes() == 8 {
             return self.shfl_wide(ty, src, lane_mask);
+        }
+        if matches!(ty, Ty::F16 | Ty::BF16) {
+            return self.shfl_half(ty, src, lane_mask);
         }
         let dst = self.new_reg(ty);
         self.emit(Inst::Shfl { ty, dst, src, lane_mask, clamp: 0x1f, member_mask: 0xffff_ffff });
