@@ -420,6 +420,22 @@ fn divergent_shuffle(
     Ok((mem.read_f32(yp, 32).unwrap(), report))
 }
 
+/// A shuffle of an f16 register (ptxas refuses `shfl.sync.b32` on a `.b16` register, so the
+/// driver would not load the program): the simulator refuses to run it, naming the
+/// instruction. The f16 reduction lowering once emitted exactly this.
+#[test]
+fn a_shuffle_of_a_16_bit_register_is_refused() {
+    let s = setup(&rtriton_kernels::row_max(), case(2, 256), 1);
+    s.control();
+    let e = s.fails(|p| {
+        let Some(Inst::Shfl { ty, .. }) = find_mut(&mut p.body, &|i| matches!(i, Inst::Shfl { .. })) else {
+            panic!("row_max shuffles")
+        };
+        *ty = Ty::F16;
+    });
+    assert!(e.to_string().contains("shfl.sync.b32 of a F16 register (shuffle 32-bit words)"), "{e}");
+}
+
 #[test]
 fn shuffles_follow_ptx_lanes_and_clamps() {
     // All lanes, butterfly 16: lane l reads lane l ^ 16.

@@ -379,6 +379,12 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
             Inst::CpAsyncCommit => MicroOp::CpAsyncCommit,
             Inst::Trap { guard } => MicroOp::Trap { guard: *guard },
             Inst::CpAsyncWait { pending } => MicroOp::CpAsyncWait { pending: *pending },
+            // `shfl.sync.b32` moves 32-bit registers only: ptxas refuses an f16/bf16
+            // (`.b16`), 64-bit or predicate register, so the simulator does too, rather
+            // than run a program the driver would not load.
+            Inst::Shfl { ty, .. } if !matches!(ty, Ty::I32 | Ty::U32 | Ty::F32 | Ty::S8 | Ty::U8 | Ty::S16) => {
+                return Err(unsupported(format!("shfl.sync.b32 of a {ty:?} register (shuffle 32-bit words)")));
+            }
             Inst::Shfl { dst, src, lane_mask, clamp, member_mask, .. } => MicroOp::Shfl {
                 dst: dst.0,
                 src: src.0,
