@@ -37,7 +37,12 @@
 //! the view offset), checked by the overflow guard ([`guard_launch`]: a kernel whose
 //! offsets are computed in i32 is refused on a tensor past `i32::MAX` elements), and the
 //! kernel is looked up by the full [`CacheKey`](crate::cache::CacheKey): in memory
-//! (loaded module), then on disk (PTX), then compiled.
+//! (loaded module), then on disk (PTX), then compiled. A later launch of the same
+//! signature takes the fast path ([`host_path`]): the value checks again, then the
+//! prepared kernel, with nothing rebuilt or allocated. Tensors may also be cudarc
+//! allocations ([`TensorArg::cuda`]), launches may go to a stream the caller names
+//! ([`Runtime::launch_on`]), and a sequence of launches may be captured as a CUDA graph
+//! ([`Runtime::capture`]); `docs/runtime.md` is the guide.
 
 mod args;
 mod checks;
