@@ -3,13 +3,12 @@
 //! elements get vector accesses) and without it (scalar accesses).
 
 use rstest::rstest;
-use rtriton::backend::ptx::{self, Arch};
-use rtriton::session::CompileSession;
+use rtriton::backend::ptx::Arch;
 use rtriton::spec::{ArgValue, SpecPolicy};
-use rtriton::trace::{KernelDef, TraceOptions};
+use rtriton::trace::KernelDef;
 
 use crate::kernels;
-use crate::ptx_common::{assemble, options, ptxas, spill_stores};
+use crate::ptx_common::{assembles_without_spills, compile_def, options, ptxas};
 use crate::run::BLOCK;
 
 fn every_kernel() -> Vec<KernelDef> {
@@ -44,14 +43,11 @@ fn dtype_kernels_assemble_without_spills(
         let mut args: Vec<ArgValue> =
             (0..def.params.len() - 1).map(|i| ArgValue::Ptr(0x1_0000_0000 + i as u64 * 0x10000)).collect();
         args.push(ArgValue::Int(1024));
-        let verified = CompileSession::new()
-            .front_end_for_args(&def, &[("BLOCK", BLOCK)], &args, policy, &TraceOptions::default())
-            .unwrap_or_else(|e| panic!("{}: {e}", def.name));
-        let text = ptx::compile(&verified, &options(arch, 4)).unwrap_or_else(|e| panic!("{}: {e}", def.name)).text;
-        match assemble(&ptxas, &text, &arch.to_string(), def.name) {
-            Ok(info) if spill_stores(&info) == Some(0) => {}
-            Ok(info) => failures.push(format!("{} spills:\n{info}", def.name)),
-            Err(e) => failures.push(format!("{}: ptxas refused:\n{e}\n{text}", def.name)),
+        let text = compile_def(&def, &[("BLOCK", BLOCK)], &args, policy, &options(arch, 4))
+            .unwrap_or_else(|e| panic!("{}: {e}", def.name))
+            .text;
+        if let Err(e) = assembles_without_spills(&ptxas, &text, arch, def.name) {
+            failures.push(e);
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

@@ -130,6 +130,16 @@ pub fn spill_stores(info: &str) -> Option<u64> {
     head.rsplit(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
 }
 
+/// Assembles `text` for `arch` and accepts it only without spill stores: `Err` holds
+/// ptxas's refusal (with the PTX) or its report of the spills.
+pub fn assembles_without_spills(ptxas: &PathBuf, text: &str, arch: Arch, name: &str) -> Result<(), String> {
+    match assemble(ptxas, text, &arch.to_string(), name) {
+        Ok(info) if spill_stores(&info) == Some(0) => Ok(()),
+        Ok(info) => Err(format!("{name} spills:\n{info}")),
+        Err(e) => Err(format!("{name}: ptxas refused:\n{e}\n{text}")),
+    }
+}
+
 /// Registers per thread `ptxas -v` reports (`Used N registers`).
 pub fn registers_used(info: &str) -> Option<u32> {
     let tail = &info[info.find("Used ")? + "Used ".len()..];
