@@ -38,6 +38,23 @@ pub fn axpy_kernel(n: usize) -> JitKernel {
     JitKernel::new(axpy()).constexpr("BLOCK", PROGRAM_ELEMENTS as i64).in_place("y_ptr").grid(move |_| [programs, 1, 1])
 }
 
+/// `axpy`'s arguments: `x` read and `y` written, both whole slices, their uses ordered on
+/// `stream`.
+pub fn axpy_args<'a>(
+    stream: &'a CudaStream,
+    x: &'a CudaSlice<f32>,
+    y: &'a mut CudaSlice<f32>,
+    alpha: f32,
+) -> [Arg<'a>; 4] {
+    let n = x.len();
+    [
+        TensorArg::cuda(x, stream, &[n], &[1]).into(),
+        TensorArg::cuda_mut(y, stream, &[n], &[1]).into(),
+        Arg::Int(n as i64),
+        Arg::F32(alpha),
+    ]
+}
+
 /// `y = alpha * x + y` on the caller's slices, enqueued on `stream`.
 pub fn axpy_on(
     rt: &mut Runtime,
@@ -46,14 +63,8 @@ pub fn axpy_on(
     y: &mut CudaSlice<f32>,
     alpha: f32,
 ) -> Result<(), HostError> {
-    let n = x.len();
-    let args = [
-        TensorArg::cuda(x, stream, &[n], &[1]).into(),
-        TensorArg::cuda_mut(y, stream, &[n], &[1]).into(),
-        Arg::Int(n as i64),
-        Arg::F32(alpha),
-    ];
-    rt.launch_on(stream, &axpy_kernel(n), &args)?;
+    let args = axpy_args(stream, x, y, alpha);
+    rt.launch_on(stream, &axpy_kernel(x.len()), &args)?;
     Ok(())
 }
 
@@ -69,14 +80,8 @@ pub fn axpy_graph(
     alpha: f32,
     times: usize,
 ) -> Result<LaunchGraph, HostError> {
-    let n = x.len();
-    let kernel = axpy_kernel(n);
-    let args = [
-        TensorArg::cuda(x, stream, &[n], &[1]).into(),
-        TensorArg::cuda_mut(y, stream, &[n], &[1]).into(),
-        Arg::Int(n as i64),
-        Arg::F32(alpha),
-    ];
+    let kernel = axpy_kernel(x.len());
+    let args = axpy_args(stream, x, y, alpha);
     // Compile and load before capturing, so the graph holds launches only.
     rt.prepare(&kernel, &args)?;
     let graph = rt.capture(stream, |rt, s| {
