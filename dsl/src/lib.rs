@@ -41,3 +41,7 @@ pub mod prelude {
 
 /// Triton-style alias: `use rtriton::tl;` then `tl::program_id(0)`.
 pub use lang as tl;
+
+/// The `half` crate, for the dtype lists `kernel!` expands to.
+#[doc(hidden)]
+pub use half;

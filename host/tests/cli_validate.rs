@@ -395,7 +395,8 @@ fn validate_kernel_runs_a_ports_suites_and_names_unknown_ports() {
         "layer_norm_fwd_prefetch_staged_f32",
         "layer_norm_bwd_dx_fused_f16",
         "layer_norm_fwd_fused_bf16",
-        "layer_norm_bwd_dx_persistent ",
+        "layer_norm_bwd_dx_persistent<f32>",
+        "layer_norm_bwd_dx_persistent<bf16>",
     ];
     for kernel in kernels {
         assert!(stdout.contains(kernel), "{kernel}: {stdout}");

@@ -402,3 +402,48 @@ fn the_compile_time_lint_warns_by_default_and_can_deny() {
     rt.launch(&kernel(), &args()).expect("warnings do not stop a launch");
     assert!(rt.lint_findings().any(|d| d.kernel == "row_max_i64_strides"));
 }
+
+mod generic {
+    use rtriton::prelude::*;
+
+    rtriton::kernel! {
+        /// `y = 2 x` for every float dtype: the runtime picks the instance per launch.
+        pub fn generic_twice<T: Float>(x_ptr: Ptr<T>, y_ptr: Ptr<T>; const N: usize) {
+            let offs = arange(0, N);
+            let x = load(x_ptr + offs, None, None).to::<f32>();
+            store(y_ptr + offs, (x * 2.0).to::<T>(), None);
+        }
+    }
+}
+
+/// A generic kernel launched with f16, then f32, then f16 again: each launch runs the
+/// instance of its buffers' dtype (two compiles, the third launch finds its instance);
+/// tensors that disagree on `T` are refused before the driver, naming the parameter.
+#[test]
+#[ignore = "needs a GPU"]
+fn a_generic_kernel_launches_the_instance_of_its_argument_dtypes() {
+    use half::f16;
+    let gpu = gpu();
+    let xs: Vec<f32> = (0..8).map(|i| i as f32 - 2.5).collect();
+    let x32 = DeviceBuffer::from_host(&gpu, &xs).unwrap();
+    let y32 = DeviceBuffer::<f32>::zeros(&gpu, 8).unwrap();
+    let x16 = DeviceBuffer::from_host(&gpu, &xs.iter().map(|&v| f16::from_f32(v)).collect::<Vec<_>>()).unwrap();
+    let y16 = DeviceBuffer::<f16>::zeros(&gpu, 8).unwrap();
+    let mut rt = Runtime::with_disk_cache(gpu, None);
+    let k = JitKernel::new(generic::generic_twice()).constexpr("N", 8);
+    let args16 =
+        || vec![Arg::Tensor(TensorArg::contiguous(&x16, &[8])), Arg::Tensor(TensorArg::contiguous(&y16, &[8]))];
+    let args32 =
+        || vec![Arg::Tensor(TensorArg::contiguous(&x32, &[8])), Arg::Tensor(TensorArg::contiguous(&y32, &[8]))];
+    rt.launch(&k, &args16()).unwrap();
+    rt.launch(&k, &args32()).unwrap();
+    rt.launch(&k, &args16()).unwrap();
+    assert_eq!(rt.stats.compiles, 2, "one compile per instance");
+    let doubled: Vec<f32> = xs.iter().map(|v| v * 2.0).collect();
+    assert_eq!(y32.to_host(&rt.gpu).unwrap(), doubled);
+    assert_eq!(y16.to_host(&rt.gpu).unwrap(), doubled.iter().map(|&v| f16::from_f32(v)).collect::<Vec<_>>());
+    let mixed = vec![Arg::Tensor(TensorArg::contiguous(&x16, &[8])), Arg::Tensor(TensorArg::contiguous(&y32, &[8]))];
+    let e = launch_error(rt.launch(&k, &mixed));
+    assert!(matches!(e, LaunchError::Spec(SpecError::ArgType { param: "y_ptr", .. })), "{e}");
+    assert!(e.to_string().contains("T = f16, from `x_ptr`"), "{e}");
+}

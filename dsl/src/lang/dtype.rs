@@ -122,3 +122,32 @@ macro_rules! numeric {
 }
 numeric!(i8 => i32, i16 => i32, i32 => i32, i64 => i64, u8 => u32, u32 => u32, u64 => u64);
 numeric!(f16 => f16, bf16 => bf16, f32 => f32, f64 => f64);
+
+/// The float element types a generic kernel can be written over (`fn f<T: Float>`, see
+/// `kernel!`): f32, f16, bf16 and f64. `T::lit(0.0)` is a literal of the type (what a
+/// masked `load` gives); arithmetic on `T` goes through `.to::<f32>()` and back, as
+/// Triton computes 16-bit floats in f32.
+pub trait Float: NumericMarker {
+    /// `v` rounded to nearest even in this type.
+    fn lit(v: f64) -> Self::Native;
+}
+impl Float for f32 {
+    fn lit(v: f64) -> f32 {
+        v as f32
+    }
+}
+impl Float for f64 {
+    fn lit(v: f64) -> f64 {
+        v
+    }
+}
+impl Float for f16 {
+    fn lit(v: f64) -> f16 {
+        f16::from_f64(v)
+    }
+}
+impl Float for bf16 {
+    fn lit(v: f64) -> bf16 {
+        bf16::from_f64(v)
+    }
+}

@@ -43,7 +43,7 @@ pub use combine::{argmin, associative_scan, cumprod, cumsum, reduce, xor_sum};
 pub use control::{if_, if_then, while_loop};
 pub use debug::{PrintArgs, device_assert, device_print, static_assert, static_print};
 pub use dot::{DotOptions, dot, dot_with};
-pub use dtype::{DTypeMarker, IntMarker, NumericMarker, Ptr, ScalarMarker};
+pub use dtype::{DTypeMarker, Float, IntMarker, NumericMarker, Ptr, ScalarMarker};
 pub use indexing::{flip, gather, histogram, histogram_with};
 pub use math::{
     abs, atan2, ceil, clamp, clamp_with, copysign, cos, div_rn, erf, exp, exp2, exp2_ftz, expm1, fdiv, floor, fma,

@@ -7,11 +7,13 @@
 //! Triton-semantics violations) are collected, not raised, so one trace reports them all.
 
 mod builder;
+mod generic;
 mod kernel_def;
 mod scope;
 
 pub use builder::Builder;
 pub(crate) use builder::with_builder;
+pub use generic::{Generic, Instance};
 pub use kernel_def::{ArgBinder, ConstexprValue, KernelDef, ParamType};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};

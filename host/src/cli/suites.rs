@@ -36,7 +36,7 @@ pub struct SuiteArgs {
 
 /// One case on one back end (every policy of its suite).
 struct Row {
-    kernel: &'static str,
+    kernel: String,
     case: String,
     backend: Backend,
     failures: Option<Failures>,
@@ -54,8 +54,8 @@ pub fn run(args: &SuiteArgs, suites: &[Suite], gpu_found: Result<(), String>, ou
         "validate runs the test suites given to `App::suites`; this program gave none (see examples/user-cli)"
     );
     for k in &args.kernels {
-        if !suites.iter().any(|s| s.def.name == k.as_str()) {
-            let known: Vec<&str> = suites.iter().map(|s| s.def.name).collect();
+        if !suites.iter().any(|s| s.def.name == k.as_str() || s.def.label() == k.as_str()) {
+            let known: Vec<String> = suites.iter().map(|s| s.def.label().into_owned()).collect();
             anyhow::bail!("--kernel {k}: no suite tests a kernel of that name; suites: {}", known.join(", "));
         }
     }
@@ -73,7 +73,10 @@ pub fn run(args: &SuiteArgs, suites: &[Suite], gpu_found: Result<(), String>, ou
         (SuiteBackends::Gpu, Err(why)) => anyhow::bail!("--backend gpu: no GPU ({why})"),
     }
     let mut rows = Vec::new();
-    for suite in suites.iter().filter(|s| args.kernels.is_empty() || args.kernels.iter().any(|k| k == s.def.name)) {
+    for suite in suites
+        .iter()
+        .filter(|s| args.kernels.is_empty() || args.kernels.iter().any(|k| k == s.def.name || *k == s.def.label()))
+    {
         for case in suite
             .cases
             .iter()
@@ -82,7 +85,13 @@ pub fn run(args: &SuiteArgs, suites: &[Suite], gpu_found: Result<(), String>, ou
             for &backend in &backends {
                 let not_run = case.unsupported_on(backend).is_some();
                 let failures = suite.run(&case.name, backend).err();
-                rows.push(Row { kernel: suite.def.name, case: case.name.clone(), backend, failures, not_run });
+                rows.push(Row {
+                    kernel: suite.def.label().into_owned(),
+                    case: case.name.clone(),
+                    backend,
+                    failures,
+                    not_run,
+                });
             }
         }
     }
@@ -120,7 +129,7 @@ fn table(rows: &[Row], backends: &[Backend]) -> String {
     header.extend(backends.iter().map(|b| b.to_string()));
     t.load_preset(UTF8_FULL_CONDENSED).set_header(header);
     for line in rows.chunks(backends.len()) {
-        let mut cells = vec![Cell::new(line[0].kernel), Cell::new(&line[0].case)];
+        let mut cells = vec![Cell::new(&line[0].kernel), Cell::new(&line[0].case)];
         cells.extend(line.iter().map(|r| {
             Cell::new(if r.failures.is_some() {
                 "FAILED"

@@ -75,6 +75,11 @@ impl JitKernel {
         }
     }
 
+    /// This launch configuration with another definition (a generic kernel's instance).
+    pub(crate) fn with_def(&self, def: KernelDef) -> JitKernel {
+        JitKernel { def, ..self.clone() }
+    }
+
     pub fn constexpr(mut self, name: &'static str, value: i64) -> JitKernel {
         self.meta.0.retain(|(n, _)| *n != name);
         self.meta.0.push((name, value));

@@ -49,6 +49,7 @@ mod checks;
 mod compile;
 mod foreign;
 mod graph;
+mod instances;
 mod jit;
 mod runtime;
 mod signature;

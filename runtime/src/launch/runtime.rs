@@ -12,6 +12,7 @@ use rtriton::spec::SpecKey;
 
 use rtriton::session::{CompileError, CompileSession, SessionStats, StageKey};
 
+use super::instances::Instances;
 use super::signature::{Device, LaunchCache, host_path, raw_params, signature};
 use super::{
     Arg, JitKernel, LaunchError, arg_values, check_args, check_block, check_grid, check_overlap, check_shared,
@@ -47,7 +48,8 @@ struct Loaded {
 }
 
 /// A kernel name and its constexprs: the lint's findings depend on nothing else.
-type LintId = (String, Vec<(&'static str, i64)>);
+/// A kernel (name and body: a generic kernel's instances share the name) and its constexprs.
+type LintId = (String, usize, Vec<(&'static str, i64)>);
 
 /// A device plus the compiled-kernel caches: what launches go through.
 pub struct Runtime {
@@ -70,6 +72,8 @@ pub struct Runtime {
     prepared: LaunchCache<Arc<Loaded>>,
     /// Launches enqueued so far (what a graph capture counts).
     launches: u64,
+    /// The instances of generic kernels launched so far.
+    instances: Instances,
     pub stats: CacheStats,
 }
 
@@ -111,6 +115,7 @@ impl Runtime {
             compiler: crate::cache::compiler_identity(),
             prepared: LaunchCache::default(),
             launches: 0,
+            instances: Instances::default(),
             stats: CacheStats::default(),
         }
     }
@@ -123,6 +128,7 @@ impl Runtime {
     pub fn recover(mut self) -> Result<Runtime, HostError> {
         self.modules.clear();
         self.prepared.clear();
+        self.instances.clear();
         let disk = self.disk.take();
         let Runtime { gpu, session, offset_widths, lint_findings, lint_printed, compiler, stats, .. } = self;
         let mut rt = Runtime::with_disk_cache(gpu.reset()?, disk);
@@ -135,6 +141,10 @@ impl Runtime {
     /// loads the kernel for them, without launching (so a timed launch afterwards is the
     /// kernel only).
     pub fn prepare(&mut self, kernel: &JitKernel, args: &[Arg<'_>]) -> Result<LaunchRecord, HostError> {
+        if kernel.def.is_generic() {
+            let instance = self.instances.resolve(kernel, args)?;
+            return self.prepare(&instance, args);
+        }
         self.prepare_loaded(kernel, args).map(|(record, _)| record)
     }
 
@@ -190,6 +200,10 @@ impl Runtime {
         args: &[Arg<'_>],
     ) -> Result<LaunchRecord, HostError> {
         self.check_stream(kernel.def.name, stream)?;
+        if kernel.def.is_generic() {
+            let instance = self.instances.resolve(kernel, args)?;
+            return self.launch_on(stream, &instance, args);
+        }
         let device = Device { id: self.gpu.device_id(), max_grid: self.gpu.info.max_grid };
         let (record, loaded, params) =
             match host_path(&self.prepared, kernel, args, device, stream.cu_stream() as usize)? {
@@ -239,7 +253,7 @@ impl Runtime {
     /// to stderr as warnings, or refuse the launch when the kernel asks to deny them.
     fn lint(&mut self, kernel: &JitKernel) -> Result<(), HostError> {
         let Some(options) = &kernel.lint else { return Ok(()) };
-        let id = (kernel.def.name.to_string(), kernel.meta.0.clone());
+        let id = (kernel.def.name.to_string(), kernel.def.body as usize, kernel.meta.0.clone());
         if !self.lint_findings.contains_key(&id) {
             let findings = self
                 .session

@@ -42,7 +42,7 @@ pub type Classes = SmallVec<[ArgSpec; 16]>;
 /// The launch configuration of a [`JitKernel`] as the fast path compares it: everything
 /// but the grid closure (evaluated per launch) decides the compiled kernel or the checks.
 #[derive(Clone, Debug, PartialEq)]
-struct KernelIdentity {
+pub(crate) struct KernelIdentity {
     name: &'static str,
     loc: SourceLoc,
     /// Kernels a macro generates share a name and a site: their parameters (pointer
@@ -60,7 +60,7 @@ struct KernelIdentity {
 }
 
 impl KernelIdentity {
-    fn of(k: &JitKernel, debug: bool) -> KernelIdentity {
+    pub(crate) fn of(k: &JitKernel, debug: bool) -> KernelIdentity {
         KernelIdentity {
             name: k.def.name,
             loc: k.def.loc,
@@ -78,7 +78,7 @@ impl KernelIdentity {
     }
 
     /// Field by field, without building an identity for `k` (no allocation).
-    fn matches(&self, k: &JitKernel, debug: bool) -> bool {
+    pub(crate) fn matches(&self, k: &JitKernel, debug: bool) -> bool {
         self.name == k.def.name
             && self.loc == k.def.loc
             && self.params == k.def.params

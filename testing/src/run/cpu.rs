@@ -47,6 +47,7 @@ pub fn read_outputs(mem: &Memory, case: &Case, placed: &Placed) -> Result<Output
 /// Runs `case` on the CPU interpreter under `policy`.
 pub fn run_interpreter(def: &KernelDef, case: &Case, policy: SpecPolicy) -> Result<Outputs, RunError> {
     let case = &*case.resolve(def).map_err(|e| RunError::Args(Box::new(e)))?;
+    let def = &*super::instance_for_case(def, case)?;
     let mut mem = Memory::new();
     let placed = place(&mut mem, case)?;
     let verified = CompileSession::new()
@@ -60,6 +61,7 @@ pub fn run_interpreter(def: &KernelDef, case: &Case, policy: SpecPolicy) -> Resu
 /// simulator with every check on; the outputs carry who stored each element.
 pub fn run_simulator(def: &KernelDef, case: &Case, policy: SpecPolicy) -> Result<Outputs, RunError> {
     let case = &*case.resolve(def).map_err(|e| RunError::Args(Box::new(e)))?;
+    let def = &*super::instance_for_case(def, case)?;
     let mut mem = Memory::new();
     let placed = place(&mut mem, case)?;
     let program = lower(&mut CompileSession::new(), def, &case.constexprs, &placed.args, policy, case.num_warps)

@@ -5,6 +5,7 @@
 mod cpu;
 pub mod gpu;
 
+use std::borrow::Cow;
 use std::fmt;
 
 use rtriton::backend::ptx::lir;
@@ -13,6 +14,25 @@ use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{KernelDef, TraceOptions};
 
 use crate::data::Data;
+
+/// The kernel a case runs: `def` itself, or the instance of a generic `def` its tensors'
+/// dtypes pick (`KernelDef::instance_for`; no instance is `RT0702`, naming the parameter).
+pub fn instance_for_case<'d>(def: &'d KernelDef, case: &crate::Case) -> Result<Cow<'d, KernelDef>, RunError> {
+    if !def.is_generic() {
+        return Ok(Cow::Borrowed(def));
+    }
+    let pointees: Vec<_> = case
+        .args
+        .iter()
+        .map(|a| match a {
+            crate::case::CaseArg::Tensor(t) => Some(t.data.dtype()),
+            crate::case::CaseArg::Int(_) | crate::case::CaseArg::F32(_) => None,
+        })
+        .collect();
+    def.instance_for(&pointees)
+        .map(Cow::Owned)
+        .map_err(|e| RunError::Compile(CompileError::FrontEnd(rtriton::front_end_error::FrontEndError::Spec(e))))
+}
 
 pub use cpu::{Placed, place, read_outputs, run_interpreter, run_simulator};
 

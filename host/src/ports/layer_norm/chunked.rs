@@ -521,7 +521,7 @@ mod tests {
         let names: Vec<_> = launches.iter().map(|(s, _)| s.def.name).collect();
         assert_eq!(
             names,
-            ["layer_norm_bwd_row_sums_f16", "layer_norm_bwd_dx_chunked_f16", "layer_norm_bwd_dwdb_from_f32_f16"]
+            ["layer_norm_bwd_row_sums_f16", "layer_norm_bwd_dx_chunked_f16", "layer_norm_bwd_dwdb_from_f32"]
         );
         assert_eq!(launches[0].1.grid, [64, 1, 1]);
         assert_eq!(launches[1].1.grid, [plan.programs as u32, 16, 1]);

@@ -416,7 +416,7 @@ mod tests {
         assert_eq!(bwd.bytes, 3 * 4096 * 1024 * 2);
         assert_eq!(bwd.label(), "layer_norm_bwd bf16 4096x1024");
         let launches = (bwd.launches)(Target::H200);
-        assert_eq!(names(&launches), ["layer_norm_bwd_dx_persistent_bf16", "layer_norm_bwd_dwdb_from_f32_bf16"]);
+        assert_eq!(names(&launches), ["layer_norm_bwd_dx_persistent", "layer_norm_bwd_dwdb_from_f32"]);
         let (dx, sum) = (&launches[0].1, &launches[1].1);
         assert_eq!((dx.grid, dx.num_warps), ([7 * 132, 1, 1], 4));
         assert_eq!(dx.tensor("dw").view.shape, [7 * 132, 1024]);

@@ -11,10 +11,7 @@
 
 use rtriton::ir::ScalarType;
 use rtriton::trace::KernelDef;
-use rtriton_kernels::ports::layer_norm_persistent::{
-    layer_norm_bwd_dwdb_from_f32, layer_norm_bwd_dwdb_from_f32_bf16, layer_norm_bwd_dwdb_from_f32_f16,
-    layer_norm_bwd_dx_persistent, layer_norm_bwd_dx_persistent_bf16, layer_norm_bwd_dx_persistent_f16,
-};
+use rtriton_kernels::ports::layer_norm_persistent::{layer_norm_bwd_dwdb_from_f32, layer_norm_bwd_dx_persistent};
 use rtriton_kernels::ports::layer_norm_plan::{self, BwdPlan, Form, SumPlan, sum_depth, sum_plan};
 use rtriton_testing::half::{bf16, f16};
 use rtriton_testing::{Backend, Case, Element, Rule, Suite, View};
@@ -35,14 +32,11 @@ const TERM: f64 = 0.175;
 /// The largest `|partial|` of the sum cases' data (uniform in [-0.3, 0.3]).
 const PARTIAL: f64 = 0.3;
 
-/// The persistent form's kernels for `T`: the dx kernel and the sum of its partial rows.
+/// The persistent form's kernels for `T`: the `T` instances of the dx kernel and of the
+/// sum of its partial rows (both generic over the layer norm's element types).
 pub fn kernels<T: Element>() -> (KernelDef, KernelDef) {
-    match T::SCALAR {
-        ScalarType::F16 => (layer_norm_bwd_dx_persistent_f16(), layer_norm_bwd_dwdb_from_f32_f16()),
-        ScalarType::BF16 => (layer_norm_bwd_dx_persistent_bf16(), layer_norm_bwd_dwdb_from_f32_bf16()),
-        // f32 (the layer norm's other element type)
-        _ => (layer_norm_bwd_dx_persistent(), layer_norm_bwd_dwdb_from_f32()),
-    }
+    let instance = |def: KernelDef| def.instance(T::SCALAR).expect("the layer norm's element types are f32, f16, bf16");
+    (instance(layer_norm_bwd_dx_persistent()), instance(layer_norm_bwd_dwdb_from_f32()))
 }
 
 /// The suites of `T`'s two kernels.
