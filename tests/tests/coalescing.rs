@@ -377,3 +377,66 @@ fn without_loads_the_store_decides() {
     suite.check("fill_transposed", rtriton_testing::Backend::Interpreter);
     suite.check("fill_transposed", rtriton_testing::Backend::Simulator);
 }
+
+kernel! {
+    /// The shapes of a matmul's operand tiles: `a` is `BM x BK`, `b` is `BK x BN` (wider), and
+    /// `y = a[:, :BK] * 2` beside `z = b * 3`, so both loads are full tiles of the block.
+    fn two_widths(a_ptr: Ptr<half::f16>, b_ptr: Ptr<half::f16>, y_ptr: Ptr<half::f16>, z_ptr: Ptr<half::f16>;
+                  const BM: usize, const BK: usize, const BN: usize) {
+        let am = arange(0, BM).expand_dims(1);
+        let ak = arange(0, BK).expand_dims(0);
+        let bk = arange(0, BK).expand_dims(1);
+        let bn = arange(0, BN).expand_dims(0);
+        let a = load(a_ptr + am * BK as i32 + ak, None, None);
+        let b = load(b_ptr + bk * BN as i32 + bn, None, None);
+        store(y_ptr + am * BK as i32 + ak, (a.to::<f32>() * 2.0).to::<half::f16>(), None);
+        store(z_ptr + bk * BN as i32 + bn, (b.to::<f32>() * 3.0).to::<half::f16>(), None);
+    }
+}
+
+/// Loads of two widths along the fastest dim (a matmul's `128 x 64` A tile beside its
+/// `64 x 128` B tile): the lanes along that dim cover the narrower one, so no lane of its
+/// load repeats another's elements (16 lanes would cover 128 columns and load each A
+/// element twice); every load still reads whole sectors, and the results are exact.
+#[test]
+fn the_narrower_of_two_full_loads_sets_the_lanes_along_the_fastest_dim() {
+    use half::f16;
+    let (bm, bk, bn) = (128usize, 64usize, 128usize);
+    let a: Vec<f16> = (0..bm * bk).map(|i| f16::from_f32((i % 97) as f32 - 48.0)).collect();
+    let b: Vec<f16> = (0..bk * bn).map(|i| f16::from_f32((i % 89) as f32 / 4.0)).collect();
+    let y: Vec<f16> = a.iter().map(|v| f16::from_f32(v.to_f32() * 2.0)).collect();
+    let z: Vec<f16> = b.iter().map(|v| f16::from_f32(v.to_f32() * 3.0)).collect();
+    let case = Case::new("two_widths")
+        .input("a_ptr", a, View::contiguous(&[bm, bk]))
+        .input("b_ptr", b, View::contiguous(&[bk, bn]))
+        .output("y_ptr", vec![f16::ZERO; bm * bk], View::contiguous(&[bm, bk]))
+        .output("z_ptr", vec![f16::ZERO; bk * bn], View::contiguous(&[bk, bn]))
+        .constexpr("BM", bm as i64)
+        .constexpr("BK", bk as i64)
+        .constexpr("BN", bn as i64)
+        .num_warps(4);
+    let (d, report, _) = lower_and_run(&two_widths(), &case, SpecPolicy::Triton);
+    let layout = d.layout.clone().unwrap();
+    assert!(layout.blocked.contains("tpw=[4, 8]"), "{}", layout.blocked);
+    assert!(
+        layout.reason.contains("lanes along dim 1 cover 64 elements, the width of the load at"),
+        "{}",
+        layout.reason
+    );
+    assert_eq!(widths(&d, AccessKind::Load), [8, 8]);
+    // Each element loaded once (a lane repeating another's elements loads them again),
+    // in whole sectors.
+    assert_eq!(report.global_load_bytes, 2 * (bm * bk + bk * bn) as u64);
+    assert_eq!(efficiency(report.global_load_bytes, report.global_load_sectors), 100);
+    let suite = Suite::new(two_widths()).case(case.clone()).rule(Rule::BITS).reference(move |c| {
+        let (yv, zv) = (y.clone(), z.clone());
+        for (i, v) in yv.into_iter().enumerate() {
+            c.tensor_mut("y_ptr").set(&[i / bk, i % bk], v);
+        }
+        for (i, v) in zv.into_iter().enumerate() {
+            c.tensor_mut("z_ptr").set(&[i / bn, i % bn], v);
+        }
+    });
+    suite.check("two_widths", rtriton_testing::Backend::Interpreter);
+    suite.check("two_widths", rtriton_testing::Backend::Simulator);
+}

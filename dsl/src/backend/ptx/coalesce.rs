@@ -126,7 +126,14 @@ pub fn coalesced_layout(k: &Kernel, ai: &AxisInfoMap, anchor: &[usize], num_warp
     let threads = num_warps * 32;
     let anchor_numel: usize = anchor.iter().product();
     let (chunk, chunk_from) = chunk_along(k, ai, &all, rank, order[0], anchor_numel, threads);
-    let enc = Blocked::new(anchor, order.clone(), chunk, num_warps);
+    let narrowest = narrowest_full_load(k, ai, &all, anchor, order[0], chunk, threads);
+    // Lanes along the fastest dim stop at the narrowest full load's width, so no lane of
+    // that load holds a copy of another's elements (its copies would be issued twice).
+    let mut lanes_anchor = anchor.to_vec();
+    if let Some((width, _)) = narrowest {
+        lanes_anchor[order[0]] = width;
+    }
+    let enc = Blocked::new(&lanes_anchor, order.clone(), chunk, num_warps);
 
     let mut reason = String::new();
     let fastest = order[0];
@@ -161,9 +168,42 @@ pub fn coalesced_layout(k: &Kernel, ai: &AxisInfoMap, anchor: &[usize], num_warp
         }
     }
     let _ = write!(reason, "; {chunk} element(s) per thread along dim {fastest}: {chunk_from}");
+    if let Some((width, loc)) = narrowest {
+        let _ = write!(
+            reason,
+            "; lanes along dim {fastest} cover {width} elements, the width of the load at {} (no lane repeats its \
+             elements)",
+            loc.short()
+        );
+    }
     let decision =
         LayoutDecision { order, size_per_thread: enc.size_per_thread.clone(), blocked: enc.to_string(), reason };
     (enc, decision)
+}
+
+/// The narrowest extent along `fast`, below the anchor's, of a load of the anchor's rank
+/// that fills the block's threads with `chunk`-wide vectors along `fast` (a tile of a
+/// matmul's narrower operand: `128 x 64` beside a `128 x 128` anchor), and where it is.
+/// Narrower loads (a row of a column vector) stay replicated, as before.
+fn narrowest_full_load(
+    k: &Kernel,
+    ai: &AxisInfoMap,
+    all: &[Access],
+    anchor: &[usize],
+    fast: usize,
+    chunk: usize,
+    threads: usize,
+) -> Option<(usize, SourceLoc)> {
+    all.iter()
+        .filter(|a| a.kind == AccessKind::Load && k.shape(a.ptr).rank() == anchor.len())
+        .filter_map(|a| {
+            let shape = k.shape(a.ptr).dims();
+            let contiguous = ai.get(a.ptr).contiguity.get(fast).copied().unwrap_or(1);
+            let full = shape.iter().product::<usize>() >= threads * chunk;
+            (chunk > 1 && contiguous >= chunk as u64 && full && shape[fast] >= chunk && shape[fast] < anchor[fast])
+                .then_some((shape[fast], a.loc))
+        })
+        .min_by_key(|(width, _)| *width)
 }
 
 fn access_name(kind: AccessKind) -> &'static str {
