@@ -30,6 +30,10 @@ pub struct LoadedModule {
     pub entry: String,
     /// Dynamic shared memory every launch passes (0: the PTX declares it statically).
     pub dynamic_shared_bytes: u32,
+    /// What the driver's compile for the device gave the entry: registers per thread, and
+    /// local memory per thread (the PTX's own `.local` arrays plus spilled registers).
+    pub registers: u32,
+    pub local_bytes: u32,
 }
 
 impl LoadedModule {
@@ -57,7 +61,19 @@ impl LoadedModule {
                 .set_attribute(attr, dynamic_shared_bytes as i32)
                 .map_err(HostError::driver("cuFuncSetAttribute"))?;
         }
-        Ok(LoadedModule { _module: module, function, entry: entry.to_string(), dynamic_shared_bytes })
+        let attribute = |a: CUfunction_attribute| {
+            function.get_attribute(a).map(|v| v.max(0) as u32).map_err(HostError::driver("cuFuncGetAttribute"))
+        };
+        let registers = attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?;
+        let local_bytes = attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?;
+        Ok(LoadedModule {
+            _module: module,
+            function,
+            entry: entry.to_string(),
+            dynamic_shared_bytes,
+            registers,
+            local_bytes,
+        })
     }
 
     /// Enqueues one launch on the device's stream. Does not wait.

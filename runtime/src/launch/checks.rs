@@ -52,6 +52,10 @@ pub enum LaunchError {
         "kernel `{kernel}`: {bytes} bytes of shared memory per program ({site}) exceed the device's limit of {max} bytes; stage fewer or smaller blocks (a smaller BLOCK, or plain `load` instead of `load_staged`)"
     )]
     SharedMemory { kernel: String, bytes: u32, max: u32, site: String },
+    #[error(
+        "kernel `{kernel}`: the driver's compile for this device spills {local_bytes} bytes per thread to local memory ({registers} registers per thread, num_warps = {num_warps}), which the kernel then reads back from memory; give each thread fewer values (a smaller BLOCK, fewer num_stages, or more warps), or launch it anyway with JitKernel::allow_spills(true)"
+    )]
+    RegisterSpill { kernel: String, local_bytes: u32, registers: u32, num_warps: u32 },
     #[error("kernel `{kernel}`: the grid closure needs constexpr `{name}`, which the launch does not set; add it")]
     MissingConstexpr { kernel: String, name: String },
     #[error("kernel `{kernel}`: the grid closure failed: {message}; fix the closure given to `try_grid`")]
@@ -93,6 +97,7 @@ impl LaunchError {
             LaunchError::GridTooLarge { .. } => Code::LaunchGridTooLarge,
             LaunchError::BlockTooLarge { .. } => Code::LaunchBlockTooLarge,
             LaunchError::SharedMemory { .. } => Code::LaunchSharedMemory,
+            LaunchError::RegisterSpill { .. } => Code::LaunchRegisterSpill,
             LaunchError::MissingConstexpr { .. } => Code::LaunchMissingConstexpr,
             LaunchError::GridClosure { .. } => Code::LaunchGridClosure,
             LaunchError::OverlappingOutput { .. } => Code::LaunchOverlappingOutput,
@@ -115,6 +120,7 @@ impl HasDiagnostics for LaunchError {
             | LaunchError::GridTooLarge { kernel, .. }
             | LaunchError::BlockTooLarge { kernel, .. }
             | LaunchError::SharedMemory { kernel, .. }
+            | LaunchError::RegisterSpill { kernel, .. }
             | LaunchError::MissingConstexpr { kernel, .. }
             | LaunchError::GridClosure { kernel, .. }
             | LaunchError::OverlappingOutput { kernel, .. }

@@ -43,6 +43,9 @@ pub struct JitKernel {
     /// (`rtriton::backend::ptx::PtxOptions::debug`). Also on for every kernel when the
     /// environment has `TRITON_DEBUG=1`, as in Triton.
     pub debug: bool,
+    /// Launch even when the driver's compile spills registers to local memory (refused
+    /// with `RT0718` otherwise, as a configuration that runs out of resources).
+    pub allow_spills: bool,
     grid: GridFn,
 }
 
@@ -71,6 +74,7 @@ impl JitKernel {
             lint: Some(LintOptions::default()),
             in_place: Vec::new(),
             debug: false,
+            allow_spills: false,
             grid: Arc::new(|_| Ok([1, 1, 1])),
         }
     }
@@ -104,6 +108,12 @@ impl JitKernel {
     /// Compiles `device_assert` in (Triton's `debug=True`).
     pub fn debug(mut self, on: bool) -> JitKernel {
         self.debug = on;
+        self
+    }
+
+    /// See [`JitKernel::allow_spills`](JitKernel#structfield.allow_spills).
+    pub fn allow_spills(mut self, on: bool) -> JitKernel {
+        self.allow_spills = on;
         self
     }
 

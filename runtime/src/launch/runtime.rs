@@ -308,6 +308,7 @@ impl Runtime {
     fn load(&mut self, kernel: &JitKernel, spec: &SpecKey, key: &CacheKey) -> Result<Arc<Loaded>, HostError> {
         if let Some(l) = self.modules.get(key) {
             self.stats.memory_hits += 1;
+            check_spills(kernel, &l.ptx, &l.module)?;
             return Ok(l.clone());
         }
         let ptx = match self.disk.as_ref().and_then(|d| d.get(key)) {
@@ -331,8 +332,31 @@ impl Runtime {
         let module = LoadedModule::load_with_shared(&self.gpu, &ptx.text, &ptx.entry, ptx.dynamic_shared_bytes())?;
         let loaded = Arc::new(Loaded { ptx, module });
         self.modules.insert(key.clone(), loaded.clone());
+        check_spills(kernel, &loaded.ptx, &loaded.module)?;
         Ok(loaded)
     }
+}
+
+/// Refuses a kernel whose compile for the device spilled registers (`RT0718`) unless it
+/// allows spills: a spilling configuration reads its values back from memory in the
+/// inner loop, the "out of resources" Triton's autotuner prunes. Only PTX without `.local`
+/// arrays of its own is judged (debug mode's `vprintf` buffers are local), so what the
+/// driver reports as local memory is spilled registers.
+fn check_spills(kernel: &JitKernel, ptx: &CompiledPtx, module: &LoadedModule) -> Result<(), LaunchError> {
+    spill_check(kernel, &ptx.text, module.registers, module.local_bytes)
+}
+
+/// [`check_spills`] on the driver's figures.
+pub(crate) fn spill_check(kernel: &JitKernel, ptx: &str, registers: u32, local_bytes: u32) -> Result<(), LaunchError> {
+    if kernel.allow_spills || local_bytes == 0 || ptx.contains(".local") {
+        return Ok(());
+    }
+    Err(LaunchError::RegisterSpill {
+        kernel: kernel.def.name.into(),
+        local_bytes,
+        registers,
+        num_warps: kernel.num_warps,
+    })
 }
 
 /// The launch-time overflow guard for one launch of `kernel` under `spec` (what
@@ -388,6 +412,29 @@ mod tests {
             ArgValue::Int(stride_col),
         ];
         SpecKey::from_args(kernel.def.name, &kernel.def.params, &args, kernel.spec_policy).unwrap()
+    }
+
+    /// A spilling compile is refused with `RT0718`, naming the figures and the way out;
+    /// allowed spills, debug mode's own `.local` buffers and a compile with no local
+    /// memory pass.
+    #[test]
+    fn a_compile_that_spills_is_refused_unless_allowed() {
+        let k = JitKernel::new(RowMaxVariant::RowMax2d.def()).num_warps(8);
+        let e = spill_check(&k, ".entry row_max_2d()", 255, 48).unwrap_err();
+        assert_eq!(e.diagnostics()[0].code, Code::LaunchRegisterSpill);
+        let text = e.to_string();
+        for words in [
+            "kernel `row_max_2d`",
+            "spills 48 bytes per thread",
+            "255 registers",
+            "num_warps = 8",
+            "allow_spills(true)",
+        ] {
+            assert!(text.contains(words), "{words:?}: {text}");
+        }
+        assert!(spill_check(&k.clone().allow_spills(true), ".entry row_max_2d()", 255, 48).is_ok());
+        assert!(spill_check(&k, ".local .align 8 .b8 print_args[16];", 40, 16).is_ok());
+        assert!(spill_check(&k, ".entry row_max_2d()", 40, 0).is_ok());
     }
 
     #[test]

@@ -55,6 +55,7 @@ pub(crate) struct KernelIdentity {
     spec_policy: SpecPolicy,
     trace_options: TraceOptions,
     debug: bool,
+    allow_spills: bool,
     lint: Option<LintOptions>,
     in_place: Vec<&'static str>,
 }
@@ -72,6 +73,7 @@ impl KernelIdentity {
             spec_policy: k.spec_policy,
             trace_options: k.trace_options,
             debug,
+            allow_spills: k.allow_spills,
             lint: k.lint.clone(),
             in_place: k.in_place.clone(),
         }
@@ -89,6 +91,7 @@ impl KernelIdentity {
             && self.spec_policy == k.spec_policy
             && self.trace_options == k.trace_options
             && self.debug == debug
+            && self.allow_spills == k.allow_spills
             && self.lint == k.lint
             && self.in_place == k.in_place
     }
