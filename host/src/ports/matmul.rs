@@ -578,7 +578,7 @@ mod tests {
     #[test]
     fn autotune_configs_are_the_kept_tutorial_configs() {
         let f16 = Kernel::F16.autotune_configs(NO_ACTIVATION);
-        assert_eq!(f16.len(), 15);
+        assert_eq!(f16.len(), 18);
         assert_eq!(Kernel::Tf32.autotune_configs(LEAKY_RELU).len(), 8);
         let first = &f16[0];
         assert_eq!(first.num_warps, 4);
