@@ -57,6 +57,12 @@ pub fn reduce<C: Carry, R: Carry>(x: C, axis: usize, combine: impl FnOnce(C, C) 
     traced(x, axis, combine, true, SourceLoc::caller())
 }
 
+/// [`reduce`] recorded at `loc`: what a function written with ops uses, so the reduction
+/// carries its caller's line.
+pub(super) fn reduce_at<C: Carry, R: Carry>(x: C, axis: usize, combine: impl FnOnce(C, C) -> R, loc: SourceLoc) -> C {
+    traced(x, axis, combine, true, loc)
+}
+
 /// `tl.associative_scan(x, axis, combine)`: the inclusive scan of `x` (a tensor or a tuple
 /// of tensors of one shape) along `axis`; `result[i] = x[0] ⊕ ... ⊕ x[i]`, combined in the
 /// Hillis-Steele order of `docs/semantics.md`.

@@ -83,7 +83,7 @@ impl<T: IntMarker> Tensor<T> {
 
 /// A Triton dim (negative counts from the end) as an index in `0..rank`, or a located
 /// error and `None`.
-fn normalize_dim(b: &mut Builder, what: &str, dim: isize, shape: &Shape, loc: SourceLoc) -> Option<usize> {
+pub(super) fn normalize_dim(b: &mut Builder, what: &str, dim: isize, shape: &Shape, loc: SourceLoc) -> Option<usize> {
     let rank = shape.rank() as isize;
     if rank == 0 || dim < -rank || dim >= rank {
         b.error(

@@ -8,7 +8,8 @@
 //! to a tensor takes its dtype) and `bits.rs` (`!`, bitcasts, operator dtype errors). The shape ops (`reshape`, `trans`, `permute`, `join`, `split`,
 //! ...) are `shape_ops.rs` (API) and `shape_semantic.rs` (rules); `dot.rs` the matrix product;
 //! `random.rs` Triton's Philox random numbers (`tl.randint`, `tl.rand`, `tl.randn`, ...),
-//! written with the language's ops.
+//! written with the language's ops; `sort.rs` Triton's bitonic `sort`, `topk` and
+//! `bitonic_merge`, written with them too.
 
 mod atomics;
 mod bits;
@@ -29,6 +30,7 @@ mod scalars;
 pub(crate) mod semantic;
 mod shape_ops;
 mod shape_semantic;
+mod sort;
 mod standard;
 mod tensor;
 
@@ -64,5 +66,6 @@ pub use random::{
 };
 pub use scalars::{BoolScalar, FloatScalar, IntScalar};
 pub use shape_ops::{broadcast_to, expand_dims, join, permute, reshape, split, trans};
+pub use sort::{bitonic_merge, sort, topk, topk_with};
 pub use standard::{interleave, ravel, reduce_or, softmax, softmax_with, swizzle2d, zeros_like};
 pub use tensor::{Tensor, TensorOperand};
