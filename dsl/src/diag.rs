@@ -112,7 +112,7 @@ declare_codes! {
     SimAsyncCopyPending = "RT0522", Simulator, "a shared byte accessed while a cp.async writing it has not been waited for";
     SimStepBudget = "RT0523", Simulator, "a program ran more loop iterations than its step budget (a loop that does not end)";
     SimWarpCollective = "RT0524", Simulator, "a warp-collective instruction (ldmatrix, mma.sync) not executed by all 32 lanes of a warp";
-    SimDeviceAssert = "RT0525", Simulator, "a `device_assert` compiled in debug mode trapped: an element of its condition is false";
+    SimDeviceAssert = "RT0525", Simulator, "a `device_assert` compiled in debug mode failed (`__assertfail`): an element of its condition is false";
     GuardIndexOverflow = "RT0601", Guard, "i32 index math on a tensor past 2^31 - 1 elements";
     LaunchArgCount = "RT0701", Launch, "the wrong number of runtime arguments";
     LaunchArgType = "RT0702", Launch, "an argument of another type than its parameter";
@@ -131,7 +131,8 @@ declare_codes! {
     LaunchGridClosure = "RT0715", Launch, "the grid closure failed for another reason than a missing constexpr";
     LaunchStreamMismatch = "RT0716", Launch, "a cudarc tensor whose use was ordered on another stream than the launch's";
     LaunchStreamContext = "RT0717", Launch, "a launch or capture on a stream of another context than the runtime's, or a capture on the legacy default stream";
-    LaunchRegisterSpill = "RT0718", Launch, "a kernel the driver compiled with registers spilled to local memory";
+    LaunchDeviceAssert = "RT0718", Launch, "a `device_assert` compiled in debug mode failed on the GPU (CUDA_ERROR_ASSERT): the driver printed its file:line and message on standard error, and the context must be recreated";
+    LaunchRegisterSpill = "RT0719", Launch, "a kernel the driver compiled with registers spilled to local memory";
     AutotuneDeclaration = "RT0751", Launch, "an autotuner declaration with no configuration, a duplicate one, or an unknown key or output name";
     AutotuneOutputsDiffer = "RT0752", Launch, "two configurations of an autotuned kernel wrote different outputs";
     AutotuneNoConfigRuns = "RT0753", Launch, "no configuration of an autotuned kernel could run on these arguments";

@@ -1,8 +1,9 @@
 //! Where the debugging ops' text goes: `static_print` at trace time and `device_print` on
-//! the interpreter. By default each line goes to standard output, as Triton's do; inside
-//! [`capture_prints`] the lines of the calling thread are collected instead, so a test
-//! (or a tool) can read what a kernel printed. The trace and the interpreter run on the
-//! calling thread, so a capture sees exactly the lines of the work it wraps.
+//! the interpreter and the simulator. By default each line goes to standard output, as
+//! Triton's do; inside [`capture_prints`] the lines of the calling thread are collected
+//! instead, so a test (or a tool) can read what a kernel printed. The trace, the
+//! interpreter and the simulator run on the calling thread, so a capture sees exactly the
+//! lines of the work it wraps.
 
 use std::cell::RefCell;
 

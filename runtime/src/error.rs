@@ -4,7 +4,7 @@
 
 use cudarc::driver::DriverError;
 
-use rtriton::diag::{Diagnostic, HasDiagnostics};
+use rtriton::diag::{Code, Diagnostic, HasDiagnostics};
 
 use crate::launch::LaunchError;
 
@@ -30,6 +30,17 @@ pub enum HostError {
          call on this context fails: recover the runtime (`Runtime::recover`) or restart the process"
     )]
     ContextPoisoned { op: &'static str, code: cudarc::driver::sys::CUresult },
+    /// A `device_assert` compiled in debug mode failed on the device (`CUDA_ERROR_ASSERT`,
+    /// `RT0718`): the driver printed its file:line, kernel, block, thread and message on
+    /// standard error. Sticky like [`HostError::ContextPoisoned`]: the context must be
+    /// recreated (`Runtime::recover`, `Gpu::reset`) or the process restarted.
+    #[error(
+        "a device_assert failed on the GPU: `{op}` returned CUDA_ERROR_ASSERT (RT0718); the driver printed the \
+         assertion's file:line, kernel and message on standard error (\"file:line: kernel: block: [..], thread: \
+         [..] Assertion `message` failed.\"); the cuda context is unusable from now on: recreate it \
+         (`Runtime::recover`) or restart the process"
+    )]
+    DeviceAssert { op: &'static str },
     /// NVRTC rejected a CUDA C source.
     #[error("nvrtc could not compile `{name}`: {message}")]
     Nvrtc { name: String, message: String },
@@ -61,10 +72,13 @@ pub enum HostError {
 
 impl HostError {
     /// Wraps a driver error with the name of the call that returned it.
-    /// A sticky error (see [`crate::driver::is_sticky`]) becomes [`HostError::ContextPoisoned`].
+    /// A failed device assertion becomes [`HostError::DeviceAssert`], another sticky error
+    /// (see [`crate::driver::is_sticky`]) [`HostError::ContextPoisoned`].
     pub fn driver(op: &'static str) -> impl FnOnce(DriverError) -> HostError {
         move |e| {
-            if crate::driver::is_sticky(e.0) {
+            if e.0 == cudarc::driver::sys::cudaError_enum::CUDA_ERROR_ASSERT {
+                HostError::DeviceAssert { op }
+            } else if crate::driver::is_sticky(e.0) {
                 HostError::ContextPoisoned { op, code: e.0 }
             } else {
                 HostError::Driver { op, message: format!("{e:?}") }
@@ -72,9 +86,10 @@ impl HostError {
         }
     }
 
-    /// Whether the context is unusable and must be reset before the next call.
+    /// Whether the context is unusable and must be reset before the next call (a kernel
+    /// fault, a failed device assertion included).
     pub fn is_context_poisoned(&self) -> bool {
-        matches!(self, HostError::ContextPoisoned { .. })
+        matches!(self, HostError::ContextPoisoned { .. } | HostError::DeviceAssert { .. })
     }
 
     /// Whether this error means "there is no GPU here" (as opposed to a failure on one).
@@ -93,6 +108,16 @@ impl HasDiagnostics for HostError {
             HostError::LintDenied(d) => d.diagnostics(),
             HostError::Ptx { source, .. } => source.diagnostics(),
             HostError::Autotune(d) | HostError::Input(d) => vec![(**d).clone()],
+            // The driver reports the assertion at a later synchronization, not at its
+            // launch: the kernel, line and message are in the driver's line on stderr.
+            HostError::DeviceAssert { .. } => vec![Diagnostic::error(
+                Code::LaunchDeviceAssert,
+                "named on standard error",
+                None,
+                self.to_string(),
+                "read the driver's `file:line: kernel: ... Assertion `message` failed.` line on standard error; \
+                 recreate the context (`Runtime::recover`) before the next launch",
+            )],
             HostError::NoDriver(_)
             | HostError::NoNvrtc(_)
             | HostError::NoDevice(_)

@@ -1,4 +1,4 @@
-//! A configuration whose compile spills registers is refused at launch (`RT0718`), as
+//! A configuration whose compile spills registers is refused at launch (`RT0719`), as
 //! Triton's autotuner prunes one that runs out of resources: the driver's compile of the
 //! PTX reports the local memory it used, and PTX without `.local` arrays of its own uses
 //! local memory only for spilled registers.
@@ -48,7 +48,7 @@ fn the_kernel_spills_under_ptxas() {
     }
 }
 
-/// On the GPU: refused with `RT0718` before any launch; allowed, it runs and matches the
+/// On the GPU: refused with `RT0719` before any launch; allowed, it runs and matches the
 /// same sums on the CPU.
 #[test]
 #[ignore = "needs a GPU"]

@@ -104,22 +104,12 @@ impl<'k> ProgramRun<'k> {
             && self.kernel.op(id).results.first().is_some_and(|r| matches!(self.values.get(r.index()), Some(Some(_))))
     }
 
-    /// One line an element of each value, as Triton's `device_print` writes them:
-    /// `pid (x, y, z) idx (i, j) prefix: value`, with ` (operand k)` after the prefix when
-    /// there are several values; to the print sink (`crate::print_sink`).
+    /// One line an element of each value, as the GPU's `vprintf` writes Triton's format
+    /// (`super::print`), to the print sink (`crate::print_sink`).
     fn device_print(&self, prefix: &str, values: &[Value]) -> Result<(), Trap> {
-        let [x, y, z] = self.pid;
-        let prefix = prefix.trim_end().trim_end_matches(':');
-        for (k, v) in values.iter().enumerate() {
-            let dims = self.kernel.shape(*v).dims().to_vec();
-            let operand = if values.len() > 1 { format!(" (operand {k})") } else { String::new() };
-            for (lane, text) in self.get(*v)?.element_texts().into_iter().enumerate() {
-                let idx: Vec<String> = super::value::unflatten(lane, &dims).iter().map(|i| i.to_string()).collect();
-                crate::print_sink::print_line(format!(
-                    "pid ({x}, {y}, {z}) idx ({}) {prefix}{operand}: {text}",
-                    idx.join(", ")
-                ));
-            }
+        let data = values.iter().map(|v| self.get(*v).map(|d| (*v, d))).collect::<Result<Vec<_>, _>>()?;
+        for line in super::print::lines(self.kernel, self.pid, prefix, &data)? {
+            crate::print_sink::print_line(line);
         }
         Ok(())
     }

@@ -10,7 +10,7 @@
 //! program, op by op), `elementwise.rs`, `reduce.rs`, `access.rs` (loads and stores),
 //! `scalar.rs` (PTX float max/min and casts), `atomic.rs` (atomics, their element functions
 //! shared with the simulator), `order.rs` (program order), `bits.rs` (shifts with PTX's
-//! clamped amounts, bitcasts), `error.rs`.
+//! clamped amounts, bitcasts), `print.rs` (`device_print`'s lines), `error.rs`.
 //!
 //! Bad input never panics: arguments that do not fit the kernel, an unmasked
 //! out-of-bounds or misaligned access, an integer division by zero and a loop with a
@@ -30,6 +30,7 @@ mod eval;
 mod math;
 mod memory;
 mod order;
+mod print;
 mod reduce;
 mod shape;
 mod value;

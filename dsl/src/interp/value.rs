@@ -134,15 +134,6 @@ impl Data {
         }
     }
 
-    /// Each element as `device_print` shows it: numbers as Rust prints them, addresses in
-    /// hex.
-    pub(crate) fn element_texts(&self) -> Vec<String> {
-        match self {
-            Data::Ptr(v) => v.iter().map(|a| format!("{a:#x}")).collect(),
-            d => on_data!(d, v => v.iter().map(|e| e.to_string()).collect()),
-        }
-    }
-
     pub fn len(&self) -> usize {
         on_data!(self, v => v.len())
     }

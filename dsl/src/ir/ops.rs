@@ -438,14 +438,15 @@ declare_ops! {
     /// Prints every element of each of `values` (blocks or scalars of any dtype), one line
     /// an element, headed by the program's index, the element's index and `prefix`
     /// (Triton's `tl.device_print`). No results. The interpreter prints to its print sink;
-    /// the PTX back end emits nothing (`docs/semantics.md`, "Debugging ops").
+    /// the PTX back end emits it only in debug mode, as `vprintf` calls
+    /// (`docs/semantics.md`, "Debugging ops").
     DevicePrint { prefix: String, values: Vec<Value> }
         => name: "device_print", family: OpFamily::Control, effect: Effect::Debug,
            typing: |cx, out| typing::device_print(cx, out, values);
     /// Stops the launch where an element of `cond` (an `i1` scalar or block) is false,
     /// reporting `msg` (Triton's `tl.device_assert`). No results. The interpreter always
-    /// checks it (a located `RT0411`); the PTX back end emits it only in debug mode, as a
-    /// `trap` predicated on the false elements (the simulator's located `RT0525`).
+    /// checks it (a located `RT0411`); the PTX back end emits it only in debug mode, as an
+    /// `__assertfail` call where an element is false (the simulator's located `RT0525`).
     DeviceAssert { cond: Value, msg: String }
         => name: "device_assert", family: OpFamily::Control, effect: Effect::Debug,
            typing: |cx, out| typing::device_assert(cx, out, *cond);

@@ -63,11 +63,12 @@ print_args_tuple!(A 0, B 1, C 2);
 print_args_tuple!(A 0, B 1, C 2, D 3);
 
 /// Triton's `tl.device_print(prefix, *args)`: prints every element of `args` when the
-/// kernel runs, one line an element, `pid (x, y, z) idx (i, j) prefix: value` (with
-/// ` (operand k)` after the prefix for several values). The interpreter prints to
-/// standard output or the thread's [`crate::print_sink::capture_prints`]; the PTX back end
-/// emits nothing (no `vprintf` yet), in debug mode too. An op with a side effect: dead-code
-/// removal keeps it.
+/// kernel runs, one line an element in Triton's GPU format, `pid (x, y, z) idx (i, j)
+/// prefix: value` (with `(operand k) ` before the value for several values). The
+/// interpreter and the simulator print to standard output or the thread's
+/// [`crate::print_sink::capture_prints`]; the PTX back end compiles it only in debug mode
+/// (`PtxOptions::debug`), as `vprintf` calls whose lines the driver writes to the process's
+/// standard output. An op with a side effect: dead-code removal keeps it.
 #[track_caller]
 pub fn device_print(prefix: &str, args: impl PrintArgs) {
     let loc = SourceLoc::caller();
@@ -81,8 +82,9 @@ pub fn device_print(prefix: &str, args: impl PrintArgs) {
 /// `Tensor<bool>`, block or scalar) is false. The interpreter always checks it: a located
 /// `RT0411` naming the kernel, the line, `msg`, the program and the first false element.
 /// The PTX back end compiles it only in debug mode (`PtxOptions::debug`, Triton's
-/// `debug=True`/`TRITON_DEBUG=1`), as a `trap` in each thread holding a false element (the
-/// simulator's located `RT0525`; on the GPU the launch fails and the context is lost);
+/// `debug=True`/`TRITON_DEBUG=1`), as an `__assertfail` call in each thread holding a
+/// false element (the simulator's located `RT0525`; on the GPU the driver prints `msg` and
+/// the file:line on standard error, and the launch fails with `RT0718`, the context lost);
 /// otherwise it lowers to nothing. A condition known at trace time is `static_assert`.
 #[track_caller]
 pub fn device_assert(cond: super::tensor::Tensor<bool>, msg: &str) {

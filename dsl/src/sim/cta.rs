@@ -10,6 +10,7 @@
 mod async_copy;
 mod atom;
 mod control;
+mod print;
 mod tensor_core;
 
 use super::SimReport;
@@ -493,17 +494,20 @@ impl Cta {
                     }
                 }
                 MicroOp::CpAsyncWait { pending } => self.cp_async_wait(mem, *pending)?,
-                MicroOp::Trap { guard } => {
+                MicroOp::AssertFail { guard, message } => {
                     self.need_guard(Some(*guard))?;
                     if let Some(t) = (0..self.t).find(|&t| self.active(t) && self.guard_holds(Some(*guard), t)) {
                         return Err(SimFault::new(
-                            Check::Trap,
+                            Check::DeviceAssert,
                             Some(t as u32),
-                            "device_assert failed: `trap` executed (an element of the condition is false)",
+                            format!(
+                                "device_assert failed: {message} (an element of the condition this thread holds is false)"
+                            ),
                             "the condition does not hold for these arguments: check them, or run the interpreter for the failing element",
                         ));
                     }
                 }
+                MicroOp::Printf { guard, format, args } => self.printf(*guard, format, args)?,
                 MicroOp::Shfl { dst, src, mode, b, c, member_mask } => {
                     self.need_reg(*src)?;
                     l.report.shuffles += self.shfl(*dst, *src, *mode, *b, *c, *member_mask)?;

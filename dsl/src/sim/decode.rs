@@ -154,9 +154,17 @@ pub(crate) enum MicroOp {
         src_size: Src,
     },
     CpAsyncCommit,
-    /// Aborts where the guard holds in an active thread.
-    Trap {
+    /// `__assertfail`: aborts where the guard holds in an active thread.
+    AssertFail {
         guard: Guard,
+        message: String,
+    },
+    /// `vprintf`: each thread where the guard holds prints `format` with its `args`
+    /// (register, size in the buffer).
+    Printf {
+        guard: Option<Guard>,
+        format: String,
+        args: Vec<(u32, u32)>,
     },
     CpAsyncWait {
         pending: u32,
@@ -377,7 +385,12 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                 src_size: src_of(*src_size, Ty::I32),
             },
             Inst::CpAsyncCommit => MicroOp::CpAsyncCommit,
-            Inst::Trap { guard } => MicroOp::Trap { guard: *guard },
+            Inst::AssertFail { guard, message, .. } => MicroOp::AssertFail { guard: *guard, message: message.clone() },
+            Inst::Printf { guard, format, args } => MicroOp::Printf {
+                guard: *guard,
+                format: format.clone(),
+                args: args.iter().map(|r| (r.0, p.ty(*r).printf_bytes())).collect(),
+            },
             Inst::CpAsyncWait { pending } => MicroOp::CpAsyncWait { pending: *pending },
             // `shfl.sync.b32` moves 32-bit registers only: ptxas refuses an f16/bf16
             // (`.b16`), 64-bit or predicate register, so the simulator does too, rather

@@ -65,9 +65,9 @@ pub enum Check {
     /// A warp-collective instruction (`ldmatrix`, `mma.sync`) executed by some lanes of a
     /// warp but not by all 32 (`.sync.aligned`: the whole warp executes it together).
     WarpCollective,
-    /// A `trap` whose guard held in an active thread: a `device_assert` compiled in debug
-    /// mode found a false element of its condition (the GPU aborts the launch).
-    Trap,
+    /// An `__assertfail` whose guard held in an active thread: a `device_assert` compiled
+    /// in debug mode found a false element of its condition (the GPU aborts the launch).
+    DeviceAssert,
 }
 
 /// An address a check names.
@@ -168,7 +168,7 @@ impl Check {
             Check::AsyncCopyPending => Code::SimAsyncCopyPending,
             Check::StepBudget => Code::SimStepBudget,
             Check::WarpCollective => Code::SimWarpCollective,
-            Check::Trap => Code::SimDeviceAssert,
+            Check::DeviceAssert => Code::SimDeviceAssert,
         }
     }
 }

@@ -71,6 +71,7 @@ pub fn config_cannot_run(e: &HostError) -> bool {
         | HostError::NoDevice(_)
         | HostError::Driver { .. }
         | HostError::ContextPoisoned { .. }
+        | HostError::DeviceAssert { .. }
         | HostError::Nvrtc { .. }
         | HostError::Cache { .. }
         | HostError::Autotune(_)

@@ -1,9 +1,10 @@
 //! Sticky CUDA errors and recovery from them. A kernel that faults (an illegal address, a
-//! misaligned access, a trap) leaves its context unusable: every later call on it returns
-//! the same error. The driver layer reports such an error as
-//! [`HostError::ContextPoisoned`], and [`Gpu::reset`] resets the device's primary context
-//! (`cuDevicePrimaryCtxReset`) and opens it again in the same process, so a caller such as
-//! `validate` reports the failing case and goes on with the next.
+//! misaligned access, a trap, a failed `device_assert`) leaves its context unusable: every
+//! later call on it returns the same error. The driver layer reports such an error as
+//! [`HostError::ContextPoisoned`] ([`HostError::DeviceAssert`] for an assertion), and
+//! [`Gpu::reset`] resets the device's primary context (`cuDevicePrimaryCtxReset`) and
+//! opens it again in the same process, so a caller such as `validate` reports the failing
+//! case and goes on with the next.
 
 use cudarc::driver::sys::{CUresult, cudaError_enum as E};
 
@@ -65,6 +66,23 @@ mod tests {
              restart the process"
         );
         // An ordinary driver error is not built here: its text comes from libcuda (absent).
+    }
+
+    /// A failed `device_assert` is its own coded error: sticky (the context must be
+    /// recreated), `RT0718`, and its text sends the reader to the driver's line on stderr.
+    #[test]
+    fn a_failed_device_assert_is_a_coded_sticky_error() {
+        use rtriton::diag::{Code, HasDiagnostics};
+        assert!(is_sticky(E::CUDA_ERROR_ASSERT));
+        let e = HostError::driver("cuStreamSynchronize")(cudarc::driver::DriverError(E::CUDA_ERROR_ASSERT));
+        assert!(matches!(e, HostError::DeviceAssert { op: "cuStreamSynchronize" }), "{e:?}");
+        assert!(e.is_context_poisoned(), "{e}");
+        assert!(e.has_code(Code::LaunchDeviceAssert), "{e}");
+        let text = e.to_string();
+        for part in ["device_assert failed on the GPU", "CUDA_ERROR_ASSERT", "RT0718", "file:line", "standard error"] {
+            assert!(text.contains(part), "{part:?} not in {text}");
+        }
+        assert!(text.contains("recreate it (`Runtime::recover`) or restart the process"), "{text}");
     }
 
     /// Stores 1 through the pointer it is given.

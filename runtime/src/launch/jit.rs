@@ -39,12 +39,12 @@ pub struct JitKernel {
     /// Pointer parameters the kernel is meant to update in place ([`JitKernel::in_place`]):
     /// the launch lets them overlap other tensor arguments.
     pub in_place: Vec<&'static str>,
-    /// Debug mode (Triton's `debug=True`): `device_assert` is compiled in
-    /// (`rtriton::backend::ptx::PtxOptions::debug`). Also on for every kernel when the
+    /// Debug mode (Triton's `debug=True`): `device_print` and `device_assert` are compiled
+    /// in (`rtriton::backend::ptx::PtxOptions::debug`). Also on for every kernel when the
     /// environment has `TRITON_DEBUG=1`, as in Triton.
     pub debug: bool,
     /// Launch even when the driver's compile spills registers to local memory (refused
-    /// with `RT0718` otherwise, as a configuration that runs out of resources).
+    /// with `RT0719` otherwise, as a configuration that runs out of resources).
     pub allow_spills: bool,
     grid: GridFn,
 }
@@ -105,7 +105,7 @@ impl JitKernel {
         self
     }
 
-    /// Compiles `device_assert` in (Triton's `debug=True`).
+    /// Compiles `device_print` and `device_assert` in (Triton's `debug=True`).
     pub fn debug(mut self, on: bool) -> JitKernel {
         self.debug = on;
         self

@@ -337,7 +337,7 @@ impl Runtime {
     }
 }
 
-/// Refuses a kernel whose compile for the device spilled registers (`RT0718`) unless it
+/// Refuses a kernel whose compile for the device spilled registers (`RT0719`) unless it
 /// allows spills: a spilling configuration reads its values back from memory in the
 /// inner loop, the "out of resources" Triton's autotuner prunes. Only PTX without `.local`
 /// arrays of its own is judged (debug mode's `vprintf` buffers are local), so what the
@@ -414,7 +414,7 @@ mod tests {
         SpecKey::from_args(kernel.def.name, &kernel.def.params, &args, kernel.spec_policy).unwrap()
     }
 
-    /// A spilling compile is refused with `RT0718`, naming the figures and the way out;
+    /// A spilling compile is refused with `RT0719`, naming the figures and the way out;
     /// allowed spills, debug mode's own `.local` buffers and a compile with no local
     /// memory pass.
     #[test]

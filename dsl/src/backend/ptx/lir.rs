@@ -92,6 +92,12 @@ pub enum Ty {
 }
 
 impl Ty {
+    /// Bytes a register of this type takes in a `vprintf` argument buffer ([`Inst::Printf`]):
+    /// 4 for the 32-bit integer classes, 8 for the 64-bit ones.
+    pub fn printf_bytes(self) -> u32 {
+        self.size_bytes().max(4)
+    }
+
     /// Size in bytes when stored to memory (`Pred` is never stored).
     pub fn size_bytes(self) -> u32 {
         match self {
@@ -417,10 +423,23 @@ pub enum Inst {
     /// from zero (`crate::semantics::convert::f32_to_tf32_rna`), into the `U32` register
     /// `dst` as the f32 bit pattern with the low 13 bits zero.
     CvtTf32 { dst: Reg, src: Reg },
-    /// `@pred trap;` (or `@!pred trap;` with `negate`): aborts the launch when the guard
-    /// holds in any thread; on the simulator a located error. What a `device_assert`
-    /// compiled in debug mode lowers to, guarded by its condition negated.
-    Trap { guard: Guard },
+    /// CUDA's assert system call, `__assertfail(message, file, line, function, 1)`, in
+    /// the threads where `guard` holds: the driver prints `file:line: function: block:
+    /// [x,y,z], thread: [x,y,z] Assertion `message` failed.` on standard error and the
+    /// launch fails (`CUDA_ERROR_ASSERT`, the context is lost); on the simulator a located
+    /// error. What a `device_assert` compiled in debug mode lowers to, `guard` true where
+    /// an element of its condition the thread holds is false.
+    AssertFail { guard: Guard, message: String, file: String, line: u32, function: String },
+    /// CUDA's printf system call, `vprintf(format, buffer)`, in the threads where `guard`
+    /// holds: the thread packs `args` into a local buffer by the CUDA printf ABI
+    /// ([`crate::semantics::printf::pack`]; a 32-bit integer register as 4 bytes, an `I64`,
+    /// `U64` or `F64` one as 8, each at a multiple of its size) and the driver prints
+    /// `format` with them and a newline on the process's standard output when the host
+    /// next synchronizes ([`crate::semantics::printf::format`], which the simulator runs
+    /// and prints through [`crate::print_sink`]). `format` holds no newline and its
+    /// conversions match `args` one for one. What a `device_print` compiled in debug mode
+    /// lowers to, one call an element.
+    Printf { guard: Option<Guard>, format: String, args: Vec<Reg> },
     /// `bar.sync id`: waits until every thread of the CTA reached it; shared-memory
     /// writes before it are visible to every thread after it.
     BarSync { id: u32 },
@@ -480,7 +499,8 @@ impl Inst {
             | Inst::StSharedVec { .. }
             | Inst::CpAsync { .. }
             | Inst::CpAsyncCommit
-            | Inst::Trap { .. }
+            | Inst::AssertFail { .. }
+            | Inst::Printf { .. }
             | Inst::CpAsyncWait { .. }
             | Inst::Shfl { .. }
             | Inst::Unpack64 { .. }
@@ -523,7 +543,8 @@ impl Inst {
             | Inst::StSharedVec { .. }
             | Inst::CpAsync { .. }
             | Inst::CpAsyncCommit
-            | Inst::Trap { .. }
+            | Inst::AssertFail { .. }
+            | Inst::Printf { .. }
             | Inst::CpAsyncWait { .. }
             | Inst::Shfl { .. }
             | Inst::Unpack64 { .. }
@@ -790,7 +811,10 @@ impl Program {
                     format!("{}cp.async [{dst}+{offset}] <- [{src}] 16, {src_size}", guard(g))
                 }
                 Inst::CpAsyncCommit => "cp.async.commit".to_string(),
-                Inst::Trap { guard: g } => format!("{}trap", guard(&Some(*g))),
+                Inst::AssertFail { guard: g, message, file, line, function } => {
+                    format!("{}assertfail {message:?} at {file}:{line} in {function}", guard(&Some(*g)))
+                }
+                Inst::Printf { guard: g, format, args } => format!("{}printf {format:?}, {}", guard(g), list(args)),
                 Inst::Ldmatrix { trans, dsts, addr, offset } => {
                     let t = if *trans { ".trans" } else { "" };
                     format!("{{{}}} = ldmatrix x{}{t} [{addr}+{offset}]", list(dsts), dsts.len())

@@ -7,7 +7,8 @@
 //! ops (`elementwise.rs`, `bits.rs`, `convert.rs`, `math.rs`, `wide_mul.rs`), loads and
 //! stores (`memory.rs`, `address.rs`, `staged.rs`), atomics (`atomics.rs`), reductions and
 //! scans (`reduce.rs`, `combine.rs`, `scan.rs`), control flow (`control.rs`,
-//! `unroll.rs`); the thread's position in the layout is `threads.rs`.
+//! `unroll.rs`), the debugging ops (`debug.rs`); the thread's position in the layout is
+//! `threads.rs`.
 //!
 //! **Invariant:** the lowering never emits an instruction it cannot prove valid: ops or
 //! types it does not handle, layouts it cannot build and blocks over the register budget
@@ -23,6 +24,7 @@ mod combine;
 mod control;
 mod convert;
 mod dce;
+mod debug;
 mod dot;
 mod elementwise;
 mod exchange;
@@ -281,7 +283,8 @@ pub(super) struct Lowerer<'a> {
     /// `cvt.s64.s32` results: 64-bit register -> the 32-bit register it extends
     /// (`lower/wide_mul.rs`).
     sign_extended: HashMap<Reg, Reg>,
-    /// Debug mode ([`PtxOptions::debug`]): whether `device_assert` is compiled in.
+    /// Debug mode ([`PtxOptions::debug`]): whether `device_print` and `device_assert` are
+    /// compiled in.
     debug: bool,
 }
 
@@ -487,15 +490,21 @@ impl Lowerer<'_> {
             OpKind::DebugBarrier {} => self.debug_barrier(),
             // A promise: the analyses used it; nothing runs.
             OpKind::Assume { .. } => Ok(()),
-            OpKind::DeviceAssert { cond, .. } => {
+            // Debug mode only (`debug.rs`); otherwise nothing runs.
+            OpKind::DeviceAssert { cond, msg } => {
                 if self.debug {
-                    self.device_assert(*cond)
+                    self.device_assert(op, *cond, msg)
                 } else {
                     Ok(())
                 }
             }
-            // No `vprintf` yet: a print lowers to nothing, in debug mode too.
-            OpKind::DevicePrint { .. } => Ok(()),
+            OpKind::DevicePrint { prefix, values } => {
+                if self.debug {
+                    self.device_print(prefix, values)
+                } else {
+                    Ok(())
+                }
+            }
             OpKind::AtomicRmw { op: aop, ptr, value, mask, sem, scope } => {
                 self.atomic_rmw(op, *aop, *ptr, *value, *mask, (*sem, *scope)).and_then(|e| self.define(op, e))
             }

@@ -143,10 +143,10 @@ pub struct PtxOptions {
     /// if it must. 0 (the default) leaves ptxas free. A launch knob like `num_warps`, so
     /// a plan or a tuning configuration can ask for it.
     pub min_ctas_per_sm: u32,
-    /// Debug mode (Triton's `debug=True` / `TRITON_DEBUG=1`): `device_assert` is compiled
-    /// in, as a `trap` predicated on the condition's false elements. Off (the default),
-    /// `device_assert` and `device_print` lower to nothing; `device_print` lowers to
-    /// nothing in debug mode too (no `vprintf` yet).
+    /// Debug mode (Triton's `debug=True` / `TRITON_DEBUG=1`): `device_print` is compiled
+    /// in as `vprintf` calls and `device_assert` as `__assertfail` calls where the
+    /// condition's elements are false (`lower/debug.rs`). Off (the default), both lower to
+    /// nothing.
     pub debug: bool,
 }
 

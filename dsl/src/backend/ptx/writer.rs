@@ -1,9 +1,11 @@
 //! [`Program`] to PTX text: one instruction per line; the structured loop becomes labels
-//! and branches (uniform ifs and whiles in `writer/control.rs`). Register names and type suffixes come from the small lookup functions
+//! and branches (uniform ifs and whiles in `writer/control.rs`), the debug-mode system
+//! calls call sequences (`writer/syscall.rs`). Register names and type suffixes come from the small lookup functions
 //! below, never from the lowering.
 
 mod control;
 mod rounding;
+mod syscall;
 
 use std::collections::HashSet;
 use std::fmt::Write;
@@ -30,6 +32,10 @@ struct Writer<'a> {
     /// Registers no add can be fused with: an `f32` add of two of them (or immediates)
     /// prints without `.rn` (`writer/rounding.rs`).
     contraction_free: HashSet<Reg>,
+    /// Guarded system calls written so far (their skip labels' numbers).
+    calls: u32,
+    /// The strings the system calls pass, `$str0`, `$str1`... (`writer/syscall.rs`).
+    strings: Vec<Vec<u8>>,
 }
 
 /// The PTX line of one instruction as [`write`] prints it, for every instruction but a
@@ -178,7 +184,15 @@ fn special(s: Special) -> String {
 
 impl<'a> Writer<'a> {
     fn new(p: &'a Program, out: String) -> Self {
-        Writer { p, out, loops: 0, branches: 0, contraction_free: rounding::contraction_free(p) }
+        Writer {
+            p,
+            out,
+            loops: 0,
+            branches: 0,
+            contraction_free: rounding::contraction_free(p),
+            calls: 0,
+            strings: Vec::new(),
+        }
     }
 
     fn reg(&self, r: Reg) -> String {
@@ -230,6 +244,8 @@ impl<'a> Writer<'a> {
             "\n.version {}.{}\n.target {}\n.address_size 64\n",
             p.ptx_version.0, p.ptx_version.1, p.target
         );
+        self.strings = syscall::strings(p);
+        self.syscall_declarations();
         if super::dynamic_shared_bytes(p.shared_bytes) > 0 {
             // Past 48 KiB only dynamic shared memory is allowed, declared at module scope;
             // the launch passes its size.
@@ -263,6 +279,7 @@ impl<'a> Writer<'a> {
         if p.shared_bytes > 0 && super::dynamic_shared_bytes(p.shared_bytes) == 0 {
             let _ = writeln!(self.out, "\t.shared .align {} .b8 smem[{}];", p.shared_align, p.shared_bytes);
         }
+        self.syscall_registers();
         self.out.push('\n');
         self.insts(&p.body, 1);
         self.line(1, "ret;");
@@ -282,6 +299,10 @@ impl<'a> Writer<'a> {
             self.if_uni(*cond, then_body, else_body, d);
         } else if let Inst::While { before, cond, after } = i {
             self.while_uni(before, *cond, after, d);
+        } else if let Inst::Printf { guard, format, args } = i {
+            self.printf(*guard, format, args, d);
+        } else if let Inst::AssertFail { guard, message, file, line, function } = i {
+            self.assertfail(*guard, [message, file, function], *line, d);
         } else {
             let s = self.single(i);
             self.line(d, &s);
@@ -477,7 +498,7 @@ impl<'a> Writer<'a> {
                 self.opnd(*src_size, Ty::I32)
             ),
             Inst::CpAsyncCommit => "cp.async.commit_group;".to_string(),
-            Inst::Trap { guard } => format!("{}trap;", self.guard(Some(*guard))),
+            Inst::AssertFail { .. } | Inst::Printf { .. } => syscall::call_line(i),
             Inst::CpAsyncWait { pending } => format!("cp.async.wait_group {pending};"),
             Inst::Shfl { dst, src, lane_mask, clamp, member_mask, .. } => format!(
                 "shfl.sync.bfly.b32 {}, {}, {lane_mask}, {clamp}, 0x{member_mask:08x};",
@@ -584,7 +605,8 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::StSharedVec { .. }
             | Inst::CpAsync { .. }
             | Inst::CpAsyncCommit
-            | Inst::Trap { .. }
+            | Inst::AssertFail { .. }
+            | Inst::Printf { .. }
             | Inst::CpAsyncWait { .. }
             | Inst::Shfl { .. }
             | Inst::Unpack64 { .. }

@@ -1,7 +1,7 @@
 //! Dead-instruction removal on the lowered form: the lowering computes every element's
 //! address, but a vector access reads only its first one; instructions without effects
-//! whose destination nothing reads are dropped (to a fixpoint). Memory accesses, shuffles
-//! and barriers always stay.
+//! whose destination nothing reads are dropped (to a fixpoint). Memory accesses, shuffles,
+//! barriers and the system calls (`vprintf`, `__assertfail`) always stay.
 
 use std::collections::HashSet;
 
@@ -33,8 +33,12 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
         match i {
             Inst::Group(_) | Inst::LdParam { .. } | Inst::ReadSpecial { .. } | Inst::SharedBase { .. } => {}
             Inst::BarSync { .. } | Inst::CpAsyncCommit | Inst::CpAsyncWait { .. } => {}
-            Inst::Trap { guard: g } => {
+            Inst::AssertFail { guard: g, .. } => {
                 used.insert(g.pred);
+            }
+            Inst::Printf { guard: g, args, .. } => {
+                guard(g, used);
+                used.extend(args.iter().copied());
             }
             Inst::LdSharedVec { addr, .. } | Inst::Ldmatrix { addr, .. } => {
                 used.insert(*addr);
@@ -154,7 +158,8 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::StSharedVec { .. }
         | Inst::CpAsync { .. }
         | Inst::CpAsyncCommit
-        | Inst::Trap { .. }
+        | Inst::AssertFail { .. }
+        | Inst::Printf { .. }
         | Inst::CpAsyncWait { .. }
         | Inst::Shfl { .. }
         // two destinations: kept (the lowering unpacks only what it shuffles)

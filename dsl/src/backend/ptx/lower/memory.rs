@@ -109,17 +109,6 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// A `device_assert` in debug mode: each thread traps where an element of the
-    /// condition it holds is false (`@!p trap;`). Replicated elements trap in every thread
-    /// that holds a copy: the launch aborts either way.
-    pub(super) fn device_assert(&mut self, cond: Value) -> Result<(), PtxError> {
-        for c in self.val(cond)? {
-            let pred = self.reg(c, Ty::Pred);
-            self.emit(Inst::Trap { guard: Guard { pred, negate: true } });
-        }
-        Ok(())
-    }
-
     pub(super) fn store(&mut self, op: &Op, ptr: Value, value: Value, mask: Option<Value>) -> Result<(), PtxError> {
         let ty = ty_of(self.k.dtype(value));
         if ty == Ty::Pred {

@@ -137,7 +137,8 @@ fn definitions(i: &Inst, def: &mut impl FnMut(Reg, Def)) {
         | Inst::StSharedVec { .. }
         | Inst::CpAsync { .. }
         | Inst::CpAsyncCommit
-        | Inst::Trap { .. }
+        | Inst::AssertFail { .. }
+        | Inst::Printf { .. }
         | Inst::CpAsyncWait { .. }
         | Inst::BarSync { .. }
         | Inst::If { .. }
