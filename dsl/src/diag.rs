@@ -90,6 +90,7 @@ declare_codes! {
     InterpStepBudget = "RT0409", Interpreter, "a program ran more loop iterations than its step budget (a loop that does not end)";
     InterpBrokenAssume = "RT0410", Interpreter, "an `assume` whose condition is false";
     InterpDeviceAssert = "RT0411", Interpreter, "a `device_assert` whose condition is false";
+    InterpInlineAsmNoModel = "RT0412", Interpreter, "an `inline_asm_elementwise` without a CPU model (the interpreter cannot run PTX)";
     SimLaunch = "RT0501", Simulator, "the arguments do not fit the lowered program";
     SimOutOfBounds = "RT0502", Simulator, "a global access outside every allocation";
     SimMisaligned = "RT0503", Simulator, "a global access not aligned to its width";
@@ -113,6 +114,7 @@ declare_codes! {
     SimStepBudget = "RT0523", Simulator, "a program ran more loop iterations than its step budget (a loop that does not end)";
     SimWarpCollective = "RT0524", Simulator, "a warp-collective instruction (ldmatrix, mma.sync) not executed by all 32 lanes of a warp";
     SimDeviceAssert = "RT0525", Simulator, "a `device_assert` compiled in debug mode trapped: an element of its condition is false";
+    SimInlineAsmNoModel = "RT0526", Simulator, "an inline asm without a CPU model (the simulator cannot run PTX)";
     GuardIndexOverflow = "RT0601", Guard, "i32 index math on a tensor past 2^31 - 1 elements";
     LaunchArgCount = "RT0701", Launch, "the wrong number of runtime arguments";
     LaunchArgType = "RT0702", Launch, "an argument of another type than its parameter";

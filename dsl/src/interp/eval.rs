@@ -185,6 +185,7 @@ impl<'k> ProgramRun<'k> {
                 | OpKind::Compare { .. }
                 | OpKind::Cast { .. }
                 | OpKind::MultipleOf { .. }
+                | OpKind::InlineAsm { .. }
                 | OpKind::Bitcast { .. }
                 | OpKind::Select { .. }
                 | OpKind::AddPtr { .. }
@@ -338,6 +339,16 @@ impl<'k> ProgramRun<'k> {
                 let data = self.get(*v)?;
                 elementwise::check_multiple_of(data, *divisor)?;
                 data.clone()
+            }
+            OpKind::InlineAsm { args, pack, model, .. } => {
+                let data = args.iter().map(|a| self.get(*a)).collect::<Result<Vec<_>, _>>()?;
+                let arg_types: Vec<_> = args.iter().map(|a| k.dtype(*a)).collect();
+                let results: Vec<_> = op.results.iter().map(|r| k.dtype(*r)).collect();
+                let out = super::inline_asm::run(model.as_ref(), &data, &arg_types, &results, numel, *pack)?;
+                for (r, d) in op.results.iter().zip(out) {
+                    self.set(*r, d)?;
+                }
+                return Ok(());
             }
             OpKind::Select { cond, on_true, on_false } => {
                 elementwise::select(self.get(*cond)?, self.get(*on_true)?, self.get(*on_false)?)?

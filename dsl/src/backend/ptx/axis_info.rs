@@ -219,8 +219,11 @@ fn pass(k: &Kernel, nonneg: &[bool], carried: &HashMap<Value, AxisInfo>) -> Vec<
                         constant: s.constant,
                     }
                 }
-                // Reshaping, joining and splitting regroup elements: nothing is known.
-                OpKind::Reshape { .. } | OpKind::Join { .. } | OpKind::Split { .. } => AxisInfo::unknown(&shape),
+                // Reshaping, joining and splitting regroup elements: nothing is known; nor of
+                // what an asm computes.
+                OpKind::Reshape { .. } | OpKind::Join { .. } | OpKind::Split { .. } | OpKind::InlineAsm { .. } => {
+                    AxisInfo::unknown(&shape)
+                }
                 // Element-wise functions keep runs of equal elements, nothing else (a
                 // bitcast is one: equal bits stay equal, their value is another).
                 OpKind::Unary { value, .. } | OpKind::Bitcast { value } => {

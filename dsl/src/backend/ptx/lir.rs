@@ -48,7 +48,7 @@
 use std::fmt;
 
 use crate::backend::ptx::layout::MmaInput;
-use crate::ir::{PropagateNan, Scope, Sem, SourceLoc, UnaryOp};
+use crate::ir::{AsmModel, PropagateNan, Scope, Sem, SourceLoc, UnaryOp};
 use crate::semantics::atomic::AtomKind;
 
 /// A virtual register: an index into [`Program::regs`]. Printed `%r7` (I32), `%rd7`
@@ -421,6 +421,15 @@ pub enum Inst {
     /// holds in any thread; on the simulator a located error. What a `device_assert`
     /// compiled in debug mode lowers to, guarded by its condition negated.
     Trap { guard: Guard },
+    /// Inline PTX (`inline_asm_elementwise`): the writer prints `asm` inside `{ }` with
+    /// every `$k` replaced by `outputs[k]` (`k < outputs.len()`), else by
+    /// `inputs[k - outputs.len()]`, registers of the classes the constraints name (`c` and
+    /// `h` 16-bit, `r` `U32`, `f` `F32`, `l` `U64`, `d` `F64`). Its semantics are the
+    /// author's; the simulator runs `model` instead (a thread's input registers' low
+    /// `bits` bits in, its output registers' low `bits` bits out, the rest zero) and
+    /// refuses an asm without one. `pure`: no effect but its outputs, so an unused one may
+    /// be dropped; an impure one is kept where it is.
+    InlineAsm { asm: String, outputs: Vec<AsmOperand>, inputs: Vec<AsmOperand>, pure: bool, model: Option<AsmModel> },
     /// `bar.sync id`: waits until every thread of the CTA reached it; shared-memory
     /// writes before it are visible to every thread after it.
     BarSync { id: u32 },
@@ -490,6 +499,7 @@ impl Inst {
             | Inst::Ldmatrix { .. }
             | Inst::Mma { .. }
             | Inst::CvtTf32 { .. }
+            | Inst::InlineAsm { .. }
             | Inst::BarSync { .. } => Vec::new(),
         }
     }
@@ -533,9 +543,18 @@ impl Inst {
             | Inst::Ldmatrix { .. }
             | Inst::Mma { .. }
             | Inst::CvtTf32 { .. }
+            | Inst::InlineAsm { .. }
             | Inst::BarSync { .. } => Vec::new(),
         }
     }
+}
+
+/// One register operand of an [`Inst::InlineAsm`]: the register and how many of its low
+/// bits carry the operand (8 for a `c` operand in a 16-bit register).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AsmOperand {
+    pub reg: Reg,
+    pub bits: u32,
 }
 
 /// What an [`Inst::Atom`] does with the old element.
@@ -800,6 +819,10 @@ impl Program {
                 }
                 Inst::CvtTf32 { dst, src } => format!("{} = cvt.rna.tf32 {src}", self.def(*dst)),
                 Inst::CpAsyncWait { pending } => format!("cp.async.wait {pending}"),
+                Inst::InlineAsm { asm, outputs, inputs, .. } => {
+                    let regs = |os: &[AsmOperand]| os.iter().map(|o| self.def(o.reg)).collect::<Vec<_>>().join(", ");
+                    format!("{{{}}} = asm {:?} ({})", regs(outputs), asm, regs(inputs))
+                }
                 Inst::Shfl { dst, src, lane_mask, .. } => {
                     format!("{} = shfl.bfly {src}, lane ^ {lane_mask}", self.def(*dst))
                 }

@@ -4,7 +4,7 @@
 //! and the dispatch ([`Lowerer::op`]); each op family is lowered in a file of its own under
 //! `lower/`: values from nothing (`values.rs`), shape ops that keep registers (`shape.rs`)
 //! or move elements through shared memory (`layout_ops.rs`, `exchange.rs`), element-wise
-//! ops (`elementwise.rs`, `bits.rs`, `convert.rs`, `math.rs`, `wide_mul.rs`), loads and
+//! ops (`elementwise.rs`, `bits.rs`, `convert.rs`, `math.rs`, `wide_mul.rs`, `inline_asm.rs`), loads and
 //! stores (`memory.rs`, `address.rs`, `staged.rs`), atomics (`atomics.rs`), reductions and
 //! scans (`reduce.rs`, `combine.rs`, `scan.rs`), control flow (`control.rs`,
 //! `unroll.rs`); the thread's position in the layout is `threads.rs`.
@@ -27,6 +27,7 @@ mod dot;
 mod elementwise;
 mod exchange;
 mod fp8;
+mod inline_asm;
 mod insts;
 mod layout_ops;
 mod math;
@@ -496,6 +497,9 @@ impl Lowerer<'_> {
             }
             // No `vprintf` yet: a print lowers to nothing, in debug mode too.
             OpKind::DevicePrint { .. } => Ok(()),
+            OpKind::InlineAsm { asm, constraints, args, is_pure, pack, model } => {
+                self.inline_asm(op, (asm, constraints), args, (*is_pure, *pack), *model)
+            }
             OpKind::AtomicRmw { op: aop, ptr, value, mask, sem, scope } => {
                 self.atomic_rmw(op, *aop, *ptr, *value, *mask, (*sem, *scope)).and_then(|e| self.define(op, e))
             }

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use super::layout::MmaInput;
-use super::lir::{AtomOp, BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
+use super::lir::{AsmOperand, AtomOp, BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
 use crate::ir::{MathFn, PropagateNan, ScalarType, UnaryOp};
 use crate::semantics::atomic::AtomKind;
 use crate::semantics::convert::{f32_to_bf16, f32_to_f16, f32_to_f64};
@@ -282,6 +282,14 @@ impl<'a> Writer<'a> {
             self.if_uni(*cond, then_body, else_body, d);
         } else if let Inst::While { before, cond, after } = i {
             self.while_uni(before, *cond, after, d);
+        } else if let Inst::InlineAsm { asm, outputs, inputs, .. } = i {
+            // In a scope of its own (the asm may declare registers), one line of the asm a
+            // line, so a `//` comment in it ends with its line.
+            self.line(d, "{");
+            for l in self.asm_text(asm, outputs, inputs).lines().map(str::trim).filter(|l| !l.is_empty()) {
+                self.line(d + 1, l);
+            }
+            self.line(d, "}");
         } else {
             let s = self.single(i);
             self.line(d, &s);
@@ -466,6 +474,11 @@ impl<'a> Writer<'a> {
                 )
             }
             Inst::CvtTf32 { dst, src } => format!("cvt.rna.tf32.f32 {}, {};", self.reg(*dst), self.reg(*src)),
+            // On one line (for messages; `inst` prints the asm a line a line).
+            Inst::InlineAsm { asm, outputs, inputs, .. } => {
+                let text = self.asm_text(asm, outputs, inputs);
+                format!("{{ {} }}", text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" "))
+            }
             // `.cg` caches in L2 only (the data goes to shared memory, not L1); it is the
             // only cache mode of a 16-byte copy besides `.ca`, which Triton uses for
             // smaller ones.
@@ -540,6 +553,12 @@ impl<'a> Writer<'a> {
         let _ = writeln!(self.out, "LOOP{n}_END:");
     }
 
+    /// The asm with every `$k` replaced by its register's name.
+    fn asm_text(&self, asm: &str, outputs: &[AsmOperand], inputs: &[AsmOperand]) -> String {
+        let names: Vec<String> = outputs.iter().chain(inputs).map(|o| self.reg(o.reg)).collect();
+        crate::ir::inline_asm::substitute(asm, &names)
+    }
+
     fn reg_list(&self, rs: &[Reg]) -> String {
         if rs.len() == 1 {
             self.reg(rs[0])
@@ -593,6 +612,7 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::Ldmatrix { .. }
             | Inst::Mma { .. }
             | Inst::CvtTf32 { .. }
+            | Inst::InlineAsm { .. }
             | Inst::BarSync { .. } => 0,
         })
         .sum()

@@ -101,6 +101,7 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
                 used.insert(*addr);
                 used.insert(*src);
             }
+            Inst::InlineAsm { inputs, .. } => used.extend(inputs.iter().map(|o| o.reg)),
             Inst::Shfl { src, .. } | Inst::Unpack64 { src, .. } | Inst::Unpack { src, .. } => {
                 used.insert(*src);
             }
@@ -144,6 +145,10 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::Pack64 { dst, .. }
         | Inst::CvtTf32 { dst, .. }
         | Inst::SharedBase { dst } => Some(*dst),
+        // A pure asm with one output goes when that output is unused.
+        Inst::InlineAsm { outputs, pure: true, .. } if outputs.len() == 1 => Some(outputs[0].reg),
+        // an impure asm, or one with several outputs: kept
+        Inst::InlineAsm { .. } => None,
         Inst::Group(_)
         | Inst::LdGlobal { .. }
         | Inst::StGlobal { .. }
