@@ -83,6 +83,7 @@ fn run_region(k: &Kernel, region: &Block, lhs: &[Data], rhs: &[Data]) -> Result<
             // `multiple_of`: a promise about indices, which a combine does not compute; nor
             // an inline asm).
             OpKind::MultipleOf { .. }
+            | OpKind::AxisHint { .. }
             | OpKind::InlineAsm { .. }
             | OpKind::Param { .. }
             | OpKind::ProgramId { .. }

@@ -38,6 +38,7 @@
 //! diagnostic (verifier, interpreter, back end, lint) can name the author's file:line.
 
 mod atomic;
+pub mod axis_hint;
 mod control_typing;
 mod dot;
 mod entities;
@@ -50,6 +51,7 @@ mod types;
 mod typing;
 
 pub use atomic::{AtomicOp, Scope, Sem, cas_accepts};
+pub use axis_hint::HintKind;
 pub use dot::{DOT_MIN_DIM, InputPrecision, dot_acc_type, dot_shape_problem};
 pub use entities::{OpId, Value};
 pub use inline_asm::{AsmModel, AsmModelFn};

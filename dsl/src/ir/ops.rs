@@ -15,7 +15,8 @@
 
 use super::typing::{self, TypeCx};
 use super::{
-    AsmModel, AtomicOp, BinaryOp, Block, CmpPred, Constant, InputPrecision, ReduceOp, Scope, Sem, UnaryOp, Value,
+    AsmModel, AtomicOp, BinaryOp, Block, CmpPred, Constant, HintKind, InputPrecision, ReduceOp, Scope, Sem, UnaryOp,
+    Value,
 };
 
 /// What running an op does besides computing its results.
@@ -163,7 +164,9 @@ attribute_fields!(
     Scope,
     InputPrecision,
     Vec<usize>,
-    Option<AsmModel>
+    Option<AsmModel>,
+    HintKind,
+    Vec<u64>
 );
 
 impl OpField for Block {
@@ -375,6 +378,14 @@ declare_ops! {
         => name: "inline_asm", family: OpFamily::Elementwise,
            effect: if *is_pure { Effect::Pure } else { Effect::WritesMemory },
            typing: |cx, out| super::inline_asm::typing(cx, out, asm, constraints, args, *pack);
+    /// The operand unchanged, with the author's promise about its runs along each dim
+    /// (Triton's `tl.max_contiguous` / `tl.max_constancy`, `ir/axis_hint.rs`): one value per
+    /// dim, each at least 1. AxisInfo takes the larger of what it proves and the promise,
+    /// so loads and stores through it can be vectors; nothing is computed or checked (a
+    /// broken promise can make vector accesses touch the wrong elements on the GPU).
+    AxisHint { value: Value, hint: HintKind, values: Vec<u64> }
+        => name: hint.name(), family: OpFamily::Elementwise, effect: Effect::Pure,
+           typing: |cx, out| super::axis_hint::typing(cx, out, *hint, *value, values);
     /// The operand's bits reinterpreted as the result's dtype (Triton's
     /// `cast(x, dtype, bitcast=True)`): two non-pointer dtypes of one bit width, one shape.
     Bitcast { value: Value }

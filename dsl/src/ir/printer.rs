@@ -108,6 +108,7 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, a: &dyn Annotations, out
             }
             OpKind::ExpandDims { value, axis } => format!("{name} {value}, axis {axis}"),
             OpKind::MultipleOf { value, divisor } => format!("{name} {value}, {divisor}"),
+            OpKind::AxisHint { value, values, .. } => format!("{name} {value}, {values:?}"),
             OpKind::Permute { value, dims } => format!("{name} {value}, dims {dims:?}"),
             OpKind::Reshape { value } | OpKind::Split { value } => format!("{name} {value}"),
             OpKind::Join { lhs, rhs } => format!("{name} {lhs}, {rhs}"),

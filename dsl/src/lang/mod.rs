@@ -11,6 +11,7 @@
 //! written with the language's ops.
 
 mod atomics;
+mod axis_hints;
 mod bits;
 mod combine;
 mod compute;
@@ -41,6 +42,7 @@ pub use atomics::{
     atomic_max_with, atomic_min, atomic_min_with, atomic_or, atomic_or_with, atomic_xchg, atomic_xchg_with, atomic_xor,
     atomic_xor_with,
 };
+pub use axis_hints::{HintValues, max_constancy, max_contiguous};
 pub use combine::{argmin, associative_scan, cumprod, cumsum, reduce, xor_sum};
 pub use control::{if_, if_then, while_loop};
 pub use debug::{PrintArgs, device_assert, device_print, static_assert, static_print};

@@ -472,7 +472,7 @@ impl Lowerer<'_> {
             OpKind::Fma { a, b, c } => self.fma(op, [*a, *b, *c]).and_then(|e| self.define(op, e)),
             OpKind::Compare { pred, lhs, rhs } => self.compare(op, *pred, *lhs, *rhs),
             OpKind::Cast { value } => self.cast_op(op, *value),
-            OpKind::MultipleOf { value, .. } => self.multiple_of(op, *value),
+            OpKind::MultipleOf { value, .. } | OpKind::AxisHint { value, .. } => self.promise(op, *value),
             OpKind::Bitcast { value } => self.bitcast_op(op, *value),
             OpKind::Select { cond, on_true, on_false } => self.select(op, [*cond, *on_true, *on_false]),
             OpKind::AddPtr { ptr, offset } => self.add_ptr(op, *ptr, *offset),

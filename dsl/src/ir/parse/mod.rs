@@ -30,9 +30,9 @@ use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use super::{
-    AsmModel, AtomicOp, BinaryOp, Block, CmpPred, Constant, DType, InputPrecision, Kernel, MathFn, Op, OpId, OpKind,
-    ParamDecl, ParamKind, PropagateNan, ReduceOp, ScalarType, Scope, Sem, Shape, SourceLoc, TensorType, UnaryOp, Value,
-    ValueData, ValueDef,
+    AsmModel, AtomicOp, BinaryOp, Block, CmpPred, Constant, DType, HintKind, InputPrecision, Kernel, MathFn, Op, OpId,
+    OpKind, ParamDecl, ParamKind, PropagateNan, ReduceOp, ScalarType, Scope, Sem, Shape, SourceLoc, TensorType,
+    UnaryOp, Value, ValueData, ValueDef,
 };
 use crate::spec::{ArgSpec, SpecKey};
 
@@ -439,6 +439,23 @@ impl<'a> Parser<'a> {
                 let value = c.value()?;
                 c.expect(",")?;
                 OpKind::MultipleOf { value, divisor: c.number("a divisor")? }
+            }
+            "max_contiguous" | "max_constancy" => {
+                let value = c.value()?;
+                c.expect(",")?;
+                c.expect("[")?;
+                let mut values = Vec::new();
+                if !c.eat("]") {
+                    loop {
+                        values.push(c.number("a run length")?);
+                        if c.eat("]") {
+                            break;
+                        }
+                        c.expect(",")?;
+                    }
+                }
+                let hint = if name == "max_contiguous" { HintKind::Contiguity } else { HintKind::Constancy };
+                OpKind::AxisHint { value, hint, values }
             }
             "permute" => {
                 let value = c.value()?;
