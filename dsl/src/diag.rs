@@ -133,6 +133,7 @@ declare_codes! {
     LaunchGridClosure = "RT0715", Launch, "the grid closure failed for another reason than a missing constexpr";
     LaunchStreamMismatch = "RT0716", Launch, "a cudarc tensor whose use was ordered on another stream than the launch's";
     LaunchStreamContext = "RT0717", Launch, "a launch or capture on a stream of another context than the runtime's, or a capture on the legacy default stream";
+    LaunchArchTooNew = "RT0718", Launch, "a kernel compiled for a newer architecture than the device's compute capability";
     AutotuneDeclaration = "RT0751", Launch, "an autotuner declaration with no configuration, a duplicate one, or an unknown key or output name";
     AutotuneOutputsDiffer = "RT0752", Launch, "two configurations of an autotuned kernel wrote different outputs";
     AutotuneNoConfigRuns = "RT0753", Launch, "no configuration of an autotuned kernel could run on these arguments";

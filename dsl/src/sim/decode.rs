@@ -327,6 +327,13 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                 let f: BinFn = |lo, hi| Some((hi & 0xFFFF) << 16 | (lo & 0xFFFF));
                 MicroOp::Bin { f, dst: dst.0, a: Src::Reg(lo.0), b: Src::Reg(hi.0) }
             }
+            Inst::CvtF32x2ToFp8x2 { format, dst, hi, lo } => {
+                let f = super::convert::fp8x2_encode_fn(*format);
+                MicroOp::Bin { f, dst: dst.0, a: Src::Reg(hi.0), b: Src::Reg(lo.0) }
+            }
+            Inst::CvtFp8x2ToF16x2 { format, dst, src } => {
+                MicroOp::Cvt { f: super::convert::fp8x2_decode_fn(*format), dst: dst.0, src: src.0 }
+            }
             Inst::Setp { cmp, ty, dst, a, b } => {
                 MicroOp::Setp { f: cmp_fn(*cmp, *ty)?, dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, *ty) }
             }

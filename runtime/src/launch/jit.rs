@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use rtriton::backend::ptx::Arch;
 use rtriton::lint::LintOptions;
 use rtriton::spec::SpecPolicy;
 use rtriton::trace::{KernelDef, TraceOptions};
@@ -43,6 +44,8 @@ pub struct JitKernel {
     /// (`rtriton::backend::ptx::PtxOptions::debug`). Also on for every kernel when the
     /// environment has `TRITON_DEBUG=1`, as in Triton.
     pub debug: bool,
+    /// The architecture the PTX targets ([`JitKernel::arch`]; sm_86 by default).
+    pub arch: Arch,
     grid: GridFn,
 }
 
@@ -54,6 +57,7 @@ impl std::fmt::Debug for JitKernel {
             .field("num_warps", &self.num_warps)
             .field("min_ctas_per_sm", &self.min_ctas_per_sm)
             .field("spec_policy", &self.spec_policy)
+            .field("arch", &self.arch)
             .finish_non_exhaustive()
     }
 }
@@ -71,6 +75,7 @@ impl JitKernel {
             lint: Some(LintOptions::default()),
             in_place: Vec::new(),
             debug: false,
+            arch: Arch::default(),
             grid: Arc::new(|_| Ok([1, 1, 1])),
         }
     }
@@ -99,6 +104,15 @@ impl JitKernel {
     /// Compiles `device_assert` in (Triton's `debug=True`).
     pub fn debug(mut self, on: bool) -> JitKernel {
         self.debug = on;
+        self
+    }
+
+    /// Compiles for `arch` (`.target`; the default is sm_86, which every supported GPU
+    /// runs). A newer target may use instructions sm_86 lacks (the fp8 conversions of
+    /// sm_89 and sm_90); a launch on a device of a lower compute capability is refused
+    /// (`RT0718`).
+    pub fn arch(mut self, arch: Arch) -> JitKernel {
+        self.arch = arch;
         self
     }
 

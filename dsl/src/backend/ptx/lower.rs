@@ -160,6 +160,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         shared_align: 16,
         sign_extended: HashMap::new(),
         debug: options.debug,
+        fp8_native: options.fp8_conversions(),
         decisions: Decisions { layout: Some(layout_decision), ..Decisions::default() },
     };
     l.block(&k.body)?;
@@ -284,6 +285,8 @@ pub(super) struct Lowerer<'a> {
     sign_extended: HashMap<Reg, Reg>,
     /// Debug mode ([`PtxOptions::debug`]): whether `device_assert` is compiled in.
     debug: bool,
+    /// The target converts fp8 in hardware (`PtxOptions::fp8_conversions`, `lower/fp8.rs`).
+    fp8_native: bool,
 }
 
 impl Lowerer<'_> {

@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 use super::layout::MmaInput;
 use super::lir::{AsmOperand, AtomOp, BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
-use crate::ir::{MathFn, PropagateNan, ScalarType, UnaryOp};
+use crate::ir::{Fp8Format, MathFn, PropagateNan, ScalarType, UnaryOp};
 use crate::semantics::atomic::AtomKind;
 use crate::semantics::convert::{f32_to_bf16, f32_to_f16, f32_to_f64};
 
@@ -137,6 +137,14 @@ fn cvt_ty(ty: Ty) -> &'static str {
         Ty::S16 => "s16",
         // every other type's suffix is its arithmetic one (a register type, not an op kind)
         t => sty(t),
+    }
+}
+
+/// The packed pair type of an fp8 format in a `cvt`.
+fn fp8x2(f: Fp8Format) -> &'static str {
+    match f {
+        Fp8Format::E4M3 => "e4m3x2",
+        Fp8Format::E5M2 => "e5m2x2",
     }
 }
 
@@ -372,6 +380,16 @@ impl<'a> Writer<'a> {
             }
             Inst::Pack { dst, lo, hi } => {
                 format!("mov.b32 {}, {{{}, {}}};", self.reg(*dst), self.reg(*lo), self.reg(*hi))
+            }
+            Inst::CvtF32x2ToFp8x2 { format, dst, hi, lo } => format!(
+                "cvt.rn.satfinite.{}.f32 {}, {}, {};",
+                fp8x2(*format),
+                self.reg(*dst),
+                self.reg(*hi),
+                self.reg(*lo)
+            ),
+            Inst::CvtFp8x2ToF16x2 { format, dst, src } => {
+                format!("cvt.rn.f16x2.{} {}, {};", fp8x2(*format), self.reg(*dst), self.reg(*src))
             }
             Inst::Setp { cmp, ty, dst, a, b } => format!(
                 "setp.{}.{} {}, {}, {};",
@@ -613,6 +631,8 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::Mma { .. }
             | Inst::CvtTf32 { .. }
             | Inst::InlineAsm { .. }
+            | Inst::CvtF32x2ToFp8x2 { .. }
+            | Inst::CvtFp8x2ToF16x2 { .. }
             | Inst::BarSync { .. } => 0,
         })
         .sum()

@@ -53,9 +53,12 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
                 used.insert(*src);
             }
             Inst::Mov { src, .. } => op(src, used),
-            Inst::Pack { lo, hi, .. } => {
+            Inst::Pack { lo, hi, .. } | Inst::CvtF32x2ToFp8x2 { hi, lo, .. } => {
                 used.insert(*lo);
                 used.insert(*hi);
+            }
+            Inst::CvtFp8x2ToF16x2 { src, .. } => {
+                used.insert(*src);
             }
             Inst::Bin { a, b, .. } | Inst::MulWide { a, b, .. } | Inst::Setp { a, b, .. } => {
                 op(a, used);
@@ -140,6 +143,8 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::MulWide { dst, .. }
         | Inst::Cvt { dst, .. }
         | Inst::Pack { dst, .. }
+        | Inst::CvtF32x2ToFp8x2 { dst, .. }
+        | Inst::CvtFp8x2ToF16x2 { dst, .. }
         | Inst::Setp { dst, .. }
         | Inst::Selp { dst, .. }
         | Inst::Pack64 { dst, .. }

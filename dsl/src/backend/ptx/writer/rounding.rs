@@ -114,6 +114,8 @@ fn definitions(i: &Inst, def: &mut impl FnMut(Reg, Def)) {
         | Inst::MulWide { dst, .. }
         | Inst::Cvt { dst, .. }
         | Inst::Pack { dst, .. }
+        | Inst::CvtF32x2ToFp8x2 { dst, .. }
+        | Inst::CvtFp8x2ToF16x2 { dst, .. }
         | Inst::Setp { dst, .. }
         | Inst::Atom { dst, .. }
         | Inst::SharedBase { dst }
