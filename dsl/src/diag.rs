@@ -90,6 +90,7 @@ declare_codes! {
     InterpStepBudget = "RT0409", Interpreter, "a program ran more loop iterations than its step budget (a loop that does not end)";
     InterpBrokenAssume = "RT0410", Interpreter, "an `assume` whose condition is false";
     InterpDeviceAssert = "RT0411", Interpreter, "a `device_assert` whose condition is false";
+    InterpInlineAsmNoModel = "RT0412", Interpreter, "an `inline_asm_elementwise` without a CPU model (the interpreter cannot run PTX)";
     SimLaunch = "RT0501", Simulator, "the arguments do not fit the lowered program";
     SimOutOfBounds = "RT0502", Simulator, "a global access outside every allocation";
     SimMisaligned = "RT0503", Simulator, "a global access not aligned to its width";
@@ -113,6 +114,7 @@ declare_codes! {
     SimStepBudget = "RT0523", Simulator, "a program ran more loop iterations than its step budget (a loop that does not end)";
     SimWarpCollective = "RT0524", Simulator, "a warp-collective instruction (ldmatrix, mma.sync) not executed by all 32 lanes of a warp";
     SimDeviceAssert = "RT0525", Simulator, "a `device_assert` compiled in debug mode failed (`__assertfail`): an element of its condition is false";
+    SimInlineAsmNoModel = "RT0526", Simulator, "an inline asm without a CPU model (the simulator cannot run PTX)";
     GuardIndexOverflow = "RT0601", Guard, "i32 index math on a tensor past 2^31 - 1 elements";
     LaunchArgCount = "RT0701", Launch, "the wrong number of runtime arguments";
     LaunchArgType = "RT0702", Launch, "an argument of another type than its parameter";
@@ -133,6 +135,7 @@ declare_codes! {
     LaunchStreamContext = "RT0717", Launch, "a launch or capture on a stream of another context than the runtime's, or a capture on the legacy default stream";
     LaunchDeviceAssert = "RT0718", Launch, "a `device_assert` compiled in debug mode failed on the GPU (CUDA_ERROR_ASSERT): the driver printed its file:line and message on standard error, and the context must be recreated";
     LaunchRegisterSpill = "RT0719", Launch, "a kernel the driver compiled with registers spilled to local memory";
+    LaunchArchTooNew = "RT0720", Launch, "a kernel compiled for a newer architecture than the device's compute capability";
     AutotuneDeclaration = "RT0751", Launch, "an autotuner declaration with no configuration, a duplicate one, or an unknown key or output name";
     AutotuneOutputsDiffer = "RT0752", Launch, "two configurations of an autotuned kernel wrote different outputs";
     AutotuneNoConfigRuns = "RT0753", Launch, "no configuration of an autotuned kernel could run on these arguments";

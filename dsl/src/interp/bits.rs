@@ -5,7 +5,7 @@ use crate::ir::ScalarType;
 use super::value::{Data, Trap, unsupported};
 
 /// The raw bits of every element (`i1` as 0 or 1) and their width.
-fn raw_bits(v: &Data) -> Result<(Vec<u64>, u32), Trap> {
+pub(crate) fn raw_bits(v: &Data) -> Result<(Vec<u64>, u32), Trap> {
     Ok(match v {
         Data::Bool(x) => (x.iter().map(|&b| u64::from(b)).collect(), 1),
         Data::I32(x) => (x.iter().map(|&i| u64::from(i as u32)).collect(), 32),
@@ -32,7 +32,12 @@ pub(crate) fn bitcast(v: &Data, to: ScalarType) -> Result<Data, Trap> {
     if width != to.bit_width() {
         return unsupported(format!("bitcast of {} ({width} bits) to {to}", v.kind()));
     }
-    Ok(match to {
+    Ok(from_bits(bits, to))
+}
+
+/// Elements of `to` from their raw bits (the low `to.bit_width()` bits of each).
+pub(crate) fn from_bits(bits: Vec<u64>, to: ScalarType) -> Data {
+    match to {
         ScalarType::Bool => Data::Bool(bits.iter().map(|&b| b != 0).collect()),
         ScalarType::I32 => Data::I32(bits.iter().map(|&b| b as u32 as i32).collect()),
         ScalarType::I64 => Data::I64(bits.iter().map(|&b| b as i64).collect()),
@@ -51,7 +56,7 @@ pub(crate) fn bitcast(v: &Data, to: ScalarType) -> Result<Data, Trap> {
         ScalarType::F8E5M2 => {
             Data::F8E5M2(bits.iter().map(|&b| crate::semantics::fp8_types::F8E5M2::from_bits(b as u8)).collect())
         }
-    })
+    }
 }
 
 #[cfg(test)]

@@ -80,8 +80,11 @@ fn run_region(k: &Kernel, region: &Block, lhs: &[Data], rhs: &[Data]) -> Result<
                 None => return unsupported("a bitcast without a scalar result"),
             },
             // The front end lets only element-wise ops into a combine region (not
-            // `multiple_of`: a promise about indices, which a combine does not compute).
+            // `multiple_of`: a promise about indices, which a combine does not compute; nor
+            // an inline asm).
             OpKind::MultipleOf { .. }
+            | OpKind::AxisHint { .. }
+            | OpKind::InlineAsm { .. }
             | OpKind::Param { .. }
             | OpKind::ProgramId { .. }
             | OpKind::NumPrograms { .. }

@@ -61,6 +61,8 @@ pub enum Fault {
     /// The program ran more loop iterations than the step budget allows
     /// (`RunOptions::step_budget`, `RTRITON_STEP_BUDGET`); the diagnostic names the loop.
     StepBudget { program: ProgramId, budget: u64 },
+    /// An `inline_asm_elementwise` without a CPU model: the interpreter cannot run PTX.
+    NoAsmModel { program: ProgramId },
     /// The kernel uses an op in a way the interpreter does not support (a verified kernel
     /// never does; this guards hand-built IR).
     Unsupported { program: ProgramId },

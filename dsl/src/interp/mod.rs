@@ -27,6 +27,7 @@ mod dot;
 mod elementwise;
 mod error;
 mod eval;
+mod inline_asm;
 mod math;
 mod memory;
 mod order;
@@ -235,6 +236,18 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
                 crate::budget::STEP_BUDGET_ENV
             ),
         ),
+        Trap::NoAsmModel { named } => (
+            Fault::NoAsmModel { program },
+            match named {
+                Some(name) => format!(
+                    "the inline asm names the CPU model `{name}`, but its function is not part of this kernel (IR text read back names a model without its code), so the interpreter cannot run it in program {program}"
+                ),
+                None => format!(
+                    "inline_asm_elementwise has no CPU model, and the interpreter cannot run PTX (program {program})"
+                ),
+            },
+            "give the asm a CPU model: `inline_asm_elementwise::<T>(...).with_model(AsmModel::new(\"name\", f))`, where `f(inputs, outputs)` computes the output registers from the input registers as the asm does; or run the kernel on the GPU".to_string(),
+        ),
         Trap::Unsupported(what) => (
             Fault::Unsupported { program },
             format!("the interpreter cannot run {what} (op {op}, `{}`) in program {program}", o.kind.name()),
@@ -251,6 +264,7 @@ fn fault(kernel: &Kernel, op: OpId, program: ProgramId, trap: Trap) -> InterpErr
         Fault::DeviceAssert { .. } => Code::InterpDeviceAssert,
         Fault::NoProgress { .. } => Code::InterpNoProgress,
         Fault::StepBudget { .. } => Code::InterpStepBudget,
+        Fault::NoAsmModel { .. } => Code::InterpInlineAsmNoModel,
         Fault::Unsupported { .. } => Code::InterpUnsupported,
     };
     InterpError::Fault { fault, diagnostic: Box::new(Diagnostic::error(code, &kernel.name, o.loc, message, help)) }

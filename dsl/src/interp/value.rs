@@ -110,6 +110,11 @@ pub(crate) enum Trap {
     NoProgress,
     /// The program ran more loop iterations than its step budget allows.
     StepBudget(u64),
+    /// An `inline_asm_elementwise` with no CPU model to run (`named`: the model the IR
+    /// text names without its function).
+    NoAsmModel {
+        named: Option<&'static str>,
+    },
     /// IR the interpreter cannot run (never produced by the front end).
     Unsupported(String),
 }

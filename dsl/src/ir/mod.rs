@@ -38,9 +38,11 @@
 //! diagnostic (verifier, interpreter, back end, lint) can name the author's file:line.
 
 mod atomic;
+pub mod axis_hint;
 mod control_typing;
 mod dot;
 mod entities;
+pub mod inline_asm;
 mod location;
 mod ops;
 mod parse;
@@ -49,8 +51,10 @@ mod types;
 mod typing;
 
 pub use atomic::{AtomicOp, Scope, Sem, cas_accepts};
+pub use axis_hint::HintKind;
 pub use dot::{DOT_MIN_DIM, InputPrecision, dot_acc_type, dot_shape_problem};
 pub use entities::{OpId, Value};
+pub use inline_asm::{AsmModel, AsmModelFn};
 pub use location::SourceLoc;
 pub use ops::{Effect, OpFamily, OpField, OpKind};
 pub use parse::{ParseError, parse};

@@ -14,7 +14,10 @@
 //! a new op of an existing family needs no edit there.
 
 use super::typing::{self, TypeCx};
-use super::{AtomicOp, BinaryOp, Block, CmpPred, Constant, InputPrecision, ReduceOp, Scope, Sem, UnaryOp, Value};
+use super::{
+    AsmModel, AtomicOp, BinaryOp, Block, CmpPred, Constant, HintKind, InputPrecision, ReduceOp, Scope, Sem, UnaryOp,
+    Value,
+};
 
 /// What running an op does besides computing its results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -160,7 +163,10 @@ attribute_fields!(
     Sem,
     Scope,
     InputPrecision,
-    Vec<usize>
+    Vec<usize>,
+    Option<AsmModel>,
+    HintKind,
+    Vec<u64>
 );
 
 impl OpField for Block {
@@ -361,6 +367,25 @@ declare_ops! {
     MultipleOf { value: Value, divisor: u64 }
         => name: "multiple_of", family: OpFamily::Elementwise, effect: Effect::Pure,
            typing: |cx, out| typing::multiple_of(cx, out, *value, *divisor);
+    /// Element-wise inline PTX (Triton's `tl.inline_asm_elementwise`): every result element
+    /// is what `asm` computes from the arguments' elements at its position, `pack` elements
+    /// an invocation, through the registers `constraints` names (`ir/inline_asm.rs`: the
+    /// register plan, the typing rule). Arguments and results share one shape; at least
+    /// one result; no `i1`. Pure (`is_pure`) asm may be removed when unused; impure asm is
+    /// kept and ordered like a store. `model`, when given, is the CPU function the
+    /// interpreter and the simulator run in its place (the IR text prints its name).
+    InlineAsm { asm: String, constraints: String, args: Vec<Value>, is_pure: bool, pack: u32, model: Option<AsmModel> }
+        => name: "inline_asm", family: OpFamily::Elementwise,
+           effect: if *is_pure { Effect::Pure } else { Effect::WritesMemory },
+           typing: |cx, out| super::inline_asm::typing(cx, out, asm, constraints, args, *pack);
+    /// The operand unchanged, with the author's promise about its runs along each dim
+    /// (Triton's `tl.max_contiguous` / `tl.max_constancy`, `ir/axis_hint.rs`): one value per
+    /// dim, each at least 1. AxisInfo takes the larger of what it proves and the promise,
+    /// so loads and stores through it can be vectors; nothing is computed or checked (a
+    /// broken promise can make vector accesses touch the wrong elements on the GPU).
+    AxisHint { value: Value, hint: HintKind, values: Vec<u64> }
+        => name: hint.name(), family: OpFamily::Elementwise, effect: Effect::Pure,
+           typing: |cx, out| super::axis_hint::typing(cx, out, *hint, *value, values);
     /// The operand's bits reinterpreted as the result's dtype (Triton's
     /// `cast(x, dtype, bitcast=True)`): two non-pointer dtypes of one bit width, one shape.
     Bitcast { value: Value }

@@ -108,6 +108,7 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, a: &dyn Annotations, out
             }
             OpKind::ExpandDims { value, axis } => format!("{name} {value}, axis {axis}"),
             OpKind::MultipleOf { value, divisor } => format!("{name} {value}, {divisor}"),
+            OpKind::AxisHint { value, values, .. } => format!("{name} {value}, {values:?}"),
             OpKind::Permute { value, dims } => format!("{name} {value}, dims {dims:?}"),
             OpKind::Reshape { value } | OpKind::Split { value } => format!("{name} {value}"),
             OpKind::Join { lhs, rhs } => format!("{name} {lhs}, {rhs}"),
@@ -156,6 +157,11 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, a: &dyn Annotations, out
                 s
             }
             OpKind::DeviceAssert { cond, msg } => format!("{name} {cond}, {msg:?}"),
+            OpKind::InlineAsm { asm, constraints, args, is_pure, pack, model } => {
+                let purity = if *is_pure { "pure" } else { "impure" };
+                let model = model.map(|m| format!(" model {:?}", m.name)).unwrap_or_default();
+                format!("{name} {asm:?}, {constraints:?} ({}) {purity} pack {pack}{model}", list(args))
+            }
             OpKind::AtomicRmw { ptr, value, mask, sem, scope, .. } => {
                 let mut s = format!("{name} {ptr}, {value}");
                 if let Some(m) = mask {

@@ -227,6 +227,9 @@ impl Builder {
                 | OpKind::Yield { .. } => true,
                 // A promise about indices: a combine function computes none.
                 OpKind::MultipleOf { .. }
+                | OpKind::AxisHint { .. }
+                // An asm runs on the registers of whole blocks, never inside a combine step.
+                | OpKind::InlineAsm { .. }
                 | OpKind::Param { .. }
                 | OpKind::ProgramId { .. }
                 | OpKind::NumPrograms { .. }

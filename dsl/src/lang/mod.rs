@@ -12,6 +12,7 @@
 //! `bitonic_merge`, written with them too.
 
 mod atomics;
+mod axis_hints;
 mod bits;
 mod combine;
 mod compute;
@@ -20,6 +21,7 @@ mod debug;
 mod dot;
 mod dtype;
 mod indexing;
+mod inline_asm;
 pub mod math;
 mod operators;
 mod ops;
@@ -35,18 +37,21 @@ mod standard;
 mod tensor;
 
 pub use crate::ir::InputPrecision;
+pub use crate::ir::{AsmModel, AsmModelFn};
 pub use crate::semantics::fp8_types::{F8E4M3, F8E5M2};
 pub use atomics::{
     Scope, Sem, atomic_add, atomic_add_with, atomic_and, atomic_and_with, atomic_cas, atomic_cas_with, atomic_max,
     atomic_max_with, atomic_min, atomic_min_with, atomic_or, atomic_or_with, atomic_xchg, atomic_xchg_with, atomic_xor,
     atomic_xor_with,
 };
+pub use axis_hints::{HintValues, max_constancy, max_contiguous};
 pub use combine::{argmin, associative_scan, cumprod, cumsum, reduce, xor_sum};
 pub use control::{if_, if_then, while_loop};
 pub use debug::{PrintArgs, device_assert, device_print, static_assert, static_print};
 pub use dot::{DotOptions, dot, dot_with};
 pub use dtype::{DTypeMarker, Float, IntMarker, NumericMarker, Ptr, ScalarMarker};
 pub use indexing::{flip, gather, histogram, histogram_with};
+pub use inline_asm::{AsmArgs, AsmDtypes, WithAsmModel, inline_asm_elementwise};
 pub use math::{
     abs, atan2, ceil, clamp, clamp_with, copysign, cos, div_rn, erf, exp, exp2, exp2_ftz, expm1, fdiv, floor, fma,
     fmod, isinf, isnan, log, log1p, log2, pow, rint, round, rsqrt, sigmoid, signbit, sin, sqrt, sqrt_rn, tanh, trunc,

@@ -9,9 +9,10 @@
 
 use half::{bf16, f16};
 
-use super::decode::CvtFn;
+use super::decode::{BinFn, CvtFn};
 use crate::backend::ptx::lir::Ty;
 use crate::semantics::convert::{Elem, convert};
+use crate::semantics::fp8::{Fp8Format, decode_to_f16_bits, encode_f32};
 
 /// The element register bits `x` of type `ty` hold.
 pub(crate) fn bits_to_elem(ty: Ty, x: u64) -> Elem {
@@ -105,9 +106,48 @@ pub(crate) fn load_widen(ty: Ty) -> CvtFn {
     }
 }
 
+/// `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32` of two f32 register bits (`hi`, `lo`): the
+/// codes of `semantics/fp8.rs`'s encoder, `hi`'s in the high byte.
+pub(crate) fn fp8x2_encode_fn(format: Fp8Format) -> BinFn {
+    fn pair<const E5M2: bool>(hi: u64, lo: u64) -> Option<u64> {
+        let f = if E5M2 { Fp8Format::E5M2 } else { Fp8Format::E4M3 };
+        let code = |x: u64| u64::from(encode_f32(f, f32::from_bits(x as u32)));
+        Some(code(hi) << 8 | code(lo))
+    }
+    match format {
+        Fp8Format::E4M3 => pair::<false>,
+        Fp8Format::E5M2 => pair::<true>,
+    }
+}
+
+/// `cvt.rn.f16x2.{e4m3x2,e5m2x2}` of a 16-bit register's bits: each byte decoded to f16 by
+/// `semantics/fp8.rs`, the low byte's in the low half.
+pub(crate) fn fp8x2_decode_fn(format: Fp8Format) -> CvtFn {
+    fn pair<const E5M2: bool>(x: u64) -> u64 {
+        let f = if E5M2 { Fp8Format::E5M2 } else { Fp8Format::E4M3 };
+        let half = |code: u64| u64::from(decode_to_f16_bits(f, code as u8));
+        half(x >> 8 & 0xFF) << 16 | half(x & 0xFF)
+    }
+    match format {
+        Fp8Format::E4M3 => pair::<false>,
+        Fp8Format::E5M2 => pair::<true>,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The pair instructions' byte and half order: `a` (`hi`) in the high byte, and the low
+    /// byte's value in the low half.
+    #[test]
+    fn fp8_pairs_keep_ptx_order() {
+        let (one, minus_two) = (u64::from(1.0f32.to_bits()), u64::from((-2.0f32).to_bits()));
+        assert_eq!(fp8x2_encode_fn(Fp8Format::E4M3)(one, minus_two), Some(0x38C0));
+        assert_eq!(fp8x2_encode_fn(Fp8Format::E5M2)(one, minus_two), Some(0x3CC0));
+        assert_eq!(fp8x2_decode_fn(Fp8Format::E4M3)(0x38C0), 0x3C00_C000);
+        assert_eq!(fp8x2_decode_fn(Fp8Format::E5M2)(0x3CC0), 0x3C00_C000);
+    }
 
     #[test]
     fn narrow_registers_hold_extended_values() {

@@ -11,6 +11,7 @@ mod async_copy;
 mod atom;
 mod control;
 mod print;
+mod inline_asm;
 mod tensor_core;
 
 use super::SimReport;
@@ -512,6 +513,7 @@ impl Cta {
                     self.need_reg(*src)?;
                     l.report.shuffles += self.shfl(*dst, *src, *mode, *b, *c, *member_mask)?;
                 }
+                MicroOp::InlineAsm { run, inputs, outputs } => self.inline_asm(*run, inputs, outputs)?,
                 MicroOp::Ldmatrix { trans, dsts, addr, offset } => {
                     l.report.ldmatrix += self.ldmatrix(*trans, dsts, *addr, *offset)?;
                 }

@@ -201,6 +201,13 @@ pub(crate) enum MicroOp {
         src: u32,
         bits: u32,
     },
+    /// An inline asm's CPU model over each active thread's registers, `(register,
+    /// mask of its bits)` in and out.
+    InlineAsm {
+        run: crate::ir::AsmModelFn,
+        inputs: Vec<(u32, u64)>,
+        outputs: Vec<(u32, u64)>,
+    },
     BarSync {
         id: u32,
     },
@@ -328,6 +335,13 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                 let f: BinFn = |lo, hi| Some((hi & 0xFFFF) << 16 | (lo & 0xFFFF));
                 MicroOp::Bin { f, dst: dst.0, a: Src::Reg(lo.0), b: Src::Reg(hi.0) }
             }
+            Inst::CvtF32x2ToFp8x2 { format, dst, hi, lo } => {
+                let f = super::convert::fp8x2_encode_fn(*format);
+                MicroOp::Bin { f, dst: dst.0, a: Src::Reg(hi.0), b: Src::Reg(lo.0) }
+            }
+            Inst::CvtFp8x2ToF16x2 { format, dst, src } => {
+                MicroOp::Cvt { f: super::convert::fp8x2_decode_fn(*format), dst: dst.0, src: src.0 }
+            }
             Inst::Setp { cmp, ty, dst, a, b } => {
                 MicroOp::Setp { f: cmp_fn(*cmp, *ty)?, dst: dst.0, a: src_of(*a, *ty), b: src_of(*b, *ty) }
             }
@@ -413,6 +427,16 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                 MicroOp::Bin { f, dst: dst.0, a: Src::Reg(lo.0), b: Src::Reg(hi.0) }
             }
             Inst::BarSync { id } => MicroOp::BarSync { id: *id },
+            Inst::InlineAsm { outputs, inputs, model, .. } => {
+                // `refuse_unmodelled` reported an asm without a model before decoding.
+                let run = model
+                    .and_then(|m| m.run)
+                    .ok_or_else(|| unsupported("an inline asm without a CPU model".to_string()))?;
+                let regs = |os: &[crate::backend::ptx::lir::AsmOperand]| {
+                    os.iter().map(|o| (o.reg.0, if o.bits >= 64 { u64::MAX } else { (1u64 << o.bits) - 1 })).collect()
+                };
+                MicroOp::InlineAsm { run, inputs: regs(inputs), outputs: regs(outputs) }
+            }
             Inst::Loop { ty, iv, lower, upper, step, body } => {
                 if !matches!(ty, Ty::I32 | Ty::I64) {
                     return Err(unsupported(format!("a loop over {ty:?}")));

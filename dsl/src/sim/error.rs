@@ -68,6 +68,8 @@ pub enum Check {
     /// An `__assertfail` whose guard held in an active thread: a `device_assert` compiled
     /// in debug mode found a false element of its condition (the GPU aborts the launch).
     DeviceAssert,
+    /// An inline asm without a CPU model: the simulator cannot run PTX (no thread ran).
+    InlineAsmNoModel,
 }
 
 /// An address a check names.
@@ -169,6 +171,7 @@ impl Check {
             Check::StepBudget => Code::SimStepBudget,
             Check::WarpCollective => Code::SimWarpCollective,
             Check::DeviceAssert => Code::SimDeviceAssert,
+            Check::InlineAsmNoModel => Code::SimInlineAsmNoModel,
         }
     }
 }

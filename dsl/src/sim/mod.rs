@@ -37,6 +37,8 @@
 //!   forever since one program runs at a time ([`Check::NoProgress`]);
 //! - a shared byte read or written while a `cp.async` writing it is in flight (not yet
 //!   covered by a `cp.async.wait_group` of its thread, [`Check::AsyncCopyPending`]);
+//! - an inline asm without a CPU model, which it cannot run ([`Check::InlineAsmNoModel`],
+//!   before any thread runs; with a model, the model runs in each thread);
 //! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a
 //!   shared byte no thread wrote ([`Check::UninitializedShared`]), integer division by
 //!   zero, loops with a non-positive step.
@@ -71,6 +73,7 @@ mod convert;
 mod cta;
 mod decode;
 mod error;
+mod inline_asm;
 pub mod sectors;
 pub mod shfl;
 mod sync;
@@ -183,6 +186,7 @@ pub fn run_with_options(
         None => crate::budget::step_budget_from_env()
             .map_err(|e| launch_error(program, e.to_string(), crate::budget::ENV_HELP))?,
     };
+    inline_asm::refuse_unmodelled(program)?;
     let d = decode::decode(program, args).map_err(|f| attach(program, None, None, f))?;
     let threads = program.threads_per_cta as usize;
     if threads == 0 || !threads.is_multiple_of(32) {

@@ -1,6 +1,7 @@
 //! Launch-time checks: everything about a launch's arguments and grid that can be wrong
 //! is found here, before the driver sees it, with an error that names the kernel.
 
+use rtriton::backend::ptx::Arch;
 use rtriton::diag::{Code, Diagnostic, HasDiagnostics};
 use rtriton::guard::{I32_MAX_OFFSET, OffsetWidths, TensorExtent};
 use rtriton::ir::{ParamDecl, ParamKind};
@@ -56,6 +57,15 @@ pub enum LaunchError {
         "kernel `{kernel}`: the driver's compile for this device spills {local_bytes} bytes per thread to local memory ({registers} registers per thread, num_warps = {num_warps}), which the kernel then reads back from memory; give each thread fewer values (a smaller BLOCK, fewer num_stages, or more warps), or launch it anyway with JitKernel::allow_spills(true)"
     )]
     RegisterSpill { kernel: String, local_bytes: u32, registers: u32, num_warps: u32 },
+    #[error(
+        "kernel `{kernel}`: compiled for {arch}, which needs compute capability {}.{}, but the device is sm_{}{}; launch with JitKernel::arch({}) or an older target (sm_86 runs on every supported GPU)",
+        arch.compute_capability().0,
+        arch.compute_capability().1,
+        device.0,
+        device.1,
+        arch_for(*device)
+    )]
+    ArchTooNew { kernel: String, arch: Arch, device: (i32, i32) },
     #[error("kernel `{kernel}`: the grid closure needs constexpr `{name}`, which the launch does not set; add it")]
     MissingConstexpr { kernel: String, name: String },
     #[error("kernel `{kernel}`: the grid closure failed: {message}; fix the closure given to `try_grid`")]
@@ -99,6 +109,7 @@ impl LaunchError {
             LaunchError::SharedMemory { .. } => Code::LaunchSharedMemory,
             LaunchError::RegisterSpill { .. } => Code::LaunchRegisterSpill,
             LaunchError::MissingConstexpr { .. } => Code::LaunchMissingConstexpr,
+            LaunchError::ArchTooNew { .. } => Code::LaunchArchTooNew,
             LaunchError::GridClosure { .. } => Code::LaunchGridClosure,
             LaunchError::OverlappingOutput { .. } => Code::LaunchOverlappingOutput,
             LaunchError::AddressOverflow { .. } => Code::LaunchAddressOverflow,
@@ -122,6 +133,7 @@ impl HasDiagnostics for LaunchError {
             | LaunchError::SharedMemory { kernel, .. }
             | LaunchError::RegisterSpill { kernel, .. }
             | LaunchError::MissingConstexpr { kernel, .. }
+            | LaunchError::ArchTooNew { kernel, .. }
             | LaunchError::GridClosure { kernel, .. }
             | LaunchError::OverlappingOutput { kernel, .. }
             | LaunchError::AddressOverflow { kernel, .. } => kernel,
@@ -345,6 +357,26 @@ pub fn check_grid(kernel: &str, grid: [u64; 3], max: [u32; 3]) -> Result<[u32; 3
         return Err(LaunchError::GridTooLarge { kernel: kernel.into(), grid, max });
     }
     Ok(grid.map(|g| g as u32))
+}
+
+/// Checks that a device of compute capability `device` runs code for `arch` (a device
+/// JIT-compiles PTX for its own or an older target, never for a newer one).
+pub fn check_arch(kernel: &str, arch: Arch, device: (i32, i32)) -> Result<(), LaunchError> {
+    let (major, minor) = arch.compute_capability();
+    if (major as i32, minor as i32) > device {
+        return Err(LaunchError::ArchTooNew { kernel: kernel.into(), arch, device });
+    }
+    Ok(())
+}
+
+/// The newest target a device of compute capability `device` runs (for the refusal's
+/// advice).
+fn arch_for(device: (i32, i32)) -> String {
+    let newest = Arch::ALL.into_iter().rev().find(|a| {
+        let (major, minor) = a.compute_capability();
+        (major as i32, minor as i32) <= device
+    });
+    newest.map_or("Arch::Sm80".to_string(), |a| format!("Arch::{a:?}"))
 }
 
 /// Checks the threads per program against the device limit.
@@ -630,5 +662,26 @@ mod tests {
         // SAFETY: never launched; only the argument's description is checked.
         let raw = unsafe { TensorArg::from_device_ptr::<f32>(0x1000, 130, &[4, 8], &[8, 1]) };
         assert_eq!((raw.buffer.len, raw.buffer.owner, raw.bound_stream()), (32, Owner::Caller, None));
+    }
+
+    /// A device runs code for its own target and older ones; a newer target is refused
+    /// with `RT0720`, naming the target, the device and the newest target it runs.
+    #[test]
+    fn a_target_newer_than_the_device_is_refused() {
+        assert!(check_arch("k", Arch::Sm86, (9, 0)).is_ok());
+        assert!(check_arch("k", Arch::Sm89, (8, 9)).is_ok());
+        assert!(check_arch("k", Arch::Sm90, (9, 0)).is_ok());
+        assert!(check_arch("k", Arch::Sm90, (10, 0)).is_ok());
+        let e = check_arch("k", Arch::Sm90, (8, 6)).unwrap_err();
+        assert_eq!(e.code(), Code::LaunchArchTooNew);
+        let text = e.to_string();
+        assert!(
+            text.contains("compiled for sm_90, which needs compute capability 9.0, but the device is sm_86"),
+            "{text}"
+        );
+        assert!(text.contains("JitKernel::arch(Arch::Sm86)"), "{text}");
+        assert_eq!(e.diagnostics()[0].code, Code::LaunchArchTooNew);
+        let e = check_arch("k", Arch::Sm89, (8, 0)).unwrap_err();
+        assert!(e.to_string().contains("JitKernel::arch(Arch::Sm80)"), "{e}");
     }
 }

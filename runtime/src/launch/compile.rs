@@ -13,11 +13,17 @@ use crate::cache::CompiledPtx;
 use crate::error::HostError;
 
 /// The PTX options a launch of `kernel` compiles with: `num_warps` and `min_ctas_per_sm`
-/// from the launch, the rest the back end's defaults (`.target sm_86`, `.version 7.8`;
-/// newer GPUs JIT-compile it); debug mode from the kernel or `TRITON_DEBUG=1`.
+/// from the launch; the target from [`JitKernel::arch`] (sm_86 unless set; newer GPUs
+/// JIT-compile it) at the `.version` it needs (`PtxOptions::for_arch`: 7.8, 8.1 for
+/// sm_89); debug mode from the kernel or `TRITON_DEBUG=1`.
 pub fn ptx_options(kernel: &JitKernel) -> PtxOptions {
     let debug = debug_mode(kernel);
-    PtxOptions { num_warps: kernel.num_warps, min_ctas_per_sm: kernel.min_ctas_per_sm, debug, ..PtxOptions::default() }
+    PtxOptions {
+        num_warps: kernel.num_warps,
+        min_ctas_per_sm: kernel.min_ctas_per_sm,
+        debug,
+        ..PtxOptions::for_arch(kernel.arch)
+    }
 }
 
 /// Whether `kernel` compiles in debug mode: [`JitKernel::debug`], or `TRITON_DEBUG=1` in

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use rtriton::backend::ptx::Arch;
 use rtriton::lint::LintOptions;
 use rtriton::spec::SpecPolicy;
 use rtriton::trace::{KernelDef, TraceOptions};
@@ -46,6 +47,8 @@ pub struct JitKernel {
     /// Launch even when the driver's compile spills registers to local memory (refused
     /// with `RT0719` otherwise, as a configuration that runs out of resources).
     pub allow_spills: bool,
+    /// The architecture the PTX targets ([`JitKernel::arch`]; sm_86 by default).
+    pub arch: Arch,
     grid: GridFn,
 }
 
@@ -57,6 +60,7 @@ impl std::fmt::Debug for JitKernel {
             .field("num_warps", &self.num_warps)
             .field("min_ctas_per_sm", &self.min_ctas_per_sm)
             .field("spec_policy", &self.spec_policy)
+            .field("arch", &self.arch)
             .finish_non_exhaustive()
     }
 }
@@ -75,6 +79,7 @@ impl JitKernel {
             in_place: Vec::new(),
             debug: false,
             allow_spills: false,
+            arch: Arch::default(),
             grid: Arc::new(|_| Ok([1, 1, 1])),
         }
     }
@@ -114,6 +119,15 @@ impl JitKernel {
     /// See [`JitKernel::allow_spills`](JitKernel#structfield.allow_spills).
     pub fn allow_spills(mut self, on: bool) -> JitKernel {
         self.allow_spills = on;
+        self
+    }
+
+    /// Compiles for `arch` (`.target`; the default is sm_86, which every supported GPU
+    /// runs). A newer target may use instructions sm_86 lacks (the fp8 conversions of
+    /// sm_89 and sm_90); a launch on a device of a lower compute capability is refused
+    /// (`RT0720`).
+    pub fn arch(mut self, arch: Arch) -> JitKernel {
+        self.arch = arch;
         self
     }
 

@@ -56,7 +56,7 @@ mod signature;
 
 pub use args::{AddressOverflow, Arg, TensorArg, contiguous_strides};
 pub use checks::{
-    LaunchError, any_overlap, any_past_i32, arg_values, check_args, check_block, check_grid, check_overlap,
+    LaunchError, any_overlap, any_past_i32, arg_values, check_arch, check_args, check_block, check_grid, check_overlap,
     check_shared, check_streams, needs_overflow_guard, overflow_guard, overlapping_tensors, tensor_extents, view_bytes,
 };
 pub use compile::{compile_kernel, debug_mode, front_end, host_error, ptx_options};

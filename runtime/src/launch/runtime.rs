@@ -15,8 +15,8 @@ use rtriton::session::{CompileError, CompileSession, SessionStats, StageKey};
 use super::instances::Instances;
 use super::signature::{Device, LaunchCache, host_path, raw_params, signature};
 use super::{
-    Arg, JitKernel, LaunchError, arg_values, check_args, check_block, check_grid, check_overlap, check_shared,
-    compile_kernel, debug_mode, front_end, host_error, needs_overflow_guard, overflow_guard, ptx_options,
+    Arg, JitKernel, LaunchError, arg_values, check_arch, check_args, check_block, check_grid, check_overlap,
+    check_shared, compile_kernel, debug_mode, front_end, host_error, needs_overflow_guard, overflow_guard, ptx_options,
     tensor_extents,
 };
 use crate::cache::{CacheKey, CompiledPtx, DiskCache};
@@ -160,6 +160,7 @@ impl Runtime {
         let values = arg_values(def.name, &def.params, args)?;
         let spec = SpecKey::from_args(def.name, &def.params, &values, kernel.spec_policy).map_err(LaunchError::from)?;
         let grid = check_grid(def.name, kernel.grid_for_launch()?, self.gpu.info.max_grid)?;
+        check_arch(def.name, kernel.arch, self.gpu.info.compute_capability)?;
         check_overlap(def.name, &def.params, args, &kernel.in_place, || {
             front_end(&mut self.session, kernel, &spec).map(|v| written_params(v.kernel()))
         })??;
@@ -451,6 +452,12 @@ mod tests {
         assert_ne!(cache_key(&k, &spec(&k, 0x1000, 2), "c"), base);
         let k8 = k.clone().num_warps(8);
         assert_ne!(cache_key(&k8, &spec(&k8, 0x1000, 1), "c"), base);
+        // The target, with the `.version` it needs.
+        let sm89 = k.clone().arch(rtriton::backend::ptx::Arch::Sm89);
+        let key89 = cache_key(&sm89, &spec(&sm89, 0x1000, 1), "c");
+        assert_ne!(key89, base);
+        assert_eq!((key89.ptx_options.arch.name(), key89.ptx_options.ptx_version), ("sm_89", (8, 1)));
+        assert!(key89.to_string().contains("ptx(sm_89 w4 8.1)"), "{key89}");
         let off = k.clone().spec_policy(SpecPolicy::Off);
         assert_ne!(cache_key(&off, &spec(&off, 0x1000, 1), "c"), base);
         assert_ne!(cache_key(&k, &spec(&k, 0x1000, 1), "other build"), base);

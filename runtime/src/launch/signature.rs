@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
+use rtriton::backend::ptx::Arch;
 use rtriton::ir::SourceLoc;
 use rtriton::lint::LintOptions;
 use rtriton::spec::{ArgSpec, SpecPolicy, classify};
@@ -58,6 +59,7 @@ pub(crate) struct KernelIdentity {
     allow_spills: bool,
     lint: Option<LintOptions>,
     in_place: Vec<&'static str>,
+    arch: Arch,
 }
 
 impl KernelIdentity {
@@ -76,6 +78,7 @@ impl KernelIdentity {
             allow_spills: k.allow_spills,
             lint: k.lint.clone(),
             in_place: k.in_place.clone(),
+            arch: k.arch,
         }
     }
 
@@ -94,6 +97,7 @@ impl KernelIdentity {
             && self.allow_spills == k.allow_spills
             && self.lint == k.lint
             && self.in_place == k.in_place
+            && self.arch == k.arch
     }
 }
 
@@ -157,7 +161,8 @@ pub fn signature(kernel: &JitKernel, args: &[Arg<'_>], debug: bool) -> Option<(u
     kernel.def.loc.hash(&mut h);
     kernel.def.params.hash(&mut h);
     kernel.meta.0.hash(&mut h);
-    (kernel.num_warps, kernel.min_ctas_per_sm, kernel.spec_policy, kernel.trace_options, debug).hash(&mut h);
+    (kernel.num_warps, kernel.min_ctas_per_sm, kernel.spec_policy, kernel.trace_options, debug, kernel.arch)
+        .hash(&mut h);
     classes.hash(&mut h);
     Some((h.finish(), classes))
 }
@@ -322,6 +327,7 @@ mod tests {
         assert_eq!(hit(&cache, &k.clone().constexpr("BLOCK", 64), &base), None);
         assert_eq!(hit(&cache, &k.clone().spec_policy(SpecPolicy::Off), &base), None);
         assert_eq!(hit(&cache, &k.clone().debug(true), &base), None);
+        assert_eq!(hit(&cache, &k.clone().arch(Arch::Sm90), &base), None);
         assert_eq!(hit(&cache, &k.clone().in_place("y_ptr"), &base), None);
         // Another kernel under the same name and site (as a macro generates them): other
         // parameters, another body.

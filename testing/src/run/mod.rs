@@ -157,9 +157,21 @@ pub fn lower(
     policy: SpecPolicy,
     num_warps: u32,
 ) -> Result<lir::Program, CompileError> {
-    use rtriton::backend::ptx::PtxOptions;
+    let options = rtriton::backend::ptx::PtxOptions { num_warps, ..Default::default() };
+    lower_with(session, def, constexprs, args, policy, &options)
+}
+
+/// [`lower`] with every PTX option given (the target architecture, say: the simulator runs
+/// what the lowering emits for it).
+pub fn lower_with(
+    session: &mut CompileSession,
+    def: &KernelDef,
+    constexprs: &[(&str, i64)],
+    args: &[ArgValue],
+    policy: SpecPolicy,
+    options: &rtriton::backend::ptx::PtxOptions,
+) -> Result<lir::Program, CompileError> {
     let spec = CompileSession::specialize(def, args, policy)?;
-    let options = PtxOptions { num_warps, ..PtxOptions::default() };
-    let program = session.lower(def, constexprs, &spec, &TraceOptions::default(), &options)?;
+    let program = session.lower(def, constexprs, &spec, &TraceOptions::default(), options)?;
     Ok(program.as_ref().clone())
 }

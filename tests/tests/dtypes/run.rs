@@ -1,6 +1,7 @@
 //! Running a kernel whose parameters are `(in buffers..., out buffer, n)` on the
 //! interpreter and on the simulator, over raw little-endian bytes.
 
+use rtriton::backend::ptx::{Arch, PtxOptions};
 use rtriton::interp::{self, Memory};
 use rtriton::session::CompileSession;
 use rtriton::spec::{ArgValue, SpecPolicy};
@@ -60,17 +61,17 @@ pub fn interpreter(def: &KernelDef, l: &Launch) -> Result<Vec<Vec<u8>>, String> 
     l.read(&mem, &outs)
 }
 
-/// The output buffers after running `def`'s lowered program on the simulator.
-pub fn simulator(def: &KernelDef, l: &Launch) -> Result<Vec<Vec<u8>>, String> {
+/// The output buffers after running `def`'s program, lowered for `arch`, on the simulator.
+pub fn simulator_for(def: &KernelDef, l: &Launch, arch: Arch) -> Result<Vec<Vec<u8>>, String> {
     let mut mem = Memory::new();
     let (args, outs) = l.place(&mut mem);
-    let program = rtriton_testing::run::lower(
+    let program = rtriton_testing::run::lower_with(
         &mut CompileSession::new(),
         def,
         &[("BLOCK", l.block)],
         &args,
         SpecPolicy::Triton,
-        l.num_warps,
+        &PtxOptions { num_warps: l.num_warps, ..PtxOptions::for_arch(arch) },
     )
     .map_err(|e| e.to_string())?;
     rtriton::sim::run(&program, [l.programs, 1, 1], &args, &mut mem).map_err(|e| e.to_string())?;
@@ -79,8 +80,16 @@ pub fn simulator(def: &KernelDef, l: &Launch) -> Result<Vec<Vec<u8>>, String> {
 
 /// Runs on both CPU back ends; they must agree bit for bit; returns the output buffers.
 pub fn both(def: &KernelDef, l: &Launch) -> Vec<Vec<u8>> {
+    on_archs(def, l, &[Arch::default()])
+}
+
+/// [`both`], the simulator running the program lowered for each of `archs` (the targets
+/// whose lowerings differ: fp8 conversions are instructions from sm_89 on).
+pub fn on_archs(def: &KernelDef, l: &Launch, archs: &[Arch]) -> Vec<Vec<u8>> {
     let i = interpreter(def, l).unwrap_or_else(|e| panic!("{}: interpreter: {e}", def.name));
-    let s = simulator(def, l).unwrap_or_else(|e| panic!("{}: simulator: {e}", def.name));
-    assert_eq!(i, s, "{}: the simulator disagrees with the interpreter", def.name);
+    for &arch in archs {
+        let s = simulator_for(def, l, arch).unwrap_or_else(|e| panic!("{} for {arch}: simulator: {e}", def.name));
+        assert_eq!(i, s, "{}: the simulator disagrees with the interpreter for {arch}", def.name);
+    }
     i
 }

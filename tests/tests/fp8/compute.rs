@@ -1,9 +1,10 @@
 //! A kernel that loads fp8, converts to f32, computes `x * y + 1` there and stores fp8,
 //! against the reference model computing in Rust's f32; and `where` moving fp8 codes.
 
+use crate::both;
 use crate::kernels;
 use crate::reference::{Decoded, E4M3, E5M2, Format, decode, encode};
-use crate::run::{Launch, both};
+use crate::run::Launch;
 
 fn value(f: Format, code: u8) -> f32 {
     match decode(f, code) {

@@ -5,9 +5,10 @@ use half::{bf16, f16};
 use rstest::rstest;
 use rtriton::trace::KernelDef;
 
+use crate::both;
 use crate::kernels;
 use crate::reference::{Decoded, E4M3, E5M2, Format, decode, expected_f32_bits};
-use crate::run::{Launch, both};
+use crate::run::Launch;
 
 fn all_codes() -> Vec<u8> {
     (0..=255).collect()

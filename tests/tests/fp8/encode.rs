@@ -6,9 +6,10 @@
 use half::{bf16, f16};
 use rtriton::trace::KernelDef;
 
+use crate::both;
 use crate::kernels;
 use crate::reference::{Decoded, E4M3, E5M2, Format, decode, encode};
-use crate::run::{Launch, both};
+use crate::run::Launch;
 
 /// `(input, e4m3 code, e5m2 code)`.
 #[rustfmt::skip]

@@ -1,17 +1,19 @@
 //! The fp8 conversion kernels and the compute kernel on the GPU (`#[ignore = "needs a
-//! GPU"]`): the output bytes must equal the interpreter's, NaNs included. fp8 buffers are
-//! `u8` device buffers passed with the fp8 element type (`RawBuffer::elem`).
+//! GPU"]`), compiled for sm_86 (integer sequences) and for sm_90 (PTX's fp8 conversions):
+//! the output bytes must equal the interpreter's, NaNs included. fp8 buffers are `u8`
+//! device buffers passed with the fp8 element type (`RawBuffer::elem`).
 
+use rtriton::backend::ptx::Arch;
 use rtriton::ir::ScalarType;
 use rtriton::trace::KernelDef;
 use rtriton_host::driver::{DeviceBuffer, Gpu, RawBuffer};
-use rtriton_host::launch::{Arg, JitKernel, Runtime, TensorArg};
+use rtriton_host::launch::{Arg, JitKernel, Runtime, TensorArg, ptx_options};
 
 use crate::kernels;
 use crate::run::{BLOCK, Launch, NUM_WARPS, interpreter};
 
-/// The bytes of `def`'s one output after a GPU launch over `inputs`.
-fn on_gpu(rt: &mut Runtime, def: &KernelDef, inputs: &[Vec<u8>], out_bytes: usize, n: usize) -> Vec<u8> {
+/// The bytes of `def`'s one output after a GPU launch over `inputs`, compiled for `arch`.
+fn on_gpu(rt: &mut Runtime, def: &KernelDef, inputs: &[Vec<u8>], out_bytes: usize, n: usize, arch: Arch) -> Vec<u8> {
     let pointees: Vec<ScalarType> = def.params.iter().filter_map(|p| p.kind.dtype().pointee()).collect();
     let mut bufs: Vec<DeviceBuffer<u8>> =
         inputs.iter().map(|b| DeviceBuffer::from_host(&rt.gpu, b).expect("upload")).collect();
@@ -29,7 +31,9 @@ fn on_gpu(rt: &mut Runtime, def: &KernelDef, inputs: &[Vec<u8>], out_bytes: usiz
     let k = JitKernel::new(def.clone())
         .constexprs(&[("BLOCK", BLOCK)])
         .num_warps(NUM_WARPS)
+        .arch(arch)
         .grid(move |_| [programs, 1, 1]);
+    assert_eq!(ptx_options(&k).fp8_conversions(), arch >= Arch::Sm89, "{arch}");
     rt.launch(&k, &args).expect("launch");
     rt.gpu.synchronize().expect("synchronize");
     bufs.last().unwrap().to_host(&rt.gpu).expect("download")
@@ -38,6 +42,18 @@ fn on_gpu(rt: &mut Runtime, def: &KernelDef, inputs: &[Vec<u8>], out_bytes: usiz
 #[test]
 #[ignore = "needs a GPU"]
 fn fp8_kernels_give_the_interpreters_bits_on_the_gpu() {
+    every_kernel_on_the_gpu(Arch::Sm86);
+}
+
+/// The same kernels compiled for sm_90, whose fp8 conversions are PTX's `cvt`s: the
+/// hardware's bits must be the interpreter's, for every code and every input pattern.
+#[test]
+#[ignore = "needs a GPU"]
+fn fp8_kernels_compiled_for_sm90_give_the_interpreters_bits_on_the_gpu() {
+    every_kernel_on_the_gpu(Arch::Sm90);
+}
+
+fn every_kernel_on_the_gpu(arch: Arch) {
     let _ = Gpu::open(0).unwrap_or_else(|e| panic!("this test needs a GPU (run it on the GPU machine): {e}"));
     let mut rt = Runtime::new().unwrap_or_else(|e| panic!("runtime: {e}"));
     // Every code, and f32 / f16 / bf16 inputs that cover every byte pattern of their low
@@ -58,17 +74,17 @@ fn fp8_kernels_give_the_interpreters_bits_on_the_gpu() {
         let n = input.len() / params[0].size_bytes() as usize;
         let out = n * params[1].size_bytes() as usize;
         let want = interpreter(&def, &Launch::elementwise(vec![input.clone()], out, n)).expect("interpreter").remove(0);
-        let got = on_gpu(&mut rt, &def, &[input], out, n);
+        let got = on_gpu(&mut rt, &def, &[input], out, n, arch);
         if got != want {
-            failures.push(format!("{}: GPU {got:02x?}\ninterpreter {want:02x?}", def.name));
+            failures.push(format!("{} ({arch}): GPU {got:02x?}\ninterpreter {want:02x?}", def.name));
         }
     }
     let ys: Vec<u8> = codes.iter().map(|&c| c.wrapping_mul(37).wrapping_add(11)).collect();
     let def = kernels::fma_f8();
     let want = interpreter(&def, &Launch::elementwise(vec![codes.clone(), ys.clone()], 256, 256)).expect("interpreter");
-    let got = on_gpu(&mut rt, &def, &[codes, ys], 256, 256);
+    let got = on_gpu(&mut rt, &def, &[codes, ys], 256, 256, arch);
     if got != want[0] {
-        failures.push(format!("fma_f8: GPU {got:02x?}\ninterpreter {:02x?}", want[0]));
+        failures.push(format!("fma_f8 ({arch}): GPU {got:02x?}\ninterpreter {:02x?}", want[0]));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

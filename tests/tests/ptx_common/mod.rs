@@ -62,8 +62,10 @@ pub fn compile_plain(
     ptx::compile(&verified, options)
 }
 
+/// The options for `arch` (at the `.version` that gives it all its instructions,
+/// [`PtxOptions::for_arch`]) with `num_warps`.
 pub fn options(arch: Arch, num_warps: u32) -> PtxOptions {
-    PtxOptions { arch, num_warps, ..PtxOptions::default() }
+    PtxOptions { num_warps, ..PtxOptions::for_arch(arch) }
 }
 
 /// ptxas from `PATH`, else from the `nvidia-cuda-nvcc-cu12` wheel of `python3`.

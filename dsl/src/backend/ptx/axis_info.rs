@@ -13,13 +13,14 @@
 //! per value, is whether every element is **non-negative** ([`non_negative`]), which the
 //! remainder's contiguity needs. The facts
 //! come from the specialization ([`crate::spec::ArgSpec::Divisible16`] gives divisibility
-//! 16, an argument folded to 1 is the constant 1), from `arange` (contiguous) and
-//! constants, and flow through the rules below. The vector width of a load or store is
+//! 16, an argument folded to 1 is the constant 1), from `arange` (contiguous), constants
+//! and the author's promises (`multiple_of`, `max_contiguous`, `max_constancy`, `assume`),
+//! and flow through the rules below. The vector width of a load or store is
 //! decided from them in [`super::vectorize`].
 
 use std::collections::HashMap;
 
-use crate::ir::{BinaryOp, CmpPred, Constant, DType, Kernel, OpKind, Value};
+use crate::ir::{BinaryOp, CmpPred, Constant, DType, HintKind, Kernel, OpKind, Value};
 use crate::spec::ArgSpec;
 
 /// Triton's `kMaxDivisor`: the divisibility of the constant 0.
@@ -219,8 +220,11 @@ fn pass(k: &Kernel, nonneg: &[bool], carried: &HashMap<Value, AxisInfo>) -> Vec<
                         constant: s.constant,
                     }
                 }
-                // Reshaping, joining and splitting regroup elements: nothing is known.
-                OpKind::Reshape { .. } | OpKind::Join { .. } | OpKind::Split { .. } => AxisInfo::unknown(&shape),
+                // Reshaping, joining and splitting regroup elements: nothing is known; nor of
+                // what an asm computes.
+                OpKind::Reshape { .. } | OpKind::Join { .. } | OpKind::Split { .. } | OpKind::InlineAsm { .. } => {
+                    AxisInfo::unknown(&shape)
+                }
                 // Element-wise functions keep runs of equal elements, nothing else (a
                 // bitcast is one: equal bits stay equal, their value is another).
                 OpKind::Unary { value, .. } | OpKind::Bitcast { value } => {
@@ -251,6 +255,24 @@ fn pass(k: &Kernel, nonneg: &[bool], carried: &HashMap<Value, AxisInfo>) -> Vec<
                     let s = get(*value, &infos);
                     let promised = 1u64 << divisor.max(&1).trailing_zeros().min(MAX_DIVISOR.trailing_zeros());
                     AxisInfo { divisibility: s.divisibility.iter().map(|&d| d.max(promised)).collect(), ..s }
+                }
+                // The author's promise of runs of consecutive or of equal values (Triton's
+                // `tt.contiguity` / `tt.constancy` from `tl.max_contiguous` /
+                // `tl.max_constancy`): the larger of it, as a power of two no larger than
+                // the dim, and what is proven. A run of `n` holds runs of each divisor of
+                // `n` too, so the power of two is promised as well.
+                OpKind::AxisHint { value, hint, values } => {
+                    let mut s = get(*value, &infos);
+                    let dims = dims_of(&shape);
+                    let facts = match hint {
+                        HintKind::Contiguity => &mut s.contiguity,
+                        HintKind::Constancy => &mut s.constancy,
+                    };
+                    for (d, fact) in facts.iter_mut().enumerate() {
+                        let promised = values.get(d).map_or(1, |&n| 1u64 << n.max(1).trailing_zeros());
+                        *fact = (*fact).max(promised.min(dims[d] as u64));
+                    }
+                    s
                 }
                 OpKind::Cast { value: v } => {
                     let s = get(*v, &infos);
@@ -365,7 +387,8 @@ pub fn non_negative(k: &Kernel) -> Vec<bool> {
             | OpKind::ExpandDims { value, .. }
             | OpKind::Permute { value, .. }
             | OpKind::Reshape { value }
-            | OpKind::MultipleOf { value, .. } => of(value),
+            | OpKind::MultipleOf { value, .. }
+            | OpKind::AxisHint { value, .. } => of(value),
             // Widening keeps the value; a narrowing cast may wrap.
             OpKind::Cast { value } => {
                 let from = k.dtype(*value).scalar().map_or(0, |s| s.size_bytes());

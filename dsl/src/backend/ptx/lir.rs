@@ -48,7 +48,7 @@
 use std::fmt;
 
 use crate::backend::ptx::layout::MmaInput;
-use crate::ir::{PropagateNan, Scope, Sem, SourceLoc, UnaryOp};
+use crate::ir::{AsmModel, Fp8Format, PropagateNan, Scope, Sem, SourceLoc, UnaryOp};
 use crate::semantics::atomic::AtomKind;
 
 /// A virtual register: an index into [`Program::regs`]. Printed `%r7` (I32), `%rd7`
@@ -309,6 +309,16 @@ pub enum Inst {
     /// `dst (32 bits) = hi << 16 | lo` of two 16-bit registers (`mov.b32 d, {lo, hi}`):
     /// how a `BF16` becomes an `F32` on every target (`cvt.f32.bf16` needs sm_90).
     Pack { dst: Reg, lo: Reg, hi: Reg },
+    /// `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 dst, hi, lo` (sm_89): the `F32` registers `hi` and
+    /// `lo` encoded in `format` (`crate::semantics::fp8::encode_f32`: round to nearest even,
+    /// saturate to the largest finite, NaN to `0x7F`), `hi`'s code in the high byte of the
+    /// 16-bit register `dst`, `lo`'s in the low byte.
+    CvtF32x2ToFp8x2 { format: Fp8Format, dst: Reg, hi: Reg, lo: Reg },
+    /// `cvt.rn.f16x2.{e4m3x2,e5m2x2} dst, src` (sm_89): the two codes of the 16-bit register
+    /// `src` decoded to f16 (`crate::semantics::fp8::decode_to_f16_bits`, exact), the low
+    /// byte's into the low half of the 32-bit register `dst`, the high byte's into the high
+    /// half.
+    CvtFp8x2ToF16x2 { format: Fp8Format, dst: Reg, src: Reg },
     /// `{lo, hi} = src`: the low and the high 16 bits of the 32-bit register `src` into two
     /// 16-bit registers (`mov.b32 {lo, hi}, src`), [`Inst::Pack`]'s inverse: how eight
     /// `F16`/`BF16` elements come out of one 16-byte load of four 32-bit words.
@@ -440,6 +450,15 @@ pub enum Inst {
     /// conversions match `args` one for one. What a `device_print` compiled in debug mode
     /// lowers to, one call an element.
     Printf { guard: Option<Guard>, format: String, args: Vec<Reg> },
+    /// Inline PTX (`inline_asm_elementwise`): the writer prints `asm` inside `{ }` with
+    /// every `$k` replaced by `outputs[k]` (`k < outputs.len()`), else by
+    /// `inputs[k - outputs.len()]`, registers of the classes the constraints name (`c` and
+    /// `h` 16-bit, `r` `U32`, `f` `F32`, `l` `U64`, `d` `F64`). Its semantics are the
+    /// author's; the simulator runs `model` instead (a thread's input registers' low
+    /// `bits` bits in, its output registers' low `bits` bits out, the rest zero) and
+    /// refuses an asm without one. `pure`: no effect but its outputs, so an unused one may
+    /// be dropped; an impure one is kept where it is.
+    InlineAsm { asm: String, outputs: Vec<AsmOperand>, inputs: Vec<AsmOperand>, pure: bool, model: Option<AsmModel> },
     /// `bar.sync id`: waits until every thread of the CTA reached it; shared-memory
     /// writes before it are visible to every thread after it.
     BarSync { id: u32 },
@@ -510,6 +529,9 @@ impl Inst {
             | Inst::Ldmatrix { .. }
             | Inst::Mma { .. }
             | Inst::CvtTf32 { .. }
+            | Inst::InlineAsm { .. }
+            | Inst::CvtF32x2ToFp8x2 { .. }
+            | Inst::CvtFp8x2ToF16x2 { .. }
             | Inst::BarSync { .. } => Vec::new(),
         }
     }
@@ -554,9 +576,20 @@ impl Inst {
             | Inst::Ldmatrix { .. }
             | Inst::Mma { .. }
             | Inst::CvtTf32 { .. }
+            | Inst::InlineAsm { .. }
+            | Inst::CvtF32x2ToFp8x2 { .. }
+            | Inst::CvtFp8x2ToF16x2 { .. }
             | Inst::BarSync { .. } => Vec::new(),
         }
     }
+}
+
+/// One register operand of an [`Inst::InlineAsm`]: the register and how many of its low
+/// bits carry the operand (8 for a `c` operand in a 16-bit register).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AsmOperand {
+    pub reg: Reg,
+    pub bits: u32,
 }
 
 /// What an [`Inst::Atom`] does with the old element.
@@ -780,6 +813,12 @@ impl Program {
                 Inst::MulWide { dst, a, b } => format!("{} = mul.wide {a}, {b}", self.def(*dst)),
                 Inst::Cvt { dst, src, from, .. } => format!("{} = cvt {src}:{from}", self.def(*dst)),
                 Inst::Pack { dst, lo, hi } => format!("{} = pack {lo}, {hi}", self.def(*dst)),
+                Inst::CvtF32x2ToFp8x2 { format, dst, hi, lo } => {
+                    format!("{} = cvt.{format:?}x2 {hi}, {lo}", self.def(*dst))
+                }
+                Inst::CvtFp8x2ToF16x2 { format, dst, src } => {
+                    format!("{} = cvt.f16x2.{format:?}x2 {src}", self.def(*dst))
+                }
                 Inst::Unpack { lo, hi, src } => format!("{}, {} = unpack {src}", self.def(*lo), self.def(*hi)),
                 Inst::Setp { cmp, ty, dst, a, b } => format!("{} = setp.{cmp:?}.{ty} {a}, {b}", self.def(*dst)),
                 Inst::Selp { dst, a, b, cond, .. } => format!("{} = selp {cond} ? {a} : {b}", self.def(*dst)),
@@ -824,6 +863,10 @@ impl Program {
                 }
                 Inst::CvtTf32 { dst, src } => format!("{} = cvt.rna.tf32 {src}", self.def(*dst)),
                 Inst::CpAsyncWait { pending } => format!("cp.async.wait {pending}"),
+                Inst::InlineAsm { asm, outputs, inputs, .. } => {
+                    let regs = |os: &[AsmOperand]| os.iter().map(|o| self.def(o.reg)).collect::<Vec<_>>().join(", ");
+                    format!("{{{}}} = asm {:?} ({})", regs(outputs), asm, regs(inputs))
+                }
                 Inst::Shfl { dst, src, lane_mask, .. } => {
                     format!("{} = shfl.bfly {src}, lane ^ {lane_mask}", self.def(*dst))
                 }

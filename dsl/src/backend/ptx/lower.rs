@@ -4,7 +4,7 @@
 //! and the dispatch ([`Lowerer::op`]); each op family is lowered in a file of its own under
 //! `lower/`: values from nothing (`values.rs`), shape ops that keep registers (`shape.rs`)
 //! or move elements through shared memory (`layout_ops.rs`, `exchange.rs`), element-wise
-//! ops (`elementwise.rs`, `bits.rs`, `convert.rs`, `math.rs`, `wide_mul.rs`), loads and
+//! ops (`elementwise.rs`, `bits.rs`, `convert.rs`, `math.rs`, `wide_mul.rs`, `inline_asm.rs`), loads and
 //! stores (`memory.rs`, `address.rs`, `staged.rs`), atomics (`atomics.rs`), reductions and
 //! scans (`reduce.rs`, `combine.rs`, `scan.rs`), control flow (`control.rs`,
 //! `unroll.rs`), the debugging ops (`debug.rs`); the thread's position in the layout is
@@ -29,6 +29,7 @@ mod dot;
 mod elementwise;
 mod exchange;
 mod fp8;
+mod inline_asm;
 mod insts;
 mod layout_ops;
 mod math;
@@ -161,6 +162,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         shared_align: 16,
         sign_extended: HashMap::new(),
         debug: options.debug,
+        fp8_native: options.fp8_conversions(),
         decisions: Decisions { layout: Some(layout_decision), ..Decisions::default() },
     };
     l.block(&k.body)?;
@@ -286,6 +288,8 @@ pub(super) struct Lowerer<'a> {
     /// Debug mode ([`PtxOptions::debug`]): whether `device_print` and `device_assert` are
     /// compiled in.
     debug: bool,
+    /// The target converts fp8 in hardware (`PtxOptions::fp8_conversions`, `lower/fp8.rs`).
+    fp8_native: bool,
 }
 
 impl Lowerer<'_> {
@@ -474,7 +478,7 @@ impl Lowerer<'_> {
             OpKind::Fma { a, b, c } => self.fma(op, [*a, *b, *c]).and_then(|e| self.define(op, e)),
             OpKind::Compare { pred, lhs, rhs } => self.compare(op, *pred, *lhs, *rhs),
             OpKind::Cast { value } => self.cast_op(op, *value),
-            OpKind::MultipleOf { value, .. } => self.multiple_of(op, *value),
+            OpKind::MultipleOf { value, .. } | OpKind::AxisHint { value, .. } => self.promise(op, *value),
             OpKind::Bitcast { value } => self.bitcast_op(op, *value),
             OpKind::Select { cond, on_true, on_false } => self.select(op, [*cond, *on_true, *on_false]),
             OpKind::AddPtr { ptr, offset } => self.add_ptr(op, *ptr, *offset),
@@ -504,6 +508,9 @@ impl Lowerer<'_> {
                 } else {
                     Ok(())
                 }
+            }
+            OpKind::InlineAsm { asm, constraints, args, is_pure, pack, model } => {
+                self.inline_asm(op, (asm, constraints), args, (*is_pure, *pack), *model)
             }
             OpKind::AtomicRmw { op: aop, ptr, value, mask, sem, scope } => {
                 self.atomic_rmw(op, *aop, *ptr, *value, *mask, (*sem, *scope)).and_then(|e| self.define(op, e))

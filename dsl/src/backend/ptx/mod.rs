@@ -87,6 +87,29 @@ impl Arch {
         }
     }
 
+    /// The compute capability `(major, minor)` the target needs: a device of a lower one
+    /// cannot run its code (a higher one JIT-compiles it).
+    pub fn compute_capability(self) -> (u32, u32) {
+        match self {
+            Arch::Sm80 => (8, 0),
+            Arch::Sm86 => (8, 6),
+            Arch::Sm89 => (8, 9),
+            Arch::Sm90 => (9, 0),
+        }
+    }
+
+    /// The lowest `.version` at which this target converts fp8 in hardware
+    /// (`cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32`, `cvt.rn.f16x2.{e4m3x2,e5m2x2}`: PTX ISA 7.8
+    /// on sm_90, 8.1 on sm_89); `None` before sm_89, which gets integer sequences
+    /// (`lower/fp8.rs`).
+    pub fn fp8_conversions_version(self) -> Option<(u32, u32)> {
+        match self {
+            Arch::Sm80 | Arch::Sm86 => None,
+            Arch::Sm89 => Some((8, 1)),
+            Arch::Sm90 => Some((7, 8)),
+        }
+    }
+
     /// The lowest `.version` that accepts this target.
     pub fn min_ptx_version(self) -> (u32, u32) {
         match self {
@@ -153,6 +176,24 @@ pub struct PtxOptions {
 impl Default for PtxOptions {
     fn default() -> Self {
         PtxOptions { arch: Arch::Sm86, num_warps: 4, ptx_version: (7, 8), min_ctas_per_sm: 0, debug: false }
+    }
+}
+
+impl PtxOptions {
+    /// The defaults for target `arch`, at the lowest `.version` (7.8 or later) that gives
+    /// the target every instruction the lowering uses on it (8.1 for sm_89's fp8
+    /// conversions).
+    pub fn for_arch(arch: Arch) -> PtxOptions {
+        let base = PtxOptions::default().ptx_version;
+        let ptx_version = arch.fp8_conversions_version().map_or(base, |v| v.max(base));
+        PtxOptions { arch, ptx_version, ..PtxOptions::default() }
+    }
+
+    /// Whether fp8 conversions are PTX instructions: the target has them at this
+    /// `.version` ([`Arch::fp8_conversions_version`]); otherwise integer sequences compute
+    /// the same bits.
+    pub fn fp8_conversions(&self) -> bool {
+        self.arch.fp8_conversions_version().is_some_and(|v| self.ptx_version >= v)
     }
 }
 

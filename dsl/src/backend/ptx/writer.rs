@@ -11,8 +11,8 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use super::layout::MmaInput;
-use super::lir::{AtomOp, BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
-use crate::ir::{MathFn, PropagateNan, ScalarType, UnaryOp};
+use super::lir::{AsmOperand, AtomOp, BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
+use crate::ir::{Fp8Format, MathFn, PropagateNan, ScalarType, UnaryOp};
 use crate::semantics::atomic::AtomKind;
 use crate::semantics::convert::{f32_to_bf16, f32_to_f16, f32_to_f64};
 
@@ -143,6 +143,14 @@ fn cvt_ty(ty: Ty) -> &'static str {
         Ty::S16 => "s16",
         // every other type's suffix is its arithmetic one (a register type, not an op kind)
         t => sty(t),
+    }
+}
+
+/// The packed pair type of an fp8 format in a `cvt`.
+fn fp8x2(f: Fp8Format) -> &'static str {
+    match f {
+        Fp8Format::E4M3 => "e4m3x2",
+        Fp8Format::E5M2 => "e5m2x2",
     }
 }
 
@@ -303,6 +311,14 @@ impl<'a> Writer<'a> {
             self.printf(*guard, format, args, d);
         } else if let Inst::AssertFail { guard, message, file, line, function } = i {
             self.assertfail(*guard, [message, file, function], *line, d);
+        } else if let Inst::InlineAsm { asm, outputs, inputs, .. } = i {
+            // In a scope of its own (the asm may declare registers), one line of the asm a
+            // line, so a `//` comment in it ends with its line.
+            self.line(d, "{");
+            for l in self.asm_text(asm, outputs, inputs).lines().map(str::trim).filter(|l| !l.is_empty()) {
+                self.line(d + 1, l);
+            }
+            self.line(d, "}");
         } else {
             let s = self.single(i);
             self.line(d, &s);
@@ -385,6 +401,16 @@ impl<'a> Writer<'a> {
             }
             Inst::Pack { dst, lo, hi } => {
                 format!("mov.b32 {}, {{{}, {}}};", self.reg(*dst), self.reg(*lo), self.reg(*hi))
+            }
+            Inst::CvtF32x2ToFp8x2 { format, dst, hi, lo } => format!(
+                "cvt.rn.satfinite.{}.f32 {}, {}, {};",
+                fp8x2(*format),
+                self.reg(*dst),
+                self.reg(*hi),
+                self.reg(*lo)
+            ),
+            Inst::CvtFp8x2ToF16x2 { format, dst, src } => {
+                format!("cvt.rn.f16x2.{} {}, {};", fp8x2(*format), self.reg(*dst), self.reg(*src))
             }
             Inst::Setp { cmp, ty, dst, a, b } => format!(
                 "setp.{}.{} {}, {}, {};",
@@ -487,6 +513,11 @@ impl<'a> Writer<'a> {
                 )
             }
             Inst::CvtTf32 { dst, src } => format!("cvt.rna.tf32.f32 {}, {};", self.reg(*dst), self.reg(*src)),
+            // On one line (for messages; `inst` prints the asm a line a line).
+            Inst::InlineAsm { asm, outputs, inputs, .. } => {
+                let text = self.asm_text(asm, outputs, inputs);
+                format!("{{ {} }}", text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" "))
+            }
             // `.cg` caches in L2 only (the data goes to shared memory, not L1); it is the
             // only cache mode of a 16-byte copy besides `.ca`, which Triton uses for
             // smaller ones.
@@ -561,6 +592,12 @@ impl<'a> Writer<'a> {
         let _ = writeln!(self.out, "LOOP{n}_END:");
     }
 
+    /// The asm with every `$k` replaced by its register's name.
+    fn asm_text(&self, asm: &str, outputs: &[AsmOperand], inputs: &[AsmOperand]) -> String {
+        let names: Vec<String> = outputs.iter().chain(inputs).map(|o| self.reg(o.reg)).collect();
+        crate::ir::inline_asm::substitute(asm, &names)
+    }
+
     fn reg_list(&self, rs: &[Reg]) -> String {
         if rs.len() == 1 {
             self.reg(rs[0])
@@ -615,6 +652,9 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::Ldmatrix { .. }
             | Inst::Mma { .. }
             | Inst::CvtTf32 { .. }
+            | Inst::InlineAsm { .. }
+            | Inst::CvtF32x2ToFp8x2 { .. }
+            | Inst::CvtFp8x2ToF16x2 { .. }
             | Inst::BarSync { .. } => 0,
         })
         .sum()

@@ -30,9 +30,9 @@ use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use super::{
-    AtomicOp, BinaryOp, Block, CmpPred, Constant, DType, InputPrecision, Kernel, MathFn, Op, OpId, OpKind, ParamDecl,
-    ParamKind, PropagateNan, ReduceOp, ScalarType, Scope, Sem, Shape, SourceLoc, TensorType, UnaryOp, Value, ValueData,
-    ValueDef,
+    AsmModel, AtomicOp, BinaryOp, Block, CmpPred, Constant, DType, HintKind, InputPrecision, Kernel, MathFn, Op, OpId,
+    OpKind, ParamDecl, ParamKind, PropagateNan, ReduceOp, ScalarType, Scope, Sem, Shape, SourceLoc, TensorType,
+    UnaryOp, Value, ValueData, ValueDef,
 };
 use crate::spec::{ArgSpec, SpecKey};
 
@@ -440,6 +440,23 @@ impl<'a> Parser<'a> {
                 c.expect(",")?;
                 OpKind::MultipleOf { value, divisor: c.number("a divisor")? }
             }
+            "max_contiguous" | "max_constancy" => {
+                let value = c.value()?;
+                c.expect(",")?;
+                c.expect("[")?;
+                let mut values = Vec::new();
+                if !c.eat("]") {
+                    loop {
+                        values.push(c.number("a run length")?);
+                        if c.eat("]") {
+                            break;
+                        }
+                        c.expect(",")?;
+                    }
+                }
+                let hint = if name == "max_contiguous" { HintKind::Contiguity } else { HintKind::Constancy };
+                OpKind::AxisHint { value, hint, values }
+            }
             "permute" => {
                 let value = c.value()?;
                 c.expect(",")?;
@@ -515,6 +532,26 @@ impl<'a> Parser<'a> {
                     values.push(c.value()?);
                 }
                 OpKind::DevicePrint { prefix, values }
+            }
+            "inline_asm" => {
+                let asm = c.string()?;
+                c.expect(",")?;
+                let constraints = c.string()?;
+                c.expect("(")?;
+                let args = c.values()?;
+                c.expect(")")?;
+                let is_pure = if c.keyword("pure") {
+                    true
+                } else {
+                    c.expect_keyword("impure")?;
+                    false
+                };
+                c.expect_keyword("pack")?;
+                let pack = c.number("elements an invocation")?;
+                // The text names the model; its function is the traced kernel's alone.
+                let model =
+                    if c.keyword("model") { Some(AsmModel { name: intern(&c.string()?), run: None }) } else { None };
+                OpKind::InlineAsm { asm, constraints, args, is_pure, pack, model }
             }
             "device_assert" => {
                 let cond = c.value()?;

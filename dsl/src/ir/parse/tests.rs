@@ -96,6 +96,10 @@ kernel @zoo(p: *f32 [D16], n: i32 [-] do_not_specialize, m: i64 [=1] do_not_spec
   assume %24  loc(a.rs:23)
   device_print \"x = \\\"%\\\"\\n\", %3, %24  loc(a.rs:24)
   device_assert %24, \"offs in range \\u{1b}\"  loc(a.rs:25)
+  %64, %65 = inline_asm \"{ .reg .b32 t; mov.b32 t, $2; mov.b32 $0, t; }\\n\", \"=r,=r,r,r\" (%8, %16) pure pack 1 model \"copy\" : tensor<16xi32>, tensor<16xi32>  loc(a.rs:26)
+  %66 = inline_asm \"st.global.b32 [$1], $2;\", \"=r,l,r\" (%27, %8) impure pack 1 : tensor<16xi32>  loc(a.rs:27)
+  %67 = max_contiguous %8, [16] : tensor<16xi32>  loc(a.rs:28)
+  %68 = max_constancy %13, [4, 1] : tensor<16x1xi32>  loc(a.rs:28)
 }
 ";
 
@@ -161,11 +165,13 @@ fn the_zoo_has_every_op_kind() {
             OpKind::Assume { .. } => 36,
             OpKind::DevicePrint { .. } => 37,
             OpKind::DeviceAssert { .. } => 38,
+            OpKind::InlineAsm { .. } => 39,
+            OpKind::AxisHint { .. } => 40,
         }
     }
     let k = parse(ZOO).unwrap_or_else(|e| panic!("{e}"));
     let seen: HashSet<usize> = k.ops.iter().map(|op| variant(&op.kind)).collect();
-    assert_eq!(seen.len(), 39, "{seen:?}");
+    assert_eq!(seen.len(), 41, "{seen:?}");
 }
 
 /// Every name of the attribute enums parses back to its value (a new variant fails to

@@ -57,9 +57,12 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
                 used.insert(*src);
             }
             Inst::Mov { src, .. } => op(src, used),
-            Inst::Pack { lo, hi, .. } => {
+            Inst::Pack { lo, hi, .. } | Inst::CvtF32x2ToFp8x2 { hi, lo, .. } => {
                 used.insert(*lo);
                 used.insert(*hi);
+            }
+            Inst::CvtFp8x2ToF16x2 { src, .. } => {
+                used.insert(*src);
             }
             Inst::Bin { a, b, .. } | Inst::MulWide { a, b, .. } | Inst::Setp { a, b, .. } => {
                 op(a, used);
@@ -105,6 +108,7 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
                 used.insert(*addr);
                 used.insert(*src);
             }
+            Inst::InlineAsm { inputs, .. } => used.extend(inputs.iter().map(|o| o.reg)),
             Inst::Shfl { src, .. } | Inst::Unpack64 { src, .. } | Inst::Unpack { src, .. } => {
                 used.insert(*src);
             }
@@ -143,11 +147,17 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::MulWide { dst, .. }
         | Inst::Cvt { dst, .. }
         | Inst::Pack { dst, .. }
+        | Inst::CvtF32x2ToFp8x2 { dst, .. }
+        | Inst::CvtFp8x2ToF16x2 { dst, .. }
         | Inst::Setp { dst, .. }
         | Inst::Selp { dst, .. }
         | Inst::Pack64 { dst, .. }
         | Inst::CvtTf32 { dst, .. }
         | Inst::SharedBase { dst } => Some(*dst),
+        // A pure asm with one output goes when that output is unused.
+        Inst::InlineAsm { outputs, pure: true, .. } if outputs.len() == 1 => Some(outputs[0].reg),
+        // an impure asm, or one with several outputs: kept
+        Inst::InlineAsm { .. } => None,
         Inst::Group(_)
         | Inst::LdGlobal { .. }
         | Inst::StGlobal { .. }

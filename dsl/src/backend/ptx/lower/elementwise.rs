@@ -214,7 +214,7 @@ impl Lowerer<'_> {
 
     /// A promise for the analyses (AxisInfo): no instruction, the result is the operand's
     /// registers.
-    pub(super) fn multiple_of(&mut self, op: &Op, v: Value) -> Result<(), PtxError> {
+    pub(super) fn promise(&mut self, op: &Op, v: Value) -> Result<(), PtxError> {
         let r = self.result(op)?;
         let src = self.val(v)?;
         self.set(r, src);

@@ -1,10 +1,13 @@
-//! Casts from and to the fp8 dtypes (`fp8e4nv`, `fp8e5`) as integer and bit operations
-//! on the code, for every target: sm_86, the reference target, has no fp8 `cvt` (PTX's
-//! `cvt.rn.satfinite.e4m3x2.f32` and its kin need sm_89). The bits are
-//! `semantics/fp8.rs`'s: decoding is exact, encoding rounds to nearest even once from
-//! `f32` and saturates. Every other type goes through `f32` (`semantics/convert.rs`).
-//! The simulator runs these same instructions, so the simulator differential checks them
-//! against the interpreter bit for bit.
+//! Casts from and to the fp8 dtypes (`fp8e4nv`, `fp8e5`). On sm_90, and on sm_89 from
+//! `.version 8.1` (`PtxOptions::fp8_conversions`), they are PTX's conversions
+//! (`cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32` to encode, then the low byte;
+//! `cvt.rn.f16x2.{e4m3x2,e5m2x2}` to decode, then `cvt.f32.f16`); on older targets
+//! (sm_86, the reference target, has no fp8 `cvt`) integer and bit operations on the code
+//! compute the same bits. The bits are `semantics/fp8.rs`'s: decoding is exact, encoding
+//! rounds to nearest even once from `f32` and saturates. Every other type goes through
+//! `f32` (`semantics/convert.rs`). The simulator runs these same instructions (the
+//! hardware conversions with `semantics/fp8.rs`'s functions), so the simulator
+//! differential checks both forms against the interpreter bit for bit.
 
 use super::Lowerer;
 use crate::backend::ptx::lir::{BinOp, Cmp, Inst, Operand, Reg, Ty};
@@ -37,6 +40,9 @@ impl Lowerer<'_> {
     /// subnormals alike), so one exact multiply by 2^(127 - bias) gives it; the codes
     /// past the finite ones are selected apart.
     fn fp8_decode(&mut self, x: Operand, format: Fp8Format) -> Operand {
+        if self.fp8_native {
+            return self.fp8_decode_native(x, format);
+        }
         let code = self.convert(x, Ty::U8, Ty::U32);
         let mag = self.bin(BinOp::And, Ty::U32, code, Operand::Int(0x7F));
         let shift = 23 - i64::from(format.mantissa_bits());
@@ -73,6 +79,9 @@ impl Lowerer<'_> {
     /// to the smallest subnormal's unit), saturate at the largest finite code (which also
     /// takes infinities), restore the sign, and give NaN the code 0x7F.
     fn fp8_encode(&mut self, x: Operand, format: Fp8Format) -> Operand {
+        if self.fp8_native {
+            return self.fp8_encode_native(x, format);
+        }
         let (m, bias) = (i64::from(format.mantissa_bits()), i64::from(format.bias()));
         let bits = self.bitcast(x, Ty::F32, Ty::U32);
         let a = self.bin(BinOp::And, Ty::U32, bits, Operand::Int(0x7FFF_FFFF));
@@ -99,6 +108,40 @@ impl Lowerer<'_> {
         let nan = self.setp(Cmp::Gt, Ty::U32, a, Operand::Int(F32_INF_BITS));
         let out = self.selp_u32(nan, Operand::Int(0x7F), signed);
         self.convert(out, Ty::U32, Ty::U8)
+    }
+
+    /// The code in `x` decoded by the hardware: its byte as the low byte of a 16-bit
+    /// register (the high one 0), both decoded to f16, the low half widened to `f32`
+    /// (exactly).
+    fn fp8_decode_native(&mut self, x: Operand, format: Fp8Format) -> Operand {
+        let code = self.convert(x, Ty::U8, Ty::U32);
+        let word = self.reg(code, Ty::U32);
+        let (pair, _) = self.halves(word);
+        let halves = self.new_reg(Ty::U32);
+        self.emit(Inst::CvtFp8x2ToF16x2 { format, dst: halves, src: pair });
+        let (h, _) = self.halves(halves);
+        let dst = self.new_reg(Ty::F32);
+        self.emit(Inst::Cvt { dst, to: Ty::F32, src: h, from: Ty::F16 });
+        dst.into()
+    }
+
+    /// The `f32` in `x` encoded by the hardware: converted as both halves of a pair, its
+    /// low byte kept.
+    fn fp8_encode_native(&mut self, x: Operand, format: Fp8Format) -> Operand {
+        let v = self.reg(x, Ty::F32);
+        let pair = self.new_reg(Ty::F16);
+        self.emit(Inst::CvtF32x2ToFp8x2 { format, dst: pair, hi: v, lo: v });
+        let word = self.new_reg(Ty::U32);
+        self.emit(Inst::Pack { dst: word, lo: pair, hi: pair });
+        let code = self.bin(BinOp::And, Ty::U32, word.into(), Operand::Int(0xFF));
+        self.convert(code, Ty::U32, Ty::U8)
+    }
+
+    /// The low and the high 16 bits of the 32-bit `word`, in two 16-bit registers.
+    fn halves(&mut self, word: Reg) -> (Reg, Reg) {
+        let (lo, hi) = (self.new_reg(Ty::F16), self.new_reg(Ty::F16));
+        self.emit(Inst::Unpack { lo, hi, src: word });
+        (lo, hi)
     }
 
     /// `v >> s` rounded to nearest even: `(v + 2^(s-1) - 1 + ((v >> s) & 1)) >> s`, for

@@ -50,8 +50,10 @@ impl Lowerer<'_> {
                     embed.remove(*axis);
                     todo.push((*value, Layout { enc: lx.enc.clone(), embed }));
                 }
-                // Pointer arithmetic is left out, with the memory accesses it feeds.
+                // Pointer arithmetic is left out, with the memory accesses it feeds; an
+                // impure asm runs where it was written, once.
                 (OpFamily::Elementwise, OpKind::AddPtr { .. }) if !into_mma => return None,
+                (OpFamily::Elementwise, OpKind::InlineAsm { is_pure: false, .. }) => return None,
                 // Element-wise ops compute in any layout, from their operands recomputed
                 // in it.
                 (OpFamily::Elementwise, _) => todo.extend(op.kind.operands().into_iter().map(|o| (o, lx.clone()))),

@@ -114,6 +114,8 @@ fn definitions(i: &Inst, def: &mut impl FnMut(Reg, Def)) {
         | Inst::MulWide { dst, .. }
         | Inst::Cvt { dst, .. }
         | Inst::Pack { dst, .. }
+        | Inst::CvtF32x2ToFp8x2 { dst, .. }
+        | Inst::CvtFp8x2ToF16x2 { dst, .. }
         | Inst::Setp { dst, .. }
         | Inst::Atom { dst, .. }
         | Inst::SharedBase { dst }
@@ -123,6 +125,8 @@ fn definitions(i: &Inst, def: &mut impl FnMut(Reg, Def)) {
         Inst::LdGlobal { dsts, .. } | Inst::LdSharedVec { dsts, .. } | Inst::Ldmatrix { dsts, .. } => {
             dsts.iter().for_each(|d| def(*d, Def::NoProduct));
         }
+        // what an asm computes is unknown: it may end in a `mul.f32`
+        Inst::InlineAsm { outputs, .. } => outputs.iter().for_each(|o| def(o.reg, Def::MaybeProduct)),
         // a tensor-core result is no `mul.f32` that an `add` could fuse with
         Inst::Mma { d, .. } => d.iter().for_each(|r| def(*r, Def::NoProduct)),
         Inst::CvtTf32 { dst, .. } => def(*dst, Def::NoProduct),
