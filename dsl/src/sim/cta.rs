@@ -10,8 +10,8 @@
 mod async_copy;
 mod atom;
 mod control;
-mod print;
 mod inline_asm;
+mod print;
 mod tensor_core;
 
 use super::SimReport;
