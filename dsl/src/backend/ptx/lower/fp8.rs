@@ -112,7 +112,9 @@ impl Lowerer<'_> {
 
     /// The code in `x` decoded by the hardware: its byte as the low byte of a 16-bit
     /// register (the high one 0), both decoded to f16, the low half widened to `f32`
-    /// (exactly).
+    /// (exactly). The NaN codes are selected apart, as the integer sequence makes them:
+    /// on the H100 the hardware's pair conversion and `cvt.f32.f16` give every one the
+    /// canonical `0x7FFFFFFF`, where `semantics/fp8.rs` widens the f16 NaN.
     fn fp8_decode_native(&mut self, x: Operand, format: Fp8Format) -> Operand {
         let code = self.convert(x, Ty::U8, Ty::U32);
         let word = self.reg(code, Ty::U32);
@@ -120,9 +122,24 @@ impl Lowerer<'_> {
         let halves = self.new_reg(Ty::U32);
         self.emit(Inst::CvtFp8x2ToF16x2 { format, dst: halves, src: pair });
         let (h, _) = self.halves(halves);
-        let dst = self.new_reg(Ty::F32);
-        self.emit(Inst::Cvt { dst, to: Ty::F32, src: h, from: Ty::F16 });
-        dst.into()
+        let value = self.new_reg(Ty::F32);
+        self.emit(Inst::Cvt { dst: value, to: Ty::F32, src: h, from: Ty::F16 });
+        let mag = self.bin(BinOp::And, Ty::U32, word.into(), Operand::Int(0x7F));
+        let (nan, nan_bits) = match format {
+            // The canonical f16 NaN widened, whatever the sign.
+            Fp8Format::E4M3 => (self.setp(Cmp::Eq, Ty::U32, mag, Operand::Int(0x7F)), Operand::Int(0x7FFF_E000)),
+            // The f16 `code << 8` widened: sign and payload kept, quiet. The code at the
+            // top, shifted down 3 with its sign, puts the exponent and payload in place.
+            Fp8Format::E5M2 => {
+                let top = self.bin(BinOp::Shl, Ty::U32, word.into(), Operand::Int(24));
+                let placed = self.bin(BinOp::ShrS, Ty::I32, top, Operand::Int(3));
+                let bits = self.bin(BinOp::Or, Ty::U32, placed, Operand::Int(0x7FC0_0000));
+                (self.setp(Cmp::Gt, Ty::U32, mag, Operand::Int(0x7C)), bits)
+            }
+        };
+        let bits = self.bitcast(value.into(), Ty::F32, Ty::U32);
+        let out = self.selp_u32(nan, nan_bits, bits);
+        self.bitcast(out, Ty::U32, Ty::F32)
     }
 
     /// The `f32` in `x` encoded by the hardware: converted as both halves of a pair, its
