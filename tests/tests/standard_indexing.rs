@@ -556,3 +556,13 @@ fn a_one_hot_block_over_the_register_budget_is_refused() {
     let e = run_simulator(&gather_f32(), &case, SpecPolicy::Triton).expect_err("over the budget");
     assert!(e.has_code(Code::PtxRegisterBudget), "gather: {e}");
 }
+
+/// Every op `gather` expands to carries the caller's line (its selecting `reduce` among
+/// them), so a diagnostic or `explain` about any of them points at the user's call.
+#[test]
+fn every_op_of_a_gather_carries_the_callers_line() {
+    let constexprs = [("SR", 4), ("SC", 16), ("IR", 4), ("IC", 16), ("AXIS", 1)];
+    let ir = rtriton::trace::trace_unspecialized(&gather_f32(), &constexprs).expect("traces").to_string();
+    assert!(ir.contains(" reduce"), "{ir}");
+    assert!(!ir.contains("lang/indexing.rs"), "an op located in the library, not at the call:\n{ir}");
+}

@@ -11,7 +11,7 @@
 use crate::ir::{BinaryOp, CmpPred, Constant, DType, ReduceOp, Shape, SourceLoc, Value};
 use crate::trace::{Builder, with_builder};
 
-use super::combine::reduce;
+use super::combine::reduce_at;
 use super::dtype::{IntMarker, ScalarMarker};
 use super::tensor::Tensor;
 
@@ -183,16 +183,22 @@ fn gather_at<T: ScalarMarker, I: IntMarker>(
     let Some((picked, flags, a)) = with_builder(|b| one_hot(b, src.id(), index.id(), axis, loc)) else {
         return src;
     };
-    let (out, _) = reduce((Untyped::from_value(picked), Untyped::from_value(flags)), a + 1, |(va, fa), (vb, fb)| {
-        with_builder(|b| {
-            // At most one flag along the axis is set: keep that side's value, bit for bit.
-            let zero = b.constant_value(Constant::Int(0), DType::I32, Shape(vec![]), loc);
-            let set = b.compare(CmpPred::Ne, fa.id(), zero, loc);
-            let v = b.select(set, va.id(), vb.id(), loc);
-            let f = b.binary(BinaryOp::Or, fa.id(), fb.id(), loc);
-            (Untyped::from_value(v), Untyped::from_value(f))
-        })
-    });
+    let operands = (Untyped::from_value(picked), Untyped::from_value(flags));
+    let (out, _) = reduce_at(
+        operands,
+        a + 1,
+        |(va, fa), (vb, fb)| {
+            with_builder(|b| {
+                // At most one flag along the axis is set: keep that side's value, bit for bit.
+                let zero = b.constant_value(Constant::Int(0), DType::I32, Shape(vec![]), loc);
+                let set = b.compare(CmpPred::Ne, fa.id(), zero, loc);
+                let v = b.select(set, va.id(), vb.id(), loc);
+                let f = b.binary(BinaryOp::Or, fa.id(), fb.id(), loc);
+                (Untyped::from_value(v), Untyped::from_value(f))
+            })
+        },
+        loc,
+    );
     Tensor::from_value(with_builder(|b| {
         if b.dtype(src.id()) == DType::BOOL {
             let zero = b.constant_value(Constant::Int(0), DType::I32, Shape(vec![]), loc);
