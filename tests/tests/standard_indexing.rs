@@ -274,8 +274,20 @@ kernel! {
 }
 
 /// The flip table: (R, C, dim code); `R = 1` is a 1-D block of `C`.
-const FLIP_TABLE: &[(usize, usize, usize)] =
-    &[(1, 16, 0), (1, 32, 2), (1, 8, 3), (1, 1, 2), (4, 16, 0), (4, 16, 1), (8, 4, 2), (2, 32, 3), (16, 2, 0)];
+const FLIP_TABLE: &[(usize, usize, usize)] = &[
+    (1, 16, 0),
+    (1, 32, 2),
+    (1, 8, 3),
+    (1, 1, 2),
+    (4, 16, 0),
+    (4, 16, 1),
+    (8, 4, 2),
+    (2, 32, 3),
+    (16, 2, 0),
+    // Long rows, 1-D and 2-D, at 4 warps.
+    (1, 1024, 2),
+    (2, 512, 1),
+];
 
 /// `flip` of the row-major `r x c` block `x` along `dim` (`r = 1`: 1-D, dim 0 is the only
 /// dim), from the definition: the index along `dim` runs backwards.
@@ -510,6 +522,9 @@ fn their_ptx_assembles_without_spills() {
         (flip_f32(), vec![ptr(0), ptr(1)], vec![("R", 4), ("C", 16), ("DIM", 1)]),
         (flip_f16(), vec![ptr(0), ptr(1)], vec![("R", 4), ("C", 16), ("DIM", 0)]),
         (flip_i64(), vec![ptr(0), ptr(1)], vec![("R", 1), ("C", 32), ("DIM", 2)]),
+        // A 1-D block of 1024 at 4 warps: each step reshapes the axis only, so the layout's
+        // rank stays low (the whole axis in dims of 2 needed 512 registers a value).
+        (flip_f32(), vec![ptr(0), ptr(1)], vec![("R", 1), ("C", 1024), ("DIM", 2)]),
         (gather_f32(), vec![ptr(0), ptr(1), ptr(2)], vec![("SR", 4), ("SC", 16), ("IR", 4), ("IC", 16), ("AXIS", 1)]),
         (gather_f16(), vec![ptr(0), ptr(1), ptr(2)], vec![("SR", 4), ("SC", 16), ("IR", 8), ("IC", 16), ("AXIS", 0)]),
         (gather_i64(), vec![ptr(0), ptr(1), ptr(2)], vec![("SR", 1), ("SC", 32), ("IR", 1), ("IC", 32), ("AXIS", 0)]),

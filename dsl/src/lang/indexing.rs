@@ -103,48 +103,22 @@ pub(super) fn normalize_dim(b: &mut Builder, what: &str, dim: isize, shape: &Sha
 /// `tl.flip(x, dim=None)`: `x` reversed along `dim` (`None`: the last dim, Triton's
 /// default; a negative dim counts from the end). `x`'s shape and dtype; any dtype.
 ///
-/// As in Triton's `standard.py`, the dim of size `2^s` is reshaped into `s` dims of size 2
-/// and each is swapped in turn (reversing an index complements each of its bits). Triton
-/// swaps with `y ^ xor_sum(y)` on the bits bitcast to an integer; here each swap is a
-/// `permute` bringing that dim last, `split`, `join` of the halves the other way round and
-/// the inverse `permute`: values only move, so every bit (NaN payloads, `-0.0`) stays, and
-/// 16-bit floats need no bitcast to `i16` (which the PTX back end does not have). Cost:
-/// `s` rounds of shape ops over `x`'s elements, no block larger than `x`.
+/// As in Triton's `standard.py`, each of the `s` bits of an index along the dim of size
+/// `2^s` is complemented in turn (reversing an index complements each of its bits). Triton
+/// reshapes the dim into `s` dims of size 2 and swaps with `y ^ xor_sum(y)` on the bits
+/// bitcast to an integer; here, as in `sort` (`sort.rs`), the dim alone is reshaped to
+/// `[2^s / 2^(b+1), 2, 2^b]` for bit `b`, a `reduce` over the dim of 2 hands each pair
+/// over and `where` puts its two elements back the other way round: values only move, so
+/// every bit (NaN payloads, `-0.0`) stays, and 16-bit floats need no bitcast to `i16`
+/// (which the PTX back end does not have). Cost: `s` rounds over `x`'s elements, each a
+/// shared-memory round trip.
 #[track_caller]
 pub fn flip<T: ScalarMarker>(x: Tensor<T>, dim: Option<isize>) -> Tensor<T> {
     flip_at(x, dim, SourceLoc::caller())
 }
 
 fn flip_at<T: ScalarMarker>(x: Tensor<T>, dim: Option<isize>, loc: SourceLoc) -> Tensor<T> {
-    Tensor::from_value(with_builder(|b| {
-        let shape = b.ty(x.id()).shape.clone();
-        let Some(d) = normalize_dim(b, "flip", dim.unwrap_or(-1), &shape, loc) else {
-            return x.id();
-        };
-        let dims = shape.dims();
-        // Block dims are powers of two (Triton asserts it for this dim).
-        let steps = dims[d].trailing_zeros() as usize;
-        let bits: Vec<usize> = dims[..d]
-            .iter()
-            .copied()
-            .chain(std::iter::repeat_n(2, steps))
-            .chain(dims[d + 1..].iter().copied())
-            .collect();
-        let rank = bits.len();
-        let mut y = b.reshape(x.id(), &bits, loc);
-        for axis in d..d + steps {
-            let to_last: Vec<usize> = (0..rank).filter(|&k| k != axis).chain([axis]).collect();
-            let mut back = vec![0; rank];
-            for (k, &p) in to_last.iter().enumerate() {
-                back[p] = k;
-            }
-            let t = b.permute(y, &to_last, loc);
-            let (lo, hi) = b.split(t, loc);
-            let t = b.join(hi, lo, loc);
-            y = b.permute(t, &back, loc);
-        }
-        b.reshape(y, dims, loc)
-    }))
+    Tensor::from_value(super::sort::flip_at(x.id(), dim, loc))
 }
 
 /// `tl.gather(src, index, axis)`: `out[..., i, ...] = src[..., index[..., i, ...], ...]`
