@@ -44,7 +44,7 @@ impl KernelDef {
     }
 
     /// The instance with its type parameter set to `dtype`, or `None` when `dtype` is not
-    /// in the bound's list. A kernel that is not generic is its own only instance.
+    /// in the bound's list or the kernel is not generic.
     pub fn instance(&self, dtype: ScalarType) -> Option<KernelDef> {
         match &self.generic {
             None => None,

@@ -47,7 +47,6 @@ struct Loaded {
     module: LoadedModule,
 }
 
-/// A kernel name and its constexprs: the lint's findings depend on nothing else.
 /// A kernel (name and body: a generic kernel's instances share the name) and its constexprs.
 type LintId = (String, usize, Vec<(&'static str, i64)>);
 
@@ -309,7 +308,7 @@ impl Runtime {
     fn load(&mut self, kernel: &JitKernel, spec: &SpecKey, key: &CacheKey) -> Result<Arc<Loaded>, HostError> {
         if let Some(l) = self.modules.get(key) {
             self.stats.memory_hits += 1;
-            check_spills(kernel, &l.ptx, &l.module)?;
+            spill_check(kernel, &l.ptx.text, l.module.registers, l.module.local_bytes)?;
             return Ok(l.clone());
         }
         let ptx = match self.disk.as_ref().and_then(|d| d.get(key)) {
@@ -333,7 +332,7 @@ impl Runtime {
         let module = LoadedModule::load_with_shared(&self.gpu, &ptx.text, &ptx.entry, ptx.dynamic_shared_bytes())?;
         let loaded = Arc::new(Loaded { ptx, module });
         self.modules.insert(key.clone(), loaded.clone());
-        check_spills(kernel, &loaded.ptx, &loaded.module)?;
+        spill_check(kernel, &loaded.ptx.text, loaded.module.registers, loaded.module.local_bytes)?;
         Ok(loaded)
     }
 }
@@ -343,11 +342,6 @@ impl Runtime {
 /// inner loop, the "out of resources" Triton's autotuner prunes. Only PTX without `.local`
 /// arrays of its own is judged (debug mode's `vprintf` buffers are local), so what the
 /// driver reports as local memory is spilled registers.
-fn check_spills(kernel: &JitKernel, ptx: &CompiledPtx, module: &LoadedModule) -> Result<(), LaunchError> {
-    spill_check(kernel, &ptx.text, module.registers, module.local_bytes)
-}
-
-/// [`check_spills`] on the driver's figures.
 pub(crate) fn spill_check(kernel: &JitKernel, ptx: &str, registers: u32, local_bytes: u32) -> Result<(), LaunchError> {
     if kernel.allow_spills || local_bytes == 0 || ptx.contains(".local") {
         return Ok(());
