@@ -43,7 +43,8 @@ impl Encodings {
             .unwrap_or_else(|| vec![1; rank]);
         let (enc, decision) = coalesce::coalesced_layout(k, &ai, &anchor, nw as usize);
         let enc = Arc::new(enc);
-        let mma = |id: OpId| layout::mma_of(k, k.op(id), nw as usize).map(|(_, m)| m);
+        let mmas = layout::mma_encodings(k, nw as usize);
+        let mma = |id: OpId| mmas.get(&id).map(|(_, m)| m.clone());
         let assignment = layout::assign(k, &enc, &anchor, &mma);
         Ok(Encodings { ai, enc, decision, assignment })
     }

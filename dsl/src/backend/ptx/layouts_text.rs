@@ -7,12 +7,12 @@
 //! Everything comes from the lowering's own computation ([`Encodings`], and `ring.rs`'s
 //! choice of the reads that stay in place), so the text is what the PTX is built from.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 use super::encodings::{Encodings, mma_lines};
 use super::layout::Layout;
-use super::lower::{SlotLayout, read_in_place, slot_layout};
+use super::lower::{SlotLayout, read_in_place, slot_layout, transposed_operand};
 use super::{PtxError, PtxOptions};
 use crate::ir::printer::{Annotations, print_annotated};
 use crate::ir::{Kernel, OpId, OpKind, Value};
@@ -47,6 +47,8 @@ struct Notes<'a> {
     copies: HashMap<(OpId, Value), Converted>,
     /// `ring_read`s that stay in shared memory: their ring and its slots' layout.
     in_place: HashMap<Value, (u32, SlotLayout)>,
+    /// Transposes that tensor-core `dot`s read through (`transposed_operand`): no copy.
+    read_through: HashSet<Value>,
 }
 
 impl<'a> Notes<'a> {
@@ -57,8 +59,13 @@ impl<'a> Notes<'a> {
         // `%6'`, `%6''`.
         let mut targets: HashMap<Value, Vec<Layout>> = HashMap::new();
         let mut in_place = HashMap::new();
+        let mut read_through = HashSet::new();
         for id in k.walk() {
             let op = k.op(id);
+            if matches!(op.kind, OpKind::Permute { .. }) && transposed_operand(k, layouts, op.results[0]).is_some() {
+                read_through.insert(op.results[0]);
+                continue;
+            }
             if let OpKind::RingRead { ring, .. } = op.kind
                 && let Some(&v) = op.results.first()
                 && read_in_place(k, layouts, v)
@@ -78,7 +85,7 @@ impl<'a> Notes<'a> {
                 copies.insert((id, v), Converted { name: format!("{v}{}", "'".repeat(n)), to: to.clone() });
             }
         }
-        Notes { k, layouts, copies, in_place }
+        Notes { k, layouts, copies, in_place, read_through }
     }
 
     fn layout(&self, v: Value) -> Option<&Layout> {
@@ -90,6 +97,9 @@ impl Annotations for Notes<'_> {
     fn after_type(&self, v: Value) -> Option<String> {
         if let Some((ring, slot)) = self.in_place.get(&v) {
             return Some(format!("#shared<ring {ring}, {slot}> (read in place)"));
+        }
+        if self.read_through.contains(&v) {
+            return Some("(read by its dots from the tile it transposes, no copy)".to_string());
         }
         self.layout(v).map(Layout::describe)
     }

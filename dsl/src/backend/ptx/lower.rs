@@ -49,6 +49,7 @@ mod wide;
 mod wide_mul;
 
 pub(super) use exchange::fits_one_exchange;
+pub(super) use mma::transposed_operand;
 pub(super) use ring::{SlotLayout, read_in_place, slot_layout};
 
 use insts::ty_of;
@@ -422,6 +423,12 @@ impl Lowerer<'_> {
                 e => !e.kept_unused(),
             };
             if removable && op.results.iter().all(|r| self.info.uses(*r) == 0) {
+                continue;
+            }
+            // A transpose that tensor-core `dot`s read through (`mma.rs`) moves nothing.
+            if matches!(op.kind, OpKind::Permute { .. })
+                && transposed_operand(self.k, self.layouts, op.results[0]).is_some()
+            {
                 continue;
             }
             self.materialize_reads(op);

@@ -161,6 +161,11 @@ fn qualifies(k: &Kernel, body: &Block, id: OpId) -> bool {
         }
         match kind {
             OpKind::Dot { a, b, acc, .. } if *acc != result && (*a == result || *b == result) => uses += n,
+            // `trans(x)` read only as a `dot`'s `b` (`K^T` in attention): the back end reads
+            // the transpose's fragments from `x`'s tile.
+            OpKind::Permute { dims, .. } if dims[..] == [1, 0] && only_dot_b(k, body, k.op(other).results[0]) => {
+                uses += n
+            }
             _ => return false,
         }
     }
@@ -172,6 +177,22 @@ fn qualifies(k: &Kernel, body: &Block, id: OpId) -> bool {
     carried_read(k, body, &ops, &inputs)
         .into_iter()
         .all(|c| values.get(c).is_some_and(|&y| slice(k, body, &[y]).is_some()))
+}
+
+/// Whether every use of `v` in `body` is the `b` (and not the `a` or accumulator) of a
+/// `dot`, and no op nested in a region reads it.
+fn only_dot_b(k: &Kernel, body: &Block, v: Value) -> bool {
+    let mut uses = 0;
+    for &id in &body.ops {
+        let kind = &k.op(id).kind;
+        let n = kind.operands().iter().filter(|&&x| x == v).count();
+        match kind {
+            _ if n == 0 => {}
+            OpKind::Dot { a, b, acc, .. } if *b == v && *a != v && *acc != v => uses += n,
+            _ => return false,
+        }
+    }
+    uses > 0 && !nested_use(k, body, v)
 }
 
 /// Whether an op nested in one of `body`'s regions reads `v`.

@@ -376,6 +376,25 @@ pub fn assign(k: &Kernel, enc: &Arc<Blocked>, anchor: &[usize], mma: &dyn Fn(OpI
             class[c] = Some((m.clone(), vec![0, 1]));
         }
     }
+    // A block broadcast into an accumulator's class (`m_i[:, None]`, a row statistic of
+    // the product expanded back) joins the `mma` layout, unless it holds pointers (an
+    // index block that also addresses memory keeps the kernel's coalesced layout): its
+    // `expand_dims` then reads the row reduction of the accumulator as it is, and the
+    // broadcast moves nothing.
+    let holds_ptrs: HashSet<usize> = (0..n).filter(|&i| k.values[i].ty.dtype.is_ptr()).map(|i| uf.find(i)).collect();
+    for rel in &relations {
+        if !matches!(rel.kind, Kind::Broadcast) {
+            continue;
+        }
+        let (co, cr) = (uf.find(rel.operand.index()), uf.find(rel.result.index()));
+        if class[co].is_none()
+            && !holds_ptrs.contains(&co)
+            && let Some((m, e)) = class[cr].clone()
+            && m.is_mma()
+        {
+            class[co] = Some((m, e));
+        }
+    }
     // The classes of the pointers of copies into staging rings keep the identity (the
     // layout coalesce made for their contiguous dim: 16-byte `cp.async`s) while it fits the
     // register budget, even where a permutation would hold them in fewer registers (a

@@ -3,11 +3,17 @@
 //! A `dot` of `f16`, `bf16` or `i8` blocks, or of `f32` blocks with `input_precision`
 //! `tf32`, is one `mma.sync` per 16x8 output tile and k-step (`lower/mma.rs`). Its
 //! accumulator and result are in [`Blocked::mma`] with the warps Triton's
-//! `warpsPerTileV2` chooses. An `f32` `dot` under `ieee` stays on CUDA cores (`fma`, the
-//! interpreter's order) in the kernel's blocked layout.
+//! `warpsPerTileV2` chooses, including its rule for chained products: `dot`s connected
+//! through the ops of one block (attention's `P = softmax(Q K^T)` feeding `P V`) put every
+//! warp along the longer dim of the first, and the others follow it, so a row reduction of
+//! the product stays within a warp and its accumulator can feed the next product's `a`
+//! from registers (`lower/mma.rs`). An `f32` `dot` under `ieee` stays on CUDA cores
+//! (`fma`, the interpreter's order) in the kernel's blocked layout.
+
+use std::collections::HashMap;
 
 use super::Blocked;
-use crate::ir::{InputPrecision, Kernel, Op, OpKind, ScalarType};
+use crate::ir::{Block, InputPrecision, Kernel, Op, OpId, OpKind, ScalarType, ValueDef};
 
 /// The rows and columns one `mma.sync` result tile has (`m16n8`).
 pub const MMA_TILE: [usize; 2] = [16, 8];
@@ -58,14 +64,81 @@ impl MmaInput {
     }
 }
 
-/// The tensor-core instruction and the accumulator layout of `op` when it is a `dot`
-/// that runs on tensor cores.
-pub fn mma_of(k: &Kernel, op: &Op, num_warps: usize) -> Option<(MmaInput, Blocked)> {
+/// The tensor-core instruction of `op` when it is a `dot` that runs on tensor cores.
+fn mma_input_of(k: &Kernel, op: &Op) -> Option<MmaInput> {
     let OpKind::Dot { a, input_precision, .. } = &op.kind else { return None };
-    let input = MmaInput::of(k.dtype(*a).scalar()?, *input_precision)?;
-    let shape = k.shape(op.results[0]).dims().to_vec();
-    let [m, n] = shape[..] else { return None };
-    Some((input, Blocked::mma(mma_warps(m, n, num_warps))))
+    let [_, _] = k.shape(op.results[0]).dims()[..] else { return None };
+    MmaInput::of(k.dtype(*a).scalar()?, *input_precision)
+}
+
+/// The tensor-core instruction and the accumulator layout of every `dot` of `k` that runs
+/// on tensor cores, for `num_warps` warps (see the module doc for chained products).
+pub fn mma_encodings(k: &Kernel, num_warps: usize) -> HashMap<OpId, (MmaInput, Blocked)> {
+    let mut out = HashMap::new();
+    let mut blocks = vec![&k.body];
+    for id in k.walk() {
+        blocks.extend(k.op(id).kind.regions());
+    }
+    for block in blocks {
+        let chains = chains(k, block);
+        let mut chain_warps: HashMap<usize, [usize; 2]> = HashMap::new();
+        for (i, &id) in block.ops.iter().enumerate() {
+            let op = k.op(id);
+            let Some(input) = mma_input_of(k, op) else { continue };
+            let [m, n] = k.shape(op.results[0]).dims()[..] else { continue };
+            let chained = block
+                .ops
+                .iter()
+                .enumerate()
+                .any(|(j, &other)| j != i && chains[j] == chains[i] && mma_input_of(k, k.op(other)).is_some());
+            let warps = if chained {
+                *chain_warps.entry(chains[i]).or_insert_with(|| chained_warps(m, n, num_warps))
+            } else {
+                mma_warps(m, n, num_warps)
+            };
+            out.insert(id, (input, Blocked::mma(warps)));
+        }
+    }
+    out
+}
+
+/// For each op of `block` (by position), the component it is in when ops are joined to
+/// the ops of the same block whose results they read (Triton's slice of a `dot`, both
+/// ways, within its region).
+fn chains(k: &Kernel, block: &Block) -> Vec<usize> {
+    let at: HashMap<OpId, usize> = block.ops.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    let mut parent: Vec<usize> = (0..block.ops.len()).collect();
+    fn find(p: &mut [usize], x: usize) -> usize {
+        let mut r = x;
+        while p[r] != r {
+            r = p[r];
+        }
+        p[x] = r;
+        r
+    }
+    for (i, &id) in block.ops.iter().enumerate() {
+        for v in k.op(id).kind.operands() {
+            if let ValueDef::Result { op, .. } = k.values[v.index()].def
+                && let Some(&j) = at.get(&op)
+            {
+                let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+                parent[a] = b;
+            }
+        }
+    }
+    (0..block.ops.len()).map(|i| find(&mut parent, i)).collect()
+}
+
+/// Triton's warps for a chained product: all along M when `M >= N`, else all along N,
+/// as far as that dim has 16-row (8-column) tiles; the rest go along the other dim.
+pub fn chained_warps(m: usize, n: usize, num_warps: usize) -> [usize; 2] {
+    if m >= n {
+        let along = num_warps.min((m / MMA_TILE[0]).max(1));
+        [along, num_warps / along]
+    } else {
+        let along = num_warps.min((n / MMA_TILE[1]).max(1));
+        [num_warps / along, along]
+    }
 }
 
 /// Triton's `warpsPerTileV2`: warps go along M while each keeps at least as many 16-row
@@ -99,5 +172,15 @@ mod tests {
         assert_eq!(mma_warps(16, 16, 4), [1, 4]);
         assert_eq!(mma_warps(128, 32, 4), [4, 1]);
         assert_eq!(mma_warps(32, 32, 1), [1, 1]);
+    }
+
+    #[test]
+    fn chained_products_put_every_warp_along_the_longer_dim() {
+        assert_eq!(chained_warps(128, 64, 4), [4, 1]);
+        assert_eq!(chained_warps(128, 128, 8), [8, 1]);
+        assert_eq!(chained_warps(64, 128, 4), [1, 4]);
+        // Past the 16-row tiles the rest go along N.
+        assert_eq!(chained_warps(64, 64, 8), [4, 2]);
+        assert_eq!(chained_warps(16, 16, 4), [1, 4]);
     }
 }

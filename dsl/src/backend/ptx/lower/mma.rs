@@ -24,7 +24,7 @@ use super::exchange::{Place, Side};
 use super::swizzle::Swizzle;
 use crate::backend::ptx::layout::{Blocked, Geometry, Layout, MmaInput};
 use crate::backend::ptx::lir::{BinOp, Inst, Operand, Reg, Ty};
-use crate::ir::{Kernel, Op, Value};
+use crate::ir::{Kernel, Op, OpKind, Value};
 use std::collections::HashMap;
 
 /// Bytes of padding after each row in shared memory.
@@ -46,6 +46,43 @@ pub(super) fn tensor_core_input(
     let on_mma = result.is_some_and(|l| l.enc.is_mma() && l.embed == [0, 1]);
     let k = k.shape(a).dims()[1];
     (on_mma && k.is_multiple_of(input.k())).then_some(input)
+}
+
+/// The block `v` transposes (`trans(x)`, a `permute` with dims `[1, 0]`) when every use of
+/// `v` is the `b` of a tensor-core `dot` of 16-bit inputs: such a `dot` stages `x` as it is
+/// (`[N, K]`, each row one column of `b`) and reads `b`'s fragments with `ldmatrix` without
+/// `.trans`, so the transpose moves no element (Triton's dot operand of a transposed
+/// shared layout). A function of the layouts alone, so the layouts text shows it.
+pub(crate) fn transposed_operand(k: &Kernel, layouts: &[Option<Layout>], v: Value) -> Option<Value> {
+    let Some(OpKind::Permute { value, dims }) = k.def_op(v).map(|op| &op.kind) else { return None };
+    if dims[..] != [1, 0] {
+        return None;
+    }
+    let mut uses = 0;
+    for id in k.walk() {
+        let op = k.op(id);
+        let n = op.kind.operands().iter().filter(|&&x| x == v).count();
+        if n == 0 {
+            continue;
+        }
+        let OpKind::Dot { a, b, acc, input_precision } = &op.kind else { return None };
+        let elem = k.dtype(*a).scalar()?;
+        let result = layouts[op.results[0].index()].as_ref();
+        let input = tensor_core_input(k, result, *a, MmaInput::of(elem, *input_precision));
+        if !matches!(input, Some(MmaInput::F16 | MmaInput::BF16)) || *b != v || *a == v || *acc == v {
+            return None;
+        }
+        uses += n;
+    }
+    (uses > 0).then_some(*value)
+}
+
+/// Whether `a` is in the accumulator layout `enc` of the `dot` reading it with every warp
+/// along M (attention's `P`): a thread then holds, for each 16-row tile and k-step, the
+/// elements of its `a` fragment (the `m16n8k16` accumulator's pairs of two 8-column tiles
+/// are the `a` fragment's four registers), so the fragments are its registers repacked.
+fn a_in_registers(layout: Option<&Layout>, enc: &Blocked) -> bool {
+    layout.is_some_and(|l| *l.enc == *enc && l.embed == [0, 1] && enc.warps_per_cta[1] == 1)
 }
 
 impl Lowerer<'_> {
@@ -76,16 +113,24 @@ impl Lowerer<'_> {
         // its slot's layout; the others are staged here, `a` first, in rows padded by 16
         // bytes. Row strides in elements: `a` `[M, K + pad]`; `b` `[K, N + pad]`, or for
         // `i8` `[N, K + pad]` (transposed).
-        let b_transposed = input == MmaInput::S8;
+        // `b` is held `[N, K]` (each row a column) when it is `i8` (staged transposed) or
+        // the transpose of a block staged as it is (`transposed_operand`).
+        let b_source = transposed_operand(self.k, self.layouts, b);
+        let b_transposed = input == MmaInput::S8 || b_source.is_some();
         let a_view = self.ring_views.get(&a).copied();
-        let b_view = self.ring_views.get(&b).copied().filter(|_| !b_transposed);
+        let b_view = match b_source {
+            Some(x) => self.ring_views.get(&x).copied(),
+            None => self.ring_views.get(&b).copied().filter(|_| !b_transposed),
+        };
+        let a_regs =
+            matches!(input, MmaInput::F16 | MmaInput::BF16) && a_view.is_none() && a_in_registers(self.layout(a), &enc);
         let sa = a_view.map_or(kk + pad, |v| v.layout.row(elem));
         let sb = match b_view {
             Some(v) => v.layout.row(elem),
             None if b_transposed => kk + pad,
             None => n + pad,
         };
-        if sa < kk || (!b_transposed && sb < n) {
+        if sa < kk || sb < if b_transposed { kk } else { n } {
             return Err(self.invariant(op, "reads a ring slot whose rows are narrower than its tile"));
         }
         let a_sw = a_view.and_then(|v| v.layout.swizzle());
@@ -94,16 +139,23 @@ impl Lowerer<'_> {
             return Err(self.invariant(op, "reads swizzled slots with scalar fragment loads"));
         }
         let b_len = if b_transposed { n * sb } else { kk * sb };
-        let b_strides = if b_transposed { vec![1, sb] } else { vec![sb, 1] };
-        let a_len = if a_view.is_some() { 0 } else { m * sa };
+        let a_len = if a_view.is_some() || a_regs { 0 } else { m * sa };
         let mut writes = Vec::new();
-        if a_view.is_none() {
+        if a_view.is_none() && !a_regs {
             let place = Place { strides: vec![sa, 1], offset: 0 };
             writes.push((Side { shape: a_shape, layout: self.layout(a).cloned(), place }, self.val(a)?));
         }
         if b_view.is_none() {
-            let place = Place { strides: b_strides, offset: a_len };
-            writes.push((Side { shape: b_shape, layout: self.layout(b).cloned(), place }, self.val(b)?));
+            // `b` itself, or for `i8` `b` placed transposed, or the block `b` transposes
+            // placed as it is.
+            let (src, strides) = match b_source {
+                Some(x) => (x, vec![sb, 1]),
+                None if b_transposed => (b, vec![1, sb]),
+                None => (b, vec![sb, 1]),
+            };
+            let place = Place { strides, offset: a_len };
+            let side = Side { shape: self.k.shape(src).dims().to_vec(), layout: self.layout(src).cloned(), place };
+            writes.push((side, self.val(src)?));
         }
         let staged = !writes.is_empty();
         if staged {
@@ -153,13 +205,16 @@ impl Lowerer<'_> {
                 // and tiles add share no bit, so each of those moves is one more `xor`.
                 let lane_a = self.shared_addr(a_tile, &[(a_row, sa as i64 * e), (a_col, e)], 0);
                 a_base = self.swizzled_base(a_sw, lane_a, a_row);
-                let b_row = {
-                    let k8 = self.scaled(q1, 8);
-                    self.sum(&[r, k8])
-                };
-                let b_col = {
+                // `b`'s k and n of the lane's row: held `[K, N]`, the row is a k and `.trans`
+                // hands out columns; held `[N, K]`, the row is an n.
+                let k8 = self.scaled(q1, 8);
+                let (b_row, b_col) = if b_transposed {
                     let t = self.scaled(q2, col_step as i64);
-                    self.sum(&[col0, t])
+                    (self.sum(&[col0, t, r]), k8)
+                } else {
+                    let row = self.sum(&[r, k8]);
+                    let t = self.scaled(q2, col_step as i64);
+                    (row, self.sum(&[col0, t]))
                 };
                 let lane_b = self.shared_addr(b_tile, &[(b_row, sb as i64 * e), (b_col, e)], b_at * e);
                 b_base = self.swizzled_base(b_sw, lane_b, b_row);
@@ -172,7 +227,11 @@ impl Lowerer<'_> {
                     .map(|ks| {
                         (0..tiles_n)
                             .step_by(2)
-                            .map(|j| ((ks * 16 * sb * elem) as u32, (j * col_step * elem) as u32))
+                            .map(|j| {
+                                let (k_at, n_at) = (ks * 16, j * col_step);
+                                let (row, col) = if b_transposed { (n_at, k_at) } else { (k_at, n_at) };
+                                ((row * sb * elem) as u32, (col * elem) as u32)
+                            })
                             .collect()
                     })
                     .collect();
@@ -231,19 +290,30 @@ impl Lowerer<'_> {
         }
         // The `xor`ed bases of swizzled fragments, by operand and column bits moved.
         let mut moved: HashMap<(bool, u32), Reg> = HashMap::new();
+        let a_values = if a_regs { Some(self.val(a)?) } else { None };
         for ks in 0..k_steps {
             let (a_frags, b_frags) = match input {
                 MmaInput::F16 | MmaInput::BF16 => {
                     let mut a_frags: Vec<Vec<Reg>> = Vec::with_capacity(tiles_m);
-                    for &off in &a_offs[ks] {
-                        let (base, at) = self.fragment_at(&mut moved, (false, a_sw), a_base, off);
-                        a_frags.push(self.ldmatrix(false, 4, base, at));
+                    match &a_values {
+                        Some(values) => {
+                            let geo_a = self.geometry(a).ok_or_else(|| self.invariant(op, "has a scalar `a`"))?;
+                            for i in 0..tiles_m {
+                                a_frags.push(self.packed_fragment(values, &geo_a, i, ks, ty_in));
+                            }
+                        }
+                        None => {
+                            for &off in &a_offs[ks] {
+                                let (base, at) = self.fragment_at(&mut moved, (false, a_sw), a_base, off);
+                                a_frags.push(self.ldmatrix(false, 4, base, at));
+                            }
+                        }
                     }
                     let mut b_frags: Vec<Vec<Reg>> = Vec::with_capacity(tiles_n);
                     for &off in &b_offs[ks] {
                         let count = if tiles_n == 1 { 2 } else { 4 };
                         let (base, at) = self.fragment_at(&mut moved, (true, b_sw), b_base, off);
-                        let regs = self.ldmatrix(true, count, base, at);
+                        let regs = self.ldmatrix(!b_transposed, count, base, at);
                         b_frags.extend(regs.chunks(2).map(|c| c.to_vec()));
                     }
                     (a_frags, b_frags)
@@ -279,6 +349,24 @@ impl Lowerer<'_> {
             self.emit(Inst::BarSync { id: 0 });
         }
         Ok(accs.into_iter().map(Operand::Reg).collect())
+    }
+
+    /// The `a` fragment of 16-row tile `i` and k-step `ks` from `a`'s own registers in the
+    /// accumulator layout (`a_in_registers`): registers (row half, 8-column tile) (0, 2ks),
+    /// (1, 2ks), (0, 2ks + 1), (1, 2ks + 1), each the thread's two adjacent columns packed
+    /// low then high, as the PTX ISA's `m16n8k16` `a` fragment orders them.
+    fn packed_fragment(&mut self, values: &[Operand], geo: &Geometry, i: usize, ks: usize, ty: Ty) -> Vec<Reg> {
+        [(0, 0), (1, 0), (0, 1), (1, 1)]
+            .into_iter()
+            .map(|(h, j)| {
+                let col = 2 * (2 * ks + j);
+                let lo = self.reg(values[geo.index(&[2 * i + h, col])], ty);
+                let hi = self.reg(values[geo.index(&[2 * i + h, col + 1])], ty);
+                let dst = self.new_reg(Ty::U32);
+                self.emit(Inst::Pack { dst, lo, hi });
+                dst
+            })
+            .collect()
     }
 
     /// A lane's fragment base register in an operand's shared tile: `lane` unswizzled, or

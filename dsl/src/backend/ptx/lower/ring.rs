@@ -31,7 +31,7 @@
 //!   other is loaded into registers in its layout.
 
 use super::exchange::{Place, Side, shared_ty};
-use super::mma::tensor_core_input;
+use super::mma::{tensor_core_input, transposed_operand};
 use super::swizzle::{SWIZZLE_ALIGN, Swizzle};
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::layout::{Layout, MmaInput};
@@ -381,14 +381,18 @@ impl Lowerer<'_> {
 
 /// Whether every use of `v` (a `ring_read`) is an operand of a tensor-core `dot` that can
 /// read its fragments from the slot (`a`, or `b` for 16-bit and tf32 inputs: an `i8` `b`
-/// is staged transposed). A function of the layouts alone, so the layouts text shows the
-/// lowering's choice.
+/// is staged transposed), or a transpose such `dot`s read through (`transposed_operand`).
+/// A function of the layouts alone, so the layouts text shows the lowering's choice.
 pub(crate) fn read_in_place(k: &Kernel, layouts: &[Option<Layout>], v: Value) -> bool {
     let mut uses = 0;
     for id in k.walk() {
         let op = k.op(id);
         let n = op.kind.operands().iter().filter(|&&x| x == v).count();
         if n == 0 {
+            continue;
+        }
+        if matches!(op.kind, OpKind::Permute { .. }) && transposed_operand(k, layouts, op.results[0]).is_some() {
+            uses += n;
             continue;
         }
         let OpKind::Dot { a, b, acc, input_precision } = &op.kind else { return false };
