@@ -5,8 +5,9 @@
 //!   the tolerance stated at [`within`];
 //! - the layouts: both products put every warp along M (Triton's rule for chained dots),
 //!   the row statistics (`m_i`, `l_i`, `alpha`) stay in the accumulator's layout, `P`
-//!   feeds the second product from registers and `K^T` is read from `K`'s tile without a
-//!   copy, so the loop converts nothing;
+//!   feeds the second product from registers, `K^T` is read from `K`'s tile without a
+//!   copy and `Q`'s fragments are read once before the loop, so the loop converts and
+//!   stages nothing;
 //! - ptxas assembles the tutorial's tiles without spills.
 
 mod ptx_common;
@@ -17,7 +18,7 @@ use rtriton::backend::ptx::Arch;
 use rtriton::kernel;
 use rtriton::prelude::*;
 use rtriton::session::CompileSession;
-use rtriton::spec::SpecPolicy;
+use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::TraceOptions;
 use rtriton_testing::run::{run_interpreter, run_simulator};
 use rtriton_testing::{Case, Data, View};
@@ -178,9 +179,14 @@ fn the_chained_products_convert_nothing_in_the_loop() {
 }
 
 #[test]
-fn the_loop_reads_fragments_with_ldmatrix_and_p_from_registers() {
+fn the_loop_reads_k_and_v_fragments_and_nothing_else_from_shared_memory() {
     let c = [("BLOCK_M", 128), ("BLOCK_N", 64), ("HEAD_DIM", 64), ("STAGES", 2), ("CAUSAL", 0)];
-    let ptx = ptx_common::compile_plain(&attn_fwd(), &c, &ptx_common::options(Arch::Sm90, 4)).expect("compiles");
+    // A launch's arguments: 16-byte aligned tensors and a sequence length that is a
+    // multiple of 16, so the tiles copy as 16-byte vectors.
+    let p = |i: u64| ArgValue::Ptr(0x7f00_0000_0000 + (i << 24));
+    let args = [p(0), p(1), p(2), p(3), ArgValue::Int(4096), ArgValue::F32(0.125)];
+    let ptx = ptx_common::compile_def(&attn_fwd(), &c, &args, SpecPolicy::Triton, &ptx_common::options(Arch::Sm90, 4))
+        .expect("compiles");
     let body: Vec<&str> = ptx
         .text
         .lines()
@@ -191,11 +197,14 @@ fn the_loop_reads_fragments_with_ldmatrix_and_p_from_registers() {
     // Q K^T: 128 x 64 x 64 on 4 warps along M, 32 rows a warp: 2 x 8 tiles x 4 k-steps;
     // P V the same.
     assert_eq!(count("mma.sync"), 2 * 2 * 8 * 4);
-    // K's fragments without `.trans` (its rows are K^T's columns), V's with it; P's come
-    // from registers: no scalar shared loads, and the only `ldmatrix`es of `a` are Q's.
+    // K's fragments without `.trans` (its rows are K^T's columns), V's with it; Q's are
+    // read once before the loop and P's come from registers: the loop stages nothing.
     assert_eq!(count("ldmatrix.sync.aligned.m8n8.x4.trans"), 4 * 4, "V: 4 k-steps x 4 pairs of columns");
-    assert_eq!(count("ldmatrix.sync.aligned.m8n8.x4.shared"), 4 * 2 + 4 * 4, "Q: 4 k-steps x 2 tiles; K: 4 x 4");
-    assert_eq!(count("ld.shared"), 0);
+    assert_eq!(count("ldmatrix.sync.aligned.m8n8.x4.shared"), 4 * 4, "K: 4 k-steps x 4 pairs of columns");
+    assert_eq!(count("ld.shared") + count("st.shared"), 0);
+    let before: Vec<&str> = ptx.text.lines().take_while(|l| !l.starts_with("LOOP0_HEAD")).collect();
+    let q = before.iter().filter(|l| l.trim_start().starts_with("ldmatrix.sync.aligned.m8n8.x4.shared")).count();
+    assert_eq!(q, 4 * 2, "Q: 4 k-steps x 2 tiles, before the loop");
 }
 
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]

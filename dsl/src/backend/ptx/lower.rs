@@ -155,6 +155,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         ring_bytes: 0,
         rings_base: None,
         ring_views: HashMap::new(),
+        hoisted_a: HashMap::new(),
         ring_synced: false,
         ring_site: None,
         rings_swizzled: false,
@@ -267,6 +268,9 @@ pub(super) struct Lowerer<'a> {
     rings_base: Option<(Reg, usize)>,
     /// `ring_read`s that stay in shared memory, read there by the `dot`s that use them.
     ring_views: HashMap<Value, ring::RingView>,
+    /// By a loop's `dot` result: its loop-invariant `a`'s fragments, per k-step and 16-row
+    /// tile, read before the loop (`mma.rs`, `hoist_invariant_a`).
+    hoisted_a: HashMap<Value, Vec<Vec<Vec<Reg>>>>,
     /// Whether no copy into a ring was issued since the last `ring_read` waited.
     ring_synced: bool,
     /// The first `async_copy`'s source line (where a ring's shared memory comes from).

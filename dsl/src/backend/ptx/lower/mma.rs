@@ -24,8 +24,8 @@ use super::exchange::{Place, Side};
 use super::swizzle::Swizzle;
 use crate::backend::ptx::layout::{Blocked, Geometry, Layout, MmaInput};
 use crate::backend::ptx::lir::{BinOp, Inst, Operand, Reg, Ty};
-use crate::ir::{Kernel, Op, OpKind, Value};
-use std::collections::HashMap;
+use crate::ir::{Block, Kernel, Op, OpId, OpKind, Value};
+use std::collections::{HashMap, HashSet};
 
 /// Bytes of padding after each row in shared memory.
 const ROW_PAD_BYTES: usize = 16;
@@ -122,8 +122,10 @@ impl Lowerer<'_> {
             Some(x) => self.ring_views.get(&x).copied(),
             None => self.ring_views.get(&b).copied().filter(|_| !b_transposed),
         };
-        let a_regs =
-            matches!(input, MmaInput::F16 | MmaInput::BF16) && a_view.is_none() && a_in_registers(self.layout(a), &enc);
+        let hoisted = self.hoisted_a.get(&result).cloned();
+        let a_regs = matches!(input, MmaInput::F16 | MmaInput::BF16)
+            && a_view.is_none()
+            && (hoisted.is_some() || a_in_registers(self.layout(a), &enc));
         let sa = a_view.map_or(kk + pad, |v| v.layout.row(elem));
         let sb = match b_view {
             Some(v) => v.layout.row(elem),
@@ -290,12 +292,13 @@ impl Lowerer<'_> {
         }
         // The `xor`ed bases of swizzled fragments, by operand and column bits moved.
         let mut moved: HashMap<(bool, u32), Reg> = HashMap::new();
-        let a_values = if a_regs { Some(self.val(a)?) } else { None };
+        let a_values = if a_regs && hoisted.is_none() { Some(self.val(a)?) } else { None };
         for ks in 0..k_steps {
             let (a_frags, b_frags) = match input {
                 MmaInput::F16 | MmaInput::BF16 => {
                     let mut a_frags: Vec<Vec<Reg>> = Vec::with_capacity(tiles_m);
                     match &a_values {
+                        _ if let Some(h) = &hoisted => a_frags.clone_from(&h[ks]),
                         Some(values) => {
                             let geo_a = self.geometry(a).ok_or_else(|| self.invariant(op, "has a scalar `a`"))?;
                             for i in 0..tiles_m {
@@ -349,6 +352,77 @@ impl Lowerer<'_> {
             self.emit(Inst::BarSync { id: 0 });
         }
         Ok(accs.into_iter().map(Operand::Reg).collect())
+    }
+
+    /// Before a loop: for each tensor-core `dot` of 16-bit inputs directly in its `body`
+    /// whose `a` comes from outside the loop (attention's `Q`), stages `a` and reads all its
+    /// fragments once, here; the `dot` then takes them from registers in every iteration
+    /// (Triton converts such an operand to its dot layout before the loop).
+    pub(super) fn hoist_invariant_a(&mut self, body: &Block) -> Result<(), PtxError> {
+        let mut inside: HashSet<Value> = body.args.iter().copied().collect();
+        let mut ids: Vec<OpId> = body.ops.clone();
+        while let Some(x) = ids.pop() {
+            inside.extend(self.k.op(x).results.iter().copied());
+            for r in self.k.op(x).kind.regions() {
+                inside.extend(r.args.iter().copied());
+                ids.extend(r.ops.iter().copied());
+            }
+        }
+        for &id in &body.ops {
+            let op = self.k.op(id);
+            let OpKind::Dot { a, input_precision, .. } = &op.kind else { continue };
+            let (a, result) = (*a, op.results[0]);
+            let Some(elem) = self.k.dtype(a).scalar() else { continue };
+            let input = self.mma_input(result, a, MmaInput::of(elem, *input_precision));
+            let Some(enc) = self.layout(result).map(|l| (*l.enc).clone()) else { continue };
+            if inside.contains(&a)
+                || !matches!(input, Some(MmaInput::F16 | MmaInput::BF16))
+                || a_in_registers(self.layout(a), &enc)
+                || self.hoisted_a.contains_key(&result)
+            {
+                continue;
+            }
+            let frags = self.staged_a_fragments(op, a, &enc)?;
+            self.hoisted_a.insert(result, frags);
+        }
+        Ok(())
+    }
+
+    /// `a` (`[M, K]`, 16-bit) staged in rows padded by 16 bytes and read as the `a`
+    /// fragments of the accumulator layout `enc`, per k-step and 16-row tile, at the
+    /// addresses `dot_mma` reads staged fragments from; a barrier after the last read frees
+    /// the buffer.
+    fn staged_a_fragments(&mut self, op: &Op, a: Value, enc: &Blocked) -> Result<Vec<Vec<Vec<Reg>>>, PtxError> {
+        let shape = self.k.shape(a).dims().to_vec();
+        let (m, kk) = (shape[0], shape[1]);
+        let elem = super::ty_of(self.k.dtype(a)).size_bytes() as usize;
+        let sa = kk + ROW_PAD_BYTES / elem;
+        let place = Place { strides: vec![sa, 1], offset: 0 };
+        let writes = vec![(Side { shape, layout: self.layout(a).cloned(), place }, self.val(a)?)];
+        self.stage_with(op, self.k.dtype(a), m * sa, writes, true)?;
+        let wm = enc.warps_per_cta[0];
+        let row_step = 8 * wm;
+        let lane = self.lane();
+        let w_m = self.warp_pos(enc, 0);
+        let row0 = self.scaled(w_m, 8);
+        let r = self.bin(BinOp::And, Ty::I32, lane.into(), Operand::Int(7));
+        let q1 = self.bit(lane, 3);
+        let q2 = self.bit(lane, 4);
+        let half = self.scaled(q1, row_step as i64);
+        let a_row = self.sum(&[row0, r, half]);
+        let a_col = self.scaled(q2, 8);
+        let smem = self.smem_base();
+        let e = elem as i64;
+        let base = self.shared_addr(smem, &[(a_row, sa as i64 * e), (a_col, e)], 0);
+        let mut frags = Vec::with_capacity(kk / 16);
+        for ks in 0..kk / 16 {
+            let tiles: Vec<Vec<Reg>> = (0..m / (16 * wm))
+                .map(|i| self.ldmatrix(false, 4, base, ((2 * i * row_step * sa + ks * 16) * elem) as u32))
+                .collect();
+            frags.push(tiles);
+        }
+        self.emit(Inst::BarSync { id: 0 });
+        Ok(frags)
     }
 
     /// The `a` fragment of 16-row tile `i` and k-step `ks` from `a`'s own registers in the
