@@ -19,7 +19,9 @@ triton-lang/triton): 01-vector-add.py (`add_kernel`), 02-fused-softmax.py
 `_layer_norm_bwd_dx_fused` with its lock, `_layer_norm_bwd_dwdb`), 03-matrix-multiplication.py
 (`matmul_kernel` with its CUDA autotuning configurations, against `torch.matmul`, i.e.
 cuBLAS; f32 multiplies as tf32 in both, as rtriton's `matmul_kernel_tf32` does). Matmul
-rows also carry `tflops`, 2 M N K per second.
+rows also carry `tflops`, 2 M N K per second. Attention (06-fused-attention.py's forward)
+is measured against torch's `scaled_dot_product_attention` on its flash backend, non-causal
+(`torch`) and causal (`torch_causal`), `tflops` 4 Z H N^2 D per second, halved for causal.
 """
 
 import argparse
@@ -31,11 +33,13 @@ SHAPES_2D = [(4096, 1024), (4096, 4096), (4096, 16384), (2048, 32768), (32768, 1
 SHAPES_1D = [1 << 24, 1 << 28]
 # M x N x K of the matmul points (`host/src/ports/matmul.rs`'s BENCH_SIZES).
 SHAPES_MATMUL = [(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)]
+# Z x H x N x D of the attention points (`host/src/ports/attention.rs`'s BENCH_SHAPES).
+SHAPES_ATTENTION = [(4, 32, 4096, 64), (4, 32, 4096, 128), (1, 16, 16384, 128)]
 DTYPES = ["f32", "f16", "bf16", "i32"]
 # The kernels measured in i32 too (the reductions port takes i32; the others are float only).
 I32_KERNELS = ("sum", "amax", "argmax")
 KERNELS = ["add", "softmax", "layer_norm_fwd", "layer_norm_bwd", "sum", "amax", "argmax", "gelu_tanh", "gelu_erf", "silu",
-           "matmul"]
+           "matmul", "attention"]
 # Tolerances when two implementations are compared (atol, rtol), per dtype.
 TOL = {"f32": (1e-5, 1e-5), "f16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "i32": (0, 0)}
 
@@ -50,7 +54,9 @@ def plan(only, dtypes, shapes=None):
         for dt in dtypes:
             if dt == "i32" and k not in I32_KERNELS:
                 continue
-            own = SHAPES_1D if k == "add" else SHAPES_MATMUL if k == "matmul" else SHAPES_2D
+            if k == "attention" and dt not in ("f16", "bf16"):
+                continue
+            own = {"add": SHAPES_1D, "matmul": SHAPES_MATMUL, "attention": SHAPES_ATTENTION}.get(k, SHAPES_2D)
             dims = len(own[0]) if isinstance(own[0], tuple) else 1
             for s in [t for t in shapes if len(t) == dims] if shapes else own:
                 out.append((k, dt, s if isinstance(s, tuple) else (s,)))
@@ -475,10 +481,31 @@ def m_matmul(k, dt, shape, rep):
             dict(impl="triton", ms=bench(tri, rep), bytes=byt, flops=flops, check=f"{c_check} (best config {best})")]
 
 
+def m_attention(k, dt, shape, rep):
+    """torch's scaled_dot_product_attention on its flash backend (mma.sync, as rtriton),
+    non-causal (`torch`) and causal (`torch_causal`), sm_scale 1 / sqrt(D)."""
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    z, h, n, d = shape
+    q, kk, v = (torch.randn(z, h, n, d, device="cuda", dtype=dt) for _ in range(3))
+    byt = 4 * z * h * n * d * q.element_size()
+    rows = []
+    for causal in (False, True):
+        def tor():
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                return F.scaled_dot_product_attention(q, kk, v, is_causal=causal, scale=d ** -0.5)
+        tor()
+        flops = 4 * z * h * n * n * d // (2 if causal else 1)
+        rows.append(dict(impl="torch_causal" if causal else "torch", ms=bench(tor, rep), bytes=byt, flops=flops,
+                         check="reference (flash backend)"))
+    return rows
+
+
 MEASURE = {"add": m_add, "softmax": m_softmax, "layer_norm_fwd": m_ln_fwd, "layer_norm_bwd": m_ln_bwd,
            "sum": m_reduce("sum"), "amax": m_reduce("amax"), "argmax": m_reduce("argmax"),
            "gelu_tanh": m_epilogue("gelu_tanh"), "gelu_erf": m_epilogue("gelu_erf"), "silu": m_epilogue("silu"),
-           "matmul": m_matmul}
+           "matmul": m_matmul, "attention": m_attention}
 
 if __name__ == "__main__":
     sys.exit(main())

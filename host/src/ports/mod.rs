@@ -8,6 +8,7 @@
 use rtriton::trace::KernelDef;
 use rtriton_testing::Suite;
 
+pub mod attention;
 pub mod bench;
 mod chain;
 pub mod dtype;
@@ -43,7 +44,7 @@ pub struct Port {
 
 /// Every port, in the order `validate` runs them.
 pub fn all() -> Vec<Port> {
-    vec![vector_add::PORT, softmax::PORT, layer_norm::PORT, reduce::PORT, epilogue::PORT, matmul::PORT]
+    vec![vector_add::PORT, softmax::PORT, layer_norm::PORT, reduce::PORT, epilogue::PORT, matmul::PORT, attention::PORT]
 }
 
 /// The ports `names` select (`ports` selects all), each once however often it is named

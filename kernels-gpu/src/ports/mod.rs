@@ -4,6 +4,7 @@
 //! references in f64, tolerances) are in `rtriton-host`'s `ports` module; runnable
 //! examples in `host/examples/`.
 
+pub mod attention;
 pub mod epilogue;
 pub mod layer_norm;
 pub mod layer_norm_chunked;

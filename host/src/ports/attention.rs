@@ -1,0 +1,382 @@
+//! Fused attention, forward (`rtriton_kernels::ports::attention`, Triton's tutorial 06):
+//! `o = softmax(q k^T sm_scale) v` and the base-2 log-sum-exp, `f16` and `bf16`, causal
+//! and not, one suite per kernel and case.
+//!
+//! The cases: sequence lengths from 1 to 4099, most of them not multiples of the blocks;
+//! head dims 64 and 128; several batches and heads; tensors laid out `[Z, H, N, D]` or
+//! `[Z, N, H, D]` (torch's `(batch, seq, heads, dim)` seen through a transpose: other
+//! strides). The cases of at most 130 keys run on every back end; the large ones on the
+//! GPU only.
+//!
+//! The reference computes each row's scores in f64 from the operands, its softmax and
+//! `P V` in f64, and rounds `o` once. The tolerances are at [`rules`].
+
+use rtriton_kernels::ports::attention::{Config, attn_fwd_bf16, attn_fwd_f16, plan};
+use rtriton_testing::{Backend, Case, Rule, Suite, View};
+
+use super::Port;
+use super::bench::BenchPoint;
+use super::dtype::{Dtype, mix, uniform};
+use super::example::ExampleCase;
+
+pub const PORT: Port = Port {
+    name: "attention",
+    about: "o = softmax(q k^T sm_scale) v (tutorial 06's _attn_fwd: online softmax in base 2, causal or not, log-sum-exp saved), f16/bf16",
+    kernels: || Kernel::ALL.iter().map(|k| k.def()).collect(),
+    suites,
+    bench: bench_points,
+    example,
+};
+
+/// One attention kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    F16,
+    Bf16,
+}
+
+impl Kernel {
+    pub const ALL: [Kernel; 2] = [Kernel::F16, Kernel::Bf16];
+
+    pub fn def(self) -> rtriton::trace::KernelDef {
+        match self {
+            Kernel::F16 => attn_fwd_f16(),
+            Kernel::Bf16 => attn_fwd_bf16(),
+        }
+    }
+
+    pub fn dtype(self) -> Dtype {
+        match self {
+            Kernel::F16 => Dtype::F16,
+            Kernel::Bf16 => Dtype::BF16,
+        }
+    }
+
+    /// The unit roundoff of the dtype (half an ulp, relative).
+    fn unit_roundoff(self) -> f64 {
+        match self {
+            Kernel::F16 => 2f64.powi(-11),
+            Kernel::Bf16 => 2f64.powi(-8),
+        }
+    }
+}
+
+/// How `q`, `k`, `v` and `o` are laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `[Z, H, N, D]`, contiguous.
+    Heads,
+    /// `[Z, N, H, D]` in memory, seen as `[Z, H, N, D]` (torch's `(batch, seq, heads, dim)`
+    /// transposed): rows of one head `H * D` elements apart.
+    Rows,
+}
+
+impl Layout {
+    fn view(self, [z, h, n, d]: [usize; 4]) -> View {
+        match self {
+            Layout::Heads => View::contiguous(&[z, h, n, d]),
+            Layout::Rows => View::contiguous(&[z, n, h, d]).transposed(1, 2),
+        }
+    }
+}
+
+/// One case.
+#[derive(Clone, Copy, Debug)]
+pub struct Spec {
+    pub name: &'static str,
+    pub z: usize,
+    pub h: usize,
+    pub n: usize,
+    pub d: usize,
+    pub causal: bool,
+    pub layout: Layout,
+    pub config: Config,
+    /// Every (batch, head) holds the same values: the reference computes one and copies
+    /// it (the bench's sizes; the validation cases give each head its own values).
+    pub same_heads: bool,
+    pub gpu_only: bool,
+}
+
+/// The small tile the CPU cases launch: 64 query rows, 32 keys a step, 4 warps, 2 stages.
+pub const SMALL: Config = Config { block_m: 64, block_n: 32, num_stages: 2, num_warps: 4 };
+
+/// `sm_scale`: the usual `1 / sqrt(D)`.
+fn sm_scale(d: usize) -> f32 {
+    1.0 / (d as f32).sqrt()
+}
+
+impl Spec {
+    const fn new(name: &'static str, [z, h, n, d]: [usize; 4], causal: bool, config: Config) -> Spec {
+        Spec { name, z, h, n, d, causal, layout: Layout::Heads, config, same_heads: false, gpu_only: false }
+    }
+}
+
+/// Element `[z, h, i, x]` of operand `which` (0 `q`, 1 `k`, 2 `v`): in [-1, 1).
+fn operand_value(dtype: Dtype, which: usize, head: usize, i: usize, x: usize) -> u64 {
+    dtype.bits_of(uniform(mix(i * 257 + x, which * 1_000_003 + head + 7), -1.0, 1.0))
+}
+
+/// The case `spec` of `kernel`.
+pub fn case(kernel: Kernel, spec: &Spec) -> Case {
+    let dtype = kernel.dtype();
+    let Spec { z, h, n, d, .. } = *spec;
+    let view = spec.layout.view([z, h, n, d]);
+    let head_of = |i: &[usize]| if spec.same_heads { 0 } else { i[0] * h + i[1] };
+    let operand = |which| dtype.through_view(&view, |i| operand_value(dtype, which, head_of(i), i[2], i[3]));
+    let lse_view = View::contiguous(&[z * h * n]);
+    let mut c = Case::new(spec.name)
+        .input("q", operand(0), view.clone())
+        .input("k", operand(1), view.clone())
+        .input("v", operand(2), view.clone())
+        .output("o", dtype.poisoned(&view), view.clone())
+        .output("lse", Dtype::F32.poisoned(&lse_view), lse_view)
+        .arg("sm_scale", sm_scale(d));
+    let s = |d: usize| view.strides[d] as i64;
+    for t in ["q", "k", "v", "o"] {
+        let names: [&'static str; 3] = match t {
+            "q" => ["stride_qz", "stride_qh", "stride_qm"],
+            "k" => ["stride_kz", "stride_kh", "stride_kn"],
+            "v" => ["stride_vz", "stride_vh", "stride_vn"],
+            _ => ["stride_oz", "stride_oh", "stride_om"],
+        };
+        for (dim, name) in names.into_iter().enumerate() {
+            c = c.arg(name, s(dim) as i32);
+        }
+    }
+    c = c.arg("H", h as i32).arg("N_CTX", n as i32);
+    for (name, v) in spec.config.constexprs(d, spec.causal) {
+        c = c.constexpr(name, v);
+    }
+    c = c.grid(spec.config.grid(z, h, n)).num_warps(spec.config.num_warps);
+    if spec.gpu_only {
+        let why = "too large for the CPU back ends (minutes); the GPU runs it";
+        c = c.unsupported(Backend::Interpreter, why).unsupported(Backend::Simulator, why);
+    }
+    c
+}
+
+/// Writes the expected `o` and `lse` into `case`: per row, the scores `q k^T sm_scale` in
+/// f64 (keys up to the row's own for a causal case), their softmax and `P V` in f64, and
+/// the log-sum-exp in base 2, `log2(sum_j e^s_j)`; heads split over threads.
+fn reference(spec: Spec, case: &mut Case) {
+    let Spec { z, h, n, d, causal, .. } = spec;
+    let scale = f64::from(sm_scale(d));
+    let read = |name: &str, head: usize| -> Vec<f64> {
+        let t = case.tensor(name);
+        (0..n * d).map(|e| t.f64_at(&[head / h, head % h, e / d, e % d])).collect()
+    };
+    let heads = if spec.same_heads { 1 } else { z * h };
+    let inputs: Vec<[Vec<f64>; 3]> = (0..heads).map(|hd| [read("q", hd), read("k", hd), read("v", hd)]).collect();
+    let mut results: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); heads];
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    std::thread::scope(|s| {
+        let inputs = &inputs;
+        let per = heads.div_ceil(threads).max(1);
+        for (t, chunk) in results.chunks_mut(per).enumerate() {
+            s.spawn(move || {
+                for (i, out) in chunk.iter_mut().enumerate() {
+                    *out = one_head(&inputs[t * per + i], n, d, causal, scale);
+                }
+            });
+        }
+    });
+    for hd in 0..z * h {
+        let (o, lse) = &results[if spec.same_heads { 0 } else { hd }];
+        let out = case.tensor_mut("o");
+        for (e, x) in o.iter().enumerate() {
+            out.set_f64(&[hd / h, hd % h, e / d, e % d], *x);
+        }
+        let l = case.tensor_mut("lse");
+        for (i, x) in lse.iter().enumerate() {
+            l.set_f64(&[hd * n + i], *x);
+        }
+    }
+}
+
+/// One head's `o` (`n x d`, row-major) and base-2 log-sum-exp (`n`), in f64.
+fn one_head([q, k, v]: &[Vec<f64>; 3], n: usize, d: usize, causal: bool, scale: f64) -> (Vec<f64>, Vec<f64>) {
+    let mut o = vec![0.0; n * d];
+    let mut lse = vec![0.0; n];
+    let mut scores = vec![0.0; n];
+    for i in 0..n {
+        let keys = if causal { i + 1 } else { n };
+        let qi = &q[i * d..(i + 1) * d];
+        for (j, s) in scores[..keys].iter_mut().enumerate() {
+            *s = qi.iter().zip(&k[j * d..(j + 1) * d]).map(|(a, b)| a * b).sum::<f64>() * scale;
+        }
+        let top = scores[..keys].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let mut total = 0.0;
+        for s in &mut scores[..keys] {
+            *s = (*s - top).exp();
+            total += *s;
+        }
+        for (j, p) in scores[..keys].iter().enumerate() {
+            for (x, ox) in o[i * d..(i + 1) * d].iter_mut().enumerate() {
+                *ox += p * v[j * d + x];
+            }
+        }
+        for ox in &mut o[i * d..(i + 1) * d] {
+            *ox /= total;
+        }
+        lse[i] = (top + total.ln()) / std::f64::consts::LN_2;
+    }
+    (o, lse)
+}
+
+/// The rules, for `|q|, |k|, |v| <= 1` (every case's values):
+/// - `o`: `P` is rounded to the input dtype before `P V` (relative `u`, the dtype's unit
+///   roundoff, on weights summing to 1: at most `u max|v|`) while `l_i` sums the unrounded
+///   `P` (another `u`), `o` rounds once to the dtype (`u`), and the scores' own error (the
+///   dot rule, `(D + 1) 2^-23 D sm_scale` at most, then `ex2.approx`) stays below `u / 2`
+///   for these head dims: within `4 u` absolute or relative;
+/// - `lse` (`f32`): the scores' error in base 2, `(D + 1) 2^-23 D sm_scale log2(e)`, plus
+///   `exp2`/`log2` approximations and the f32 row sum (`2^-20` relative of `l_i`'s `log2`
+///   covers a few thousand keys): within twice that plus `2^-16`.
+pub fn rules(kernel: Kernel, d: usize) -> [(&'static str, Rule); 2] {
+    let u = kernel.unit_roundoff();
+    let scores = (d as f64 + 1.0) * 2f64.powi(-23) * d as f64 * f64::from(sm_scale(d)) * std::f64::consts::LOG2_E;
+    [("o", Rule::approx(4.0 * u, 4.0 * u)), ("lse", Rule::approx(2.0 * scores + 2f64.powi(-16), 2f64.powi(-20)))]
+}
+
+/// The suite of one case.
+pub fn suite(kernel: Kernel, spec: &Spec) -> Suite {
+    let spec = *spec;
+    let mut s = Suite::new(kernel.def()).case(case(kernel, &spec)).reference(move |c| reference(spec, c));
+    for (output, rule) in rules(kernel, spec.d) {
+        s = s.rule_for(output, rule);
+    }
+    s
+}
+
+/// The shape table (module doc), the same for every kernel.
+pub fn specs() -> Vec<Spec> {
+    let s = |name, shape, causal| Spec::new(name, shape, causal, SMALL);
+    let gpu = |name, [z, h, n, d]: [usize; 4], causal| Spec {
+        gpu_only: true,
+        ..Spec::new(name, [z, h, n, d], causal, plan(d))
+    };
+    vec![
+        s("one_key", [1, 1, 1, 64], false),
+        s("one_key_causal", [1, 1, 1, 64], true),
+        s("n37_causal", [1, 2, 37, 64], true),
+        s("n64", [2, 1, 64, 64], false),
+        Spec { layout: Layout::Rows, ..s("rows_n100", [2, 3, 100, 64], false) },
+        Spec { layout: Layout::Rows, ..s("rows_n70_causal", [1, 2, 70, 64], true) },
+        s("d128_n130_causal", [1, 1, 130, 128], true),
+        s("d128_n96", [1, 2, 96, 128], false),
+        gpu("n1000_causal", [2, 3, 1000, 64], true),
+        gpu("n4099_d128", [1, 2, 4099, 128], false),
+        Spec { layout: Layout::Rows, ..gpu("rows_n2048_d128_causal", [2, 2, 2048, 128], true) },
+        gpu("n1537_d64", [1, 4, 1537, 64], false),
+    ]
+}
+
+/// Every kernel's suites, one per case.
+pub fn suites() -> Vec<Suite> {
+    Kernel::ALL.iter().flat_map(|&k| specs().iter().map(|s| suite(k, s)).collect::<Vec<_>>()).collect()
+}
+
+/// The suites of `kernel` for the cases the CPU back ends run.
+pub fn cpu_suites(kernel: Kernel) -> Vec<Suite> {
+    specs().iter().filter(|s| !s.gpu_only).map(|s| suite(kernel, s)).collect()
+}
+
+/// The bench's shapes `[Z, H, N, D]` (the points the torch figures are for).
+pub const BENCH_SHAPES: [[usize; 4]; 3] = [[4, 32, 4096, 64], [4, 32, 4096, 128], [1, 16, 16384, 128]];
+
+/// `rtriton bench --kernel attention`: each shape causal and not, in both dtypes, counting
+/// `4 Z H N^2 D` flops (halved for causal) and the bytes of `q`, `k`, `v`, `o` once each.
+pub fn bench_points() -> Vec<BenchPoint> {
+    let mut out = Vec::new();
+    for kernel in Kernel::ALL {
+        for [z, h, n, d] in BENCH_SHAPES {
+            for causal in [false, true] {
+                let spec =
+                    Spec { same_heads: true, gpu_only: true, ..Spec::new("bench", [z, h, n, d], causal, plan(d)) };
+                let flops = 4 * (z * h * n * n * d) as u64 / if causal { 2 } else { 1 };
+                out.push(BenchPoint {
+                    kernel: "attention",
+                    variant: if causal { "causal" } else { "" },
+                    dtype: kernel.dtype().name(),
+                    shape: vec![z, h, n, d],
+                    bytes: 4 * (z * h * n * d) as u64 * 2,
+                    flops,
+                    launches: Box::new(move |_| {
+                        let s = suite(kernel, &spec);
+                        let c = s.cases[0].clone();
+                        vec![(s, c)]
+                    }),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// What `cargo run --example attention [-- --dtype f16|bf16]` runs.
+pub fn example() -> Vec<ExampleCase> {
+    let mut cases = Vec::new();
+    for kernel in Kernel::ALL {
+        for (name, what) in [
+            ("rows_n100", "2 x 3 heads of 100 rows, head dim 64, (batch, seq, heads, dim) strides"),
+            ("n37_causal", "causal, 37 rows: the diagonal block masked, the tail masked"),
+            ("d128_n96", "head dim 128"),
+        ] {
+            let spec = specs().into_iter().find(|s| s.name == name).expect("the example's case is in the table");
+            cases.push(ExampleCase::new(kernel.dtype().name(), suite(kernel, &spec), name).saying(what));
+        }
+    }
+    cases
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every CPU case of each kernel on the interpreter and the simulator (the GPU runs
+    /// all of them, `rtriton validate --kernel attention`).
+    #[test]
+    fn cpu_f16() {
+        for s in cpu_suites(Kernel::F16) {
+            s.check_all(Backend::Interpreter);
+            s.check_all(Backend::Simulator);
+        }
+    }
+
+    #[test]
+    fn cpu_bf16() {
+        for s in cpu_suites(Kernel::Bf16) {
+            s.check_all(Backend::Interpreter);
+            s.check_all(Backend::Simulator);
+        }
+    }
+
+    /// The rule for `o` catches an error of one key's share of 16 (`max|v| / 16`: a wrong
+    /// weight or a missing key in a short row) and passes a rounding.
+    #[test]
+    fn the_rule_catches_a_wrong_weight_and_passes_a_rounding() {
+        let spec = specs().into_iter().find(|s| s.name == "n64").unwrap();
+        for kernel in Kernel::ALL {
+            let s = suite(kernel, &spec);
+            let want = s.expected(&s.cases[0]);
+            let o = &want.buffers.iter().find(|(n, _)| *n == "o").unwrap().1;
+            let (_, rule) = rules(kernel, spec.d)[0];
+            let format = kernel.dtype().float().unwrap();
+            let w = o.f64_at(0).unwrap();
+            let off = w + 1.0 / 16.0;
+            assert!(!rule.matches(format.dtype(), kernel.dtype().bits_of(off), o.bits(0)), "{kernel:?}");
+            let next = format.round_from_f64(w) + 1;
+            assert!(rule.matches(format.dtype(), next, o.bits(0)), "{kernel:?}");
+        }
+    }
+
+    #[test]
+    fn bench_points_count_four_z_h_n2_d_flops() {
+        let points = bench_points();
+        assert_eq!(points.len(), Kernel::ALL.len() * BENCH_SHAPES.len() * 2);
+        let p = points.iter().find(|p| p.label() == "attention f16 4x32x4096x64").unwrap();
+        assert_eq!(p.flops, 4 * 4 * 32 * 4096 * 4096 * 64);
+        let c = points.iter().find(|p| p.label() == "attention (causal) f16 4x32x4096x64").unwrap();
+        assert_eq!(c.flops, p.flops / 2);
+    }
+}

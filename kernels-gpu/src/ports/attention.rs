@@ -1,0 +1,192 @@
+//! Fused attention, forward. After Triton's tutorial `python/tutorials/06-fused-attention.py`,
+//! `_attn_fwd` and `_attn_fwd_inner`: for one `BLOCK_M` block of query rows of one
+//! (batch, head), `o = softmax(q k^T sm_scale) v` with the online softmax in base 2 (the
+//! running row maximum `m_i` and sum `l_i`, the accumulator rescaled by `alpha = 2^(m_i -
+//! m_ij)`), `k` read transposed, both products on tensor cores in `f32`, and the
+//! log-sum-exp `m_i + log2(l_i)` (base 2) stored for the backward.
+//!
+//! One body, [`attention`], serves both dtypes (`attn_fwd_f16`, `attn_fwd_bf16`).
+//!
+//! Differences from the tutorial (`docs/ports.md`, "Fused attention"): tensors are
+//! `[Z, H, N_CTX, HEAD_DIM]` with any strides for the first three dims and a contiguous
+//! last dim (the tutorial builds tensor descriptors with the same requirement); sequence
+//! lengths need not be a multiple of the blocks: rows and keys past `N_CTX` load 0 and a
+//! key past `N_CTX` gets the score `-inf`, in the loop's last block only; `CAUSAL` is a
+//! constexpr integer. As in the tutorial, a causal program runs the key blocks left of its
+//! diagonal block without a mask and the diagonal block with one; a non-causal program
+//! runs the full key blocks without a mask. Offsets into the tensors are `i64`.
+
+use half::{bf16, f16};
+use rtriton::kernel;
+use rtriton::prelude::*;
+
+/// The launch arguments of every `attn_fwd_*`: the tensors, their strides (batch, head,
+/// row; the last dim is contiguous) and the sizes.
+#[derive(Clone, Copy, Debug)]
+pub struct Args<T> {
+    pub q: Tensor<Ptr<T>>,
+    pub k: Tensor<Ptr<T>>,
+    pub v: Tensor<Ptr<T>>,
+    pub o: Tensor<Ptr<T>>,
+    /// `[Z, H, N_CTX]` `f32`, contiguous: the log-sum-exp of each row's scores times
+    /// `sm_scale`, in base 2.
+    pub lse: Tensor<Ptr<f32>>,
+    pub sm_scale: Tensor<f32>,
+    /// `[q, k, v, o]`, each `(batch, head, row)`.
+    pub strides: [[Tensor<i32>; 3]; 4],
+    pub heads: Tensor<i32>,
+    pub n_ctx: Tensor<i32>,
+}
+
+/// The compile-time parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meta {
+    pub block_m: usize,
+    pub block_n: usize,
+    pub head_dim: usize,
+    /// `num_stages` of the key loops (`for_range_staged`).
+    pub num_stages: usize,
+    pub causal: bool,
+}
+
+/// The loop-carried state of the online softmax: the accumulator, `l_i` and `m_i`.
+type State = (Tensor<f32>, Tensor<f32>, Tensor<f32>);
+
+/// The body of every `attn_fwd_*`: the tutorial's `_attn_fwd` line by line.
+pub fn attention<T: ScalarMarker>(a: Args<T>, zero: T::Native, meta: Meta) {
+    let Meta { block_m, block_n, head_dim, num_stages, causal } = meta;
+    let start_m = program_id(0);
+    let off_hz = program_id(1);
+    let (off_z, off_h) = (off_hz / a.heads, off_hz % a.heads);
+    let base = |[sz, sh, _]: [Tensor<i32>; 3]| off_z.to::<i64>() * sz + off_h.to::<i64>() * sh;
+    let offs_m = start_m * block_m as i32 + arange(0, block_m);
+    let offs_n = arange(0, block_n);
+    let offs_d = arange(0, head_dim);
+    // The `[rows, HEAD_DIM]` tile at `rows` of a tensor with strides `s`.
+    let tile = |ptr: Tensor<Ptr<T>>, s: [Tensor<i32>; 3], rows: Tensor<i32>| {
+        ptr + base(s) + ((rows.to::<i64>() * s[2]).expand_dims(1) + offs_d.to::<i64>().expand_dims(0))
+    };
+    let [sq, sk, sv, so] = a.strides;
+    let row_ok = offs_m.lt(a.n_ctx).expand_dims(1);
+    let q = load(tile(a.q, sq, offs_m), Some(row_ok), Some(zero));
+    // `exp(x sm_scale) = 2^(x sm_scale log2(e))`.
+    let qk_scale = a.sm_scale * std::f32::consts::LOG2_E;
+
+    // One key block: the scores (masked where `mask` says), the online softmax's update of
+    // `m_i`, `l_i` and the accumulator, and `P V`.
+    let step = |start_n: Tensor<i32>, (acc, l_i, m_i): State, masked: bool| -> State {
+        let keys = start_n + offs_n;
+        let key_ok = keys.lt(a.n_ctx).expand_dims(1);
+        let k = load(tile(a.k, sk, keys), Some(key_ok), Some(zero));
+        let qk = dot(q, trans(k), zeros::<f32>(&[block_m, block_n])) * qk_scale;
+        let qk = if masked {
+            let mut keep = keys.lt(a.n_ctx).expand_dims(0).broadcast_to(&[block_m, block_n]);
+            if causal {
+                keep = keep & offs_m.expand_dims(1).ge(keys.expand_dims(0));
+            }
+            where_(keep, qk, f32::NEG_INFINITY)
+        } else {
+            qk
+        };
+        let m_ij = maximum(m_i, max(qk, 1));
+        let p = exp2(qk - m_ij.expand_dims(1));
+        let alpha = exp2(m_i - m_ij);
+        let l_ij = sum(p, 1);
+        let acc = acc * alpha.expand_dims(1);
+        let v = load(tile(a.v, sv, keys), Some(key_ok), Some(zero));
+        let acc = dot(p.to::<T>(), v, acc);
+        (acc, l_i * alpha + l_ij, m_ij)
+    };
+    let state: State =
+        (zeros::<f32>(&[block_m, head_dim]), full::<f32>(&[block_m], 1.0), full::<f32>(&[block_m], f32::NEG_INFINITY));
+    // Key blocks without a mask: left of the diagonal block (causal), or every full block.
+    let bm = block_m as i32;
+    let unmasked_end = if causal { start_m * bm } else { a.n_ctx / block_n as i32 * block_n as i32 };
+    let state =
+        for_range_staged(0, unmasked_end, block_n as i32, num_stages, state, |start_n, s| step(start_n, s, false));
+    // The rest, masked: the diagonal block (causal, `BLOCK_M == BLOCK_N`), or the partial
+    // last block.
+    let masked_end = if causal { minimum((start_m + 1) * bm, a.n_ctx) } else { a.n_ctx };
+    let (acc, l_i, m_i) =
+        for_range_staged(unmasked_end, masked_end, block_n as i32, num_stages, state, |start_n, s| {
+            step(start_n, s, true)
+        });
+
+    let lse_ptrs = a.lse + off_hz.to::<i64>() * a.n_ctx + offs_m;
+    store(lse_ptrs, m_i + log2(l_i), Some(offs_m.lt(a.n_ctx)));
+    let o = acc / l_i.expand_dims(1);
+    store(tile(a.o, so, offs_m), o.to::<T>(), Some(row_ok));
+}
+
+/// One `kernel!` per dtype: `name => element type, zero`.
+macro_rules! attention_kernels {
+    ($($(#[$doc:meta])* $name:ident => $t:ty, $zero:expr;)*) => {
+        $(
+            kernel! {
+                $(#[$doc])*
+                pub fn $name(q_ptr: Ptr<$t>, k_ptr: Ptr<$t>, v_ptr: Ptr<$t>, o_ptr: Ptr<$t>, lse_ptr: Ptr<f32>,
+                             sm_scale: f32,
+                             stride_qz: i32, stride_qh: i32, stride_qm: i32,
+                             stride_kz: i32, stride_kh: i32, stride_kn: i32,
+                             stride_vz: i32, stride_vh: i32, stride_vn: i32,
+                             stride_oz: i32, stride_oh: i32, stride_om: i32,
+                             H: i32, N_CTX: i32;
+                             const BLOCK_M: usize, const BLOCK_N: usize, const HEAD_DIM: usize,
+                             const NUM_STAGES: usize, const CAUSAL: usize) {
+                    let args = Args {
+                        q: q_ptr, k: k_ptr, v: v_ptr, o: o_ptr, lse: lse_ptr, sm_scale,
+                        strides: [[stride_qz, stride_qh, stride_qm], [stride_kz, stride_kh, stride_kn],
+                                  [stride_vz, stride_vh, stride_vn], [stride_oz, stride_oh, stride_om]],
+                        heads: H, n_ctx: N_CTX,
+                    };
+                    let meta = Meta { block_m: BLOCK_M, block_n: BLOCK_N, head_dim: HEAD_DIM,
+                                      num_stages: NUM_STAGES, causal: CAUSAL == 1 };
+                    attention::<$t>(args, $zero, meta);
+                }
+            }
+        )*
+    };
+}
+
+attention_kernels! {
+    /// [`attention`] of `f16` tensors.
+    attn_fwd_f16 => f16, f16::ZERO;
+    /// [`attention`] of `bf16` tensors.
+    attn_fwd_bf16 => bf16, bf16::ZERO;
+}
+
+/// One configuration: the tutorial's `triton.Config` fields of `_attn_fwd`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub block_m: usize,
+    pub block_n: usize,
+    pub num_stages: u32,
+    pub num_warps: u32,
+}
+
+impl Config {
+    /// The constexprs of a launch of this configuration.
+    pub fn constexprs(self, head_dim: usize, causal: bool) -> Vec<(&'static str, i64)> {
+        vec![
+            ("BLOCK_M", self.block_m as i64),
+            ("BLOCK_N", self.block_n as i64),
+            ("HEAD_DIM", head_dim as i64),
+            ("NUM_STAGES", i64::from(self.num_stages)),
+            ("CAUSAL", i64::from(causal)),
+        ]
+    }
+
+    /// The grid: one program per `BLOCK_M` rows of each (batch, head).
+    pub fn grid(self, z: usize, h: usize, n_ctx: usize) -> [u32; 3] {
+        [n_ctx.div_ceil(self.block_m) as u32, (z * h) as u32, 1]
+    }
+}
+
+/// The configuration the port launches for a head dim: the tutorial's tile (128 query
+/// rows, 64 keys a step), 4 warps for `HEAD_DIM` 64 and 8 for 128, 3 stages. A causal
+/// launch needs `BLOCK_M` a multiple of `BLOCK_N` (the diagonal block is one masked
+/// block of keys per `BLOCK_N`).
+pub fn plan(head_dim: usize) -> Config {
+    let num_warps = if head_dim > 64 { 8 } else { 4 };
+    Config { block_m: 128, block_n: 64, num_stages: 3, num_warps }
+}
