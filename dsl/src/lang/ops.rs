@@ -287,13 +287,14 @@ where
     }))
 }
 
-/// Values carried around a [`for_range`] loop: a tensor, `()`, a tuple of up to four, or an
-/// array of carried values.
+/// Values carried around a [`for_range`] loop: a tensor, `()`, a tuple of up to four, an
+/// array of carried values, or a [`BlockPtr`](super::BlockPtr).
 ///
 /// A carried value is rebuilt from the loop's block arguments in the form of a template
 /// (the initial value, or an `if_`'s then branch), so a value may keep parts that are not
-/// IR values, or that the loop does not change, outside the carried list;
-/// `check_captured` refuses a next value whose kept parts differ from the template's.
+/// IR values (a block pointer's block shape) or that the loop does not change (its shape
+/// and strides) outside the carried list; `check_captured` refuses a next value whose
+/// kept parts differ from the template's.
 pub trait Carry: Sized {
     /// The IR values carried, in order.
     fn values(&self) -> Vec<Value>;
