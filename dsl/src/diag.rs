@@ -75,6 +75,7 @@ declare_codes! {
     TraceDotShape = "RT0107", Trace, "a dot whose operands are not 2-D, whose inner dims differ, whose M, N or K is not a power of two of at least 16, or whose accumulator has another shape than [M, N]";
     TraceDotDType = "RT0108", Trace, "a dot of a dtype pair it does not take (f16 with bf16, an int other than i8), an accumulator or out_dtype of the wrong dtype, or tf32 on non-f32 operands";
     TraceRandomDType = "RT0109", Trace, "a random-number function given a seed or offsets that are not integers (`rand(2.5, offs)`), or `uint_to_uniform_float` of a value that is not a 32- or 64-bit integer";
+    TraceBlockPointer = "RT0111", Trace, "a block pointer built or used against Triton's rules (ranks that disagree, a block dim that is not a power of two, an order that is not a permutation, a base or index that is not a scalar, offsets that are not i32, a bad boundary_check dim, NaN padding of integers, a stored value of another shape), or a loop or branch that changes its shape or strides";
     InvalidIr = "RT0201", Verify, "the IR breaks an invariant (a compiler bug or hand-built IR)";
     LintToOnSpecializableArg = "RT0301", Lint, "`.to()` on an integer argument Triton specializes when it is 1 (triton-lang/triton#2939)";
     LintI32IndexProduct = "RT0302", Lint, "an i32 index times an argument: can pass 2^31 (triton-lang/triton#832)";

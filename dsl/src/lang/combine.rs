@@ -119,9 +119,9 @@ fn traced<C: Carry, R: Carry>(x: C, axis: usize, combine: impl FnOnce(C, C) -> R
     let what = if reduce { "the combine function of reduce" } else { "the combine function of associative_scan" };
     let args = with_builder(|b| b.open_region(what, Some(loc), arg_types));
     let (lhs, rhs) = args.split_at(values.len());
-    let out = combine(C::rebuild(&mut lhs.iter().copied()), C::rebuild(&mut rhs.iter().copied())).values();
+    let out = combine(x.rebuild(&mut lhs.iter().copied()), x.rebuild(&mut rhs.iter().copied())).values();
     let results = with_builder(|b| b.finish_combine(&values, axis, &out, reduce, loc));
-    C::rebuild(&mut results.into_iter())
+    x.rebuild(&mut results.into_iter())
 }
 
 impl Builder {

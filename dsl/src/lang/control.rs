@@ -46,13 +46,14 @@ use super::tensor::Tensor;
 pub fn if_<C: Carry>(cond: Tensor<bool>, then_branch: impl FnOnce() -> C, else_branch: impl FnOnce() -> C) -> C {
     let loc = SourceLoc::caller();
     with_builder(|b| check_condition(b, "if_", cond.id(), loc));
-    let (then_body, then_values) = region("the then branch of an if_", loc, then_branch);
-    let (else_body, else_values) = region("the else branch of an if_", loc, else_branch);
+    let (then_body, then_carry) = region("the then branch of an if_", loc, then_branch);
+    let (else_body, else_carry) = region("the else branch of an if_", loc, else_branch);
+    then_carry.check_captured(&else_carry, "an if_", loc);
     let results = with_builder(|b| {
-        let types = branch_types(b, &then_values, &else_values, loc);
+        let types = branch_types(b, &then_carry.values(), &else_carry.values(), loc);
         b.push(OpKind::If { cond: cond.id(), then_body, else_body }, types, loc)
     });
-    C::rebuild(&mut results.into_iter())
+    then_carry.rebuild(&mut results.into_iter())
 }
 
 /// Triton's `if cond: ...` with no `else` and no values assigned (the branch only stores):
@@ -99,7 +100,7 @@ pub fn while_loop<C: Carry>(init: C, condition: impl FnOnce(C) -> Tensor<bool>, 
     let types: Vec<TensorType> = with_builder(|b| init_values.iter().map(|v| b.ty(*v).clone()).collect());
     // The condition block: the carried values in, one scalar i1 out.
     let args = with_builder(|b| b.open_region("the condition of a while_loop", Some(loc), types.clone()));
-    let cond = condition(C::rebuild(&mut args.into_iter())).id();
+    let cond = condition(init.rebuild(&mut args.into_iter())).id();
     let before = with_builder(|b| {
         check_condition(b, "while_loop", cond, loc);
         b.push(OpKind::Yield { values: vec![cond] }, vec![], loc);
@@ -107,7 +108,9 @@ pub fn while_loop<C: Carry>(init: C, condition: impl FnOnce(C) -> Tensor<bool>, 
     });
     // The body block: the carried values in, the next carried values out.
     let args = with_builder(|b| b.open_region("the body of a while_loop", Some(loc), types.clone()));
-    let next = body(C::rebuild(&mut args.into_iter())).values();
+    let next_carried = body(init.rebuild(&mut args.into_iter()));
+    init.check_captured(&next_carried, "a while_loop", loc);
+    let next = next_carried.values();
     let after = with_builder(|b| {
         for (i, (n, t)) in next.iter().zip(&types).enumerate() {
             if b.ty(*n) != t {
@@ -123,19 +126,20 @@ pub fn while_loop<C: Carry>(init: C, condition: impl FnOnce(C) -> Tensor<bool>, 
         b.close_block()
     });
     let results = with_builder(|b| b.push(OpKind::While { init: init_values, before, after }, types, loc));
-    C::rebuild(&mut results.into_iter())
+    init.rebuild(&mut results.into_iter())
 }
 
 /// Traces `f` as a region without arguments (`what`, opened at `loc`) ending with a
-/// `yield` of what it returns.
-fn region<C: Carry>(what: &'static str, loc: SourceLoc, f: impl FnOnce() -> C) -> (crate::ir::Block, Vec<Value>) {
+/// `yield` of what it returns; gives the block and what `f` returned.
+fn region<C: Carry>(what: &'static str, loc: SourceLoc, f: impl FnOnce() -> C) -> (crate::ir::Block, C) {
     with_builder(|b| b.open_region(what, Some(loc), vec![]));
-    let values = f().values();
+    let carried = f();
+    let values = carried.values();
     let block = with_builder(|b| {
-        b.push(OpKind::Yield { values: values.clone() }, vec![], loc);
+        b.push(OpKind::Yield { values }, vec![], loc);
         b.close_block()
     });
-    (block, values)
+    (block, carried)
 }
 
 /// A branch or loop condition is one `i1` per program.

@@ -9,17 +9,23 @@
 //! ...) are `shape_ops.rs` (API) and `shape_semantic.rs` (rules); `dot.rs` the matrix product;
 //! `random.rs` Triton's Philox random numbers (`tl.randint`, `tl.rand`, `tl.randn`, ...),
 //! written with the language's ops; `sort.rs` Triton's bitonic `sort`, `topk` and
-//! `bitonic_merge`, written with them too.
+//! `bitonic_merge`, written with them too. Block pointers (`tl.make_block_ptr`,
+//! `tl.advance`) are `block_ptr.rs`, a trace-time value of parts; loads and stores through
+//! them `block_access.rs`, ordinary masked accesses; `index_list.rs` what their shapes,
+//! strides and offsets are given as.
 
 mod atomics;
 mod axis_hints;
 mod bits;
+mod block_access;
+mod block_ptr;
 mod combine;
 mod compute;
 mod control;
 mod debug;
 mod dot;
 mod dtype;
+mod index_list;
 mod indexing;
 mod inline_asm;
 pub mod math;
@@ -45,11 +51,14 @@ pub use atomics::{
     atomic_xor_with,
 };
 pub use axis_hints::{HintValues, max_constancy, max_contiguous};
+pub use block_access::{Padding, load_block, store_block};
+pub use block_ptr::{BlockPtr, advance, make_block_ptr};
 pub use combine::{argmin, associative_scan, cumprod, cumsum, reduce, xor_sum};
 pub use control::{if_, if_then, while_loop};
 pub use debug::{PrintArgs, device_assert, device_print, static_assert, static_print};
 pub use dot::{DotOptions, dot, dot_with};
 pub use dtype::{DTypeMarker, Float, IntMarker, NumericMarker, Ptr, ScalarMarker};
+pub use index_list::{IndexList, IndexOperand};
 pub use indexing::{flip, gather, histogram, histogram_with};
 pub use inline_asm::{AsmArgs, AsmDtypes, WithAsmModel, inline_asm_elementwise};
 pub use math::{

@@ -287,18 +287,29 @@ where
     }))
 }
 
-/// Values carried around a [`for_range`] loop: a tensor, `()`, a tuple of up to four, or an
-/// array of carried values.
+/// Values carried around a [`for_range`] loop: a tensor, `()`, a tuple of up to four, an
+/// array of carried values, or a [`BlockPtr`](super::BlockPtr).
+///
+/// A carried value is rebuilt from the loop's block arguments in the form of a template
+/// (the initial value, or an `if_`'s then branch), so a value may keep parts that are not
+/// IR values (a block pointer's block shape) or that the loop does not change (its shape
+/// and strides) outside the carried list; `check_captured` refuses a next value whose
+/// kept parts differ from the template's.
 pub trait Carry: Sized {
+    /// The IR values carried, in order.
     fn values(&self) -> Vec<Value>;
-    fn rebuild(values: &mut dyn Iterator<Item = Value>) -> Self;
+    /// `values` put in `self`'s form (what is not carried comes from `self`).
+    fn rebuild(&self, values: &mut dyn Iterator<Item = Value>) -> Self;
+    /// Reports, at `loc`, a part of `next` that is not carried and differs from `self`'s
+    /// (`what` names the loop or branch). Values with no such part have nothing to check.
+    fn check_captured(&self, _next: &Self, _what: &str, _loc: SourceLoc) {}
 }
 
 impl<T> Carry for Tensor<T> {
     fn values(&self) -> Vec<Value> {
         vec![self.id()]
     }
-    fn rebuild(values: &mut dyn Iterator<Item = Value>) -> Self {
+    fn rebuild(&self, values: &mut dyn Iterator<Item = Value>) -> Self {
         Tensor::from_value(values.next().expect("one value per carried tensor"))
     }
 }
@@ -307,11 +318,11 @@ impl Carry for () {
     fn values(&self) -> Vec<Value> {
         Vec::new()
     }
-    fn rebuild(_: &mut dyn Iterator<Item = Value>) -> Self {}
+    fn rebuild(&self, _: &mut dyn Iterator<Item = Value>) -> Self {}
 }
 
 macro_rules! carry_tuple {
-    ($($name:ident),*) => {
+    ($($name:ident $next:ident),*) => {
         impl<$($name: Carry),*> Carry for ($($name,)*) {
             fn values(&self) -> Vec<Value> {
                 #[allow(non_snake_case)]
@@ -320,8 +331,16 @@ macro_rules! carry_tuple {
                 $(v.extend($name.values());)*
                 v
             }
-            fn rebuild(values: &mut dyn Iterator<Item = Value>) -> Self {
-                ($($name::rebuild(values),)*)
+            fn rebuild(&self, values: &mut dyn Iterator<Item = Value>) -> Self {
+                #[allow(non_snake_case)]
+                let ($($name,)*) = self;
+                ($($name.rebuild(values),)*)
+            }
+            fn check_captured(&self, next: &Self, what: &str, loc: SourceLoc) {
+                #[allow(non_snake_case)]
+                let ($($name,)*) = self;
+                let ($($next,)*) = next;
+                $($name.check_captured($next, what, loc);)*
             }
         }
     };
@@ -331,15 +350,20 @@ impl<T: Carry, const N: usize> Carry for [T; N] {
     fn values(&self) -> Vec<Value> {
         self.iter().flat_map(Carry::values).collect()
     }
-    fn rebuild(values: &mut dyn Iterator<Item = Value>) -> Self {
-        std::array::from_fn(|_| T::rebuild(values))
+    fn rebuild(&self, values: &mut dyn Iterator<Item = Value>) -> Self {
+        std::array::from_fn(|i| self[i].rebuild(values))
+    }
+    fn check_captured(&self, next: &Self, what: &str, loc: SourceLoc) {
+        for (t, n) in self.iter().zip(next) {
+            t.check_captured(n, what, loc);
+        }
     }
 }
 
-carry_tuple!(A);
-carry_tuple!(A, B);
-carry_tuple!(A, B, C);
-carry_tuple!(A, B, C, D);
+carry_tuple!(A a);
+carry_tuple!(A a, B b);
+carry_tuple!(A a, B b, C c);
+carry_tuple!(A a, B b, C c, D d);
 
 /// A loop over the runtime range `lower..upper` by `step` (positive) with loop-carried
 /// values: `body(iv, carried) -> next carried`; returns the carried values after the last
@@ -458,8 +482,10 @@ where
     });
     let args = with_builder(|b| b.open_region("a for_range body", Some(loc), arg_types.clone()));
     let iv = Tensor::<I>::from_value(args[0]);
-    let carried = C::rebuild(&mut args[1..].iter().copied());
-    let next = body(iv, carried).values();
+    let carried = init.rebuild(&mut args[1..].iter().copied());
+    let next_carried = body(iv, carried);
+    init.check_captured(&next_carried, "a for_range", loc);
+    let next = next_carried.values();
     let results = with_builder(|b| {
         for (i, (n, t)) in next.iter().zip(&arg_types[1..]).enumerate() {
             if b.ty(*n) != t {
@@ -479,5 +505,5 @@ where
             loc,
         )
     });
-    C::rebuild(&mut results.into_iter())
+    init.rebuild(&mut results.into_iter())
 }
