@@ -21,7 +21,8 @@ triton-lang/triton): 01-vector-add.py (`add_kernel`), 02-fused-softmax.py
 cuBLAS; f32 multiplies as tf32 in both, as rtriton's `matmul_kernel_tf32` does). Matmul
 rows also carry `tflops`, 2 M N K per second. Attention (06-fused-attention.py's forward)
 is measured against torch's `scaled_dot_product_attention` on its flash backend, non-causal
-(`torch`) and causal (`torch_causal`), `tflops` 4 Z H N^2 D per second, halved for causal.
+(`torch`) and causal (`torch_causal`), `tflops` 4 Z H N^2 D per second, halved for causal;
+its backward (`torch_bwd`, `torch_causal_bwd`) counts 2.5 times the forward's flops.
 """
 
 import argparse
@@ -488,16 +489,26 @@ def m_attention(k, dt, shape, rep):
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
     z, h, n, d = shape
-    q, kk, v = (torch.randn(z, h, n, d, device="cuda", dtype=dt) for _ in range(3))
+    q, kk, v = (torch.randn(z, h, n, d, device="cuda", dtype=dt, requires_grad=True) for _ in range(3))
     byt = 4 * z * h * n * d * q.element_size()
     rows = []
     for causal in (False, True):
         def tor():
             with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
                 return F.scaled_dot_product_attention(q, kk, v, is_causal=causal, scale=d ** -0.5)
-        tor()
+        with torch.no_grad():
+            tor()
         flops = 4 * z * h * n * n * d // (2 if causal else 1)
-        rows.append(dict(impl="torch_causal" if causal else "torch", ms=bench(tor, rep), bytes=byt, flops=flops,
+        name = "torch_causal" if causal else "torch"
+        with torch.no_grad():
+            ms = bench(tor, rep)
+        rows.append(dict(impl=name, ms=ms, bytes=byt, flops=flops, check="reference (flash backend)"))
+        # The backward alone: dq, dk, dv from a saved forward (the tutorial counts 2.5 times
+        # the forward's flops; q, k, v, o, do read, dq, dk, dv written).
+        out = tor()
+        d_o = torch.randn_like(out)
+        bwd = lambda: torch.autograd.grad(out, (q, kk, v), d_o, retain_graph=True)
+        rows.append(dict(impl=name + "_bwd", ms=bench(bwd, rep), bytes=2 * byt, flops=flops * 5 // 2,
                          check="reference (flash backend)"))
     return rows
 

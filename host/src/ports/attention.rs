@@ -21,10 +21,22 @@ use super::example::ExampleCase;
 
 pub const PORT: Port = Port {
     name: "attention",
-    about: "o = softmax(q k^T sm_scale) v (tutorial 06's _attn_fwd: online softmax in base 2, causal or not, log-sum-exp saved), f16/bf16",
-    kernels: || Kernel::ALL.iter().map(|k| k.def()).collect(),
-    suites,
-    bench: bench_points,
+    about: "o = softmax(q k^T sm_scale) v and its gradients (tutorial 06's _attn_fwd, _attn_bwd_preprocess, _attn_bwd_dkdv, _attn_bwd_dq; causal or not), f16/bf16",
+    kernels: || {
+        let mut defs: Vec<rtriton::trace::KernelDef> = Kernel::ALL.iter().map(|k| k.def()).collect();
+        defs.extend(super::attention_bwd::kernels());
+        defs
+    },
+    suites: || {
+        let mut all = suites();
+        all.extend(super::attention_bwd::suites());
+        all
+    },
+    bench: || {
+        let mut points = bench_points();
+        points.extend(super::attention_bwd::bench_points());
+        points
+    },
     example,
 };
 
@@ -53,7 +65,7 @@ impl Kernel {
     }
 
     /// The unit roundoff of the dtype (half an ulp, relative).
-    fn unit_roundoff(self) -> f64 {
+    pub fn unit_roundoff(self) -> f64 {
         match self {
             Kernel::F16 => 2f64.powi(-11),
             Kernel::Bf16 => 2f64.powi(-8),
@@ -72,7 +84,7 @@ pub enum Layout {
 }
 
 impl Layout {
-    fn view(self, [z, h, n, d]: [usize; 4]) -> View {
+    pub fn view(self, [z, h, n, d]: [usize; 4]) -> View {
         match self {
             Layout::Heads => View::contiguous(&[z, h, n, d]),
             Layout::Rows => View::contiguous(&[z, n, h, d]).transposed(1, 2),
@@ -157,7 +169,7 @@ pub fn case(kernel: Kernel, spec: &Spec) -> Case {
 
 /// Writes the expected `o` and `lse` into `case`: per row, the scores `q k^T sm_scale` in
 /// f64 (keys up to the row's own for a causal case), their softmax and `P V` in f64, and
-/// the log-sum-exp in base 2, `log2(sum_j e^s_j)`; heads split over threads.
+/// the log-sum-exp in base 2, `log2(sum_j e^s_j)`; each head's rows split over threads.
 fn reference(spec: Spec, case: &mut Case) {
     let Spec { z, h, n, d, causal, .. } = spec;
     let scale = f64::from(sm_scale(d));
@@ -167,19 +179,7 @@ fn reference(spec: Spec, case: &mut Case) {
     };
     let heads = if spec.same_heads { 1 } else { z * h };
     let inputs: Vec<[Vec<f64>; 3]> = (0..heads).map(|hd| [read("q", hd), read("k", hd), read("v", hd)]).collect();
-    let mut results: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); heads];
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    std::thread::scope(|s| {
-        let inputs = &inputs;
-        let per = heads.div_ceil(threads).max(1);
-        for (t, chunk) in results.chunks_mut(per).enumerate() {
-            s.spawn(move || {
-                for (i, out) in chunk.iter_mut().enumerate() {
-                    *out = one_head(&inputs[t * per + i], n, d, causal, scale);
-                }
-            });
-        }
-    });
+    let results: Vec<(Vec<f64>, Vec<f64>)> = inputs.iter().map(|x| one_head(x, n, d, causal, scale)).collect();
     for hd in 0..z * h {
         let (o, lse) = &results[if spec.same_heads { 0 } else { hd }];
         let out = case.tensor_mut("o");
@@ -193,12 +193,33 @@ fn reference(spec: Spec, case: &mut Case) {
     }
 }
 
-/// One head's `o` (`n x d`, row-major) and base-2 log-sum-exp (`n`), in f64.
-fn one_head([q, k, v]: &[Vec<f64>; 3], n: usize, d: usize, causal: bool, scale: f64) -> (Vec<f64>, Vec<f64>) {
+/// One head's `o` (`n x d`, row-major) and base-2 log-sum-exp (`n`), in f64, its rows
+/// split over threads.
+fn one_head(qkv: &[Vec<f64>; 3], n: usize, d: usize, causal: bool, scale: f64) -> (Vec<f64>, Vec<f64>) {
     let mut o = vec![0.0; n * d];
     let mut lse = vec![0.0; n];
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let per = n.div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        for (t, (o, lse)) in o.chunks_mut(per * d).zip(lse.chunks_mut(per)).enumerate() {
+            s.spawn(move || rows(qkv, t * per, (o, lse), (n, d), causal, scale));
+        }
+    });
+    (o, lse)
+}
+
+/// Rows `first..` of one head (as many as `lse` holds) into `o` and `lse`.
+fn rows(
+    [q, k, v]: &[Vec<f64>; 3],
+    first: usize,
+    (o, lse): (&mut [f64], &mut [f64]),
+    (n, d): (usize, usize),
+    causal: bool,
+    scale: f64,
+) {
     let mut scores = vec![0.0; n];
-    for i in 0..n {
+    for (r, l) in lse.iter_mut().enumerate() {
+        let i = first + r;
         let keys = if causal { i + 1 } else { n };
         let qi = &q[i * d..(i + 1) * d];
         for (j, s) in scores[..keys].iter_mut().enumerate() {
@@ -210,17 +231,17 @@ fn one_head([q, k, v]: &[Vec<f64>; 3], n: usize, d: usize, causal: bool, scale: 
             *s = (*s - top).exp();
             total += *s;
         }
+        let oi = &mut o[r * d..(r + 1) * d];
         for (j, p) in scores[..keys].iter().enumerate() {
-            for (x, ox) in o[i * d..(i + 1) * d].iter_mut().enumerate() {
+            for (x, ox) in oi.iter_mut().enumerate() {
                 *ox += p * v[j * d + x];
             }
         }
-        for ox in &mut o[i * d..(i + 1) * d] {
+        for ox in oi.iter_mut() {
             *ox /= total;
         }
-        lse[i] = (top + total.ln()) / std::f64::consts::LN_2;
+        *l = (top + total.ln()) / std::f64::consts::LN_2;
     }
-    (o, lse)
 }
 
 /// The rules, for `|q|, |k|, |v| <= 1` (every case's values):

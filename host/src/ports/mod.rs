@@ -9,6 +9,7 @@ use rtriton::trace::KernelDef;
 use rtriton_testing::Suite;
 
 pub mod attention;
+pub mod attention_bwd;
 pub mod bench;
 mod chain;
 pub mod dtype;

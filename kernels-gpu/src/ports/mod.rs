@@ -5,6 +5,7 @@
 //! examples in `host/examples/`.
 
 pub mod attention;
+pub mod attention_bwd;
 pub mod epilogue;
 pub mod layer_norm;
 pub mod layer_norm_chunked;
