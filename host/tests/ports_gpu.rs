@@ -93,6 +93,13 @@ fn matmul_on_the_gpu() {
     check_port_on_the_gpu("matmul");
 }
 
+/// Every attention case (forward and backward kernels), the large GPU-only ones included.
+#[test]
+#[ignore = "needs a GPU"]
+fn attention_on_the_gpu() {
+    check_port_on_the_gpu("attention");
+}
+
 /// Each port has its GPU test above (a port added to `ports::all()` without one fails here).
 #[test]
 fn every_port_has_a_gpu_test() {

@@ -230,11 +230,13 @@ pub struct Config {
 }
 
 impl Config {
-    /// The tutorial's tiles; 4 warps for head dim 64, 8 for 128 (the two accumulators of
-    /// `dkdv` hold `2 x 128 x HEAD_DIM` f32), 3 stages.
+    /// 64 queries a `dq` program and 32 keys a step; `dkdv` 64 keys a program for head dim
+    /// 64 and 32 for 128, 32 queries a step; 4 warps, 3 stages. The tutorial's 128 keys a
+    /// program spill here: `dkdv` holds two `BLOCK_N1 x HEAD_DIM` f32 accumulators
+    /// through its loop (at head dim 128, 64 keys still spill 56 bytes in bf16 on sm_86).
     pub fn plan(head_dim: usize) -> Config {
-        let num_warps = if head_dim > 64 { 8 } else { 4 };
-        Config { block_n1: 128, block_m1: 32, block_m2: 128, block_n2: 32, num_stages: 3, num_warps }
+        let block_n1 = if head_dim > 64 { 32 } else { 64 };
+        Config { block_n1, block_m1: 32, block_m2: 64, block_n2: 32, num_stages: 3, num_warps: 4 }
     }
 
     pub fn dkdv_constexprs(self, head_dim: usize, causal: bool) -> Vec<(&'static str, i64)> {

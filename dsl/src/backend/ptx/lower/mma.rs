@@ -30,6 +30,12 @@ use std::collections::{HashMap, HashSet};
 /// Bytes of padding after each row in shared memory.
 const ROW_PAD_BYTES: usize = 16;
 
+/// The most registers a thread keeps of the `a` fragments read before a loop
+/// (`hoist_invariant_a`): attention's `Q` (32 at the tutorial's tiles) fits, where the
+/// backward's `k` and `v` of head dim 128 (64 together, beside two accumulators of 64)
+/// would push the loop into spills.
+const MAX_HOISTED_REGS: usize = 32;
+
 /// A fragment's offset from its operand's base, as (row bytes, column bytes): a swizzled
 /// slot moves the columns by `xor` ([`Lowerer::fragment_at`]).
 type FragmentOffset = (u32, u32);
@@ -357,8 +363,11 @@ impl Lowerer<'_> {
     /// Before a loop: for each tensor-core `dot` of 16-bit inputs directly in its `body`
     /// whose `a` comes from outside the loop (attention's `Q`), stages `a` and reads all its
     /// fragments once, here; the `dot` then takes them from registers in every iteration
-    /// (Triton converts such an operand to its dot layout before the loop).
+    /// (Triton converts such an operand to its dot layout before the loop). The fragments
+    /// stay live through the loop, so at most [`MAX_HOISTED_REGS`] registers a thread are
+    /// hoisted per loop, in program order; a `dot` past that reads its `a` in the loop.
     pub(super) fn hoist_invariant_a(&mut self, body: &Block) -> Result<(), PtxError> {
+        let mut hoisted_regs = 0;
         let mut inside: HashSet<Value> = body.args.iter().copied().collect();
         let mut ids: Vec<OpId> = body.ops.clone();
         while let Some(x) = ids.pop() {
@@ -382,6 +391,12 @@ impl Lowerer<'_> {
             {
                 continue;
             }
+            let [m, kk] = self.k.shape(a).dims()[..] else { continue };
+            let regs = (kk / 16) * (m / (16 * enc.warps_per_cta[0])) * 4;
+            if hoisted_regs + regs > MAX_HOISTED_REGS {
+                continue;
+            }
+            hoisted_regs += regs;
             let frags = self.staged_a_fragments(op, a, &enc)?;
             self.hoisted_a.insert(result, frags);
         }
