@@ -121,7 +121,11 @@ fn hist_suite(dtype: &str) -> Suite {
                 _ => Data::I8(x.iter().map(|&v| v as i8).collect()),
             };
             let mask: Vec<i32> = (0..n).map(|i| i32::from(!mix(7, i).is_multiple_of(3))).collect();
+            // A [bins, n] one-hot block: past 8192 elements, 8 warps keep it in registers
+            // (on 4, 256 bins of 64 values spill and the runtime refuses the launch).
+            let num_warps = if n * bins > 8192 { 8 } else { 4 };
             Case::new(format!("{dtype} n={n} bins={bins} masked={masked}"))
+                .num_warps(num_warps)
                 .input("x", data, View::contiguous(&[n]))
                 .input("m", mask, View::contiguous(&[n]))
                 .output("y", vec![-1i32; bins], View::contiguous(&[bins]))
@@ -529,11 +533,19 @@ fn their_ptx_assembles_without_spills() {
         (gather_f16(), vec![ptr(0), ptr(1), ptr(2)], vec![("SR", 4), ("SC", 16), ("IR", 8), ("IC", 16), ("AXIS", 0)]),
         (gather_i64(), vec![ptr(0), ptr(1), ptr(2)], vec![("SR", 1), ("SC", 32), ("IR", 1), ("IC", 32), ("AXIS", 0)]),
     ];
-    for (def, args, constexprs) in kernels {
+    // The GPU table's largest histogram, on the 8 warps its case launches with.
+    let wide = (hist_i8(), vec![ptr(0), ptr(1), ptr(2)], vec![("N", 64), ("BINS", 256), ("MASKED", 1)]);
+    let launches = kernels.into_iter().map(|k| (k, 4)).chain([(wide, 8)]);
+    for ((def, args, constexprs), num_warps) in launches {
         for arch in [Arch::Sm86, Arch::Sm90] {
-            let p =
-                ptx_common::compile_def(&def, &constexprs, &args, SpecPolicy::Triton, &ptx_common::options(arch, 4))
-                    .unwrap_or_else(|e| panic!("{}: {e}", def.name));
+            let p = ptx_common::compile_def(
+                &def,
+                &constexprs,
+                &args,
+                SpecPolicy::Triton,
+                &ptx_common::options(arch, num_warps),
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", def.name));
             let info = ptx_common::assemble(&ptxas, &p.text, arch.name(), def.name)
                 .unwrap_or_else(|e| panic!("{} {arch}: {e}", def.name));
             assert_eq!(ptx_common::spill_stores(&info), Some(0), "{} {arch}", def.name);

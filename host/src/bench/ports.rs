@@ -324,17 +324,24 @@ fn measure(
                 continue;
             }
         };
+        // Each output under its own rule (`Suite::rule_for`), as `validate` compares them.
         for ((name, g), (_, w)) in got.buffers.iter().zip(&want.buffers) {
-            let (shown, total) = differences(g, w, &suite.rule, 1);
+            let (rule, own) = suite.rule_of(name);
+            let (shown, total) = differences(g, w, &rule, 1);
             if let Some(d) = shown.first() {
                 row.check = format!(
-                    "MISMATCH: {} `{name}`: {total} elements differ ({}), first at {}: got {}, expected {}",
-                    suite.def.name, suite.rule, d.element, d.got, d.want
+                    "MISMATCH: {} `{name}`: {total} elements differ ({rule}), first at {}: got {}, expected {}",
+                    suite.def.name, d.element, d.got, d.want
                 );
                 return Ok(row);
             }
+            if own {
+                rules.push(format!("`{name}` {rule}"));
+            }
         }
-        rules.push(suite.rule.to_string());
+        if suite.output_rules.len() < got.buffers.len() {
+            rules.push(suite.rule.to_string());
+        }
         on_device.push(uploaded);
     }
     rules.dedup();
