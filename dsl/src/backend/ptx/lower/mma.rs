@@ -36,6 +36,15 @@ const ROW_PAD_BYTES: usize = 16;
 /// would push the loop into spills.
 const MAX_HOISTED_REGS: usize = 32;
 
+/// A lane's part in an `ldmatrix.x4` ([`Lowerer::ldmatrix_lane`]).
+struct LdmatrixLane {
+    r: Operand,
+    q1: Operand,
+    q2: Operand,
+    a_row: Operand,
+    a_col: Operand,
+}
+
 /// A fragment's offset from its operand's base, as (row bytes, column bytes): a swizzled
 /// slot moves the columns by `xor` ([`Lowerer::fragment_at`]).
 type FragmentOffset = (u32, u32);
@@ -202,12 +211,7 @@ impl Lowerer<'_> {
                 // 0..4 are (half 0, k 0..8), (half 1, k 0..8), (half 0, k 8..16), (half 1,
                 // k 8..16); for `b` (trans), (k 0..8, tile j), (k 8..16, tile j), then the
                 // same for tile j + 1.
-                let r = self.bin(BinOp::And, Ty::I32, lane.into(), Operand::Int(7));
-                let q1 = self.bit(lane, 3);
-                let q2 = self.bit(lane, 4);
-                let half = self.scaled(q1, row_step as i64);
-                let a_row = self.sum(&[row0, r, half]);
-                let a_col = self.scaled(q2, 8);
+                let LdmatrixLane { r, q1, q2, a_row, a_col } = self.ldmatrix_lane(lane, row0, row_step);
                 // A swizzled slot's lane address is `xor`ed with its row's phase once; the
                 // lane's chunk (`q2`, or `w_n + q2 wn` for `b`) and the chunks the k-steps
                 // and tiles add share no bit, so each of those moves is one more `xor`.
@@ -420,12 +424,7 @@ impl Lowerer<'_> {
         let lane = self.lane();
         let w_m = self.warp_pos(enc, 0);
         let row0 = self.scaled(w_m, 8);
-        let r = self.bin(BinOp::And, Ty::I32, lane.into(), Operand::Int(7));
-        let q1 = self.bit(lane, 3);
-        let q2 = self.bit(lane, 4);
-        let half = self.scaled(q1, row_step as i64);
-        let a_row = self.sum(&[row0, r, half]);
-        let a_col = self.scaled(q2, 8);
+        let LdmatrixLane { a_row, a_col, .. } = self.ldmatrix_lane(lane, row0, row_step);
         let smem = self.smem_base();
         let e = elem as i64;
         let base = self.shared_addr(smem, &[(a_row, sa as i64 * e), (a_col, e)], 0);
@@ -438,6 +437,20 @@ impl Lowerer<'_> {
         }
         self.emit(Inst::BarSync { id: 0 });
         Ok(frags)
+    }
+
+    /// What lane `lane` addresses in an `ldmatrix.x4`: row `r` of matrix `q = 2 q2 + q1`,
+    /// and for `a` (matrices (half 0, k 0..8), (half 1, k 0..8), (half 0, k 8..16), (half
+    /// 1, k 8..16)) the row and column of that row in the warp's first 16-row tile, whose
+    /// halves are `row_step` rows apart from `row0`.
+    fn ldmatrix_lane(&mut self, lane: Reg, row0: Operand, row_step: usize) -> LdmatrixLane {
+        let r = self.bin(BinOp::And, Ty::I32, lane.into(), Operand::Int(7));
+        let q1 = self.bit(lane, 3);
+        let q2 = self.bit(lane, 4);
+        let half = self.scaled(q1, row_step as i64);
+        let a_row = self.sum(&[row0, r, half]);
+        let a_col = self.scaled(q2, 8);
+        LdmatrixLane { r, q1, q2, a_row, a_col }
     }
 
     /// The `a` fragment of 16-row tile `i` and k-step `ks` from `a`'s own registers in the
