@@ -101,6 +101,8 @@ pub struct Spec {
     pub n: usize,
     pub d: usize,
     pub causal: bool,
+    /// A sliding window of that many keys (with `causal`), 0 for none.
+    pub window: usize,
     pub layout: Layout,
     pub config: Config,
     /// Every (batch, head) holds the same values: the reference computes one and copies
@@ -119,7 +121,7 @@ fn sm_scale(d: usize) -> f32 {
 
 impl Spec {
     const fn new(name: &'static str, [z, h, n, d]: [usize; 4], causal: bool, config: Config) -> Spec {
-        Spec { name, z, h, n, d, causal, layout: Layout::Heads, config, same_heads: false, gpu_only: false }
+        Spec { name, z, h, n, d, causal, window: 0, layout: Layout::Heads, config, same_heads: false, gpu_only: false }
     }
 }
 
@@ -156,7 +158,7 @@ pub fn case(kernel: Kernel, spec: &Spec) -> Case {
         }
     }
     c = c.arg("H", h as i32).arg("N_CTX", n as i32);
-    for (name, v) in spec.config.constexprs(d, spec.causal) {
+    for (name, v) in spec.config.constexprs(d, spec.causal, spec.window) {
         c = c.constexpr(name, v);
     }
     c = c.grid(spec.config.grid(z, h, n)).num_warps(spec.config.num_warps);
@@ -171,7 +173,7 @@ pub fn case(kernel: Kernel, spec: &Spec) -> Case {
 /// f64 (keys up to the row's own for a causal case), their softmax and `P V` in f64, and
 /// the log-sum-exp in base 2, `log2(sum_j e^s_j)`; each head's rows split over threads.
 fn reference(spec: Spec, case: &mut Case) {
-    let Spec { z, h, n, d, causal, .. } = spec;
+    let Spec { z, h, n, d, causal, window, .. } = spec;
     let scale = f64::from(sm_scale(d));
     let read = |name: &str, head: usize| -> Vec<f64> {
         let t = case.tensor(name);
@@ -179,7 +181,8 @@ fn reference(spec: Spec, case: &mut Case) {
     };
     let heads = if spec.same_heads { 1 } else { z * h };
     let inputs: Vec<[Vec<f64>; 3]> = (0..heads).map(|hd| [read("q", hd), read("k", hd), read("v", hd)]).collect();
-    let results: Vec<(Vec<f64>, Vec<f64>)> = inputs.iter().map(|x| one_head(x, n, d, causal, scale)).collect();
+    let results: Vec<(Vec<f64>, Vec<f64>)> =
+        inputs.iter().map(|x| one_head(x, n, d, (causal, window), scale)).collect();
     for hd in 0..z * h {
         let (o, lse) = &results[if spec.same_heads { 0 } else { hd }];
         let out = case.tensor_mut("o");
@@ -195,34 +198,38 @@ fn reference(spec: Spec, case: &mut Case) {
 
 /// One head's `o` (`n x d`, row-major) and base-2 log-sum-exp (`n`), in f64, its rows
 /// split over threads.
-fn one_head(qkv: &[Vec<f64>; 3], n: usize, d: usize, causal: bool, scale: f64) -> (Vec<f64>, Vec<f64>) {
+fn one_head(qkv: &[Vec<f64>; 3], n: usize, d: usize, mask: (bool, usize), scale: f64) -> (Vec<f64>, Vec<f64>) {
     let mut o = vec![0.0; n * d];
     let mut lse = vec![0.0; n];
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
     let per = n.div_ceil(threads).max(1);
     std::thread::scope(|s| {
         for (t, (o, lse)) in o.chunks_mut(per * d).zip(lse.chunks_mut(per)).enumerate() {
-            s.spawn(move || rows(qkv, t * per, (o, lse), (n, d), causal, scale));
+            s.spawn(move || rows(qkv, t * per, (o, lse), (n, d), mask, scale));
         }
     });
     (o, lse)
 }
 
-/// Rows `first..` of one head (as many as `lse` holds) into `o` and `lse`.
+/// Rows `first..` of one head (as many as `lse` holds) into `o` and `lse`; `mask`:
+/// causal, and a sliding window of that many keys (0: none).
 fn rows(
     [q, k, v]: &[Vec<f64>; 3],
     first: usize,
     (o, lse): (&mut [f64], &mut [f64]),
     (n, d): (usize, usize),
-    causal: bool,
+    (causal, window): (bool, usize),
     scale: f64,
 ) {
     let mut scores = vec![0.0; n];
     for (r, l) in lse.iter_mut().enumerate() {
         let i = first + r;
-        let keys = if causal { i + 1 } else { n };
+        // The keys row `i` sees: `lo..lo + keys`.
+        let lo = if window > 0 { (i + 1).saturating_sub(window) } else { 0 };
+        let keys = if causal { i + 1 } else { n } - lo;
         let qi = &q[i * d..(i + 1) * d];
         for (j, s) in scores[..keys].iter_mut().enumerate() {
+            let j = lo + j;
             *s = qi.iter().zip(&k[j * d..(j + 1) * d]).map(|(a, b)| a * b).sum::<f64>() * scale;
         }
         let top = scores[..keys].iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -234,7 +241,7 @@ fn rows(
         let oi = &mut o[r * d..(r + 1) * d];
         for (j, p) in scores[..keys].iter().enumerate() {
             for (x, ox) in oi.iter_mut().enumerate() {
-                *ox += p * v[j * d + x];
+                *ox += p * v[(lo + j) * d + x];
             }
         }
         for ox in oi.iter_mut() {
@@ -295,10 +302,14 @@ pub fn specs() -> Vec<Spec> {
         Spec { layout: Layout::Rows, ..s("rows_n70_causal", [1, 2, 70, 64], true) },
         s("d128_n130_causal", [1, 1, 130, 128], true),
         s("d128_n96", [1, 2, 96, 128], false),
+        // Sliding windows (local attention): 16 keys, shorter than a block; 40, across two.
+        Spec { window: 16, ..s("window16_n100_causal", [1, 2, 100, 64], true) },
+        Spec { window: 40, layout: Layout::Rows, ..s("window40_n130_causal", [1, 1, 130, 64], true) },
         gpu("n1000_causal", [2, 3, 1000, 64], true),
         gpu("n4099_d128", [1, 2, 4099, 128], false),
         Spec { layout: Layout::Rows, ..gpu("rows_n2048_d128_causal", [2, 2, 2048, 128], true) },
         gpu("n1537_d64", [1, 4, 1537, 64], false),
+        Spec { window: 256, ..gpu("window256_n1000_causal", [1, 2, 1000, 128], true) },
     ]
 }
 
@@ -399,6 +410,23 @@ mod tests {
             let next = format.round_from_f64(w) + 1;
             assert!(rule.matches(format.dtype(), next, o.bits(0)), "{kernel:?}");
         }
+    }
+
+    /// The window is not vacuous: rows past the window see fewer keys than causal alone
+    /// gives them, and their expected `o` differs; rows inside it are the same.
+    #[test]
+    fn the_sliding_window_changes_the_rows_past_it() {
+        let spec = specs().into_iter().find(|s| s.name == "window16_n100_causal").unwrap();
+        let windowed = suite(Kernel::F16, &spec);
+        let plain = suite(Kernel::F16, &Spec { window: 0, ..spec });
+        let o = |s: &Suite| s.expected(&s.cases[0]).buffers.iter().find(|(n, _)| *n == "o").unwrap().1.clone();
+        let (w, p) = (o(&windowed), o(&plain));
+        let view = &windowed.cases[0].tensor("o").view;
+        let at = |d: &rtriton_testing::Data, i: usize| d.f64_at(view.element(&[0, 0, i, 0])).unwrap();
+        for i in 0..16 {
+            assert_eq!(at(&w, i), at(&p, i), "row {i} sees all its keys");
+        }
+        assert!((16..100).filter(|&i| at(&w, i) != at(&p, i)).count() > 70);
     }
 
     #[test]

@@ -12,7 +12,9 @@
 //! last dim (the tutorial builds tensor descriptors with the same requirement); sequence
 //! lengths need not be a multiple of the blocks: rows and keys past `N_CTX` load 0 and a
 //! key past `N_CTX` gets the score `-inf`, in the loop's last block only; `CAUSAL` is a
-//! constexpr integer. As in the tutorial, a causal program runs the key blocks left of its
+//! constexpr integer; `WINDOW` (with `CAUSAL`) restricts each row to the `WINDOW` keys
+//! ending at its own (sliding-window, local attention: the variant the language is shown
+//! to be enough for), all its blocks masked. As in the tutorial, a causal program runs the key blocks left of its
 //! diagonal block without a mask and the diagonal block with one; a non-causal program
 //! runs the full key blocks without a mask. Offsets into the tensors are `i64`.
 
@@ -47,6 +49,9 @@ pub struct Meta {
     /// `num_stages` of the key loops (`for_range_staged`).
     pub num_stages: usize,
     pub causal: bool,
+    /// A sliding window (local attention, with `causal`): row `i` sees keys `i - window +
+    /// 1 ..= i`; 0 for none.
+    pub window: usize,
 }
 
 /// The loop-carried state of the online softmax: the accumulator, `l_i` and `m_i`.
@@ -54,7 +59,7 @@ type State = (Tensor<f32>, Tensor<f32>, Tensor<f32>);
 
 /// The body of every `attn_fwd_*`: the tutorial's `_attn_fwd` line by line.
 pub fn attention<T: ScalarMarker>(a: Args<T>, zero: T::Native, meta: Meta) {
-    let Meta { block_m, block_n, head_dim, num_stages, causal } = meta;
+    let Meta { block_m, block_n, head_dim, num_stages, causal, window } = meta;
     let start_m = program_id(0);
     let off_hz = program_id(1);
     let (off_z, off_h) = (off_hz / a.heads, off_hz % a.heads);
@@ -84,13 +89,19 @@ pub fn attention<T: ScalarMarker>(a: Args<T>, zero: T::Native, meta: Meta) {
             if causal {
                 keep = keep & offs_m.expand_dims(1).ge(keys.expand_dims(0));
             }
+            if window > 0 {
+                keep = keep & (offs_m.expand_dims(1) - keys.expand_dims(0)).lt(window as i32);
+            }
             where_(keep, qk, f32::NEG_INFINITY)
         } else {
             qk
         };
         let m_ij = maximum(m_i, max(qk, 1));
-        let p = exp2(qk - m_ij.expand_dims(1));
-        let alpha = exp2(m_i - m_ij);
+        // A row whose keys so far are all masked (a window's first block) has `m_ij =
+        // -inf`: subtract 0 instead, so its `p` and `alpha` are 0, not `-inf - -inf`.
+        let m_sub = if masked { where_(m_ij.ne(f32::NEG_INFINITY), m_ij, 0.0f32) } else { m_ij };
+        let p = exp2(qk - m_sub.expand_dims(1));
+        let alpha = exp2(m_i - m_sub);
         let l_ij = sum(p, 1);
         let acc = acc * alpha.expand_dims(1);
         let v = load(tile(a.v, sv, keys), Some(key_ok), Some(zero));
@@ -99,11 +110,16 @@ pub fn attention<T: ScalarMarker>(a: Args<T>, zero: T::Native, meta: Meta) {
     };
     let state: State =
         (zeros::<f32>(&[block_m, head_dim]), full::<f32>(&[block_m], 1.0), full::<f32>(&[block_m], f32::NEG_INFINITY));
-    // Key blocks without a mask: left of the diagonal block (causal), or every full block.
-    let bm = block_m as i32;
-    let unmasked_end = if causal { start_m * bm } else { a.n_ctx / block_n as i32 * block_n as i32 };
-    let state =
-        for_range_staged(0, unmasked_end, block_n as i32, num_stages, state, |start_n, s| step(start_n, s, false));
+    // Key blocks without a mask: left of the diagonal block (causal), or every full block;
+    // none with a window, whose blocks all run masked from the first one a row sees.
+    let (bm, bn) = (block_m as i32, block_n as i32);
+    let begin = if window > 0 { maximum(start_m * bm - window as i32 + 1, 0) / bn * bn } else { full::<i32>(&[], 0) };
+    let unmasked_end = match (window > 0, causal) {
+        (true, _) => begin,
+        (false, true) => start_m * bm,
+        (false, false) => a.n_ctx / bn * bn,
+    };
+    let state = for_range_staged(begin, unmasked_end, bn, num_stages, state, |start_n, s| step(start_n, s, false));
     // The rest, masked: the diagonal block (causal, `BLOCK_M == BLOCK_N`), or the partial
     // last block.
     let masked_end = if causal { minimum((start_m + 1) * bm, a.n_ctx) } else { a.n_ctx };
@@ -132,7 +148,7 @@ macro_rules! attention_kernels {
                              stride_oz: i32, stride_oh: i32, stride_om: i32,
                              H: i32, N_CTX: i32;
                              const BLOCK_M: usize, const BLOCK_N: usize, const HEAD_DIM: usize,
-                             const NUM_STAGES: usize, const CAUSAL: usize) {
+                             const NUM_STAGES: usize, const CAUSAL: usize, const WINDOW: usize) {
                     let args = Args {
                         q: q_ptr, k: k_ptr, v: v_ptr, o: o_ptr, lse: lse_ptr, sm_scale,
                         strides: [[stride_qz, stride_qh, stride_qm], [stride_kz, stride_kh, stride_kn],
@@ -140,7 +156,7 @@ macro_rules! attention_kernels {
                         heads: H, n_ctx: N_CTX,
                     };
                     let meta = Meta { block_m: BLOCK_M, block_n: BLOCK_N, head_dim: HEAD_DIM,
-                                      num_stages: NUM_STAGES, causal: CAUSAL == 1 };
+                                      num_stages: NUM_STAGES, causal: CAUSAL == 1, window: WINDOW };
                     attention::<$t>(args, $zero, meta);
                 }
             }
@@ -166,13 +182,15 @@ pub struct Config {
 
 impl Config {
     /// The constexprs of a launch of this configuration.
-    pub fn constexprs(self, head_dim: usize, causal: bool) -> Vec<(&'static str, i64)> {
+    /// `window`: a sliding window of that many keys (with `causal`), 0 for none.
+    pub fn constexprs(self, head_dim: usize, causal: bool, window: usize) -> Vec<(&'static str, i64)> {
         vec![
             ("BLOCK_M", self.block_m as i64),
             ("BLOCK_N", self.block_n as i64),
             ("HEAD_DIM", head_dim as i64),
             ("NUM_STAGES", i64::from(self.num_stages)),
             ("CAUSAL", i64::from(causal)),
+            ("WINDOW", window as i64),
         ]
     }
 
