@@ -36,12 +36,17 @@ pub struct Assignment {
     pub conversions: HashMap<(OpId, Value), Layout>,
 }
 
-struct Uf {
+/// Union-find over `0..n` (value indices here; the `dot` chains of `mma.rs` too).
+pub(super) struct Uf {
     parent: Vec<usize>,
 }
 
 impl Uf {
-    fn find(&mut self, x: usize) -> usize {
+    pub(super) fn new(n: usize) -> Uf {
+        Uf { parent: (0..n).collect() }
+    }
+
+    pub(super) fn find(&mut self, x: usize) -> usize {
         let mut r = x;
         while self.parent[r] != r {
             r = self.parent[r];
@@ -54,7 +59,7 @@ impl Uf {
         }
         r
     }
-    fn union(&mut self, a: usize, b: usize) {
+    pub(super) fn union(&mut self, a: usize, b: usize) {
         let (a, b) = (self.find(a), self.find(b));
         if a != b {
             self.parent[a] = b;
@@ -209,7 +214,7 @@ pub fn assign(k: &Kernel, enc: &Arc<Blocked>, anchor: &[usize], mma: &dyn Fn(OpI
     let rank = enc.rank();
     let n = k.values.len();
     let mut mma_seeds: Vec<(Value, Arc<Blocked>)> = Vec::new();
-    let mut uf = Uf { parent: (0..n).collect() };
+    let mut uf = Uf::new(n);
     let mut relations: Vec<Relation> = Vec::new();
     // Broadcasts and stored values are tied after the walk, except across a `dot`
     // accumulator's class.

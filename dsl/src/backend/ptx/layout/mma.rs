@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 
 use super::Blocked;
+use super::assign::Uf;
 use crate::ir::{Block, InputPrecision, Kernel, Op, OpId, OpKind, ScalarType, ValueDef};
 
 /// The rows and columns one `mma.sync` result tile has (`m16n8`).
@@ -107,26 +108,17 @@ pub fn mma_encodings(k: &Kernel, num_warps: usize) -> HashMap<OpId, (MmaInput, B
 /// ways, within its region).
 fn chains(k: &Kernel, block: &Block) -> Vec<usize> {
     let at: HashMap<OpId, usize> = block.ops.iter().enumerate().map(|(i, &id)| (id, i)).collect();
-    let mut parent: Vec<usize> = (0..block.ops.len()).collect();
-    fn find(p: &mut [usize], x: usize) -> usize {
-        let mut r = x;
-        while p[r] != r {
-            r = p[r];
-        }
-        p[x] = r;
-        r
-    }
+    let mut uf = Uf::new(block.ops.len());
     for (i, &id) in block.ops.iter().enumerate() {
         for v in k.op(id).kind.operands() {
             if let ValueDef::Result { op, .. } = k.values[v.index()].def
                 && let Some(&j) = at.get(&op)
             {
-                let (a, b) = (find(&mut parent, i), find(&mut parent, j));
-                parent[a] = b;
+                uf.union(i, j);
             }
         }
     }
-    (0..block.ops.len()).map(|i| find(&mut parent, i)).collect()
+    (0..block.ops.len()).map(|i| uf.find(i)).collect()
 }
 
 /// Triton's warps for a chained product: all along M when `M >= N`, else all along N,

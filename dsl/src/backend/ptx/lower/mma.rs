@@ -63,6 +63,13 @@ pub(super) fn tensor_core_input(
     (on_mma && k.is_multiple_of(input.k())).then_some(input)
 }
 
+/// [`tensor_core_input`] of the `dot` `op` (`None` for any other op), from the layouts.
+pub(super) fn dot_input(k: &Kernel, layouts: &[Option<Layout>], op: &Op) -> Option<MmaInput> {
+    let OpKind::Dot { a, input_precision, .. } = &op.kind else { return None };
+    let elem = k.dtype(*a).scalar()?;
+    tensor_core_input(k, layouts[op.results[0].index()].as_ref(), *a, MmaInput::of(elem, *input_precision))
+}
+
 /// The block `v` transposes (`trans(x)`, a `permute` with dims `[1, 0]`) when every use of
 /// `v` is the `b` of a tensor-core `dot` of 16-bit inputs: such a `dot` stages `x` as it is
 /// (`[N, K]`, each row one column of `b`) and reads `b`'s fragments with `ldmatrix` without
@@ -80,11 +87,9 @@ pub(crate) fn transposed_operand(k: &Kernel, layouts: &[Option<Layout>], v: Valu
         if n == 0 {
             continue;
         }
-        let OpKind::Dot { a, b, acc, input_precision } = &op.kind else { return None };
-        let elem = k.dtype(*a).scalar()?;
-        let result = layouts[op.results[0].index()].as_ref();
-        let input = tensor_core_input(k, result, *a, MmaInput::of(elem, *input_precision));
-        if !matches!(input, Some(MmaInput::F16 | MmaInput::BF16)) || *b != v || *a == v || *acc == v {
+        let OpKind::Dot { a, b, acc, .. } = &op.kind else { return None };
+        if !matches!(dot_input(k, layouts, op), Some(MmaInput::F16 | MmaInput::BF16)) || *b != v || *a == v || *acc == v
+        {
             return None;
         }
         uses += n;

@@ -31,7 +31,7 @@
 //!   other is loaded into registers in its layout.
 
 use super::exchange::{Place, Side, shared_ty};
-use super::mma::{tensor_core_input, transposed_operand};
+use super::mma::{dot_input, transposed_operand};
 use super::swizzle::{SWIZZLE_ALIGN, Swizzle};
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::layout::{Layout, MmaInput};
@@ -395,11 +395,8 @@ pub(crate) fn read_in_place(k: &Kernel, layouts: &[Option<Layout>], v: Value) ->
             uses += n;
             continue;
         }
-        let OpKind::Dot { a, b, acc, input_precision } = &op.kind else { return false };
-        let Some(elem) = k.dtype(*a).scalar() else { return false };
-        let result = layouts[op.results[0].index()].as_ref();
-        let input = tensor_core_input(k, result, *a, MmaInput::of(elem, *input_precision));
-        let fits = match input {
+        let OpKind::Dot { a, b, acc, .. } = &op.kind else { return false };
+        let fits = match dot_input(k, layouts, op) {
             Some(MmaInput::S8) => *a == v && *b != v,
             Some(_) => true,
             None => false,
