@@ -198,7 +198,13 @@ fn reference(spec: Spec, case: &mut Case) {
 
 /// One head's `o` (`n x d`, row-major) and base-2 log-sum-exp (`n`), in f64, its rows
 /// split over threads.
-fn one_head(qkv: &[Vec<f64>; 3], n: usize, d: usize, mask: (bool, usize), scale: f64) -> (Vec<f64>, Vec<f64>) {
+pub(super) fn one_head(
+    qkv: &[Vec<f64>; 3],
+    n: usize,
+    d: usize,
+    mask: (bool, usize),
+    scale: f64,
+) -> (Vec<f64>, Vec<f64>) {
     let mut o = vec![0.0; n * d];
     let mut lse = vec![0.0; n];
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());

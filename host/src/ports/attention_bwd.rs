@@ -14,7 +14,7 @@ use rtriton_kernels::ports::attention_bwd::{
 };
 use rtriton_testing::{Backend, Case, Data, Rule, Suite, View};
 
-use super::attention::{Kernel, Layout, bound};
+use super::attention::{Kernel, Layout, bound, one_head};
 use super::bench::BenchPoint;
 use super::dtype::{Dtype, mix, uniform};
 
@@ -27,6 +27,8 @@ pub struct Spec {
     pub n: usize,
     pub d: usize,
     pub causal: bool,
+    /// The forward's sliding window of that many keys (with `causal`), 0 for none.
+    pub window: usize,
     pub layout: Layout,
     pub config: Config,
     pub gpu_only: bool,
@@ -39,7 +41,7 @@ pub const SMALL: Config =
 
 impl Spec {
     const fn new(name: &'static str, [z, h, n, d]: [usize; 4], causal: bool, config: Config) -> Spec {
-        Spec { name, z, h, n, d, causal, layout: Layout::Heads, config, gpu_only: false }
+        Spec { name, z, h, n, d, causal, window: 0, layout: Layout::Heads, config, gpu_only: false }
     }
 }
 
@@ -78,26 +80,20 @@ fn round(dtype: Dtype, x: f64) -> f64 {
     dtype.float().expect("a float dtype").to_f64(dtype.bits_of(x))
 }
 
-/// One head's inputs (`head` picks the values) and its forward outputs.
+/// One head's inputs (`head` picks the values) and its forward outputs: the forward's f64
+/// reference, `o` rounded to the dtype and the log-sum-exp to f32 as the forward stores them.
 fn head(kernel: Kernel, spec: &Spec, head: usize) -> Head {
     let (n, d) = (spec.n, spec.d);
     let dt = kernel.dtype();
     let values = |which| (0..n * d).map(|e| value(dt, which, head, e / d, e % d)).collect::<Vec<f64>>();
-    let (q, k, v, d_o) = (values(0), values(1), values(2), values(3));
+    let [q, k, v] = [0, 1, 2].map(values);
+    let d_o = values(3);
     let scale = f64::from(sm_scale(d));
-    let mut o = vec![0.0; n * d];
-    let mut lse = vec![0.0; n];
-    for i in 0..n {
-        let keys = if spec.causal { i + 1 } else { n };
-        let s: Vec<f64> = (0..keys).map(|j| dot(&q[i * d..(i + 1) * d], &k[j * d..(j + 1) * d]) * scale).collect();
-        let top = s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let p: Vec<f64> = s.iter().map(|x| (x - top).exp()).collect();
-        let total: f64 = p.iter().sum();
-        for x in 0..d {
-            o[i * d + x] = round(dt, (0..keys).map(|j| p[j] * v[j * d + x]).sum::<f64>() / total);
-        }
-        lse[i] = f64::from(((top + total.ln()) / std::f64::consts::LN_2) as f32);
-    }
+    let qkv = [q, k, v];
+    let (o, lse) = one_head(&qkv, n, d, (spec.causal, spec.window), scale);
+    let [q, k, v] = qkv;
+    let o: Vec<f64> = o.into_iter().map(|x| round(dt, x)).collect();
+    let lse = lse.into_iter().map(|x| f64::from(x as f32)).collect();
     let delta = (0..n).map(|i| f64::from(dot(&o[i * d..(i + 1) * d], &d_o[i * d..(i + 1) * d]) as f32)).collect();
     Head { q, k, v, d_o, o, lse, delta }
 }
@@ -108,13 +104,13 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 
 /// The gradients of one head in f64 from its inputs, `P` recomputed from the given `lse`;
 /// its rows split over threads, each with its own `dk`, `dv` and magnitudes, summed.
-fn grads(hd: &Head, n: usize, d: usize, causal: bool, scale: f64) -> Grads {
+fn grads(hd: &Head, n: usize, d: usize, mask: (bool, usize), scale: f64) -> Grads {
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
     let per = n.div_ceil(threads).max(1);
     let parts: Vec<[Vec<f64>; 8]> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..n)
             .step_by(per)
-            .map(|first| s.spawn(move || grad_rows(hd, first..(first + per).min(n), (n, d), causal, scale)))
+            .map(|first| s.spawn(move || grad_rows(hd, first..(first + per).min(n), (n, d), mask, scale)))
             .collect();
         handles.into_iter().map(|h| h.join().expect("a reference thread")).collect()
     });
@@ -132,12 +128,13 @@ fn grads(hd: &Head, n: usize, d: usize, causal: bool, scale: f64) -> Grads {
 }
 
 /// The contributions of query rows `rows` to `dq`, `dk`, `dv` and their magnitudes
-/// (`mq`, `eq`, `mk`, `ek`, `mv`, see [`grad_rule`]), each `n x d`.
+/// (`mq`, `eq`, `mk`, `ek`, `mv`, see [`grad_rule`]), each `n x d`; `mask`: causal, and
+/// a sliding window of that many keys (0: none).
 fn grad_rows(
     hd: &Head,
     rows: std::ops::Range<usize>,
     (n, d): (usize, usize),
-    causal: bool,
+    (causal, window): (bool, usize),
     scale: f64,
 ) -> [Vec<f64>; 8] {
     let mut out: [Vec<f64>; 8] = std::array::from_fn(|_| vec![0.0; n * d]);
@@ -145,8 +142,8 @@ fn grad_rows(
     let row = |t: &[f64], i: usize| t[i * d..(i + 1) * d].to_vec();
     for i in rows {
         let (qi, doi) = (row(&hd.q, i), row(&hd.d_o, i));
-        let keys = if causal { i + 1 } else { n };
-        for j in 0..keys {
+        let lo = if window > 0 { (i + 1).saturating_sub(window) } else { 0 };
+        for j in lo..if causal { i + 1 } else { n } {
             let (kj, vj) = (row(&hd.k, j), row(&hd.v, j));
             let p = (dot(&qi, &kj) * scale * std::f64::consts::LOG2_E - hd.lse[i]).exp2();
             let dp = dot(&doi, &vj);
@@ -202,11 +199,11 @@ pub fn defs(kernel: Kernel) -> [rtriton::trace::KernelDef; 3] {
 /// The suites of `spec` (preprocess, dkdv, dq), with every (batch, head) its own values
 /// unless `same_heads` (the bench: one head's reference, copied).
 pub fn suites_of(kernel: Kernel, spec: &Spec, same_heads: bool) -> [Suite; 3] {
-    let Spec { z, h, n, d, causal, .. } = *spec;
+    let Spec { z, h, n, d, causal, window, .. } = *spec;
     let dt = kernel.dtype();
     let scale = f64::from(sm_scale(d));
     let heads: Vec<Head> = (0..if same_heads { 1 } else { z * h }).map(|hd| head(kernel, spec, hd)).collect();
-    let grads: Vec<Grads> = heads.iter().map(|hd| grads(hd, n, d, causal, scale)).collect();
+    let grads: Vec<Grads> = heads.iter().map(|hd| grads(hd, n, d, (causal, window), scale)).collect();
     let view = spec.layout.view([z, h, n, d]);
     let rows = View::contiguous(&[z * h * n]);
     let of = |hd: usize| if same_heads { 0 } else { hd };
@@ -274,7 +271,7 @@ pub fn suites_of(kernel: Kernel, spec: &Spec, same_heads: bool) -> [Suite; 3] {
         .input("delta", delta.clone(), rows.clone())
         .arg("sm_scale", sm_scale(d));
     let mut dkdv = strides(dkdv);
-    for (name, x) in cfg.dkdv_constexprs(d, causal) {
+    for (name, x) in cfg.dkdv_constexprs(d, causal, window) {
         dkdv = dkdv.constexpr(name, x);
     }
     let dkdv = gpu(dkdv.grid([n.div_ceil(cfg.block_n1) as u32, (z * h) as u32, 1]).num_warps(cfg.num_warps));
@@ -301,7 +298,7 @@ pub fn suites_of(kernel: Kernel, spec: &Spec, same_heads: bool) -> [Suite; 3] {
         .input("delta", delta, rows)
         .arg("sm_scale", sm_scale(d));
     let mut dq = strides(dq);
-    for (name, x) in cfg.dq_constexprs(d, causal) {
+    for (name, x) in cfg.dq_constexprs(d, causal, window) {
         dq = dq.constexpr(name, x);
     }
     let dq = gpu(dq.grid([n.div_ceil(cfg.block_m2) as u32, (z * h) as u32, 1]).num_warps(cfg.num_warps));
@@ -328,6 +325,10 @@ pub fn specs() -> Vec<Spec> {
         // Head dim 128: 32 keys a `dkdv` program, as `Config::plan` has it.
         Spec::new("bwd_d128_n70_causal", [1, 1, 70, 128], true, Config { block_n1: 32, ..SMALL }),
         gpu("bwd_n1000_causal", [1, 3, 1000, 64], true),
+        // A sliding window of 40 keys: some query blocks of a `dkdv` program and key blocks
+        // of a `dq` program see none of the other's rows; 256 on the GPU.
+        Spec { window: 40, ..s("bwd_window40_n150", [1, 2, 150, 64], true) },
+        Spec { window: 256, ..gpu("bwd_window256_n1000_d128", [1, 2, 1000, 128], true) },
         Spec { layout: Layout::Rows, ..gpu("bwd_rows_n777_d128", [2, 2, 777, 128], false) },
     ]
 }

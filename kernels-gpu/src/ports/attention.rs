@@ -33,6 +33,8 @@ pub struct Args<T> {
     /// `[Z, H, N_CTX]` `f32`, contiguous: the log-sum-exp of each row's scores times
     /// `sm_scale`, in base 2.
     pub lse: Tensor<Ptr<f32>>,
+    /// The scores' scale, positive (as in the tutorial, the row maximum is taken before
+    /// scaling).
     pub sm_scale: Tensor<f32>,
     /// `[q, k, v, o]`, each `(batch, head, row)`.
     pub strides: [[Tensor<i32>; 3]; 4],
@@ -83,7 +85,7 @@ pub fn attention<T: ScalarMarker>(a: Args<T>, zero: T::Native, meta: Meta) {
         let keys = start_n + offs_n;
         let key_ok = keys.lt(a.n_ctx).expand_dims(1);
         let k = load(tile(a.k, sk, keys), Some(key_ok), Some(zero));
-        let qk = dot(q, trans(k), zeros::<f32>(&[block_m, block_n])) * qk_scale;
+        let qk = dot(q, trans(k), zeros::<f32>(&[block_m, block_n]));
         let qk = if masked {
             let mut keep = keys.lt(a.n_ctx).expand_dims(0).broadcast_to(&[block_m, block_n]);
             if causal {
@@ -96,11 +98,13 @@ pub fn attention<T: ScalarMarker>(a: Args<T>, zero: T::Native, meta: Meta) {
         } else {
             qk
         };
-        let m_ij = maximum(m_i, max(qk, 1));
+        // As the tutorial: the row maximum scaled once (scaling by `qk_scale > 0` keeps the
+        // maximum), and `qk qk_scale - m_ij` one `fma` per score.
+        let m_ij = maximum(m_i, max(qk, 1) * qk_scale);
         // A row whose keys so far are all masked (a window's first block) has `m_ij =
         // -inf`: subtract 0 instead, so its `p` and `alpha` are 0, not `-inf - -inf`.
         let m_sub = if masked { where_(m_ij.ne(f32::NEG_INFINITY), m_ij, 0.0f32) } else { m_ij };
-        let p = exp2(qk - m_sub.expand_dims(1));
+        let p = exp2(fma(qk, qk_scale, -m_sub.expand_dims(1)));
         let alpha = exp2(m_i - m_sub);
         let l_ij = sum(p, 1);
         let acc = acc * alpha.expand_dims(1);

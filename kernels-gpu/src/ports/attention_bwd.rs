@@ -83,7 +83,8 @@ pub struct Operands<T> {
 }
 
 /// The compile-time parameters of a gradient kernel: the block of rows a program owns,
-/// the block its loop steps through, the head dim, stages, causal.
+/// the block its loop steps through, the head dim, stages, causal, and the forward's
+/// sliding window (with `causal`: row `i` sees keys `i - window + 1 ..= i`; 0 for none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Meta {
     pub block_own: usize,
@@ -91,12 +92,13 @@ pub struct Meta {
     pub head_dim: usize,
     pub num_stages: usize,
     pub causal: bool,
+    pub window: usize,
 }
 
 /// `dk` and `dv` for one `block_own` block of keys of one (batch, head), looping over the
 /// query blocks (from the diagonal on, when causal): the tutorial's `_attn_bwd_dkdv`.
 pub fn dkdv<T: ScalarMarker>(a: Operands<T>, [dk, dv]: [Tensor<Ptr<T>>; 2], at: Heads, zero: T::Native, meta: Meta) {
-    let Meta { block_own: bn, block_step: bm, head_dim, num_stages, causal } = meta;
+    let Meta { block_own: bn, block_step: bm, head_dim, num_stages, causal, window } = meta;
     let off_hz = program_id(1);
     let start_n = program_id(0) * bn as i32;
     let base = at.base(off_hz);
@@ -107,17 +109,28 @@ pub fn dkdv<T: ScalarMarker>(a: Operands<T>, [dk, dv]: [Tensor<Ptr<T>>; 2], at: 
     let v = load(at.tile(a.v, base, offs_n, head_dim), Some(key_ok), Some(zero));
     let qk_scale = a.sm_scale * std::f32::consts::LOG2_E;
     let start = if causal { start_n / bm as i32 * bm as i32 } else { full::<i32>(&[], 0) };
+    // With a window, the last query that sees this block's last key is `window - 1` after it.
+    let end = if window > 0 { minimum(start_n + (bn + window - 1) as i32, at.n_ctx) } else { at.n_ctx };
     let zeros_d = || zeros::<f32>(&[bn, head_dim]);
     let (d_k, d_v) =
-        for_range_staged(start, at.n_ctx, bm as i32, num_stages, (zeros_d(), zeros_d()), |start_m, (d_k, d_v)| {
+        for_range_staged(start, end, bm as i32, num_stages, (zeros_d(), zeros_d()), |start_m, (d_k, d_v)| {
             let offs_m = start_m + arange(0, bm);
             let row_ok = offs_m.lt(at.n_ctx);
             let q = load(at.tile(a.q, base, offs_m, head_dim), Some(row_ok.expand_dims(1)), Some(zero));
             // Rows past the sequence: `lse = +inf`, so their `P` is 0.
             let m = load(a.lse + row_base + offs_m, Some(row_ok), Some(f32::INFINITY));
-            let qk_t = dot(k, trans(q), zeros::<f32>(&[bn, bm])) * qk_scale;
-            let p_t = exp2(qk_t - m.expand_dims(0));
-            let p_t = if causal { where_(offs_m.expand_dims(0).ge(offs_n.expand_dims(1)), p_t, 0.0f32) } else { p_t };
+            // `qk qk_scale - m` one `fma` per score, as the tutorial's compiled code.
+            let qk_t = dot(k, trans(q), zeros::<f32>(&[bn, bm]));
+            let p_t = exp2(fma(qk_t, qk_scale, -m.expand_dims(0)));
+            let p_t = if causal {
+                let mut keep = offs_m.expand_dims(0).ge(offs_n.expand_dims(1));
+                if window > 0 {
+                    keep = keep & (offs_m.expand_dims(0) - offs_n.expand_dims(1)).lt(window as i32);
+                }
+                where_(keep, p_t, 0.0f32)
+            } else {
+                p_t
+            };
             let d_o = load(at.tile(a.d_o, base, offs_m, head_dim), Some(row_ok.expand_dims(1)), Some(zero));
             let d_v = dot(p_t.to::<T>(), d_o, d_v);
             let delta = load(a.delta + row_base + offs_m, Some(row_ok), Some(0.0f32));
@@ -133,7 +146,7 @@ pub fn dkdv<T: ScalarMarker>(a: Operands<T>, [dk, dv]: [Tensor<Ptr<T>>; 2], at: 
 /// `dq` for one `block_own` block of queries of one (batch, head), looping over the key
 /// blocks (up to the diagonal, when causal): the tutorial's `_attn_bwd_dq`.
 pub fn dq<T: ScalarMarker>(a: Operands<T>, dq: Tensor<Ptr<T>>, at: Heads, zero: T::Native, meta: Meta) {
-    let Meta { block_own: bm, block_step: bn, head_dim, num_stages, causal } = meta;
+    let Meta { block_own: bm, block_step: bn, head_dim, num_stages, causal, window } = meta;
     let off_hz = program_id(1);
     let start_m = program_id(0) * bm as i32;
     let base = at.base(off_hz);
@@ -146,16 +159,22 @@ pub fn dq<T: ScalarMarker>(a: Operands<T>, dq: Tensor<Ptr<T>>, at: Heads, zero: 
     let delta = load(a.delta + row_base + offs_m, Some(row_ok), Some(0.0f32));
     let qk_scale = a.sm_scale * std::f32::consts::LOG2_E;
     let end = if causal { minimum(start_m + bm as i32, at.n_ctx) } else { at.n_ctx };
-    let d_q = for_range_staged(0, end, bn as i32, num_stages, zeros::<f32>(&[bm, head_dim]), |start_n, d_q| {
+    // With a window, the first key block holding a key the program's first row sees.
+    let begin =
+        if window > 0 { maximum(start_m - window as i32 + 1, 0) / bn as i32 * bn as i32 } else { full::<i32>(&[], 0) };
+    let d_q = for_range_staged(begin, end, bn as i32, num_stages, zeros::<f32>(&[bm, head_dim]), |start_n, d_q| {
         let offs_n = start_n + arange(0, bn);
         let key_ok = offs_n.lt(at.n_ctx);
         let k = load(at.tile(a.k, base, offs_n, head_dim), Some(key_ok.expand_dims(1)), Some(zero));
         let v = load(at.tile(a.v, base, offs_n, head_dim), Some(key_ok.expand_dims(1)), Some(zero));
-        let qk = dot(q, trans(k), zeros::<f32>(&[bm, bn])) * qk_scale;
-        let p = exp2(qk - m.expand_dims(1));
+        let qk = dot(q, trans(k), zeros::<f32>(&[bm, bn]));
+        let p = exp2(fma(qk, qk_scale, -m.expand_dims(1)));
         let mut keep = key_ok.expand_dims(0).broadcast_to(&[bm, bn]);
         if causal {
             keep = keep & offs_m.expand_dims(1).ge(offs_n.expand_dims(0));
+        }
+        if window > 0 {
+            keep = keep & (offs_m.expand_dims(1) - offs_n.expand_dims(0)).lt(window as i32);
         }
         let p = where_(keep, p, 0.0f32);
         let dp = dot(d_o, trans(v), zeros::<f32>(&[bm, bn]));
@@ -184,11 +203,11 @@ macro_rules! backward_kernels {
                              dk_ptr: Ptr<$t>, dv_ptr: Ptr<$t>, lse_ptr: Ptr<f32>, delta_ptr: Ptr<f32>,
                              sm_scale: f32, stride_z: i32, stride_h: i32, stride_m: i32, H: i32, N_CTX: i32;
                              const BLOCK_M1: usize, const BLOCK_N1: usize, const HEAD_DIM: usize,
-                             const NUM_STAGES: usize, const CAUSAL: usize) {
+                             const NUM_STAGES: usize, const CAUSAL: usize, const WINDOW: usize) {
                     let a = Operands { q: q_ptr, k: k_ptr, v: v_ptr, d_o: do_ptr, lse: lse_ptr, delta: delta_ptr, sm_scale };
                     let at = Heads { strides: [stride_z, stride_h, stride_m], heads: H, n_ctx: N_CTX };
                     let meta = Meta { block_own: BLOCK_N1, block_step: BLOCK_M1, head_dim: HEAD_DIM,
-                                      num_stages: NUM_STAGES, causal: CAUSAL == 1 };
+                                      num_stages: NUM_STAGES, causal: CAUSAL == 1, window: WINDOW };
                     dkdv::<$t>(a, [dk_ptr, dv_ptr], at, $zero, meta);
                 }
             }
@@ -198,11 +217,11 @@ macro_rules! backward_kernels {
                            dq_ptr: Ptr<$t>, lse_ptr: Ptr<f32>, delta_ptr: Ptr<f32>,
                            sm_scale: f32, stride_z: i32, stride_h: i32, stride_m: i32, H: i32, N_CTX: i32;
                            const BLOCK_M2: usize, const BLOCK_N2: usize, const HEAD_DIM: usize,
-                           const NUM_STAGES: usize, const CAUSAL: usize) {
+                           const NUM_STAGES: usize, const CAUSAL: usize, const WINDOW: usize) {
                     let a = Operands { q: q_ptr, k: k_ptr, v: v_ptr, d_o: do_ptr, lse: lse_ptr, delta: delta_ptr, sm_scale };
                     let at = Heads { strides: [stride_z, stride_h, stride_m], heads: H, n_ctx: N_CTX };
                     let meta = Meta { block_own: BLOCK_M2, block_step: BLOCK_N2, head_dim: HEAD_DIM,
-                                      num_stages: NUM_STAGES, causal: CAUSAL == 1 };
+                                      num_stages: NUM_STAGES, causal: CAUSAL == 1, window: WINDOW };
                     dq::<$t>(a, dq_ptr, at, $zero, meta);
                 }
             }
@@ -239,23 +258,27 @@ impl Config {
         Config { block_n1, block_m1: 32, block_m2: 64, block_n2: 32, num_stages: 3, num_warps: 4 }
     }
 
-    pub fn dkdv_constexprs(self, head_dim: usize, causal: bool) -> Vec<(&'static str, i64)> {
+    /// `window`: the forward's sliding window (with `causal`), 0 for none.
+    pub fn dkdv_constexprs(self, head_dim: usize, causal: bool, window: usize) -> Vec<(&'static str, i64)> {
         vec![
             ("BLOCK_M1", self.block_m1 as i64),
             ("BLOCK_N1", self.block_n1 as i64),
             ("HEAD_DIM", head_dim as i64),
             ("NUM_STAGES", i64::from(self.num_stages)),
             ("CAUSAL", i64::from(causal)),
+            ("WINDOW", window as i64),
         ]
     }
 
-    pub fn dq_constexprs(self, head_dim: usize, causal: bool) -> Vec<(&'static str, i64)> {
+    /// `window`: the forward's sliding window (with `causal`), 0 for none.
+    pub fn dq_constexprs(self, head_dim: usize, causal: bool, window: usize) -> Vec<(&'static str, i64)> {
         vec![
             ("BLOCK_M2", self.block_m2 as i64),
             ("BLOCK_N2", self.block_n2 as i64),
             ("HEAD_DIM", head_dim as i64),
             ("NUM_STAGES", i64::from(self.num_stages)),
             ("CAUSAL", i64::from(causal)),
+            ("WINDOW", window as i64),
         ]
     }
 }
