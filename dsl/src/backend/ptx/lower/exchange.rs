@@ -13,8 +13,12 @@
 //! Writers are only the owners of each element (the first copy where a layout replicates),
 //! so no byte is written twice between barriers; readers may read an element from several
 //! threads. Rows of a 2-D or higher array are padded by one element (`padded`), so a warp
-//! reading down a column (a transpose) hits 32 different banks instead of one. `i1` travels
-//! as a 32-bit 0 or 1.
+//! reading down a column (a transpose) hits 32 different banks instead of one. A layout
+//! conversion chooses its rows' padding (none, one element, or 16 bytes) by the bank
+//! conflicts its two sides would meet (`bank_cost`), and moves 16-bit and 32-bit elements
+//! 8 or 16 bytes at a time where a thread's elements sit in consecutive aligned slots (an
+//! `mma` accumulator read as the blocked layout of its store: rows padded by 16 bytes,
+//! pairs stored as words, rows read as vectors). `i1` travels as a 32-bit 0 or 1.
 
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::PtxError;
@@ -59,6 +63,79 @@ pub(super) fn padded(shape: &[usize]) -> (Vec<usize>, usize) {
         s[d] = s[d + 1] * shape[d + 1];
     }
     (s.clone(), shape[0] * s[0])
+}
+
+/// Row-major strides with each row (the last dim) padded by `pad` elements (rank >= 2).
+fn padded_by(shape: &[usize], pad: usize) -> (Vec<usize>, usize) {
+    let r = shape.len();
+    let mut s = vec![1; r];
+    s[r - 2] = shape[r - 1] + pad;
+    for d in (0..r - 2).rev() {
+        s[d] = s[d + 1] * shape[d + 1];
+    }
+    (s.clone(), shape[0] * s[0])
+}
+
+/// The rows' paddings a conversion of a block of `shape` with `elem`-byte slots may take:
+/// one element (the default), none, and 16 bytes where rows are whole 16-byte chunks (so
+/// every row starts 16-byte aligned and vectors stay aligned).
+fn paddings(shape: &[usize], elem: usize) -> Vec<usize> {
+    let r = shape.len();
+    if r < 2 || shape[r - 1] < 2 {
+        return vec![0];
+    }
+    let mut out = vec![1, 0];
+    if elem < 16 && (shape[r - 1] * elem).is_multiple_of(16) {
+        out.push(16 / elem);
+    }
+    out
+}
+
+/// The runs a thread moves as one access: `(first register, bytes)`, 16, 8 or (a pair of
+/// 16-bit elements) 4 bytes where consecutive elements have consecutive slots aligned to
+/// that size (from a base that is a multiple of `align`), one element elsewhere.
+fn vector_runs(offsets: &[u32], elem: usize, align: usize, vectors: bool) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut r = 0;
+    while r < offsets.len() {
+        let fits = |bytes: usize| {
+            let m = bytes / elem;
+            r + m <= offsets.len()
+                && align.is_multiple_of(bytes)
+                && (offsets[r] as usize).is_multiple_of(bytes)
+                && (1..m).all(|j| offsets[r + j] == offsets[r] + (j * elem) as u32)
+        };
+        let bytes =
+            if vectors && matches!(elem, 2 | 4) { [16, 8, 4].into_iter().find(|&b| b > elem && fits(b)) } else { None };
+        let bytes = bytes.unwrap_or(elem);
+        runs.push((r, bytes));
+        r += bytes / elem;
+    }
+    runs
+}
+
+/// Shared-memory wavefronts of one warp access: the lanes' requests go in phases of 128
+/// bytes (32 lanes of words, 16 of 8-byte, 8 of 16-byte vectors); a phase takes as many
+/// wavefronts as the most distinct words one bank holds (lanes of one word share it).
+fn wavefronts(lanes: &[Option<u32>], bytes: usize) -> usize {
+    let words = bytes.div_ceil(4);
+    let per_phase = (32 / words).max(1);
+    lanes
+        .chunks(per_phase)
+        .map(|phase| {
+            let mut banks: Vec<Vec<u32>> = vec![Vec::new(); 32];
+            for addr in phase.iter().flatten() {
+                for w in 0..words as u32 {
+                    let word = addr / 4 + w;
+                    let bank = &mut banks[(word % 32) as usize];
+                    if !bank.contains(&word) {
+                        bank.push(word);
+                    }
+                }
+            }
+            banks.iter().map(Vec::len).max().unwrap_or(0)
+        })
+        .sum()
 }
 
 /// One side of an exchange: a value's shape, the layout its elements are in (`None`: a
@@ -136,12 +213,25 @@ impl Lowerer<'_> {
             ),
             op.loc,
         )));
-        let (strides, len) = padded(&shape);
+        let elem = shared_elem_bytes(ty_of(self.k.dtype(v)));
+        // The padding whose writes and reads meet the fewest bank conflicts (the first, one
+        // element, on a tie), within the exchange's budget.
+        let (strides, len) = paddings(&shape, elem)
+            .into_iter()
+            .map(|pad| if pad == 0 || shape.len() < 2 { row_major(&shape) } else { padded_by(&shape, pad) })
+            .filter(|(_, len)| len * elem <= MAX_SHARED_BYTES)
+            .min_by_key(|(strides, _)| {
+                let place = Place { strides: strides.clone(), offset: 0 };
+                let write = Side { shape: shape.clone(), layout: from.clone(), place: place.clone() };
+                let read = Side { shape: shape.clone(), layout: Some(to.clone()), place };
+                bank_cost(&write, elem, true) + bank_cost(&read, elem, false)
+            })
+            .unwrap_or_else(|| padded(&shape));
         let place = Place { strides, offset: 0 };
         let write = Side { shape: shape.clone(), layout: from, place: place.clone() };
         let read = Side { shape, layout: Some(to.clone()), place };
         let elems = self.val(v)?;
-        let mut out = self.exchange(op, self.k.dtype(v), len, vec![(write, elems)], vec![read])?;
+        let mut out = self.exchange_with(op, self.k.dtype(v), len, vec![(write, elems)], vec![read], true)?;
         self.decisions.conversions.push(crate::backend::ptx::ConversionDecision {
             loc: op.loc,
             through_shared_memory: true,
@@ -161,7 +251,21 @@ impl Lowerer<'_> {
         writes: Vec<(Side, Vec<Operand>)>,
         reads: Vec<Side>,
     ) -> Result<Vec<Vec<Operand>>, PtxError> {
-        self.stage(op, dtype, len, writes)?;
+        self.exchange_with(op, dtype, len, writes, reads, false)
+    }
+
+    /// [`Self::exchange`], with `vectors`: 16-bit and 32-bit elements written and read 8
+    /// or 16 bytes at a time where a thread's slots allow ([`vector_runs`]).
+    fn exchange_with(
+        &mut self,
+        op: &Op,
+        dtype: DType,
+        len: usize,
+        writes: Vec<(Side, Vec<Operand>)>,
+        reads: Vec<Side>,
+        vectors: bool,
+    ) -> Result<Vec<Vec<Operand>>, PtxError> {
+        self.stage_with(op, dtype, len, writes, vectors)?;
         let ty = ty_of(dtype);
         let sty = shared_ty(ty);
         let elem = shared_elem_bytes(ty);
@@ -184,11 +288,32 @@ impl Lowerer<'_> {
                 ));
             }
             let (base, offsets) = self.addresses(&side, elem);
+            let align = base_alignment(&side, elem);
             let mut elems = Vec::with_capacity(offsets.len());
-            for off in offsets {
-                let dst = self.new_reg(sty);
-                self.emit(Inst::LdShared { ty: sty, dst, addr: base, offset: off });
-                elems.push(if ty == Ty::Pred { self.cast(dst.into(), Ty::I32, Ty::Pred) } else { dst.into() });
+            for (r, bytes) in vector_runs(&offsets, elem, align, vectors && ty != Ty::Pred) {
+                if bytes == elem {
+                    let dst = self.new_reg(sty);
+                    self.emit(Inst::LdShared { ty: sty, dst, addr: base, offset: offsets[r] });
+                    elems.push(if ty == Ty::Pred { self.cast(dst.into(), Ty::I32, Ty::Pred) } else { dst.into() });
+                    continue;
+                }
+                // 32-bit elements are the vector's words; 16-bit ones come in pairs.
+                let wty = if elem == 4 { sty } else { Ty::U32 };
+                let words: Vec<Reg> = (0..bytes / 4).map(|_| self.new_reg(wty)).collect();
+                if let [dst] = words[..] {
+                    self.emit(Inst::LdShared { ty: wty, dst, addr: base, offset: offsets[r] });
+                } else {
+                    self.emit(Inst::LdSharedVec { ty: wty, dsts: words.clone(), addr: base, offset: offsets[r] });
+                }
+                for w in words {
+                    if elem == 4 {
+                        elems.push(w.into());
+                    } else {
+                        let (lo, hi) = (self.new_reg(sty), self.new_reg(sty));
+                        self.emit(Inst::Unpack { lo, hi, src: w });
+                        elems.extend([Operand::Reg(lo), Operand::Reg(hi)]);
+                    }
+                }
             }
             out.push(elems);
         }
@@ -248,7 +373,7 @@ impl Lowerer<'_> {
             };
             let guard = owner.map(|pred| Guard { pred, negate: false });
             if vectors && ty != Ty::Pred && matches!(sty.size_bytes(), 2 | 4) {
-                let align = self.base_alignment(&side, elem);
+                let align = base_alignment(&side, elem);
                 self.store_vectors(sty, guard, base, &offsets, &elems, align);
                 continue;
             }
@@ -271,23 +396,6 @@ impl Lowerer<'_> {
         }
     }
 
-    /// What the thread's base address of `side` (see [`Self::addresses`]) is a multiple
-    /// of, in bytes (at most 16, the shared buffer's alignment): each dim split over
-    /// threads adds a multiple of its chunk times its stride.
-    fn base_alignment(&self, side: &Side, elem: usize) -> usize {
-        let Some(layout) = &side.layout else { return 16 };
-        let geo = layout.geometry(&side.shape);
-        let mut align = 16usize;
-        for (i, &d) in layout.embed.iter().enumerate() {
-            let step = side.place.strides[i] * elem;
-            if step == 0 || geo.distinct_threads(d) <= 1 {
-                continue;
-            }
-            align = gcd(align, geo.chunk[d] * step);
-        }
-        align
-    }
-
     /// Writes `elems` (of the 16- or 32-bit type `sty`) at `base + offsets[i]`, 16 or 8
     /// bytes at a time where consecutive elements have consecutive, aligned slots, one
     /// at a time elsewhere.
@@ -301,21 +409,12 @@ impl Lowerer<'_> {
         align: usize,
     ) {
         let elem = sty.size_bytes() as usize;
-        let mut r = 0;
-        while r < elems.len() {
-            let fits = |bytes: usize| {
-                let m = bytes / elem;
-                r + m <= elems.len()
-                    && align.is_multiple_of(bytes)
-                    && (offsets[r] as usize).is_multiple_of(bytes)
-                    && (1..m).all(|j| offsets[r + j] == offsets[r] + (j * elem) as u32)
-            };
-            let Some(bytes) = [16, 8].into_iter().find(|&b| fits(b)) else {
+        for (r, bytes) in vector_runs(offsets, elem, align, true) {
+            if bytes == elem {
                 let src = self.reg(elems[r], sty);
                 self.emit(Inst::StShared { guard, ty: sty, src, addr: base, offset: offsets[r] });
-                r += 1;
                 continue;
-            };
+            }
             let m = bytes / elem;
             let srcs: Vec<Reg> = if elem == 4 {
                 (r..r + m).map(|i| self.reg(elems[i], sty)).collect()
@@ -331,8 +430,11 @@ impl Lowerer<'_> {
                     .collect()
             };
             let ty = if elem == 4 { sty } else { Ty::U32 };
-            self.emit(Inst::StSharedVec { guard, ty, srcs, addr: base, offset: offsets[r] });
-            r += m;
+            if let [src] = srcs[..] {
+                self.emit(Inst::StShared { guard, ty, src, addr: base, offset: offsets[r] });
+            } else {
+                self.emit(Inst::StSharedVec { guard, ty, srcs, addr: base, offset: offsets[r] });
+            }
         }
     }
 
@@ -383,6 +485,67 @@ impl Lowerer<'_> {
     }
 }
 
+/// What the thread's base address of `side` (see [`Lowerer::addresses`]) is a multiple
+/// of, in bytes (at most 16, the shared buffer's alignment): each dim split over threads
+/// adds a multiple of its chunk times its stride.
+fn base_alignment(side: &Side, elem: usize) -> usize {
+    let Some(layout) = &side.layout else { return 16 };
+    let geo = layout.geometry(&side.shape);
+    let mut align = 16usize;
+    for (i, &d) in layout.embed.iter().enumerate() {
+        let step = side.place.strides[i] * elem;
+        if step == 0 || geo.distinct_threads(d) <= 1 {
+            continue;
+        }
+        align = gcd(align, geo.chunk[d] * step);
+    }
+    align
+}
+
+/// The wavefronts warp 0's accesses to `side` take (writes: only the owners of each
+/// element, as [`Lowerer::stage_with`] guards them), with vectors as the exchange moves
+/// them: the cost a padding is chosen by.
+fn bank_cost(side: &Side, elem: usize, write: bool) -> usize {
+    let Some(layout) = &side.layout else { return 1 };
+    let geo = layout.geometry(&side.shape);
+    let enc = &geo.enc;
+    // Lane `l`'s first coordinate along each parent dim (warp 0), or `None` where a
+    // writer does not own its elements.
+    let lane_base = |l: usize| -> Option<usize> {
+        let mut at = 0;
+        for (i, &d) in layout.embed.iter().enumerate() {
+            let t = (l >> enc.lane_shift(d)) & (enc.threads_per_warp[d] - 1);
+            let distinct = geo.distinct_threads(d);
+            if write && t >= distinct {
+                return None;
+            }
+            at += (t % distinct) * geo.chunk[d] * side.place.strides[i];
+        }
+        Some(at * elem)
+    };
+    let bases: Vec<Option<usize>> = (0..32).map(lane_base).collect();
+    let offsets: Vec<u32> = (0..geo.num_regs())
+        .map(|r| {
+            let k = geo.multi(r);
+            let within: usize = layout
+                .embed
+                .iter()
+                .enumerate()
+                .map(|(i, &d)| (geo.static_offset(d, k[d]) % geo.parent[d]) * side.place.strides[i])
+                .sum();
+            ((side.place.offset + within) * elem) as u32
+        })
+        .collect();
+    let align = base_alignment(side, elem);
+    vector_runs(&offsets, elem, align, true)
+        .into_iter()
+        .map(|(r, bytes)| {
+            let lanes: Vec<Option<u32>> = bases.iter().map(|b| b.map(|b| b as u32 + offsets[r])).collect();
+            wavefronts(&lanes, bytes)
+        })
+        .sum()
+}
+
 fn gcd(a: usize, b: usize) -> usize {
     if b == 0 { a } else { gcd(b, a % b) }
 }
@@ -390,6 +553,44 @@ fn gcd(a: usize, b: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wavefronts_count_the_words_one_bank_holds() {
+        let words = |stride: u32| (0..32).map(|l| Some(l * stride)).collect::<Vec<_>>();
+        assert_eq!(wavefronts(&words(4), 4), 1, "consecutive words");
+        assert_eq!(wavefronts(&words(0), 4), 1, "one word, broadcast");
+        assert_eq!(wavefronts(&words(128), 4), 32, "one bank, 32 words");
+        assert_eq!(wavefronts(&words(132), 4), 1, "rows padded by one word");
+        assert_eq!(wavefronts(&words(136), 4), 2, "by two words: lanes 16 apart share a bank");
+        assert_eq!(wavefronts(&words(16), 16), 4, "16-byte vectors: four phases of 8 lanes");
+        assert_eq!(wavefronts(&words(2), 2), 1, "16-bit pairs share words");
+    }
+
+    /// The accumulator of `mma.sync` stored through shared memory as a row-major blocked
+    /// tile (the matmul's epilogue): 16-byte row padding makes the pairs' word stores and
+    /// the rows' 16-byte reads conflict-free; one element of padding leaves the stores
+    /// 16-bit and conflicting.
+    #[test]
+    fn the_accumulator_conversion_pads_rows_by_16_bytes() {
+        use crate::backend::ptx::layout::{Blocked, Layout};
+        use std::sync::Arc;
+        let shape = [128, 128];
+        let mma = Layout { enc: Arc::new(Blocked::mma([2, 2])), embed: vec![0, 1] };
+        let blocked = Layout { enc: Arc::new(Blocked::row_major(&shape, 8, 4)), embed: vec![0, 1] };
+        let cost = |pad: usize| {
+            let (strides, _) = if pad == 0 { row_major(&shape) } else { padded_by(&shape, pad) };
+            let place = Place { strides, offset: 0 };
+            let w = Side { shape: shape.to_vec(), layout: Some(mma.clone()), place: place.clone() };
+            let r = Side { shape: shape.to_vec(), layout: Some(blocked.clone()), place };
+            (bank_cost(&w, 2, true), bank_cost(&r, 2, false))
+        };
+        assert_eq!(paddings(&shape, 2), [1, 0, 8]);
+        // 64 pair stores and 16 row vectors a thread (4 wavefronts each), no conflicts.
+        assert_eq!(cost(8), (64, 16 * 4));
+        let (w1, _) = cost(1);
+        let (w0, _) = cost(0);
+        assert!(w1 > 64 && w0 > 64, "{w1} {w0}");
+    }
 
     #[test]
     fn rows_are_padded_by_one_element_from_rank_two() {
