@@ -56,11 +56,12 @@ pub struct Meta {
     pub window: usize,
 }
 
-/// The loop-carried state of the online softmax: the accumulator, `l_i` and `m_i`.
-type State = (Tensor<f32>, Tensor<f32>, Tensor<f32>);
+/// The loop-carried state: the online softmax's accumulator, `l_i` and `m_i`, and the
+/// block pointers of the next `K` and `V` blocks.
+type State<T> = ((Tensor<f32>, Tensor<f32>, Tensor<f32>), (BlockPtr<T>, BlockPtr<T>));
 
 /// The body of every `attn_fwd_*`: the tutorial's `_attn_fwd` line by line.
-pub fn attention<T: ScalarMarker>(a: Args<T>, zero: T::Native, meta: Meta) {
+pub fn attention<T: ScalarMarker>(a: Args<T>, meta: Meta) {
     let Meta { block_m, block_n, head_dim, num_stages, causal, window } = meta;
     let start_m = program_id(0);
     let off_hz = program_id(1);
@@ -68,23 +69,24 @@ pub fn attention<T: ScalarMarker>(a: Args<T>, zero: T::Native, meta: Meta) {
     let base = |[sz, sh, _]: [Tensor<i32>; 3]| off_z.to::<i64>() * sz + off_h.to::<i64>() * sh;
     let offs_m = start_m * block_m as i32 + arange(0, block_m);
     let offs_n = arange(0, block_n);
-    let offs_d = arange(0, head_dim);
-    // The `[rows, HEAD_DIM]` tile at `rows` of a tensor with strides `s`.
-    let tile = |ptr: Tensor<Ptr<T>>, s: [Tensor<i32>; 3], rows: Tensor<i32>| {
-        ptr + base(s) + ((rows.to::<i64>() * s[2]).expand_dims(1) + offs_d.to::<i64>().expand_dims(0))
+    // As the tutorial's block-pointer form: each tensor of this (batch, head) is an
+    // `[N_CTX, HEAD_DIM]` matrix with a contiguous last dim; rows past `N_CTX` are
+    // boundary-checked (zeros in, nothing out).
+    let head = |ptr: Tensor<Ptr<T>>, s: [Tensor<i32>; 3], row: Tensor<i32>, rows: usize| {
+        make_block_ptr(ptr + base(s), (a.n_ctx, head_dim as i32), (s[2], 1), (row, 0), &[rows, head_dim], &[1, 0])
     };
     let [sq, sk, sv, so] = a.strides;
-    let row_ok = offs_m.lt(a.n_ctx).expand_dims(1);
-    let q = load(tile(a.q, sq, offs_m), Some(row_ok), Some(zero));
+    let q = load_block(&head(a.q, sq, start_m * block_m as i32, block_m), &[0], Padding::Zero);
     // `exp(x sm_scale) = 2^(x sm_scale log2(e))`.
     let qk_scale = a.sm_scale * std::f32::consts::LOG2_E;
 
     // One key block: the scores (masked where `mask` says), the online softmax's update of
     // `m_i`, `l_i` and the accumulator, and `P V`.
-    let step = |start_n: Tensor<i32>, (acc, l_i, m_i): State, masked: bool| -> State {
+    let step = |start_n: Tensor<i32>, ((acc, l_i, m_i), (k_blk, v_blk)): State<T>, masked: bool| -> State<T> {
         let keys = start_n + offs_n;
-        let key_ok = keys.lt(a.n_ctx).expand_dims(1);
-        let k = load(tile(a.k, sk, keys), Some(key_ok), Some(zero));
+        // Only the masked blocks can hold keys past `N_CTX`.
+        let check: &[usize] = if masked { &[0] } else { &[] };
+        let k = load_block(&k_blk, check, Padding::Zero);
         let qk = dot(q, trans(k), zeros::<f32>(&[block_m, block_n]));
         let qk = if masked {
             let mut keep = keys.lt(a.n_ctx).expand_dims(0).broadcast_to(&[block_m, block_n]);
@@ -108,16 +110,19 @@ pub fn attention<T: ScalarMarker>(a: Args<T>, zero: T::Native, meta: Meta) {
         let alpha = exp2(m_i - m_sub);
         let l_ij = sum(p, 1);
         let acc = acc * alpha.expand_dims(1);
-        let v = load(tile(a.v, sv, keys), Some(key_ok), Some(zero));
+        let v = load_block(&v_blk, check, Padding::Zero);
         let acc = dot(p.to::<T>(), v, acc);
-        (acc, l_i * alpha + l_ij, m_ij)
+        let next = [block_n as i32, 0];
+        ((acc, l_i * alpha + l_ij, m_ij), (k_blk.advance(next), v_blk.advance(next)))
     };
-    let state: State =
-        (zeros::<f32>(&[block_m, head_dim]), full::<f32>(&[block_m], 1.0), full::<f32>(&[block_m], f32::NEG_INFINITY));
     // Key blocks without a mask: left of the diagonal block (causal), or every full block;
     // none with a window, whose blocks all run masked from the first one a row sees.
     let (bm, bn) = (block_m as i32, block_n as i32);
     let begin = if window > 0 { maximum(start_m * bm - window as i32 + 1, 0) / bn * bn } else { full::<i32>(&[], 0) };
+    let state: State<T> = (
+        (zeros::<f32>(&[block_m, head_dim]), full::<f32>(&[block_m], 1.0), full::<f32>(&[block_m], f32::NEG_INFINITY)),
+        (head(a.k, sk, begin.clone(), block_n), head(a.v, sv, begin.clone(), block_n)),
+    );
     let unmasked_end = match (window > 0, causal) {
         (true, _) => begin,
         (false, true) => start_m * bm,
@@ -127,7 +132,7 @@ pub fn attention<T: ScalarMarker>(a: Args<T>, zero: T::Native, meta: Meta) {
     // The rest, masked: the diagonal block (causal, `BLOCK_M == BLOCK_N`), or the partial
     // last block.
     let masked_end = if causal { minimum((start_m + 1) * bm, a.n_ctx) } else { a.n_ctx };
-    let (acc, l_i, m_i) =
+    let ((acc, l_i, m_i), _) =
         for_range_staged(unmasked_end, masked_end, block_n as i32, num_stages, state, |start_n, s| {
             step(start_n, s, true)
         });
@@ -135,12 +140,12 @@ pub fn attention<T: ScalarMarker>(a: Args<T>, zero: T::Native, meta: Meta) {
     let lse_ptrs = a.lse + off_hz.to::<i64>() * a.n_ctx + offs_m;
     store(lse_ptrs, m_i + log2(l_i), Some(offs_m.lt(a.n_ctx)));
     let o = acc / l_i.expand_dims(1);
-    store(tile(a.o, so, offs_m), o.to::<T>(), Some(row_ok));
+    store_block(&head(a.o, so, start_m * block_m as i32, block_m), o.to::<T>(), &[0]);
 }
 
-/// One `kernel!` per dtype: `name => element type, zero`.
+/// One `kernel!` per dtype: `name => element type`.
 macro_rules! attention_kernels {
-    ($($(#[$doc:meta])* $name:ident => $t:ty, $zero:expr;)*) => {
+    ($($(#[$doc:meta])* $name:ident => $t:ty;)*) => {
         $(
             kernel! {
                 $(#[$doc])*
@@ -161,7 +166,7 @@ macro_rules! attention_kernels {
                     };
                     let meta = Meta { block_m: BLOCK_M, block_n: BLOCK_N, head_dim: HEAD_DIM,
                                       num_stages: NUM_STAGES, causal: CAUSAL == 1, window: WINDOW };
-                    attention::<$t>(args, $zero, meta);
+                    attention::<$t>(args, meta);
                 }
             }
         )*
@@ -170,9 +175,9 @@ macro_rules! attention_kernels {
 
 attention_kernels! {
     /// [`attention`] of `f16` tensors.
-    attn_fwd_f16 => f16, f16::ZERO;
+    attn_fwd_f16 => f16;
     /// [`attention`] of `bf16` tensors.
-    attn_fwd_bf16 => bf16, bf16::ZERO;
+    attn_fwd_bf16 => bf16;
 }
 
 /// One configuration: the tutorial's `triton.Config` fields of `_attn_fwd`.
