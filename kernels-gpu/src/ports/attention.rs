@@ -121,7 +121,7 @@ pub fn attention<T: ScalarMarker>(a: Args<T>, meta: Meta) {
     let begin = if window > 0 { maximum(start_m * bm - window as i32 + 1, 0) / bn * bn } else { full::<i32>(&[], 0) };
     let state: State<T> = (
         (zeros::<f32>(&[block_m, head_dim]), full::<f32>(&[block_m], 1.0), full::<f32>(&[block_m], f32::NEG_INFINITY)),
-        (head(a.k, sk, begin.clone(), block_n), head(a.v, sv, begin.clone(), block_n)),
+        (head(a.k, sk, begin, block_n), head(a.v, sv, begin, block_n)),
     );
     let unmasked_end = match (window > 0, causal) {
         (true, _) => begin,
