@@ -231,7 +231,7 @@ impl Lowerer<'_> {
         let write = Side { shape: shape.clone(), layout: from, place: place.clone() };
         let read = Side { shape, layout: Some(to.clone()), place };
         let elems = self.val(v)?;
-        let mut out = self.exchange_with(op, self.k.dtype(v), len, vec![(write, elems)], vec![read], true)?;
+        let mut out = self.exchange(op, self.k.dtype(v), len, vec![(write, elems)], vec![read], true)?;
         self.decisions.conversions.push(crate::backend::ptx::ConversionDecision {
             loc: op.loc,
             through_shared_memory: true,
@@ -242,21 +242,9 @@ impl Lowerer<'_> {
 
     /// Writes each `(side, elements)`, synchronizes, reads each side of `reads`, and
     /// synchronizes again; returns the elements read, per read side. `len` is the array's
-    /// length in elements.
+    /// length in elements. With `vectors`, 16-bit and 32-bit elements are written and read
+    /// 4, 8 or 16 bytes at a time where a thread's slots allow ([`vector_runs`]).
     pub(super) fn exchange(
-        &mut self,
-        op: &Op,
-        dtype: DType,
-        len: usize,
-        writes: Vec<(Side, Vec<Operand>)>,
-        reads: Vec<Side>,
-    ) -> Result<Vec<Vec<Operand>>, PtxError> {
-        self.exchange_with(op, dtype, len, writes, reads, false)
-    }
-
-    /// [`Self::exchange`], with `vectors`: 16-bit and 32-bit elements written and read 8
-    /// or 16 bytes at a time where a thread's slots allow ([`vector_runs`]).
-    fn exchange_with(
         &mut self,
         op: &Op,
         dtype: DType,
@@ -469,19 +457,7 @@ impl Lowerer<'_> {
             }
         }
         let base = self.reg(base, Ty::I32);
-        let offsets = (0..geo.num_regs())
-            .map(|r| {
-                let k = geo.multi(r);
-                let within: usize = layout
-                    .embed
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &d)| (geo.static_offset(d, k[d]) % geo.parent[d]) * side.place.strides[i])
-                    .sum();
-                ((fixed + within) * elem) as u32
-            })
-            .collect();
-        (base, offsets)
+        (base, element_offsets(side, &geo, fixed, elem))
     }
 }
 
@@ -524,18 +500,7 @@ fn bank_cost(side: &Side, elem: usize, write: bool) -> usize {
         Some(at * elem)
     };
     let bases: Vec<Option<usize>> = (0..32).map(lane_base).collect();
-    let offsets: Vec<u32> = (0..geo.num_regs())
-        .map(|r| {
-            let k = geo.multi(r);
-            let within: usize = layout
-                .embed
-                .iter()
-                .enumerate()
-                .map(|(i, &d)| (geo.static_offset(d, k[d]) % geo.parent[d]) * side.place.strides[i])
-                .sum();
-            ((side.place.offset + within) * elem) as u32
-        })
-        .collect();
+    let offsets = element_offsets(side, &geo, side.place.offset, elem);
     let align = base_alignment(side, elem);
     vector_runs(&offsets, elem, align, true)
         .into_iter()
@@ -544,6 +509,24 @@ fn bank_cost(side: &Side, elem: usize, write: bool) -> usize {
             wavefronts(&lanes, bytes)
         })
         .sum()
+}
+
+/// Each element's byte offset from its thread's first element (`fixed`: the part of that
+/// first element's index that is the same for every thread), in the element order of
+/// `side`'s layout, whose geometry is `geo`.
+fn element_offsets(side: &Side, geo: &crate::backend::ptx::layout::Geometry, fixed: usize, elem: usize) -> Vec<u32> {
+    let embed = side.layout.as_ref().map_or(&[][..], |l| &l.embed[..]);
+    (0..geo.num_regs())
+        .map(|r| {
+            let k = geo.multi(r);
+            let within: usize = embed
+                .iter()
+                .enumerate()
+                .map(|(i, &d)| (geo.static_offset(d, k[d]) % geo.parent[d]) * side.place.strides[i])
+                .sum();
+            ((fixed + within) * elem) as u32
+        })
+        .collect()
 }
 
 fn gcd(a: usize, b: usize) -> usize {

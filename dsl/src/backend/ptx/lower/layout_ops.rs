@@ -44,7 +44,7 @@ impl Lowerer<'_> {
         let write = self.side(value, Place { strides: ws, offset: 0 });
         let read = self.side(op.results[0], Place { strides: rs, offset: 0 });
         let elems = self.val(value)?;
-        let mut out = self.exchange(op, self.k.dtype(value), len, vec![(write, elems)], vec![read])?;
+        let mut out = self.exchange(op, self.k.dtype(value), len, vec![(write, elems)], vec![read], false)?;
         self.only(op, &mut out)
     }
 
@@ -56,7 +56,7 @@ impl Lowerer<'_> {
         let b = self.side(rhs, Place { strides: halves.to_vec(), offset: 1 });
         let read = self.side(op.results[0], Place { strides, offset: 0 });
         let (ea, eb) = (self.val(lhs)?, self.val(rhs)?);
-        let mut out = self.exchange(op, self.k.dtype(lhs), len, vec![(a, ea), (b, eb)], vec![read])?;
+        let mut out = self.exchange(op, self.k.dtype(lhs), len, vec![(a, ea), (b, eb)], vec![read], false)?;
         self.only(op, &mut out)
     }
 
@@ -73,7 +73,7 @@ impl Lowerer<'_> {
             .map(|(k, r)| self.side(*r, Place { strides: halves.to_vec(), offset: k }))
             .collect();
         let elems = self.val(value)?;
-        let out = self.exchange(op, self.k.dtype(value), len, vec![(write, elems)], reads)?;
+        let out = self.exchange(op, self.k.dtype(value), len, vec![(write, elems)], reads, false)?;
         for (r, elems) in [lo, hi].into_iter().zip(out) {
             self.set(r, elems);
         }
