@@ -137,6 +137,7 @@ declare_codes! {
     LaunchDeviceAssert = "RT0718", Launch, "a `device_assert` compiled in debug mode failed on the GPU (CUDA_ERROR_ASSERT): the driver printed its file:line and message on standard error, and the context must be recreated";
     LaunchRegisterSpill = "RT0719", Launch, "a kernel the driver compiled with registers spilled to local memory";
     LaunchArchTooNew = "RT0720", Launch, "a kernel compiled for a newer architecture than the device's compute capability";
+    LaunchArchSpecific = "RT0721", Launch, "a kernel compiled for an architecture-specific target (sm_90a) on a device of another compute capability";
     AutotuneDeclaration = "RT0751", Launch, "an autotuner declaration with no configuration, a duplicate one, or an unknown key or output name";
     AutotuneOutputsDiffer = "RT0752", Launch, "two configurations of an autotuned kernel wrote different outputs";
     AutotuneNoConfigRuns = "RT0753", Launch, "no configuration of an autotuned kernel could run on these arguments";

@@ -17,10 +17,48 @@ use rtriton_kernels::ports::epilogue as epilogue_kernels;
 use rtriton_kernels::ports::reduce::{self as reduce_kernels, Direction};
 
 fn compile(def: &KernelDef, constexprs: &[(&str, i64)], args: &[ArgValue], policy: SpecPolicy, warps: u32) -> String {
+    compile_for(Arch::Sm86, def, constexprs, args, policy, warps)
+}
+
+fn compile_for(
+    arch: Arch,
+    def: &KernelDef,
+    constexprs: &[(&str, i64)],
+    args: &[ArgValue],
+    policy: SpecPolicy,
+    warps: u32,
+) -> String {
     let verified = CompileSession::new()
         .front_end_for_args(def, constexprs, args, policy, &TraceOptions::default())
         .unwrap_or_else(|e| panic!("front end failed for {}: {e}", def.name));
-    ptx::compile(&verified, &options(Arch::Sm86, warps)).unwrap_or_else(|e| panic!("{}: {e}", def.name)).text
+    ptx::compile(&verified, &options(arch, warps)).unwrap_or_else(|e| panic!("{}: {e}", def.name)).text
+}
+
+/// The compute-bound ports (matmul, attention), every case compiled for the opt-in
+/// `sm_90a` target: `.target sm_90a` at `.version 8.0`, assembled by ptxas for sm_90a
+/// without spills (arch-specific PTX assembles for its own architecture only).
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn the_compute_bound_ports_assemble_for_sm_90a_without_spills() {
+    let ptxas = ptxas("the_compute_bound_ports_assemble_for_sm_90a_without_spills");
+    let mut texts: BTreeMap<String, String> = BTreeMap::new();
+    for port in rtriton_host::ports::all().into_iter().filter(|p| matches!(p.name, "matmul" | "attention")) {
+        for suite in (port.suites)() {
+            for case in &suite.cases {
+                let args = rtriton_testing::suite::arg_values(case).expect("the case places");
+                for &policy in &suite.policies {
+                    let text = compile_for(Arch::Sm90a, &suite.def, &case.constexprs, &args, policy, case.num_warps);
+                    texts.entry(text).or_insert_with(|| format!("{} case {} {policy:?}", suite.def.name, case.name));
+                }
+            }
+        }
+    }
+    assert!(texts.len() > 20, "only {} distinct PTX texts", texts.len());
+    for (text, what) in &texts {
+        assert!(text.contains(".target sm_90a") && text.contains(".version 8.0"), "{what}:\n{text}");
+        let info = assemble(&ptxas, text, "sm_90a", "port").unwrap_or_else(|e| panic!("{what}, -arch=sm_90a: {e}"));
+        assert_eq!(spill_stores(&info), Some(0), "{what} spills on sm_90a:\n{info}");
+    }
 }
 
 #[test]

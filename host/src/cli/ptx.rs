@@ -27,7 +27,7 @@ use super::named;
 pub struct PtxArgs {
     /// Kernel name (see `rtriton list`).
     pub kernel: String,
-    /// Target architecture: sm_80, sm_86, sm_89 or sm_90.
+    /// Target architecture: sm_80, sm_86, sm_89, sm_90, or sm_90a (sm_90 only, `.version` 8.0).
     #[arg(long, default_value = "sm_86")]
     pub arch: String,
     /// Warps per CTA.
@@ -74,7 +74,7 @@ pub fn render(a: &PtxArgs, kernels: &KernelSet, out: &mut String) -> anyhow::Res
         eprintln!("{finding}");
     }
     let spec = checked.verified.kernel().spec.clone();
-    let options = PtxOptions { arch, num_warps: a.num_warps, ..PtxOptions::default() };
+    let options = PtxOptions { num_warps: a.num_warps, ..PtxOptions::for_arch(arch) };
     if a.lir {
         let _ = write!(out, "{}", session.lower(&def, &consts, &spec, &trace, &options)?);
         return Ok(0);

@@ -66,6 +66,15 @@ pub enum LaunchError {
         arch_for(*device)
     )]
     ArchTooNew { kernel: String, arch: Arch, device: (i32, i32) },
+    #[error(
+        "kernel `{kernel}`: compiled for {arch}, whose code runs only on compute capability {}.{} (sm_90a's features are sm_90's alone), but the device is sm_{}{}; launch with JitKernel::arch({})",
+        arch.compute_capability().0,
+        arch.compute_capability().1,
+        device.0,
+        device.1,
+        arch_for(*device)
+    )]
+    ArchSpecific { kernel: String, arch: Arch, device: (i32, i32) },
     #[error("kernel `{kernel}`: the grid closure needs constexpr `{name}`, which the launch does not set; add it")]
     MissingConstexpr { kernel: String, name: String },
     #[error("kernel `{kernel}`: the grid closure failed: {message}; fix the closure given to `try_grid`")]
@@ -110,6 +119,7 @@ impl LaunchError {
             LaunchError::RegisterSpill { .. } => Code::LaunchRegisterSpill,
             LaunchError::MissingConstexpr { .. } => Code::LaunchMissingConstexpr,
             LaunchError::ArchTooNew { .. } => Code::LaunchArchTooNew,
+            LaunchError::ArchSpecific { .. } => Code::LaunchArchSpecific,
             LaunchError::GridClosure { .. } => Code::LaunchGridClosure,
             LaunchError::OverlappingOutput { .. } => Code::LaunchOverlappingOutput,
             LaunchError::AddressOverflow { .. } => Code::LaunchAddressOverflow,
@@ -134,6 +144,7 @@ impl HasDiagnostics for LaunchError {
             | LaunchError::RegisterSpill { kernel, .. }
             | LaunchError::MissingConstexpr { kernel, .. }
             | LaunchError::ArchTooNew { kernel, .. }
+            | LaunchError::ArchSpecific { kernel, .. }
             | LaunchError::GridClosure { kernel, .. }
             | LaunchError::OverlappingOutput { kernel, .. }
             | LaunchError::AddressOverflow { kernel, .. } => kernel,
@@ -366,15 +377,19 @@ pub fn check_arch(kernel: &str, arch: Arch, device: (i32, i32)) -> Result<(), La
     if (major as i32, minor as i32) > device {
         return Err(LaunchError::ArchTooNew { kernel: kernel.into(), arch, device });
     }
+    if arch.arch_specific() && (major as i32, minor as i32) != device {
+        return Err(LaunchError::ArchSpecific { kernel: kernel.into(), arch, device });
+    }
     Ok(())
 }
 
 /// The newest target a device of compute capability `device` runs (for the refusal's
 /// advice).
 fn arch_for(device: (i32, i32)) -> String {
+    // Architecture-specific targets are opted into, never advised.
     let newest = Arch::ALL.into_iter().rev().find(|a| {
         let (major, minor) = a.compute_capability();
-        (major as i32, minor as i32) <= device
+        !a.arch_specific() && (major as i32, minor as i32) <= device
     });
     newest.map_or("Arch::Sm80".to_string(), |a| format!("Arch::{a:?}"))
 }
@@ -683,5 +698,20 @@ mod tests {
         assert_eq!(e.diagnostics()[0].code, Code::LaunchArchTooNew);
         let e = check_arch("k", Arch::Sm89, (8, 0)).unwrap_err();
         assert!(e.to_string().contains("JitKernel::arch(Arch::Sm80)"), "{e}");
+    }
+
+    /// sm_90a code runs on compute capability 9.0 alone: a later device refuses it with
+    /// `RT0721` and the advice of a portable target, an older one as too new (`RT0720`).
+    #[test]
+    fn an_architecture_specific_target_runs_on_its_own_device_only() {
+        assert!(check_arch("k", Arch::Sm90a, (9, 0)).is_ok());
+        let e = check_arch("k", Arch::Sm90a, (10, 0)).unwrap_err();
+        assert_eq!(e.code(), Code::LaunchArchSpecific);
+        let text = e.to_string();
+        assert!(text.contains("compiled for sm_90a, whose code runs only on compute capability 9.0"), "{text}");
+        assert!(text.contains("the device is sm_100; launch with JitKernel::arch(Arch::Sm90)"), "{text}");
+        assert_eq!(check_arch("k", Arch::Sm90a, (8, 6)).unwrap_err().code(), Code::LaunchArchTooNew);
+        assert!(Arch::Sm90a.runs_on((9, 0)) && !Arch::Sm90a.runs_on((10, 0)) && Arch::Sm90.runs_on((10, 0)));
+        assert_eq!("sm_90a".parse::<Arch>(), Ok(Arch::Sm90a));
     }
 }

@@ -73,10 +73,14 @@ pub enum Arch {
     Sm86,
     Sm89,
     Sm90,
+    /// sm_90 with its architecture-specific features (`.target sm_90a`): its code runs on
+    /// compute capability 9.0 only, not on later GPUs, so it is chosen explicitly. The
+    /// lowering is sm_90's for now; `wgmma` and TMA are what the target is for.
+    Sm90a,
 }
 
 impl Arch {
-    pub const ALL: [Arch; 4] = [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90];
+    pub const ALL: [Arch; 5] = [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Sm90a];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -84,7 +88,19 @@ impl Arch {
             Arch::Sm86 => "sm_86",
             Arch::Sm89 => "sm_89",
             Arch::Sm90 => "sm_90",
+            Arch::Sm90a => "sm_90a",
         }
+    }
+
+    /// Whether the target's code runs only on its own compute capability (`sm_90a`), where
+    /// every other target's also runs on later GPUs (the driver JIT-compiles it).
+    pub fn arch_specific(self) -> bool {
+        self == Arch::Sm90a
+    }
+
+    /// Whether a device of compute capability `device` runs this target's code.
+    pub fn runs_on(self, device: (u32, u32)) -> bool {
+        if self.arch_specific() { device == self.compute_capability() } else { device >= self.compute_capability() }
     }
 
     /// The compute capability `(major, minor)` the target needs: a device of a lower one
@@ -94,7 +110,7 @@ impl Arch {
             Arch::Sm80 => (8, 0),
             Arch::Sm86 => (8, 6),
             Arch::Sm89 => (8, 9),
-            Arch::Sm90 => (9, 0),
+            Arch::Sm90 | Arch::Sm90a => (9, 0),
         }
     }
 
@@ -107,6 +123,7 @@ impl Arch {
             Arch::Sm80 | Arch::Sm86 => None,
             Arch::Sm89 => Some((8, 1)),
             Arch::Sm90 => Some((7, 8)),
+            Arch::Sm90a => Some((8, 0)),
         }
     }
 
@@ -117,6 +134,7 @@ impl Arch {
             Arch::Sm86 => (7, 1),
             Arch::Sm89 => (7, 8),
             Arch::Sm90 => (7, 8),
+            Arch::Sm90a => (8, 0),
         }
     }
 }
@@ -130,13 +148,13 @@ impl fmt::Display for Arch {
 impl FromStr for Arch {
     type Err = String;
 
-    /// Accepts `sm_86`, `sm86` and `86`.
+    /// Accepts `sm_86`, `sm86` and `86` (`sm_90a`, `90a`).
     fn from_str(s: &str) -> Result<Arch, String> {
         let digits = s.trim().trim_start_matches("sm").trim_start_matches('_');
         Arch::ALL
             .into_iter()
             .find(|a| &a.name()[3..] == digits)
-            .ok_or_else(|| format!("unknown architecture `{s}`; use one of sm_80, sm_86, sm_89, sm_90"))
+            .ok_or_else(|| format!("unknown architecture `{s}`; use one of sm_80, sm_86, sm_89, sm_90, sm_90a"))
     }
 }
 
@@ -182,9 +200,9 @@ impl Default for PtxOptions {
 impl PtxOptions {
     /// The defaults for target `arch`, at the lowest `.version` (7.8 or later) that gives
     /// the target every instruction the lowering uses on it (8.1 for sm_89's fp8
-    /// conversions).
+    /// conversions) and accepts the target (8.0 for sm_90a).
     pub fn for_arch(arch: Arch) -> PtxOptions {
-        let base = PtxOptions::default().ptx_version;
+        let base = PtxOptions::default().ptx_version.max(arch.min_ptx_version());
         let ptx_version = arch.fp8_conversions_version().map_or(base, |v| v.max(base));
         PtxOptions { arch, ptx_version, ..PtxOptions::default() }
     }
