@@ -53,21 +53,16 @@ pub(super) fn row_major(shape: &[usize]) -> (Vec<usize>, usize) {
 /// Row-major strides with each row (the last dim) padded by one element when there are
 /// rows to pad (rank >= 2, rows longer than 1): consecutive rows start in different banks.
 pub(super) fn padded(shape: &[usize]) -> (Vec<usize>, usize) {
-    let r = shape.len();
-    if r < 2 || shape[r - 1] < 2 {
-        return row_major(shape);
-    }
-    let mut s = vec![1; r];
-    s[r - 2] = shape[r - 1] + 1;
-    for d in (0..r - 2).rev() {
-        s[d] = s[d + 1] * shape[d + 1];
-    }
-    (s.clone(), shape[0] * s[0])
+    if shape.len() < 2 || shape[shape.len() - 1] < 2 { row_major(shape) } else { padded_by(shape, 1) }
 }
 
-/// Row-major strides with each row (the last dim) padded by `pad` elements (rank >= 2).
+/// Row-major strides with each row (the last dim) padded by `pad` elements (row-major
+/// below rank 2).
 fn padded_by(shape: &[usize], pad: usize) -> (Vec<usize>, usize) {
     let r = shape.len();
+    if r < 2 {
+        return row_major(shape);
+    }
     let mut s = vec![1; r];
     s[r - 2] = shape[r - 1] + pad;
     for d in (0..r - 2).rev() {
@@ -218,7 +213,7 @@ impl Lowerer<'_> {
         // element, on a tie), within the exchange's budget.
         let (strides, len) = paddings(&shape, elem)
             .into_iter()
-            .map(|pad| if pad == 0 || shape.len() < 2 { row_major(&shape) } else { padded_by(&shape, pad) })
+            .map(|pad| padded_by(&shape, pad))
             .filter(|(_, len)| len * elem <= MAX_SHARED_BYTES)
             .min_by_key(|(strides, _)| {
                 let place = Place { strides: strides.clone(), offset: 0 };
@@ -561,7 +556,7 @@ mod tests {
         let mma = Layout { enc: Arc::new(Blocked::mma([2, 2])), embed: vec![0, 1] };
         let blocked = Layout { enc: Arc::new(Blocked::row_major(&shape, 8, 4)), embed: vec![0, 1] };
         let cost = |pad: usize| {
-            let (strides, _) = if pad == 0 { row_major(&shape) } else { padded_by(&shape, pad) };
+            let (strides, _) = padded_by(&shape, pad);
             let place = Place { strides, offset: 0 };
             let w = Side { shape: shape.to_vec(), layout: Some(mma.clone()), place: place.clone() };
             let r = Side { shape: shape.to_vec(), layout: Some(blocked.clone()), place };
