@@ -112,6 +112,9 @@ pub struct Case {
     /// none). Only the GPU's PTX carries it: the interpreter and the simulator run the
     /// same program either way.
     pub min_ctas_per_sm: u32,
+    /// The target the simulator's and the GPU's program is lowered for (`sm_86` unless
+    /// [`Case::arch`] says otherwise; the interpreter has no target).
+    pub arch: rtriton::backend::ptx::Arch,
     pub grid: [u32; 3],
     /// Back ends this case cannot run on, each with the reason ([`Case::unsupported`]): a
     /// suite skips them and prints the reason instead of failing the case.
@@ -133,6 +136,7 @@ impl Case {
             constexprs: Vec::new(),
             num_warps: 4,
             min_ctas_per_sm: 0,
+            arch: rtriton::backend::ptx::Arch::Sm86,
             grid: [1, 1, 1],
             unsupported: Vec::new(),
             named: Vec::new(),
@@ -205,6 +209,13 @@ impl Case {
 
     pub fn num_warps(mut self, num_warps: u32) -> Case {
         self.num_warps = num_warps;
+        self
+    }
+
+    /// Lowers the simulator's and the GPU's program for `arch` (`sm_90a`: its `wgmma`
+    /// path; the GPU must be compute capability 9.0).
+    pub fn arch(mut self, arch: rtriton::backend::ptx::Arch) -> Case {
+        self.arch = arch;
         self
     }
 

@@ -13,6 +13,7 @@ mod control;
 mod inline_asm;
 mod print;
 mod tensor_core;
+mod wgmma;
 
 use super::SimReport;
 use super::async_copy::AsyncCopies;
@@ -67,6 +68,8 @@ pub(crate) struct Cta {
     pub pc: usize,
     /// Loop iterations (counted and while) this program has run.
     steps: u64,
+    /// `wgmma` groups in flight and their accumulators.
+    wgmma_groups: wgmma::WgmmaGroups,
 }
 
 impl Cta {
@@ -91,6 +94,7 @@ impl Cta {
             names: (0..l.d.tys.len() as u32).map(|r| l.d.reg_name(r)).collect(),
             pc: 0,
             steps: 0,
+            wgmma_groups: wgmma::WgmmaGroups::default(),
         }
     }
 
@@ -128,6 +132,7 @@ impl Cta {
         self.races.start_program();
         self.copies.start_program();
         self.sync.start_program();
+        self.wgmma_groups.start_program();
         self.exec(l, mem, 0, l.d.ops.len())
     }
 
@@ -205,6 +210,13 @@ impl Cta {
         }
     }
 
+    /// Records that no thread has written `r` (an accumulator a `wgmma` in flight writes).
+    fn unwrite(&mut self, r: u32) {
+        let r = r as usize;
+        self.written_all[r] = false;
+        self.written[r * self.words..(r + 1) * self.words].fill(0);
+    }
+
     /// Marks `r` written by all when every thread's bit is set.
     fn settle(&mut self, r: usize) {
         let full = (0..self.t).all(|t| self.written[r * self.words + t / 64] & (1 << (t % 64)) != 0);
@@ -244,6 +256,9 @@ impl Cta {
     }
 
     fn unwritten(&self, r: usize, t: usize) -> SimFault {
+        if let Some(e) = self.pending_accumulator(r, t) {
+            return e;
+        }
         SimFault::new(
             Check::UninitializedRegister,
             Some(t as u32),
@@ -516,6 +531,21 @@ impl Cta {
                 MicroOp::InlineAsm { run, inputs, outputs } => self.inline_asm(*run, inputs, outputs)?,
                 MicroOp::Ldmatrix { trans, dsts, addr, offset } => {
                     l.report.ldmatrix += self.ldmatrix(*trans, dsts, *addr, *offset)?;
+                }
+                MicroOp::WgmmaFence => {
+                    self.warpgroup_collective("wgmma.fence")?;
+                }
+                MicroOp::Wgmma { input, n, d, a, desc, trans_b } => {
+                    self.warpgroup_collective("wgmma.mma_async")?;
+                    l.report.wgmma += self.wgmma(*input, *n, (d, a), *desc, *trans_b)?;
+                }
+                MicroOp::WgmmaCommit => {
+                    self.warpgroup_collective("wgmma.commit_group")?;
+                    self.wgmma_commit();
+                }
+                MicroOp::WgmmaWait { pending } => {
+                    self.warpgroup_collective("wgmma.wait_group")?;
+                    self.wgmma_wait(*pending);
                 }
                 MicroOp::Mma { input, d, a, b, c } => {
                     for r in a.iter().chain(b).chain(c) {

@@ -193,6 +193,21 @@ pub(crate) enum MicroOp {
         b: [u32; 2],
         c: [u32; 4],
     },
+    /// `wgmma.fence`: checked warpgroup-collective; orders nothing in lock step.
+    WgmmaFence,
+    /// `wgmma.mma_async` `D = A B + D`, warpgroup by warpgroup (`cta/wgmma.rs`).
+    Wgmma {
+        input: MmaInput,
+        n: usize,
+        d: Vec<u32>,
+        a: [u32; 4],
+        desc: u32,
+        trans_b: bool,
+    },
+    WgmmaCommit,
+    WgmmaWait {
+        pending: u32,
+    },
     /// `lo = src & mask`, `hi = (src >> bits) & mask` with `mask = 2^bits - 1` (both
     /// writes from the value before): `Unpack64` (`bits` 32) and `Unpack` (16).
     Unpack {
@@ -293,6 +308,28 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                 b: fragment(b, "b")?,
                 c: fragment(c, "c")?,
             },
+            Inst::WgmmaFence => MicroOp::WgmmaFence,
+            Inst::Wgmma { input, n, d, a, b_desc, trans_b } => {
+                if !matches!(input, MmaInput::F16 | MmaInput::BF16) || d.len() != *n as usize / 2 || *n % 8 != 0 {
+                    return Err(unsupported(format!(
+                        "a wgmma of {} inputs, n = {n}, with {} accumulators (16-bit inputs, n a multiple of 8, n / 2 accumulators)",
+                        input.ptx(),
+                        d.len()
+                    )));
+                }
+                MicroOp::Wgmma {
+                    input: *input,
+                    n: *n as usize,
+                    d: d.iter().map(|r| r.0).collect(),
+                    a: fragment(a, "a")?,
+                    desc: b_desc.0,
+                    trans_b: *trans_b,
+                }
+            }
+            Inst::WgmmaCommit => MicroOp::WgmmaCommit,
+            Inst::WgmmaWait { pending } => MicroOp::WgmmaWait { pending: *pending },
+            // the simulator's shared memory has one proxy: nothing to order
+            Inst::FenceProxyAsync => MicroOp::Nop,
             Inst::CvtTf32 { dst, src } => {
                 let f: CvtFn = |x| from_f32(f32_to_tf32_rna(f32_of(x)));
                 MicroOp::Cvt { f, dst: dst.0, src: src.0 }

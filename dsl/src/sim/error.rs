@@ -70,6 +70,8 @@ pub enum Check {
     DeviceAssert,
     /// An inline asm without a CPU model: the simulator cannot run PTX (no thread ran).
     InlineAsmNoModel,
+    /// An accumulator of a `wgmma` read before a `wgmma.wait_group` covered its group.
+    AsyncMmaPending,
 }
 
 /// An address a check names.
@@ -172,6 +174,7 @@ impl Check {
             Check::WarpCollective => Code::SimWarpCollective,
             Check::DeviceAssert => Code::SimDeviceAssert,
             Check::InlineAsmNoModel => Code::SimInlineAsmNoModel,
+            Check::AsyncMmaPending => Code::SimAsyncMmaPending,
         }
     }
 }

@@ -37,6 +37,8 @@
 //!   forever since one program runs at a time ([`Check::NoProgress`]);
 //! - a shared byte read or written while a `cp.async` writing it is in flight (not yet
 //!   covered by a `cp.async.wait_group` of its thread, [`Check::AsyncCopyPending`]);
+//! - an accumulator of a `wgmma` read before a `wgmma.wait_group` covers its group
+//!   ([`Check::AsyncMmaPending`]);
 //! - an inline asm without a CPU model, which it cannot run ([`Check::InlineAsmNoModel`],
 //!   before any thread runs; with a model, the model runs in each thread);
 //! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a
@@ -59,7 +61,9 @@
 //! `atomic_races.rs` (atomically accessed words), `sync.rs` (happens-before between
 //! programs through acquire/release atomics), `cta/atom.rs` (atomics), `tensor_core.rs`
 //! (`mma` fragment tables and arithmetic, `ldmatrix` lanes) and `cta/tensor_core.rs` (both
-//! instructions warp by warp, with their checks), `async_copy.rs` and
+//! instructions warp by warp, with their checks), `wgmma.rs` (descriptors, swizzles and
+//! the warpgroup product) and `cta/wgmma.rs` (`wgmma` warpgroup by warpgroup, its groups
+//! and waits), `async_copy.rs` and
 //! `cta/async_copy.rs` (`cp.async`: in-flight slots, groups, the copy at the wait),
 //! `error.rs`, `text.rs` (the failing instruction as PTX for messages).
 //!
@@ -79,6 +83,7 @@ pub mod shfl;
 mod sync;
 mod tensor_core;
 mod text;
+mod wgmma;
 
 pub use error::{Address, Check, SimError, SimErrorInfo};
 
@@ -115,6 +120,8 @@ pub struct SimReport {
     pub shuffles: u64,
     /// `ldmatrix` executions, one per warp.
     pub ldmatrix: u64,
+    /// `wgmma.mma_async` instructions, counted per warpgroup that executed one.
+    pub wgmma: u64,
     /// `mma.sync` executions, one per warp.
     pub mma: u64,
     /// `bar.sync` executions, one per CTA.

@@ -462,6 +462,13 @@ pub struct Combined {
     pub peer_notes: Vec<String>,
 }
 
+/// The peers' variant of an rtriton row's: a row run for a target of its own (`sm_90a`,
+/// `causal sm_90a`) is compared with the peers of the variant without it, which choose
+/// their own instructions for the GPU they run on.
+fn peer_variant(variant: &str) -> &str {
+    variant.strip_suffix("sm_90a").map_or(variant, str::trim_end)
+}
+
 /// Joins rtriton's rows with the peers of the same (kernel, variant, dtype, shape). A
 /// peer counts only if its check passed (the script compares each with torch). Each
 /// implementation's TB/s uses the bytes it counted (an argmax in torch writes int64
@@ -486,7 +493,7 @@ pub fn combine(rows: &[PortRow], peers: &[TutorialPeer]) -> Vec<Combined> {
                     Some((b, v)) => (b, v),
                     None => (p.implementation.as_str(), ""),
                 };
-                if variant != r.variant {
+                if variant != peer_variant(&r.variant) {
                     continue;
                 }
                 let ok = p.check == "ok" || p.check.starts_with("ok (") || p.check.starts_with("reference");
@@ -649,6 +656,18 @@ mod tests {
             md.contains("triton: MISMATCH: x") && md.contains("torch counts 67108864 bytes, rtriton 33554432"),
             "{md}"
         );
+    }
+
+    /// A row run for its own target (`sm_90a`) meets the peers of its variant without it.
+    #[test]
+    fn target_rows_match_the_peers_of_their_variant() {
+        let b = 32 << 20;
+        let peers =
+            [peer("attention", "torch_causal", 2.0, b, "reference"), peer("attention", "torch", 1.0, b, "reference")];
+        let rows = [row("attention", "causal sm_90a", Some(3.0)), row("attention", "sm_90a", Some(3.0))];
+        let c = combine(&rows, &peers);
+        assert_eq!(c[0].vs_best.map(|v| (v * 100.0).round()), Some(150.0));
+        assert_eq!(c[1].vs_best.map(|v| (v * 100.0).round()), Some(300.0));
     }
 
     #[test]

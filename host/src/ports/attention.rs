@@ -11,6 +11,7 @@
 //! The reference computes each row's scores in f64 from the operands, its softmax and
 //! `P V` in f64, and rounds `o` once. The tolerances are at [`rules`].
 
+use rtriton::backend::ptx::Arch;
 use rtriton_kernels::ports::attention::{Config, attn_fwd_bf16, attn_fwd_f16, plan};
 use rtriton_testing::{Backend, Case, Rule, Suite, View};
 
@@ -109,6 +110,8 @@ pub struct Spec {
     /// it (the bench's sizes; the validation cases give each head its own values).
     pub same_heads: bool,
     pub gpu_only: bool,
+    /// The target the simulator and the GPU run (`sm_90a`: both products as `wgmma`).
+    pub arch: Arch,
 }
 
 /// The small tile the CPU cases launch: 64 query rows, 32 keys a step, 4 warps, 2 stages.
@@ -121,7 +124,20 @@ fn sm_scale(d: usize) -> f32 {
 
 impl Spec {
     const fn new(name: &'static str, [z, h, n, d]: [usize; 4], causal: bool, config: Config) -> Spec {
-        Spec { name, z, h, n, d, causal, window: 0, layout: Layout::Heads, config, same_heads: false, gpu_only: false }
+        Spec {
+            name,
+            z,
+            h,
+            n,
+            d,
+            causal,
+            window: 0,
+            layout: Layout::Heads,
+            config,
+            same_heads: false,
+            gpu_only: false,
+            arch: Arch::Sm86,
+        }
     }
 }
 
@@ -161,7 +177,7 @@ pub fn case(kernel: Kernel, spec: &Spec) -> Case {
     for (name, v) in spec.config.constexprs(d, spec.causal, spec.window) {
         c = c.constexpr(name, v);
     }
-    c = c.grid(spec.config.grid(z, h, n)).num_warps(spec.config.num_warps);
+    c = c.grid(spec.config.grid(z, h, n)).num_warps(spec.config.num_warps).arch(spec.arch);
     if spec.gpu_only {
         let why = "too large for the CPU back ends (minutes); the GPU runs it";
         c = c.unsupported(Backend::Interpreter, why).unsupported(Backend::Simulator, why);
@@ -316,6 +332,13 @@ pub fn specs() -> Vec<Spec> {
         Spec { layout: Layout::Rows, ..gpu("rows_n2048_d128_causal", [2, 2, 2048, 128], true) },
         gpu("n1537_d64", [1, 4, 1537, 64], false),
         Spec { window: 256, ..gpu("window256_n1000_causal", [1, 2, 1000, 128], true) },
+        // sm_90a: `Q K^T` reads `K` `K`-major and `P V` reads `V` `N`-major through `wgmma`
+        // descriptors; at head dim 128 both in 128-byte panels.
+        Spec { arch: Arch::Sm90a, ..s("wgmma_n100_causal", [1, 2, 100, 64], true) },
+        Spec { arch: Arch::Sm90a, ..s("wgmma_d128_n130", [1, 1, 130, 128], false) },
+        Spec { arch: Arch::Sm90a, ..gpu("wgmma_n1000_causal", [2, 3, 1000, 64], true) },
+        Spec { arch: Arch::Sm90a, window: 256, ..gpu("wgmma_window256_n1000_d128", [1, 2, 1000, 128], true) },
+        Spec { arch: Arch::Sm90a, layout: Layout::Rows, ..gpu("wgmma_rows_n4099_d128", [1, 2, 4099, 128], false) },
     ]
 }
 
@@ -339,22 +362,34 @@ pub fn bench_points() -> Vec<BenchPoint> {
     for kernel in Kernel::ALL {
         for [z, h, n, d] in BENCH_SHAPES {
             for causal in [false, true] {
-                let spec =
-                    Spec { same_heads: true, gpu_only: true, ..Spec::new("bench", [z, h, n, d], causal, plan(d)) };
-                let flops = 4 * (z * h * n * n * d) as u64 / if causal { 2 } else { 1 };
-                out.push(BenchPoint {
-                    kernel: "attention",
-                    variant: if causal { "causal" } else { "" },
-                    dtype: kernel.dtype().name(),
-                    shape: vec![z, h, n, d],
-                    bytes: 4 * (z * h * n * d) as u64 * 2,
-                    flops,
-                    launches: Box::new(move |_| {
-                        let s = suite(kernel, &spec);
-                        let c = s.cases[0].clone();
-                        vec![(s, c)]
-                    }),
-                });
+                for arch in [Arch::Sm86, Arch::Sm90a] {
+                    let spec = Spec {
+                        same_heads: true,
+                        gpu_only: true,
+                        arch,
+                        ..Spec::new("bench", [z, h, n, d], causal, plan(d))
+                    };
+                    let flops = 4 * (z * h * n * n * d) as u64 / if causal { 2 } else { 1 };
+                    let variant = match (causal, arch) {
+                        (false, Arch::Sm90a) => "sm_90a",
+                        (true, Arch::Sm90a) => "causal sm_90a",
+                        (false, _) => "",
+                        (true, _) => "causal",
+                    };
+                    out.push(BenchPoint {
+                        kernel: "attention",
+                        variant,
+                        dtype: kernel.dtype().name(),
+                        shape: vec![z, h, n, d],
+                        bytes: 4 * (z * h * n * d) as u64 * 2,
+                        flops,
+                        launches: Box::new(move |_| {
+                            let s = suite(kernel, &spec);
+                            let c = s.cases[0].clone();
+                            vec![(s, c)]
+                        }),
+                    });
+                }
             }
         }
     }
@@ -438,10 +473,13 @@ mod tests {
     #[test]
     fn bench_points_count_four_z_h_n2_d_flops() {
         let points = bench_points();
-        assert_eq!(points.len(), Kernel::ALL.len() * BENCH_SHAPES.len() * 2);
+        // causal and not, for sm_86 and sm_90a
+        assert_eq!(points.len(), Kernel::ALL.len() * BENCH_SHAPES.len() * 4);
         let p = points.iter().find(|p| p.label() == "attention f16 4x32x4096x64").unwrap();
         assert_eq!(p.flops, 4 * 4 * 32 * 4096 * 4096 * 64);
         let c = points.iter().find(|p| p.label() == "attention (causal) f16 4x32x4096x64").unwrap();
         assert_eq!(c.flops, p.flops / 2);
+        let w = points.iter().find(|p| p.label() == "attention (causal sm_90a) f16 4x32x4096x64").unwrap();
+        assert_eq!(w.flops, c.flops);
     }
 }

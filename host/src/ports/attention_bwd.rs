@@ -8,6 +8,7 @@
 //! `lse`, as the kernels do, then `dv = P^T do`, `dP = do v^T`, `dS = P (dP - delta)`,
 //! `dk = sm_scale dS^T q`, `dq = sm_scale dS k` in f64. The rules are at [`grad_rule`].
 
+use rtriton::backend::ptx::Arch;
 use rtriton_kernels::ports::attention_bwd::{
     Config, attn_bwd_dkdv_bf16, attn_bwd_dkdv_f16, attn_bwd_dq_bf16, attn_bwd_dq_f16, attn_bwd_preprocess_bf16,
     attn_bwd_preprocess_f16,
@@ -32,6 +33,9 @@ pub struct Spec {
     pub layout: Layout,
     pub config: Config,
     pub gpu_only: bool,
+    /// The target the simulator and the GPU run (`sm_90a`: `wgmma` where a product's `B`
+    /// is a ring slot).
+    pub arch: Arch,
 }
 
 /// The small tiles the CPU cases launch: `dkdv` 64 keys a program, 32 queries a step;
@@ -41,7 +45,7 @@ pub const SMALL: Config =
 
 impl Spec {
     const fn new(name: &'static str, [z, h, n, d]: [usize; 4], causal: bool, config: Config) -> Spec {
-        Spec { name, z, h, n, d, causal, window: 0, layout: Layout::Heads, config, gpu_only: false }
+        Spec { name, z, h, n, d, causal, window: 0, layout: Layout::Heads, config, gpu_only: false, arch: Arch::Sm86 }
     }
 }
 
@@ -234,6 +238,7 @@ pub fn suites_of(kernel: Kernel, spec: &Spec, same_heads: bool) -> [Suite; 3] {
             .arg("N_CTX", n as i32)
     };
     let gpu = |c: Case| {
+        let c = c.arch(spec.arch);
         if spec.gpu_only {
             let why = "too large for the CPU back ends (minutes); the GPU runs it";
             c.unsupported(Backend::Interpreter, why).unsupported(Backend::Simulator, why)
@@ -330,6 +335,14 @@ pub fn specs() -> Vec<Spec> {
         Spec { window: 40, ..s("bwd_window40_n150", [1, 2, 150, 64], true) },
         Spec { window: 256, ..gpu("bwd_window256_n1000_d128", [1, 2, 1000, 128], true) },
         Spec { layout: Layout::Rows, ..gpu("bwd_rows_n777_d128", [2, 2, 777, 128], false) },
+        // sm_90a: the products whose `B` is a ring slot run as `wgmma`.
+        Spec { arch: Arch::Sm90a, ..s("bwd_wgmma_n100_causal", [1, 2, 100, 64], true) },
+        Spec {
+            arch: Arch::Sm90a,
+            ..Spec::new("bwd_wgmma_d128_n70", [1, 1, 70, 128], false, Config { block_n1: 32, ..SMALL })
+        },
+        Spec { arch: Arch::Sm90a, ..gpu("bwd_wgmma_n1000_causal", [1, 3, 1000, 64], true) },
+        Spec { arch: Arch::Sm90a, layout: Layout::Rows, ..gpu("bwd_wgmma_rows_n777_d128", [2, 2, 777, 128], false) },
     ]
 }
 
@@ -352,25 +365,34 @@ pub fn bench_points() -> Vec<BenchPoint> {
     for kernel in Kernel::ALL {
         for [z, h, n, d] in super::attention::BENCH_SHAPES {
             for causal in [false, true] {
-                let spec = Spec { gpu_only: true, ..Spec::new("bench", [z, h, n, d], causal, Config::plan(d)) };
-                let fwd = 4 * (z * h * n * n * d) as u64 / if causal { 2 } else { 1 };
-                out.push(BenchPoint {
-                    kernel: "attention",
-                    variant: if causal { "causal_bwd" } else { "bwd" },
-                    dtype: kernel.dtype().name(),
-                    shape: vec![z, h, n, d],
-                    bytes: 8 * (z * h * n * d) as u64 * 2,
-                    flops: fwd * 5 / 2,
-                    launches: Box::new(move |_| {
-                        suites_of(kernel, &spec, true)
-                            .into_iter()
-                            .map(|s| {
-                                let c = s.cases[0].clone();
-                                (s, c)
-                            })
-                            .collect()
-                    }),
-                });
+                for arch in [Arch::Sm86, Arch::Sm90a] {
+                    let spec =
+                        Spec { gpu_only: true, arch, ..Spec::new("bench", [z, h, n, d], causal, Config::plan(d)) };
+                    let fwd = 4 * (z * h * n * n * d) as u64 / if causal { 2 } else { 1 };
+                    let variant = match (causal, arch) {
+                        (false, Arch::Sm90a) => "bwd sm_90a",
+                        (true, Arch::Sm90a) => "causal_bwd sm_90a",
+                        (false, _) => "bwd",
+                        (true, _) => "causal_bwd",
+                    };
+                    out.push(BenchPoint {
+                        kernel: "attention",
+                        variant,
+                        dtype: kernel.dtype().name(),
+                        shape: vec![z, h, n, d],
+                        bytes: 8 * (z * h * n * d) as u64 * 2,
+                        flops: fwd * 5 / 2,
+                        launches: Box::new(move |_| {
+                            suites_of(kernel, &spec, true)
+                                .into_iter()
+                                .map(|s| {
+                                    let c = s.cases[0].clone();
+                                    (s, c)
+                                })
+                                .collect()
+                        }),
+                    });
+                }
             }
         }
     }

@@ -13,10 +13,16 @@
 //!
 //! The reference computes `acc = sum_k a[m, k] b[k, n]` in f64 from the operands as the
 //! dot reads them (tf32-rounded, for the `f32` kernel), applies the activation and rounds
-//! once to `C`'s dtype. The tolerance ([`rule`], `docs/semantics.md`'s dot rule and
+//! once to `C`'s dtype. The cases named `wgmma_*` are lowered for `sm_90a` (`Case::arch`):
+//! their 16-bit products run as `wgmma` with `B` read through a shared-memory descriptor
+//! (`lower/wgmma.rs`), on the simulator and on a GPU of compute capability 9.0 (another
+//! GPU refuses their launch, `RT0721`); `f32` runs `mma.sync` there as everywhere.
+//!
+//! The tolerance ([`rule`], `docs/semantics.md`'s dot rule and
 //! "Tolerances of the ports") is the dot rule for the `f32` accumulator plus the rounding
 //! to `C`'s dtype.
 
+use rtriton::backend::ptx::Arch;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::ports::matmul::{
     Access, Config, LEAKY_RELU, NO_ACTIVATION, SM86_SHARED_BYTES, TUTORIAL_CONFIGS, WIDE_TILE, access,
@@ -176,6 +182,8 @@ pub struct Spec {
     pub activation: i64,
     /// Run on the GPU only (too large for the CPU back ends).
     pub gpu_only: bool,
+    /// The target the simulator and the GPU run (`sm_90a`: `wgmma`).
+    pub arch: Arch,
 }
 
 impl Spec {
@@ -192,6 +200,7 @@ impl Spec {
             config,
             activation: NO_ACTIVATION,
             gpu_only: false,
+            arch: Arch::Sm86,
         }
     }
 }
@@ -203,6 +212,17 @@ pub const SMALL_M: Config = TUTORIAL_CONFIGS[6]; // 64 x 32 x 32, 2 warps, 5 sta
 pub const SMALL_N: Config = TUTORIAL_CONFIGS[7]; // 32 x 64 x 32, 2 warps, 5 stages
 pub const LARGE: Config = TUTORIAL_CONFIGS[3]; // 128 x 64 x 32, 4 warps, 4 stages
 pub const WIDE_K: Config = TUTORIAL_CONFIGS[15]; // 128 x 32 x 64, 4 warps, 4 stages
+
+/// `sm_90a`'s cases: one warpgroup, `B` in 128-byte rows (`m64n64k16`).
+pub const WGMMA_SMALL: Config = Config::new(64, 64, 32, 3, 4);
+/// One warpgroup, `B`'s 256-byte rows in two panels (`m64n128k16`).
+pub const WGMMA_PANELS: Config = Config::new(64, 128, 32, 3, 4);
+/// Two warpgroups along M.
+pub const WGMMA_TWO_GROUPS: Config = Config::new(128, 64, 32, 3, 8);
+/// The bench's tile on `sm_90a`: two warpgroups of `m64n128k16`, K tiles of 64.
+pub const WGMMA_TILE: Config = Config::new(128, 128, 64, 3, 8);
+/// Triton's largest 16-bit tile on sm_90: two warpgroups of `m64n256k16`.
+pub const WGMMA_WIDE: Config = Config::new(128, 256, 64, 3, 8);
 
 /// Configurations whose cases run under both specializations, with every operand element
 /// at an address of its own when unspecialized: the 2-warp tiles and `plan`'s tile for
@@ -326,7 +346,7 @@ pub fn case(kernel: Kernel, spec: &Spec) -> Case {
     for (name, v) in config.constexprs(spec.activation) {
         c = c.constexpr(name, v);
     }
-    c = c.grid(config.grid(m, n)).num_warps(config.num_warps);
+    c = c.grid(config.grid(m, n)).num_warps(config.num_warps).arch(spec.arch);
     if spec.gpu_only {
         let why = "too large for the CPU back ends (minutes); the GPU runs it";
         c = c.unsupported(Backend::Interpreter, why).unsupported(Backend::Simulator, why);
@@ -380,6 +400,20 @@ pub fn specs() -> Vec<Spec> {
         Spec { fill: Fill::Specials, ..s("specials", [20, 24, 40], SMALL_M) },
         Spec { activation: LEAKY_RELU, ..s("leaky_relu", [50, 70, 60], SMALL_M) },
     ];
+    // sm_90a: `wgmma` with one and two warpgroups, `B` in one row or in panels, `B`
+    // transposed (copied through registers into the same slots), specials and the
+    // activation.
+    let wg = |spec: Spec| Spec { arch: Arch::Sm90a, ..spec };
+    out.extend([
+        wg(s("wgmma_130x70x100", [130, 70, 100], WGMMA_SMALL)),
+        wg(s("wgmma_panels_70x150x90", [70, 150, 90], WGMMA_PANELS)),
+        wg(Spec { b: Layout::Transposed, ..s("wgmma_b_transposed", [45, 70, 67], WGMMA_SMALL) }),
+        wg(Spec {
+            fill: Fill::Specials,
+            activation: LEAKY_RELU,
+            ..s("wgmma_two_groups_specials", [150, 64, 40], WGMMA_TWO_GROUPS)
+        }),
+    ]);
     let gpu = |spec: Spec| Spec { gpu_only: true, ..spec };
     out.extend([
         gpu(planned("4099x97x130", [4099, 97, 130])),
@@ -398,6 +432,14 @@ pub fn specs() -> Vec<Spec> {
         // The bench's staged tile (the next K tiles prefetched), sizes as the bench's.
         gpu(s("staged_1024x512x768", [1024, 512, 768], LARGE)),
         gpu(Spec { fill: Fill::Specials, ..s("staged_specials_256x256x4096", [256, 256, 4096], LARGE) }),
+        gpu(wg(s("wgmma_1025x1031x1027", [1025, 1031, 1027], WGMMA_TILE))),
+        gpu(wg(Spec {
+            a: Layout::Transposed,
+            b: Layout::Transposed,
+            activation: LEAKY_RELU,
+            ..s("wgmma_wide_transposed_513x771x1000", [513, 771, 1000], WGMMA_WIDE)
+        })),
+        gpu(wg(Spec { fill: Fill::Specials, ..s("wgmma_specials_256x256x4096", [256, 256, 4096], WGMMA_TILE) })),
     ]);
     out
 }
@@ -419,6 +461,9 @@ pub const BENCH_SIZES: [usize; 4] = [1024, 2048, 4096, 8192];
 /// `TUTORIAL_CONFIGS`; rtriton's bench times one: the fastest measured of
 /// `autotune_configs`, 128 x 128 x 64 on 4 warps with 2 stages).
 pub const BENCH_CONFIG: Config = WIDE_TILE;
+
+/// The configuration the bench launches on sm_90a (`wgmma`), 16-bit only.
+pub const BENCH_CONFIG_SM90A: Config = WGMMA_TILE;
 
 /// The configuration the bench launches for `f32` as tf32: 128 x 64 x 32 on 4 warps with
 /// the 3 stages whose rings of 4-byte elements fit sm_86 (`config_of` fits them).
@@ -446,6 +491,29 @@ pub fn bench_points() -> Vec<BenchPoint> {
                 flops: 2 * (n as u64).pow(3),
                 // Ordinary operands lie in [-1, 1]: `sum_k |a b| <= K` bounds every result
                 // without a pass over 2^26-element operands.
+                launches: Box::new(move |_| {
+                    let c = case(kernel, &spec);
+                    vec![(suite_of(kernel, c.clone(), &spec, spec.k as f64), c)]
+                }),
+            });
+        }
+    }
+    // sm_90a's `wgmma` path, 16-bit only, at the sizes (a device of compute
+    // capability 9.0 runs them; the peers are the same points' `torch` and `triton`).
+    for kernel in [Kernel::F16, Kernel::Bf16] {
+        for n in [4096, 8192] {
+            let spec = Spec {
+                gpu_only: true,
+                arch: Arch::Sm90a,
+                ..Spec::new("bench_sm_90a", [n, n, n], Some(BENCH_CONFIG_SM90A))
+            };
+            out.push(BenchPoint {
+                kernel: "matmul",
+                variant: "sm_90a",
+                dtype: kernel.name(),
+                shape: vec![n, n, n],
+                bytes: 3 * (n * n) as u64 * 2,
+                flops: 2 * (n as u64).pow(3),
                 launches: Box::new(move |_| {
                     let c = case(kernel, &spec);
                     vec![(suite_of(kernel, c.clone(), &spec, spec.k as f64), c)]
@@ -607,8 +675,11 @@ mod tests {
     #[test]
     fn bench_points_count_two_mnk_flops() {
         let points = bench_points();
-        assert_eq!(points.len(), Kernel::ALL.len() * BENCH_SIZES.len());
+        // and sm_90a's 16-bit points at 4096 and 8192
+        assert_eq!(points.len(), Kernel::ALL.len() * BENCH_SIZES.len() + 2 * 2);
         let p = points.iter().find(|p| p.label() == "matmul f16 4096x4096x4096").unwrap();
+        let w = points.iter().find(|p| p.label() == "matmul (sm_90a) f16 4096x4096x4096").unwrap();
+        assert_eq!((w.flops, w.bytes), (p.flops, p.bytes));
         assert_eq!(p.flops, 2 * 4096u64.pow(3));
         assert_eq!(p.bytes, 3 * 4096 * 4096 * 2);
         assert!(points.iter().any(|p| p.label() == "matmul bf16 8192x8192x8192"));

@@ -185,7 +185,7 @@ pub struct Config {
 }
 
 impl Config {
-    const fn new(block_m: usize, block_n: usize, block_k: usize, num_stages: u32, num_warps: u32) -> Config {
+    pub const fn new(block_m: usize, block_n: usize, block_k: usize, num_stages: u32, num_warps: u32) -> Config {
         Config { block_m, block_n, block_k, group_m: 8, num_warps, num_stages }
     }
 

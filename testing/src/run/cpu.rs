@@ -6,8 +6,9 @@ use rtriton::session::{CompileError, CompileSession};
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{KernelDef, TraceOptions};
 
-use super::{Outputs, RunError, lower};
+use super::{Outputs, RunError, lower_with};
 use crate::case::Case;
+use rtriton::backend::ptx::PtxOptions;
 
 /// A case placed in [`Memory`]: the runtime arguments (a tensor is the address of its
 /// view's first element) and each tensor's buffer address, in case order.
@@ -64,7 +65,8 @@ pub fn run_simulator(def: &KernelDef, case: &Case, policy: SpecPolicy) -> Result
     let def = &*super::instance_for_case(def, case)?;
     let mut mem = Memory::new();
     let placed = place(&mut mem, case)?;
-    let program = lower(&mut CompileSession::new(), def, &case.constexprs, &placed.args, policy, case.num_warps)
+    let options = PtxOptions { num_warps: case.num_warps, ..PtxOptions::for_arch(case.arch) };
+    let program = lower_with(&mut CompileSession::new(), def, &case.constexprs, &placed.args, policy, &options)
         .map_err(RunError::Compile)?;
     let (_, writers) =
         rtriton::sim::run_with_writers(&program, case.grid, &placed.args, &mut mem).map_err(RunError::Simulator)?;

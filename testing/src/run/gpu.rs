@@ -153,6 +153,7 @@ impl<'c> GpuCase<'c> {
             .constexprs(&case.constexprs)
             .num_warps(case.num_warps)
             .min_ctas_per_sm(case.min_ctas_per_sm)
+            .arch(case.arch)
             .spec_policy(policy)
             .grid(move |_| grid);
         Ok(GpuCase { case, kernel, device })

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::axis_info::AxisInfoMap;
 use super::layout::{self, Assignment, Blocked, Layout};
-use super::{LayoutDecision, PtxError, coalesce};
+use super::{LayoutDecision, PtxError, PtxOptions, coalesce};
 use crate::diag::Code;
 use crate::ir::{Kernel, OpId};
 
@@ -20,9 +20,10 @@ pub(crate) struct Encodings {
 }
 
 impl Encodings {
-    /// The encodings of `k` for `num_warps` warps; an error when no layout has that many.
-    pub fn compute(k: &Kernel, num_warps: u32) -> Result<Encodings, PtxError> {
-        let nw = num_warps;
+    /// The encodings of `k` for `options`' warps and target (a `dot`'s warps depend on
+    /// it, `layout/mma.rs`); an error when no layout has that many warps.
+    pub fn compute(k: &Kernel, options: &PtxOptions) -> Result<Encodings, PtxError> {
+        let nw = options.num_warps;
         if nw == 0 || !nw.is_power_of_two() || nw > 32 {
             return Err(PtxError::new(
                 Code::PtxUnsupported,
@@ -43,7 +44,7 @@ impl Encodings {
             .unwrap_or_else(|| vec![1; rank]);
         let (enc, decision) = coalesce::coalesced_layout(k, &ai, &anchor, nw as usize);
         let enc = Arc::new(enc);
-        let mmas = layout::mma_encodings(k, nw as usize);
+        let mmas = layout::mma_encodings(k, nw as usize, options.arch);
         let mma = |id: OpId| mmas.get(&id).map(|(_, m)| m.clone());
         let assignment = layout::assign(k, &enc, &anchor, &mma);
         Ok(Encodings { ai, enc, decision, assignment })

@@ -50,7 +50,9 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use assign::{Assignment, assign};
-pub use mma::{MMA_TILE, MmaInput, chained_warps, mma_encodings, mma_warps};
+pub use mma::{
+    MMA_TILE, MmaInput, WARPGROUP_ROWS, WARPGROUP_WARPS, chained_warps, mma_encodings, mma_warps, wgmma_warps,
+};
 
 /// Registers per thread one block value may take (the register budget).
 pub const MAX_REGS_PER_VALUE: usize = 128;

@@ -12,24 +12,27 @@ use std::fmt::Write;
 
 use super::encodings::{Encodings, mma_lines};
 use super::layout::Layout;
-use super::lower::{SlotLayout, read_in_place, slot_layout, transposed_operand};
-use super::{PtxError, PtxOptions};
+use super::lower::{SlotLayout, WgmmaPlan, plan, read_in_place, slot_layout, transposed_operand};
+use super::{Arch, PtxError, PtxOptions};
 use crate::ir::printer::{Annotations, print_annotated};
 use crate::ir::{Kernel, OpId, OpKind, Value};
 use crate::verify::VerifiedKernel;
 
-/// The layouts text of `kernel` under `options` (only `num_warps` matters: the layouts
-/// do not depend on the target). Errors where the lowering would find no layout.
+/// The layouts text of `kernel` under `options` (its warps and its target: on `sm_90a`
+/// a `dot`'s warps form warpgroups). Errors where the lowering would find no layout.
 pub fn layouts_text(kernel: &VerifiedKernel, options: &PtxOptions) -> Result<String, PtxError> {
     let k = kernel.kernel();
-    let e = Encodings::compute(k, options.num_warps)?;
+    let e = Encodings::compute(k, options)?;
     let mut out = String::new();
     let _ = writeln!(out, "#blocked = {}", e.enc);
     for line in mma_lines(&e.assignment.layouts) {
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "num_warps = {}", options.num_warps);
-    out.push_str(&print_annotated(k, &Notes::new(k, &e)));
+    if options.arch == Arch::Sm90a {
+        let _ = writeln!(out, "target = {}", options.arch);
+    }
+    out.push_str(&print_annotated(k, &Notes::new(k, &e, options.arch)));
     Ok(out)
 }
 
@@ -49,11 +52,14 @@ struct Notes<'a> {
     in_place: HashMap<Value, (u32, SlotLayout)>,
     /// Transposes that tensor-core `dot`s read through (`transposed_operand`): no copy.
     read_through: HashSet<Value>,
+    /// The `dot`s that run as `wgmma` and their rings' layouts (`lower/wgmma.rs`).
+    wgmma: WgmmaPlan,
 }
 
 impl<'a> Notes<'a> {
-    fn new(k: &'a Kernel, e: &'a Encodings) -> Notes<'a> {
+    fn new(k: &'a Kernel, e: &'a Encodings, arch: Arch) -> Notes<'a> {
         let layouts = &e.assignment.layouts;
+        let wgmma = plan(k, layouts, arch);
         let mut copies = HashMap::new();
         // A value read in several other layouts gets one name per layout, in program order:
         // `%6'`, `%6''`.
@@ -70,7 +76,7 @@ impl<'a> Notes<'a> {
                 && let Some(&v) = op.results.first()
                 && read_in_place(k, layouts, v)
             {
-                in_place.insert(v, (ring, slot_layout(k, v)));
+                in_place.insert(v, (ring, slot_layout(k, layouts, arch, v)));
             }
             for v in op.kind.operands() {
                 let Some(to) = e.assignment.conversions.get(&(id, v)) else { continue };
@@ -85,7 +91,7 @@ impl<'a> Notes<'a> {
                 copies.insert((id, v), Converted { name: format!("{v}{}", "'".repeat(n)), to: to.clone() });
             }
         }
-        Notes { k, layouts, copies, in_place, read_through }
+        Notes { k, layouts, copies, in_place, read_through, wgmma }
     }
 
     fn layout(&self, v: Value) -> Option<&Layout> {
@@ -114,6 +120,14 @@ impl Annotations for Notes<'_> {
             format!("{} = {}", results.join(", "), op.kind.name())
         };
         let mut lines = Vec::new();
+        if let Some(b) = op.results.first().and_then(|r| self.wgmma.dots.get(r)) {
+            let major = if b.n_major { "N-major" } else { "K-major" };
+            lines.push(format!(
+                "{reader} runs as wgmma.m64n{}k16: A from registers, B through a descriptor of {} ({major})",
+                self.k.shape(op.results[0]).dims()[1],
+                b.source
+            ));
+        }
         for (i, v) in operands.iter().enumerate() {
             // A value read twice by one op is converted once, before its first read.
             if operands[..i].contains(v) {

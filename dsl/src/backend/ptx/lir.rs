@@ -429,6 +429,34 @@ pub enum Inst {
     /// "dot": the simulator adds them in `k` order with one rounding each, as the
     /// interpreter does). All 32 lanes execute it together. Needs sm_80.
     Mma { input: MmaInput, d: Vec<Reg>, a: Vec<Reg>, b: Vec<Reg>, c: Vec<Reg> },
+    /// `wgmma.fence.sync.aligned`: orders this warpgroup's earlier register writes (of
+    /// the accumulators and of `a`'s fragments) before the [`Inst::Wgmma`]s after it read
+    /// them. All 128 threads of the warpgroup execute it together. Needs sm_90a.
+    WgmmaFence,
+    /// `wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{in}.{in} {d}, {a}, b_desc, 1, 1, 1,
+    /// trans_b`: a warpgroup-collective `D = A B + D` of a 64 x 16 tile `A` by a 16 x `n`
+    /// tile `B`, issued asynchronously. Warp `w % 4` of the warpgroup holds rows `16 (w %
+    /// 4) ..` of `A` and `D`, each warp's 16 rows as [`Inst::Mma`]'s `m16n8k16` places its
+    /// `a` (4 `U32`) and, per 8-column tile `j`, its `c`/`d` (`d[4 j .. 4 j + 4]`, `F32`).
+    /// `B` is read from shared memory through the matrix descriptor `b_desc` (`I64`: the
+    /// PTX ISA's "Matrix Descriptor Format": start address, leading and stride byte
+    /// offsets, swizzle mode), `K`-major (`trans_b` false, the tile held `[n, 16]`) or
+    /// `N`-major (true, held `[16, n]`). `d` is undefined until a [`Inst::WgmmaWait`]
+    /// covers the group the instruction is committed in, and the shared bytes it reads
+    /// must not be written until then. Needs sm_90a.
+    Wgmma { input: MmaInput, n: u32, d: Vec<Reg>, a: Vec<Reg>, b_desc: Reg, trans_b: bool },
+    /// `wgmma.commit_group.sync.aligned`: closes the warpgroup's open group of
+    /// [`Inst::Wgmma`]s.
+    WgmmaCommit,
+    /// `wgmma.wait_group.sync.aligned pending`: waits until at most `pending` of the
+    /// warpgroup's most recently committed groups are unfinished; the older groups'
+    /// accumulators are then written and their shared reads done.
+    WgmmaWait { pending: u32 },
+    /// `fence.proxy.async.shared::cta`: this thread's earlier writes to shared memory
+    /// (stores and completed `cp.async` copies, the generic proxy) are ordered before
+    /// later reads of the async proxy (`wgmma`'s operands), once a barrier has passed
+    /// them to the warpgroup. Needs sm_90.
+    FenceProxyAsync,
     /// `cvt.rna.tf32.f32 dst, src`: `src` (`F32`) rounded to tf32, nearest with ties away
     /// from zero (`crate::semantics::convert::f32_to_tf32_rna`), into the `U32` register
     /// `dst` as the f32 bit pattern with the low 13 bits zero.
@@ -528,6 +556,11 @@ impl Inst {
             | Inst::Unpack { .. }
             | Inst::Ldmatrix { .. }
             | Inst::Mma { .. }
+            | Inst::WgmmaFence
+            | Inst::Wgmma { .. }
+            | Inst::WgmmaCommit
+            | Inst::WgmmaWait { .. }
+            | Inst::FenceProxyAsync
             | Inst::CvtTf32 { .. }
             | Inst::InlineAsm { .. }
             | Inst::CvtF32x2ToFp8x2 { .. }
@@ -575,6 +608,11 @@ impl Inst {
             | Inst::Unpack { .. }
             | Inst::Ldmatrix { .. }
             | Inst::Mma { .. }
+            | Inst::WgmmaFence
+            | Inst::Wgmma { .. }
+            | Inst::WgmmaCommit
+            | Inst::WgmmaWait { .. }
+            | Inst::FenceProxyAsync
             | Inst::CvtTf32 { .. }
             | Inst::InlineAsm { .. }
             | Inst::CvtF32x2ToFp8x2 { .. }
@@ -861,6 +899,14 @@ impl Program {
                 Inst::Mma { input, d, a, b, c } => {
                     format!("{{{}}} = mma.{} {{{}}}, {{{}}}, {{{}}}", list(d), input.ptx(), list(a), list(b), list(c))
                 }
+                Inst::WgmmaFence => "wgmma.fence".to_string(),
+                Inst::Wgmma { input, n, d, a, b_desc, trans_b } => {
+                    let major = if *trans_b { "n-major" } else { "k-major" };
+                    format!("{{{}}} += wgmma.m64n{n}k16.{} {{{}}}, [{b_desc}] {major}", list(d), input.ptx(), list(a))
+                }
+                Inst::WgmmaCommit => "wgmma.commit".to_string(),
+                Inst::WgmmaWait { pending } => format!("wgmma.wait {pending}"),
+                Inst::FenceProxyAsync => "fence.proxy.async.shared::cta".to_string(),
                 Inst::CvtTf32 { dst, src } => format!("{} = cvt.rna.tf32 {src}", self.def(*dst)),
                 Inst::CpAsyncWait { pending } => format!("cp.async.wait {pending}"),
                 Inst::InlineAsm { asm, outputs, inputs, .. } => {

@@ -45,12 +45,14 @@ mod swizzle;
 mod threads;
 mod unroll;
 mod values;
+mod wgmma;
 mod wide;
 mod wide_mul;
 
 pub(super) use exchange::fits_one_exchange;
 pub(super) use mma::transposed_operand;
 pub(super) use ring::{SlotLayout, read_in_place, slot_layout};
+pub(super) use wgmma::{WgmmaPlan, plan};
 
 use insts::ty_of;
 
@@ -67,7 +69,7 @@ use crate::verify::KernelInfo;
 
 pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) -> Result<Program, PtxError> {
     let nw = options.num_warps;
-    let Encodings { ai, enc, decision: layout_decision, assignment } = Encodings::compute(k, nw)?;
+    let Encodings { ai, enc, decision: layout_decision, assignment } = Encodings::compute(k, options)?;
     if options.ptx_version < options.arch.min_ptx_version() {
         let (a, b) = options.arch.min_ptx_version();
         return Err(PtxError::new(
@@ -80,6 +82,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
     }
     let threads = nw as usize * 32;
     let layouts = &assignment.layouts;
+    let wgmma = wgmma::plan(k, layouts, options.arch);
 
     // Over the budget: the value that needs the most registers, and of those the largest
     // block (the first on a tie), the one to shrink. A smaller value laid out as a slice
@@ -156,6 +159,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         rings_base: None,
         ring_views: HashMap::new(),
         hoisted_a: HashMap::new(),
+        wgmma,
         ring_synced: false,
         ring_site: None,
         rings_swizzled: false,
@@ -271,6 +275,8 @@ pub(super) struct Lowerer<'a> {
     /// By a loop's `dot` result: its loop-invariant `a`'s fragments, per k-step and 16-row
     /// tile, read before the loop (`mma.rs`, `hoist_invariant_a`).
     hoisted_a: HashMap<Value, Vec<Vec<Vec<Reg>>>>,
+    /// The `dot`s that run as `wgmma` (sm_90a) and the layouts of the rings they read.
+    wgmma: wgmma::WgmmaPlan,
     /// Whether no copy into a ring was issued since the last `ring_read` waited.
     ring_synced: bool,
     /// The first `async_copy`'s source line (where a ring's shared memory comes from).

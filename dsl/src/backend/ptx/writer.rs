@@ -512,6 +512,20 @@ impl<'a> Writer<'a> {
                     self.reg_list(c)
                 )
             }
+            Inst::WgmmaFence => "wgmma.fence.sync.aligned;".to_string(),
+            Inst::Wgmma { input, n, d, a, b_desc, trans_b } => {
+                let x = input.ptx();
+                format!(
+                    "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{x}.{x} {}, {}, {}, 1, 1, 1, {};",
+                    self.reg_list(d),
+                    self.reg_list(a),
+                    self.reg(*b_desc),
+                    u8::from(*trans_b)
+                )
+            }
+            Inst::WgmmaCommit => "wgmma.commit_group.sync.aligned;".to_string(),
+            Inst::WgmmaWait { pending } => format!("wgmma.wait_group.sync.aligned {pending};"),
+            Inst::FenceProxyAsync => "fence.proxy.async.shared::cta;".to_string(),
             Inst::CvtTf32 { dst, src } => format!("cvt.rna.tf32.f32 {}, {};", self.reg(*dst), self.reg(*src)),
             // On one line (for messages; `inst` prints the asm a line a line).
             Inst::InlineAsm { asm, outputs, inputs, .. } => {
@@ -651,6 +665,11 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::Pack64 { .. }
             | Inst::Ldmatrix { .. }
             | Inst::Mma { .. }
+            | Inst::WgmmaFence
+            | Inst::Wgmma { .. }
+            | Inst::WgmmaCommit
+            | Inst::WgmmaWait { .. }
+            | Inst::FenceProxyAsync
             | Inst::CvtTf32 { .. }
             | Inst::InlineAsm { .. }
             | Inst::CvtF32x2ToFp8x2 { .. }

@@ -9,11 +9,16 @@
 //! the product stays within a warp and its accumulator can feed the next product's `a`
 //! from registers (`lower/mma.rs`). An `f32` `dot` under `ieee` stays on CUDA cores
 //! (`fma`, the interpreter's order) in the kernel's blocked layout.
+//!
+//! On `sm_90a` a 16-bit `dot` of at least 64 rows takes Triton's `warpsPerTileV3`
+//! instead: warps in whole warpgroups along M, so that one `wgmma` of a warpgroup covers
+//! its 64 rows and every column (`lower/wgmma.rs`).
 
 use std::collections::HashMap;
 
 use super::Blocked;
 use super::assign::Uf;
+use crate::backend::ptx::Arch;
 use crate::ir::{Block, InputPrecision, Kernel, Op, OpId, OpKind, ScalarType, ValueDef};
 
 /// The rows and columns one `mma.sync` result tile has (`m16n8`).
@@ -73,8 +78,9 @@ fn mma_input_of(k: &Kernel, op: &Op) -> Option<MmaInput> {
 }
 
 /// The tensor-core instruction and the accumulator layout of every `dot` of `k` that runs
-/// on tensor cores, for `num_warps` warps (see the module doc for chained products).
-pub fn mma_encodings(k: &Kernel, num_warps: usize) -> HashMap<OpId, (MmaInput, Blocked)> {
+/// on tensor cores, for `num_warps` warps on `arch` (see the module doc for chained
+/// products and for `sm_90a`).
+pub fn mma_encodings(k: &Kernel, num_warps: usize, arch: Arch) -> HashMap<OpId, (MmaInput, Blocked)> {
     let mut out = HashMap::new();
     let mut blocks = vec![&k.body];
     for id in k.walk() {
@@ -92,8 +98,14 @@ pub fn mma_encodings(k: &Kernel, num_warps: usize) -> HashMap<OpId, (MmaInput, B
                 .iter()
                 .enumerate()
                 .any(|(j, &other)| j != i && chains[j] == chains[i] && mma_input_of(k, k.op(other)).is_some());
+            let warpgroups = arch == Arch::Sm90a
+                && matches!(input, MmaInput::F16 | MmaInput::BF16)
+                && m.is_multiple_of(WARPGROUP_ROWS)
+                && num_warps.is_multiple_of(WARPGROUP_WARPS);
             let warps = if chained {
                 *chain_warps.entry(chains[i]).or_insert_with(|| chained_warps(m, n, num_warps))
+            } else if warpgroups {
+                wgmma_warps(m, num_warps)
             } else {
                 mma_warps(m, n, num_warps)
             };
@@ -133,6 +145,25 @@ pub fn chained_warps(m: usize, n: usize, num_warps: usize) -> [usize; 2] {
     }
 }
 
+/// Warps of a warpgroup (`wgmma` is issued by 4 warps together).
+pub const WARPGROUP_WARPS: usize = 4;
+/// Rows one `wgmma` computes (`m64`): 16 a warp of the warpgroup.
+pub const WARPGROUP_ROWS: usize = 64;
+
+/// Triton's `warpsPerTileV3` for a product not chained to another: one warpgroup along M,
+/// doubled along M while M has rows for more (16 a warp), the rest along N.
+pub fn wgmma_warps(m: usize, num_warps: usize) -> [usize; 2] {
+    let mut w = [WARPGROUP_WARPS, 1];
+    while w[0] * w[1] < num_warps {
+        if m > MMA_TILE[0] * w[0] {
+            w[0] *= 2;
+        } else {
+            w[1] *= 2;
+        }
+    }
+    w
+}
+
 /// Triton's `warpsPerTileV2`: warps go along M while each keeps at least as many 16-row
 /// tiles as it has pairs of 8-column tiles, else along N; M never gets more warps than
 /// it has 16-row tiles. Warps past `N / 8` along N replicate columns.
@@ -164,6 +195,15 @@ mod tests {
         assert_eq!(mma_warps(16, 16, 4), [1, 4]);
         assert_eq!(mma_warps(128, 32, 4), [4, 1]);
         assert_eq!(mma_warps(32, 32, 1), [1, 1]);
+    }
+
+    #[test]
+    fn warpgroups_go_along_m_while_it_has_rows() {
+        assert_eq!(wgmma_warps(128, 8), [8, 1]);
+        assert_eq!(wgmma_warps(256, 8), [8, 1]);
+        assert_eq!(wgmma_warps(64, 8), [4, 2]);
+        assert_eq!(wgmma_warps(64, 4), [4, 1]);
+        assert_eq!(wgmma_warps(128, 4), [4, 1]);
     }
 
     #[test]

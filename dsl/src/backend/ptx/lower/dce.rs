@@ -32,7 +32,13 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
     for i in insts {
         match i {
             Inst::Group(_) | Inst::LdParam { .. } | Inst::ReadSpecial { .. } | Inst::SharedBase { .. } => {}
-            Inst::BarSync { .. } | Inst::CpAsyncCommit | Inst::CpAsyncWait { .. } => {}
+            Inst::BarSync { .. }
+            | Inst::CpAsyncCommit
+            | Inst::CpAsyncWait { .. }
+            | Inst::WgmmaFence
+            | Inst::WgmmaCommit
+            | Inst::WgmmaWait { .. }
+            | Inst::FenceProxyAsync => {}
             Inst::AssertFail { guard: g, .. } => {
                 used.insert(g.pred);
             }
@@ -44,6 +50,11 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
                 used.insert(*addr);
             }
             Inst::Mma { a, b, c, .. } => used.extend(a.iter().chain(b).chain(c).copied()),
+            // `d` is read as the accumulator
+            Inst::Wgmma { d, a, b_desc, .. } => {
+                used.extend(d.iter().chain(a).copied());
+                used.insert(*b_desc);
+            }
             Inst::CvtTf32 { src, .. } => {
                 used.insert(*src);
             }
@@ -178,6 +189,11 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         // warp-collective: every lane takes part, whatever it uses
         | Inst::Ldmatrix { .. }
         | Inst::Mma { .. }
+        | Inst::WgmmaFence
+        | Inst::Wgmma { .. }
+        | Inst::WgmmaCommit
+        | Inst::WgmmaWait { .. }
+        | Inst::FenceProxyAsync
         | Inst::BarSync { .. }
         | Inst::Loop { .. }
         | Inst::If { .. }

@@ -143,6 +143,9 @@ impl Lowerer<'_> {
             None => self.ring_views.get(&b).copied().filter(|_| !b_transposed),
         };
         let hoisted = self.hoisted_a.get(&result).cloned();
+        // On sm_90a, `b` may be read by `wgmma` through a descriptor (`wgmma.rs`); `a`'s
+        // fragments come as below.
+        let wg = self.wgmma.dots.get(&result).copied();
         let a_regs = matches!(input, MmaInput::F16 | MmaInput::BF16)
             && a_view.is_none()
             && (hoisted.is_some() || a_in_registers(self.layout(a), &enc));
@@ -152,7 +155,7 @@ impl Lowerer<'_> {
             None if b_transposed => kk + pad,
             None => n + pad,
         };
-        if sa < kk || sb < if b_transposed { kk } else { n } {
+        if sa < kk || (wg.is_none() && sb < if b_transposed { kk } else { n }) {
             return Err(self.invariant(op, "reads a ring slot whose rows are narrower than its tile"));
         }
         let a_sw = a_view.and_then(|v| v.layout.swizzle());
@@ -160,14 +163,20 @@ impl Lowerer<'_> {
         if (a_sw.is_some() || b_sw.is_some()) && !matches!(input, MmaInput::F16 | MmaInput::BF16) {
             return Err(self.invariant(op, "reads swizzled slots with scalar fragment loads"));
         }
-        let b_len = if b_transposed { n * sb } else { kk * sb };
+        let b_len = if wg.is_some() {
+            0
+        } else if b_transposed {
+            n * sb
+        } else {
+            kk * sb
+        };
         let a_len = if a_view.is_some() || a_regs { 0 } else { m * sa };
         let mut writes = Vec::new();
         if a_view.is_none() && !a_regs {
             let place = Place { strides: vec![sa, 1], offset: 0 };
             writes.push((Side { shape: a_shape, layout: self.layout(a).cloned(), place }, self.val(a)?));
         }
-        if b_view.is_none() {
+        if b_view.is_none() && wg.is_none() {
             // `b` itself, or for `i8` `b` placed transposed, or the block `b` transposes
             // placed as it is.
             let (src, strides) = match b_source {
@@ -308,6 +317,8 @@ impl Lowerer<'_> {
         // The `xor`ed bases of swizzled fragments, by operand and column bits moved.
         let mut moved: HashMap<(bool, u32), Reg> = HashMap::new();
         let a_values = if a_regs && hoisted.is_none() { Some(self.val(a)?) } else { None };
+        // A `wgmma` dot's `a` fragments, per k-step, issued after all are read.
+        let mut wg_frags: Vec<Vec<Vec<Reg>>> = Vec::new();
         for ks in 0..k_steps {
             let (a_frags, b_frags) = match input {
                 MmaInput::F16 | MmaInput::BF16 => {
@@ -326,6 +337,10 @@ impl Lowerer<'_> {
                                 a_frags.push(self.ldmatrix(false, 4, base, at));
                             }
                         }
+                    }
+                    if wg.is_some() {
+                        wg_frags.push(a_frags);
+                        continue;
                     }
                     let mut b_frags: Vec<Vec<Reg>> = Vec::with_capacity(tiles_n);
                     for &off in &b_offs[ks] {
@@ -358,6 +373,30 @@ impl Lowerer<'_> {
                     for (x, r) in idx.iter().zip(d) {
                         accs[*x] = r;
                     }
+                }
+            }
+        }
+        if let Some(wb) = wg {
+            // Tile `i`'s accumulators in `wgmma`'s order: per 8-column tile `j`, `mma`'s four.
+            let idx: Vec<Vec<usize>> = (0..tiles_m)
+                .map(|i| {
+                    (0..n / 8)
+                        .flat_map(|j| {
+                            [
+                                geo.index(&[2 * i, 2 * j]),
+                                geo.index(&[2 * i, 2 * j + 1]),
+                                geo.index(&[2 * i + 1, 2 * j]),
+                                geo.index(&[2 * i + 1, 2 * j + 1]),
+                            ]
+                        })
+                        .collect()
+                })
+                .collect();
+            let tiles: Vec<Vec<Reg>> = idx.iter().map(|t| t.iter().map(|&x| accs[x]).collect()).collect();
+            let out = self.wgmma(op, input, (wb, n), &wg_frags, tiles)?;
+            for (t, regs) in idx.iter().zip(out) {
+                for (&x, r) in t.iter().zip(regs) {
+                    accs[x] = r;
                 }
             }
         }

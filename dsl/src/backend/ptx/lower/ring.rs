@@ -33,7 +33,9 @@
 use super::exchange::{Place, Side, shared_ty};
 use super::mma::{dot_input, transposed_operand};
 use super::swizzle::{SWIZZLE_ALIGN, Swizzle};
+use super::wgmma::{PANEL_BYTES, plan};
 use super::{Lowerer, ty_of};
+use crate::backend::ptx::Arch;
 use crate::backend::ptx::layout::{Layout, MmaInput};
 use crate::backend::ptx::lir::{BinOp, Guard, Inst, Operand, Reg, Ty};
 use crate::backend::ptx::{AccessKind, PtxError};
@@ -51,6 +53,10 @@ pub(crate) enum SlotLayout {
     Padded { row: usize },
     /// Rows exactly the tile's width apart, their 16-byte chunks swizzled.
     Swizzled(Swizzle),
+    /// A 16-bit tile of `rows` rows wider than 128 bytes cut into 128-byte columns
+    /// (panels), each panel `rows` swizzled rows of 128 bytes, one after the other: the
+    /// layout a `wgmma` descriptor reads (`wgmma.rs`).
+    Panels { rows: usize },
 }
 
 impl SlotLayout {
@@ -68,6 +74,7 @@ impl SlotLayout {
         match self {
             SlotLayout::Padded { row } => row,
             SlotLayout::Swizzled(sw) => sw.row_bytes / eb,
+            SlotLayout::Panels { .. } => PANEL_BYTES / eb,
         }
     }
 
@@ -75,7 +82,18 @@ impl SlotLayout {
     pub(super) fn swizzle(self) -> Option<Swizzle> {
         match self {
             SlotLayout::Swizzled(sw) => Some(sw),
+            SlotLayout::Panels { .. } => Swizzle::of(PANEL_BYTES),
             SlotLayout::Padded { .. } => None,
+        }
+    }
+
+    /// The bytes a slot's start is aligned to: a swizzled slot's whole pattern of 8 rows
+    /// (a `wgmma` descriptor's swizzle starts there), at most [`SWIZZLE_ALIGN`].
+    fn align(self) -> u32 {
+        match self {
+            SlotLayout::Padded { .. } => 16,
+            SlotLayout::Swizzled(sw) => (8 * sw.row_bytes as u32).min(SWIZZLE_ALIGN),
+            SlotLayout::Panels { .. } => SWIZZLE_ALIGN,
         }
     }
 }
@@ -85,6 +103,7 @@ impl std::fmt::Display for SlotLayout {
         match self {
             SlotLayout::Padded { row } => write!(f, "row {row}"),
             SlotLayout::Swizzled(sw) => write!(f, "swizzled, {sw}"),
+            SlotLayout::Panels { .. } => write!(f, "128-byte panels, swizzled, vec 16 bytes, perPhase 1, maxPhase 8"),
         }
     }
 }
@@ -214,6 +233,9 @@ impl Lowerer<'_> {
         }
         if !self.ring_synced {
             self.emit(Inst::CpAsyncWait { pending });
+            if !self.wgmma.rings.is_empty() {
+                self.emit(Inst::FenceProxyAsync);
+            }
             self.emit(Inst::BarSync { id: 0 });
             self.ring_synced = true;
         }
@@ -224,6 +246,9 @@ impl Lowerer<'_> {
             let addr = self.reg(addr, Ty::I32);
             self.ring_views.insert(res, RingView { addr, layout: r.layout });
             return Ok(());
+        }
+        if matches!(r.layout, SlotLayout::Panels { .. }) {
+            return Err(self.invariant(op, "loads a ring read from panels that only wgmma reads"));
         }
         let eb = ty.size_bytes() as usize;
         let side = Side {
@@ -254,6 +279,9 @@ impl Lowerer<'_> {
         slot_off: Operand,
         step: usize,
     ) -> Vec<(Reg, u32)> {
+        if let SlotLayout::Panels { rows } = layout {
+            return self.panel_addresses(side, eb, rows, slot_off, step);
+        }
         let (tbase, offsets) = self.addresses(side, eb);
         let offsets: Vec<u32> = offsets.into_iter().step_by(step).collect();
         let base = self.bin(BinOp::Add, Ty::I32, tbase.into(), slot_off);
@@ -275,10 +303,61 @@ impl Lowerer<'_> {
         self.swizzled_elems(sw, base, row, &offsets)
     }
 
+    /// [`Lowerer::slot_addresses`] in [`SlotLayout::Panels`]: element `(r, c)` at `(c /
+    /// per) * panel + r * 128 + (c % per) * eb` (`per` elements a panel row), swizzled by
+    /// its row. The thread's first coordinates `(r0, c0)` go into its base; an element's
+    /// own `(dr, dc)` into the immediate, which is exact for power-of-two chunks and thread
+    /// counts: a thread's chunk never straddles a panel unless it starts one.
+    fn panel_addresses(
+        &mut self,
+        side: &Side,
+        eb: usize,
+        rows: usize,
+        slot_off: Operand,
+        step: usize,
+    ) -> Vec<(Reg, u32)> {
+        let per = PANEL_BYTES / eb;
+        let panel = rows * PANEL_BYTES;
+        let smem = self.smem_base();
+        let at = self.bin(BinOp::Add, Ty::I32, smem.into(), slot_off);
+        let Some(layout) = side.layout.clone() else {
+            return vec![(self.reg(at, Ty::I32), 0)];
+        };
+        let geo = layout.geometry(&side.shape);
+        let (dr, dc) = (layout.embed[0], layout.embed[1]);
+        let r0 = self.coord_base(&geo, dr);
+        let c0 = self.coord_base(&geo, dc);
+        let row_part = self.int_op(BinOp::Mul, r0, Operand::Int(PANEL_BYTES as i64));
+        let col_in = self.int_op(BinOp::And, c0, Operand::Int(per as i64 - 1));
+        let col_in = self.int_op(BinOp::Mul, col_in, Operand::Int(eb as i64));
+        let col_panel = self.int_op(BinOp::ShrU, c0, Operand::Int(i64::from(per.trailing_zeros())));
+        let col_panel = self.int_op(BinOp::Mul, col_panel, Operand::Int(panel as i64));
+        let mut base = at;
+        for part in [row_part, col_in, col_panel] {
+            base = self.int_op(BinOp::Add, base, part);
+        }
+        let base = self.reg(base, Ty::I32);
+        let offsets: Vec<u32> = (0..geo.num_regs())
+            .step_by(step)
+            .map(|i| {
+                let kk = geo.multi(i);
+                let r = geo.static_offset(dr, kk[dr]) % geo.parent[dr];
+                let c = geo.static_offset(dc, kk[dc]) % geo.parent[dc];
+                (r * PANEL_BYTES + (c / per) * panel + (c % per) * eb) as u32
+            })
+            .collect();
+        let sw = Swizzle::of(PANEL_BYTES).expect("128-byte rows are swizzled");
+        let row = match r0 {
+            Operand::Int(_) => Operand::Int(0),
+            r => r,
+        };
+        self.swizzled_elems(sw, base, row, &offsets)
+    }
+
     /// The ring `ring`, made on its first copy; a later copy must agree with it.
     fn ring(&mut self, op: &Op, ring: u32, slots: u32, shape: &[usize], ty: Ty) -> Result<Ring, PtxError> {
         let eb = ty.size_bytes() as usize;
-        let layout = SlotLayout::of(shape, ty);
+        let layout = self.wgmma.rings.get(&ring).copied().unwrap_or_else(|| SlotLayout::of(shape, ty));
         let row = layout.row(eb);
         if let Some(r) = self.rings.get(&ring) {
             if r.slots != slots || r.shape != shape || r.ty != ty {
@@ -293,13 +372,16 @@ impl Lowerer<'_> {
             }
             return Ok(r.clone());
         }
-        let slot_bytes = ((shape[0] * row * eb).next_multiple_of(16)) as u32;
+        let slot_bytes = match layout {
+            SlotLayout::Panels { rows } => (rows * shape[1] * eb) as u32,
+            _ => ((shape[0] * row * eb).next_multiple_of(16)) as u32,
+        };
         // A swizzled slot starts at a multiple of its row size (`swizzle.rs`); the rings'
         // base is then aligned to `SWIZZLE_ALIGN` (`place_rings`).
         let offset = match layout {
-            SlotLayout::Swizzled(sw) => {
+            SlotLayout::Swizzled(_) | SlotLayout::Panels { .. } => {
                 self.rings_swizzled = true;
-                self.ring_bytes.next_multiple_of(sw.row_bytes as u32)
+                self.ring_bytes.next_multiple_of(layout.align())
             }
             SlotLayout::Padded { .. } => self.ring_bytes,
         };
@@ -409,7 +491,13 @@ pub(crate) fn read_in_place(k: &Kernel, layouts: &[Option<Layout>], v: Value) ->
     uses > 0
 }
 
-/// How a slot of the ring `v` (a `ring_read`) reads lays out its rows.
-pub(crate) fn slot_layout(k: &Kernel, v: Value) -> SlotLayout {
-    SlotLayout::of(k.shape(v).dims(), ty_of(k.dtype(v)))
+/// How a slot of the ring `v` (a `ring_read`) reads lays out its rows on `arch`: swizzled
+/// or padded, or in panels where only `wgmma`s read it (`wgmma.rs`).
+pub(crate) fn slot_layout(k: &Kernel, layouts: &[Option<Layout>], arch: Arch, v: Value) -> SlotLayout {
+    let ring = match k.def_op(v).map(|o| &o.kind) {
+        Some(OpKind::RingRead { ring, .. }) => Some(*ring),
+        _ => None,
+    };
+    ring.and_then(|r| plan(k, layouts, arch).rings.get(&r).copied())
+        .unwrap_or_else(|| SlotLayout::of(k.shape(v).dims(), ty_of(k.dtype(v))))
 }

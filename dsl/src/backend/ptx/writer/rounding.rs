@@ -128,7 +128,7 @@ fn definitions(i: &Inst, def: &mut impl FnMut(Reg, Def)) {
         // what an asm computes is unknown: it may end in a `mul.f32`
         Inst::InlineAsm { outputs, .. } => outputs.iter().for_each(|o| def(o.reg, Def::MaybeProduct)),
         // a tensor-core result is no `mul.f32` that an `add` could fuse with
-        Inst::Mma { d, .. } => d.iter().for_each(|r| def(*r, Def::NoProduct)),
+        Inst::Mma { d, .. } | Inst::Wgmma { d, .. } => d.iter().for_each(|r| def(*r, Def::NoProduct)),
         Inst::CvtTf32 { dst, .. } => def(*dst, Def::NoProduct),
         Inst::Unpack { lo, hi, .. } | Inst::Unpack64 { lo, hi, .. } => {
             def(*lo, Def::NoProduct);
@@ -144,6 +144,10 @@ fn definitions(i: &Inst, def: &mut impl FnMut(Reg, Def)) {
         | Inst::AssertFail { .. }
         | Inst::Printf { .. }
         | Inst::CpAsyncWait { .. }
+        | Inst::WgmmaFence
+        | Inst::WgmmaCommit
+        | Inst::WgmmaWait { .. }
+        | Inst::FenceProxyAsync
         | Inst::BarSync { .. }
         | Inst::If { .. }
         | Inst::While { .. } => {}

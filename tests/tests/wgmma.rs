@@ -1,0 +1,185 @@
+//! `dot` as `wgmma` on sm_90a (`lower/wgmma.rs`): a pipelined K loop's 16-bit products
+//! read `B` from their ring slots through shared-memory matrix descriptors.
+//!
+//! - The matmul port's `wgmma_*` cases lower to `wgmma.mma_async` of the tile's width, and
+//!   the simulator, which reads `B` through the descriptor's fields and swizzle, gives the
+//!   interpreter's bits (one `fma` per `k` in order), for one and two warpgroups, `B` in
+//!   one 128-byte row or in 128-byte panels, `B` transposed in memory, specials.
+//! - The same kernels for sm_86 and sm_90 keep `mma.sync`.
+//! - Planted bugs the simulator catches: a removed `wgmma.wait_group` (the accumulators
+//!   are read in flight), `B` read with the wrong major-ness, a descriptor whose stride
+//!   byte offset is off by one 16-byte unit.
+//! - The layouts text says which `dot` runs as `wgmma` and how its ring lays out `B`.
+//! - ptxas assembles a `wgmma` ring kernel for sm_90a without spills (golden PTX).
+
+mod ptx_common;
+
+use rtriton::backend::ptx::lir::{Inst, Operand, Program};
+use rtriton::backend::ptx::{self, Arch, PtxOptions};
+use rtriton::interp::Memory;
+use rtriton::session::CompileSession;
+use rtriton::sim::{self, Check};
+use rtriton::spec::SpecPolicy;
+use rtriton_host::ports::matmul::{Kernel, Spec, case, specs};
+use rtriton_testing::run::{Outputs, Placed, lower_with, place, read_outputs, run_interpreter, run_simulator};
+use rtriton_testing::suite::arg_values;
+
+/// The CPU back ends' `sm_90a` cases of the matmul port.
+fn sm90a_specs() -> Vec<Spec> {
+    specs().into_iter().filter(|s| s.arch == Arch::Sm90a && !s.gpu_only).collect()
+}
+
+/// `kernel`'s program for `spec`'s case, lowered for `arch`.
+fn program(kernel: Kernel, spec: &Spec, arch: Arch) -> Program {
+    let c = case(kernel, spec);
+    let args = arg_values(&c).expect("the case places");
+    let options = PtxOptions { num_warps: c.num_warps, ..PtxOptions::for_arch(arch) };
+    lower_with(&mut CompileSession::new(), &kernel.def(), &c.constexprs, &args, SpecPolicy::Triton, &options)
+        .unwrap_or_else(|e| panic!("{}: {e}", spec.name))
+}
+
+#[test]
+fn the_sm90a_cases_run_wgmma_and_give_the_interpreters_bits() {
+    let specs = sm90a_specs();
+    assert!(specs.len() >= 4, "the port has its sm_90a cases");
+    for kernel in [Kernel::F16, Kernel::Bf16] {
+        for spec in &specs {
+            let config = rtriton_host::ports::matmul::config_of(kernel, spec);
+            let text = ptx::write(&program(kernel, spec, Arch::Sm90a));
+            let instr = format!("wgmma.mma_async.sync.aligned.m64n{}k16.f32.", config.block_n);
+            assert!(text.contains(&instr), "{} {}: no {instr}", kernel.name(), spec.name);
+            assert!(
+                text.contains("fence.proxy.async.shared::cta;") && text.contains("wgmma.wait_group.sync.aligned 0;")
+            );
+            assert!(!text.contains("mma.sync"), "{} {}: B is no longer read by ldmatrix", kernel.name(), spec.name);
+            let c = case(kernel, spec);
+            let sim = run_simulator(&kernel.def(), &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("{e}"));
+            let interp = run_interpreter(&kernel.def(), &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(bits(&sim), bits(&interp), "{} {}", kernel.name(), spec.name);
+        }
+    }
+}
+
+#[test]
+fn other_targets_keep_mma_sync() {
+    let spec = &sm90a_specs()[0];
+    for arch in [Arch::Sm86, Arch::Sm90] {
+        let text = ptx::write(&program(Kernel::F16, spec, arch));
+        assert!(text.contains("mma.sync.aligned.m16n8k16") && !text.contains("wgmma"), "{arch}");
+    }
+    // tf32 has no `wgmma` path yet: `mma.sync` on sm_90a too.
+    let text = ptx::write(&program(Kernel::Tf32, spec, Arch::Sm90a));
+    assert!(text.contains("mma.sync.aligned.m16n8k8") && !text.contains("wgmma.mma_async"));
+}
+
+/// Every output's bytes (NaNs compare by their bits).
+fn bits(o: &Outputs) -> Vec<(&'static str, Vec<u8>)> {
+    o.buffers.iter().map(|(n, d)| (*n, d.to_le_bytes())).collect()
+}
+
+/// A lowered `wgmma` matmul, its arguments and memory, for planting bugs.
+struct Setup {
+    program: Program,
+    mem: Memory,
+    placed: Placed,
+    case: rtriton_testing::Case,
+    want: Outputs,
+}
+
+fn setup(name: &str) -> Setup {
+    let spec = sm90a_specs().into_iter().find(|s| s.name == name).expect("the case exists");
+    let c = case(Kernel::F16, &spec);
+    let mut mem = Memory::new();
+    let placed = place(&mut mem, &c).expect("the case places");
+    let want = run_interpreter(&Kernel::F16.def(), &c, SpecPolicy::Triton).expect("the interpreter runs it");
+    Setup { program: program(Kernel::F16, &spec, Arch::Sm90a), mem, placed, case: c, want }
+}
+
+impl Setup {
+    /// Runs `p` on the simulator; the outputs' bytes.
+    fn run(&self, p: &Program) -> Result<Vec<(&'static str, Vec<u8>)>, sim::SimError> {
+        let mut mem = self.mem.clone();
+        sim::run(p, self.case.grid, &self.placed.args, &mut mem)?;
+        Ok(bits(&read_outputs(&mem, &self.case, &self.placed).expect("reads the outputs")))
+    }
+
+    fn want_bits(&self) -> Vec<(&'static str, Vec<u8>)> {
+        bits(&self.want)
+    }
+
+    fn mutated(&self, mutate: impl Fn(&mut Inst)) -> Program {
+        let mut p = self.program.clone();
+        visit(&mut p.body, &mutate);
+        p
+    }
+}
+
+fn visit(body: &mut [Inst], f: &impl Fn(&mut Inst)) {
+    for i in body.iter_mut() {
+        f(i);
+        for b in i.bodies_mut() {
+            visit(b, f);
+        }
+    }
+}
+
+#[test]
+fn the_unmutated_program_gives_the_interpreters_bits() {
+    let s = setup("wgmma_panels_70x150x90");
+    assert_eq!(s.run(&s.program).unwrap(), s.want_bits());
+}
+
+#[test]
+fn a_missing_wgmma_wait_group_is_a_read_of_accumulators_in_flight() {
+    let s = setup("wgmma_panels_70x150x90");
+    let mut p = s.program.clone();
+    fn remove(body: &mut Vec<Inst>) {
+        body.retain(|i| !matches!(i, Inst::WgmmaWait { .. }));
+        for i in body.iter_mut() {
+            for b in i.bodies_mut() {
+                remove(b);
+            }
+        }
+    }
+    remove(&mut p.body);
+    let e = s.run(&p).expect_err("reading an accumulator in flight must be reported");
+    assert_eq!(e.check, Check::AsyncMmaPending, "{e}");
+    assert!(e.to_string().contains("wgmma.wait_group"), "{e}");
+}
+
+#[test]
+fn b_read_with_the_wrong_major_ness_gives_other_bits() {
+    let s = setup("wgmma_130x70x100");
+    let p = s.mutated(|i| {
+        if let Inst::Wgmma { trans_b, .. } = i {
+            *trans_b = !*trans_b;
+        }
+    });
+    match s.run(&p) {
+        Ok(got) => assert_ne!(got, s.want_bits(), "B read K-major must change the product"),
+        // elements of rows other warps copied, read as the product's
+        Err(e) => {
+            assert!(matches!(e.check, Check::SharedOutOfBounds | Check::UninitializedShared | Check::SharedRace), "{e}")
+        }
+    }
+}
+
+#[test]
+fn a_stride_byte_offset_off_by_one_unit_gives_other_bits() {
+    let s = setup("wgmma_panels_70x150x90");
+    // The descriptor's high word (the stride byte offset in 16-byte units, and the
+    // swizzle mode) is the only `mov` of an immediate with bit 30 set.
+    let p = s.mutated(|i| {
+        if let Inst::Mov { src: Operand::Int(v), .. } = i
+            && *v & (1 << 30) != 0
+            && *v < 1 << 32
+        {
+            *v += 1;
+        }
+    });
+    assert_ne!(ptx::write(&p), ptx::write(&s.program), "the descriptor's high word is planted");
+    match s.run(&p) {
+        Ok(got) => assert_ne!(got, s.want_bits(), "rows 8 apart read 16 bytes off must change the product"),
+        Err(e) => assert!(matches!(e.check, Check::SharedOutOfBounds | Check::UninitializedShared), "{e}"),
+    }
+}
