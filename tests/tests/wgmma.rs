@@ -125,13 +125,13 @@ fn visit(body: &mut [Inst], f: &impl Fn(&mut Inst)) {
 
 #[test]
 fn the_unmutated_program_gives_the_interpreters_bits() {
-    let s = setup("wgmma_panels_70x150x90");
+    let s = setup("wgmma_panels_70x160x96");
     assert_eq!(s.run(&s.program).unwrap(), s.want_bits());
 }
 
 #[test]
 fn a_missing_wgmma_wait_group_is_a_read_of_accumulators_in_flight() {
-    let s = setup("wgmma_panels_70x150x90");
+    let s = setup("wgmma_panels_70x160x96");
     let mut p = s.program.clone();
     fn remove(body: &mut Vec<Inst>) {
         body.retain(|i| !matches!(i, Inst::WgmmaWait { .. }));
@@ -166,7 +166,7 @@ fn b_read_with_the_wrong_major_ness_gives_other_bits() {
 
 #[test]
 fn a_stride_byte_offset_off_by_one_unit_gives_other_bits() {
-    let s = setup("wgmma_panels_70x150x90");
+    let s = setup("wgmma_panels_70x160x96");
     // The descriptor's high word (the stride byte offset in 16-byte units, and the
     // swizzle mode) is the only `mov` of an immediate with bit 30 set.
     let p = s.mutated(|i| {

@@ -406,7 +406,7 @@ pub fn specs() -> Vec<Spec> {
     let wg = |spec: Spec| Spec { arch: Arch::Sm90a, ..spec };
     out.extend([
         wg(s("wgmma_130x70x100", [130, 70, 100], WGMMA_SMALL)),
-        wg(s("wgmma_panels_70x150x90", [70, 150, 90], WGMMA_PANELS)),
+        wg(s("wgmma_panels_70x160x96", [70, 160, 96], WGMMA_PANELS)),
         wg(Spec { b: Layout::Transposed, ..s("wgmma_b_transposed", [45, 70, 67], WGMMA_SMALL) }),
         wg(Spec {
             fill: Fill::Specials,
@@ -432,12 +432,16 @@ pub fn specs() -> Vec<Spec> {
         // The bench's staged tile (the next K tiles prefetched), sizes as the bench's.
         gpu(s("staged_1024x512x768", [1024, 512, 768], LARGE)),
         gpu(Spec { fill: Fill::Specials, ..s("staged_specials_256x256x4096", [256, 256, 4096], LARGE) }),
-        gpu(wg(s("wgmma_1025x1031x1027", [1025, 1031, 1027], WGMMA_TILE))),
+        // The large tiles take operands whose rows are 16-byte aligned (N and K multiples
+        // of 16, as a model's are): other strides copy through registers, and these tiles
+        // would spill there, on sm_86's `mma.sync` as on `wgmma`; M and the tiles' tails
+        // are free.
+        gpu(wg(s("wgmma_1025x1040x1056", [1025, 1040, 1056], WGMMA_TILE))),
+        gpu(wg(Spec { activation: LEAKY_RELU, ..s("wgmma_wide_1000x1008x1040", [1000, 1008, 1040], WGMMA_WIDE) })),
         gpu(wg(Spec {
             a: Layout::Transposed,
             b: Layout::Transposed,
-            activation: LEAKY_RELU,
-            ..s("wgmma_wide_transposed_513x771x1000", [513, 771, 1000], WGMMA_WIDE)
+            ..s("wgmma_transposed_528x784x1008", [528, 784, 1008], WGMMA_TWO_GROUPS)
         })),
         gpu(wg(Spec { fill: Fill::Specials, ..s("wgmma_specials_256x256x4096", [256, 256, 4096], WGMMA_TILE) })),
     ]);
