@@ -180,6 +180,10 @@ fn a_stride_byte_offset_off_by_one_unit_gives_other_bits() {
     assert_ne!(ptx::write(&p), ptx::write(&s.program), "the descriptor's high word is planted");
     match s.run(&p) {
         Ok(got) => assert_ne!(got, s.want_bits(), "rows 8 apart read 16 bytes off must change the product"),
-        Err(e) => assert!(matches!(e.check, Check::SharedOutOfBounds | Check::UninitializedShared), "{e}"),
+        // or the rows read are another slot's, still being copied
+        Err(e) => assert!(
+            matches!(e.check, Check::SharedOutOfBounds | Check::UninitializedShared | Check::AsyncCopyPending),
+            "{e}"
+        ),
     }
 }
