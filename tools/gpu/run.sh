@@ -65,6 +65,8 @@ ports-bench)
     only=(); for k in ${PEERS_ONLY:-}; do only+=(--only "$k"); done
     # PEER_SHAPES="32768x1024 4096x16384": only these shapes, in this order (an order check).
     for s in ${PEER_SHAPES:-}; do only+=(--shape "$s"); done
+    # PEER_DTYPES="f16 bf16": only these dtypes.
+    for d in ${PEER_DTYPES:-}; do only+=(--dtype "$d"); done
     timeout "${BENCH_TIMEOUT:-400}" "$R" bench "${sel[@]}" --iters "${ITERS:-20}" --warmup 3 --no-progress \
         --json "$OUT/ports-bench.json" > "$OUT/ports-bench.log" 2>&1; echo "rc=$?" >> "$OUT/ports-bench.log"
     peers=()
