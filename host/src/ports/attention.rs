@@ -12,7 +12,7 @@
 //! `P V` in f64, and rounds `o` once. The tolerances are at [`rules`].
 
 use rtriton::backend::ptx::Arch;
-use rtriton_kernels::ports::attention::{Config, attn_fwd_bf16, attn_fwd_f16, plan};
+use rtriton_kernels::ports::attention::{Config, attn_fwd_bf16, attn_fwd_f16, plan, plan_for};
 use rtriton_testing::{Backend, Case, Rule, Suite, View};
 
 use super::Port;
@@ -336,7 +336,17 @@ pub fn specs() -> Vec<Spec> {
         // descriptors; at head dim 128 both in 128-byte panels.
         Spec { arch: Arch::Sm90a, ..s("wgmma_n100_causal", [1, 2, 100, 64], true) },
         Spec { arch: Arch::Sm90a, ..s("wgmma_d128_n130", [1, 1, 130, 128], false) },
-        Spec { arch: Arch::Sm90a, ..gpu("wgmma_n1000_causal", [2, 3, 1000, 64], true) },
+        Spec {
+            arch: Arch::Sm90a,
+            config: plan_for(64, Arch::Sm90a),
+            ..gpu("wgmma_n1000_causal", [2, 3, 1000, 64], true)
+        },
+        Spec {
+            arch: Arch::Sm90a,
+            config: plan_for(64, Arch::Sm90a),
+            layout: Layout::Rows,
+            ..gpu("wgmma_rows_n1537_d64", [1, 4, 1537, 64], false)
+        },
         Spec { arch: Arch::Sm90a, window: 256, ..gpu("wgmma_window256_n1000_d128", [1, 2, 1000, 128], true) },
         Spec { arch: Arch::Sm90a, layout: Layout::Rows, ..gpu("wgmma_rows_n4099_d128", [1, 2, 4099, 128], false) },
     ]
@@ -367,7 +377,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
                         same_heads: true,
                         gpu_only: true,
                         arch,
-                        ..Spec::new("bench", [z, h, n, d], causal, plan(d))
+                        ..Spec::new("bench", [z, h, n, d], causal, plan_for(d, arch))
                     };
                     let flops = 4 * (z * h * n * n * d) as u64 / if causal { 2 } else { 1 };
                     let variant = match (causal, arch) {
