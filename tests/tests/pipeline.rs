@@ -272,6 +272,46 @@ fn golden_ptx_of_a_three_stage_ring() {
     insta::assert_snapshot!("ring_f16_32x32x32_3_stages_sm_86", text);
 }
 
+/// The same ring loop lowered for sm_90a with a 64 x 64 x 32 tile on 4 warps (one
+/// warpgroup): each K step reads `b` through a matrix descriptor of its slot (64-byte rows,
+/// the 64-byte swizzle) with two `wgmma.m64n64k16`, `a` with `ldmatrix`; the ring's wait
+/// has a `fence.proxy.async` before its barrier. Regenerate with `INSTA_UPDATE=always`;
+/// ptxas assembles it for sm_90a without spills.
+fn wgmma_ring_ptx() -> String {
+    use rtriton::backend::ptx::Arch;
+    use rtriton::spec::ArgValue;
+    let args = [
+        ArgValue::Ptr(0x7f00_0000_0000),
+        ArgValue::Ptr(0x7f10_0000_0000),
+        ArgValue::Ptr(0x7f20_0000_0000),
+        ArgValue::Int(64),
+    ];
+    let constexprs = [("BM", 64), ("BN", 64), ("BK", 32), ("STAGES", 3)];
+    ptx_common::compile_def(&ring_tiles(), &constexprs, &args, SpecPolicy::Triton, &ptx_common::options(Arch::Sm90a, 4))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .text
+}
+
+#[test]
+fn golden_ptx_of_a_wgmma_ring() {
+    let text = wgmma_ring_ptx();
+    assert!(text.contains(".target sm_90a"), "{text}");
+    assert_eq!(text.matches("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16").count(), 2, "{text}");
+    assert_eq!(text.matches("wgmma.fence.sync.aligned;").count(), 1, "{text}");
+    assert_eq!(text.matches("wgmma.wait_group.sync.aligned 0;").count(), 1, "{text}");
+    assert_eq!(text.matches("fence.proxy.async.shared::cta;").count(), 1, "{text}");
+    assert!(!text.contains("mma.sync"), "{text}");
+    insta::assert_snapshot!("ring_f16_64x64x32_3_stages_wgmma_sm_90a", text);
+}
+
+#[test]
+#[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
+fn the_wgmma_ring_assembles_for_sm_90a_without_spills() {
+    let ptxas = ptx_common::ptxas("the_wgmma_ring_assembles_for_sm_90a_without_spills");
+    let info = ptx_common::assemble(&ptxas, &wgmma_ring_ptx(), "sm_90a", "ring_tiles").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(ptx_common::spill_stores(&info), Some(0), "{info}");
+}
+
 /// The tutorial's form, pointers carried and advanced by `BLOCK_K` each step: AxisInfo
 /// derives a carried value's facts (the meet of its initial value's and the yielded
 /// one's), so the body's copies are 16-byte `cp.async`s too.
