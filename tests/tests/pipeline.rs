@@ -308,7 +308,8 @@ fn golden_ptx_of_a_wgmma_ring() {
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn the_wgmma_ring_assembles_for_sm_90a_without_spills() {
     let ptxas = ptx_common::ptxas("the_wgmma_ring_assembles_for_sm_90a_without_spills");
-    let info = ptx_common::assemble(&ptxas, &wgmma_ring_ptx(), "sm_90a", "ring_tiles").unwrap_or_else(|e| panic!("{e}"));
+    let info =
+        ptx_common::assemble(&ptxas, &wgmma_ring_ptx(), "sm_90a", "ring_tiles").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(ptx_common::spill_stores(&info), Some(0), "{info}");
 }
 

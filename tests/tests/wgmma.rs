@@ -7,8 +7,9 @@
 //!   one 128-byte row or in 128-byte panels, `B` transposed in memory, specials.
 //! - The same kernels for sm_86 and sm_90 keep `mma.sync`.
 //! - Planted bugs the simulator catches: a removed `wgmma.wait_group` (the accumulators
-//!   are read in flight), `B` read with the wrong major-ness, a descriptor whose stride
-//!   byte offset is off by one 16-byte unit.
+//!   are read in flight), a removed `fence.proxy.async` (the tensor cores could read the
+//!   slot's old bytes), `B` read with the wrong major-ness, a descriptor whose stride byte
+//!   offset is off by one 16-byte unit.
 //! - The layouts text says which `dot` runs as `wgmma` and how its ring lays out `B`.
 //! - ptxas assembles a `wgmma` ring kernel for sm_90a without spills (golden PTX).
 
@@ -145,6 +146,25 @@ fn a_missing_wgmma_wait_group_is_a_read_of_accumulators_in_flight() {
     let e = s.run(&p).expect_err("reading an accumulator in flight must be reported");
     assert_eq!(e.check, Check::AsyncMmaPending, "{e}");
     assert!(e.to_string().contains("wgmma.wait_group"), "{e}");
+}
+
+#[test]
+fn a_missing_proxy_fence_is_reported_at_the_wgmma() {
+    let s = setup("wgmma_panels_70x160x96");
+    let mut p = s.program.clone();
+    fn remove(body: &mut Vec<Inst>) {
+        body.retain(|i| !matches!(i, Inst::FenceProxyAsync));
+        for i in body.iter_mut() {
+            for b in i.bodies_mut() {
+                remove(b);
+            }
+        }
+    }
+    remove(&mut p.body);
+    assert_ne!(ptx::write(&p), ptx::write(&s.program), "the fence is planted");
+    let e = s.run(&p).expect_err("a wgmma reading unfenced bytes must be reported");
+    assert_eq!(e.check, Check::AsyncProxyUnfenced, "{e}");
+    assert!(e.to_string().contains("fence.proxy.async"), "{e}");
 }
 
 #[test]

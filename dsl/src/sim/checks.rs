@@ -24,6 +24,12 @@ pub(crate) struct SharedRaces {
     touched: Vec<u32>,
     /// Bytes written since the program started (shared memory starts undefined).
     defined: Vec<bool>,
+    /// Whether the async proxy's view is tracked (a program with `wgmma`): per byte, the
+    /// thread whose generic-proxy write of it no `fence.proxy.async` of that thread has
+    /// ordered yet, and per thread the bytes it wrote since its last fence.
+    track_proxy: bool,
+    unfenced: Vec<u32>,
+    since_fence: std::collections::HashMap<u32, Vec<u32>>,
 }
 
 impl SharedRaces {
@@ -33,13 +39,59 @@ impl SharedRaces {
             readers: vec![[NONE; 2]; bytes],
             touched: Vec::new(),
             defined: vec![false; bytes],
+            track_proxy: false,
+            unfenced: Vec::new(),
+            since_fence: std::collections::HashMap::new(),
         }
+    }
+
+    /// Tracks which bytes the async proxy (`wgmma`'s operand reads) may not see yet.
+    pub fn track_async_proxy(&mut self) {
+        self.track_proxy = true;
+        self.unfenced = vec![NONE; self.defined.len()];
+    }
+
+    /// `fence.proxy.async` by thread `t`: its earlier writes are ordered for the async
+    /// proxy.
+    pub fn fence_proxy(&mut self, t: u32) {
+        if let Some(bytes) = self.since_fence.remove(&t) {
+            for b in bytes {
+                if self.unfenced[b as usize] == t {
+                    self.unfenced[b as usize] = NONE;
+                }
+            }
+        }
+    }
+
+    /// The async proxy (a `wgmma` of thread `t`'s warpgroup) reads `addr..addr + n`: every
+    /// byte's writer must have fenced its write for the async proxy.
+    pub fn async_read(&self, t: u32, addr: u32, n: u32) -> Result<(), SimFault> {
+        if !self.track_proxy {
+            return Ok(());
+        }
+        for b in addr as usize..(addr + n) as usize {
+            let w = self.unfenced[b];
+            if w != NONE {
+                return Err(SimFault::new(
+                    Check::AsyncProxyUnfenced,
+                    Some(t),
+                    format!(
+                        "wgmma reads shared byte {b}, which thread {w} wrote through the generic proxy (a store or a cp.async) with no fence.proxy.async of that thread since: the tensor cores may read the old bytes"
+                    ),
+                    "have every thread that writes a wgmma operand execute fence.proxy.async.shared::cta after its writes land (after its cp.async.wait_group) and before the barrier the wgmma waits on",
+                )
+                .at(Address::Shared(b as u32)));
+            }
+        }
+        Ok(())
     }
 
     /// A new program: nothing is written yet.
     pub fn start_program(&mut self) {
         self.barrier();
         self.defined.fill(false);
+        self.unfenced.fill(NONE);
+        self.since_fence.clear();
     }
 
     /// A barrier: every access before it happens before every access after it.
@@ -98,6 +150,10 @@ impl SharedRaces {
             self.touch(b);
             self.writer[b] = t;
             self.defined[b] = true;
+            if self.track_proxy {
+                self.unfenced[b] = t;
+                self.since_fence.entry(t).or_default().push(b as u32);
+            }
         }
         Ok(())
     }

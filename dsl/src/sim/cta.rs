@@ -86,7 +86,13 @@ impl Cta {
             active: vec![true; t],
             all_active: true,
             shared: vec![0; l.shared_bytes],
-            races: SharedRaces::new(l.shared_bytes),
+            races: {
+                let mut r = SharedRaces::new(l.shared_bytes);
+                if l.d.ops.iter().any(|o| matches!(o, MicroOp::Wgmma { .. })) {
+                    r.track_async_proxy();
+                }
+                r
+            },
             copies: AsyncCopies::new(l.shared_bytes, t),
             scratch: std::array::from_fn(|_| vec![0; t]),
             epoch: 0,
@@ -546,6 +552,13 @@ impl Cta {
                 MicroOp::WgmmaWait { pending } => {
                     self.warpgroup_collective("wgmma.wait_group")?;
                     self.wgmma_wait(*pending);
+                }
+                MicroOp::FenceProxyAsync => {
+                    for t in 0..self.t {
+                        if self.active(t) {
+                            self.races.fence_proxy(t as u32);
+                        }
+                    }
                 }
                 MicroOp::Mma { input, d, a, b, c } => {
                     for r in a.iter().chain(b).chain(c) {

@@ -208,6 +208,9 @@ pub(crate) enum MicroOp {
     WgmmaWait {
         pending: u32,
     },
+    /// `fence.proxy.async`: each active thread's shared writes so far are visible to
+    /// `wgmma`'s operand reads (after a barrier).
+    FenceProxyAsync,
     /// `lo = src & mask`, `hi = (src >> bits) & mask` with `mask = 2^bits - 1` (both
     /// writes from the value before): `Unpack64` (`bits` 32) and `Unpack` (16).
     Unpack {
@@ -328,8 +331,7 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
             }
             Inst::WgmmaCommit => MicroOp::WgmmaCommit,
             Inst::WgmmaWait { pending } => MicroOp::WgmmaWait { pending: *pending },
-            // the simulator's shared memory has one proxy: nothing to order
-            Inst::FenceProxyAsync => MicroOp::Nop,
+            Inst::FenceProxyAsync => MicroOp::FenceProxyAsync,
             Inst::CvtTf32 { dst, src } => {
                 let f: CvtFn = |x| from_f32(f32_to_tf32_rna(f32_of(x)));
                 MicroOp::Cvt { f, dst: dst.0, src: src.0 }

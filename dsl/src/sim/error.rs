@@ -72,6 +72,9 @@ pub enum Check {
     InlineAsmNoModel,
     /// An accumulator of a `wgmma` read before a `wgmma.wait_group` covered its group.
     AsyncMmaPending,
+    /// A `wgmma` read a shared byte whose generic-proxy write (a store, a `cp.async`) its
+    /// writer had not ordered for the async proxy with `fence.proxy.async`.
+    AsyncProxyUnfenced,
 }
 
 /// An address a check names.
@@ -175,6 +178,7 @@ impl Check {
             Check::DeviceAssert => Code::SimDeviceAssert,
             Check::InlineAsmNoModel => Code::SimInlineAsmNoModel,
             Check::AsyncMmaPending => Code::SimAsyncMmaPending,
+            Check::AsyncProxyUnfenced => Code::SimAsyncProxyUnfenced,
         }
     }
 }

@@ -38,7 +38,8 @@
 //! - a shared byte read or written while a `cp.async` writing it is in flight (not yet
 //!   covered by a `cp.async.wait_group` of its thread, [`Check::AsyncCopyPending`]);
 //! - an accumulator of a `wgmma` read before a `wgmma.wait_group` covers its group
-//!   ([`Check::AsyncMmaPending`]);
+//!   ([`Check::AsyncMmaPending`]), and a `wgmma` operand byte whose writer did not
+//!   execute `fence.proxy.async` after writing it ([`Check::AsyncProxyUnfenced`]);
 //! - an inline asm without a CPU model, which it cannot run ([`Check::InlineAsmNoModel`],
 //!   before any thread runs; with a model, the model runs in each thread);
 //! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a

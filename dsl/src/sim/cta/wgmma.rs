@@ -6,7 +6,8 @@
 //! warpgroup covers their group (a later `wgmma` of the same group chains on them, as the
 //! hardware orders accumulator accesses across `wgmma`s of one shape). Each element of
 //! `B` is a shared read by the warpgroup's first thread, through the bounds, `cp.async`
-//! and race checks of the other shared loads.
+//! and race checks of the other shared loads, and a read of the async proxy: its writer
+//! must have executed `fence.proxy.async` since writing it (`checks.rs`).
 
 use std::collections::{HashSet, VecDeque};
 
@@ -174,6 +175,7 @@ impl Cta {
         }
         self.copies.check(t as u32, addr, 2, "reads (by wgmma)")?;
         self.races.read(t as u32, addr, 2)?;
+        self.races.async_read(t as u32, addr, 2)?;
         Ok(u16::from_le_bytes([self.shared[addr as usize], self.shared[addr as usize + 1]]))
     }
 
