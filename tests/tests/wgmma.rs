@@ -179,7 +179,9 @@ fn b_read_with_the_wrong_major_ness_gives_other_bits() {
         Ok(got) => assert_ne!(got, s.want_bits(), "B read K-major must change the product"),
         // elements of rows other warps copied, read as the product's
         Err(e) => {
-            assert!(matches!(e.check, Check::SharedOutOfBounds | Check::UninitializedShared | Check::SharedRace), "{e}")
+            let broken =
+                [Check::SharedOutOfBounds, Check::UninitializedShared, Check::SharedRace, Check::AsyncProxyUnfenced];
+            assert!(broken.contains(&e.check), "{e}")
         }
     }
 }
