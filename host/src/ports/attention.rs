@@ -406,6 +406,29 @@ pub fn bench_points() -> Vec<BenchPoint> {
     out
 }
 
+/// The forward of `spec`'s shape autotuned over `autotune_configs` (Triton tutorial 06's
+/// configurations and prunes) for `spec`'s target, keyed by `N_CTX` as the tutorial's
+/// `triton.autotune` is (its other key members, `HEAD_DIM` and the causal stage, are
+/// constexprs here, fixed per tuner): the grid follows each configuration's `BLOCK_M`;
+/// `o` and `lse` are restored between configurations, which must agree within twice the
+/// outputs' rule (their sums run in another order).
+pub fn autotuned(kernel: Kernel, spec: &Spec) -> rtriton_runtime::autotune::Autotuned {
+    use rtriton_runtime::autotune::{Autotuned, Config as Tune};
+    let (z, h, n) = (spec.z, spec.h, spec.n);
+    let configs = rtriton_kernels::ports::attention::autotune_configs(spec.causal, spec.arch)
+        .into_iter()
+        .map(|c| Tune::new(&c.constexprs(spec.d, spec.causal, spec.window)).num_warps(c.num_warps))
+        .collect();
+    let base = rtriton_runtime::launch::JitKernel::new(kernel.def()).arch(spec.arch).try_grid(move |m| {
+        let block_m = m.get("BLOCK_M").ok_or("BLOCK_M")?.max(1) as u64;
+        Ok([(n as u64).div_ceil(block_m), (z * h) as u64, 1])
+    });
+    // Tiles change the online softmax's order of sums: the configurations agree within
+    // twice the outputs' own rule (`rules`: 4 unit roundoffs of the dtype).
+    let u = kernel.unit_roundoff();
+    Autotuned::new(base, configs, &["N_CTX"]).restore_value(&["o_ptr", "lse_ptr"]).agree_within(8.0 * u, 8.0 * u)
+}
+
 /// What `cargo run --example attention [-- --dtype f16|bf16]` runs.
 pub fn example() -> Vec<ExampleCase> {
     let mut cases = Vec::new();
@@ -478,6 +501,61 @@ mod tests {
             assert_eq!(at(&w, i), at(&p, i), "row {i} sees all its keys");
         }
         assert!((16..100).filter(|&i| at(&w, i) != at(&p, i)).count() > 70);
+    }
+
+    /// The tutorial's 36 configurations less its prunes: on sm_90a no tile under 128 x 128
+    /// on 8 warps, causal none with `BLOCK_M < BLOCK_N`; every one declared compiles on the
+    /// interpreter's front end and the tuner's declaration checks pass.
+    #[test]
+    fn autotuning_tries_the_tutorials_configurations_less_its_prunes() {
+        use rtriton_kernels::ports::attention::{autotune_configs, tutorial_configs};
+        assert_eq!(tutorial_configs().len(), 36);
+        assert_eq!(autotune_configs(false, Arch::Sm86).len(), 36);
+        assert_eq!(autotune_configs(true, Arch::Sm86).len(), 30, "BLOCK_M 64 with BLOCK_N 128 pruned");
+        let hopper = autotune_configs(false, Arch::Sm90a);
+        assert_eq!(hopper.len(), 36 - 15, "5 tiles under 128 x 128, 3 stage counts, on 8 warps");
+        assert!(hopper.iter().all(|c| c.num_warps == 4 || c.block_m * c.block_n >= 128 * 128));
+        let spec = specs().into_iter().find(|s| s.name == "wgmma_n1000_causal").unwrap();
+        let k = autotuned(Kernel::F16, &spec).settings(rtriton_runtime::autotune::Settings::in_memory());
+        k.check().unwrap();
+        assert_eq!(k.configs().len(), autotune_configs(true, Arch::Sm90a).len());
+        let one = k.configs()[0].apply(k.base());
+        assert_eq!(one.grid_for_launch().unwrap(), [1000u64.div_ceil(64), 6, 1]);
+    }
+
+    /// On the GPU, the forward autotuned for sm_86 and, on compute capability 9.0, for
+    /// sm_90a: every configuration is tried (those whose compile spills are skipped with
+    /// their reason), the fastest is kept, and its outputs meet the case's rules against
+    /// the f64 reference.
+    #[test]
+    #[ignore = "needs a GPU"]
+    fn the_autotuned_forward_meets_the_reference_on_the_gpu() {
+        use rtriton_testing::compare::differences;
+        use rtriton_testing::run::gpu::GpuCase;
+        let mut rt = rtriton_runtime::launch::Runtime::new().expect("a GPU");
+        let (major, minor) = rt.gpu.info.compute_capability;
+        let cc = (major as u32, minor as u32);
+        for name in ["n1000_causal", "wgmma_n1000_causal"] {
+            let spec = specs().into_iter().find(|s| s.name == name).unwrap();
+            if !spec.arch.runs_on(cc) {
+                continue;
+            }
+            for kernel in Kernel::ALL {
+                let s = suite(kernel, &spec);
+                let c = &s.cases[0];
+                let want = s.expected(c);
+                let dev = GpuCase::upload(&mut rt, &s.def, c, rtriton::spec::SpecPolicy::Triton).unwrap();
+                let mut k = autotuned(kernel, &spec).settings(rtriton_runtime::autotune::Settings::in_memory());
+                let (choice, _) = k.launch(&mut rt, &dev.args()).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let got = dev.read_outputs(&rt).unwrap();
+                for ((out, g), (_, w)) in got.buffers.iter().zip(&want.buffers) {
+                    let (rule, _) = s.rule_of(out);
+                    let (diffs, total) = differences(g, w, &rule, 3);
+                    assert_eq!(total, 0, "{name} {kernel:?} with {}: `{out}` differs: {diffs:?}", choice.config);
+                }
+                eprintln!("{name} {kernel:?}: chose {}", choice.config);
+            }
+        }
     }
 
     #[test]

@@ -217,6 +217,37 @@ pub fn plan(_head_dim: usize) -> Config {
     Config { block_m: 128, block_n: 64, num_stages: 3, num_warps: 8 }
 }
 
+/// Triton tutorial 06's configurations for `_attn_fwd` (`BLOCK_M` in 64, 128; `BLOCK_N`
+/// in 32, 64, 128; `num_stages` in 2, 3, 4; `num_warps` in 4, 8), in its order.
+pub fn tutorial_configs() -> Vec<Config> {
+    let mut out = Vec::new();
+    for block_m in [64, 128] {
+        for block_n in [32, 64, 128] {
+            for num_stages in [2, 3, 4] {
+                for num_warps in [4, 8] {
+                    out.push(Config { block_m, block_n, num_stages, num_warps });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What autotuning tries for a launch on `arch`: [`tutorial_configs`] with the tutorial's
+/// own prunes, `keep` (on compute capability 9.0, which an sm_90a launch has, no tile of
+/// fewer than 128 x 128 on 8 warps) and `prune_invalid_configs` (causal: `BLOCK_M >=
+/// BLOCK_N`, which the causal diagonal block needs here too). A configuration whose compile
+/// spills on the device is skipped by the autotuner when it is tried (`RT0719`), as Triton
+/// skips one that runs out of resources.
+pub fn autotune_configs(causal: bool, arch: rtriton::backend::ptx::Arch) -> Vec<Config> {
+    let hopper = arch == rtriton::backend::ptx::Arch::Sm90a;
+    tutorial_configs()
+        .into_iter()
+        .filter(|c| !(hopper && c.block_m * c.block_n < 128 * 128 && c.num_warps == 8))
+        .filter(|c| !causal || c.block_m >= c.block_n)
+        .collect()
+}
+
 /// The configuration for `arch`: [`plan`]'s, but on sm_90a (`wgmma`) head dim 64 takes 128
 /// keys a step with 2 stages: `Q K^T` is one `m64n128k16` a warpgroup and k-step, where 64
 /// keys leave the tensor cores waiting on the step's barrier (measured on an H100, f16

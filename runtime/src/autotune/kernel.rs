@@ -11,7 +11,7 @@ use rtriton::ir::{ParamKind, SourceLoc};
 use super::gpu::{GpuTrials, zero_user_outputs};
 use super::settings::{Mode, Settings};
 use super::store::{StoredChoice, TuneStore};
-use super::tuner::{Site, TuneOutcome, tune, tuning_report};
+use super::tuner::{Agreement, Site, TuneOutcome, tune, tuning_report};
 use super::{Config, TuneKey};
 use crate::error::HostError;
 use crate::launch::{Arg, JitKernel, LaunchRecord, Meta, Runtime};
@@ -90,6 +90,8 @@ pub struct Autotuned {
     pub stats: TuneStats,
     /// The last tuning report (what `RTRITON_PRINT_AUTOTUNING=1` printed, or would have).
     pub last_report: Option<String>,
+    /// How the configurations' outputs must agree (bit for bit unless `agree_within`).
+    agreement: Agreement,
 }
 
 impl Autotuned {
@@ -114,7 +116,16 @@ impl Autotuned {
             store_failed: false,
             stats: TuneStats::default(),
             last_report: None,
+            agreement: Agreement::Bits,
         }
+    }
+
+    /// Lets the configurations' float outputs agree within `abs` or `rel` of the first's
+    /// instead of bit for bit ([`Agreement::Within`]): for a kernel whose tiles change the
+    /// order of its float sums.
+    pub fn agree_within(mut self, abs: f64, rel: f64) -> Autotuned {
+        self.agreement = Agreement::Within { abs, rel };
+        self
     }
 
     /// Key the integer arguments `params` (named in the key) by their power-of-two class
@@ -310,7 +321,7 @@ impl Autotuned {
             ));
             return Ok(Choice { index: Some(i), config: self.configs[i].clone(), decision: Decision::Store });
         }
-        let site = Site { kernel, loc: self.loc };
+        let site = Site { kernel, loc: self.loc, agreement: self.agreement };
         let outcome = tune_now(site, &self.configs, &settings)?;
         self.stats.tunings += 1;
         self.chosen.insert(key.clone(), outcome.best);

@@ -58,4 +58,4 @@ pub use kernel::{Autotuned, CallFill, Choice, Decision, OutputReset, TuneStats, 
 pub use key::{KeyValue, TuneKey, pow2_class};
 pub use settings::{AUTOTUNE_DIR_ENV, AUTOTUNE_ENV, Mode, PRINT_AUTOTUNING_ENV, Settings};
 pub use store::{StoredChoice, StoredTrial, TuneStore};
-pub use tuner::{OutputBytes, Site, Trial, Trials, TuneOutcome, config_cannot_run, tune, tuning_report};
+pub use tuner::{Agreement, OutputBytes, Site, Trial, Trials, TuneOutcome, config_cannot_run, tune, tuning_report};

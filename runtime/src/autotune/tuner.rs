@@ -79,12 +79,52 @@ pub fn config_cannot_run(e: &HostError) -> bool {
     }
 }
 
-/// Where the tuned kernel is, for the diagnostics.
+/// Where the tuned kernel is, for the diagnostics, and how its configurations' outputs
+/// must agree.
 #[derive(Clone, Copy, Debug)]
 pub struct Site<'a> {
     pub kernel: &'a str,
     /// Where the autotuner was declared.
     pub loc: SourceLoc,
+    pub agreement: Agreement,
+}
+
+/// How every configuration's outputs must agree with the first's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Agreement {
+    /// The same bytes (the default: a tile that changes a max or a sum of integers is a bug).
+    #[default]
+    Bits,
+    /// Float elements within `abs` or `rel` times the first's magnitude (NaN matches NaN,
+    /// an infinity only itself); other elements the same bytes. For kernels whose tiles
+    /// change the order of float sums (a `dot` over another K step, an online softmax over
+    /// another block of keys): their results differ in the last bits.
+    Within { abs: f64, rel: f64 },
+}
+
+impl Agreement {
+    /// Whether element bytes `got` agree with `want` of type `elem`.
+    fn agrees(self, elem: ScalarType, want: &[u8], got: &[u8]) -> bool {
+        if want == got {
+            return true;
+        }
+        let Agreement::Within { abs, rel } = self else { return false };
+        let value = |b: &[u8]| -> Option<f64> {
+            match elem {
+                ScalarType::F32 => Some(f64::from(f32::from_le_bytes(b.try_into().ok()?))),
+                ScalarType::F16 => Some(f64::from(half::f16::from_le_bytes(b.try_into().ok()?).to_f32())),
+                ScalarType::BF16 => Some(f64::from(half::bf16::from_le_bytes(b.try_into().ok()?).to_f32())),
+                // every other type compares by its bytes (not a rounding order)
+                _ => None,
+            }
+        };
+        match (value(want), value(got)) {
+            (Some(w), Some(g)) if w.is_nan() || g.is_nan() => w.is_nan() && g.is_nan(),
+            (Some(w), Some(g)) if w.is_infinite() || g.is_infinite() => w == g,
+            (Some(w), Some(g)) => (w - g).abs() <= abs.max(rel * w.abs()),
+            _ => false,
+        }
+    }
 }
 
 /// Tunes `configs` (at least one) on `trials`; see the module doc.
@@ -110,7 +150,7 @@ pub fn tune(
         match &first {
             None => first = Some((i, outputs)),
             Some((j, want)) => {
-                if let Some(d) = first_difference(want, &outputs) {
+                if let Some(d) = first_difference(site.agreement, want, &outputs) {
                     return Err(differ(site, &configs[*j], config, &d));
                 }
             }
@@ -161,13 +201,19 @@ struct Difference {
     got: Vec<u8>,
 }
 
-fn first_difference(want: &[OutputBytes], got: &[OutputBytes]) -> Option<Difference> {
+fn first_difference(agreement: Agreement, want: &[OutputBytes], got: &[OutputBytes]) -> Option<Difference> {
     want.iter().zip(got).find_map(|(w, g)| {
         let size = (w.elem.size_bytes() as usize).max(1);
-        let at = w.bytes.iter().zip(&g.bytes).position(|(a, b)| a != b).or_else(|| {
-            // Same prefix, different lengths: the first byte past the shorter one.
-            (w.bytes.len() != g.bytes.len()).then(|| w.bytes.len().min(g.bytes.len()))
-        })?;
+        let at = w
+            .bytes
+            .chunks(size)
+            .zip(g.bytes.chunks(size))
+            .position(|(a, b)| !agreement.agrees(w.elem, a, b))
+            .map(|i| i * size)
+            .or_else(|| {
+                // Same prefix, different lengths: the first byte past the shorter one.
+                (w.bytes.len() != g.bytes.len()).then(|| w.bytes.len().min(g.bytes.len()))
+            })?;
         let index = at / size;
         let elem = |b: &[u8]| b.get(index * size..(index + 1) * size).unwrap_or_default().to_vec();
         Some(Difference { param: w.param, elem: w.elem, index, want: elem(&w.bytes), got: elem(&g.bytes) })

@@ -161,6 +161,12 @@ impl<'c> GpuCase<'c> {
 
     /// Enqueues one launch (does not wait).
     pub fn launch(&self, rt: &mut Runtime) -> Result<(), RunError> {
+        rt.launch(&self.kernel, &self.args()).map(drop).map_err(gpu_error)
+    }
+
+    /// The launch arguments over the device buffers, in the case's order: what another
+    /// launcher of the same kernel (an autotuner, say) passes.
+    pub fn args(&self) -> Vec<Arg<'_>> {
         let mut args = Vec::new();
         let mut buffers = self.device.iter().zip(self.case.tensors());
         for a in &self.case.args {
@@ -173,7 +179,7 @@ impl<'c> GpuCase<'c> {
                 CaseArg::F32(v) => Arg::F32(*v),
             });
         }
-        rt.launch(&self.kernel, &args).map(drop).map_err(gpu_error)
+        args
     }
 
     /// Every output tensor's whole buffer, copied back (waits for the stream).

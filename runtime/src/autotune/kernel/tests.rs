@@ -169,9 +169,12 @@ fn the_report_is_kept_and_is_the_printed_format() {
     let count = Cell::new(0);
     k.choose("gpu", &args(64, 64), None, fake(0, &count)).unwrap();
     let key = TuneKey::of(k.base(), &KEY, &args(64, 64)).unwrap();
-    let outcome =
-        fake(0, &Cell::new(0))(Site { kernel: "k", loc: SourceLoc::caller() }, &configs(), &Settings::in_memory())
-            .unwrap();
+    let outcome = fake(0, &Cell::new(0))(
+        Site { kernel: "k", loc: SourceLoc::caller(), agreement: Agreement::Bits },
+        &configs(),
+        &Settings::in_memory(),
+    )
+    .unwrap();
     assert_eq!(k.last_report, Some(tuning_report("row_max_2d", &key.to_string(), &outcome)));
 }
 

@@ -66,7 +66,7 @@ impl Trials for FakeTrials {
 }
 
 fn site() -> Site<'static> {
-    Site { kernel: "k", loc: SourceLoc { file: "src/k.rs", line: 7, column: 1 } }
+    Site { kernel: "k", loc: SourceLoc { file: "src/k.rs", line: 7, column: 1 }, agreement: Agreement::Bits }
 }
 
 fn c(block: i64) -> Config {
@@ -209,4 +209,23 @@ fn what_stops_tuning_and_what_skips_a_config() {
     })));
     assert!(!config_cannot_run(&HostError::Driver { op: "cuLaunchKernel", message: "x".into() }));
     assert!(!config_cannot_run(&HostError::NoDevice("none".into())));
+}
+
+/// With a tolerance, float outputs that differ in their last bits agree (NaN with NaN, an
+/// infinity only with itself); past it, or with an infinity against a number, they differ.
+#[test]
+fn outputs_within_the_agreement_tolerance_agree() {
+    let (a, b) = (c(64), c(128));
+    let near = vec![1.0 + f32::EPSILON, -0.0, f32::INFINITY];
+    let within = Site { agreement: Agreement::Within { abs: 0.0, rel: 1e-6 }, ..site() };
+    let runs = |y: Vec<f32>| {
+        FakeTrials::with(&[(&a, Behaviour::Runs(Y.to_vec(), vec![2.0])), (&b, Behaviour::Runs(y, vec![1.0]))])
+    };
+    assert_eq!(tune(within, &[a.clone(), b.clone()], &mut runs(near.clone()), 0, 1).unwrap().best, 1);
+    let e = tune(site(), &[a.clone(), b.clone()], &mut runs(near), 0, 1).unwrap_err();
+    assert!(e.has_code(Code::AutotuneOutputsDiffer), "bit for bit by default: {e}");
+    for far in [vec![1.001, -0.0, f32::INFINITY], vec![1.0, -0.0, f32::MAX]] {
+        let e = tune(within, &[a.clone(), b.clone()], &mut runs(far), 0, 1).unwrap_err();
+        assert!(e.has_code(Code::AutotuneOutputsDiffer), "{e}");
+    }
 }
