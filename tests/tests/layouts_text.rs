@@ -254,3 +254,29 @@ fn the_header_is_the_ptxs(#[case] def: KernelDef, #[case] constexprs: &[(&str, i
         assert!(ptx.contains(line), "{line} not in the PTX header\n{ptx}");
     }
 }
+
+/// On sm_90a a pipelined 16-bit `dot` runs as `wgmma`: the text names the target, says
+/// which `dot` and how its `b` is read, and shows `b`'s ring in 128-byte panels (a row of
+/// 128 `f16` is 256 bytes); the same kernel for sm_86 has none of it.
+#[test]
+fn the_text_says_which_dots_run_as_wgmma_on_sm_90a() {
+    let constexprs: &[(&str, i64)] = &[("BM", 64), ("BN", 128), ("BK", 32), ("STAGES", 3)];
+    let k = verified(&staged_f16(), constexprs);
+    let sm90a = PtxOptions { num_warps: 4, ..PtxOptions::for_arch(rtriton::backend::ptx::Arch::Sm90a) };
+    let text = layouts_text(&k, &sm90a).expect("the kernel has layouts");
+    for want in [
+        "\ntarget = sm_90a\n",
+        " runs as wgmma.m64n128k16: A from registers, B through a descriptor of %",
+        " (N-major)",
+        "#mma = blocked{spt=[1, 2], tpw=[8, 4], wpc=[4, 1], order=[1, 0]}",
+        ": tensor<32x128xf16> #shared<ring 1, 128-byte panels, swizzled, vec 16 bytes, perPhase 1, maxPhase 8> (read in place)",
+    ] {
+        assert!(text.contains(want), "missing `{want}` in:\n{text}");
+    }
+    let sm86 = text_of(&k, 4);
+    assert!(!sm86.contains("wgmma") && !sm86.contains("panels") && !sm86.contains("target ="), "{sm86}");
+}
+
+fn text_of(k: &rtriton::verify::VerifiedKernel, num_warps: u32) -> String {
+    layouts_text(k, &PtxOptions { num_warps, ..PtxOptions::default() }).expect("the kernel has layouts")
+}

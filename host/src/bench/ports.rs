@@ -188,7 +188,7 @@ pub fn run_ports_bench(points: &[BenchPoint], o: &PortsBenchOptions) -> Result<P
     })?;
     let device = format!(
         "{}; rtriton PTX targets sm_86 (.target sm_86), JIT-compiled by the driver for this GPU: these are times on \
-         this GPU, not sm_86 times",
+         this GPU, not sm_86 times; rows marked sm_90a target sm_90a (.target sm_90a, wgmma)",
         rt.gpu.info.summary()
     );
     Ok(PortsReport {

@@ -714,4 +714,22 @@ mod tests {
         assert!(Arch::Sm90a.runs_on((9, 0)) && !Arch::Sm90a.runs_on((10, 0)) && Arch::Sm90.runs_on((10, 0)));
         assert_eq!("sm_90a".parse::<Arch>(), Ok(Arch::Sm90a));
     }
+
+    /// The automatic choice: sm_90a only on compute capability 9.0 and only when asked for;
+    /// otherwise the newest portable target the device runs.
+    #[test]
+    fn the_newest_target_takes_sm_90a_only_when_opted_into_on_its_own_device() {
+        let table = [
+            ((9, 0), true, Some(Arch::Sm90a)),
+            ((9, 0), false, Some(Arch::Sm90)),
+            ((10, 0), true, Some(Arch::Sm90)),
+            ((8, 9), true, Some(Arch::Sm89)),
+            ((8, 6), false, Some(Arch::Sm86)),
+            ((8, 0), true, Some(Arch::Sm80)),
+            ((7, 5), true, None),
+        ];
+        for (device, opt_in, want) in table {
+            assert_eq!(Arch::newest_for(device, opt_in), want, "{device:?}, opted in: {opt_in}");
+        }
+    }
 }

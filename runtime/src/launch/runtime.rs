@@ -102,6 +102,16 @@ impl Runtime {
         Ok(Runtime::with_disk_cache(Gpu::from_cudarc(ctx, stream)?, DiskCache::from_env()))
     }
 
+    /// The newest target this device runs, for [`JitKernel::arch`]: `arch_specific` opts
+    /// into `sm_90a` (`wgmma`) on a device of compute capability 9.0 (H100, H200), whose
+    /// code no other device runs; without it, or on another device, the newest portable
+    /// target (`Arch::newest_for`).
+    pub fn newest_arch(&self, arch_specific: bool) -> rtriton::backend::ptx::Arch {
+        let (major, minor) = self.gpu.info.compute_capability;
+        rtriton::backend::ptx::Arch::newest_for((major.max(0) as u32, minor.max(0) as u32), arch_specific)
+            .unwrap_or(rtriton::backend::ptx::Arch::Sm80)
+    }
+
     pub fn with_disk_cache(gpu: Gpu, disk: Option<DiskCache>) -> Runtime {
         Runtime {
             gpu,

@@ -103,6 +103,14 @@ impl Arch {
         if self.arch_specific() { device == self.compute_capability() } else { device >= self.compute_capability() }
     }
 
+    /// The newest target a device of compute capability `device` runs, the
+    /// architecture-specific ones (`sm_90a`) only when `arch_specific` opts into them: how a
+    /// program picks `sm_90a`'s `wgmma` on an H100 or H200 and keeps a portable target
+    /// elsewhere. `None` for a device older than every target.
+    pub fn newest_for(device: (u32, u32), arch_specific: bool) -> Option<Arch> {
+        Arch::ALL.into_iter().rev().find(|a| (arch_specific || !a.arch_specific()) && a.runs_on(device))
+    }
+
     /// The compute capability `(major, minor)` the target needs: a device of a lower one
     /// cannot run its code (a higher one JIT-compiles it).
     pub fn compute_capability(self) -> (u32, u32) {
