@@ -247,7 +247,12 @@ fn ring_ptx() -> String {
 }
 
 fn ring_ptx_of(def: &KernelDef) -> String {
-    use rtriton::backend::ptx::Arch;
+    ring_ptx_for(def, [32, 32, 32], rtriton::backend::ptx::Arch::Sm86)
+}
+
+/// `def`'s PTX for `[BM, BN, BK]` tiles with 3 stages on 4 warps for `arch`, under Triton's
+/// specialization of 16-byte aligned operands and `k = 64`.
+fn ring_ptx_for(def: &KernelDef, [bm, bn, bk]: [i64; 3], arch: rtriton::backend::ptx::Arch) -> String {
     use rtriton::spec::ArgValue;
     let args = [
         ArgValue::Ptr(0x7f00_0000_0000),
@@ -255,8 +260,8 @@ fn ring_ptx_of(def: &KernelDef) -> String {
         ArgValue::Ptr(0x7f20_0000_0000),
         ArgValue::Int(64),
     ];
-    let constexprs = [("BM", 32), ("BN", 32), ("BK", 32), ("STAGES", 3)];
-    ptx_common::compile_def(def, &constexprs, &args, SpecPolicy::Triton, &ptx_common::options(Arch::Sm86, 4))
+    let constexprs = [("BM", bm), ("BN", bn), ("BK", bk), ("STAGES", 3)];
+    ptx_common::compile_def(def, &constexprs, &args, SpecPolicy::Triton, &ptx_common::options(arch, 4))
         .unwrap_or_else(|e| panic!("{e}"))
         .text
 }
@@ -278,18 +283,7 @@ fn golden_ptx_of_a_three_stage_ring() {
 /// has a `fence.proxy.async` before its barrier. Regenerate with `INSTA_UPDATE=always`;
 /// ptxas assembles it for sm_90a without spills.
 fn wgmma_ring_ptx() -> String {
-    use rtriton::backend::ptx::Arch;
-    use rtriton::spec::ArgValue;
-    let args = [
-        ArgValue::Ptr(0x7f00_0000_0000),
-        ArgValue::Ptr(0x7f10_0000_0000),
-        ArgValue::Ptr(0x7f20_0000_0000),
-        ArgValue::Int(64),
-    ];
-    let constexprs = [("BM", 64), ("BN", 64), ("BK", 32), ("STAGES", 3)];
-    ptx_common::compile_def(&ring_tiles(), &constexprs, &args, SpecPolicy::Triton, &ptx_common::options(Arch::Sm90a, 4))
-        .unwrap_or_else(|e| panic!("{e}"))
-        .text
+    ring_ptx_for(&ring_tiles(), [64, 64, 32], rtriton::backend::ptx::Arch::Sm90a)
 }
 
 #[test]

@@ -113,6 +113,21 @@ impl Setup {
         visit(&mut p.body, &mutate);
         p
     }
+
+    /// The program with every instruction `drop` picks removed, in loops too.
+    fn without(&self, drop: impl Fn(&Inst) -> bool) -> Program {
+        fn remove(body: &mut Vec<Inst>, drop: &impl Fn(&Inst) -> bool) {
+            body.retain(|i| !drop(i));
+            for i in body.iter_mut() {
+                for b in i.bodies_mut() {
+                    remove(b, drop);
+                }
+            }
+        }
+        let mut p = self.program.clone();
+        remove(&mut p.body, &drop);
+        p
+    }
 }
 
 fn visit(body: &mut [Inst], f: &impl Fn(&mut Inst)) {
@@ -133,16 +148,7 @@ fn the_unmutated_program_gives_the_interpreters_bits() {
 #[test]
 fn a_missing_wgmma_wait_group_is_a_read_of_accumulators_in_flight() {
     let s = setup("wgmma_panels_70x160x96");
-    let mut p = s.program.clone();
-    fn remove(body: &mut Vec<Inst>) {
-        body.retain(|i| !matches!(i, Inst::WgmmaWait { .. }));
-        for i in body.iter_mut() {
-            for b in i.bodies_mut() {
-                remove(b);
-            }
-        }
-    }
-    remove(&mut p.body);
+    let p = s.without(|i| matches!(i, Inst::WgmmaWait { .. }));
     let e = s.run(&p).expect_err("reading an accumulator in flight must be reported");
     assert_eq!(e.check, Check::AsyncMmaPending, "{e}");
     assert!(e.to_string().contains("wgmma.wait_group"), "{e}");
@@ -151,16 +157,7 @@ fn a_missing_wgmma_wait_group_is_a_read_of_accumulators_in_flight() {
 #[test]
 fn a_missing_proxy_fence_is_reported_at_the_wgmma() {
     let s = setup("wgmma_panels_70x160x96");
-    let mut p = s.program.clone();
-    fn remove(body: &mut Vec<Inst>) {
-        body.retain(|i| !matches!(i, Inst::FenceProxyAsync));
-        for i in body.iter_mut() {
-            for b in i.bodies_mut() {
-                remove(b);
-            }
-        }
-    }
-    remove(&mut p.body);
+    let p = s.without(|i| matches!(i, Inst::FenceProxyAsync));
     assert_ne!(ptx::write(&p), ptx::write(&s.program), "the fence is planted");
     let e = s.run(&p).expect_err("a wgmma reading unfenced bytes must be reported");
     assert_eq!(e.check, Check::AsyncProxyUnfenced, "{e}");

@@ -365,6 +365,21 @@ pub fn cpu_suites(kernel: Kernel) -> Vec<Suite> {
 /// The bench's shapes `[Z, H, N, D]` (the points the torch figures are for).
 pub const BENCH_SHAPES: [[usize; 4]; 3] = [[4, 32, 4096, 64], [4, 32, 4096, 128], [1, 16, 16384, 128]];
 
+/// A bench point's variant: `causal` and the backward's `bwd` as the peers name them,
+/// `sm_90a` after them for the points of that target (compared with the same peers).
+pub fn bench_variant(causal: bool, bwd: bool, arch: Arch) -> &'static str {
+    match (causal, bwd, arch == Arch::Sm90a) {
+        (false, false, false) => "",
+        (true, false, false) => "causal",
+        (false, false, true) => "sm_90a",
+        (true, false, true) => "causal sm_90a",
+        (false, true, false) => "bwd",
+        (true, true, false) => "causal_bwd",
+        (false, true, true) => "bwd sm_90a",
+        (true, true, true) => "causal_bwd sm_90a",
+    }
+}
+
 /// `rtriton bench --kernel attention`: each shape causal and not, in both dtypes, counting
 /// `4 Z H N^2 D` flops (halved for causal) and the bytes of `q`, `k`, `v`, `o` once each.
 pub fn bench_points() -> Vec<BenchPoint> {
@@ -380,12 +395,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
                         ..Spec::new("bench", [z, h, n, d], causal, plan_for(d, arch))
                     };
                     let flops = 4 * (z * h * n * n * d) as u64 / if causal { 2 } else { 1 };
-                    let variant = match (causal, arch) {
-                        (false, Arch::Sm90a) => "sm_90a",
-                        (true, Arch::Sm90a) => "causal sm_90a",
-                        (false, _) => "",
-                        (true, _) => "causal",
-                    };
+                    let variant = bench_variant(causal, false, arch);
                     out.push(BenchPoint {
                         kernel: "attention",
                         variant,

@@ -369,12 +369,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
                     let spec =
                         Spec { gpu_only: true, arch, ..Spec::new("bench", [z, h, n, d], causal, Config::plan(d)) };
                     let fwd = 4 * (z * h * n * n * d) as u64 / if causal { 2 } else { 1 };
-                    let variant = match (causal, arch) {
-                        (false, Arch::Sm90a) => "bwd sm_90a",
-                        (true, Arch::Sm90a) => "causal_bwd sm_90a",
-                        (false, _) => "bwd",
-                        (true, _) => "causal_bwd",
-                    };
+                    let variant = super::attention::bench_variant(causal, true, arch);
                     out.push(BenchPoint {
                         kernel: "attention",
                         variant,
