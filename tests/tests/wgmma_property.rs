@@ -5,8 +5,9 @@
 //!
 //! A launch draws:
 //! - the dtype, `f16` or `bf16`;
-//! - the tile among those that run as `wgmma`: one warpgroup with `B`'s rows of 64 bytes
-//!   (`m64n32`, the 64-byte swizzle), 128 bytes (`m64n64`) or two 128-byte panels
+//! - the tile among those that run as `wgmma`: one warpgroup with `B`'s rows of 32 bytes
+//!   (`m64n16`, the 32-byte swizzle), 64 bytes (`m64n32`, the 64-byte swizzle), 128 bytes
+//!   (`m64n64`) or two 128-byte panels
 //!   (`m64n128`), and two warpgroups along M; K tiles of 16, 32 or 64 (`A`'s rows of 32,
 //!   64 or 128 bytes for `ldmatrix`), 2 or 3 stages;
 //! - the sizes `M`, `N`, `K` from 1 to past two tiles (masked tails in every dim, K loops
@@ -30,7 +31,7 @@ use rtriton_testing::run::{Outputs, lower_with, run_interpreter, run_simulator};
 use rtriton_testing::suite::arg_values;
 
 /// The tiles drawn: `(BLOCK_M, BLOCK_N, warps)`, every one a `wgmma` tile.
-const TILES: [(usize, usize, u32); 4] = [(64, 32, 4), (64, 64, 4), (64, 128, 4), (128, 64, 8)];
+const TILES: [(usize, usize, u32); 5] = [(64, 16, 4), (64, 32, 4), (64, 64, 4), (64, 128, 4), (128, 64, 8)];
 
 #[derive(Clone, Debug)]
 struct Launch {
