@@ -341,7 +341,17 @@ pub fn specs() -> Vec<Spec> {
             arch: Arch::Sm90a,
             ..Spec::new("bwd_wgmma_d128_n70", [1, 1, 70, 128], false, Config { block_n1: 32, ..SMALL })
         },
-        Spec { arch: Arch::Sm90a, ..gpu("bwd_wgmma_n1000_causal", [1, 3, 1000, 64], true) },
+        Spec {
+            arch: Arch::Sm90a,
+            config: Config::plan_for(64, Arch::Sm90a),
+            ..gpu("bwd_wgmma_n1000_causal", [1, 3, 1000, 64], true)
+        },
+        Spec {
+            arch: Arch::Sm90a,
+            config: Config::plan_for(64, Arch::Sm90a),
+            layout: Layout::Rows,
+            ..gpu("bwd_wgmma_rows_n777_d64", [2, 2, 777, 64], false)
+        },
         Spec { arch: Arch::Sm90a, layout: Layout::Rows, ..gpu("bwd_wgmma_rows_n777_d128", [2, 2, 777, 128], false) },
     ]
 }
@@ -366,8 +376,11 @@ pub fn bench_points() -> Vec<BenchPoint> {
         for [z, h, n, d] in super::attention::BENCH_SHAPES {
             for causal in [false, true] {
                 for arch in [Arch::Sm86, Arch::Sm90a] {
-                    let spec =
-                        Spec { gpu_only: true, arch, ..Spec::new("bench", [z, h, n, d], causal, Config::plan(d)) };
+                    let spec = Spec {
+                        gpu_only: true,
+                        arch,
+                        ..Spec::new("bench", [z, h, n, d], causal, Config::plan_for(d, arch))
+                    };
                     let fwd = 4 * (z * h * n * n * d) as u64 / if causal { 2 } else { 1 };
                     let variant = super::attention::bench_variant(causal, true, arch);
                     out.push(BenchPoint {
