@@ -76,7 +76,7 @@ impl<'a> Notes<'a> {
                 && let Some(&v) = op.results.first()
                 && read_in_place(k, layouts, v)
             {
-                in_place.insert(v, (ring, slot_layout(k, layouts, arch, v)));
+                in_place.insert(v, (ring, slot_layout(k, &wgmma, v)));
             }
             for v in op.kind.operands() {
                 let Some(to) = e.assignment.conversions.get(&(id, v)) else { continue };

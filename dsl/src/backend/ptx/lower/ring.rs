@@ -33,9 +33,8 @@
 use super::exchange::{Place, Side, shared_ty};
 use super::mma::{dot_input, transposed_operand};
 use super::swizzle::{SWIZZLE_ALIGN, Swizzle};
-use super::wgmma::{PANEL_BYTES, plan};
+use super::wgmma::{PANEL_BYTES, WgmmaPlan};
 use super::{Lowerer, ty_of};
-use crate::backend::ptx::Arch;
 use crate::backend::ptx::layout::{Layout, MmaInput};
 use crate::backend::ptx::lir::{BinOp, Guard, Inst, Operand, Reg, Ty};
 use crate::backend::ptx::{AccessKind, PtxError};
@@ -103,7 +102,10 @@ impl std::fmt::Display for SlotLayout {
         match self {
             SlotLayout::Padded { row } => write!(f, "row {row}"),
             SlotLayout::Swizzled(sw) => write!(f, "swizzled, {sw}"),
-            SlotLayout::Panels { .. } => write!(f, "128-byte panels, swizzled, vec 16 bytes, perPhase 1, maxPhase 8"),
+            SlotLayout::Panels { .. } => match Swizzle::of(PANEL_BYTES) {
+                Some(sw) => write!(f, "128-byte panels, swizzled, {sw}"),
+                None => write!(f, "128-byte panels"),
+            },
         }
     }
 }
@@ -357,7 +359,7 @@ impl Lowerer<'_> {
     /// The ring `ring`, made on its first copy; a later copy must agree with it.
     fn ring(&mut self, op: &Op, ring: u32, slots: u32, shape: &[usize], ty: Ty) -> Result<Ring, PtxError> {
         let eb = ty.size_bytes() as usize;
-        let layout = self.wgmma.rings.get(&ring).copied().unwrap_or_else(|| SlotLayout::of(shape, ty));
+        let layout = ring_slot_layout(&self.wgmma, ring, shape, ty);
         let row = layout.row(eb);
         if let Some(r) = self.rings.get(&ring) {
             if r.slots != slots || r.shape != shape || r.ty != ty {
@@ -491,13 +493,18 @@ pub(crate) fn read_in_place(k: &Kernel, layouts: &[Option<Layout>], v: Value) ->
     uses > 0
 }
 
-/// How a slot of the ring `v` (a `ring_read`) reads lays out its rows on `arch`: swizzled
-/// or padded, or in panels where only `wgmma`s read it (`wgmma.rs`).
-pub(crate) fn slot_layout(k: &Kernel, layouts: &[Option<Layout>], arch: Arch, v: Value) -> SlotLayout {
-    let ring = match k.def_op(v).map(|o| &o.kind) {
-        Some(OpKind::RingRead { ring, .. }) => Some(*ring),
-        _ => None,
-    };
-    ring.and_then(|r| plan(k, layouts, arch).rings.get(&r).copied())
-        .unwrap_or_else(|| SlotLayout::of(k.shape(v).dims(), ty_of(k.dtype(v))))
+/// How the slots of ring `ring`, holding `shape` tiles of `ty`, lay out their rows: as the
+/// `wgmma` plan has it for a ring a `wgmma` reads (in panels where only `wgmma`s read it,
+/// `wgmma.rs`), else swizzled or padded. The lowering and the layouts text both ask here.
+pub(crate) fn ring_slot_layout(wgmma: &WgmmaPlan, ring: u32, shape: &[usize], ty: Ty) -> SlotLayout {
+    wgmma.rings.get(&ring).copied().unwrap_or_else(|| SlotLayout::of(shape, ty))
+}
+
+/// [`ring_slot_layout`] of the ring the `ring_read` `v` reads.
+pub(crate) fn slot_layout(k: &Kernel, wgmma: &WgmmaPlan, v: Value) -> SlotLayout {
+    let shape = k.shape(v).dims();
+    match k.def_op(v).map(|o| &o.kind) {
+        Some(OpKind::RingRead { ring, .. }) => ring_slot_layout(wgmma, *ring, shape, ty_of(k.dtype(v))),
+        _ => SlotLayout::of(shape, ty_of(k.dtype(v))),
+    }
 }
