@@ -118,6 +118,7 @@ declare_codes! {
     SimInlineAsmNoModel = "RT0526", Simulator, "an inline asm without a CPU model (the simulator cannot run PTX)";
     SimAsyncMmaPending = "RT0527", Simulator, "a wgmma accumulator read before a wgmma.wait_group covered its group";
     SimAsyncProxyUnfenced = "RT0528", Simulator, "a wgmma read shared bytes written through the generic proxy with no fence.proxy.async by their writer";
+    SimAsyncMmaOperandOverwritten = "RT0529", Simulator, "shared bytes a wgmma in flight reads written before a wgmma.wait_group covered its group";
     GuardIndexOverflow = "RT0601", Guard, "i32 index math on a tensor past 2^31 - 1 elements";
     LaunchArgCount = "RT0701", Launch, "the wrong number of runtime arguments";
     LaunchArgType = "RT0702", Launch, "an argument of another type than its parameter";

@@ -256,8 +256,9 @@ fn the_header_is_the_ptxs(#[case] def: KernelDef, #[case] constexprs: &[(&str, i
 }
 
 /// On sm_90a a pipelined 16-bit `dot` runs as `wgmma`: the text names the target, says
-/// which `dot` and how its `b` is read, and shows `b`'s ring in 128-byte panels (a row of
-/// 128 `f16` is 256 bytes); the same kernel for sm_86 has none of it.
+/// which `dot`, how its operands are read and that it stays in flight, shows `a`'s ring
+/// with its 8-row groups permuted and `b`'s in 128-byte panels (a row of 128 `f16` is 256
+/// bytes); the same kernel for sm_86 has none of it.
 #[test]
 fn the_text_says_which_dots_run_as_wgmma_on_sm_90a() {
     let constexprs: &[(&str, i64)] = &[("BM", 64), ("BN", 128), ("BK", 32), ("STAGES", 3)];
@@ -266,9 +267,11 @@ fn the_text_says_which_dots_run_as_wgmma_on_sm_90a() {
     let text = layouts_text(&k, &sm90a).expect("the kernel has layouts");
     for want in [
         "\ntarget = sm_90a\n",
-        " runs as wgmma.m64n128k16: A from registers, B through a descriptor of %",
-        " (N-major)",
+        " runs as wgmma.m64n128k16: A through a descriptor of %",
+        " (K-major), B through a descriptor of %",
+        " (N-major); one group in flight across the loop's iterations (wait_group 1, a barrier, then the loop's copies)",
         "#mma = blocked{spt=[1, 2], tpw=[8, 4], wpc=[4, 1], order=[1, 0]}",
+        ": tensor<64x32xf16> #shared<ring 0, 64-byte panels, swizzled, vec 16 bytes, perPhase 2, maxPhase 4, 8-row groups permuted (low 3 bits of the group rotated left by 1)> (read in place)",
         ": tensor<32x128xf16> #shared<ring 1, 128-byte panels, swizzled, vec 16 bytes, perPhase 1, maxPhase 8> (read in place)",
     ] {
         assert!(text.contains(want), "missing `{want}` in:\n{text}");

@@ -1,15 +1,18 @@
 //! `dot` as `wgmma` on sm_90a (`lower/wgmma.rs`): a pipelined K loop's 16-bit products
 //! read `B` from their ring slots through shared-memory matrix descriptors.
 //!
-//! - The matmul port's `wgmma_*` cases lower to `wgmma.mma_async` of the tile's width, and
-//!   the simulator, which reads `B` through the descriptor's fields and swizzle, gives the
+//! - The matmul port's `wgmma_*` cases lower to `wgmma.mma_async` of the tile's width, `A`
+//!   and `B` through descriptors and one group in flight across the K loop, and the
+//!   simulator, which reads them through the descriptors' fields and swizzle, gives the
 //!   interpreter's bits (one `fma` per `k` in order), for one and two warpgroups, `B` in
 //!   one 128-byte row or in 128-byte panels, `B` transposed in memory, specials.
 //! - The same kernels for sm_86 and sm_90 keep `mma.sync`.
-//! - Planted bugs the simulator catches: a removed `wgmma.wait_group` (the accumulators
-//!   are read in flight), a removed `fence.proxy.async` (the tensor cores could read the
-//!   slot's old bytes), `B` read with the wrong major-ness, a descriptor whose stride byte
-//!   offset is off by one 16-byte unit.
+//! - Planted bugs the simulator catches: a removed `wgmma.wait_group` after the loop (the
+//!   accumulators are read in flight) or in it (a copy refills a slot a `wgmma` in flight
+//!   reads), a removed barrier after the loop's wait (one warpgroup refills what the
+//!   other's `wgmma` may still read), a removed `fence.proxy.async` (the tensor cores
+//!   could read the slot's old bytes), `B` read with the wrong major-ness, a descriptor
+//!   whose stride byte offset is off by one 16-byte unit.
 //! - The layouts text says which `dot` runs as `wgmma` and how its ring lays out `B`.
 //! - ptxas assembles a `wgmma` ring kernel for sm_90a without spills (golden PTX).
 
@@ -51,6 +54,15 @@ fn the_sm90a_cases_run_wgmma_and_give_the_interpreters_bits() {
             assert!(text.contains(&instr), "{} {}: no {instr}", kernel.name(), spec.name);
             assert!(
                 text.contains("fence.proxy.async.shared::cta;") && text.contains("wgmma.wait_group.sync.aligned 0;")
+            );
+            // Both operands through descriptors (`imm-trans-a` 0 before `B`'s), and the
+            // group in flight across the K loop's iterations.
+            assert!(text.contains(", 1, 1, 1, 0, "), "{} {}: A is read through a descriptor", kernel.name(), spec.name);
+            assert!(
+                text.contains("wgmma.wait_group.sync.aligned 1;"),
+                "{} {}: a group in flight",
+                kernel.name(),
+                spec.name
             );
             assert!(!text.contains("mma.sync"), "{} {}: B is no longer read by ldmatrix", kernel.name(), spec.name);
             let c = case(kernel, spec);
@@ -146,12 +158,56 @@ fn the_unmutated_program_gives_the_interpreters_bits() {
 }
 
 #[test]
-fn a_missing_wgmma_wait_group_is_a_read_of_accumulators_in_flight() {
+fn a_missing_wgmma_wait_group_after_the_loop_is_a_read_of_accumulators_in_flight() {
     let s = setup("wgmma_panels_70x160x96");
-    let p = s.without(|i| matches!(i, Inst::WgmmaWait { .. }));
+    let p = s.without(|i| matches!(i, Inst::WgmmaWait { pending: 0 }));
+    assert_ne!(ptx::write(&p), ptx::write(&s.program), "the wait is planted");
     let e = s.run(&p).expect_err("reading an accumulator in flight must be reported");
     assert_eq!(e.check, Check::AsyncMmaPending, "{e}");
     assert!(e.to_string().contains("wgmma.wait_group"), "{e}");
+}
+
+#[test]
+fn a_missing_wgmma_wait_group_in_the_loop_lets_a_copy_overwrite_operands_in_flight() {
+    let s = setup("wgmma_panels_70x160x96");
+    let p = s.without(|i| matches!(i, Inst::WgmmaWait { pending: 1 }));
+    assert_ne!(ptx::write(&p), ptx::write(&s.program), "the wait is planted");
+    let e = s.run(&p).expect_err("refilling a slot a wgmma in flight reads must be reported");
+    assert_eq!(e.check, Check::AsyncMmaOperandOverwritten, "{e}");
+    assert!(e.to_string().contains("in flight"), "{e}");
+}
+
+/// The barrier after `wait_group 1` is what tells a warpgroup that the other one's group
+/// is done too: without it, one warpgroup refills the slot the other's `wgmma` may still
+/// read. With one warpgroup the wait alone orders the refill (no barrier needed).
+#[test]
+fn a_missing_barrier_after_the_loops_wait_is_a_race_between_warpgroups() {
+    fn drop_barrier_after_wait(body: &mut Vec<Inst>) {
+        let mut i = 0;
+        while i + 1 < body.len() {
+            if matches!(body[i], Inst::WgmmaWait { pending: 1 }) && matches!(body[i + 1], Inst::BarSync { .. }) {
+                body.remove(i + 1);
+            }
+            for b in body[i].bodies_mut() {
+                drop_barrier_after_wait(b);
+            }
+            i += 1;
+        }
+    }
+    for (name, two_groups) in [("wgmma_two_groups_specials", true), ("wgmma_panels_70x160x96", false)] {
+        let s = setup(name);
+        let mut p = s.program.clone();
+        drop_barrier_after_wait(&mut p.body);
+        assert_ne!(ptx::write(&p), ptx::write(&s.program), "{name}: the barrier is planted");
+        match s.run(&p) {
+            Err(e) if two_groups => {
+                assert_eq!(e.check, Check::SharedRace, "{name}: {e}");
+                assert!(e.to_string().contains("a wgmma of warpgroup"), "{name}: {e}");
+            }
+            Ok(got) if !two_groups => assert_eq!(got, s.want_bits(), "{name}"),
+            other => panic!("{name}: {:?}", other.err().map(|e| e.to_string())),
+        }
+    }
 }
 
 #[test]

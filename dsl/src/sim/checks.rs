@@ -12,6 +12,24 @@ use super::sync::{Clock, ProgramSync, Stamp, ordered};
 use crate::ir::Scope;
 
 const NONE: u32 = u32::MAX;
+/// A reader that is a whole warpgroup (the tag bit and the warpgroup's index): a `wgmma`'s
+/// operand read, done when a `wgmma.wait_group` of the warpgroup covers it, which orders it
+/// before every later access of the warpgroup's threads.
+const WARPGROUP_TAG: u32 = 1 << 31;
+/// Threads of a warpgroup.
+const WARPGROUP_THREADS: u32 = 128;
+
+/// The reader id of warpgroup `g` ([`WARPGROUP_TAG`]).
+pub(crate) fn warpgroup_reader(g: u32) -> u32 {
+    WARPGROUP_TAG | g
+}
+
+/// Whether accesses by `a` and `b` (threads or warpgroups) are ordered without a barrier:
+/// the same thread, or a thread and its own warpgroup.
+fn ordered_without_barrier(a: u32, b: u32) -> bool {
+    let group = |x: u32| if x & WARPGROUP_TAG != 0 { x & !WARPGROUP_TAG } else { x / WARPGROUP_THREADS };
+    a == b || ((a & WARPGROUP_TAG != 0) != (b & WARPGROUP_TAG != 0) && group(a) == group(b))
+}
 
 /// Who touched each shared byte since the last `bar.sync` (an *epoch*): the last
 /// writer and up to two distinct readers (two are enough to know that someone other
@@ -30,6 +48,9 @@ pub(crate) struct SharedRaces {
     track_proxy: bool,
     unfenced: Vec<u32>,
     since_fence: std::collections::HashMap<u32, Vec<u32>>,
+    /// Per byte, how many `wgmma`s in flight (issued, no wait has covered their group)
+    /// read it: until they finish, no thread may write it.
+    in_flight: Vec<u16>,
 }
 
 impl SharedRaces {
@@ -42,6 +63,7 @@ impl SharedRaces {
             track_proxy: false,
             unfenced: Vec::new(),
             since_fence: std::collections::HashMap::new(),
+            in_flight: Vec::new(),
         }
     }
 
@@ -49,6 +71,41 @@ impl SharedRaces {
     pub fn track_async_proxy(&mut self) {
         self.track_proxy = true;
         self.unfenced = vec![NONE; self.defined.len()];
+        self.in_flight = vec![0; self.defined.len()];
+    }
+
+    /// A `wgmma` in flight reads `addr..addr + n` until [`SharedRaces::async_done`].
+    pub fn async_reading(&mut self, addr: u32, n: u32) {
+        for b in addr as usize..(addr + n) as usize {
+            self.in_flight[b] += 1;
+        }
+    }
+
+    /// The `wgmma` reading `addr..addr + n` finished (a wait covered its group).
+    pub fn async_done(&mut self, addr: u32, n: u32) {
+        for b in addr as usize..(addr + n) as usize {
+            self.in_flight[b] = self.in_flight[b].saturating_sub(1);
+        }
+    }
+
+    /// Thread `t` is about to write `addr..addr + n` (a store, or a `cp.async` at its
+    /// issue, since the copy may land at any time after): no `wgmma` in flight may read it.
+    pub fn check_not_in_flight(&self, t: u32, addr: u32, n: u32) -> Result<(), SimFault> {
+        if !self.track_proxy {
+            return Ok(());
+        }
+        match (addr as usize..(addr + n) as usize).find(|&b| self.in_flight[b] > 0) {
+            None => Ok(()),
+            Some(b) => Err(SimFault::new(
+                Check::AsyncMmaOperandOverwritten,
+                Some(t),
+                format!(
+                    "thread {t} writes shared byte {b}, which a wgmma in flight reads (no wgmma.wait_group has covered its group): the tensor cores may read the new bytes"
+                ),
+                "wait for the wgmma (wgmma.wait_group) in every warpgroup, then a barrier, before refilling its operands' shared memory",
+            )
+            .at(Address::Shared(b as u32))),
+        }
     }
 
     /// `fence.proxy.async` by thread `t`: its earlier writes are ordered for the async
@@ -92,6 +149,7 @@ impl SharedRaces {
         self.defined.fill(false);
         self.unfenced.fill(NONE);
         self.since_fence.clear();
+        self.in_flight.fill(0);
     }
 
     /// A barrier: every access before it happens before every access after it.
@@ -122,8 +180,8 @@ impl SharedRaces {
                 .at(Address::Shared(addr)));
             }
             let w = self.writer[b];
-            if w != NONE && w != t {
-                return Err(race(t, addr, format!("thread {t} reads shared byte {b} that thread {w} wrote")));
+            if w != NONE && !ordered_without_barrier(w, t) {
+                return Err(race(t, addr, format!("{} reads shared byte {b} that thread {w} wrote", who(t))));
             }
             self.touch(b);
             let r = &mut self.readers[b];
@@ -138,14 +196,15 @@ impl SharedRaces {
 
     /// Thread `t` writes bytes `addr..addr + n` (already bounds-checked).
     pub fn write(&mut self, t: u32, addr: u32, n: u32) -> Result<(), SimFault> {
+        self.check_not_in_flight(t, addr, n)?;
         for b in addr as usize..(addr + n) as usize {
             let w = self.writer[b];
             if w != NONE && w != t {
                 return Err(race(t, addr, format!("threads {w} and {t} both write shared byte {b}")));
             }
             let r = self.readers[b];
-            if let Some(other) = r.iter().find(|&&x| x != NONE && x != t) {
-                return Err(race(t, addr, format!("thread {t} writes shared byte {b} that thread {other} read")));
+            if let Some(&other) = r.iter().find(|&&x| x != NONE && !ordered_without_barrier(x, t)) {
+                return Err(race(t, addr, format!("thread {t} writes shared byte {b} that {} read", who(other))));
             }
             self.touch(b);
             self.writer[b] = t;
@@ -157,6 +216,11 @@ impl SharedRaces {
         }
         Ok(())
     }
+}
+
+/// A reader or writer in a message: a thread, or a warpgroup's `wgmma`.
+fn who(x: u32) -> String {
+    if x & WARPGROUP_TAG != 0 { format!("a wgmma of warpgroup {}", x & !WARPGROUP_TAG) } else { format!("thread {x}") }
 }
 
 fn race(t: u32, addr: u32, what: String) -> SimFault {

@@ -543,7 +543,7 @@ impl Cta {
                 }
                 MicroOp::Wgmma { input, n, d, a, desc, trans_b } => {
                     self.warpgroup_collective("wgmma.mma_async")?;
-                    l.report.wgmma += self.wgmma(*input, *n, (d, a), *desc, *trans_b)?;
+                    l.report.wgmma += self.wgmma(*input, *n, (d, *a), *desc, *trans_b)?;
                 }
                 MicroOp::WgmmaCommit => {
                     self.warpgroup_collective("wgmma.commit_group")?;
@@ -551,7 +551,7 @@ impl Cta {
                 }
                 MicroOp::WgmmaWait { pending } => {
                     self.warpgroup_collective("wgmma.wait_group")?;
-                    self.wgmma_wait(*pending);
+                    self.wgmma_wait(*pending)?;
                 }
                 MicroOp::FenceProxyAsync => {
                     for t in 0..self.t {

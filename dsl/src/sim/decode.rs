@@ -10,7 +10,9 @@
 
 use super::error::{Check, SimFault};
 use crate::backend::ptx::layout::MmaInput;
-use crate::backend::ptx::lir::{AtomOp, BinOp, Cmp, Group, Guard, Inst, Operand, ParamTy, Program, Special, Ty};
+use crate::backend::ptx::lir::{
+    AtomOp, BinOp, Cmp, Group, Guard, Inst, Operand, ParamTy, Program, Special, Ty, WgmmaA,
+};
 use crate::ir::{PropagateNan, UnaryOp};
 use crate::ir::{Scope, Sem};
 use crate::semantics::bits::umulhi;
@@ -31,6 +33,13 @@ pub(crate) enum Src {
 pub(crate) type BinFn = fn(u64, u64) -> Option<u64>;
 pub(crate) type CmpFn = fn(u64, u64) -> bool;
 pub(crate) type CvtFn = fn(u64) -> u64;
+
+/// A `wgmma`'s `A`: each warp's fragment registers, or a descriptor's register.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum WgmmaOperand {
+    Regs([u32; 4]),
+    Desc(u32),
+}
 
 /// A decoded instruction (see [`Inst`] for the semantics of each).
 #[derive(Clone, Debug)]
@@ -200,7 +209,7 @@ pub(crate) enum MicroOp {
         input: MmaInput,
         n: usize,
         d: Vec<u32>,
-        a: [u32; 4],
+        a: WgmmaOperand,
         desc: u32,
         trans_b: bool,
     },
@@ -324,7 +333,10 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
                     input: *input,
                     n: *n as usize,
                     d: d.iter().map(|r| r.0).collect(),
-                    a: fragment(a, "a")?,
+                    a: match a {
+                        WgmmaA::Regs(a) => WgmmaOperand::Regs(fragment(a, "a")?),
+                        WgmmaA::Desc(a) => WgmmaOperand::Desc(a.0),
+                    },
                     desc: b_desc.0,
                     trans_b: *trans_b,
                 }

@@ -75,6 +75,9 @@ pub enum Check {
     /// A `wgmma` read a shared byte whose generic-proxy write (a store, a `cp.async`) its
     /// writer had not ordered for the async proxy with `fence.proxy.async`.
     AsyncProxyUnfenced,
+    /// A shared byte written while a `wgmma` in flight reads it (before a
+    /// `wgmma.wait_group` covered its group).
+    AsyncMmaOperandOverwritten,
 }
 
 /// An address a check names.
@@ -179,6 +182,7 @@ impl Check {
             Check::InlineAsmNoModel => Code::SimInlineAsmNoModel,
             Check::AsyncMmaPending => Code::SimAsyncMmaPending,
             Check::AsyncProxyUnfenced => Code::SimAsyncProxyUnfenced,
+            Check::AsyncMmaOperandOverwritten => Code::SimAsyncMmaOperandOverwritten,
         }
     }
 }

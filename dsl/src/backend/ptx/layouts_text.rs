@@ -120,12 +120,21 @@ impl Annotations for Notes<'_> {
             format!("{} = {}", results.join(", "), op.kind.name())
         };
         let mut lines = Vec::new();
-        if let Some(b) = op.results.first().and_then(|r| self.wgmma.dots.get(r)) {
-            let major = if b.n_major { "N-major" } else { "K-major" };
+        if let Some(d) = op.results.first().and_then(|r| self.wgmma.dots.get(r)) {
+            let major = if d.n_major { "N-major" } else { "K-major" };
+            let a = match d.a {
+                Some(a) => format!("A through a descriptor of {a} (K-major)"),
+                None => "A from registers".to_string(),
+            };
+            let flight = if d.in_flight {
+                "; one group in flight across the loop's iterations (wait_group 1, a barrier, then the loop's copies)"
+            } else {
+                ""
+            };
             lines.push(format!(
-                "{reader} runs as wgmma.m64n{}k16: A from registers, B through a descriptor of {} ({major})",
+                "{reader} runs as wgmma.m64n{}k16: {a}, B through a descriptor of {} ({major}){flight}",
                 self.k.shape(op.results[0]).dims()[1],
-                b.source
+                d.source
             ));
         }
         for (i, v) in operands.iter().enumerate() {

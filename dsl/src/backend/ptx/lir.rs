@@ -268,6 +268,26 @@ pub struct Guard {
     pub negate: bool,
 }
 
+/// Where a [`Inst::Wgmma`]'s `A` is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WgmmaA {
+    /// Each warp's `m16n8k16` fragment of its 16 rows (4 `U32`), as [`Inst::Mma`]'s `a`.
+    Regs(Vec<Reg>),
+    /// Shared memory, through a matrix descriptor (`I64`) of the 64 x 16 tile held
+    /// `K`-major (`[64, 16]` rows), as `B`'s.
+    Desc(Reg),
+}
+
+impl WgmmaA {
+    /// The registers the instruction reads for `A`.
+    pub fn regs(&self) -> Vec<Reg> {
+        match self {
+            WgmmaA::Regs(a) => a.clone(),
+            WgmmaA::Desc(a) => vec![*a],
+        }
+    }
+}
+
 /// A thread-level instruction. Each variant documents its exact semantics.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Inst {
@@ -434,17 +454,17 @@ pub enum Inst {
     /// them. All 128 threads of the warpgroup execute it together. Needs sm_90a.
     WgmmaFence,
     /// `wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{in}.{in} {d}, {a}, b_desc, 1, 1, 1,
-    /// trans_b`: a warpgroup-collective `D = A B + D` of a 64 x 16 tile `A` by a 16 x `n`
-    /// tile `B`, issued asynchronously. Warp `w % 4` of the warpgroup holds rows `16 (w %
-    /// 4) ..` of `A` and `D`, each warp's 16 rows as [`Inst::Mma`]'s `m16n8k16` places its
-    /// `a` (4 `U32`) and, per 8-column tile `j`, its `c`/`d` (`d[4 j .. 4 j + 4]`, `F32`).
-    /// `B` is read from shared memory through the matrix descriptor `b_desc` (`I64`: the
-    /// PTX ISA's "Matrix Descriptor Format": start address, leading and stride byte
-    /// offsets, swizzle mode), `K`-major (`trans_b` false, the tile held `[n, 16]`) or
-    /// `N`-major (true, held `[16, n]`). `d` is undefined until a [`Inst::WgmmaWait`]
-    /// covers the group the instruction is committed in, and the shared bytes it reads
-    /// must not be written until then. Needs sm_90a.
-    Wgmma { input: MmaInput, n: u32, d: Vec<Reg>, a: Vec<Reg>, b_desc: Reg, trans_b: bool },
+    /// [0,] trans_b`: a warpgroup-collective `D = A B + D` of a 64 x 16 tile `A` by a 16 x
+    /// `n` tile `B`, issued asynchronously. Warp `w % 4` of the warpgroup holds rows `16 (w
+    /// % 4) ..` of `D`, per 8-column tile `j` as [`Inst::Mma`]'s `m16n8k16` places its
+    /// `c`/`d` (`d[4 j .. 4 j + 4]`, `F32`); `A` is in registers the same way or in shared
+    /// memory ([`WgmmaA`]). `B` is read from shared memory through the matrix descriptor
+    /// `b_desc` (`I64`: the PTX ISA's "Matrix Descriptor Format": start address, leading
+    /// and stride byte offsets, swizzle mode), `K`-major (`trans_b` false, the tile held
+    /// `[n, 16]`) or `N`-major (true, held `[16, n]`). `d` is undefined until a
+    /// [`Inst::WgmmaWait`] covers the group the instruction is committed in, and the shared
+    /// bytes it reads must not be written until then. Needs sm_90a.
+    Wgmma { input: MmaInput, n: u32, d: Vec<Reg>, a: WgmmaA, b_desc: Reg, trans_b: bool },
     /// `wgmma.commit_group.sync.aligned`: closes the warpgroup's open group of
     /// [`Inst::Wgmma`]s.
     WgmmaCommit,
@@ -902,7 +922,11 @@ impl Program {
                 Inst::WgmmaFence => "wgmma.fence".to_string(),
                 Inst::Wgmma { input, n, d, a, b_desc, trans_b } => {
                     let major = if *trans_b { "n-major" } else { "k-major" };
-                    format!("{{{}}} += wgmma.m64n{n}k16.{} {{{}}}, [{b_desc}] {major}", list(d), input.ptx(), list(a))
+                    let a = match a {
+                        WgmmaA::Regs(a) => format!("{{{}}}", list(a)),
+                        WgmmaA::Desc(a) => format!("[{a}] k-major"),
+                    };
+                    format!("{{{}}} += wgmma.m64n{n}k16.{} {a}, [{b_desc}] {major}", list(d), input.ptx())
                 }
                 Inst::WgmmaCommit => "wgmma.commit".to_string(),
                 Inst::WgmmaWait { pending } => format!("wgmma.wait {pending}"),

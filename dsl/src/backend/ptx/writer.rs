@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use super::layout::MmaInput;
-use super::lir::{AsmOperand, AtomOp, BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty};
+use super::lir::{AsmOperand, AtomOp, BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty, WgmmaA};
 use crate::ir::{Fp8Format, MathFn, PropagateNan, ScalarType, UnaryOp};
 use crate::semantics::atomic::AtomKind;
 use crate::semantics::convert::{f32_to_bf16, f32_to_f16, f32_to_f64};
@@ -518,9 +518,16 @@ impl<'a> Writer<'a> {
                 format!(
                     "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{x}.{x} {}, {}, {}, 1, 1, 1, {};",
                     self.reg_list(d),
-                    self.reg_list(a),
+                    match a {
+                        WgmmaA::Regs(a) => self.reg_list(a),
+                        WgmmaA::Desc(a) => self.reg(*a),
+                    },
                     self.reg(*b_desc),
-                    u8::from(*trans_b)
+                    // With `A` in shared memory, `imm-trans-a` comes first: 0, `K`-major.
+                    match a {
+                        WgmmaA::Regs(_) => u8::from(*trans_b).to_string(),
+                        WgmmaA::Desc(_) => format!("0, {}", u8::from(*trans_b)),
+                    }
                 )
             }
             Inst::WgmmaCommit => "wgmma.commit_group.sync.aligned;".to_string(),

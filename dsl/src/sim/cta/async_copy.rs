@@ -27,6 +27,7 @@ impl Cta {
                 continue;
             }
             let shared = self.shared_addr(dst, offset, 16, t)?;
+            self.races.check_not_in_flight(t as u32, shared, 16)?;
             let mut bytes = [0u8; 16];
             let mut src_addr = None;
             match self.get(src_size, t) {

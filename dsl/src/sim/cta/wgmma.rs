@@ -1,19 +1,25 @@
 //! `wgmma` on the CTA, warpgroup by warpgroup: each warpgroup (4 consecutive warps)
 //! executes the `wgmma` instructions with all 128 threads or not at all (`.sync.aligned`),
-//! gathers its warps' `a` fragments and accumulators, reads `B` through its descriptor
-//! (`sim/wgmma.rs`), and computes the product at once; the accumulators then stay
-//! pending, unreadable by any other instruction, until a `wgmma.wait_group` of the
-//! warpgroup covers their group (a later `wgmma` of the same group chains on them, as the
-//! hardware orders accumulator accesses across `wgmma`s of one shape). Each element of
-//! `B` is a shared read by the warpgroup's first thread, through the bounds, `cp.async`
-//! and race checks of the other shared loads, and a read of the async proxy: its writer
-//! must have executed `fence.proxy.async` since writing it (`checks.rs`).
+//! gathers its warps' accumulators and `a` fragments (or reads `A` through its
+//! descriptor), reads `B` through its descriptor (`sim/wgmma.rs`), and computes the
+//! product at once; the accumulators then stay pending, unreadable by any other
+//! instruction, until a `wgmma.wait_group` of the warpgroup covers their group (a later
+//! `wgmma` chains on them, as the hardware orders accumulator accesses across `wgmma`s of
+//! one shape). Each element of an operand in shared memory is a shared read by the
+//! warpgroup's first thread, through the bounds, `cp.async` and race checks of the other
+//! shared loads, and a read of the async proxy: its writer must have executed
+//! `fence.proxy.async` since writing it (`checks.rs`). The hardware may read those bytes
+//! at any time until the wait, so they are in flight until then (no thread may write
+//! them) and are read again, for the race checks, by the warpgroup when the wait covers
+//! the group: a write by another warpgroup after its own wait but with no barrier after
+//! this one's is a race; the warpgroup's own threads are ordered after it by the wait.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use super::Cta;
 use crate::backend::ptx::layout::MmaInput;
-use crate::sim::decode::Src;
+use crate::sim::checks::warpgroup_reader;
+use crate::sim::decode::{Src, WgmmaOperand};
 use crate::sim::error::{Address, Check, SimFault};
 use crate::sim::tensor_core::{Frag, LANES, frag_elem, per_reg};
 use crate::sim::wgmma::{self, Descriptor};
@@ -21,19 +27,28 @@ use crate::sim::wgmma::{self, Descriptor};
 /// Threads of a warpgroup.
 const WARPGROUP: usize = 4 * LANES;
 
+/// One group of `wgmma`s: the accumulators they write, the shared elements they read
+/// (the reading warpgroup, the address).
+#[derive(Debug, Default)]
+struct Group {
+    accs: Vec<u32>,
+    reads: Vec<(u32, u32)>,
+}
+
 /// The `wgmma` groups of the CTA's warpgroups (they run in lock step, so one record
-/// serves all): the accumulators of the open group and of each committed one.
+/// serves all): the open group and each committed one.
 #[derive(Debug, Default)]
 pub(crate) struct WgmmaGroups {
-    open: Vec<u32>,
-    committed: VecDeque<Vec<u32>>,
-    /// Accumulators no group's wait has covered yet.
-    pub pending: HashSet<u32>,
+    open: Group,
+    committed: VecDeque<Group>,
+    /// Accumulators no group's wait has covered yet, with the number of groups writing
+    /// each.
+    pub pending: HashMap<u32, u32>,
 }
 
 impl WgmmaGroups {
     pub fn start_program(&mut self) {
-        self.open.clear();
+        self.open = Group::default();
         self.committed.clear();
         self.pending.clear();
     }
@@ -81,7 +96,7 @@ impl Cta {
         &mut self,
         input: MmaInput,
         n: usize,
-        (d, a): (&[u32], &[u32; 4]),
+        (d, a): (&[u32], WgmmaOperand),
         desc: u32,
         trans_b: bool,
     ) -> Result<u64, SimFault> {
@@ -92,37 +107,34 @@ impl Cta {
             }
             groups += 1;
             let base = g * WARPGROUP;
+            let a_regs: &[u32] = match &a {
+                WgmmaOperand::Regs(r) => r,
+                WgmmaOperand::Desc(r) => std::slice::from_ref(r),
+            };
             for t in base..base + WARPGROUP {
                 self.need_reg_of(desc, t)?;
-                for r in a {
+                for r in a_regs {
                     self.need_reg_of(*r, t)?;
                 }
                 for r in d {
-                    if !self.wgmma_groups.pending.contains(r) {
+                    if !self.wgmma_groups.pending.contains_key(r) {
                         self.need_reg_of(*r, t)?;
                     }
                 }
             }
-            let bits = self.get(Src::Reg(desc), base);
-            let dsc = Descriptor::decode(bits).map_err(|why| {
-                SimFault::new(
-                    Check::Unsupported,
-                    Some(base as u32),
-                    format!("the simulator does not model {why}"),
-                    "give B a swizzled layout whose pattern starts at the slot (what the lowering emits)",
-                )
-            })?;
-            // A (64 x 16) and C (64 x n), row-major, from the four warps' fragments.
+            // A (64 x 16) and C (64 x n), row-major.
             let mut at = vec![0u32; wgmma::ROWS * wgmma::K];
             let mut c = vec![0u32; wgmma::ROWS * n];
             for w in 0..4 {
                 for lane in 0..LANES {
                     let t = base + w * LANES + lane;
-                    for (reg, r) in a.iter().enumerate() {
-                        let v = self.get(Src::Reg(*r), t) as u32;
-                        for part in 0..per_reg(input, Frag::A) {
-                            let (row, col) = frag_elem(input, Frag::A, lane, reg, part);
-                            at[(16 * w + row) * wgmma::K + col] = (v >> (16 * part)) & 0xffff;
+                    if let WgmmaOperand::Regs(a) = &a {
+                        for (reg, r) in a.iter().enumerate() {
+                            let v = self.get(Src::Reg(*r), t) as u32;
+                            for part in 0..per_reg(input, Frag::A) {
+                                let (row, col) = frag_elem(input, Frag::A, lane, reg, part);
+                                at[(16 * w + row) * wgmma::K + col] = (v >> (16 * part)) & 0xffff;
+                            }
                         }
                     }
                     for (i, r) in d.iter().enumerate() {
@@ -131,11 +143,19 @@ impl Cta {
                     }
                 }
             }
+            if let WgmmaOperand::Desc(r) = a {
+                let dsc = self.descriptor(r, base, "A")?;
+                for m in 0..wgmma::ROWS {
+                    for k in 0..wgmma::K {
+                        at[m * wgmma::K + k] = u32::from(self.wgmma_read(base, dsc.b_elem(false, k, m), "A")?);
+                    }
+                }
+            }
+            let dsc = self.descriptor(desc, base, "B")?;
             let mut b = vec![0u32; wgmma::K * n];
             for k in 0..wgmma::K {
                 for col in 0..n {
-                    let addr = dsc.b_elem(trans_b, k, col);
-                    b[k * n + col] = u32::from(self.wgmma_read(base, addr)?);
+                    b[k * n + col] = u32::from(self.wgmma_read(base, dsc.b_elem(trans_b, k, col), "B")?);
                 }
             }
             let out = wgmma::product(input, &at, &b, &c, n);
@@ -152,30 +172,45 @@ impl Cta {
         // Pending until a wait covers the group: no thread has them as written.
         for r in d {
             self.unwrite(*r);
-            self.wgmma_groups.pending.insert(*r);
-            self.wgmma_groups.open.push(*r);
+            *self.wgmma_groups.pending.entry(*r).or_default() += 1;
+            self.wgmma_groups.open.accs.push(*r);
         }
         Ok(groups)
     }
 
-    /// One 16-bit element of `B` that warpgroup thread `t` reads at shared `addr`.
-    fn wgmma_read(&mut self, t: usize, addr: u32) -> Result<u16, SimFault> {
+    /// The descriptor in register `r` of warpgroup thread `t`, for operand `what`.
+    fn descriptor(&self, r: u32, t: usize, what: &str) -> Result<Descriptor, SimFault> {
+        Descriptor::decode(self.get(Src::Reg(r), t)).map_err(|why| {
+            SimFault::new(
+                Check::Unsupported,
+                Some(t as u32),
+                format!("the simulator does not model {why} (the descriptor of {what})"),
+                "give the operand a swizzled layout whose pattern starts at the slot (what the lowering emits)",
+            )
+        })
+    }
+
+    /// One 16-bit element of operand `what` that warpgroup thread `t` reads at shared
+    /// `addr`, in flight until a wait covers the open group.
+    fn wgmma_read(&mut self, t: usize, addr: u32, what: &str) -> Result<u16, SimFault> {
         if addr as usize + 2 > self.shared.len() {
             return Err(SimFault::new(
                 Check::SharedOutOfBounds,
                 Some(t as u32),
                 format!(
-                    "wgmma reads B at shared bytes {addr}..{}, outside the CTA's {}-byte buffer",
+                    "wgmma reads {what} at shared bytes {addr}..{}, outside the CTA's {}-byte buffer",
                     addr + 2,
                     self.shared.len()
                 ),
-                "check the B descriptor's start address and strides against the tile's slot",
+                format!("check the {what} descriptor's start address and strides against the tile's slot"),
             )
             .at(Address::Shared(addr)));
         }
         self.copies.check(t as u32, addr, 2, "reads (by wgmma)")?;
         self.races.read(t as u32, addr, 2)?;
         self.races.async_read(t as u32, addr, 2)?;
+        self.races.async_reading(addr, 2);
+        self.wgmma_groups.open.reads.push(((t / WARPGROUP) as u32, addr));
         Ok(u16::from_le_bytes([self.shared[addr as usize], self.shared[addr as usize + 1]]))
     }
 
@@ -186,20 +221,32 @@ impl Cta {
     }
 
     /// `wgmma.wait_group pending`: the accumulators of every group but the `pending`
-    /// newest are written.
-    pub(super) fn wgmma_wait(&mut self, pending: u32) {
+    /// newest are written, and their shared reads done (read again here for the race
+    /// checks: the hardware may have read them until now).
+    pub(super) fn wgmma_wait(&mut self, pending: u32) -> Result<(), SimFault> {
         while self.wgmma_groups.committed.len() > pending as usize {
             let Some(group) = self.wgmma_groups.committed.pop_front() else { break };
-            for r in group {
-                self.wgmma_groups.pending.remove(&r);
-                self.wrote(r);
+            for r in group.accs {
+                let left = self.wgmma_groups.pending.get_mut(&r).map(|c| {
+                    *c -= 1;
+                    *c
+                });
+                if left == Some(0) {
+                    self.wgmma_groups.pending.remove(&r);
+                    self.wrote(r);
+                }
+            }
+            for (g, addr) in group.reads {
+                self.races.async_done(addr, 2);
+                self.races.read(warpgroup_reader(g), addr, 2)?;
             }
         }
+        Ok(())
     }
 
     /// The fault of reading `r`, an accumulator of a `wgmma` no wait has covered yet.
     pub(super) fn pending_accumulator(&self, r: usize, t: usize) -> Option<SimFault> {
-        self.wgmma_groups.pending.contains(&(r as u32)).then(|| {
+        self.wgmma_groups.pending.contains_key(&(r as u32)).then(|| {
             SimFault::new(
                 Check::AsyncMmaPending,
                 Some(t as u32),

@@ -12,7 +12,7 @@
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::PtxError;
 use crate::backend::ptx::lir::{Group, Inst, Operand, Reg, Ty};
-use crate::ir::{Block, Op, OpKind, Value};
+use crate::ir::{Block, Op, OpId, OpKind, Value};
 
 impl Lowerer<'_> {
     /// `if cond { then } else { else }` with the op's results in new registers.
@@ -153,8 +153,26 @@ impl Lowerer<'_> {
         // A body's first ring read waits whether the copies it needs came before the loop
         // or from the previous iteration.
         self.ring_synced = false;
+        let in_flight = self.wgmma.in_flight(self.k, body);
         if unroll > 1 {
             self.unrolled_loop(op, bounds, init, body, unroll)?;
+        } else if let Some(dot) = in_flight {
+            // A `wgmma` in flight across iterations (`wgmma.rs`): the copies into the
+            // rings move after it, where its barrier has freed the slots they refill.
+            let copies: Vec<OpId> =
+                body.ops.iter().copied().filter(|&id| matches!(self.k.op(id).kind, OpKind::AsyncCopy { .. })).collect();
+            let mut ops: Vec<OpId> = Vec::with_capacity(body.ops.len());
+            for &id in &body.ops {
+                if !copies.contains(&id) {
+                    ops.push(id);
+                }
+                if id == dot {
+                    ops.extend(&copies);
+                }
+            }
+            let body = Block { args: body.args.clone(), ops };
+            self.for_loop(op, bounds, init, &body)?;
+            self.emit(Inst::WgmmaWait { pending: 0 });
         } else {
             self.for_loop(op, bounds, init, body)?;
         }

@@ -52,7 +52,7 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
             Inst::Mma { a, b, c, .. } => used.extend(a.iter().chain(b).chain(c).copied()),
             // `d` is read as the accumulator
             Inst::Wgmma { d, a, b_desc, .. } => {
-                used.extend(d.iter().chain(a).copied());
+                used.extend(d.iter().copied().chain(a.regs()));
                 used.insert(*b_desc);
             }
             Inst::CvtTf32 { src, .. } => {

@@ -143,9 +143,10 @@ impl Lowerer<'_> {
             None => self.ring_views.get(&b).copied().filter(|_| !b_transposed),
         };
         let hoisted = self.hoisted_a.get(&result).cloned();
-        // On sm_90a, `b` may be read by `wgmma` through a descriptor (`wgmma.rs`); `a`'s
-        // fragments come as below.
+        // On sm_90a, `b` may be read by `wgmma` through a descriptor (`wgmma.rs`), and `a`
+        // too; otherwise `a`'s fragments come as below.
         let wg = self.wgmma.dots.get(&result).copied();
+        let a_by_descriptor = wg.is_some_and(|d| d.a.is_some());
         let a_regs = matches!(input, MmaInput::F16 | MmaInput::BF16)
             && a_view.is_none()
             && (hoisted.is_some() || a_in_registers(self.layout(a), &enc));
@@ -155,7 +156,7 @@ impl Lowerer<'_> {
             None if b_transposed => kk + pad,
             None => n + pad,
         };
-        if sa < kk || (wg.is_none() && sb < if b_transposed { kk } else { n }) {
+        if (sa < kk && !a_by_descriptor) || (wg.is_none() && sb < if b_transposed { kk } else { n }) {
             return Err(self.invariant(op, "reads a ring slot whose rows are narrower than its tile"));
         }
         let a_sw = a_view.and_then(|v| v.layout.swizzle());
@@ -323,6 +324,9 @@ impl Lowerer<'_> {
             let (a_frags, b_frags) = match input {
                 MmaInput::F16 | MmaInput::BF16 => {
                     let mut a_frags: Vec<Vec<Reg>> = Vec::with_capacity(tiles_m);
+                    if a_by_descriptor {
+                        continue;
+                    }
                     match &a_values {
                         _ if let Some(h) = &hoisted => a_frags.clone_from(&h[ks]),
                         Some(values) => {
@@ -393,7 +397,7 @@ impl Lowerer<'_> {
                 })
                 .collect();
             let tiles: Vec<Vec<Reg>> = idx.iter().map(|t| t.iter().map(|&x| accs[x]).collect()).collect();
-            let out = self.wgmma(op, input, (wb, n), &wg_frags, tiles)?;
+            let out = self.wgmma(op, input, (wb, n, wm), &wg_frags, tiles)?;
             for (t, regs) in idx.iter().zip(out) {
                 for (&x, r) in t.iter().zip(regs) {
                     accs[x] = r;

@@ -33,7 +33,7 @@
 use super::exchange::{Place, Side, shared_ty};
 use super::mma::{dot_input, transposed_operand};
 use super::swizzle::{SWIZZLE_ALIGN, Swizzle};
-use super::wgmma::{PANEL_BYTES, WgmmaPlan};
+use super::wgmma::WgmmaPlan;
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::layout::{Layout, MmaInput};
 use crate::backend::ptx::lir::{BinOp, Guard, Inst, Operand, Reg, Ty};
@@ -52,10 +52,13 @@ pub(crate) enum SlotLayout {
     Padded { row: usize },
     /// Rows exactly the tile's width apart, their 16-byte chunks swizzled.
     Swizzled(Swizzle),
-    /// A 16-bit tile of `rows` rows wider than 128 bytes cut into 128-byte columns
-    /// (panels), each panel `rows` swizzled rows of 128 bytes, one after the other: the
-    /// layout a `wgmma` descriptor reads (`wgmma.rs`).
-    Panels { rows: usize },
+    /// The layout a `wgmma` descriptor reads (`wgmma.rs`): a 16-bit tile of `rows` rows
+    /// cut into columns (panels) of `row_bytes` (32, 64 or 128; a narrower tile is one
+    /// panel), each panel `rows` swizzled rows, one after the other. Where `rotate > 0`
+    /// the 8-row groups are permuted: the low `rotate` bits of a row's group index are
+    /// rotated left by one (the rows of `mma`'s layout each warpgroup's `A` takes, made
+    /// one run of 64 rows: `wgmma.rs`).
+    Panels { rows: usize, row_bytes: usize, rotate: u32 },
 }
 
 impl SlotLayout {
@@ -73,7 +76,7 @@ impl SlotLayout {
         match self {
             SlotLayout::Padded { row } => row,
             SlotLayout::Swizzled(sw) => sw.row_bytes / eb,
-            SlotLayout::Panels { .. } => PANEL_BYTES / eb,
+            SlotLayout::Panels { row_bytes, .. } => row_bytes / eb,
         }
     }
 
@@ -81,7 +84,7 @@ impl SlotLayout {
     pub(super) fn swizzle(self) -> Option<Swizzle> {
         match self {
             SlotLayout::Swizzled(sw) => Some(sw),
-            SlotLayout::Panels { .. } => Swizzle::of(PANEL_BYTES),
+            SlotLayout::Panels { row_bytes, .. } => Swizzle::of(row_bytes),
             SlotLayout::Padded { .. } => None,
         }
     }
@@ -92,7 +95,7 @@ impl SlotLayout {
         match self {
             SlotLayout::Padded { .. } => 16,
             SlotLayout::Swizzled(sw) => (8 * sw.row_bytes as u32).min(SWIZZLE_ALIGN),
-            SlotLayout::Panels { .. } => SWIZZLE_ALIGN,
+            SlotLayout::Panels { row_bytes, .. } => (8 * row_bytes as u32).min(SWIZZLE_ALIGN),
         }
     }
 }
@@ -102,10 +105,16 @@ impl std::fmt::Display for SlotLayout {
         match self {
             SlotLayout::Padded { row } => write!(f, "row {row}"),
             SlotLayout::Swizzled(sw) => write!(f, "swizzled, {sw}"),
-            SlotLayout::Panels { .. } => match Swizzle::of(PANEL_BYTES) {
-                Some(sw) => write!(f, "128-byte panels, swizzled, {sw}"),
-                None => write!(f, "128-byte panels"),
-            },
+            SlotLayout::Panels { row_bytes, rotate, .. } => {
+                match Swizzle::of(*row_bytes) {
+                    Some(sw) => write!(f, "{row_bytes}-byte panels, swizzled, {sw}")?,
+                    None => write!(f, "{row_bytes}-byte panels")?,
+                }
+                if *rotate > 0 {
+                    write!(f, ", 8-row groups permuted (low {rotate} bits of the group rotated left by 1)")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -281,8 +290,8 @@ impl Lowerer<'_> {
         slot_off: Operand,
         step: usize,
     ) -> Vec<(Reg, u32)> {
-        if let SlotLayout::Panels { rows } = layout {
-            return self.panel_addresses(side, eb, rows, slot_off, step);
+        if let SlotLayout::Panels { rows, row_bytes, rotate } = layout {
+            return self.panel_addresses(side, eb, (rows, row_bytes, rotate), slot_off, step);
         }
         let (tbase, offsets) = self.addresses(side, eb);
         let offsets: Vec<u32> = offsets.into_iter().step_by(step).collect();
@@ -306,20 +315,22 @@ impl Lowerer<'_> {
     }
 
     /// [`Lowerer::slot_addresses`] in [`SlotLayout::Panels`]: element `(r, c)` at `(c /
-    /// per) * panel + r * 128 + (c % per) * eb` (`per` elements a panel row), swizzled by
-    /// its row. The thread's first coordinates `(r0, c0)` go into its base; an element's
-    /// own `(dr, dc)` into the immediate, which is exact for power-of-two chunks and thread
-    /// counts: a thread's chunk never straddles a panel unless it starts one.
+    /// per) * panel + rot(r) * row_bytes + (c % per) * eb` (`per` elements a panel row,
+    /// `rot` the group permutation), swizzled by its row. The thread's first coordinates
+    /// `(r0, c0)` go into its base; an element's own `(dr, dc)` into the immediate, which
+    /// is exact for power-of-two chunks and thread counts: a thread's chunk never straddles
+    /// a panel unless it starts one, and `r0` and `dr` have no bit in common, so `rot(r0 +
+    /// dr) = rot(r0) + rot(dr)`.
     fn panel_addresses(
         &mut self,
         side: &Side,
         eb: usize,
-        rows: usize,
+        (rows, row_bytes, rotate): (usize, usize, u32),
         slot_off: Operand,
         step: usize,
     ) -> Vec<(Reg, u32)> {
-        let per = PANEL_BYTES / eb;
-        let panel = rows * PANEL_BYTES;
+        let per = row_bytes / eb;
+        let panel = rows * row_bytes;
         let smem = self.smem_base();
         let at = self.bin(BinOp::Add, Ty::I32, smem.into(), slot_off);
         let Some(layout) = side.layout.clone() else {
@@ -329,7 +340,8 @@ impl Lowerer<'_> {
         let (dr, dc) = (layout.embed[0], layout.embed[1]);
         let r0 = self.coord_base(&geo, dr);
         let c0 = self.coord_base(&geo, dc);
-        let row_part = self.int_op(BinOp::Mul, r0, Operand::Int(PANEL_BYTES as i64));
+        let r0_at = self.rotate_groups(r0, rotate);
+        let row_part = self.int_op(BinOp::Mul, r0_at, Operand::Int(row_bytes as i64));
         let col_in = self.int_op(BinOp::And, c0, Operand::Int(per as i64 - 1));
         let col_in = self.int_op(BinOp::Mul, col_in, Operand::Int(eb as i64));
         let col_panel = self.int_op(BinOp::ShrU, c0, Operand::Int(i64::from(per.trailing_zeros())));
@@ -345,15 +357,34 @@ impl Lowerer<'_> {
                 let kk = geo.multi(i);
                 let r = geo.static_offset(dr, kk[dr]) % geo.parent[dr];
                 let c = geo.static_offset(dc, kk[dc]) % geo.parent[dc];
-                (r * PANEL_BYTES + (c / per) * panel + (c % per) * eb) as u32
+                (rotate_groups(r, rotate) * row_bytes + (c / per) * panel + (c % per) * eb) as u32
             })
             .collect();
-        let sw = Swizzle::of(PANEL_BYTES).expect("128-byte rows are swizzled");
+        let sw = Swizzle::of(row_bytes).expect("panel rows are swizzled");
         let row = match r0 {
             Operand::Int(_) => Operand::Int(0),
             r => r,
         };
         self.swizzled_elems(sw, base, row, &offsets)
+    }
+
+    /// [`rotate_groups`] of a row in a register.
+    fn rotate_groups(&mut self, row: Operand, rotate: u32) -> Operand {
+        if rotate == 0 {
+            return row;
+        }
+        if let Operand::Int(r) = row {
+            return Operand::Int(rotate_groups(r as usize, rotate) as i64);
+        }
+        let mask = ((1i64 << rotate) - 1) << 3;
+        let low = self.int_op(BinOp::And, row, Operand::Int(mask));
+        let rest = self.int_op(BinOp::Xor, row, low);
+        let up = self.int_op(BinOp::Shl, low, Operand::Int(1));
+        let up = self.int_op(BinOp::And, up, Operand::Int(mask));
+        let down = self.int_op(BinOp::ShrU, low, Operand::Int(i64::from(rotate) - 1));
+        let down = self.int_op(BinOp::And, down, Operand::Int(8));
+        let moved = self.int_op(BinOp::Or, up, down);
+        self.int_op(BinOp::Or, rest, moved)
     }
 
     /// The ring `ring`, made on its first copy; a later copy must agree with it.
@@ -375,7 +406,7 @@ impl Lowerer<'_> {
             return Ok(r.clone());
         }
         let slot_bytes = match layout {
-            SlotLayout::Panels { rows } => (rows * shape[1] * eb) as u32,
+            SlotLayout::Panels { rows, .. } => (rows * shape[1] * eb) as u32,
             _ => ((shape[0] * row * eb).next_multiple_of(16)) as u32,
         };
         // A swizzled slot starts at a multiple of its row size (`swizzle.rs`); the rings'
@@ -507,4 +538,17 @@ pub(crate) fn slot_layout(k: &Kernel, wgmma: &WgmmaPlan, v: Value) -> SlotLayout
         Some(OpKind::RingRead { ring, .. }) => ring_slot_layout(wgmma, *ring, shape, ty_of(k.dtype(v))),
         _ => SlotLayout::of(shape, ty_of(k.dtype(v))),
     }
+}
+
+/// Row `row` with the low `rotate` bits of its 8-row group index rotated left by one
+/// ([`SlotLayout::Panels`]).
+pub(crate) fn rotate_groups(row: usize, rotate: u32) -> usize {
+    if rotate == 0 {
+        return row;
+    }
+    let mask = (1 << rotate) - 1;
+    let g = row >> 3;
+    let low = g & mask;
+    let moved = ((low << 1) | (low >> (rotate - 1))) & mask;
+    (((g & !mask) | moved) << 3) | (row & 7)
 }
