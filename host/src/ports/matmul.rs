@@ -466,8 +466,10 @@ pub const BENCH_SIZES: [usize; 4] = [1024, 2048, 4096, 8192];
 /// `autotune_configs`, 128 x 128 x 64 on 4 warps with 2 stages).
 pub const BENCH_CONFIG: Config = WIDE_TILE;
 
-/// The configuration the bench launches on sm_90a (`wgmma`), 16-bit only.
-pub const BENCH_CONFIG_SM90A: Config = WGMMA_TILE;
+/// The configuration the bench launches on sm_90a (`wgmma`), 16-bit only: 128 x 256 x 64
+/// on two warpgroups with 3 stages, the fastest measured at 4096^3 and 8192^3 (with both
+/// operands through descriptors and a group in flight; `docs/performance.md`).
+pub const BENCH_CONFIG_SM90A: Config = WGMMA_WIDE;
 
 /// The configuration the bench launches for `f32` as tf32: 128 x 64 x 32 on 4 warps with
 /// the 3 stages whose rings of 4-byte elements fit sm_86 (`config_of` fits them).
