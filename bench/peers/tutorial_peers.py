@@ -19,9 +19,10 @@ triton-lang/triton): 01-vector-add.py (`add_kernel`), 02-fused-softmax.py
 `_layer_norm_bwd_dx_fused` with its lock, `_layer_norm_bwd_dwdb`), 03-matrix-multiplication.py
 (`matmul_kernel` with its CUDA autotuning configurations, against `torch.matmul`, i.e.
 cuBLAS; f32 multiplies as tf32 in both, as rtriton's `matmul_kernel_tf32` does). Matmul
-rows also carry `tflops`, 2 M N K per second. Attention (06-fused-attention.py's forward)
-is measured against torch's `scaled_dot_product_attention` on its flash backend, non-causal
-(`torch`) and causal (`torch_causal`), `tflops` 4 Z H N^2 D per second, halved for causal;
+rows also carry `tflops`, 2 M N K per second. Attention is measured against torch's
+`scaled_dot_product_attention` on its flash backend, non-causal (`torch`) and causal
+(`torch_causal`), and against 06-fused-attention.py's forward (`_attn_fwd` with block
+pointers, autotuned; `triton`, `triton_causal`), `tflops` 4 Z H N^2 D per second, halved for causal;
 its backward (`torch_bwd`, `torch_causal_bwd`) counts 2.5 times the forward's flops.
 """
 
@@ -308,8 +309,85 @@ def kernels():
         c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
         tl.store(c_ptrs, c, mask=c_mask)
 
+    # 06-fused-attention.py's forward: block pointers, online softmax in base 2, and for a
+    # causal mask the tutorial's two passes (the keys wholly below the diagonal without a
+    # mask, then the diagonal block with it). Autotuned as the tutorial does: its tiles and
+    # warps, less its rule's (8 warps only for tiles of 128 x 128 or more), stages 3 and 4.
+    attn_configs = [
+        triton.Config({"BLOCK_M": bm, "BLOCK_N": bn}, num_stages=s, num_warps=w)
+        for bm in (64, 128) for bn in (32, 64) for s in (3, 4) for w in (4, 8) if not (bm * bn < 128 * 128 and w == 8)
+    ]
+
+    @triton.jit
+    def attn_fwd_keys(acc, l_i, m_i, q, K_ptr, V_ptr, start_m, qk_scale, BLOCK_M: tl.constexpr,
+                      BLOCK_N: tl.constexpr, PASS: tl.constexpr, offs_m, offs_n, N_CTX: tl.constexpr):
+        # PASS 1: the keys before the query block's diagonal block; 2: that block, masked;
+        # 3: every key (not causal).
+        if PASS == 1:
+            lo, hi = 0, start_m * BLOCK_M
+        elif PASS == 2:
+            lo, hi = start_m * BLOCK_M, (start_m + 1) * BLOCK_M
+            lo = tl.multiple_of(lo, BLOCK_M)
+        else:
+            lo, hi = 0, N_CTX
+        K_ptr = tl.advance(K_ptr, (0, lo))
+        V_ptr = tl.advance(V_ptr, (lo, 0))
+        for start_n in range(lo, hi, BLOCK_N):
+            start_n = tl.multiple_of(start_n, BLOCK_N)
+            qk = tl.dot(q, tl.load(K_ptr))
+            if PASS == 2:
+                keep = offs_m[:, None] >= (start_n + offs_n[None, :])
+                qk = qk * qk_scale + tl.where(keep, 0, -1.0e6)
+                m_ij = tl.maximum(m_i, tl.max(qk, 1))
+                qk -= m_ij[:, None]
+            else:
+                m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+                qk = qk * qk_scale - m_ij[:, None]
+            p = tl.math.exp2(qk)
+            alpha = tl.math.exp2(m_i - m_ij)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            acc = acc * alpha[:, None]
+            acc = tl.dot(p.to(V_ptr.dtype.element_ty), tl.load(V_ptr), acc)
+            m_i = m_ij
+            K_ptr = tl.advance(K_ptr, (0, BLOCK_N))
+            V_ptr = tl.advance(V_ptr, (BLOCK_N, 0))
+        return acc, l_i, m_i
+
+    @triton.autotune(configs=attn_configs, key=["N_CTX", "HEAD_DIM", "CAUSAL"])
+    @triton.jit
+    def attn_fwd(Q, K, V, sm_scale, M, Out, stride_z, stride_h, stride_m, H, N_CTX,
+                 HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+        start_m = tl.program_id(0)
+        off_hz = tl.program_id(1)
+        base = (off_hz // H).to(tl.int64) * stride_z + (off_hz % H).to(tl.int64) * stride_h
+        Q_ptr = tl.make_block_ptr(Q + base, (N_CTX, HEAD_DIM), (stride_m, 1), (start_m * BLOCK_M, 0),
+                                  (BLOCK_M, HEAD_DIM), (1, 0))
+        K_ptr = tl.make_block_ptr(K + base, (HEAD_DIM, N_CTX), (1, stride_m), (0, 0), (HEAD_DIM, BLOCK_N), (0, 1))
+        V_ptr = tl.make_block_ptr(V + base, (N_CTX, HEAD_DIM), (stride_m, 1), (0, 0), (BLOCK_N, HEAD_DIM), (1, 0))
+        O_ptr = tl.make_block_ptr(Out + base, (N_CTX, HEAD_DIM), (stride_m, 1), (start_m * BLOCK_M, 0),
+                                  (BLOCK_M, HEAD_DIM), (1, 0))
+        offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = tl.arange(0, BLOCK_N)
+        m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+        l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+        acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+        qk_scale = sm_scale * 1.44269504
+        q = tl.load(Q_ptr)
+        if CAUSAL:
+            acc, l_i, m_i = attn_fwd_keys(acc, l_i, m_i, q, K_ptr, V_ptr, start_m, qk_scale, BLOCK_M, BLOCK_N, 1,
+                                          offs_m, offs_n, N_CTX)
+            acc, l_i, m_i = attn_fwd_keys(acc, l_i, m_i, q, K_ptr, V_ptr, start_m, qk_scale, BLOCK_M, BLOCK_N, 2,
+                                          offs_m, offs_n, N_CTX)
+        else:
+            acc, l_i, m_i = attn_fwd_keys(acc, l_i, m_i, q, K_ptr, V_ptr, start_m, qk_scale, BLOCK_M, BLOCK_N, 3,
+                                          offs_m, offs_n, N_CTX)
+        m_i += tl.math.log2(l_i)
+        acc = acc / l_i[:, None]
+        tl.store(M + off_hz * N_CTX + offs_m, m_i)
+        tl.store(O_ptr, acc.to(Out.type.element_ty))
+
     return dict(add=add_kernel, softmax=softmax_kernel, ln_fwd=ln_fwd, ln_bwd_dx=ln_bwd_dx,
-                ln_bwd_dwdb=ln_bwd_dwdb, epilogue=epilogue, matmul=matmul_kernel)
+                ln_bwd_dwdb=ln_bwd_dwdb, epilogue=epilogue, matmul=matmul_kernel, attn_fwd=attn_fwd)
 
 
 def warps_for(block):
@@ -487,6 +565,7 @@ def m_attention(k, dt, shape, rep):
     non-causal (`torch`) and causal (`torch_causal`), sm_scale 1 / sqrt(D)."""
     import torch
     import torch.nn.functional as F
+    import triton
     from torch.nn.attention import SDPBackend, sdpa_kernel
     z, h, n, d = shape
     q, kk, v = (torch.randn(z, h, n, d, device="cuda", dtype=dt, requires_grad=True) for _ in range(3))
@@ -503,6 +582,19 @@ def m_attention(k, dt, shape, rep):
         with torch.no_grad():
             ms = bench(tor, rep)
         rows.append(dict(impl=name, ms=ms, bytes=byt, flops=flops, check="reference (flash backend)"))
+        # Triton's tutorial forward (contiguous [Z, H, N, D] tensors, as here).
+        with torch.no_grad():
+            o = torch.empty_like(q)
+            lse = torch.empty(z, h, n, device="cuda", dtype=torch.float32)
+            grid = lambda meta: (triton.cdiv(n, meta["BLOCK_M"]), z * h)
+            tri = lambda: k["attn_fwd"][grid](q, kk, v, d ** -0.5, lse, o, q.stride(0), q.stride(1), q.stride(2), h, n,
+                                              HEAD_DIM=d, CAUSAL=causal)
+            tri()  # autotunes once for this (N, D, causal)
+            want = tor()
+            o_check = check(o, want, dt)
+            best = k["attn_fwd"].best_config
+            rows.append(dict(impl="triton" + name[len("torch"):], ms=bench(tri, rep), bytes=byt, flops=flops,
+                             check=f"{o_check} (best config {best})"))
         # The backward alone: dq, dk, dv from a saved forward (the tutorial counts 2.5 times
         # the forward's flops; q, k, v, o, do read, dq, dk, dv written).
         out = tor()

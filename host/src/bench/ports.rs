@@ -464,9 +464,10 @@ pub struct Combined {
 
 /// The peers' variant of an rtriton row's: a row run for a target of its own (`sm_90a`,
 /// `causal sm_90a`) is compared with the peers of the variant without it, which choose
-/// their own instructions for the GPU they run on.
-fn peer_variant(variant: &str) -> &str {
-    variant.strip_suffix("sm_90a").map_or(variant, str::trim_end)
+/// their own instructions for the GPU they run on; so is a row of another form of the
+/// same kernel (`persistent sm_90a`: the same product, one program an SM).
+fn peer_variant(variant: &str) -> String {
+    variant.split_whitespace().filter(|w| !matches!(*w, "sm_90a" | "persistent")).collect::<Vec<_>>().join(" ")
 }
 
 /// Joins rtriton's rows with the peers of the same (kernel, variant, dtype, shape). A

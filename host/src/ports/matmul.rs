@@ -26,7 +26,8 @@ use rtriton::backend::ptx::Arch;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::ports::matmul::{
     Access, Config, LEAKY_RELU, NO_ACTIVATION, SM86_SHARED_BYTES, TUTORIAL_CONFIGS, WIDE_TILE, access,
-    autotune_configs, matmul_kernel_bf16, matmul_kernel_f16, matmul_kernel_tf32, plan,
+    autotune_configs, matmul_kernel_bf16, matmul_kernel_f16, matmul_kernel_persistent_bf16,
+    matmul_kernel_persistent_f16, matmul_kernel_persistent_tf32, matmul_kernel_tf32, plan,
 };
 use rtriton_testing::{Backend, Case, Rule, Suite, View};
 
@@ -38,7 +39,7 @@ use super::example::ExampleCase;
 pub const PORT: Port = Port {
     name: "matmul",
     about: "C = A @ B (tutorial 03's matmul_kernel: grouped tile order, K loop of dot, optional leaky_relu), f16/bf16/tf32",
-    kernels: || Kernel::ALL.iter().map(|k| k.def()).collect(),
+    kernels: || Kernel::ALL.iter().flat_map(|k| [k.def(), k.persistent_def()]).collect(),
     suites,
     bench: bench_points,
     example,
@@ -61,6 +62,15 @@ impl Kernel {
             Kernel::F16 => matmul_kernel_f16(),
             Kernel::Bf16 => matmul_kernel_bf16(),
             Kernel::Tf32 => matmul_kernel_tf32(),
+        }
+    }
+
+    /// The persistent form (tutorial 09's): `NUM_SMS` programs looping over the tiles.
+    pub fn persistent_def(self) -> rtriton::trace::KernelDef {
+        match self {
+            Kernel::F16 => matmul_kernel_persistent_f16(),
+            Kernel::Bf16 => matmul_kernel_persistent_bf16(),
+            Kernel::Tf32 => matmul_kernel_persistent_tf32(),
         }
     }
 
@@ -184,6 +194,9 @@ pub struct Spec {
     pub gpu_only: bool,
     /// The target the simulator and the GPU run (`sm_90a`: `wgmma`).
     pub arch: Arch,
+    /// The persistent kernel (tutorial 09's form) on this many programs (`NUM_SMS`), each
+    /// looping over its tiles; `None`: one program a tile.
+    pub persistent: Option<usize>,
 }
 
 impl Spec {
@@ -201,6 +214,16 @@ impl Spec {
             activation: NO_ACTIVATION,
             gpu_only: false,
             arch: Arch::Sm86,
+            persistent: None,
+        }
+    }
+
+    /// The kernel this case launches: `kernel`'s one-program-a-tile form, or its
+    /// persistent one.
+    pub fn def(&self, kernel: Kernel) -> rtriton::trace::KernelDef {
+        match self.persistent {
+            Some(_) => kernel.persistent_def(),
+            None => kernel.def(),
         }
     }
 }
@@ -346,7 +369,14 @@ pub fn case(kernel: Kernel, spec: &Spec) -> Case {
     for (name, v) in config.constexprs(spec.activation) {
         c = c.constexpr(name, v);
     }
-    c = c.grid(config.grid(m, n)).num_warps(config.num_warps).arch(spec.arch);
+    let grid = match spec.persistent {
+        Some(programs) => {
+            c = c.constexpr("NUM_SMS", programs as i64);
+            [programs as u32, 1, 1]
+        }
+        None => config.grid(m, n),
+    };
+    c = c.grid(grid).num_warps(config.num_warps).arch(spec.arch);
     if spec.gpu_only {
         let why = "too large for the CPU back ends (minutes); the GPU runs it";
         c = c.unsupported(Backend::Interpreter, why).unsupported(Backend::Simulator, why);
@@ -366,7 +396,7 @@ pub fn suite(kernel: Kernel, spec: &Spec) -> Suite {
 /// `sum_k |a b|` by `magnitude`.
 fn suite_of(kernel: Kernel, c: Case, spec: &Spec, magnitude: f64) -> Suite {
     let activation = spec.activation;
-    let suite = Suite::new(kernel.def())
+    let suite = Suite::new(spec.def(kernel))
         .case(c)
         .reference(move |case| reference(kernel, activation, case))
         .rule(rule(kernel, spec.k, magnitude));
@@ -414,6 +444,17 @@ pub fn specs() -> Vec<Spec> {
             ..s("wgmma_two_groups_specials", [150, 64, 40], WGMMA_TWO_GROUPS)
         }),
     ]);
+    // The persistent form: fewer programs than tiles (each loops over several, the last
+    // ones fewer), more programs than tiles (some compute none), on both targets.
+    out.extend([
+        Spec { persistent: Some(3), ..s("persistent_300x130x40", [300, 130, 40], SMALL_N) },
+        Spec { persistent: Some(8), ..s("persistent_idle_40x40x20", [40, 40, 20], SMALL_M) },
+        wg(Spec {
+            persistent: Some(5),
+            activation: LEAKY_RELU,
+            ..s("persistent_wgmma_150x200x70", [150, 200, 70], WGMMA_SMALL)
+        }),
+    ]);
     let gpu = |spec: Spec| Spec { gpu_only: true, ..spec };
     out.extend([
         gpu(planned("4099x97x130", [4099, 97, 130])),
@@ -444,6 +485,8 @@ pub fn specs() -> Vec<Spec> {
             ..s("wgmma_transposed_528x784x1008", [528, 784, 1008], WGMMA_TWO_GROUPS)
         })),
         gpu(wg(Spec { fill: Fill::Specials, ..s("wgmma_specials_256x256x4096", [256, 256, 4096], WGMMA_TILE) })),
+        gpu(Spec { persistent: Some(132), ..planned("persistent_1025x1031x1027", [1025, 1031, 1027]) }),
+        gpu(wg(Spec { persistent: Some(132), ..s("persistent_wgmma_2000x1504x1008", [2000, 1504, 1008], WGMMA_WIDE) })),
     ]);
     out
 }
@@ -505,26 +548,30 @@ pub fn bench_points() -> Vec<BenchPoint> {
         }
     }
     // sm_90a's `wgmma` path, 16-bit only, at the sizes (a device of compute
-    // capability 9.0 runs them; the peers are the same points' `torch` and `triton`).
-    for kernel in [Kernel::F16, Kernel::Bf16] {
-        for n in [4096, 8192] {
-            let spec = Spec {
-                gpu_only: true,
-                arch: Arch::Sm90a,
-                ..Spec::new("bench_sm_90a", [n, n, n], Some(BENCH_CONFIG_SM90A))
-            };
-            out.push(BenchPoint {
-                kernel: "matmul",
-                variant: "sm_90a",
-                dtype: kernel.name(),
-                shape: vec![n, n, n],
-                bytes: 3 * (n * n) as u64 * 2,
-                flops: 2 * (n as u64).pow(3),
-                launches: Box::new(move |_| {
-                    let c = case(kernel, &spec);
-                    vec![(suite_of(kernel, c.clone(), &spec, spec.k as f64), c)]
-                }),
-            });
+    // capability 9.0 runs them; the peers are the same points' `torch` and `triton`), one
+    // program a tile and persistent (one program an SM).
+    for (variant, persistent) in [("sm_90a", false), ("persistent sm_90a", true)] {
+        for kernel in [Kernel::F16, Kernel::Bf16] {
+            for n in [4096, 8192] {
+                let spec = Spec {
+                    gpu_only: true,
+                    arch: Arch::Sm90a,
+                    ..Spec::new("bench_sm_90a", [n, n, n], Some(BENCH_CONFIG_SM90A))
+                };
+                out.push(BenchPoint {
+                    kernel: "matmul",
+                    variant,
+                    dtype: kernel.name(),
+                    shape: vec![n, n, n],
+                    bytes: 3 * (n * n) as u64 * 2,
+                    flops: 2 * (n as u64).pow(3),
+                    launches: Box::new(move |target| {
+                        let spec = Spec { persistent: persistent.then_some(target.sm_count), ..spec };
+                        let c = case(kernel, &spec);
+                        vec![(suite_of(kernel, c.clone(), &spec, spec.k as f64), c)]
+                    }),
+                });
+            }
         }
     }
     out
@@ -549,6 +596,8 @@ pub fn example() -> Vec<ExampleCase> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+
     use rtriton::spec::SpecPolicy;
     use rtriton_testing::run::{run_interpreter, run_simulator};
 
@@ -648,6 +697,35 @@ mod tests {
         }
     }
 
+    /// The persistent form on the simulator: program `p` writes exactly the tiles `p`, `p +
+    /// NUM_SMS`, ... of the grouped order, every element once, with fewer programs than
+    /// tiles and more, on both targets.
+    #[test]
+    fn persistent_programs_write_every_tile_of_their_stride() {
+        use rtriton_kernels::ports::matmul::tile_of;
+        let persistent: Vec<Spec> = specs().into_iter().filter(|s| s.persistent.is_some() && !s.gpu_only).collect();
+        assert!(persistent.len() >= 3 && persistent.iter().any(|s| s.arch == Arch::Sm90a));
+        for spec in persistent {
+            let programs = spec.persistent.unwrap();
+            let config = config_of(Kernel::F16, &spec);
+            let c = case(Kernel::F16, &spec);
+            let def = spec.def(Kernel::F16);
+            let got = run_simulator(&def, &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+            let writers = got.writers.as_ref().expect("the simulator records writers");
+            let view = &c.tensor("c").view;
+            let (num_pid_m, num_pid_n) = (spec.m.div_ceil(config.block_m), spec.n.div_ceil(config.block_n));
+            let tile_id: HashMap<(usize, usize), usize> =
+                (0..num_pid_m * num_pid_n).map(|t| (tile_of(t, num_pid_m, num_pid_n, config.group_m), t)).collect();
+            for i in 0..spec.m {
+                for j in 0..spec.n {
+                    let w = writers[0][view.element(&[i, j])].unwrap_or_else(|| panic!("{}: ({i}, {j})", spec.name));
+                    let t = tile_id[&(i / config.block_m, j / config.block_n)];
+                    assert_eq!(w.0[0] as usize, t % programs, "{}: ({i}, {j}) in tile {t}", spec.name);
+                }
+            }
+        }
+    }
+
     /// The runtime's configurations are the kernel module's kept list, constexprs and warps.
     #[test]
     fn autotune_configs_are_the_kept_tutorial_configs() {
@@ -681,8 +759,9 @@ mod tests {
     #[test]
     fn bench_points_count_two_mnk_flops() {
         let points = bench_points();
-        // and sm_90a's 16-bit points at 4096 and 8192
-        assert_eq!(points.len(), Kernel::ALL.len() * BENCH_SIZES.len() + 2 * 2);
+        // and sm_90a's 16-bit points at 4096 and 8192, one program a tile and persistent
+        assert_eq!(points.len(), Kernel::ALL.len() * BENCH_SIZES.len() + 2 * 2 * 2);
+        assert!(points.iter().any(|p| p.label() == "matmul (persistent sm_90a) bf16 8192x8192x8192"));
         let p = points.iter().find(|p| p.label() == "matmul f16 4096x4096x4096").unwrap();
         let w = points.iter().find(|p| p.label() == "matmul (sm_90a) f16 4096x4096x4096").unwrap();
         assert_eq!((w.flops, w.bytes), (p.flops, p.bytes));

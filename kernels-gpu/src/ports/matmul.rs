@@ -8,7 +8,9 @@
 //! One body, [`matmul`], serves every dtype; each `kernel!` names its element types:
 //! `matmul_kernel_f16` and `matmul_kernel_bf16` (16-bit inputs and output, as the tutorial
 //! stores `f16`), `matmul_kernel_tf32` (`f32` inputs multiplied as tf32, Triton's default
-//! `input_precision` for `f32` on tensor cores, `f32` output).
+//! `input_precision` for `f32` on tensor cores, `f32` output). `matmul_kernel_persistent_*`
+//! are tutorial 09's persistent form ([`matmul_persistent`]): a grid of `NUM_SMS` programs,
+//! each looping over its tiles.
 //!
 //! Differences from the tutorial (`docs/ports.md`, "Matrix multiplication"): every
 //! product of an index and a stride is computed in `i64` (the tutorial's `i32` products
@@ -78,12 +80,31 @@ pub fn tile_of(pid: usize, num_pid_m: usize, num_pid_n: usize, group_m: usize) -
 
 /// The body of every `matmul_kernel*`: the tutorial's kernel line by line.
 pub fn matmul<A: ScalarMarker, C: ScalarMarker>(a: Args<A, C>, zero: A::Native, meta: Meta) {
-    let Meta { block_m, block_n, block_k, group_m, activation, tf32, num_stages } = meta;
     // Map program ids to the tile of C each computes, in groups of `group_m` row tiles
     // (`tile_of` is the same arithmetic on the host).
     let pid = program_id(0);
-    let num_pid_m = cdiv(a.m, block_m as i32);
-    let num_pid_n = cdiv(a.n, block_n as i32);
+    let (pid_m, pid_n) = grouped_tile(a, meta, pid);
+    tile_product(a, zero, meta, pid_m, pid_n);
+}
+
+/// The body of every `matmul_kernel_persistent*`, after Triton's tutorial
+/// `09-persistent-matmul.py` (`matmul_kernel_persistent`): `num_sms` programs, program `p`
+/// computing tiles `p`, `p + num_sms`, ... in the grouped order, each as [`matmul`]'s
+/// program does: one wave of programs, each starting once and walking its tiles.
+pub fn matmul_persistent<A: ScalarMarker, C: ScalarMarker>(a: Args<A, C>, zero: A::Native, meta: Meta, num_sms: i32) {
+    let start_pid = program_id(0);
+    let num_tiles = cdiv(a.m, meta.block_m as i32) * cdiv(a.n, meta.block_n as i32);
+    for_range(start_pid, num_tiles, num_sms, (), |tile_id, ()| {
+        let (pid_m, pid_n) = grouped_tile(a, meta, tile_id);
+        tile_product(a, zero, meta, pid_m, pid_n);
+    });
+}
+
+/// `(pid_m, pid_n)` of tile `pid` in the tutorial's grouped order ([`tile_of`] on the host).
+fn grouped_tile<A, C>(a: Args<A, C>, meta: Meta, pid: Tensor<i32>) -> (Tensor<i32>, Tensor<i32>) {
+    let group_m = meta.group_m;
+    let num_pid_m = cdiv(a.m, meta.block_m as i32);
+    let num_pid_n = cdiv(a.n, meta.block_n as i32);
     let num_pid_in_group = num_pid_n * group_m;
     let group_id = pid / num_pid_in_group;
     let first_pid_m = group_id * group_m;
@@ -95,6 +116,18 @@ pub fn matmul<A: ScalarMarker, C: ScalarMarker>(a: Args<A, C>, zero: A::Native, 
     // vectors. (Its `stride > 0` promises are left out: this port takes reversed views.)
     assume(pid_m.ge(0));
     assume(pid_n.ge(0));
+    (pid_m, pid_n)
+}
+
+/// Tile `(pid_m, pid_n)` of `C`: the K loop of `dot`s, the activation, the masked store.
+fn tile_product<A: ScalarMarker, C: ScalarMarker>(
+    a: Args<A, C>,
+    zero: A::Native,
+    meta: Meta,
+    pid_m: Tensor<i32>,
+    pid_n: Tensor<i32>,
+) {
+    let Meta { block_m, block_n, block_k, activation, tf32, num_stages, .. } = meta;
 
     // Rows and columns past the matrix wrap (`% M`, `% N`) so every load is in bounds;
     // their results are masked off at the store. Products with strides are i64.
@@ -168,6 +201,39 @@ matmul_kernels! {
     matmul_kernel_bf16 => bf16, bf16, bf16::ZERO, false;
     /// [`matmul`] of `f32` matrices multiplied as tf32 (`input_precision="tf32"`) into `f32`.
     matmul_kernel_tf32 => f32, f32, 0.0, true;
+}
+
+/// One persistent `kernel!` per row: `name => input type, output type, zero, tf32`.
+macro_rules! matmul_persistent_kernels {
+    ($($(#[$doc:meta])* $name:ident => $a:ty, $c:ty, $zero:expr, $tf32:expr;)*) => {
+        $(
+            kernel! {
+                $(#[$doc])*
+                pub fn $name(a_ptr: Ptr<$a>, b_ptr: Ptr<$a>, c_ptr: Ptr<$c>, M: i32, N: i32, K: i32,
+                             stride_am: i32, stride_ak: i32, stride_bk: i32, stride_bn: i32,
+                             stride_cm: i32, stride_cn: i32;
+                             const BLOCK_SIZE_M: usize, const BLOCK_SIZE_N: usize, const BLOCK_SIZE_K: usize,
+                             const GROUP_SIZE_M: usize, const ACTIVATION: usize, const NUM_STAGES: usize,
+                             const NUM_SMS: usize) {
+                    let args = Args { a_ptr, b_ptr, c_ptr, m: M, n: N, k: K, stride_am, stride_ak, stride_bk,
+                                      stride_bn, stride_cm, stride_cn };
+                    let meta = Meta { block_m: BLOCK_SIZE_M, block_n: BLOCK_SIZE_N, block_k: BLOCK_SIZE_K,
+                                      group_m: GROUP_SIZE_M as i32, activation: ACTIVATION as i64, tf32: $tf32,
+                                      num_stages: NUM_STAGES };
+                    matmul_persistent::<$a, $c>(args, $zero, meta, NUM_SMS as i32);
+                }
+            }
+        )*
+    };
+}
+
+matmul_persistent_kernels! {
+    /// [`matmul_persistent`] of `f16` matrices into `f16`.
+    matmul_kernel_persistent_f16 => f16, f16, f16::ZERO, false;
+    /// [`matmul_persistent`] of `bf16` matrices into `bf16`.
+    matmul_kernel_persistent_bf16 => bf16, bf16, bf16::ZERO, false;
+    /// [`matmul_persistent`] of `f32` matrices multiplied as tf32 into `f32`.
+    matmul_kernel_persistent_tf32 => f32, f32, 0.0, true;
 }
 
 /// One autotuning configuration: the tutorial's `triton.Config` fields.

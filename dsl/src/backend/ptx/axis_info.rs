@@ -20,7 +20,7 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{BinaryOp, CmpPred, Constant, DType, HintKind, Kernel, OpKind, Value};
+use crate::ir::{BinaryOp, CmpPred, Constant, DType, HintKind, Kernel, OpId, OpKind, Value};
 use crate::spec::ArgSpec;
 
 /// Triton's `kMaxDivisor`: the divisibility of the constant 0.
@@ -347,17 +347,34 @@ fn pass(k: &Kernel, nonneg: &[bool], carried: &HashMap<Value, AxisInfo>) -> Vec<
 /// Which values are non-negative in every element, assuming no integer wraparound (the
 /// index-width analysis guards that): program ids and counts, `arange`s from 0 up,
 /// non-negative constants, unsigned values, values an `assume(x >= c)` (`c >= 0`) or
-/// `assume(x > c)` (`c >= -1`) at the kernel's top level promises, and what sums,
-/// products, quotients, remainders, minima and maxima, shape ops and widening casts make
-/// of them.
+/// `assume(x > c)` (`c >= -1`) promises in the block that defines `x` (at the kernel's top
+/// level, any value), a `for` loop's induction variable from a non-negative start (its
+/// step is positive), and what sums, products, quotients, remainders, minima and maxima,
+/// shape ops and widening casts make of them.
 pub fn non_negative(k: &Kernel) -> Vec<bool> {
     let mut nn = vec![false; k.values.len()];
     let constant = |v: Value| match k.def_op(v).map(|o| &o.kind) {
         Some(OpKind::Constant { value: Constant::Int(c) }) => Some(*c),
         _ => None,
     };
-    // Promises first: an SSA value keeps its value, so one promise covers every use.
-    for &id in &k.body.ops {
+    // Promises first: an SSA value keeps its value, so one promise covers every use. A
+    // promise in a nested block (a loop body, a branch) covers the values that block
+    // defines: each of their instances is followed by the promise, in every execution.
+    let mut promises: Vec<(OpId, bool)> = k.body.ops.iter().map(|&id| (id, true)).collect();
+    for id in k.walk() {
+        for region in k.op(id).kind.regions() {
+            promises.extend(region.ops.iter().map(|&a| (a, false)));
+        }
+    }
+    let defined_in = |x: Value, assume: OpId| {
+        let Some(block) = k.walk().into_iter().find_map(|id| {
+            k.op(id).kind.regions().into_iter().find(|r| r.ops.contains(&assume)).map(|r| r.ops.clone())
+        }) else {
+            return false;
+        };
+        block.iter().any(|&d| k.op(d).results.contains(&x))
+    };
+    for (id, top) in promises {
         let OpKind::Assume { cond } = &k.op(id).kind else { continue };
         if let Some(OpKind::Compare { pred, lhs, rhs }) = k.def_op(*cond).map(|o| &o.kind) {
             let promised = match (pred, constant(*rhs), constant(*lhs)) {
@@ -367,13 +384,20 @@ pub fn non_negative(k: &Kernel) -> Vec<bool> {
                 (CmpPred::Lt, _, Some(c)) if c >= -1 => Some(*rhs),
                 _ => None,
             };
-            if let Some(x) = promised {
+            if let Some(x) = promised
+                && (top || defined_in(x, id))
+            {
                 nn[x.index()] = true;
             }
         }
     }
     for id in k.walk() {
         let op = k.op(id);
+        if let OpKind::For { lower, body, .. } = &op.kind
+            && let Some(&iv) = body.args.first()
+        {
+            nn[iv.index()] = nn[lower.index()];
+        }
         let Some(&res) = op.results.first() else { continue };
         let dtype = k.dtype(res);
         let of = |v: &Value| nn[v.index()];
