@@ -38,8 +38,11 @@
 //! - a shared byte read or written while a `cp.async` writing it is in flight (not yet
 //!   covered by a `cp.async.wait_group` of its thread, [`Check::AsyncCopyPending`]);
 //! - an accumulator of a `wgmma` read before a `wgmma.wait_group` covers its group
-//!   ([`Check::AsyncMmaPending`]), and a `wgmma` operand byte whose writer did not
-//!   execute `fence.proxy.async` after writing it ([`Check::AsyncProxyUnfenced`]);
+//!   ([`Check::AsyncMmaPending`]), a `wgmma` operand byte whose writer did not
+//!   execute `fence.proxy.async` after writing it ([`Check::AsyncProxyUnfenced`]), a
+//!   shared byte written while a `wgmma` in flight reads it
+//!   ([`Check::AsyncMmaOperandOverwritten`]), and one written by another warpgroup with no
+//!   barrier after the wait that finished that read (a race, the read counted at the wait);
 //! - an inline asm without a CPU model, which it cannot run ([`Check::InlineAsmNoModel`],
 //!   before any thread runs; with a model, the model runs in each thread);
 //! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a
