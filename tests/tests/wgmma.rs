@@ -38,7 +38,7 @@ fn program(kernel: Kernel, spec: &Spec, arch: Arch) -> Program {
     let c = case(kernel, spec);
     let args = arg_values(&c).expect("the case places");
     let options = PtxOptions { num_warps: c.num_warps, ..PtxOptions::for_arch(arch) };
-    lower_with(&mut CompileSession::new(), &kernel.def(), &c.constexprs, &args, SpecPolicy::Triton, &options)
+    lower_with(&mut CompileSession::new(), &spec.def(kernel), &c.constexprs, &args, SpecPolicy::Triton, &options)
         .unwrap_or_else(|e| panic!("{}: {e}", spec.name))
 }
 
@@ -66,8 +66,8 @@ fn the_sm90a_cases_run_wgmma_and_give_the_interpreters_bits() {
             );
             assert!(!text.contains("mma.sync"), "{} {}: B is no longer read by ldmatrix", kernel.name(), spec.name);
             let c = case(kernel, spec);
-            let sim = run_simulator(&kernel.def(), &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("{e}"));
-            let interp = run_interpreter(&kernel.def(), &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("{e}"));
+            let sim = run_simulator(&spec.def(kernel), &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("{e}"));
+            let interp = run_interpreter(&spec.def(kernel), &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(bits(&sim), bits(&interp), "{} {}", kernel.name(), spec.name);
         }
     }

@@ -15,7 +15,12 @@
 //! - `A` and `B` row-major or transposed (a transposed operand's tile is copied through
 //!   registers into the same slots; unaligned strides do the same);
 //! - the values: ordinary, or with infinities, a NaN and signed-zero rows; the fused
-//!   `leaky_relu` or not.
+//!   `leaky_relu` or not;
+//! - one program a tile, or the persistent kernel on 1 to 6 programs (each looping over
+//!   its tiles, so the K loop's group in flight, its rings and its wait restart per tile).
+//!
+//! Both operands are read through descriptors (`A`'s slot with its 8-row groups permuted)
+//! and the K loop keeps one group in flight, wherever the tile allows.
 //!
 //! 64 cases by default (`PROPTEST_CASES` overrides; `PROPTEST_RNG_SEED` replaces the
 //! fixed seed).
@@ -42,6 +47,7 @@ struct Launch {
     b: Layout,
     fill: Fill,
     activation: i64,
+    persistent: Option<usize>,
 }
 
 fn launch() -> impl Strategy<Value = Launch> {
@@ -52,8 +58,9 @@ fn launch() -> impl Strategy<Value = Launch> {
         2u32..=3,
         (1usize..=140, 1usize..=140, 1usize..=150),
         (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        prop_oneof![Just(None), (1usize..=6).prop_map(Some)],
     )
-        .prop_map(|(kernel, tile, block_k, stages, (m, n, k), (at, bt, specials, act))| {
+        .prop_map(|(kernel, tile, block_k, stages, (m, n, k), (at, bt, specials, act), persistent)| {
             let (block_m, block_n, warps) = TILES[tile];
             let layout = |t: bool| if t { Layout::Transposed } else { Layout::Rows };
             Launch {
@@ -64,6 +71,7 @@ fn launch() -> impl Strategy<Value = Launch> {
                 b: layout(bt),
                 fill: if specials { Fill::Specials } else { Fill::Ordinary },
                 activation: if act { LEAKY_RELU } else { NO_ACTIVATION },
+                persistent,
             }
         })
 }
@@ -80,6 +88,7 @@ fn spec(l: &Launch) -> Spec {
         activation: l.activation,
         config: Some(l.config),
         arch: Arch::Sm90a,
+        persistent: l.persistent,
         ..base
     }
 }
@@ -99,14 +108,19 @@ fn bits(o: &Outputs) -> Vec<Vec<u8>> {
 fn check(l: &Launch) -> Result<(), String> {
     let spec = spec(l);
     let c = case(l.kernel, &spec);
-    let def = l.kernel.def();
+    let def = spec.def(l.kernel);
     let args = arg_values(&c).map_err(|e| e.to_string())?;
     let options = PtxOptions { num_warps: c.num_warps, ..PtxOptions::for_arch(Arch::Sm90a) };
     let program = lower_with(&mut CompileSession::new(), &def, &c.constexprs, &args, SpecPolicy::Triton, &options)
         .map_err(|e| format!("the lowering refused: {e}"))?;
     let want = format!("wgmma.mma_async.sync.aligned.m64n{}k16", l.config.block_n);
-    if !ptx::write(&program).contains(&want) {
+    let text = ptx::write(&program);
+    if !text.contains(&want) {
         return Err(format!("no {want}"));
+    }
+    // Every drawn tile reads `A` through a descriptor and keeps a group in flight.
+    if !text.contains(", 1, 1, 1, 0, ") || !text.contains("wgmma.wait_group.sync.aligned 1;") {
+        return Err("A not through a descriptor, or no group in flight".into());
     }
     let sim = run_simulator(&def, &c, SpecPolicy::Triton).map_err(|e| format!("the simulator refused: {e}"))?;
     let interp = run_interpreter(&def, &c, SpecPolicy::Triton).map_err(|e| format!("the interpreter refused: {e}"))?;
