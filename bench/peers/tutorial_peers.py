@@ -320,7 +320,7 @@ def kernels():
 
     @triton.jit
     def attn_fwd_keys(acc, l_i, m_i, q, K_ptr, V_ptr, start_m, qk_scale, BLOCK_M: tl.constexpr,
-                      BLOCK_N: tl.constexpr, PASS: tl.constexpr, offs_m, offs_n, N_CTX: tl.constexpr):
+                      BLOCK_N: tl.constexpr, PASS: tl.constexpr, offs_m, offs_n, N_CTX):
         # PASS 1: the keys before the query block's diagonal block; 2: that block, masked;
         # 3: every key (not causal).
         if PASS == 1:
@@ -347,7 +347,7 @@ def kernels():
             alpha = tl.math.exp2(m_i - m_ij)
             l_i = l_i * alpha + tl.sum(p, 1)
             acc = acc * alpha[:, None]
-            acc = tl.dot(p.to(V_ptr.dtype.element_ty), tl.load(V_ptr), acc)
+            acc = tl.dot(p.to(q.dtype), tl.load(V_ptr), acc)
             m_i = m_ij
             K_ptr = tl.advance(K_ptr, (0, BLOCK_N))
             V_ptr = tl.advance(V_ptr, (BLOCK_N, 0))
