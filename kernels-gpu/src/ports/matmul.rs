@@ -171,9 +171,10 @@ fn tile_product<A: ScalarMarker, C: ScalarMarker>(
     store(c_ptrs, c, Some(c_mask));
 }
 
-/// One `kernel!` per row: `name => input type, output type, zero, tf32`.
+/// One `kernel!` per row: `name => input type, output type, zero, tf32`, and for the
+/// persistent form the constexpr that counts its programs (`persistent over NUM_SMS`).
 macro_rules! matmul_kernels {
-    ($($(#[$doc:meta])* $name:ident => $a:ty, $c:ty, $zero:expr, $tf32:expr;)*) => {
+    ($($(#[$doc:meta])* $name:ident => $a:ty, $c:ty, $zero:expr, $tf32:expr $(, persistent over $sms:ident)?;)*) => {
         $(
             kernel! {
                 $(#[$doc])*
@@ -181,13 +182,18 @@ macro_rules! matmul_kernels {
                              stride_am: i32, stride_ak: i32, stride_bk: i32, stride_bn: i32,
                              stride_cm: i32, stride_cn: i32;
                              const BLOCK_SIZE_M: usize, const BLOCK_SIZE_N: usize, const BLOCK_SIZE_K: usize,
-                             const GROUP_SIZE_M: usize, const ACTIVATION: usize, const NUM_STAGES: usize) {
+                             const GROUP_SIZE_M: usize, const ACTIVATION: usize, const NUM_STAGES: usize
+                             $(, const $sms: usize)?) {
                     let args = Args { a_ptr, b_ptr, c_ptr, m: M, n: N, k: K, stride_am, stride_ak, stride_bk,
                                       stride_bn, stride_cm, stride_cn };
                     let meta = Meta { block_m: BLOCK_SIZE_M, block_n: BLOCK_SIZE_N, block_k: BLOCK_SIZE_K,
                                       group_m: GROUP_SIZE_M as i32, activation: ACTIVATION as i64, tf32: $tf32,
                                       num_stages: NUM_STAGES };
-                    matmul::<$a, $c>(args, $zero, meta);
+                    let programs: Option<i32> = None $(.or(Some($sms as i32)))?;
+                    match programs {
+                        Some(num_sms) => matmul_persistent::<$a, $c>(args, $zero, meta, num_sms),
+                        None => matmul::<$a, $c>(args, $zero, meta),
+                    }
                 }
             }
         )*
@@ -201,39 +207,12 @@ matmul_kernels! {
     matmul_kernel_bf16 => bf16, bf16, bf16::ZERO, false;
     /// [`matmul`] of `f32` matrices multiplied as tf32 (`input_precision="tf32"`) into `f32`.
     matmul_kernel_tf32 => f32, f32, 0.0, true;
-}
-
-/// One persistent `kernel!` per row: `name => input type, output type, zero, tf32`.
-macro_rules! matmul_persistent_kernels {
-    ($($(#[$doc:meta])* $name:ident => $a:ty, $c:ty, $zero:expr, $tf32:expr;)*) => {
-        $(
-            kernel! {
-                $(#[$doc])*
-                pub fn $name(a_ptr: Ptr<$a>, b_ptr: Ptr<$a>, c_ptr: Ptr<$c>, M: i32, N: i32, K: i32,
-                             stride_am: i32, stride_ak: i32, stride_bk: i32, stride_bn: i32,
-                             stride_cm: i32, stride_cn: i32;
-                             const BLOCK_SIZE_M: usize, const BLOCK_SIZE_N: usize, const BLOCK_SIZE_K: usize,
-                             const GROUP_SIZE_M: usize, const ACTIVATION: usize, const NUM_STAGES: usize,
-                             const NUM_SMS: usize) {
-                    let args = Args { a_ptr, b_ptr, c_ptr, m: M, n: N, k: K, stride_am, stride_ak, stride_bk,
-                                      stride_bn, stride_cm, stride_cn };
-                    let meta = Meta { block_m: BLOCK_SIZE_M, block_n: BLOCK_SIZE_N, block_k: BLOCK_SIZE_K,
-                                      group_m: GROUP_SIZE_M as i32, activation: ACTIVATION as i64, tf32: $tf32,
-                                      num_stages: NUM_STAGES };
-                    matmul_persistent::<$a, $c>(args, $zero, meta, NUM_SMS as i32);
-                }
-            }
-        )*
-    };
-}
-
-matmul_persistent_kernels! {
     /// [`matmul_persistent`] of `f16` matrices into `f16`.
-    matmul_kernel_persistent_f16 => f16, f16, f16::ZERO, false;
+    matmul_kernel_persistent_f16 => f16, f16, f16::ZERO, false, persistent over NUM_SMS;
     /// [`matmul_persistent`] of `bf16` matrices into `bf16`.
-    matmul_kernel_persistent_bf16 => bf16, bf16, bf16::ZERO, false;
+    matmul_kernel_persistent_bf16 => bf16, bf16, bf16::ZERO, false, persistent over NUM_SMS;
     /// [`matmul_persistent`] of `f32` matrices multiplied as tf32 into `f32`.
-    matmul_kernel_persistent_tf32 => f32, f32, 0.0, true;
+    matmul_kernel_persistent_tf32 => f32, f32, 0.0, true, persistent over NUM_SMS;
 }
 
 /// One autotuning configuration: the tutorial's `triton.Config` fields.
