@@ -6,7 +6,8 @@
 //!   simulator, which reads them through the descriptors' fields and swizzle, gives the
 //!   interpreter's bits (one `fma` per `k` in order), for one and two warpgroups, `B` in
 //!   one 128-byte row or in 128-byte panels, `B` transposed in memory, specials.
-//! - The same kernels for sm_86 and sm_90 keep `mma.sync`.
+//! - The same kernels for sm_86 and sm_90 keep `mma.sync`; attention's products, whose
+//!   accumulators are rescaled or restarted each step, wait each step.
 //! - Planted bugs the simulator catches: a removed `wgmma.wait_group` after the loop (the
 //!   accumulators are read in flight) or in it (a copy refills a slot a `wgmma` in flight
 //!   reads), a removed barrier after the loop's wait (one warpgroup refills what the
@@ -83,6 +84,30 @@ fn other_targets_keep_mma_sync() {
     // tf32 has no `wgmma` path yet: `mma.sync` on sm_90a too.
     let text = ptx::write(&program(Kernel::Tf32, spec, Arch::Sm90a));
     assert!(text.contains("mma.sync.aligned.m16n8k8") && !text.contains("wgmma.mma_async"));
+}
+
+/// Attention's products keep each step's wait: `P V`'s accumulator is rescaled between
+/// steps and `Q K^T`'s starts from zero each step, so neither is a loop's chained product
+/// that may stay in flight, and `a` (`Q` hoisted, `P` computed) stays in registers.
+#[test]
+fn attentions_products_wait_each_step() {
+    use rtriton_host::ports::attention;
+    let specs: Vec<attention::Spec> =
+        attention::specs().into_iter().filter(|s| s.arch == Arch::Sm90a && !s.gpu_only).collect();
+    assert!(!specs.is_empty(), "the attention port has sm_90a cases");
+    for spec in &specs {
+        let def = attention::Kernel::F16.def();
+        let unbound = attention::case(attention::Kernel::F16, spec);
+        let c = unbound.resolve(&def).expect("the case binds");
+        let args = arg_values(&c).expect("the case places");
+        let options = PtxOptions { num_warps: c.num_warps, ..PtxOptions::for_arch(Arch::Sm90a) };
+        let p = lower_with(&mut CompileSession::new(), &def, &c.constexprs, &args, SpecPolicy::Triton, &options)
+            .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+        let text = ptx::write(&p);
+        assert!(text.contains("wgmma.mma_async") && text.contains("wgmma.wait_group.sync.aligned 0;"), "{}", spec.name);
+        assert!(!text.contains("wgmma.wait_group.sync.aligned 1;"), "{}: a product left in flight", spec.name);
+        assert!(!text.contains(", 1, 1, 1, 0, "), "{}: A through a descriptor", spec.name);
+    }
 }
 
 /// Every output's bytes (NaNs compare by their bits).
