@@ -20,7 +20,7 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{BinaryOp, CmpPred, Constant, DType, HintKind, Kernel, OpId, OpKind, Value};
+use crate::ir::{BinaryOp, Block, CmpPred, Constant, DType, HintKind, Kernel, OpId, OpKind, Value};
 use crate::spec::ArgSpec;
 
 /// Triton's `kMaxDivisor`: the divisibility of the constant 0.
@@ -360,21 +360,15 @@ pub fn non_negative(k: &Kernel) -> Vec<bool> {
     // Promises first: an SSA value keeps its value, so one promise covers every use. A
     // promise in a nested block (a loop body, a branch) covers the values that block
     // defines: each of their instances is followed by the promise, in every execution.
-    let mut promises: Vec<(OpId, bool)> = k.body.ops.iter().map(|&id| (id, true)).collect();
+    // Each op with the block it is in (`None`: the kernel's top level, where a promise
+    // covers any value).
+    let mut promises: Vec<(OpId, Option<&Block>)> = k.body.ops.iter().map(|&id| (id, None)).collect();
     for id in k.walk() {
         for region in k.op(id).kind.regions() {
-            promises.extend(region.ops.iter().map(|&a| (a, false)));
+            promises.extend(region.ops.iter().map(|&a| (a, Some(region))));
         }
     }
-    let defined_in = |x: Value, assume: OpId| {
-        let Some(block) = k.walk().into_iter().find_map(|id| {
-            k.op(id).kind.regions().into_iter().find(|r| r.ops.contains(&assume)).map(|r| r.ops.clone())
-        }) else {
-            return false;
-        };
-        block.iter().any(|&d| k.op(d).results.contains(&x))
-    };
-    for (id, top) in promises {
+    for (id, block) in promises {
         let OpKind::Assume { cond } = &k.op(id).kind else { continue };
         if let Some(OpKind::Compare { pred, lhs, rhs }) = k.def_op(*cond).map(|o| &o.kind) {
             let promised = match (pred, constant(*rhs), constant(*lhs)) {
@@ -385,7 +379,7 @@ pub fn non_negative(k: &Kernel) -> Vec<bool> {
                 _ => None,
             };
             if let Some(x) = promised
-                && (top || defined_in(x, id))
+                && block.is_none_or(|b| b.ops.iter().any(|&d| k.op(d).results.contains(&x)))
             {
                 nn[x.index()] = true;
             }
