@@ -301,6 +301,9 @@ fn compiled_claims() -> BTreeSet<&'static str> {
         "Tensor::gt" => |x: Tensor<f32>| x.gt(x);
         "Tensor::ge" => |x: Tensor<f32>| x.ge(x);
         "BlockPtr::advance" => |p: BlockPtr<f32>| p.advance((0, 16));
+        "TensorDescriptor::load" => |d: TensorDescriptor<f32>| d.load((0, 16));
+        "TensorDescriptor::store" => |d: TensorDescriptor<f32>, x: Tensor<f32>| d.store((0, 16), x);
+        "TensorDescriptor::block_shape" => |d: TensorDescriptor<f32>| d.block_shape().len();
         // operators
         "+" => |a: Tensor<i32>, b: Tensor<i32>| a + b;
         "-" => |a: Tensor<i32>, b: Tensor<i32>| a - b;

@@ -11,11 +11,10 @@
 //! - a masked-off element of a load is `padding`: 0, NaN, or (`Padding::Undefined`,
 //!   Triton's `""`) what a masked `load` without `other` gives.
 
-use crate::diag::Code;
 use crate::ir::{BinaryOp, CmpPred, Constant, DType, ScalarType, Shape, SourceLoc, Value};
 use crate::trace::{Builder, with_builder};
 
-use super::block_ptr::{BlockPtr, Parts};
+use super::block_ptr::{BlockPtr, Op, Parts};
 use super::dtype::ScalarMarker;
 use super::tensor::Tensor;
 
@@ -40,7 +39,7 @@ pub enum Padding {
 #[track_caller]
 pub fn load_block<E: ScalarMarker>(ptr: &BlockPtr<E>, boundary_check: &[usize], padding: Padding) -> Tensor<E> {
     let loc = SourceLoc::caller();
-    Tensor::from_value(with_builder(|b| b.load_block(&ptr.parts, E::SCALAR, boundary_check, padding, loc)))
+    Tensor::from_value(with_builder(|b| b.load_block(LOAD, &ptr.parts, E::SCALAR, boundary_check, padding, loc)))
 }
 
 /// `tl.store(ptr, value, boundary_check=...)`: writes `value` (a block of `ptr`'s block
@@ -49,12 +48,17 @@ pub fn load_block<E: ScalarMarker>(ptr: &BlockPtr<E>, boundary_check: &[usize], 
 #[track_caller]
 pub fn store_block<E: ScalarMarker>(ptr: &BlockPtr<E>, value: Tensor<E>, boundary_check: &[usize]) {
     let loc = SourceLoc::caller();
-    with_builder(|b| b.store_block(&ptr.parts, value.id(), boundary_check, loc));
+    with_builder(|b| b.store_block(STORE, &ptr.parts, value.id(), boundary_check, loc));
 }
 
+const LOAD: Op = Op::block_ptr("load_block");
+const STORE: Op = Op::block_ptr("store_block");
+
 impl Builder {
-    fn load_block(
+    /// The load of `parts`'s block (see [`load_block`]); `op` names the function in errors.
+    pub(super) fn load_block(
         &mut self,
+        op: Op,
         parts: &Parts,
         elem: ScalarType,
         boundary_check: &[usize],
@@ -67,16 +71,16 @@ impl Builder {
         }
         let padding = if padding == Padding::Nan && !elem.is_float() {
             self.error_with(
-                Code::TraceBlockPointer,
+                op.code,
                 loc,
-                format!("load_block with Padding::Nan through a block pointer to {elem}: {elem} has no NaN"),
+                format!("{} with Padding::Nan through a {} to {elem}: {elem} has no NaN", op.name, op.of),
                 "pad integer and bool blocks with Padding::Zero (Triton refuses `nan` for them too)",
             );
             Padding::Zero
         } else {
             padding
         };
-        let dims = self.boundary_dims("load_block", boundary_check, parts.block_shape.len(), loc);
+        let dims = self.boundary_dims(op, boundary_check, parts.block_shape.len(), loc);
         let (ptrs, index) = self.block_pointers(parts, loc);
         let mask = self.boundary_mask(parts, &index, &dims, loc);
         let other = mask.and(match padding {
@@ -88,7 +92,15 @@ impl Builder {
         self.load(ptrs, mask, other, false, loc)
     }
 
-    fn store_block(&mut self, parts: &Parts, value: Value, boundary_check: &[usize], loc: SourceLoc) {
+    /// The store of `value` to `parts`'s block (see [`store_block`]).
+    pub(super) fn store_block(
+        &mut self,
+        op: Op,
+        parts: &Parts,
+        value: Value,
+        boundary_check: &[usize],
+        loc: SourceLoc,
+    ) {
         if parts.broken {
             return;
         }
@@ -98,16 +110,16 @@ impl Builder {
             self.broadcast_to(value, &block, loc)
         } else if value_ty.shape != block {
             self.error_with(
-                Code::TraceBlockPointer,
+                op.code,
                 loc,
-                format!("store_block of a {value_ty} through a block pointer of block_shape {block}"),
+                format!("{} of a {value_ty} through a {} of block_shape {block}", op.name, op.of),
                 format!("store a block of shape {block} (Triton's rule), or a scalar to fill it"),
             );
             return;
         } else {
             value
         };
-        let dims = self.boundary_dims("store_block", boundary_check, parts.block_shape.len(), loc);
+        let dims = self.boundary_dims(op, boundary_check, parts.block_shape.len(), loc);
         let (ptrs, index) = self.block_pointers(parts, loc);
         let mask = self.boundary_mask(parts, &index, &dims, loc);
         self.store(ptrs, value, mask, loc);
@@ -115,23 +127,24 @@ impl Builder {
 
     /// The dims of `boundary_check`, sorted; a dim that does not exist or comes twice is
     /// reported and left out.
-    fn boundary_dims(&mut self, op: &str, boundary_check: &[usize], rank: usize, loc: SourceLoc) -> Vec<usize> {
+    fn boundary_dims(&mut self, op: Op, boundary_check: &[usize], rank: usize, loc: SourceLoc) -> Vec<usize> {
         let mut dims: Vec<usize> = Vec::new();
         for &d in boundary_check {
             if d >= rank {
                 self.error_with(
-                    Code::TraceBlockPointer,
+                    op.code,
                     loc,
                     format!(
-                        "{op} with boundary_check {boundary_check:?}: a block pointer of rank {rank} has no dim {d}"
+                        "{} with boundary_check {boundary_check:?}: a {} of rank {rank} has no dim {d}",
+                        op.name, op.of
                     ),
                     format!("name dims in 0..{rank}"),
                 );
             } else if dims.contains(&d) {
                 self.error_with(
-                    Code::TraceBlockPointer,
+                    op.code,
                     loc,
-                    format!("{op} with boundary_check {boundary_check:?}: dim {d} is named twice"),
+                    format!("{} with boundary_check {boundary_check:?}: dim {d} is named twice", op.name),
                     "name each dim once",
                 );
             } else {

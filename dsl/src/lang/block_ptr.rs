@@ -51,6 +51,22 @@ impl<E> std::fmt::Debug for BlockPtr<E> {
     }
 }
 
+/// The function a rule is checked for, as its errors name it: Triton's name and the
+/// diagnostic code of its family (block pointers or tensor descriptors).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Op {
+    pub name: &'static str,
+    pub code: Code,
+    /// What the function takes or makes, as errors call it ("block pointer").
+    pub of: &'static str,
+}
+
+impl Op {
+    pub(super) const fn block_ptr(name: &'static str) -> Op {
+        Op { name, code: Code::TraceBlockPointer, of: "block pointer" }
+    }
+}
+
 /// What a block pointer is made of, whatever its element type.
 #[derive(Clone, Debug)]
 pub(super) struct Parts {
@@ -155,6 +171,8 @@ impl<E> Carry for BlockPtr<E> {
     }
 }
 
+const MAKE: Op = Op::block_ptr("make_block_ptr");
+
 impl Builder {
     /// `make_block_ptr`'s checks and conversions (see [`make_block_ptr`]).
     fn make_block_ptr(
@@ -189,7 +207,7 @@ impl Builder {
                 "give shape, strides, offsets, block_shape and order one entry per dim of the tensor (at least one)",
             );
         }
-        let block_shape = self.checked_block_shape(block_shape, loc);
+        let block_shape = self.checked_block_shape(MAKE, block_shape, loc);
         let rank_ok = lens.iter().all(|&l| l == rank);
         if rank_ok && !is_permutation(order) {
             self.error_with(
@@ -199,9 +217,9 @@ impl Builder {
                 "list every dim once, the fastest-varying in memory first (`[1, 0]` for a row-major tile)",
             );
         }
-        let shape = self.index_scalars("make_block_ptr", "shape", &shape, DType::I64, rank, loc);
-        let strides = self.index_scalars("make_block_ptr", "stride", &strides, DType::I64, rank, loc);
-        let offsets = self.index_scalars("make_block_ptr", "offset", &offsets, DType::I32, rank, loc);
+        let shape = self.index_scalars(MAKE, "shape", &shape, DType::I64, rank, loc);
+        let strides = self.index_scalars(MAKE, "stride", &strides, DType::I64, rank, loc);
+        let offsets = self.index_scalars(MAKE, "offset", &offsets, DType::I32, rank, loc);
         let order = if rank_ok && is_permutation(order) { order.to_vec() } else { (0..rank).rev().collect() };
         let broken = self.errors.len() > errors_before;
         Parts { base, shape, strides, offsets, block_shape, order, broken }
@@ -209,14 +227,14 @@ impl Builder {
 
     /// The block shape; after reporting what is wrong with it, a shape of powers of two
     /// within the limit, so the accesses through the block pointer trace on.
-    fn checked_block_shape(&mut self, block_shape: &[usize], loc: SourceLoc) -> Vec<usize> {
+    pub(super) fn checked_block_shape(&mut self, op: Op, block_shape: &[usize], loc: SourceLoc) -> Vec<usize> {
         if let Some(d) = block_shape.iter().position(|d| !d.is_power_of_two()) {
             self.error_with(
-                Code::TraceBlockPointer,
+                op.code,
                 loc,
                 format!(
-                    "make_block_ptr with block_shape {block_shape:?}: dim {d} is {}, not a power of two",
-                    block_shape[d]
+                    "{} with block_shape {block_shape:?}: dim {d} is {}, not a power of two",
+                    op.name, block_shape[d]
                 ),
                 "make every block dim a power of two and let boundary_check mask the tensor's edges",
             );
@@ -225,10 +243,19 @@ impl Builder {
         let numel = block_shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
         if numel.is_none_or(|n| n > MAX_BLOCK_NUMEL) {
             self.error_with(
-                Code::TraceBlockPointer,
+                op.code,
                 loc,
-                format!("make_block_ptr with block_shape {block_shape:?}: more than {MAX_BLOCK_NUMEL} elements"),
-                format!("use a tile of at most {MAX_BLOCK_NUMEL} elements and move it over the rest with advance"),
+                format!("{} with block_shape {block_shape:?}: more than {MAX_BLOCK_NUMEL} elements", op.name),
+                match op.code {
+                    Code::TraceBlockPointer => {
+                        format!(
+                            "use a tile of at most {MAX_BLOCK_NUMEL} elements and move it over the rest with advance"
+                        )
+                    }
+                    _ => {
+                        format!("use a tile of at most {MAX_BLOCK_NUMEL} elements and access the rest at other offsets")
+                    }
+                },
             );
             return block_shape.iter().map(|_| 1).collect();
         }
@@ -239,9 +266,9 @@ impl Builder {
     /// missing or bad entry is a constant 0 after its error is reported. `dtype` is `i64`
     /// for a shape or stride (any integer widens) and `i32` for an offset (Triton refuses
     /// other widths; a constant that fits is converted).
-    fn index_scalars(
+    pub(super) fn index_scalars(
         &mut self,
-        op: &str,
+        op: Op,
         what: &str,
         values: &[Value],
         dtype: DType,
@@ -256,13 +283,13 @@ impl Builder {
             .collect()
     }
 
-    fn index_scalar(&mut self, op: &str, what: &str, d: usize, v: Value, dtype: DType, loc: SourceLoc) -> Value {
+    fn index_scalar(&mut self, op: Op, what: &str, d: usize, v: Value, dtype: DType, loc: SourceLoc) -> Value {
         let ty = self.ty(v).clone();
         if !ty.shape.is_scalar() {
             self.error_with(
-                Code::TraceBlockPointer,
+                op.code,
                 loc,
-                format!("{op}: {what} {d} is a {ty}; each {what} is one integer scalar"),
+                format!("{}: {what} {d} is a {ty}; each {what} is one integer scalar", op.name),
                 "reduce the block to a scalar, or pass a scalar argument or a Rust integer",
             );
             return self.scalar_literal(Constant::Int(0), dtype, loc);
@@ -274,9 +301,9 @@ impl Builder {
             Some(c) if i32::try_from(c).is_ok() => self.scalar_literal(Constant::Int(c), dtype, loc),
             _ => {
                 self.error_with(
-                    Code::TraceBlockPointer,
+                    op.code,
                     loc,
-                    format!("{op}: {what} {d} is {}; block pointer offsets are i32 (Triton's rule)", ty.dtype),
+                    format!("{}: {what} {d} is {}; {} offsets are i32 (Triton's rule)", op.name, ty.dtype, op.of),
                     "convert it with .to::<i32>(), or index with a block of pointers for 64-bit offsets",
                 );
                 self.scalar_literal(Constant::Int(0), dtype, loc)
@@ -299,7 +326,7 @@ impl Builder {
             return next;
         }
         let errors_before = self.errors.len();
-        let deltas = self.index_scalars("advance", "offset", &deltas, DType::I32, rank, loc);
+        let deltas = self.index_scalars(Op::block_ptr("advance"), "offset", &deltas, DType::I32, rank, loc);
         next.broken |= self.errors.len() > errors_before;
         for (o, d) in next.offsets.iter_mut().zip(deltas) {
             *o = self.binary(crate::ir::BinaryOp::Add, *o, d, loc);
@@ -343,7 +370,7 @@ impl Builder {
     /// Whether the `i64` index scalars `p` and `q` are the same value: one value, equal
     /// constants, or widenings of one value (each `make_block_ptr` widens its shape and
     /// strides anew, so a block pointer made again from the same arguments has new values).
-    fn same_index_scalar(&self, p: Value, q: Value) -> bool {
+    pub(super) fn same_index_scalar(&self, p: Value, q: Value) -> bool {
         let source = |v: Value| {
             if let Some(OpKind::Cast { value }) = self.kernel.def_op(v).map(|op| &op.kind) { *value } else { v }
         };

@@ -12,7 +12,8 @@
 //! `bitonic_merge`, written with them too. Block pointers (`tl.make_block_ptr`,
 //! `tl.advance`) are `block_ptr.rs`, a trace-time value of parts; loads and stores through
 //! them `block_access.rs`, ordinary masked accesses; `index_list.rs` what their shapes,
-//! strides and offsets are given as.
+//! strides and offsets are given as; tensor descriptors (`tl.make_tensor_descriptor`)
+//! `tensor_descriptor.rs`, made of a block pointer's parts and accessed through them.
 
 mod atomics;
 mod axis_hints;
@@ -41,6 +42,7 @@ mod shape_semantic;
 mod sort;
 mod standard;
 mod tensor;
+mod tensor_descriptor;
 
 pub use crate::ir::InputPrecision;
 pub use crate::ir::{AsmModel, AsmModelFn};
@@ -83,3 +85,7 @@ pub use shape_ops::{broadcast_to, expand_dims, join, permute, reshape, split, tr
 pub use sort::{bitonic_merge, sort, topk, topk_with};
 pub use standard::{interleave, ravel, reduce_or, softmax, softmax_with, swizzle2d, zeros_like};
 pub use tensor::{Tensor, TensorOperand};
+pub use tensor_descriptor::{
+    MAX_DESCRIPTOR_RANK, MIN_DESCRIPTOR_ROW_BYTES, TensorDescriptor, load_tensor_descriptor, make_tensor_descriptor,
+    make_tensor_descriptor_with, store_tensor_descriptor,
+};
