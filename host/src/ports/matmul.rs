@@ -25,8 +25,8 @@
 use rtriton::backend::ptx::Arch;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::ports::matmul::{
-    Access, Config, LEAKY_RELU, NO_ACTIVATION, SM86_SHARED_BYTES, TUTORIAL_CONFIGS, WIDE_TILE, access,
-    autotune_configs, matmul_kernel_bf16, matmul_kernel_f16, matmul_kernel_persistent_bf16,
+    Access, Config, LEAKY_RELU, NO_ACTIVATION, SM86_SHARED_BYTES, SM90_SHARED_BYTES, TUTORIAL_CONFIGS, WIDE_TILE,
+    access, autotune_configs, matmul_kernel_bf16, matmul_kernel_f16, matmul_kernel_persistent_bf16,
     matmul_kernel_persistent_f16, matmul_kernel_persistent_tf32, matmul_kernel_tf32, plan,
 };
 use rtriton_testing::{Backend, Case, Rule, Suite, View};
@@ -269,8 +269,10 @@ pub fn config_of(kernel: Kernel, spec: &Spec) -> Config {
     let config = spec
         .config
         .unwrap_or_else(|| plan(access(spec.a.view(spec.m, spec.k), 0), access(spec.b.view(spec.k, spec.n), 1)));
-    // 4-byte operands take the stages whose rings fit sm_86's shared memory.
-    config.fitting(elem as usize, SM86_SHARED_BYTES)
+    // A configuration keeps the stages whose rings fit its target's shared memory
+    // (4-byte operands on sm_86 lose some; sm_90a's 128 x 256 x 64 tile keeps its 3).
+    let shared = if spec.arch == Arch::Sm90a { SM90_SHARED_BYTES } else { SM86_SHARED_BYTES };
+    config.fitting(elem as usize, shared)
 }
 
 /// Operand element `[r, c]` of `which` (0: `A`, 1: `B`) as `dtype`'s bits.
@@ -724,6 +726,16 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Stages are fitted to the target's shared memory: the bench's sm_90a tile keeps its 3
+    /// stages (147 KiB of rings, more than sm_86's 99 KiB), the same tile for sm_86 keeps 2.
+    #[test]
+    fn stages_fit_the_targets_shared_memory() {
+        let spec = Spec { arch: Arch::Sm90a, ..Spec::new("wide", [4096, 4096, 4096], Some(BENCH_CONFIG_SM90A)) };
+        assert_eq!(BENCH_CONFIG_SM90A.num_stages, 3);
+        assert_eq!(config_of(Kernel::F16, &spec), BENCH_CONFIG_SM90A);
+        assert_eq!(config_of(Kernel::F16, &Spec { arch: Arch::Sm86, ..spec }).num_stages, 2);
     }
 
     /// The runtime's configurations are the kernel module's kept list, constexprs and warps.
