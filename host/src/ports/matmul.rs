@@ -488,7 +488,7 @@ pub fn specs() -> Vec<Spec> {
         })),
         gpu(wg(Spec { fill: Fill::Specials, ..s("wgmma_specials_256x256x4096", [256, 256, 4096], WGMMA_TILE) })),
         gpu(Spec { persistent: Some(132), ..planned("persistent_1025x1031x1027", [1025, 1031, 1027]) }),
-        gpu(wg(Spec { persistent: Some(132), ..s("persistent_wgmma_2000x1504x1008", [2000, 1504, 1008], WGMMA_WIDE) })),
+        gpu(wg(Spec { persistent: Some(132), ..s("persistent_wgmma_2000x1504x1008", [2000, 1504, 1008], WGMMA_TILE) })),
     ]);
     out
 }
