@@ -79,6 +79,49 @@ kernel! {
     }
 }
 
+/// [`tile`] of fp8 operands `A` and `B` held as their codes in byte buffers (the harness
+/// has no fp8 buffers): loaded as `u8` (masked-off codes 0, which is +0 in both formats),
+/// reinterpreted with `to_bitcast`.
+#[allow(clippy::too_many_arguments, non_snake_case)]
+fn tile_f8<A: ScalarMarker, B: ScalarMarker>(
+    a_ptr: Tensor<Ptr<u8>>,
+    b_ptr: Tensor<Ptr<u8>>,
+    c_ptr: Tensor<Ptr<f32>>,
+    out_ptr: Tensor<Ptr<f32>>,
+    sizes: [Tensor<i32>; 3],
+    [BM, BN, BK]: [usize; 3],
+) {
+    let [m, n, k] = sizes;
+    let rm = expand_dims(arange(0, BM), 1);
+    let rn = expand_dims(arange(0, BN), 0);
+    let rk_col = expand_dims(arange(0, BK), 0);
+    let rk_row = expand_dims(arange(0, BK), 1);
+    let a = load(a_ptr + rm * k + rk_col, Some(rm.lt(m) & rk_col.lt(k)), Some(0u8)).to_bitcast::<A>();
+    let b = load(b_ptr + rk_row * n + rn, Some(rk_row.lt(k) & rn.lt(n)), Some(0u8)).to_bitcast::<B>();
+    let out_mask = rm.lt(m) & rn.lt(n);
+    let c = load(c_ptr + rm * n + rn, Some(out_mask), Some(0.0));
+    store(out_ptr + rm * n + rn, dot(a, b, c), Some(out_mask));
+}
+
+/// The fp8 kernels: `a` and `b` in e4m3, in e5m2, and `a` e4m3 by `b` e5m2.
+macro_rules! dot_f8_kernels {
+    ($($name:ident: $a:ty, $b:ty;)*) => {$(
+        kernel! {
+            fn $name(a_ptr: Ptr<u8>, b_ptr: Ptr<u8>, c_ptr: Ptr<f32>, out_ptr: Ptr<f32>, m: i32, n: i32, k: i32;
+                     const BM: usize, const BN: usize, const BK: usize, const TF32: usize) {
+                let _ = TF32;
+                tile_f8::<$a, $b>(a_ptr, b_ptr, c_ptr, out_ptr, [m, n, k], [BM, BN, BK]);
+            }
+        }
+    )*};
+}
+
+dot_f8_kernels! {
+    dot_e4m3: F8E4M3, F8E4M3;
+    dot_e5m2: F8E5M2, F8E5M2;
+    dot_e4m3_e5m2: F8E4M3, F8E5M2;
+}
+
 /// The operand dtypes a test runs, with the kernel for each.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Kind {
@@ -87,7 +130,15 @@ enum Kind {
     F32,
     Tf32,
     I8,
+    /// fp8 operands: both e4m3, both e5m2, `a` e4m3 by `b` e5m2.
+    E4m3,
+    E5m2,
+    E4m3E5m2,
 }
+
+/// Every kind, for the tests that run them all.
+const KINDS: [Kind; 8] =
+    [Kind::F16, Kind::Bf16, Kind::F32, Kind::Tf32, Kind::I8, Kind::E4m3, Kind::E5m2, Kind::E4m3E5m2];
 
 impl Kind {
     fn def(self) -> KernelDef {
@@ -96,17 +147,34 @@ impl Kind {
             Kind::Bf16 => dot_bf16(),
             Kind::F32 | Kind::Tf32 => dot_f32(),
             Kind::I8 => dot_i8(),
+            Kind::E4m3 => dot_e4m3(),
+            Kind::E5m2 => dot_e5m2(),
+            Kind::E4m3E5m2 => dot_e4m3_e5m2(),
         }
     }
 
-    /// Operand `i` of a seeded sequence, as the kernel's input dtype: floats in (-4, 4)
-    /// with every mantissa bit used (so f32 products are not exact), `i8` over its range.
-    fn operand(self, xs: Vec<f64>) -> Data {
+    /// The fp8 format of operand `which` (0: `a`, 1: `b`), if the kind has fp8 operands.
+    fn fp8(self, which: usize) -> Option<Fp8> {
+        match (self, which) {
+            (Kind::E4m3, _) | (Kind::E4m3E5m2, 0) => Some(Fp8::E4m3),
+            (Kind::E5m2, _) | (Kind::E4m3E5m2, _) => Some(Fp8::E5m2),
+            _ => None,
+        }
+    }
+
+    /// Operand `which` (0: `a`, 1: `b`) of a seeded sequence, as the kernel's input dtype:
+    /// floats in (-4, 4) with every mantissa bit used (so f32 products are not exact),
+    /// `i8` over its range, fp8 as the nearest codes.
+    fn operand(self, which: usize, xs: Vec<f64>) -> Data {
+        if let Some(format) = self.fp8(which) {
+            return Data::U8(xs.iter().map(|&x| format.encode(x as f32)).collect());
+        }
         match self {
             Kind::F16 => Data::F16(xs.iter().map(|&x| f16::from_f64(x)).collect()),
             Kind::Bf16 => Data::BF16(xs.iter().map(|&x| bf16::from_f64(x)).collect()),
             Kind::F32 | Kind::Tf32 => Data::F32(xs.iter().map(|&x| x as f32).collect()),
             Kind::I8 => Data::I8(xs.iter().map(|&x| (x * 32.0) as i8).collect()),
+            Kind::E4m3 | Kind::E5m2 | Kind::E4m3E5m2 => unreachable!("fp8 kinds have fp8 operands"),
         }
     }
 
@@ -115,6 +183,29 @@ impl Kind {
             Kind::I8 => Data::I32(xs.iter().map(|&x| (x * 1000.0) as i32).collect()),
             _ => Data::F32(xs.iter().map(|&x| x as f32).collect()),
         }
+    }
+}
+
+/// An fp8 format: the codes the harness's byte buffers hold.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fp8 {
+    E4m3,
+    E5m2,
+}
+
+impl Fp8 {
+    fn encode(self, x: f32) -> u8 {
+        match self {
+            Fp8::E4m3 => F8E4M3::from_f32(x).to_bits(),
+            Fp8::E5m2 => F8E5M2::from_f32(x).to_bits(),
+        }
+    }
+
+    fn decode(self, code: u8) -> f64 {
+        f64::from(match self {
+            Fp8::E4m3 => F8E4M3::from_bits(code).to_f32(),
+            Fp8::E5m2 => F8E5M2::from_bits(code).to_f32(),
+        })
     }
 }
 
@@ -138,8 +229,8 @@ fn case(kind: Kind, sizes: [usize; 3], tiles: [usize; 3], seed: u64) -> Case {
         vec![("BM", bm as i64), ("BN", bn as i64), ("BK", bk as i64), ("TF32", i64::from(kind == Kind::Tf32))];
     let acc = kind.acc(seeded(seed + 2, m * n));
     let zeros = Data::zeros(acc.dtype(), m * n).unwrap();
-    c.input("a", kind.operand(seeded(seed, m * k)), View::contiguous(&[m * k]))
-        .input("b", kind.operand(seeded(seed + 1, k * n)), View::contiguous(&[k * n]))
+    c.input("a", kind.operand(0, seeded(seed, m * k)), View::contiguous(&[m * k]))
+        .input("b", kind.operand(1, seeded(seed + 1, k * n)), View::contiguous(&[k * n]))
         .input("c", acc, View::contiguous(&[m * n]))
         .output("out", zeros, View::contiguous(&[m * n]))
         .int(m as i64)
@@ -147,9 +238,12 @@ fn case(kind: Kind, sizes: [usize; 3], tiles: [usize; 3], seed: u64) -> Case {
         .int(k as i64)
 }
 
-/// The input as the dot reads it: f16/bf16/i8 widen exactly; tf32 rounds f32 to 10
-/// mantissa bits, ties away from zero (`cvt.rna.tf32.f32`).
-fn read(kind: Kind, d: &Data, i: usize) -> f64 {
+/// Operand `which`'s element `i` as the dot reads it: f16/bf16/i8/fp8 widen exactly; tf32
+/// rounds f32 to 10 mantissa bits, ties away from zero (`cvt.rna.tf32.f32`).
+fn read(kind: Kind, which: usize, d: &Data, i: usize) -> f64 {
+    if let Some(format) = kind.fp8(which) {
+        return format.decode(d.bits(i) as u8);
+    }
     let x = d.f64_at(i).unwrap();
     if kind == Kind::Tf32 {
         let bits = (x as f32).to_bits();
@@ -166,7 +260,8 @@ fn read(kind: Kind, d: &Data, i: usize) -> f64 {
 /// order meets it; `i8` is exact.
 #[rstest]
 fn the_interpreter_is_within_the_stated_tolerance_of_f64(
-    #[values(Kind::F16, Kind::Bf16, Kind::F32, Kind::Tf32, Kind::I8)] kind: Kind,
+    #[values(Kind::F16, Kind::Bf16, Kind::F32, Kind::Tf32, Kind::I8, Kind::E4m3, Kind::E5m2, Kind::E4m3E5m2)]
+    kind: Kind,
     #[values([16, 16, 16], [32, 16, 64], [64, 64, 32], [13, 29, 40])] sizes: [usize; 3],
 ) {
     let tiles = sizes.map(|d| d.next_power_of_two().max(16));
@@ -188,7 +283,7 @@ fn within_the_rule(kind: Kind, case: &Case, sizes: [usize; 3], out: &Data) -> Re
             let mut exact = acc.map_or(0.0, |acc| acc.f64_at(e).unwrap());
             let mut magnitude = exact.abs();
             for kk in 0..k {
-                let p = read(kind, a, i * k + kk) * read(kind, b, kk * n + j);
+                let p = read(kind, 0, a, i * k + kk) * read(kind, 1, b, kk * n + j);
                 exact += p;
                 magnitude += p.abs();
             }
@@ -206,7 +301,7 @@ fn within_the_rule(kind: Kind, case: &Case, sizes: [usize; 3], out: &Data) -> Re
 /// plain Rust: for each element, `acc = fma(a, b, acc)` for `k = 0, 1, ..., K - 1`.
 #[rstest]
 fn the_interpreter_follows_the_documented_order_bit_for_bit(
-    #[values(Kind::F16, Kind::Bf16, Kind::F32, Kind::Tf32)] kind: Kind,
+    #[values(Kind::F16, Kind::Bf16, Kind::F32, Kind::Tf32, Kind::E4m3, Kind::E5m2, Kind::E4m3E5m2)] kind: Kind,
 ) {
     let sizes = [16, 32, 64];
     let c = case(kind, sizes, sizes, 11);
@@ -218,7 +313,7 @@ fn the_interpreter_follows_the_documented_order_bit_for_bit(
         for j in 0..n {
             let mut s = acc.f64_at(i * n + j).unwrap() as f32;
             for kk in 0..k {
-                s = (read(kind, a, i * k + kk) as f32).mul_add(read(kind, b, kk * n + j) as f32, s);
+                s = (read(kind, 0, a, i * k + kk) as f32).mul_add(read(kind, 1, b, kk * n + j) as f32, s);
             }
             assert_eq!(out.f64_at(i * n + j).unwrap() as f32, s, "{kind:?} at ({i}, {j})");
         }
@@ -249,6 +344,8 @@ kernel! {
             7 => dot(load(i_ptr + sq, None, None), load(i_ptr + sq, None, None), zeros::<i32>(&[16, 16])).to::<f32>(), // bad: i32 operands
             8 => dot_with(load(h_ptr + sq, None, None), load(h_ptr + sq, None, None), acc, DotOptions { input_precision: InputPrecision::Tf32, out_dtype: None }), // bad: tf32 of f16
             9 => dot_with(f, f, acc, DotOptions { out_dtype: Some(rtriton::ir::DType::Scalar(rtriton::ir::ScalarType::F16)), ..Default::default() }), // bad: out_dtype f16
+            10 => dot(load(h_ptr + sq, None, None).to::<F8E4M3>(), load(h_ptr + sq, None, None), acc), // bad: fp8 with f16
+            11 => dot(load(h_ptr + sq, None, None).to::<F8E5M2>(), load(h_ptr + sq, None, None).to::<F8E4M3>(), zeros::<i32>(&[16, 16])).to::<f32>(), // bad: fp8 into i32
             _ => dot(f, f, acc),
         };
         // A scalar, so the store fits whatever shape an erroneous dot hands back.
@@ -329,6 +426,20 @@ fn line_of(marker: &str) -> u32 {
     "dot of f32 by f32 with out_dtype f16: it accumulates in f32",
     "leave out_dtype unset"
 )]
+#[case::fp8_with_f16(
+    10,
+    Code::TraceDotDType,
+    "// bad: fp8 with f16",
+    "dot operands of two dtypes, fp8e4nv and f16",
+    "only two fp8 formats mix"
+)]
+#[case::fp8_into_i32(
+    11,
+    Code::TraceDotDType,
+    "// bad: fp8 into i32",
+    "dot of fp8e5 by fp8e4nv accumulates in f32, got an accumulator of i32",
+    "make the accumulator f32"
+)]
 fn bad_dots_are_located_errors(
     #[case] case: i64,
     #[case] code: Code,
@@ -368,7 +479,8 @@ fn the_good_case_of_the_table_traces() {
 /// documented order), with every simulator check on.
 #[rstest]
 fn the_simulator_matches_the_interpreter_bit_for_bit(
-    #[values(Kind::F16, Kind::Bf16, Kind::F32, Kind::Tf32, Kind::I8)] kind: Kind,
+    #[values(Kind::F16, Kind::Bf16, Kind::F32, Kind::Tf32, Kind::I8, Kind::E4m3, Kind::E5m2, Kind::E4m3E5m2)]
+    kind: Kind,
     #[values([16, 16, 16], [64, 16, 32], [16, 64, 64], [29, 13, 40])] sizes: [usize; 3],
     #[values(1, 4)] num_warps: u32,
 ) {
@@ -403,7 +515,7 @@ fn an_accumulator_over_the_register_budget_is_refused() {
 #[cfg_attr(not(has_ptxas), ignore = "needs ptxas on PATH")]
 fn dot_kernels_assemble_without_spills() {
     let ptxas = ptx_common::ptxas("dot_kernels_assemble_without_spills");
-    for kind in [Kind::F16, Kind::Bf16, Kind::F32, Kind::Tf32, Kind::I8] {
+    for kind in KINDS {
         for (tiles, num_warps) in [([16, 16, 16], 1), ([64, 64, 32], 4), ([32, 64, 64], 4), ([64, 64, 64], 8)] {
             let [bm, bn, bk] = tiles;
             let tf32 = i64::from(kind == Kind::Tf32);
@@ -417,6 +529,8 @@ fn dot_kernels_assemble_without_spills() {
                     Kind::F16 | Kind::Bf16 => {
                         &["mma.sync.aligned.m16n8k16", "ldmatrix.sync.aligned.m8n8.x4.shared.b16"]
                     }
+                    // widened to f16 in registers, multiplied as f16
+                    Kind::E4m3 | Kind::E5m2 | Kind::E4m3E5m2 => &["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"],
                     Kind::Tf32 => &["mma.sync.aligned.m16n8k8", "cvt.rna.tf32.f32"],
                     Kind::I8 if bk % 32 == 0 => &["mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"],
                     Kind::I8 => &["mul.lo.s32"],
@@ -508,8 +622,8 @@ fn a_tiled_matmul_with_a_carried_accumulator_matches(
     let mut c = Case::new(def.name).grid(grid).num_warps(num_warps);
     c.constexprs = vec![("BM", bm as i64), ("BN", bn as i64), ("BK", bk as i64)];
     let c = c
-        .input("a", kind.operand(seeded(21, m * k)), View::contiguous(&[m * k]))
-        .input("b", kind.operand(seeded(22, k * n)), View::contiguous(&[k * n]))
+        .input("a", kind.operand(0, seeded(21, m * k)), View::contiguous(&[m * k]))
+        .input("b", kind.operand(1, seeded(22, k * n)), View::contiguous(&[k * n]))
         .output("out", acc, View::contiguous(&[m * n]))
         .int(m as i64)
         .int(n as i64)
@@ -522,7 +636,7 @@ fn a_tiled_matmul_with_a_carried_accumulator_matches(
         for j in 0..n {
             let (mut exact, mut magnitude) = (0.0f64, 0.0f64);
             for kk in 0..k {
-                let p = read(kind, a, i * k + kk) * read(kind, b, kk * n + j);
+                let p = read(kind, 0, a, i * k + kk) * read(kind, 1, b, kk * n + j);
                 exact += p;
                 magnitude += p.abs();
             }
@@ -541,8 +655,8 @@ fn a_constant_accumulator_over_the_budget_is_refused_too() {
     let mut c = Case::new("matmul_f16").grid([1, 1, 1]).num_warps(1);
     c.constexprs = vec![("BM", 128), ("BN", 128), ("BK", 16)];
     let c = c
-        .input("a", Kind::F16.operand(seeded(1, m * k)), View::contiguous(&[m * k]))
-        .input("b", Kind::F16.operand(seeded(2, k * n)), View::contiguous(&[k * n]))
+        .input("a", Kind::F16.operand(0, seeded(1, m * k)), View::contiguous(&[m * k]))
+        .input("b", Kind::F16.operand(1, seeded(2, k * n)), View::contiguous(&[k * n]))
         .output("out", Data::F32(vec![0.0; m * n]), View::contiguous(&[m * n]))
         .int(m as i64)
         .int(n as i64)
@@ -574,7 +688,7 @@ fn golden_ptx_of_a_16x16x16_f16_dot() {
 #[ignore = "needs a GPU"]
 fn the_gpu_matches_the_interpreter_or_the_rule() {
     let mut failures = Vec::new();
-    for kind in [Kind::F16, Kind::Bf16, Kind::F32, Kind::Tf32, Kind::I8] {
+    for kind in KINDS {
         for (sizes, num_warps) in [([16, 16, 16], 1), ([64, 64, 64], 4), ([29, 13, 40], 4), ([64, 32, 16], 8)] {
             let tiles = sizes.map(|d: usize| d.next_power_of_two().max(16));
             let c = case(kind, sizes, tiles, 9).num_warps(num_warps);
@@ -596,8 +710,8 @@ fn the_gpu_matches_the_interpreter_or_the_rule() {
         let mut c = Case::new(def.name).grid([m.div_ceil(bm) as u32, n.div_ceil(bn) as u32, 1]).num_warps(4);
         c.constexprs = vec![("BM", bm as i64), ("BN", bn as i64), ("BK", bk as i64)];
         let c = c
-            .input("a", kind.operand(seeded(31, m * k)), View::contiguous(&[m * k]))
-            .input("b", kind.operand(seeded(32, k * n)), View::contiguous(&[k * n]))
+            .input("a", kind.operand(0, seeded(31, m * k)), View::contiguous(&[m * k]))
+            .input("b", kind.operand(1, seeded(32, k * n)), View::contiguous(&[k * n]))
             .output("out", kind.acc(vec![0.0; m * n]), View::contiguous(&[m * n]))
             .int(m as i64)
             .int(n as i64)

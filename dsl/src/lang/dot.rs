@@ -28,7 +28,8 @@ pub struct DotOptions {
 /// `tl.dot(a, b, acc)`: `acc + a @ b` for `a` of shape `[M, K]` and `b` of shape
 /// `[K, N]`, `acc` and the result `[M, N]`; `M`, `N`, `K` powers of two of at least 16.
 /// `f16 x f16` and `bf16 x bf16` accumulate in `f32`, `f32 x f32` in `f32` (exact products,
-/// `input_precision` `ieee`), `i8 x i8` in `i32`. For each element, `k` runs from 0 up
+/// `input_precision` `ieee`), `i8 x i8` in `i32`, and two fp8 blocks (`F8E4M3` or
+/// `F8E5M2`, the two may differ) in `f32`, widened to `f16` first (exactly). For each element, `k` runs from 0 up
 /// with one rounding per step (`docs/semantics.md`, "dot").
 #[track_caller]
 pub fn dot<A: ScalarMarker, B: ScalarMarker, C: ScalarMarker>(a: Tensor<A>, b: Tensor<B>, acc: Tensor<C>) -> Tensor<C> {
@@ -72,13 +73,30 @@ impl Builder {
             return acc;
         }
         let want_shape = Shape(vec![ta.shape.dims()[0], tb.shape.dims()[1]]);
-        let acc_dtype = match dot_acc_type(ta.dtype, tb.dtype) {
+        // fp8 operands (either format, mixed too, as Triton takes them) are widened to f16,
+        // which holds every e4m3 and e5m2 value exactly: the products and the order are then
+        // those of an f16 `dot` (Triton does the same on targets without fp8 tensor cores).
+        let (a, b) = match (is_fp8(ta.dtype), is_fp8(tb.dtype)) {
+            (true, true) => {
+                let f16 = DType::Scalar(crate::ir::ScalarType::F16);
+                (self.cast(a, f16, loc, false), self.cast(b, f16, loc, false))
+            }
+            _ => (a, b),
+        };
+        let (ca, cb) = (self.ty(a).dtype, self.ty(b).dtype);
+        let acc_dtype = match dot_acc_type(ca, cb) {
             Ok(s) => DType::Scalar(s),
             Err(problem) => {
                 let help = if ta.dtype != tb.dtype {
-                    "convert one operand to the other's dtype first (`b.to::<half::f16>()`), or both to f32"
+                    "convert one operand to the other's dtype first (`b.to::<half::f16>()`), or both to f32; only \
+                     two fp8 formats mix"
                 } else {
-                    "dot takes f16, bf16, f32 or i8 operands: convert them first (`x.to::<f32>()`)"
+                    "dot takes f16, bf16, f32, i8 or fp8 operands: convert them first (`x.to::<f32>()`)"
+                };
+                let problem = if is_fp8(ta.dtype) || is_fp8(tb.dtype) {
+                    format!("dot operands of two dtypes, {} and {}", ta.dtype, tb.dtype)
+                } else {
+                    problem
                 };
                 self.error_with(Code::TraceDotDType, loc, problem, help);
                 return acc;
@@ -131,4 +149,9 @@ impl Builder {
         }
         self.push1(OpKind::Dot { a, b, acc, input_precision: options.input_precision }, want, loc)
     }
+}
+
+/// Whether `d` is one of the fp8 storage dtypes.
+fn is_fp8(d: DType) -> bool {
+    matches!(d.scalar(), Some(crate::ir::ScalarType::F8E4M3 | crate::ir::ScalarType::F8E5M2))
 }

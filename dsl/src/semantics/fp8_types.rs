@@ -1,8 +1,9 @@
 //! The 8-bit float element types, Triton's `tl.float8e4nv` ([`F8E4M3`]) and
 //! `tl.float8e5` ([`F8E5M2`]), exported by `rtriton::lang` and the prelude: one byte each
 //! (`bytemuck::Pod`), usable as `Ptr<F8E4M3>` and `.to::<F8E5M2>()` in kernels. They are
-//! storage types: a kernel loads, stores, selects and converts them; arithmetic needs a
-//! conversion to `f16` or `f32` first (the front end refuses it with a located error).
+//! storage types: a kernel loads, stores, selects, converts and `dot`s them (widened to
+//! `f16`); other arithmetic needs a conversion to `f16` or `f32` first (the front end
+//! refuses it with a located error).
 //! They live here, under the interpreter, which holds blocks of them; the conversions
 //! are `semantics/fp8.rs`'s.
 
