@@ -4,7 +4,7 @@
 //! interpreter and the simulator against plain Rust, bit for bit (the simulator reports
 //! any access outside a buffer, so a pass proves the padded elements were not read nor
 //! the outside ones written); a 3-D descriptor; the last stride's rule under Triton's
-//! specialization; every bad input a located `RT0112`; the PTX through ptxas.
+//! specialization; the atomics; every bad input a located `RT0112`; the PTX through ptxas.
 
 mod ptx_common;
 
@@ -216,6 +216,63 @@ fn a_three_dimensional_descriptor_copies_exactly() {
     assert_eq!(output(&out, "y"), &x[..]);
 }
 
+// ---- atomics ----------------------------------------------------------------------------
+
+kernel! {
+    /// `y op= x` block by block through descriptors (`OP` 0: `atomic_add`, 1: `atomic_max`,
+    /// 2: `atomic_xor`, 3: `atomic_min`, 4: `atomic_and`, 5: `atomic_or`): program `(i, j,
+    /// r)` applies the block at `(i BM, j BN)`, so the `R` programs of one block update the
+    /// same elements.
+    fn update_blocks(x: Ptr<i32>, y: Ptr<i32>, m: i32, n: i32; const BM: usize, const BN: usize, const OP: usize) {
+        let src = make_tensor_descriptor(x, (m, n), (n, 1), &[BM, BN]);
+        let dst = make_tensor_descriptor(y, (m, n), (n, 1), &[BM, BN]);
+        let at = (program_id(0) * BM as i32, program_id(1) * BN as i32);
+        let v = src.load(at);
+        match OP {
+            0 => dst.atomic_add(at, v),
+            1 => dst.atomic_max(at, v),
+            2 => dst.atomic_xor(at, v),
+            3 => dst.atomic_min(at, v),
+            4 => dst.atomic_and(at, v),
+            _ => dst.atomic_or(at, v),
+        }
+    }
+}
+
+/// Every block of a 37 x 53 `i32` tensor updated by 3 programs at once through a
+/// descriptor's atomics (the blocks of the last row and column partial): `y` is `y0 op x
+/// op x op x` exactly, on the interpreter and the simulator (which reports any access
+/// outside `y`, so the elements past the tensor were not touched).
+#[rstest]
+fn descriptor_atomics_update_only_the_tensor(#[values(0, 1, 2, 3, 4, 5)] op: i64) {
+    let ints = |seed: u64| -> Vec<i32> { seeded(seed, M * N).iter().map(|v| (v * 1000.0) as i32).collect() };
+    let (x, y0) = (ints(6), ints(7));
+    let (bm, bn) = (16usize, 32usize);
+    let case = Case::new("update_blocks")
+        .grid([M.div_ceil(bm) as u32, N.div_ceil(bn) as u32, 3])
+        .constexpr("BM", bm as i64)
+        .constexpr("BN", bn as i64)
+        .constexpr("OP", op)
+        .input("x", Data::I32(x.clone()), View::contiguous(&[M, N]))
+        .output("y", Data::I32(y0.clone()), View::contiguous(&[M, N]))
+        .arg("m", M as i64)
+        .arg("n", N as i64);
+    let out = run_both(&update_blocks(), &case);
+    let Some((_, Data::I32(y))) = out.buffers.iter().find(|(name, _)| *name == "y") else { panic!("no y") };
+    for e in 0..M * N {
+        let f = |acc: i32, v: i32| match op {
+            0 => acc.wrapping_add(v),
+            1 => acc.max(v),
+            2 => acc ^ v,
+            3 => acc.min(v),
+            4 => acc & v,
+            _ => acc | v,
+        };
+        let want = (0..3).fold(y0[e], |acc, _| f(acc, x[e]));
+        assert_eq!(y[e], want, "op {op} at ({}, {})", e / N, e % N);
+    }
+}
+
 // ---- a staged K loop --------------------------------------------------------------------
 
 const K: usize = 45;
@@ -321,6 +378,8 @@ kernel! {
         match CASE {
             12 => make_tensor_descriptor_with(q, (m, n), (n, 1), &[16, 16], Padding::Nan).store((0, 0), zeros::<i8>(&[16, 16])), // bad: nan of i8
             13 => d.store((0, 0), zeros::<f32>(&[16])), // bad: store of a row
+            14 => d.atomic_add((0, 0), zeros::<f32>(&[16])), // bad: atomic of a row
+            15 => make_tensor_descriptor_with(q, (m, n), (n, 1), &[16, 16], Padding::Zero).atomic_add((0, 0), zeros::<i8>(&[16, 16])), // bad: atomic of i8
             _ => d.store((0, 16), block),
         }
     }
@@ -366,6 +425,13 @@ fn line_of(marker: &str) -> u32 {
     "store_tensor_descriptor of a tensor<16xf32> through a tensor descriptor",
     "[16, 16]"
 )]
+#[case(
+    14,
+    "// bad: atomic of a row",
+    "TensorDescriptor::atomic_add of a tensor<16xf32> through a tensor descriptor",
+    "[16, 16]"
+)]
+#[case(15, "// bad: atomic of i8", "TensorDescriptor::atomic_add of i8 elements", "32- or 64-bit")]
 fn bad_descriptors_are_located_errors(
     #[case] case: i64,
     #[case] marker: &str,
@@ -425,8 +491,8 @@ fn descriptor_kernels_assemble_without_spills() {
     }
 }
 
-/// On the GPU: the blocks, the padded windows and the staged `f16` K loop give the
-/// interpreter's bits.
+/// On the GPU: the blocks, the padded windows, the staged `f16` K loop and the atomics
+/// (three programs a block) give the interpreter's bits.
 #[test]
 #[ignore = "needs a GPU"]
 fn the_gpu_matches_the_interpreter() {
@@ -449,5 +515,23 @@ fn the_gpu_matches_the_interpreter() {
     let a: Vec<f16> = seeded(12, M * K).into_iter().map(f16::from_f64).collect();
     let b: Vec<f16> = seeded(13, K * N).into_iter().map(f16::from_f64).collect();
     check(&matmul_f16(), &matmul_case(&a, &b), "c", "matmul_f16".to_string());
+    for op in [0, 1, 2] {
+        let ints = |seed: u64| -> Vec<i32> { seeded(seed, M * N).iter().map(|v| (v * 1000.0) as i32).collect() };
+        let case = Case::new("update_blocks")
+            .grid([M.div_ceil(16) as u32, N.div_ceil(32) as u32, 3])
+            .constexpr("BM", 16)
+            .constexpr("BN", 32)
+            .constexpr("OP", op)
+            .input("x", Data::I32(ints(14)), View::contiguous(&[M, N]))
+            .output("y", Data::I32(ints(15)), View::contiguous(&[M, N]))
+            .arg("m", M as i64)
+            .arg("n", N as i64);
+        let want = run_interpreter(&update_blocks(), &case, SpecPolicy::Triton).unwrap_or_else(|e| panic!("{e}"));
+        let got = run_gpu(&update_blocks(), &case, SpecPolicy::Triton, GpuOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        if want.buffers != got.buffers {
+            failures.push(format!("update_blocks op {op}"));
+        }
+    }
     assert!(failures.is_empty(), "the GPU differs from the interpreter: {failures:?}");
 }

@@ -125,6 +125,55 @@ impl Builder {
         self.store(ptrs, value, mask, loc);
     }
 
+    /// `op` (relaxed, the launch's scope) of `value` into every element of `parts`'s block
+    /// inside the tensor along every dim; the old values are dropped (a tensor
+    /// descriptor's atomics, Triton's TMA reductions).
+    pub(super) fn atomic_block(
+        &mut self,
+        what: Op,
+        op: crate::ir::AtomicOp,
+        parts: &Parts,
+        value: Value,
+        loc: SourceLoc,
+    ) {
+        if parts.broken {
+            return;
+        }
+        let block = Shape(parts.block_shape.clone());
+        let value_ty = self.ty(value).clone();
+        if !value_ty.shape.is_scalar() && value_ty.shape != block {
+            self.error_with(
+                what.code,
+                loc,
+                format!("{} of a {value_ty} through a {} of block_shape {block}", what.name, what.of),
+                format!("pass a block of shape {block} (Triton's rule), or a scalar"),
+            );
+            return;
+        }
+        if let DType::Ptr(elem) = self.ty(parts.base).dtype
+            && !op.accepts(elem)
+        {
+            let takes = match op {
+                crate::ir::AtomicOp::And | crate::ir::AtomicOp::Or | crate::ir::AtomicOp::Xor => {
+                    "32- or 64-bit integers"
+                }
+                _ => "32- or 64-bit integers or f32",
+            };
+            self.error_with(
+                what.code,
+                loc,
+                format!("{} of {elem} elements: it takes {takes}", what.name),
+                format!("make the descriptor's tensor {takes} (accumulate in i32 or f32 and convert afterwards)"),
+            );
+            return;
+        }
+        let all: Vec<usize> = (0..parts.block_shape.len()).collect();
+        let (ptrs, index) = self.block_pointers(parts, loc);
+        let mask = self.boundary_mask(parts, &index, &all, loc);
+        let value = if value_ty.shape.is_scalar() { self.broadcast_to(value, &block, loc) } else { value };
+        self.atomic_rmw(op, ptrs, value, mask, crate::ir::Sem::Relaxed, crate::ir::Scope::Gpu, loc);
+    }
+
     /// The dims of `boundary_check`, sorted; a dim that does not exist or comes twice is
     /// reported and left out.
     fn boundary_dims(&mut self, op: Op, boundary_check: &[usize], rank: usize, loc: SourceLoc) -> Vec<usize> {

@@ -8,7 +8,9 @@
 //! descriptor's padding (0 or NaN) outside, and a store writes only the elements inside.
 //! So a descriptor is made of a block pointer's parts (`block_ptr.rs`, its offsets 0) and
 //! each access is `load_block` / `store_block` at the given offsets with every dim in
-//! `boundary_check`: the stages after tracing see ordinary masked loads and stores.
+//! `boundary_check`: the stages after tracing see ordinary masked loads and stores. The
+//! atomics (`desc.atomic_add`, ..., Triton's TMA reductions) are masked relaxed atomics
+//! over the same block.
 //!
 //! Triton's rules are checked where the descriptor is made, each a located
 //! [`Code::TraceTensorDescriptor`] error: 1 to 5 dims, one shape, stride and block dim per
@@ -22,7 +24,7 @@
 use std::marker::PhantomData;
 
 use crate::diag::Code;
-use crate::ir::{Constant, DType, SourceLoc, Value};
+use crate::ir::{AtomicOp, Constant, DType, SourceLoc, Value};
 use crate::trace::{Builder, with_builder};
 
 use super::block_access::Padding;
@@ -83,6 +85,62 @@ impl<E: ScalarMarker> TensorDescriptor<E> {
     #[track_caller]
     pub fn store(&self, offsets: impl IndexList, value: Tensor<E>) {
         store_tensor_descriptor(self, offsets, value)
+    }
+
+    /// Triton's `desc.atomic_add(offsets, value)`: `*p += value` for every element of the
+    /// block at `offsets` inside the tensor, atomically (Triton's TMA reduction; relaxed,
+    /// with the launch's scope). Nothing is returned. The element types are
+    /// [`atomic_add`](super::atomic_add)'s.
+    #[track_caller]
+    pub fn atomic_add(&self, offsets: impl IndexList, value: Tensor<E>) {
+        self.atomic(AtomicOp::Add, offsets, value, SourceLoc::caller())
+    }
+
+    /// Triton's `desc.atomic_min(offsets, value)`: as [`Self::atomic_add`] with `min`.
+    #[track_caller]
+    pub fn atomic_min(&self, offsets: impl IndexList, value: Tensor<E>) {
+        self.atomic(AtomicOp::Min, offsets, value, SourceLoc::caller())
+    }
+
+    /// Triton's `desc.atomic_max(offsets, value)`: as [`Self::atomic_add`] with `max`.
+    #[track_caller]
+    pub fn atomic_max(&self, offsets: impl IndexList, value: Tensor<E>) {
+        self.atomic(AtomicOp::Max, offsets, value, SourceLoc::caller())
+    }
+
+    /// Triton's `desc.atomic_and(offsets, value)`: as [`Self::atomic_add`] with `&`.
+    #[track_caller]
+    pub fn atomic_and(&self, offsets: impl IndexList, value: Tensor<E>) {
+        self.atomic(AtomicOp::And, offsets, value, SourceLoc::caller())
+    }
+
+    /// Triton's `desc.atomic_or(offsets, value)`: as [`Self::atomic_add`] with `|`.
+    #[track_caller]
+    pub fn atomic_or(&self, offsets: impl IndexList, value: Tensor<E>) {
+        self.atomic(AtomicOp::Or, offsets, value, SourceLoc::caller())
+    }
+
+    /// Triton's `desc.atomic_xor(offsets, value)`: as [`Self::atomic_add`] with `^`.
+    #[track_caller]
+    pub fn atomic_xor(&self, offsets: impl IndexList, value: Tensor<E>) {
+        self.atomic(AtomicOp::Xor, offsets, value, SourceLoc::caller())
+    }
+
+    fn atomic(&self, op: AtomicOp, offsets: impl IndexList, value: Tensor<E>, loc: SourceLoc) {
+        let offsets = offsets.index_values(loc);
+        let name = match op {
+            AtomicOp::Add => "TensorDescriptor::atomic_add",
+            AtomicOp::Min => "TensorDescriptor::atomic_min",
+            AtomicOp::Max => "TensorDescriptor::atomic_max",
+            AtomicOp::And => "TensorDescriptor::atomic_and",
+            AtomicOp::Or => "TensorDescriptor::atomic_or",
+            _ => "TensorDescriptor::atomic_xor",
+        };
+        let at = Op { name, ..STORE };
+        with_builder(|b| {
+            let parts = b.descriptor_block(at, &self.parts, &offsets, loc);
+            b.atomic_block(at, op, &parts, value.id(), loc);
+        });
     }
 
     /// The shape of the blocks it loads and stores (Triton's `desc.block_shape`).
