@@ -340,21 +340,7 @@ impl Builder {
         if template.broken || next.broken {
             return;
         }
-        let same = |b: &Builder, x: &[Value], y: &[Value]| {
-            x.len() == y.len() && x.iter().zip(y).all(|(&p, &q)| b.same_index_scalar(p, q))
-        };
-        let change = if template.block_shape != next.block_shape {
-            Some(format!("block_shape {:?} becomes {:?}", template.block_shape, next.block_shape))
-        } else if template.order != next.order {
-            Some(format!("order {:?} becomes {:?}", template.order, next.order))
-        } else if !same(self, &template.shape, &next.shape) {
-            Some("its shape is other values".to_string())
-        } else if !same(self, &template.strides, &next.strides) {
-            Some("its strides are other values".to_string())
-        } else {
-            None
-        };
-        if let Some(change) = change {
+        if let Some(change) = self.template_change(template, next) {
             self.error_with(
                 Code::TraceBlockPointer,
                 loc,
@@ -367,10 +353,29 @@ impl Builder {
 }
 
 impl Builder {
+    /// What differs between the parts a loop or branch does not carry of `template` and
+    /// `next` (block shape, order, shape, strides), in words; `None` when nothing does.
+    pub(super) fn template_change(&self, template: &Parts, next: &Parts) -> Option<String> {
+        let same = |x: &[Value], y: &[Value]| {
+            x.len() == y.len() && x.iter().zip(y).all(|(&p, &q)| self.same_index_scalar(p, q))
+        };
+        if template.block_shape != next.block_shape {
+            Some(format!("block_shape {:?} becomes {:?}", template.block_shape, next.block_shape))
+        } else if template.order != next.order {
+            Some(format!("order {:?} becomes {:?}", template.order, next.order))
+        } else if !same(&template.shape, &next.shape) {
+            Some("its shape is other values".to_string())
+        } else if !same(&template.strides, &next.strides) {
+            Some("its strides are other values".to_string())
+        } else {
+            None
+        }
+    }
+
     /// Whether the `i64` index scalars `p` and `q` are the same value: one value, equal
     /// constants, or widenings of one value (each `make_block_ptr` widens its shape and
     /// strides anew, so a block pointer made again from the same arguments has new values).
-    pub(super) fn same_index_scalar(&self, p: Value, q: Value) -> bool {
+    fn same_index_scalar(&self, p: Value, q: Value) -> bool {
         let source = |v: Value| {
             if let Some(OpKind::Cast { value }) = self.kernel.def_op(v).map(|op| &op.kind) { *value } else { v }
         };

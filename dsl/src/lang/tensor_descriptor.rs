@@ -384,19 +384,10 @@ impl Builder {
         if template.broken || next.broken {
             return;
         }
-        let same = |b: &Builder, x: &[Value], y: &[Value]| {
-            x.len() == y.len() && x.iter().zip(y).all(|(&p, &q)| b.same_index_scalar(p, q))
-        };
-        let change = if template.block_shape != next.block_shape {
-            Some(format!("block_shape {:?} becomes {:?}", template.block_shape, next.block_shape))
-        } else if pad != next_pad {
+        let change = if pad != next_pad {
             Some(format!("padding {pad:?} becomes {next_pad:?}"))
-        } else if !same(self, &template.shape, &next.shape) {
-            Some("its shape is other values".to_string())
-        } else if !same(self, &template.strides, &next.strides) {
-            Some("its strides are other values".to_string())
         } else {
-            None
+            self.template_change(template, next)
         };
         if let Some(change) = change {
             self.error_with(
