@@ -96,11 +96,14 @@ impl Activation {
     }
 
     /// Whether the activation's 16-bit kernels fit 32 registers a thread (16 CTAs of 4
-    /// warps an SM) without spilling, ptxas for sm_90 with `.minnctapersm 16`: GELU-tanh
-    /// and SiLU do; GELU-erf's polynomial spills 4 bytes there (and runs at 1.1x of
-    /// Triton's kernel without the bound, on the H200).
+    /// warps an SM) without spilling, so the plan may ask for `.minnctapersm 16`: none
+    /// does everywhere. ptxas 12.9 fits GELU-tanh and SiLU there for sm_86 and sm_90 under
+    /// Triton's specialization, but the driver's compile for an H100 (CUDA 13.0) spilled 16
+    /// to 48 bytes a thread for both unspecialized, and for GELU-tanh in bf16 specialized
+    /// too (`bench/results/h100/gpu-tests/2026-12-07-661d099`), and a launch that spills is
+    /// refused; GELU-erf's polynomial spills 4 bytes even in ptxas.
     pub fn fits_full_occupancy(self) -> bool {
-        matches!(self, Activation::GeluTanh | Activation::Silu)
+        false
     }
 
     /// The activation in f64.
