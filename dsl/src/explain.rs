@@ -163,7 +163,7 @@ pub fn explain(input: &ExplainInput<'_>) -> Result<Explanation, SpecError> {
     // One session for the whole report: the unspecialized trace serves the folding
     // section, the lint and the baseline PTX, traced once.
     let mut session = CompileSession::new();
-    let options = TraceOptions { semantics: input.semantics };
+    let options = TraceOptions { semantics: input.semantics, ..TraceOptions::default() };
     let plain = SpecKey::plain(&def.params);
     let specialized = session.front_end(def, input.constexprs, &spec, &options);
     let unspecialized = session.front_end(def, input.constexprs, &plain, &TraceOptions::default());

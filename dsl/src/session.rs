@@ -71,6 +71,14 @@ impl StageKey {
     }
 }
 
+/// The trace options the front end runs with for a lowering under `ptx`: `options`, with
+/// the rings one slot deeper on sm_90a (whose in-flight `wgmma` then needs no barrier
+/// before a refill, `TraceOptions::deeper_rings`). Every stage that compiles for a target
+/// traces with these, so a launch traces each specialization once.
+pub fn front_end_options(options: &TraceOptions, ptx: &PtxOptions) -> TraceOptions {
+    TraceOptions { deeper_rings: ptx.arch == ptx::Arch::Sm90a, ..*options }
+}
+
 /// How often each stage ran (memoized results are not counted again).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SessionStats {
@@ -123,7 +131,7 @@ impl CompileSession {
         self.stats.traces += 1;
         let result = trace(def, constexprs, spec, options).map_err(FrontEndError::from).and_then(|mut kernel| {
             crate::passes::dce::run(&mut kernel);
-            if crate::passes::pipeline::run(&mut kernel) > 0 {
+            if crate::passes::pipeline::run(&mut kernel, options.deeper_rings) > 0 {
                 crate::passes::dce::run(&mut kernel);
             }
             Ok(Arc::new(verify(kernel)?))
@@ -170,6 +178,7 @@ impl CompileSession {
         options: &TraceOptions,
         ptx_options: &PtxOptions,
     ) -> Result<Arc<lir::Program>, CompileError> {
+        let options = &front_end_options(options, ptx_options);
         let verified = self.front_end(def, constexprs, spec, options)?;
         let key = (StageKey::new(def, constexprs, spec, options), *ptx_options);
         if let Some(done) = self.lowered.get(&key) {
@@ -191,6 +200,7 @@ impl CompileSession {
         ptx_options: &PtxOptions,
     ) -> Result<Arc<Ptx>, CompileError> {
         let program = self.lower(def, constexprs, spec, options, ptx_options)?;
+        let options = &front_end_options(options, ptx_options);
         let key = (StageKey::new(def, constexprs, spec, options), *ptx_options);
         Ok(self.ptx.entry(key).or_insert_with(|| Arc::new(ptx::ptx_of(&program))).clone())
     }

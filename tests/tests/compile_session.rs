@@ -59,7 +59,7 @@ fn constexpr_order_does_not_matter_and_every_other_key_part_does() {
     // Another constexpr value, another specialization, other semantics: three more traces.
     s.front_end(&def, &[("BLOCK", 128), ("UNUSED", 0)], &triton, &opts).unwrap();
     s.front_end(&def, &a, &spec(SpecPolicy::Off), &opts).unwrap();
-    s.front_end(&def, &a, &triton, &TraceOptions { semantics: Semantics::Triton }).unwrap();
+    s.front_end(&def, &a, &triton, &TraceOptions { semantics: Semantics::Triton, ..TraceOptions::default() }).unwrap();
     assert_eq!(s.stats().traces, 4);
 }
 

@@ -77,7 +77,13 @@ fn seed_scenario(
     let input = c.input();
     let (x, y) = (mem.alloc_f32(&input), mem.alloc(4 * c.n_rows));
     let args = row_max_args(&c, x, y);
-    let result = specialize_and_trace(&def, &consts, &args, SpecPolicy::Triton, &TraceOptions { semantics });
+    let result = specialize_and_trace(
+        &def,
+        &consts,
+        &args,
+        SpecPolicy::Triton,
+        &TraceOptions { semantics, ..TraceOptions::default() },
+    );
     let expected = match (variant, semantics) {
         (RowMaxVariant::I64Strides, Semantics::Triton) => expected_i64_strides_error(&c),
         _ => None,
@@ -119,7 +125,7 @@ fn in_triton_mode_the_i64_strides_compiles_only_for_the_strided_view() {
         .iter()
         .filter(|c| {
             let consts = RowMaxVariant::I64Strides.constexprs_for(c.n_rows, c.n_cols);
-            let options = TraceOptions { semantics: Semantics::Triton };
+            let options = TraceOptions { semantics: Semantics::Triton, ..TraceOptions::default() };
             specialize_and_trace(&def, &consts, &args(c), SpecPolicy::Triton, &options).is_ok()
         })
         .map(|c| c.name)
@@ -134,7 +140,7 @@ fn without_specialization_triton_mode_has_nothing_to_reject() {
     let def = RowMaxVariant::I64Strides.def();
     for c in SHAPE_MATRIX {
         let consts = RowMaxVariant::I64Strides.constexprs_for(c.n_rows, c.n_cols);
-        let options = TraceOptions { semantics: Semantics::Triton };
+        let options = TraceOptions { semantics: Semantics::Triton, ..TraceOptions::default() };
         let r = specialize_and_trace(&def, &consts, &args(c), SpecPolicy::Off, &options);
         assert!(r.is_ok(), "{c}: {}", r.unwrap_err());
     }
@@ -171,7 +177,7 @@ fn triton_mode_agrees_with_triton_3_6_on_every_case() {
                 other => panic!("{c}: unexpected Triton outcome `{other}`"),
             };
             let consts = variant.constexprs_for(c.n_rows, c.n_cols);
-            let options = TraceOptions { semantics: Semantics::Triton };
+            let options = TraceOptions { semantics: Semantics::Triton, ..TraceOptions::default() };
             let ours = specialize_and_trace(&variant.def(), &consts, &args(c), SpecPolicy::Triton, &options);
             match ours {
                 Ok(_) => assert!(triton_ok, "{c}: {port} fails in Triton but traces in Triton-semantics mode"),

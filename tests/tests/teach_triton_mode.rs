@@ -39,7 +39,13 @@ fn trace(def: &KernelDef, ints: &[i64], semantics: Semantics) -> Result<(), Stri
     let mut args = vec![ArgValue::Ptr(0x1000), ArgValue::Ptr(0x2000)];
     args.extend(ints.iter().map(|v| ArgValue::Int(*v)));
     CompileSession::new()
-        .front_end_for_args(def, &[("BLOCK", 64)], &args, SpecPolicy::Triton, &TraceOptions { semantics })
+        .front_end_for_args(
+            def,
+            &[("BLOCK", 64)],
+            &args,
+            SpecPolicy::Triton,
+            &TraceOptions { semantics, ..TraceOptions::default() },
+        )
         .map(|_| ())
         .map_err(|e| e.to_string())
 }

@@ -25,6 +25,7 @@ use rtriton::interp::Memory;
 use rtriton::session::CompileSession;
 use rtriton::sim::{self, Check};
 use rtriton::spec::SpecPolicy;
+use rtriton::trace::TraceOptions;
 use rtriton_host::ports::matmul::{Kernel, Spec, case, specs};
 use rtriton_testing::run::{Outputs, Placed, lower_with, place, read_outputs, run_interpreter, run_simulator};
 use rtriton_testing::suite::arg_values;
@@ -32,6 +33,20 @@ use rtriton_testing::suite::arg_values;
 /// The CPU back ends' `sm_90a` cases of the matmul port.
 fn sm90a_specs() -> Vec<Spec> {
     specs().into_iter().filter(|s| s.arch == Arch::Sm90a && !s.gpu_only).collect()
+}
+
+/// `kernel`'s program for `spec`'s case lowered for sm_90a from a front end whose rings
+/// are one slot deeper where they can be (`deeper`, what `CompileSession::lower` asks
+/// for sm_90a) or as deep as the loop's stages.
+fn program_with_rings(kernel: Kernel, spec: &Spec, deeper: bool) -> Program {
+    let c = case(kernel, spec);
+    let args = arg_values(&c).expect("the case places");
+    let def = spec.def(kernel);
+    let key = CompileSession::specialize(&def, &args, SpecPolicy::Triton).expect("specializes");
+    let trace = TraceOptions { deeper_rings: deeper, ..TraceOptions::default() };
+    let verified = CompileSession::new().front_end(&def, &c.constexprs, &key, &trace).expect("traces");
+    let options = PtxOptions { num_warps: c.num_warps, ..PtxOptions::for_arch(Arch::Sm90a) };
+    ptx::lower(&verified, &options).unwrap_or_else(|e| panic!("{}: {e}", spec.name))
 }
 
 /// `kernel`'s program for `spec`'s case, lowered for `arch`.
@@ -125,12 +140,17 @@ struct Setup {
 }
 
 fn setup(name: &str) -> Setup {
+    setup_with_rings(name, true)
+}
+
+/// [`setup`] with rings one slot deeper where they can be (`deeper`), or not.
+fn setup_with_rings(name: &str, deeper: bool) -> Setup {
     let spec = sm90a_specs().into_iter().find(|s| s.name == name).expect("the case exists");
     let c = case(Kernel::F16, &spec);
     let mut mem = Memory::new();
     let placed = place(&mut mem, &c).expect("the case places");
     let want = run_interpreter(&Kernel::F16.def(), &c, SpecPolicy::Triton).expect("the interpreter runs it");
-    Setup { program: program(Kernel::F16, &spec, Arch::Sm90a), mem, placed, case: c, want }
+    Setup { program: program_with_rings(Kernel::F16, &spec, deeper), mem, placed, case: c, want }
 }
 
 impl Setup {
@@ -202,9 +222,10 @@ fn a_missing_wgmma_wait_group_in_the_loop_lets_a_copy_overwrite_operands_in_flig
     assert!(e.to_string().contains("in flight"), "{e}");
 }
 
-/// The barrier after `wait_group 1` is what tells a warpgroup that the other one's group
-/// is done too: without it, one warpgroup refills the slot the other's `wgmma` may still
-/// read. With one warpgroup the wait alone orders the refill (no barrier needed).
+/// With rings as deep as the loop's stages, the barrier after `wait_group 1` is what tells
+/// a warpgroup that the other one's group is done too: without it, one warpgroup refills
+/// the slot the other's `wgmma` may still read. With one warpgroup the wait alone orders
+/// the refill (no barrier needed).
 #[test]
 fn a_missing_barrier_after_the_loops_wait_is_a_race_between_warpgroups() {
     fn drop_barrier_after_wait(body: &mut Vec<Inst>) {
@@ -220,7 +241,7 @@ fn a_missing_barrier_after_the_loops_wait_is_a_race_between_warpgroups() {
         }
     }
     for (name, two_groups) in [("wgmma_two_groups_specials", true), ("wgmma_panels_70x160x96", false)] {
-        let s = setup(name);
+        let s = setup_with_rings(name, false);
         let mut p = s.program.clone();
         drop_barrier_after_wait(&mut p.body);
         assert_ne!(ptx::write(&p), ptx::write(&s.program), "{name}: the barrier is planted");
@@ -233,6 +254,43 @@ fn a_missing_barrier_after_the_loops_wait_is_a_race_between_warpgroups() {
             other => panic!("{name}: {:?}", other.err().map(|e| e.to_string())),
         }
     }
+}
+
+/// Rings one slot deeper (what sm_90a's lowering asks the front end for) refill the slot
+/// read two iterations earlier, which every warpgroup has waited for before the
+/// iteration's first barrier: the loop keeps one barrier, none after its wait, and two
+/// warpgroups run without a race to the interpreter's bits; the same case from rings as
+/// deep as its stages keeps the second barrier.
+#[test]
+fn deeper_rings_need_no_barrier_after_the_loops_wait() {
+    fn loop_barriers(body: &[Inst]) -> Option<(usize, bool)> {
+        for i in body {
+            if let Inst::Loop { body, .. } = i
+                && body.iter().any(|x| matches!(x, Inst::WgmmaWait { pending: 1 }))
+            {
+                let bars = body.iter().filter(|x| matches!(x, Inst::BarSync { .. })).count();
+                let after = body
+                    .windows(2)
+                    .any(|w| matches!(w[0], Inst::WgmmaWait { pending: 1 }) && matches!(w[1], Inst::BarSync { .. }));
+                return Some((bars, after));
+            }
+            for b in i.bodies() {
+                if let Some(found) = loop_barriers(b) {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+    let deep = setup_with_rings("wgmma_two_groups_specials", true);
+    assert_eq!(loop_barriers(&deep.program.body), Some((1, false)), "one barrier, none after the wait");
+    assert_eq!(deep.run(&deep.program).unwrap(), deep.want_bits());
+    let shallow = setup_with_rings("wgmma_two_groups_specials", false);
+    assert_eq!(loop_barriers(&shallow.program.body), Some((2, true)), "the refill's barrier");
+    let text = ptx::write(&deep.program);
+    let shallow_text = ptx::write(&shallow.program);
+    let rem = |t: &str| t.lines().filter(|l| l.contains("rem.s32") && l.contains(", 4;")).count();
+    assert!(rem(&text) > 0 && rem(&shallow_text) == 0, "four slots against three");
 }
 
 #[test]

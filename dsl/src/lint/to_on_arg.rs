@@ -30,7 +30,7 @@ pub(super) fn check(def: &KernelDef, constexprs: &[(&str, i64)], kernel: &Kernel
         }
         let mut spec = SpecKey::plain(&def.params);
         spec.args[index].2 = ArgSpec::FoldedOne;
-        let options = TraceOptions { semantics: Semantics::Triton };
+        let options = TraceOptions { semantics: Semantics::Triton, ..TraceOptions::default() };
         let Err(err) = trace(def, constexprs, &spec, &options) else { continue };
         for d in err.0.0.iter().filter(|d| d.code == Code::TraceTritonConstexprTo) {
             out.push(finding(

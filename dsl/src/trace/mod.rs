@@ -36,6 +36,15 @@ pub enum Semantics {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct TraceOptions {
     pub semantics: Semantics,
+    /// The staging rings of a K loop whose `dot` can stay in flight across iterations (its
+    /// operands both ring reads, its accumulator carried) get one slot more than the loop's
+    /// stages where they fit a CTA's shared memory on sm_90, so a slot is refilled two
+    /// iterations after its last read and no barrier is needed between the wait for that
+    /// read and the refill (`passes/pipeline/ring.rs`). [`CompileSession::lower`] sets it
+    /// for sm_90a. It changes no result.
+    ///
+    /// [`CompileSession::lower`]: crate::session::CompileSession::lower
+    pub deeper_rings: bool,
 }
 
 /// Everything a trace found wrong.

@@ -5,7 +5,7 @@
 
 use clap::ValueEnum;
 use rtriton::backend::ptx::{PtxOptions, layouts_text};
-use rtriton::session::CompileSession;
+use rtriton::session::{CompileSession, front_end_options};
 use rtriton::spec::{ArgValue, SpecPolicy};
 use rtriton::trace::{KernelDef, Semantics, TraceOptions};
 
@@ -29,7 +29,10 @@ pub fn render(
     out: &mut String,
 ) -> anyhow::Result<u8> {
     let mut session = CompileSession::new();
-    let verified = session.front_end_for_args(def, consts, args, policy, &TraceOptions { semantics })?;
+    // The front end the lowering for `options` runs (sm_90a's deeper rings included), so
+    // the text shows the IR the PTX is built from.
+    let trace = front_end_options(&TraceOptions { semantics, ..TraceOptions::default() }, options);
+    let verified = session.front_end_for_args(def, consts, args, policy, &trace)?;
     match stage {
         IrStage::Layouts => out.push_str(&layouts_text(&verified, options)?),
     }

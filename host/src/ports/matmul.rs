@@ -269,9 +269,11 @@ pub fn config_of(kernel: Kernel, spec: &Spec) -> Config {
     let config = spec
         .config
         .unwrap_or_else(|| plan(access(spec.a.view(spec.m, spec.k), 0), access(spec.b.view(spec.k, spec.n), 1)));
-    // A configuration keeps the stages whose rings fit its target's shared memory
-    // (4-byte operands on sm_86 lose some; sm_90a's 128 x 256 x 64 tile keeps its 3).
-    let shared = if spec.arch == Arch::Sm90a { SM90_SHARED_BYTES } else { SM86_SHARED_BYTES };
+    // A configuration keeps the stages whose rings fit its target's shared memory: sm_90's
+    // for the 16-bit kernels on sm_90a (`wgmma`; the 128 x 256 x 64 tile keeps its 3),
+    // sm_86's otherwise (tf32 runs `mma.sync` on every target, where more stages of the
+    // wide tiles' 4-byte rings spill; 4-byte operands on sm_86 lose some).
+    let shared = if spec.arch == Arch::Sm90a && elem == 2 { SM90_SHARED_BYTES } else { SM86_SHARED_BYTES };
     config.fitting(elem as usize, shared)
 }
 

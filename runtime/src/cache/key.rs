@@ -224,9 +224,9 @@ mod tests {
         assert_eq!(format!("{:016x}", key().hash64()), EXPECTED_KEY_HASH);
     }
 
-    /// See `the_hash_is_the_same_in_every_run` (changed when `PtxOptions` gained
-    /// `debug`).
-    const EXPECTED_KEY_HASH: &str = "43e41790e5b547e8";
+    /// See `the_hash_is_the_same_in_every_run` (changed when `PtxOptions` gained `debug`,
+    /// and when `TraceOptions` gained `deeper_rings`).
+    const EXPECTED_KEY_HASH: &str = "48f3fea2b6b6aa88";
 
     #[test]
     fn every_component_changes_the_hash() {

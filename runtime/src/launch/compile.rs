@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use rtriton::backend::ptx::PtxOptions;
-use rtriton::session::{CompileError, CompileSession};
+use rtriton::session::{CompileError, CompileSession, front_end_options};
 use rtriton::spec::SpecKey;
 use rtriton::verify::VerifiedKernel;
 
@@ -46,14 +46,16 @@ pub fn host_error(kernel: &JitKernel, e: CompileError) -> HostError {
 }
 
 /// The front end for one specialization: trace with the launch's constexprs and trace
-/// options, remove dead code, verify (no device needed; once per session and key).
+/// options (for its target, `front_end_options`), remove dead code, verify (no device
+/// needed; once per session and key, shared with the compile).
 pub fn front_end(
     session: &mut CompileSession,
     kernel: &JitKernel,
     spec: &SpecKey,
 ) -> Result<Arc<VerifiedKernel>, HostError> {
+    let options = front_end_options(&kernel.trace_options, &ptx_options(kernel));
     session
-        .front_end(&kernel.def, &kernel.meta.0, spec, &kernel.trace_options)
+        .front_end(&kernel.def, &kernel.meta.0, spec, &options)
         .map_err(|e| host_error(kernel, CompileError::FrontEnd(e)))
 }
 

@@ -29,12 +29,12 @@ use crate::ir::{
 mod ring;
 
 /// Pipelines every load that qualifies (see the module doc); returns how many. Loads
-/// whose tiles can go through staging rings do (`ring.rs`); the rest are prefetched into
-/// registers.
-pub fn run(k: &mut Kernel) -> usize {
+/// whose tiles can go through staging rings do (`ring.rs`; `deeper_rings`: one slot more
+/// for a `dot` sm_90a keeps in flight); the rest are prefetched into registers.
+pub fn run(k: &mut Kernel, deeper_rings: bool) -> usize {
     let mut done = 0;
     while let Some((parent, for_id, loads)) = ring::find(k) {
-        ring::rewrite(k, parent, for_id, &loads);
+        ring::rewrite(k, parent, for_id, &loads, deeper_rings);
         done += loads.len();
     }
     // One load at a time: each rewrite changes the loop it is in.

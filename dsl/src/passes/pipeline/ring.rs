@@ -20,7 +20,11 @@
 //!
 //! The slot a copy writes was read one iteration earlier; the back end's wait at the
 //! first `ring_read` of an iteration is also the barrier after which no warp still reads
-//! it (`backend/ptx/lower/ring.rs`). The interpreter runs the copies at once, so the
+//! it (`backend/ptx/lower/ring.rs`). With `TraceOptions::deeper_rings` (sm_90a), the rings
+//! of a loop whose `dot` can stay in flight (both operands ring reads, the accumulator
+//! carried) have `S + 1` slots where they fit: the slot a copy writes was then read two
+//! iterations earlier, by a group every warpgroup has waited for before this iteration's
+//! barrier, so the refill needs no barrier of its own. The interpreter runs the copies at once, so the
 //! kernel reads the same elements and computes the same result.
 
 use std::collections::{BTreeSet, HashMap};
@@ -195,6 +199,56 @@ impl Parts<'_> {
     }
 }
 
+/// The shared memory a CTA may have on sm_90 (227 KiB), which rings one slot deeper must
+/// fit.
+const SM90_SHARED_BYTES: usize = 227 * 1024;
+
+/// Whether `body` holds, at its top level, a `dot` that reads two of `loads` and
+/// accumulates into a carried value that only it reads and that only its result carries
+/// on (the `dot` sm_90a's `wgmma` keeps in flight across iterations,
+/// `backend/ptx/lower/wgmma.rs`).
+fn in_flight_dot(k: &Kernel, body: &Block, loads: &[OpId]) -> bool {
+    let loaded: Vec<Value> = loads.iter().map(|&id| k.op(id).results[0]).collect();
+    let Some(OpKind::Yield { values: yields }) = body.ops.last().map(|&y| &k.op(y).kind) else { return false };
+    let uses = |v: Value| body_uses(k, body, v);
+    body.ops.iter().any(|&id| {
+        let OpKind::Dot { a, b, acc, .. } = k.op(id).kind else { return false };
+        let result = k.op(id).results[0];
+        let carried = body.args.iter().skip(1).position(|&x| x == acc);
+        loaded.contains(&a)
+            && loaded.contains(&b)
+            && a != b
+            && carried.is_some_and(|c| yields.get(c) == Some(&result))
+            && uses(acc) == 1
+            && uses(result) == 1
+    })
+}
+
+/// How many operands of the ops of `body` (nested regions included) are `v`.
+fn body_uses(k: &Kernel, body: &Block, v: Value) -> usize {
+    body.ops
+        .iter()
+        .map(|&id| {
+            let op = k.op(id);
+            let own = op.kind.operands().iter().filter(|&&x| x == v).count();
+            own + op.kind.regions().iter().map(|r| body_uses(k, r, v)).sum::<usize>()
+        })
+        .sum()
+}
+
+/// Whether the rings of `loads` with `stages + 1` slots fit sm_90's shared memory.
+fn fits_deeper(k: &Kernel, loads: &[OpId], stages: u32) -> bool {
+    let slot_bytes: usize = loads
+        .iter()
+        .map(|&id| {
+            let ty = k.ty(k.op(id).results[0]);
+            let elem = ty.dtype.scalar().map_or(8, |s| s.size_bytes() as usize);
+            ty.shape.dims().iter().product::<usize>() * elem
+        })
+        .sum();
+    slot_bytes * (stages as usize + 1) <= SM90_SHARED_BYTES
+}
+
 /// The next free ring number of the kernel.
 fn next_ring(k: &Kernel) -> u32 {
     k.ops
@@ -204,10 +258,11 @@ fn next_ring(k: &Kernel) -> u32 {
         .unwrap_or(0)
 }
 
-pub(super) fn rewrite(k: &mut Kernel, parent: BlockRef, for_id: OpId, loads: &[OpId]) {
+pub(super) fn rewrite(k: &mut Kernel, parent: BlockRef, for_id: OpId, loads: &[OpId], deeper: bool) {
     let OpKind::For { lower, upper, step, init, body, stages, .. } = k.op(for_id).kind.clone() else {
         unreachable!("a loop")
     };
+    let slots = stages + u32::from(deeper && in_flight_dot(k, &body, loads) && fits_deeper(k, loads, stages));
     let loc = k.op(for_id).loc;
     let carried = carried_closure(k, &body, loads).expect("checked by find");
     let yield_id = *body.ops.last().expect("a body ends with its yield");
@@ -231,7 +286,7 @@ pub(super) fn rewrite(k: &mut Kernel, parent: BlockRef, for_id: OpId, loads: &[O
         }
         let slot = int(k, i64::from(s), loc, &mut prologue);
         slot0.get_or_insert(slot);
-        parts.copies(k, loads, &it, (first, stages, slot), &mut prologue);
+        parts.copies(k, loads, &it, (first, slots, slot), &mut prologue);
     }
     let slot0 = slot0.expect("at least one stage ahead");
 
@@ -258,11 +313,11 @@ pub(super) fn rewrite(k: &mut Kernel, parent: BlockRef, for_id: OpId, loads: &[O
     for _ in 0..ahead {
         it = parts.advance(k, &it, &mut head);
     }
-    let slots_v = int(k, i64::from(stages), loc, &mut head);
+    let slots_v = int(k, i64::from(slots), loc, &mut head);
     let ahead_v = int(k, i64::from(ahead), loc, &mut head);
     let w = binary(k, BinaryOp::Add, slot_arg, ahead_v, loc, &mut head);
     let write_slot = binary(k, BinaryOp::Rem, w, slots_v, loc, &mut head);
-    parts.copies(k, loads, &it, (first, stages, write_slot), &mut head);
+    parts.copies(k, loads, &it, (first, slots, write_slot), &mut head);
     let one = int(k, 1, loc, &mut head);
     let n = binary(k, BinaryOp::Add, slot_arg, one, loc, &mut head);
     let next_slot = binary(k, BinaryOp::Rem, n, slots_v, loc, &mut head);

@@ -30,7 +30,10 @@
 //! in the carried registers themselves, waits with `wait_group 1` (the previous
 //! iteration's group is then done), and the loop's copies into its rings move after a
 //! barrier that follows that wait (the slot they refill is the one the previous
-//! iteration's group read, in every warpgroup); after the loop, `wait_group 0`.
+//! iteration's group read, in every warpgroup); after the loop, `wait_group 0`. Rings one
+//! slot deeper (`TraceOptions::deeper_rings`, set for sm_90a) refill the slot read two
+//! iterations earlier, which every warpgroup waited for before the iteration's first
+//! barrier: no barrier follows the wait then.
 //!
 //! The ring's copies land in shared memory through the generic proxy; `ring_read` puts a
 //! `fence.proxy.async` between their wait and the barrier, so the `wgmma`s (the async
@@ -66,6 +69,11 @@ pub(crate) struct WgmmaDot {
     /// The accumulator is carried by the loop the `dot` is in and the group stays in
     /// flight until the next iteration's `wait_group 1`.
     pub in_flight: bool,
+    /// In flight, with rings whose slot is refilled one iteration after its last read, so
+    /// a barrier must follow the wait before the refill; `false` where the rings are one
+    /// slot deeper (`TraceOptions::deeper_rings`): every warpgroup has waited for the
+    /// group that read the slot before the iteration's first barrier.
+    pub refill_barrier: bool,
 }
 
 /// Which `dot`s run as `wgmma` and how their rings lay out their slots.
@@ -160,11 +168,12 @@ pub(crate) fn plan(k: &Kernel, layouts: &[Option<Layout>], arch: Arch) -> WgmmaP
     dots.sort_by_key(|(id, _)| *id);
     let mut loops: HashSet<OpId> = HashSet::new();
     for (id, d) in &mut dots {
-        if d.a.is_some()
+        if let Some(a) = d.a
             && let Some(l) = carrying_loop(k, *id)
             && loops.insert(l)
         {
             d.in_flight = true;
+            d.refill_barrier = [a, d.source].into_iter().any(|v| !refilled_after_two_reads(k, v));
         }
     }
     out.dots = dots.into_iter().map(|(id, d)| (k.op(id).results[0], d)).collect();
@@ -195,6 +204,21 @@ fn carrying_loop(k: &Kernel, dot: OpId) -> Option<OpId> {
         };
         values.get(c) == Some(&result) && uses(acc) == 1 && uses(result) == 1
     })
+}
+
+/// Whether the ring the read `v` reads has at least two slots more than the iterations
+/// its copies run ahead (`slots >= ahead + 2`): the slot refilled in an iteration was last
+/// read two iterations earlier. `ahead` is the read's `pending` copies (`(ahead - 1)` a
+/// ring of its loop) over its loop's rings, plus one.
+fn refilled_after_two_reads(k: &Kernel, v: Value) -> bool {
+    let Some(OpKind::RingRead { ring, slot, pending }) = k.def_op(v).map(|o| o.kind.clone()) else { return false };
+    let rings = k.ops.iter().filter(|o| matches!(o.kind, OpKind::RingRead { slot: s, .. } if s == slot)).count();
+    let slots = k.ops.iter().find_map(|o| match o.kind {
+        OpKind::AsyncCopy { ring: r, slots, .. } if r == ring => Some(slots),
+        _ => None,
+    });
+    let ahead = pending / (rings.max(1) as u32) + 1;
+    slots.is_some_and(|s| s >= ahead + 2)
 }
 
 /// Whether every use of the ring read `v` is the `A` of a candidate `dot` (and nothing
@@ -259,7 +283,7 @@ fn candidate(k: &Kernel, layouts: &[Option<Layout>], op: &Op) -> Option<WgmmaDot
     let m = k.shape(*a).dims()[0];
     let a_smem =
         is_ring(*a) && read_in_place(k, layouts, *a) && swizzled(*a) && m.is_multiple_of(16 * wm) && *a != source;
-    Some(WgmmaDot { source, n_major, a: a_smem.then_some(*a), in_flight: false })
+    Some(WgmmaDot { source, n_major, a: a_smem.then_some(*a), in_flight: false, refill_barrier: true })
 }
 
 /// The descriptor of a slot's tile: the fixed fields, and the start address's step per
@@ -415,7 +439,9 @@ impl Lowerer<'_> {
             // in every one, so the loop's copies (moved after this `dot`) may refill the
             // slots it read.
             self.emit(Inst::WgmmaWait { pending: 1 });
-            self.emit(Inst::BarSync { id: 0 });
+            if dot.refill_barrier {
+                self.emit(Inst::BarSync { id: 0 });
+            }
         } else {
             self.emit(Inst::WgmmaWait { pending: 0 });
         }
