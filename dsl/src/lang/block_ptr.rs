@@ -185,15 +185,7 @@ impl Builder {
     ) -> Parts {
         let errors_before = self.errors.len();
         let rank = block_shape.len();
-        let base_ty = self.ty(base).clone();
-        if !base_ty.shape.is_scalar() {
-            self.error_with(
-                Code::TraceBlockPointer,
-                loc,
-                format!("make_block_ptr of a base of type {base_ty}: the base is one scalar pointer"),
-                "pass the tensor's pointer argument as the base and the tile's position as offsets",
-            );
-        }
+        self.check_scalar_base(MAKE, base, "the tile's position as offsets", loc);
         let lens = [shape.len(), strides.len(), offsets.len(), order.len()];
         if rank == 0 || lens.iter().any(|&l| l != rank) {
             self.error_with(
@@ -223,6 +215,19 @@ impl Builder {
         let order = if rank_ok && is_permutation(order) { order.to_vec() } else { (0..rank).rev().collect() };
         let broken = self.errors.len() > errors_before;
         Parts { base, shape, strides, offsets, block_shape, order, broken }
+    }
+
+    /// `op`'s base must be one scalar pointer (`then`: what the position is given as).
+    pub(super) fn check_scalar_base(&mut self, op: Op, base: Value, then: &str, loc: SourceLoc) {
+        let base_ty = self.ty(base).clone();
+        if !base_ty.shape.is_scalar() {
+            self.error_with(
+                op.code,
+                loc,
+                format!("{} of a base of type {base_ty}: the base is one scalar pointer", op.name),
+                format!("pass the tensor's pointer argument as the base and {then}"),
+            );
+        }
     }
 
     /// The block shape; after reporting what is wrong with it, a shape of powers of two

@@ -258,15 +258,7 @@ impl Builder {
     ) -> Parts {
         let errors_before = self.errors.len();
         let rank = block_shape.len();
-        let base_ty = self.ty(base).clone();
-        if !base_ty.shape.is_scalar() {
-            self.error_with(
-                MAKE.code,
-                loc,
-                format!("make_tensor_descriptor of a base of type {base_ty}: the base is one scalar pointer"),
-                "pass the tensor's pointer argument as the base and the block's position to load and store",
-            );
-        }
+        self.check_scalar_base(MAKE, base, "the block's position to load and store", loc);
         if !(1..=MAX_DESCRIPTOR_RANK).contains(&rank) || shape.len() != rank || strides.len() != rank {
             self.error_with(
                 MAKE.code,
