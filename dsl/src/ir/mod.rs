@@ -466,6 +466,27 @@ impl Kernel {
         if let OpKind::Yield { values } = &last.kind { Some(values) } else { None }
     }
 
+    /// How many operands of the kernel's ops (nested regions included) are `v`.
+    pub fn use_count(&self, v: Value) -> usize {
+        self.walk().into_iter().map(|id| self.op(id).kind.operands().iter().filter(|&&x| x == v).count()).sum()
+    }
+
+    /// Whether `dot`, an op of `body` (a loop's), accumulates into one of the loop's carried
+    /// values that nothing else reads, and its result is that value's next one, yielded at
+    /// the same place and read by nothing else: the accumulator goes around the loop
+    /// through this `dot` alone (the pipeliner gives its operands deeper rings on sm_90a,
+    /// and the `wgmma` lowering keeps it in flight across iterations).
+    pub fn accumulates_carried(&self, body: &Block, dot: OpId) -> bool {
+        let OpKind::Dot { acc, .. } = self.op(dot).kind else { return false };
+        let Some(&result) = self.op(dot).results.first() else { return false };
+        let Some(OpKind::Yield { values }) = body.ops.last().map(|&y| &self.op(y).kind) else { return false };
+        let Some(c) = body.args.iter().skip(1).position(|&a| a == acc) else { return false };
+        body.ops.contains(&dot)
+            && values.get(c) == Some(&result)
+            && self.use_count(acc) == 1
+            && self.use_count(result) == 1
+    }
+
     /// Every op of the kernel, nested regions included, in program order.
     pub fn walk(&self) -> Vec<OpId> {
         let mut out = Vec::new();

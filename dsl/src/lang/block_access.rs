@@ -104,21 +104,7 @@ impl Builder {
         if parts.broken {
             return;
         }
-        let block = Shape(parts.block_shape.clone());
-        let value_ty = self.ty(value).clone();
-        let value = if value_ty.shape.is_scalar() {
-            self.broadcast_to(value, &block, loc)
-        } else if value_ty.shape != block {
-            self.error_with(
-                op.code,
-                loc,
-                format!("{} of a {value_ty} through a {} of block_shape {block}", op.name, op.of),
-                format!("store a block of shape {block} (Triton's rule), or a scalar to fill it"),
-            );
-            return;
-        } else {
-            value
-        };
+        let Some(value) = self.block_value(op, parts, value, loc) else { return };
         let dims = self.boundary_dims(op, boundary_check, parts.block_shape.len(), loc);
         let (ptrs, index) = self.block_pointers(parts, loc);
         let mask = self.boundary_mask(parts, &index, &dims, loc);
@@ -139,17 +125,7 @@ impl Builder {
         if parts.broken {
             return;
         }
-        let block = Shape(parts.block_shape.clone());
-        let value_ty = self.ty(value).clone();
-        if !value_ty.shape.is_scalar() && value_ty.shape != block {
-            self.error_with(
-                what.code,
-                loc,
-                format!("{} of a {value_ty} through a {} of block_shape {block}", what.name, what.of),
-                format!("pass a block of shape {block} (Triton's rule), or a scalar"),
-            );
-            return;
-        }
+        let Some(value) = self.block_value(what, parts, value, loc) else { return };
         if let DType::Ptr(elem) = self.ty(parts.base).dtype
             && !op.accepts(elem)
         {
@@ -170,8 +146,27 @@ impl Builder {
         let all: Vec<usize> = (0..parts.block_shape.len()).collect();
         let (ptrs, index) = self.block_pointers(parts, loc);
         let mask = self.boundary_mask(parts, &index, &all, loc);
-        let value = if value_ty.shape.is_scalar() { self.broadcast_to(value, &block, loc) } else { value };
         self.atomic_rmw(op, ptrs, value, mask, crate::ir::Sem::Relaxed, crate::ir::Scope::Gpu, loc);
+    }
+
+    /// `value` as a block of `parts`'s block shape: a scalar broadcast, a block of that
+    /// shape as it is; any other shape is reported (`None`).
+    fn block_value(&mut self, op: Op, parts: &Parts, value: Value, loc: SourceLoc) -> Option<Value> {
+        let block = Shape(parts.block_shape.clone());
+        let value_ty = self.ty(value).clone();
+        if value_ty.shape.is_scalar() {
+            return Some(self.broadcast_to(value, &block, loc));
+        }
+        if value_ty.shape != block {
+            self.error_with(
+                op.code,
+                loc,
+                format!("{} of a {value_ty} through a {} of block_shape {block}", op.name, op.of),
+                format!("pass a block of shape {block} (Triton's rule), or a scalar to fill it"),
+            );
+            return None;
+        }
+        Some(value)
     }
 
     /// The dims of `boundary_check`, sorted; a dim that does not exist or comes twice is

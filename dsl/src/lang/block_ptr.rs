@@ -65,6 +65,10 @@ impl Op {
     pub(super) const fn block_ptr(name: &'static str) -> Op {
         Op { name, code: Code::TraceBlockPointer, of: "block pointer" }
     }
+
+    pub(super) const fn descriptor(name: &'static str) -> Op {
+        Op { name, code: Code::TraceTensorDescriptor, of: "tensor descriptor" }
+    }
 }
 
 /// What a block pointer is made of, whatever its element type.

@@ -29,8 +29,8 @@ pub struct DotOptions {
 /// `[K, N]`, `acc` and the result `[M, N]`; `M`, `N`, `K` powers of two of at least 16.
 /// `f16 x f16` and `bf16 x bf16` accumulate in `f32`, `f32 x f32` in `f32` (exact products,
 /// `input_precision` `ieee`), `i8 x i8` in `i32`, and two fp8 blocks (`F8E4M3` or
-/// `F8E5M2`, the two may differ) in `f32`, widened to `f16` first (exactly). For each element, `k` runs from 0 up
-/// with one rounding per step (`docs/semantics.md`, "dot").
+/// `F8E5M2`, the two may differ) in `f32`, widened to `f16` first (exactly). For each
+/// element, `k` runs from 0 up with one rounding per step (`docs/semantics.md`, "dot").
 #[track_caller]
 pub fn dot<A: ScalarMarker, B: ScalarMarker, C: ScalarMarker>(a: Tensor<A>, b: Tensor<B>, acc: Tensor<C>) -> Tensor<C> {
     let loc = SourceLoc::caller();
@@ -76,12 +76,11 @@ impl Builder {
         // fp8 operands (either format, mixed too, as Triton takes them) are widened to f16,
         // which holds every e4m3 and e5m2 value exactly: the products and the order are then
         // those of an f16 `dot` (Triton does the same on targets without fp8 tensor cores).
-        let (a, b) = match (is_fp8(ta.dtype), is_fp8(tb.dtype)) {
-            (true, true) => {
-                let f16 = DType::Scalar(crate::ir::ScalarType::F16);
-                (self.cast(a, f16, loc, false), self.cast(b, f16, loc, false))
-            }
-            _ => (a, b),
+        let f16 = DType::Scalar(crate::ir::ScalarType::F16);
+        let (a, b) = if is_fp8(ta.dtype) && is_fp8(tb.dtype) {
+            (self.cast(a, f16, loc, false), self.cast(b, f16, loc, false))
+        } else {
+            (a, b)
         };
         let (ca, cb) = (self.ty(a).dtype, self.ty(b).dtype);
         let acc_dtype = match dot_acc_type(ca, cb) {

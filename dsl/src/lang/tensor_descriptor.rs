@@ -13,8 +13,8 @@
 //! over the same block.
 //!
 //! Triton's rules are checked where the descriptor is made, each a located
-//! [`Code::TraceTensorDescriptor`] error: 1 to 5 dims, one shape, stride and block dim per
-//! dim, block dims that are powers of two, at least 16 bytes along the last dim, a last
+//! [`TraceTensorDescriptor`](crate::diag::Code::TraceTensorDescriptor) error: 1 to 5
+//! dims, one shape, stride and block dim per dim, block dims that are powers of two, at least 16 bytes along the last dim, a last
 //! stride of 1 known at compile time (a literal, or an argument specialized to 1), and a
 //! padding of zero or NaN (NaN for floats only). After one, accesses give zeros and store
 //! nothing, so tracing goes on without follow-on errors. Triton's alignment rules (a base
@@ -23,7 +23,6 @@
 
 use std::marker::PhantomData;
 
-use crate::diag::Code;
 use crate::ir::{AtomicOp, Constant, DType, SourceLoc, Value};
 use crate::trace::{Builder, with_builder};
 
@@ -67,9 +66,9 @@ impl<E> std::fmt::Debug for TensorDescriptor<E> {
     }
 }
 
-const MAKE: Op = Op { name: "make_tensor_descriptor", code: Code::TraceTensorDescriptor, of: "tensor descriptor" };
-const LOAD: Op = Op { name: "load_tensor_descriptor", code: Code::TraceTensorDescriptor, of: "tensor descriptor" };
-const STORE: Op = Op { name: "store_tensor_descriptor", code: Code::TraceTensorDescriptor, of: "tensor descriptor" };
+const MAKE: Op = Op::descriptor("make_tensor_descriptor");
+const LOAD: Op = Op::descriptor("load_tensor_descriptor");
+const STORE: Op = Op::descriptor("store_tensor_descriptor");
 
 impl<E: ScalarMarker> TensorDescriptor<E> {
     /// Triton's `desc.load(offsets)`: the block at `offsets` (one `i32` scalar or Rust
@@ -93,50 +92,43 @@ impl<E: ScalarMarker> TensorDescriptor<E> {
     /// [`atomic_add`](super::atomic_add)'s.
     #[track_caller]
     pub fn atomic_add(&self, offsets: impl IndexList, value: Tensor<E>) {
-        self.atomic(AtomicOp::Add, offsets, value, SourceLoc::caller())
+        self.atomic(AtomicOp::Add, "TensorDescriptor::atomic_add", offsets, value, SourceLoc::caller())
     }
 
     /// Triton's `desc.atomic_min(offsets, value)`: as [`Self::atomic_add`] with `min`.
     #[track_caller]
     pub fn atomic_min(&self, offsets: impl IndexList, value: Tensor<E>) {
-        self.atomic(AtomicOp::Min, offsets, value, SourceLoc::caller())
+        self.atomic(AtomicOp::Min, "TensorDescriptor::atomic_min", offsets, value, SourceLoc::caller())
     }
 
     /// Triton's `desc.atomic_max(offsets, value)`: as [`Self::atomic_add`] with `max`.
     #[track_caller]
     pub fn atomic_max(&self, offsets: impl IndexList, value: Tensor<E>) {
-        self.atomic(AtomicOp::Max, offsets, value, SourceLoc::caller())
+        self.atomic(AtomicOp::Max, "TensorDescriptor::atomic_max", offsets, value, SourceLoc::caller())
     }
 
     /// Triton's `desc.atomic_and(offsets, value)`: as [`Self::atomic_add`] with `&`.
     #[track_caller]
     pub fn atomic_and(&self, offsets: impl IndexList, value: Tensor<E>) {
-        self.atomic(AtomicOp::And, offsets, value, SourceLoc::caller())
+        self.atomic(AtomicOp::And, "TensorDescriptor::atomic_and", offsets, value, SourceLoc::caller())
     }
 
     /// Triton's `desc.atomic_or(offsets, value)`: as [`Self::atomic_add`] with `|`.
     #[track_caller]
     pub fn atomic_or(&self, offsets: impl IndexList, value: Tensor<E>) {
-        self.atomic(AtomicOp::Or, offsets, value, SourceLoc::caller())
+        self.atomic(AtomicOp::Or, "TensorDescriptor::atomic_or", offsets, value, SourceLoc::caller())
     }
 
     /// Triton's `desc.atomic_xor(offsets, value)`: as [`Self::atomic_add`] with `^`.
     #[track_caller]
     pub fn atomic_xor(&self, offsets: impl IndexList, value: Tensor<E>) {
-        self.atomic(AtomicOp::Xor, offsets, value, SourceLoc::caller())
+        self.atomic(AtomicOp::Xor, "TensorDescriptor::atomic_xor", offsets, value, SourceLoc::caller())
     }
 
-    fn atomic(&self, op: AtomicOp, offsets: impl IndexList, value: Tensor<E>, loc: SourceLoc) {
+    /// `op` into the block at `offsets`; `name` is the method, as errors call it.
+    fn atomic(&self, op: AtomicOp, name: &'static str, offsets: impl IndexList, value: Tensor<E>, loc: SourceLoc) {
         let offsets = offsets.index_values(loc);
-        let name = match op {
-            AtomicOp::Add => "TensorDescriptor::atomic_add",
-            AtomicOp::Min => "TensorDescriptor::atomic_min",
-            AtomicOp::Max => "TensorDescriptor::atomic_max",
-            AtomicOp::And => "TensorDescriptor::atomic_and",
-            AtomicOp::Or => "TensorDescriptor::atomic_or",
-            _ => "TensorDescriptor::atomic_xor",
-        };
-        let at = Op { name, ..STORE };
+        let at = Op::descriptor(name);
         with_builder(|b| {
             let parts = b.descriptor_block(at, &self.parts, &offsets, loc);
             b.atomic_block(at, op, &parts, value.id(), loc);

@@ -24,8 +24,8 @@
 //! of a loop whose `dot` can stay in flight (both operands ring reads, the accumulator
 //! carried) have `S + 1` slots where they fit: the slot a copy writes was then read two
 //! iterations earlier, by a group every warpgroup has waited for before this iteration's
-//! barrier, so the refill needs no barrier of its own. The interpreter runs the copies at once, so the
-//! kernel reads the same elements and computes the same result.
+//! barrier, so the refill needs no barrier of its own. The interpreter runs the copies at
+//! once, so the kernel reads the same elements and computes the same result.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -203,37 +203,15 @@ impl Parts<'_> {
 /// fit.
 const SM90_SHARED_BYTES: usize = 227 * 1024;
 
-/// Whether `body` holds, at its top level, a `dot` that reads two of `loads` and
-/// accumulates into a carried value that only it reads and that only its result carries
-/// on (the `dot` sm_90a's `wgmma` keeps in flight across iterations,
-/// `backend/ptx/lower/wgmma.rs`).
+/// Whether `body` holds, at its top level, a `dot` that reads two of `loads` and whose
+/// accumulator goes around the loop through it alone (`Kernel::accumulates_carried`): the
+/// `dot` sm_90a's `wgmma` keeps in flight across iterations (`backend/ptx/lower/wgmma.rs`).
 fn in_flight_dot(k: &Kernel, body: &Block, loads: &[OpId]) -> bool {
     let loaded: Vec<Value> = loads.iter().map(|&id| k.op(id).results[0]).collect();
-    let Some(OpKind::Yield { values: yields }) = body.ops.last().map(|&y| &k.op(y).kind) else { return false };
-    let uses = |v: Value| body_uses(k, body, v);
     body.ops.iter().any(|&id| {
-        let OpKind::Dot { a, b, acc, .. } = k.op(id).kind else { return false };
-        let result = k.op(id).results[0];
-        let carried = body.args.iter().skip(1).position(|&x| x == acc);
-        loaded.contains(&a)
-            && loaded.contains(&b)
-            && a != b
-            && carried.is_some_and(|c| yields.get(c) == Some(&result))
-            && uses(acc) == 1
-            && uses(result) == 1
+        let OpKind::Dot { a, b, .. } = k.op(id).kind else { return false };
+        loaded.contains(&a) && loaded.contains(&b) && a != b && k.accumulates_carried(body, id)
     })
-}
-
-/// How many operands of the ops of `body` (nested regions included) are `v`.
-fn body_uses(k: &Kernel, body: &Block, v: Value) -> usize {
-    body.ops
-        .iter()
-        .map(|&id| {
-            let op = k.op(id);
-            let own = op.kind.operands().iter().filter(|&&x| x == v).count();
-            own + op.kind.regions().iter().map(|r| body_uses(k, r, v)).sum::<usize>()
-        })
-        .sum()
 }
 
 /// Whether the rings of `loads` with `stages + 1` slots fit sm_90's shared memory.

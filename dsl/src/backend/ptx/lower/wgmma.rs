@@ -186,23 +186,13 @@ fn a_rotate(layouts: &[Option<Layout>], op: &Op) -> u32 {
     (2 * wm).trailing_zeros()
 }
 
-/// The loop (not unrolled) whose body holds `dot` at its top level with the accumulator a
-/// carried value that the `dot` alone reads and that only the yield of the `dot`'s result
-/// at the same place carries on: the `dot` can stay in flight across the iteration.
+/// The loop (not unrolled) whose body holds `dot` at its top level with the accumulator
+/// going around it through the `dot` alone (`Kernel::accumulates_carried`): the `dot` can
+/// stay in flight across the iteration.
 fn carrying_loop(k: &Kernel, dot: OpId) -> Option<OpId> {
-    let OpKind::Dot { acc, .. } = k.op(dot).kind else { return None };
-    let result = k.op(dot).results[0];
     k.walk().into_iter().find(|&l| {
         let OpKind::For { body, unroll, .. } = &k.op(l).kind else { return false };
-        if *unroll > 1 || !body.ops.contains(&dot) {
-            return false;
-        }
-        let Some(c) = body.args.iter().skip(1).position(|&a| a == acc) else { return false };
-        let Some(OpKind::Yield { values }) = body.ops.last().map(|&y| &k.op(y).kind) else { return false };
-        let uses = |v: Value| {
-            k.walk().into_iter().map(|id| k.op(id).kind.operands().iter().filter(|&&x| x == v).count()).sum::<usize>()
-        };
-        values.get(c) == Some(&result) && uses(acc) == 1 && uses(result) == 1
+        *unroll <= 1 && k.accumulates_carried(body, dot)
     })
 }
 
