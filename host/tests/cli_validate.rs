@@ -467,15 +467,21 @@ fn validate_kernel_matmul_runs_every_dtype_and_names_the_gpu_only_cases() {
     let (code, stdout, stderr) = rtriton(&["validate", "--backend", "interp", "--kernel", "matmul"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("matmul: C = A @ B"), "{stdout}");
-    for kernel in ["matmul_kernel_f16", "matmul_kernel_bf16", "matmul_kernel_tf32", "matmul_kernel_persistent_f16"] {
+    for kernel in [
+        "matmul_kernel_f16",
+        "matmul_kernel_bf16",
+        "matmul_kernel_tf32",
+        "matmul_kernel_persistent_f16",
+        "matmul_kernel_descriptor_persistent_bf16",
+    ] {
         assert!(stdout.contains(kernel), "{kernel} missing:\n{stdout}");
     }
     let line = |case: &str| stdout.lines().find(|l| l.contains(case)).unwrap_or_else(|| panic!("no {case}: {stdout}"));
     assert!(line("a_transposed").matches("ok").count() == 2, "{stdout}");
     assert!(line("77x61x4099").matches("not run").count() == 2, "{stdout}");
-    // 21 cases run on both back ends (5 of them lowered for sm_90a, 3 persistent), 16
-    // GPU-only ones on neither, in 3 dtypes.
-    let want = "ok: 126 passed, 0 failed, 96 not run (cases their suites declare unsupported on that back end) \
+    // 26 cases run on both back ends (9 of them lowered for sm_90a, 8 persistent, 5 of
+    // those through tensor descriptors), 18 GPU-only ones on neither, in 3 dtypes.
+    let want = "ok: 156 passed, 0 failed, 108 not run (cases their suites declare unsupported on that back end) \
                 (2 back ends: interpreter, simulator)";
     assert!(stdout.trim_end().ends_with(want), "{stdout}");
 }

@@ -225,6 +225,7 @@ fn branch_on_tid(threads: u32, cut: i64, then_body: Vec<Inst>) -> Result<sim::Si
         layouts: Vec::new(),
         header: Vec::new(),
         decisions: Default::default(),
+        tensor_maps: Vec::new(),
     };
     let mut mem = Memory::new();
     let y = mem.alloc(threads as usize * 4);

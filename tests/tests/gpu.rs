@@ -247,6 +247,7 @@ fn the_launch_path_runs_ptx_from_the_disk_cache_on_every_view(name: &str) {
         threads_per_cta: 128,
         shared_bytes: 0,
         shared_site: None,
+        tensor_maps: Vec::new(),
     };
     disk.put(&rt.key(&k, &spec), &ptx).unwrap();
 

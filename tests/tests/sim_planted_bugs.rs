@@ -365,6 +365,7 @@ impl Builder {
             layouts: Vec::new(),
             header: Vec::new(),
             decisions: Default::default(),
+            tensor_maps: Vec::new(),
         }
     }
 

@@ -406,6 +406,7 @@ fn compiled(ptx: &rtriton::backend::ptx::Ptx) -> CompiledPtx {
         threads_per_cta: ptx.threads_per_cta,
         shared_bytes: ptx.shared_bytes,
         shared_site: ptx.shared_site.map(|l| l.short()),
+        tensor_maps: ptx.tensor_maps.iter().map(Into::into).collect(),
     }
 }
 

@@ -354,7 +354,7 @@ impl<'k> ProgramRun<'k> {
             }
             // A staged load reads the same elements at the same point: staging only changes
             // where the back end keeps the data while it is in flight.
-            OpKind::Load { ptr, mask, other, staged: _ } => {
+            OpKind::Load { ptr, mask, other, .. } => {
                 let Some(elem) = k.dtype(*ptr).pointee() else { return unsupported("load from a non-pointer") };
                 let mask = mask.map(|m| self.get(m)).transpose()?;
                 let other = other.map(|o| self.get(o)).transpose()?;
@@ -362,7 +362,7 @@ impl<'k> ProgramRun<'k> {
             }
             // The copy lands at once: the interpreter has no copies in flight, so `pending`
             // changes nothing here (the simulator checks the back end's waits).
-            OpKind::AsyncCopy { ptr, mask, other, ring, slots, slot } => {
+            OpKind::AsyncCopy { ptr, mask, other, ring, slots, slot, .. } => {
                 let Some(elem) = k.dtype(*ptr).pointee() else { return unsupported("async_copy from a non-pointer") };
                 let mask = mask.map(|m| self.get(m)).transpose()?;
                 let other = other.map(|o| self.get(o)).transpose()?;

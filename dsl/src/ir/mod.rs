@@ -40,6 +40,7 @@
 mod atomic;
 pub mod axis_hint;
 mod control_typing;
+mod desc;
 mod dot;
 mod entities;
 pub mod inline_asm;
@@ -52,6 +53,7 @@ mod typing;
 
 pub use atomic::{AtomicOp, Scope, Sem, cas_accepts};
 pub use axis_hint::HintKind;
+pub use desc::{DescParts, desc_parts};
 pub use dot::{DOT_MIN_DIM, InputPrecision, dot_acc_type, dot_shape_problem};
 pub use entities::{OpId, Value};
 pub use inline_asm::{AsmModel, AsmModelFn};

@@ -408,17 +408,24 @@ declare_ops! {
     /// its own, because every rule of `load` (typing, masks, `other`, effects, analyses)
     /// holds for it unchanged; only the PTX lowering reads it (`lower/staged.rs`), as
     /// Triton's back end alone reads a `tt.load`'s cache modifier.
-    Load { ptr: Value, mask: Option<Value>, other: Option<Value>, staged: bool }
+    /// `desc` (empty, or `[base, dims.., strides.., offsets..]`, `ir::desc_parts`) is the
+    /// tensor descriptor or block pointer whose block this is, bounds-checked along every
+    /// dim: `ptr` and `mask` are then exactly its elements' pointers and bounds, so it
+    /// changes no result; a back end may copy the block with tensor copies (TMA) instead.
+    Load { ptr: Value, mask: Option<Value>, other: Option<Value>, staged: bool, desc: Vec<Value> }
         => name: if *staged { "load_staged" } else { "load" }, family: OpFamily::Memory, effect: Effect::ReadsMemory,
-           typing: |cx, out| typing::load(cx, out, *ptr, *mask, *other);
+           typing: |cx, out| typing::load(cx, out, *ptr, *mask, *other, desc);
     /// Copies the block `ptr` points to into slot `slot` (an `i32` scalar in `0..slots`) of
     /// staging ring `ring` of this program (every copy into a ring names its `slots`): the elements whose `mask` is false are `other`, or 0 when
     /// there is none. No results; `ring_read` reads the slot back. Written by the pipelining
     /// pass (`passes/pipeline.rs`): the PTX back end copies with `cp.async` into shared
     /// memory, so a loop's next tiles are in flight while it computes on this one.
-    AsyncCopy { ptr: Value, mask: Option<Value>, other: Option<Value>, ring: u32, slots: u32, slot: Value }
+    /// `desc` is the copied load's (see `Load`); with it, `when` is the scalar the mask's
+    /// every element is also ANDed with (the copy's iteration exists), so a back end that
+    /// copies the box through the descriptor knows whether to copy at all.
+    AsyncCopy { ptr: Value, mask: Option<Value>, other: Option<Value>, ring: u32, slots: u32, slot: Value, desc: Vec<Value>, when: Option<Value> }
         => name: "async_copy", family: OpFamily::Memory, effect: Effect::WritesRing,
-           typing: |cx, out| typing::async_copy(cx, out, *ptr, *mask, *other, *slot);
+           typing: |cx, out| typing::async_copy(cx, out, *ptr, *mask, *other, *slot, (desc, *when));
     /// The block in slot `slot` of staging ring `ring`, as the last `async_copy` into that
     /// slot left it (of the copied pointers' shape and pointee type). `pending` is the
     /// back end's: how many of the program's most recent copies may still be in flight

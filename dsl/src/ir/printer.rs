@@ -118,7 +118,7 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, a: &dyn Annotations, out
             OpKind::Compare { pred, lhs, rhs } => format!("{name} {} {lhs}, {rhs}", pred.name()),
             OpKind::Select { cond, on_true, on_false } => format!("{name} {cond}, {on_true}, {on_false}"),
             OpKind::AddPtr { ptr, offset } => format!("{name} {ptr}, {offset}"),
-            OpKind::Load { ptr, mask, other, .. } => {
+            OpKind::Load { ptr, mask, other, desc, .. } => {
                 let mut s = format!("{name} {ptr}");
                 if let Some(m) = mask {
                     let _ = write!(s, ", mask {m}");
@@ -126,15 +126,24 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, a: &dyn Annotations, out
                 if let Some(o) = other {
                     let _ = write!(s, ", other {o}");
                 }
+                if !desc.is_empty() {
+                    let _ = write!(s, ", desc ({})", list(desc));
+                }
                 s
             }
-            OpKind::AsyncCopy { ptr, mask, other, ring, slots, slot } => {
+            OpKind::AsyncCopy { ptr, mask, other, ring, slots, slot, desc, when } => {
                 let mut s = format!("{name} {ptr}, ring {ring} of {slots}, slot {slot}");
                 if let Some(m) = mask {
                     let _ = write!(s, ", mask {m}");
                 }
                 if let Some(o) = other {
                     let _ = write!(s, ", other {o}");
+                }
+                if !desc.is_empty() {
+                    let _ = write!(s, ", desc ({})", list(desc));
+                }
+                if let Some(w) = when {
+                    let _ = write!(s, ", when {w}");
                 }
                 s
             }

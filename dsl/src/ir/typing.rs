@@ -15,7 +15,7 @@ pub struct TypeCx<'k> {
 }
 
 impl<'k> TypeCx<'k> {
-    fn ty(&self, v: Value) -> &'k TensorType {
+    pub(super) fn ty(&self, v: Value) -> &'k TensorType {
         self.kernel.ty(v)
     }
 
@@ -167,7 +167,15 @@ pub fn add_ptr(cx: &TypeCx<'_>, out: &mut Vec<String>, ptr: Value, offset: Value
     }
 }
 
-pub fn load(cx: &TypeCx<'_>, out: &mut Vec<String>, ptr: Value, mask: Option<Value>, other: Option<Value>) {
+pub fn load(
+    cx: &TypeCx<'_>,
+    out: &mut Vec<String>,
+    ptr: Value,
+    mask: Option<Value>,
+    other: Option<Value>,
+    desc: &[Value],
+) {
+    super::desc::check(cx, out, "load", ptr, desc);
     let p = cx.ty(ptr);
     if !p.dtype.is_ptr() {
         out.push("load needs pointers".into());
@@ -191,7 +199,17 @@ pub fn async_copy(
     mask: Option<Value>,
     other: Option<Value>,
     slot: Value,
+    (desc, when): (&[Value], Option<Value>),
 ) {
+    super::desc::check(cx, out, "async_copy", ptr, desc);
+    if desc.is_empty() != when.is_none() {
+        out.push("async_copy has a desc and its `when`, or neither".into());
+    }
+    if let Some(w) = when
+        && (cx.ty(w).dtype != DType::BOOL || !cx.ty(w).shape.is_scalar())
+    {
+        out.push("async_copy when must be an i1 scalar".into());
+    }
     let p = cx.ty(ptr);
     if !p.dtype.is_ptr() {
         out.push("async_copy needs pointers".into());

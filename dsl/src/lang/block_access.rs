@@ -89,7 +89,16 @@ impl Builder {
             Padding::Nan if elem == ScalarType::F64 => Some(Constant::F64(f64::NAN)),
             Padding::Nan => Some(Constant::F32(f32::NAN)),
         });
-        self.load(ptrs, mask, other, false, loc)
+        // Checked along every dim, the block is a box of the tensor the parts describe:
+        // the load carries them, so a back end may copy it with tensor copies (TMA).
+        let desc = if dims.len() == parts.block_shape.len() {
+            let mut d = vec![parts.base];
+            d.extend(parts.shape.iter().chain(&parts.strides).chain(&parts.offsets));
+            d
+        } else {
+            Vec::new()
+        };
+        self.load_with_desc(ptrs, mask, other, (false, desc), loc)
     }
 
     /// The store of `value` to `parts`'s block (see [`store_block`]).

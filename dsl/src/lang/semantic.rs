@@ -334,6 +334,19 @@ impl Builder {
         staged: bool,
         loc: SourceLoc,
     ) -> Value {
+        self.load_with_desc(ptr, mask, other, (staged, Vec::new()), loc)
+    }
+
+    /// [`Builder::load`] of a descriptor's block, carrying its parts (`OpKind::Load`'s
+    /// `desc`; empty for none).
+    pub(super) fn load_with_desc(
+        &mut self,
+        ptr: Value,
+        mask: Option<Value>,
+        other: Option<Constant>,
+        (staged, desc): (bool, Vec<Value>),
+        loc: SourceLoc,
+    ) -> Value {
         let ty = self.ty(ptr).clone();
         let Some(elem) = ty.dtype.pointee() else {
             self.error(loc, format!("load expects pointers, got {}", ty.dtype), "load from a pointer block");
@@ -345,7 +358,7 @@ impl Builder {
             self.error(loc, "load has `other` but no mask", "pass a mask, or drop `other`");
         }
         let other = other.map(|c| self.constant_value(c, DType::Scalar(elem), ty.shape.clone(), loc));
-        self.push1(OpKind::Load { ptr, mask, other, staged }, result_ty, loc)
+        self.push1(OpKind::Load { ptr, mask, other, staged, desc }, result_ty, loc)
     }
 
     /// `store(ptr, value, mask)`.

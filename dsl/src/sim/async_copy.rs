@@ -15,6 +15,9 @@ use std::collections::VecDeque;
 use super::error::{Address, Check, SimFault};
 
 const NONE: u32 = u32::MAX;
+/// Marks an in-flight byte's owner as a tensor copy (TMA) the thread issued, which lands
+/// when an mbarrier wait observes its phase, not at the thread's `wait_group`.
+const BULK: u32 = 1 << 30;
 
 /// One issued copy: where it lands, the 16 bytes it carries (zeros past `src_size`) and
 /// the global address it read them from (`None` for a zero fill).
@@ -57,6 +60,18 @@ impl AsyncCopies {
     pub fn check(&self, t: u32, addr: u32, n: u32, what: &str) -> Result<(), SimFault> {
         for b in addr..addr + n {
             let owner = self.inflight[b as usize];
+            if owner != NONE && owner & BULK != 0 {
+                return Err(SimFault::new(
+                    Check::AsyncCopyPending,
+                    Some(t),
+                    format!(
+                        "thread {t} {what} shared byte {b}, which a tensor copy (TMA) thread {} issued is still writing (no mbarrier wait has observed the phase the copy completes)",
+                        owner & !BULK
+                    ),
+                    "wait on the slot's mbarrier for the phase of its latest copy (mbarrier.try_wait.parity with that phase's parity) before the slot is read back or reused",
+                )
+                .at(Address::Shared(addr)));
+            }
             if owner != NONE {
                 return Err(SimFault::new(
                     Check::AsyncCopyPending,
@@ -78,6 +93,19 @@ impl AsyncCopies {
         self.inflight[copy.shared as usize..copy.shared as usize + 16].fill(t);
         self.open[t as usize].push(copy);
         Ok(())
+    }
+
+    /// Thread `t` issues a tensor copy into `shared..shared + n`: in flight until
+    /// [`AsyncCopies::land_bulk`].
+    pub fn issue_bulk(&mut self, t: u32, shared: u32, n: u32) -> Result<(), SimFault> {
+        self.check(t, shared, n, "starts a tensor copy into")?;
+        self.inflight[shared as usize..(shared + n) as usize].fill(t | BULK);
+        Ok(())
+    }
+
+    /// A tensor copy into `shared..shared + n` landed (a wait observed its phase).
+    pub fn land_bulk(&mut self, shared: u32, n: u32) {
+        self.inflight[shared as usize..(shared + n) as usize].fill(NONE);
     }
 
     /// `cp.async.commit_group` of thread `t`.

@@ -194,6 +194,20 @@ impl SharedRaces {
         Ok(())
     }
 
+    /// A tensor copy thread `t` issued writes bytes `addr..addr + n`: a write of that
+    /// thread (for the races), through the async proxy, so `wgmma` reads it unfenced.
+    pub fn write_async_proxy(&mut self, t: u32, addr: u32, n: u32) -> Result<(), SimFault> {
+        self.write(t, addr, n)?;
+        if self.track_proxy {
+            for b in addr as usize..(addr + n) as usize {
+                if self.unfenced[b] == t {
+                    self.unfenced[b] = NONE;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Thread `t` writes bytes `addr..addr + n` (already bounds-checked).
     pub fn write(&mut self, t: u32, addr: u32, n: u32) -> Result<(), SimFault> {
         self.check_not_in_flight(t, addr, n)?;

@@ -13,6 +13,7 @@ mod control;
 mod inline_asm;
 mod print;
 mod tensor_core;
+mod tma;
 mod wgmma;
 
 use super::SimReport;
@@ -20,6 +21,7 @@ use super::async_copy::AsyncCopies;
 use super::checks::{GlobalStores, SharedRaces};
 use super::decode::{Decoded, MicroOp, Src, fma_bits, unary_bits};
 use super::error::{Address, Check, SimFault};
+use super::mbarrier::Mbarriers;
 use super::sectors::WarpAccesses;
 use super::shfl::source_lane;
 use super::sync::{ProgramSync, Stamp};
@@ -70,6 +72,8 @@ pub(crate) struct Cta {
     steps: u64,
     /// `wgmma` groups in flight and their accumulators.
     wgmma_groups: wgmma::WgmmaGroups,
+    /// mbarriers and the tensor copies in flight on them.
+    mbarriers: Mbarriers,
 }
 
 impl Cta {
@@ -101,6 +105,7 @@ impl Cta {
             pc: 0,
             steps: 0,
             wgmma_groups: wgmma::WgmmaGroups::default(),
+            mbarriers: Mbarriers::default(),
         }
     }
 
@@ -137,6 +142,7 @@ impl Cta {
         // Shared memory starts undefined: a read of a byte no thread wrote is reported.
         self.races.start_program();
         self.copies.start_program();
+        self.mbarriers.start_program();
         self.sync.start_program();
         self.wgmma_groups.start_program();
         self.exec(l, mem, 0, l.d.ops.len())
@@ -516,6 +522,30 @@ impl Cta {
                     }
                 }
                 MicroOp::CpAsyncWait { pending } => self.cp_async_wait(mem, *pending)?,
+                MicroOp::MbarrierInit { guard, bar, count } => {
+                    self.need_guard(*guard)?;
+                    self.need_reg(*bar)?;
+                    self.mbarrier_init(*guard, *bar, *count)?;
+                }
+                MicroOp::MbarrierArrive { guard, bar, bytes } => {
+                    self.need_guard(*guard)?;
+                    self.need_reg(*bar)?;
+                    self.mbarrier_arrive(*guard, *bar, *bytes)?;
+                }
+                MicroOp::TensorCopy { guard, dst, map, coords, bar } => {
+                    self.need_guard(*guard)?;
+                    self.need_reg(*dst)?;
+                    self.need_reg(*bar)?;
+                    for c in coords {
+                        self.need(*c)?;
+                    }
+                    self.tensor_copy(l, mem, *guard, (*dst, map, coords, *bar))?;
+                }
+                MicroOp::MbarrierWait { bar, parity } => {
+                    self.need_reg(*bar)?;
+                    self.need_reg(*parity)?;
+                    self.mbarrier_wait(*bar, *parity)?;
+                }
                 MicroOp::AssertFail { guard, message } => {
                     self.need_guard(Some(*guard))?;
                     if let Some(t) = (0..self.t).find(|&t| self.active(t) && self.guard_holds(Some(*guard), t)) {

@@ -11,8 +11,9 @@
 use super::error::{Check, SimFault};
 use crate::backend::ptx::layout::MmaInput;
 use crate::backend::ptx::lir::{
-    AtomOp, BinOp, Cmp, Group, Guard, Inst, Operand, ParamTy, Program, Special, Ty, WgmmaA,
+    AtomOp, BinOp, Cmp, Group, Guard, Inst, Operand, ParamTy, Program, Special, TmaOp, Ty, WgmmaA,
 };
+use crate::backend::ptx::tensor_map::{ResolvedMap, TensorMap};
 use crate::ir::{PropagateNan, UnaryOp};
 use crate::ir::{Scope, Sem};
 use crate::semantics::bits::umulhi;
@@ -41,10 +42,40 @@ pub(crate) enum WgmmaOperand {
     Desc(u32),
 }
 
+/// A tensor copy's map as this launch's arguments resolve it.
+#[derive(Clone, Debug)]
+pub(crate) struct LaunchMap {
+    pub map: TensorMap,
+    pub resolved: ResolvedMap,
+}
+
 /// A decoded instruction (see [`Inst`] for the semantics of each).
 #[derive(Clone, Debug)]
 pub(crate) enum MicroOp {
     Nop,
+    /// [`TmaOp::Init`], [`TmaOp::ArriveExpectTx`], [`TmaOp::Load`] (the map resolved),
+    /// [`TmaOp::Wait`], [`TmaOp::MapAddr`] (a stand-in address: copies name the map).
+    MbarrierInit {
+        guard: Option<Guard>,
+        bar: u32,
+        count: u32,
+    },
+    MbarrierArrive {
+        guard: Option<Guard>,
+        bar: u32,
+        bytes: u32,
+    },
+    TensorCopy {
+        guard: Option<Guard>,
+        dst: u32,
+        map: std::sync::Arc<LaunchMap>,
+        coords: Vec<Src>,
+        bar: u32,
+    },
+    MbarrierWait {
+        bar: u32,
+        parity: u32,
+    },
     Mov {
         dst: u32,
         src: Src,
@@ -344,6 +375,7 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
             Inst::WgmmaCommit => MicroOp::WgmmaCommit,
             Inst::WgmmaWait { pending } => MicroOp::WgmmaWait { pending: *pending },
             Inst::FenceProxyAsync => MicroOp::FenceProxyAsync,
+            Inst::Tma { guard, op } => tma(p, args, *guard, op)?,
             Inst::CvtTf32 { dst, src } => {
                 let f: CvtFn = |x| from_f32(f32_to_tf32_rna(f32_of(x)));
                 MicroOp::Cvt { f, dst: dst.0, src: src.0 }
@@ -513,6 +545,37 @@ fn block(p: &Program, args: &[ArgValue], insts: &[Inst], d: &mut Decoded, group:
     }
     Ok(())
 }
+
+/// A tensor copy or mbarrier instruction, its map resolved with the launch's arguments
+/// (a map the hardware could not encode is the launch's error, as on the GPU).
+fn tma(p: &Program, args: &[ArgValue], guard: Option<Guard>, op: &TmaOp) -> Result<MicroOp, SimFault> {
+    Ok(match op {
+        TmaOp::Init { bar, count } => MicroOp::MbarrierInit { guard, bar: bar.0, count: *count },
+        TmaOp::FenceInit => MicroOp::Nop,
+        TmaOp::ArriveExpectTx { bar, bytes } => MicroOp::MbarrierArrive { guard, bar: bar.0, bytes: *bytes },
+        TmaOp::Load { dst, map, coords, bar, .. } => {
+            let m = p.tensor_maps.get(*map as usize).ok_or_else(|| unsupported(format!("tensor map {map}")))?;
+            let resolved = m.resolve(args).map_err(|e| {
+                SimFault::new(
+                    Check::TensorCopyBox,
+                    None,
+                    format!("tensor map {map} cannot be encoded for these arguments: {e}"),
+                    "pass a tensor the hardware's tensor copies can describe, or compile for a target without them",
+                )
+            })?;
+            let coords = coords.iter().map(|c| src_of(*c, Ty::I32)).collect();
+            let map = std::sync::Arc::new(LaunchMap { map: m.clone(), resolved });
+            MicroOp::TensorCopy { guard, dst: dst.0, map, coords, bar: bar.0 }
+        }
+        TmaOp::Wait { bar, parity } => MicroOp::MbarrierWait { bar: bar.0, parity: parity.0 },
+        TmaOp::MapAddr { dst, map } => {
+            MicroOp::Mov { dst: dst.0, src: Src::Imm(TENSOR_MAP_STAND_IN + u64::from(*map) * 128) }
+        }
+    })
+}
+
+/// The address a tensor map's parameter stands at in the simulator (copies name the map).
+const TENSOR_MAP_STAND_IN: u64 = 0x7e00_0000_0000;
 
 fn unsupported(what: String) -> SimFault {
     SimFault::new(

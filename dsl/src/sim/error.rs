@@ -78,6 +78,13 @@ pub enum Check {
     /// A shared byte written while a `wgmma` in flight reads it (before a
     /// `wgmma.wait_group` covered its group).
     AsyncMmaOperandOverwritten,
+    /// An mbarrier wait for a phase that can never complete: arrivals it expects never
+    /// come, or the bytes its `expect_tx` announced are more than the tensor copies bring
+    /// (the GPU waits forever).
+    MbarrierNeverCompletes,
+    /// A tensor copy (TMA) whose box does not fit: its shared destination past the buffer
+    /// or not aligned for its swizzle, or its map breaking the hardware's rules.
+    TensorCopyBox,
 }
 
 /// An address a check names.
@@ -183,6 +190,8 @@ impl Check {
             Check::AsyncMmaPending => Code::SimAsyncMmaPending,
             Check::AsyncProxyUnfenced => Code::SimAsyncProxyUnfenced,
             Check::AsyncMmaOperandOverwritten => Code::SimAsyncMmaOperandOverwritten,
+            Check::MbarrierNeverCompletes => Code::SimMbarrierNeverCompletes,
+            Check::TensorCopyBox => Code::SimTensorCopyBox,
         }
     }
 }

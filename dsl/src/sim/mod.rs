@@ -43,6 +43,10 @@
 //!   shared byte written while a `wgmma` in flight reads it
 //!   ([`Check::AsyncMmaOperandOverwritten`]), and one written by another warpgroup with no
 //!   barrier after the wait that finished that read (a race, the read counted at the wait);
+//! - a tensor copy (TMA) read before an mbarrier wait observed the phase it completes
+//!   ([`Check::AsyncCopyPending`]: a wait with the wrong parity), a wait for a phase that
+//!   can never complete ([`Check::MbarrierNeverCompletes`]), and a copy's box landing
+//!   outside the shared buffer or misaligned for its swizzle ([`Check::TensorCopyBox`]);
 //! - an inline asm without a CPU model, which it cannot run ([`Check::InlineAsmNoModel`],
 //!   before any thread runs; with a model, the model runs in each thread);
 //! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a
@@ -82,6 +86,7 @@ mod cta;
 mod decode;
 mod error;
 mod inline_asm;
+mod mbarrier;
 pub mod sectors;
 pub mod shfl;
 mod sync;

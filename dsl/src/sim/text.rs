@@ -77,6 +77,7 @@ mod tests {
             layouts: Vec::new(),
             header: Vec::new(),
             decisions: Default::default(),
+            tensor_maps: Vec::new(),
         }
     }
 

@@ -26,8 +26,10 @@ use rtriton::backend::ptx::Arch;
 use rtriton::spec::SpecPolicy;
 use rtriton_kernels::ports::matmul::{
     Access, Config, LEAKY_RELU, NO_ACTIVATION, SM86_SHARED_BYTES, SM90_SHARED_BYTES, TUTORIAL_CONFIGS, WIDE_TILE,
-    access, autotune_configs, matmul_kernel_bf16, matmul_kernel_f16, matmul_kernel_persistent_bf16,
-    matmul_kernel_persistent_f16, matmul_kernel_persistent_tf32, matmul_kernel_tf32, plan,
+    access, autotune_configs, matmul_kernel_bf16, matmul_kernel_descriptor_persistent_bf16,
+    matmul_kernel_descriptor_persistent_f16, matmul_kernel_descriptor_persistent_tf32, matmul_kernel_f16,
+    matmul_kernel_persistent_bf16, matmul_kernel_persistent_f16, matmul_kernel_persistent_tf32, matmul_kernel_tf32,
+    plan,
 };
 use rtriton_testing::{Backend, Case, Rule, Suite, View};
 
@@ -39,7 +41,7 @@ use super::example::ExampleCase;
 pub const PORT: Port = Port {
     name: "matmul",
     about: "C = A @ B (tutorial 03's matmul_kernel: grouped tile order, K loop of dot, optional leaky_relu), f16/bf16/tf32",
-    kernels: || Kernel::ALL.iter().flat_map(|k| [k.def(), k.persistent_def()]).collect(),
+    kernels: || Kernel::ALL.iter().flat_map(|k| [k.def(), k.persistent_def(), k.descriptor_def()]).collect(),
     suites,
     bench: bench_points,
     example,
@@ -71,6 +73,16 @@ impl Kernel {
             Kernel::F16 => matmul_kernel_persistent_f16(),
             Kernel::Bf16 => matmul_kernel_persistent_bf16(),
             Kernel::Tf32 => matmul_kernel_persistent_tf32(),
+        }
+    }
+
+    /// The persistent form through tensor descriptors (tutorial 09's
+    /// `matmul_kernel_descriptor_persistent`; tensor copies on sm_90a).
+    pub fn descriptor_def(self) -> rtriton::trace::KernelDef {
+        match self {
+            Kernel::F16 => matmul_kernel_descriptor_persistent_f16(),
+            Kernel::Bf16 => matmul_kernel_descriptor_persistent_bf16(),
+            Kernel::Tf32 => matmul_kernel_descriptor_persistent_tf32(),
         }
     }
 
@@ -197,6 +209,9 @@ pub struct Spec {
     /// The persistent kernel (tutorial 09's form) on this many programs (`NUM_SMS`), each
     /// looping over its tiles; `None`: one program a tile.
     pub persistent: Option<usize>,
+    /// The persistent kernel's descriptor form (`persistent` must be set): every matrix
+    /// read and written through a tensor descriptor, so each needs its rows contiguous.
+    pub descriptors: bool,
 }
 
 impl Spec {
@@ -215,6 +230,7 @@ impl Spec {
             gpu_only: false,
             arch: Arch::Sm86,
             persistent: None,
+            descriptors: false,
         }
     }
 
@@ -222,6 +238,7 @@ impl Spec {
     /// persistent one.
     pub fn def(&self, kernel: Kernel) -> rtriton::trace::KernelDef {
         match self.persistent {
+            Some(_) if self.descriptors => kernel.descriptor_def(),
             Some(_) => kernel.persistent_def(),
             None => kernel.def(),
         }
@@ -404,7 +421,13 @@ fn suite_of(kernel: Kernel, c: Case, spec: &Spec, magnitude: f64) -> Suite {
         .case(c)
         .reference(move |case| reference(kernel, activation, case))
         .rule(rule(kernel, spec.k, magnitude));
-    if fits_any_operands(config_of(kernel, spec)) { suite } else { suite.policies(&[SpecPolicy::Triton]) }
+    // The descriptor form compiles only where its last strides are specialized to 1, as
+    // Triton's descriptors (unspecialized, it is refused with RT0112: tensor_descriptors.rs).
+    if fits_any_operands(config_of(kernel, spec)) && !spec.descriptors {
+        suite
+    } else {
+        suite.policies(&[SpecPolicy::Triton])
+    }
 }
 
 /// The shape table (module doc), the same for every kernel.
@@ -459,6 +482,20 @@ pub fn specs() -> Vec<Spec> {
             ..s("persistent_wgmma_150x200x70", [150, 200, 70], WGMMA_SMALL)
         }),
     ]);
+    // The descriptor form: on sm_86 masked accesses; on sm_90a tensor copies (TMA) into
+    // `wgmma`'s slots where the rows are multiples of 16 elements apart (tails in every
+    // dimension, B in one row and in panels, two warpgroups), else `cp.async`.
+    let desc = |programs: usize, spec: Spec| Spec { persistent: Some(programs), descriptors: true, ..spec };
+    out.extend([
+        desc(3, s("descriptors_100x80x80", [100, 80, 80], SMALL_M)),
+        wg(desc(5, Spec { activation: LEAKY_RELU, ..s("descriptors_tma_150x208x80", [150, 208, 80], WGMMA_SMALL) })),
+        wg(desc(4, s("descriptors_tma_panels_70x160x96", [70, 160, 96], WGMMA_PANELS))),
+        wg(desc(
+            3,
+            Spec { fill: Fill::Specials, ..s("descriptors_tma_two_groups_150x64x48", [150, 64, 48], WGMMA_TWO_GROUPS) },
+        )),
+        wg(desc(5, s("descriptors_unaligned_150x200x70", [150, 200, 70], WGMMA_SMALL))),
+    ]);
     let gpu = |spec: Spec| Spec { gpu_only: true, ..spec };
     out.extend([
         gpu(planned("4099x97x130", [4099, 97, 130])),
@@ -491,6 +528,14 @@ pub fn specs() -> Vec<Spec> {
         gpu(wg(Spec { fill: Fill::Specials, ..s("wgmma_specials_256x256x4096", [256, 256, 4096], WGMMA_TILE) })),
         gpu(Spec { persistent: Some(132), ..planned("persistent_1025x1031x1027", [1025, 1031, 1027]) }),
         gpu(wg(Spec { persistent: Some(132), ..s("persistent_wgmma_2000x1504x1008", [2000, 1504, 1008], WGMMA_TILE) })),
+        gpu(wg(desc(132, s("descriptors_tma_2000x1504x1008", [2000, 1504, 1008], WGMMA_TWO_GROUPS)))),
+        gpu(wg(desc(
+            132,
+            Spec {
+                fill: Fill::Specials,
+                ..s("descriptors_tma_specials_1025x1040x4104", [1025, 1040, 4104], WGMMA_PANELS)
+            },
+        ))),
     ]);
     out
 }
@@ -554,7 +599,9 @@ pub fn bench_points() -> Vec<BenchPoint> {
     // sm_90a's `wgmma` path, 16-bit only, at the sizes (a device of compute
     // capability 9.0 runs them; the peers are the same points' `torch` and `triton`), one
     // program a tile and persistent (one program an SM).
-    for (variant, persistent) in [("sm_90a", false), ("persistent sm_90a", true)] {
+    for (variant, persistent, descriptors) in
+        [("sm_90a", false, false), ("persistent sm_90a", true, false), ("persistent tma sm_90a", true, true)]
+    {
         for kernel in [Kernel::F16, Kernel::Bf16] {
             for n in [4096, 8192] {
                 let spec = Spec {
@@ -570,7 +617,7 @@ pub fn bench_points() -> Vec<BenchPoint> {
                     bytes: 3 * (n * n) as u64 * 2,
                     flops: 2 * (n as u64).pow(3),
                     launches: Box::new(move |target| {
-                        let spec = Spec { persistent: persistent.then_some(target.sm_count), ..spec };
+                        let spec = Spec { persistent: persistent.then_some(target.sm_count), descriptors, ..spec };
                         let c = case(kernel, &spec);
                         vec![(suite_of(kernel, c.clone(), &spec, spec.k as f64), c)]
                     }),
@@ -773,9 +820,11 @@ mod tests {
     #[test]
     fn bench_points_count_two_mnk_flops() {
         let points = bench_points();
-        // and sm_90a's 16-bit points at 4096 and 8192, one program a tile and persistent
-        assert_eq!(points.len(), Kernel::ALL.len() * BENCH_SIZES.len() + 2 * 2 * 2);
+        // and sm_90a's 16-bit points at 4096 and 8192, one program a tile, persistent and
+        // persistent through descriptors (tensor copies)
+        assert_eq!(points.len(), Kernel::ALL.len() * BENCH_SIZES.len() + 3 * 2 * 2);
         assert!(points.iter().any(|p| p.label() == "matmul (persistent sm_90a) bf16 8192x8192x8192"));
+        assert!(points.iter().any(|p| p.label() == "matmul (persistent tma sm_90a) f16 4096x4096x4096"));
         let p = points.iter().find(|p| p.label() == "matmul f16 4096x4096x4096").unwrap();
         let w = points.iter().find(|p| p.label() == "matmul (sm_90a) f16 4096x4096x4096").unwrap();
         assert_eq!((w.flops, w.bytes), (p.flops, p.bytes));

@@ -10,7 +10,8 @@
 //! stores `f16`), `matmul_kernel_tf32` (`f32` inputs multiplied as tf32, Triton's default
 //! `input_precision` for `f32` on tensor cores, `f32` output). `matmul_kernel_persistent_*`
 //! are tutorial 09's persistent form ([`matmul_persistent`]): a grid of `NUM_SMS` programs,
-//! each looping over its tiles.
+//! each looping over its tiles; `matmul_kernel_descriptor_persistent_*` its descriptor form
+//! ([`matmul_descriptor_persistent`]), tensor copies (TMA) on sm_90a.
 //!
 //! Differences from the tutorial (`docs/ports.md`, "Matrix multiplication"): every
 //! product of an index and a stride is computed in `i64` (the tutorial's `i32` products
@@ -100,6 +101,35 @@ pub fn matmul_persistent<A: ScalarMarker, C: ScalarMarker>(a: Args<A, C>, zero: 
     });
 }
 
+/// The body of every `matmul_kernel_descriptor_persistent*`, after tutorial 09's
+/// `matmul_kernel_descriptor_persistent`: [`matmul_persistent`]'s walk over the tiles,
+/// with `A`, `B` and `C` read and written through tensor descriptors made once, so the
+/// bounds are the descriptors' (no masks or wrapped rows in the kernel) and, on sm_90a,
+/// the K loop's tiles arrive by tensor copies (TMA) into `wgmma`'s slots. The last dim of
+/// each matrix must be contiguous when the kernel is compiled (a stride of 1, specialized),
+/// as Triton's descriptors require.
+pub fn matmul_descriptor_persistent<A: ScalarMarker, C: ScalarMarker>(a: Args<A, C>, meta: Meta, num_sms: i32) {
+    let Meta { block_m, block_n, block_k, activation, tf32, num_stages, .. } = meta;
+    let a_desc = make_tensor_descriptor(a.a_ptr, [a.m, a.k], [a.stride_am, a.stride_ak], &[block_m, block_k]);
+    let b_desc = make_tensor_descriptor(a.b_ptr, [a.k, a.n], [a.stride_bk, a.stride_bn], &[block_k, block_n]);
+    let c_desc = make_tensor_descriptor(a.c_ptr, [a.m, a.n], [a.stride_cm, a.stride_cn], &[block_m, block_n]);
+    let options =
+        DotOptions { input_precision: if tf32 { InputPrecision::Tf32 } else { InputPrecision::Ieee }, out_dtype: None };
+    let start_pid = program_id(0);
+    let num_tiles = cdiv(a.m, block_m as i32) * cdiv(a.n, block_n as i32);
+    for_range(start_pid, num_tiles, num_sms, (), |tile_id, ()| {
+        let (pid_m, pid_n) = grouped_tile(a, meta, tile_id);
+        let (offs_am, offs_bn) = (pid_m * block_m as i32, pid_n * block_n as i32);
+        let accumulator = zeros::<f32>(&[block_m, block_n]);
+        let accumulator = for_range_staged(0, cdiv(a.k, block_k as i32), 1, num_stages, accumulator, |k, acc| {
+            let offs_k = k * block_k as i32;
+            dot_with(a_desc.load([offs_am, offs_k]), b_desc.load([offs_k, offs_bn]), acc, options)
+        });
+        let accumulator = if activation == LEAKY_RELU { leaky_relu(accumulator) } else { accumulator };
+        c_desc.store([offs_am, offs_bn], accumulator.to::<C>());
+    });
+}
+
 /// `(pid_m, pid_n)` of tile `pid` in the tutorial's grouped order ([`tile_of`] on the host).
 fn grouped_tile<A, C>(a: Args<A, C>, meta: Meta, pid: Tensor<i32>) -> (Tensor<i32>, Tensor<i32>) {
     let group_m = meta.group_m;
@@ -174,7 +204,7 @@ fn tile_product<A: ScalarMarker, C: ScalarMarker>(
 /// One `kernel!` per row: `name => input type, output type, zero, tf32`, and for the
 /// persistent form the constexpr that counts its programs (`persistent over NUM_SMS`).
 macro_rules! matmul_kernels {
-    ($($(#[$doc:meta])* $name:ident => $a:ty, $c:ty, $zero:expr, $tf32:expr $(, persistent over $sms:ident)?;)*) => {
+    ($($(#[$doc:meta])* $name:ident => $a:ty, $c:ty, $zero:expr, $tf32:expr $(, persistent over $sms:ident $($desc:ident)?)?;)*) => {
         $(
             kernel! {
                 $(#[$doc])*
@@ -190,7 +220,9 @@ macro_rules! matmul_kernels {
                                       group_m: GROUP_SIZE_M as i32, activation: ACTIVATION as i64, tf32: $tf32,
                                       num_stages: NUM_STAGES };
                     let programs: Option<i32> = None $(.or(Some($sms as i32)))?;
+                    let descriptors = false $($(|| stringify!($desc) == "descriptors")?)?;
                     match programs {
+                        Some(num_sms) if descriptors => matmul_descriptor_persistent::<$a, $c>(args, meta, num_sms),
                         Some(num_sms) => matmul_persistent::<$a, $c>(args, $zero, meta, num_sms),
                         None => matmul::<$a, $c>(args, $zero, meta),
                     }
@@ -213,6 +245,12 @@ matmul_kernels! {
     matmul_kernel_persistent_bf16 => bf16, bf16, bf16::ZERO, false, persistent over NUM_SMS;
     /// [`matmul_persistent`] of `f32` matrices multiplied as tf32 into `f32`.
     matmul_kernel_persistent_tf32 => f32, f32, 0.0, true, persistent over NUM_SMS;
+    /// [`matmul_descriptor_persistent`] of `f16` matrices into `f16`.
+    matmul_kernel_descriptor_persistent_f16 => f16, f16, f16::ZERO, false, persistent over NUM_SMS descriptors;
+    /// [`matmul_descriptor_persistent`] of `bf16` matrices into `bf16`.
+    matmul_kernel_descriptor_persistent_bf16 => bf16, bf16, bf16::ZERO, false, persistent over NUM_SMS descriptors;
+    /// [`matmul_descriptor_persistent`] of `f32` matrices multiplied as tf32 into `f32`.
+    matmul_kernel_descriptor_persistent_tf32 => f32, f32, 0.0, true, persistent over NUM_SMS descriptors;
 }
 
 /// One autotuning configuration: the tutorial's `triton.Config` fields.

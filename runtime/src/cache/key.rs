@@ -4,6 +4,8 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use rtriton::backend::ptx::PtxOptions;
+use rtriton::backend::ptx::tensor_map::{Extent, TensorMap};
+use rtriton::ir::ScalarType;
 use rtriton::session::StageKey;
 use serde::{Deserialize, Serialize};
 
@@ -140,6 +142,64 @@ pub struct CompiledPtx {
     /// load), for the refusal of a launch the device's shared memory cannot hold.
     #[serde(default)]
     pub shared_site: Option<String>,
+    /// The tensor maps each launch encodes and passes after the kernel's parameters (the
+    /// kernel's tensor copies, sm_90; `rtriton::backend::ptx::tensor_map`).
+    #[serde(default)]
+    pub tensor_maps: Vec<CachedTensorMap>,
+}
+
+/// A [`TensorMap`] as the disk cache stores it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CachedTensorMap {
+    pub elem: String,
+    pub base: usize,
+    pub dims: Vec<CachedExtent>,
+    pub strides: Vec<CachedExtent>,
+    pub box_dims: Vec<u32>,
+    pub swizzle: u32,
+}
+
+/// An [`Extent`] as the disk cache stores it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CachedExtent {
+    Param(usize),
+    Const(i64),
+}
+
+impl From<&TensorMap> for CachedTensorMap {
+    fn from(m: &TensorMap) -> CachedTensorMap {
+        let ext = |e: &Extent| match *e {
+            Extent::Param(i) => CachedExtent::Param(i),
+            Extent::Const(c) => CachedExtent::Const(c),
+        };
+        CachedTensorMap {
+            elem: m.elem.name().to_string(),
+            base: m.base,
+            dims: m.dims.iter().map(ext).collect(),
+            strides: m.strides.iter().map(ext).collect(),
+            box_dims: m.box_dims.clone(),
+            swizzle: m.swizzle,
+        }
+    }
+}
+
+impl CachedTensorMap {
+    /// The map, or `None` for an element type this build does not know (a corrupt entry).
+    pub fn to_map(&self) -> Option<TensorMap> {
+        let elem = [ScalarType::F16, ScalarType::BF16, ScalarType::F32].into_iter().find(|s| s.name() == self.elem)?;
+        let ext = |e: &CachedExtent| match *e {
+            CachedExtent::Param(i) => Extent::Param(i),
+            CachedExtent::Const(c) => Extent::Const(c),
+        };
+        Some(TensorMap {
+            elem,
+            base: self.base,
+            dims: self.dims.iter().map(ext).collect(),
+            strides: self.strides.iter().map(ext).collect(),
+            box_dims: self.box_dims.clone(),
+            swizzle: self.swizzle,
+        })
+    }
 }
 
 impl CompiledPtx {

@@ -9,6 +9,7 @@ mod buffer;
 mod module;
 mod raw;
 mod recovery;
+mod tensor_map;
 mod timer;
 
 pub use buffer::{DeviceBuffer, Element, Owner, RawBuffer};

@@ -34,6 +34,9 @@ pub struct LoadedModule {
     /// local memory per thread (the PTX's own `.local` arrays plus spilled registers).
     pub registers: u32,
     pub local_bytes: u32,
+    /// The tensor maps each launch encodes from its parameters and passes after them
+    /// (the kernel's tensor copies; `tensor_map.rs`).
+    pub tensor_maps: Vec<rtriton::backend::ptx::tensor_map::TensorMap>,
 }
 
 impl LoadedModule {
@@ -73,6 +76,7 @@ impl LoadedModule {
             dynamic_shared_bytes,
             registers,
             local_bytes,
+            tensor_maps: Vec::new(),
         })
     }
 
@@ -117,6 +121,13 @@ impl LoadedModule {
                 RawParam::F32(v) => v as *const f32 as *mut c_void,
             })
             .collect();
+        // The tensor maps after them, encoded for these parameters (alive for the call).
+        let maps = self
+            .tensor_maps
+            .iter()
+            .map(|m| super::tensor_map::encode(&self.entry, m, params))
+            .collect::<Result<Vec<_>, _>>()?;
+        addresses.extend(maps.iter().map(|m| m as *const _ as *mut c_void));
         stream.context().bind_to_thread().map_err(HostError::driver("cuCtxSetCurrent"))?;
         // SAFETY: the function belongs to a live module of the stream's context; the
         // addresses point into `params`, alive for the call; the rest is the caller's

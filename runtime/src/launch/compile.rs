@@ -75,5 +75,6 @@ pub fn compile_kernel(
         threads_per_cta: p.threads_per_cta,
         shared_bytes: p.shared_bytes,
         shared_site: p.shared_site.map(|l| l.short()),
+        tensor_maps: p.tensor_maps.iter().map(Into::into).collect(),
     })
 }

@@ -340,7 +340,14 @@ impl Runtime {
             }
         };
         check_shared(kernel.def.name, &ptx, self.gpu.info.max_shared_bytes_optin)?;
-        let module = LoadedModule::load_with_shared(&self.gpu, &ptx.text, &ptx.entry, ptx.dynamic_shared_bytes())?;
+        let mut module = LoadedModule::load_with_shared(&self.gpu, &ptx.text, &ptx.entry, ptx.dynamic_shared_bytes())?;
+        module.tensor_maps =
+            ptx.tensor_maps.iter().map(|m| m.to_map()).collect::<Option<Vec<_>>>().ok_or_else(|| {
+                HostError::Driver {
+                    op: "cuModuleLoadData",
+                    message: format!("kernel `{}`: a cached tensor map names an unknown element type", ptx.entry),
+                }
+            })?;
         let loaded = Arc::new(Loaded { ptx, module });
         self.modules.insert(key.clone(), loaded.clone());
         spill_check(kernel, &loaded.ptx.text, loaded.module.registers, loaded.module.local_bytes)?;

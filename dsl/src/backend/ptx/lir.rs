@@ -268,6 +268,53 @@ pub struct Guard {
     pub negate: bool,
 }
 
+/// What an [`Inst::Tma`] does. Shared addresses are `I32` registers; an mbarrier is 8
+/// bytes of shared memory, 8-aligned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TmaOp {
+    /// `mbarrier.init.shared::cta.b64 [bar], count`: phase 0 begins, expecting `count`
+    /// arrivals.
+    Init { bar: Reg, count: u32 },
+    /// `fence.mbarrier_init.release.cluster`: the inits before it are visible to the
+    /// tensor copies' completions (then a barrier makes them visible to every thread).
+    FenceInit,
+    /// `mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], bytes`: one arrival, and the
+    /// current phase also waits for `bytes` more bytes of copies to complete.
+    ArriveExpectTx { bar: Reg, bytes: u32 },
+    /// `cp.async.bulk.tensor.{n}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+    /// [dst], [map_addr, {coords}], [bar]`: copies the box of tensor map `map`
+    /// ([`Program::tensor_maps`], whose parameter's generic address `map_addr` holds) at
+    /// `coords` (`I32`, innermost dim first) to shared `dst`, swizzled as the map says,
+    /// elements outside the tensor as zeros; its bytes complete on `bar`'s current phase.
+    /// The shared bytes are undefined until a wait observes that phase.
+    Load { dst: Reg, map: u32, map_addr: Reg, coords: Vec<Operand>, bar: Reg },
+    /// Waits (a `mbarrier.try_wait.parity` loop) until the phase of `bar` with parity
+    /// `parity` (an `I32` register, 0 or 1) has completed: the current phase if its parity
+    /// is `parity`, else the one before it, which has.
+    Wait { bar: Reg, parity: Reg },
+    /// `cvta.param.u64 dst, <parameter of tensor map map>`: the map's generic address.
+    MapAddr { dst: Reg, map: u32 },
+}
+
+impl TmaOp {
+    /// The registers the instruction reads.
+    pub fn uses(&self) -> Vec<Reg> {
+        let ops = |o: &[Operand]| -> Vec<Reg> {
+            o.iter().filter_map(|o| if let Operand::Reg(r) = o { Some(*r) } else { None }).collect()
+        };
+        match self {
+            TmaOp::Init { bar, .. } | TmaOp::ArriveExpectTx { bar, .. } => vec![*bar],
+            TmaOp::FenceInit | TmaOp::MapAddr { .. } => Vec::new(),
+            TmaOp::Load { dst, map_addr, coords, bar, .. } => {
+                let mut v = vec![*dst, *map_addr, *bar];
+                v.extend(ops(coords));
+                v
+            }
+            TmaOp::Wait { bar, parity } => vec![*bar, *parity],
+        }
+    }
+}
+
 /// Where a [`Inst::Wgmma`]'s `A` is.
 #[derive(Clone, Debug, PartialEq)]
 pub enum WgmmaA {
@@ -510,6 +557,9 @@ pub enum Inst {
     /// `bar.sync id`: waits until every thread of the CTA reached it; shared-memory
     /// writes before it are visible to every thread after it.
     BarSync { id: u32 },
+    /// A tensor copy (TMA) or mbarrier instruction ([`TmaOp`]), by the threads whose
+    /// `guard` holds (one thread issues a copy; every thread waits). Needs sm_90.
+    Tma { guard: Option<Guard>, op: TmaOp },
     /// A counted loop with uniform bounds (type `ty`, `I32` or `I64`, signed). It runs
     /// the body for `iv = lower, lower + step, ...` while `iv < upper`, with the trip count
     /// computed exactly, so `iv` never wraps:
@@ -585,6 +635,7 @@ impl Inst {
             | Inst::InlineAsm { .. }
             | Inst::CvtF32x2ToFp8x2 { .. }
             | Inst::CvtFp8x2ToF16x2 { .. }
+            | Inst::Tma { .. }
             | Inst::BarSync { .. } => Vec::new(),
         }
     }
@@ -637,6 +688,7 @@ impl Inst {
             | Inst::InlineAsm { .. }
             | Inst::CvtF32x2ToFp8x2 { .. }
             | Inst::CvtFp8x2ToF16x2 { .. }
+            | Inst::Tma { .. }
             | Inst::BarSync { .. } => Vec::new(),
         }
     }
@@ -763,6 +815,9 @@ pub struct Program {
     pub header: Vec<String>,
     /// The vectorization and reduction decisions the lowering made.
     pub decisions: super::Decisions,
+    /// The tensor maps its tensor copies read ([`TmaOp::Load`]), passed after `params`
+    /// as 128-byte parameters the host encodes (`tensor_map.rs`).
+    pub tensor_maps: Vec<super::tensor_map::TensorMap>,
 }
 
 impl Program {
@@ -860,6 +915,7 @@ impl Program {
         for i in insts {
             let line = match i {
                 Inst::Group(g) => format!("; {g}"),
+                Inst::Tma { guard: g, op } => format!("{}tma {op:?}", guard(g)),
                 Inst::LdParam { dst, param } => format!("{} = param {}", self.def(*dst), self.params[*param].name),
                 Inst::CvtaGlobal { dst, src } => format!("{} = cvta.global {src}", self.def(*dst)),
                 Inst::ReadSpecial { dst, sreg } => format!("{} = special {sreg:?}", self.def(*dst)),

@@ -43,6 +43,7 @@ mod shape;
 mod staged;
 mod swizzle;
 mod threads;
+mod tma;
 mod unroll;
 mod values;
 mod wgmma;
@@ -159,6 +160,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         rings_base: None,
         ring_views: HashMap::new(),
         hoisted_a: HashMap::new(),
+        tma: tma::TmaState::new(tma::plan(k, &ai, &wgmma, options.arch)),
         wgmma,
         ring_synced: false,
         ring_site: None,
@@ -174,6 +176,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
     l.block(&k.body)?;
     l.place_staging();
     l.place_rings();
+    l.place_mbarriers();
     let mut body = std::mem::take(&mut l.prologue);
     body.append(&mut l.out);
     dce::eliminate_dead(&mut body);
@@ -210,6 +213,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         layouts: notes,
         header,
         decisions: l.decisions,
+        tensor_maps: l.tma.plan.maps,
     })
 }
 
@@ -277,6 +281,8 @@ pub(super) struct Lowerer<'a> {
     hoisted_a: HashMap<Value, Vec<Vec<Vec<Reg>>>>,
     /// The `dot`s that run as `wgmma` (sm_90a) and the layouts of the rings they read.
     wgmma: wgmma::WgmmaPlan,
+    /// The rings tensor copies fill (sm_90) and their mbarriers (`lower/tma.rs`).
+    tma: tma::TmaState,
     /// Whether no copy into a ring was issued since the last `ring_read` waited.
     ring_synced: bool,
     /// The first `async_copy`'s source line (where a ring's shared memory comes from).
@@ -499,12 +505,12 @@ impl Lowerer<'_> {
             OpKind::Bitcast { value } => self.bitcast_op(op, *value),
             OpKind::Select { cond, on_true, on_false } => self.select(op, [*cond, *on_true, *on_false]),
             OpKind::AddPtr { ptr, offset } => self.add_ptr(op, *ptr, *offset),
-            OpKind::Load { ptr, mask, other, staged: false } => {
+            OpKind::Load { ptr, mask, other, staged: false, .. } => {
                 self.load(op, *ptr, *mask, *other).and_then(|e| self.define(op, e))
             }
-            OpKind::Load { ptr, mask, other, staged: true } => self.load_staged(op, *ptr, *mask, *other),
-            OpKind::AsyncCopy { ptr, mask, other, ring, slots, slot } => {
-                self.async_copy(op, [*ptr, *slot], [*mask, *other], (*ring, *slots))
+            OpKind::Load { ptr, mask, other, staged: true, .. } => self.load_staged(op, *ptr, *mask, *other),
+            OpKind::AsyncCopy { ptr, mask, other, ring, slots, slot, desc, when } => {
+                self.async_copy(op, [*ptr, *slot], [*mask, *other], (*ring, *slots), (desc, *when))
             }
             OpKind::RingRead { ring, slot, pending } => self.ring_read(op, *ring, *slot, *pending),
             OpKind::Store { ptr, value, mask } => self.store(op, *ptr, *value, *mask),

@@ -52,6 +52,7 @@ pub mod layout;
 mod layouts_text;
 pub mod lir;
 pub(crate) mod lower;
+pub mod tensor_map;
 pub(crate) mod vectorize;
 pub(crate) mod writer;
 
@@ -238,6 +239,9 @@ pub struct Ptx {
     /// which a launch refused for its shared memory names.
     pub shared_site: Option<SourceLoc>,
     pub decisions: Decisions,
+    /// The tensor maps a launch encodes and passes after the kernel's parameters
+    /// (`tensor_map.rs`; empty without tensor copies).
+    pub tensor_maps: Vec<tensor_map::TensorMap>,
 }
 
 impl Ptx {
@@ -386,5 +390,6 @@ pub fn ptx_of(program: &lir::Program) -> Ptx {
         shared_bytes: program.shared_bytes,
         shared_site: program.shared_site,
         decisions: program.decisions.clone(),
+        tensor_maps: program.tensor_maps.clone(),
     }
 }

@@ -6,12 +6,16 @@
 mod control;
 mod rounding;
 mod syscall;
+mod tma;
 
 use std::collections::HashSet;
 use std::fmt::Write;
 
 use super::layout::MmaInput;
-use super::lir::{AsmOperand, AtomOp, BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, Ty, WgmmaA};
+use super::lir::{
+    AsmOperand, AtomOp, BinOp, Cmp, Guard, Inst, Operand, ParamTy, Program, Reg, Special, TmaOp, Ty, WgmmaA,
+};
+use super::tensor_map::TensorMap;
 use crate::ir::{Fp8Format, MathFn, PropagateNan, ScalarType, UnaryOp};
 use crate::semantics::atomic::AtomKind;
 use crate::semantics::convert::{f32_to_bf16, f32_to_f16, f32_to_f64};
@@ -261,9 +265,16 @@ impl<'a> Writer<'a> {
             let _ = writeln!(self.out, ".extern .shared .align {} .b8 smem[];\n", p.shared_align);
         }
         let _ = writeln!(self.out, ".visible .entry {}(", p.entry);
+        let n = p.params.len() + p.tensor_maps.len();
         for (i, prm) in p.params.iter().enumerate() {
-            let sep = if i + 1 < p.params.len() { "," } else { "" };
+            let sep = if i + 1 < n { "," } else { "" };
             let _ = writeln!(self.out, "\t.param .{} {}{sep}", param_ty(prm.kind), prm.name);
+        }
+        // The tensor maps, after every parameter of the kernel: 128 bytes each, 64-aligned,
+        // encoded by the host (`tensor_map.rs`).
+        for i in 0..p.tensor_maps.len() {
+            let sep = if p.params.len() + i + 1 < n { "," } else { "" };
+            let _ = writeln!(self.out, "\t.param .align 64 .b8 {}[128]{sep}", TensorMap::param_name(&p.entry, i));
         }
         let _ = writeln!(self.out, ")\n.maxntid {}, 1, 1", p.threads_per_cta);
         if p.min_ctas_per_sm > 0 {
@@ -307,6 +318,8 @@ impl<'a> Writer<'a> {
             self.if_uni(*cond, then_body, else_body, d);
         } else if let Inst::While { before, cond, after } = i {
             self.while_uni(before, *cond, after, d);
+        } else if let Inst::Tma { guard, op: op @ TmaOp::Wait { .. } } = i {
+            self.tma_wait(*guard, op, d);
         } else if let Inst::Printf { guard, format, args } = i {
             self.printf(*guard, format, args, d);
         } else if let Inst::AssertFail { guard, message, file, line, function } = i {
@@ -550,6 +563,7 @@ impl<'a> Writer<'a> {
                 self.opnd(*src_size, Ty::I32)
             ),
             Inst::CpAsyncCommit => "cp.async.commit_group;".to_string(),
+            Inst::Tma { guard, op } => self.tma_line(*guard, op),
             Inst::AssertFail { .. } | Inst::Printf { .. } => syscall::call_line(i),
             Inst::CpAsyncWait { pending } => format!("cp.async.wait_group {pending};"),
             Inst::Shfl { dst, src, lane_mask, clamp, member_mask, .. } => format!(
@@ -681,6 +695,7 @@ fn count_loops(insts: &[Inst]) -> usize {
             | Inst::InlineAsm { .. }
             | Inst::CvtF32x2ToFp8x2 { .. }
             | Inst::CvtFp8x2ToF16x2 { .. }
+            | Inst::Tma { .. }
             | Inst::BarSync { .. } => 0,
         })
         .sum()

@@ -492,7 +492,8 @@ impl<'a> Parser<'a> {
                 let ptr = c.value()?;
                 let mask = if c.comma_keyword("mask") { Some(c.value()?) } else { None };
                 let other = if c.comma_keyword("other") { Some(c.value()?) } else { None };
-                OpKind::Load { ptr, mask, other, staged: name == "load_staged" }
+                let desc = desc_list(c)?;
+                OpKind::Load { ptr, mask, other, staged: name == "load_staged", desc }
             }
             "async_copy" => {
                 let ptr = c.value()?;
@@ -506,7 +507,9 @@ impl<'a> Parser<'a> {
                 let slot = c.value()?;
                 let mask = if c.comma_keyword("mask") { Some(c.value()?) } else { None };
                 let other = if c.comma_keyword("other") { Some(c.value()?) } else { None };
-                OpKind::AsyncCopy { ptr, mask, other, ring, slots, slot }
+                let desc = desc_list(c)?;
+                let when = if c.comma_keyword("when") { Some(c.value()?) } else { None };
+                OpKind::AsyncCopy { ptr, mask, other, ring, slots, slot, desc, when }
             }
             "ring_read" => {
                 c.expect_keyword("ring")?;
@@ -738,3 +741,14 @@ fn iter_args(c: &mut Cur<'_>) -> Result<(Vec<Value>, Vec<Value>), ParseError> {
 
 #[cfg(test)]
 mod tests;
+
+/// `, desc (%a, %b, ...)` after an access, or nothing (an empty list).
+fn desc_list(c: &mut Cur<'_>) -> Result<Vec<Value>, ParseError> {
+    if !c.comma_keyword("desc") {
+        return Ok(Vec::new());
+    }
+    c.expect("(")?;
+    let desc = c.values()?;
+    c.expect(")")?;
+    Ok(desc)
+}

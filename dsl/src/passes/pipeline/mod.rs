@@ -133,8 +133,8 @@ fn slice(k: &Kernel, body: &Block, roots: &[Value]) -> Option<Vec<OpId>> {
 /// What a load reads its pointer, mask and `other` from.
 fn load_inputs(kind: &OpKind) -> Option<Vec<Value>> {
     match kind {
-        OpKind::Load { ptr, mask, other, staged: false } => {
-            Some([Some(*ptr), *mask, *other].into_iter().flatten().collect())
+        OpKind::Load { ptr, mask, other, staged: false, desc } => {
+            Some([Some(*ptr), *mask, *other].into_iter().flatten().chain(desc.iter().copied()).collect())
         }
         _ => None,
     }
@@ -252,7 +252,8 @@ fn reissue(
 ) -> (Vec<OpId>, Value) {
     let mut ops = clone_ops(k, inputs_ops, map);
     let op = k.op(load).clone();
-    let OpKind::Load { ptr, mask, other, .. } = op.kind else { unreachable!("checked by qualifies") };
+    let OpKind::Load { ptr, mask, other, ref desc, .. } = op.kind else { unreachable!("checked by qualifies") };
+    let desc: Vec<Value> = desc.iter().map(|v| map.get(v).copied().unwrap_or(*v)).collect();
     let shape = k.ty(ptr).shape.clone();
     let mask_ty = TensorType::new(DType::BOOL, shape);
     let (splat, cond_block) = push_op(k, OpKind::Splat { value: cond }, mask_ty.clone(), op.loc);
@@ -272,6 +273,7 @@ fn reissue(
         mask: Some(mask),
         other: map_of(map, other),
         staged: false,
+        desc,
     };
     let (id, r) = push_op(k, kind, ty, op.loc);
     ops.push(id);

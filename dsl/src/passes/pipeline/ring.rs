@@ -176,7 +176,7 @@ impl Parts<'_> {
         ops.push(cmp);
         for (j, &load) in loads.iter().enumerate() {
             let op = k.op(load).clone();
-            let OpKind::Load { ptr, mask, .. } = op.kind else { unreachable!("checked by qualifies") };
+            let OpKind::Load { ptr, mask, ref desc, .. } = op.kind else { unreachable!("checked by qualifies") };
             let inputs = load_inputs(&op.kind).expect("checked by qualifies");
             let input_ops = slice(k, self.body, &inputs).expect("checked by qualifies");
             let mut map = it.map.clone();
@@ -193,7 +193,19 @@ impl Parts<'_> {
                 None => cond,
             };
             let ptr = map.get(&ptr).copied().unwrap_or(ptr);
-            let kind = OpKind::AsyncCopy { ptr, mask: Some(mask), other: None, ring: first + j as u32, slots, slot };
+            // A descriptor's box keeps its parts, and the copy says when it exists at all.
+            let desc: Vec<Value> = desc.iter().map(|v| map.get(v).copied().unwrap_or(*v)).collect();
+            let when = (!desc.is_empty()).then_some(more);
+            let kind = OpKind::AsyncCopy {
+                ptr,
+                mask: Some(mask),
+                other: None,
+                ring: first + j as u32,
+                slots,
+                slot,
+                desc,
+                when,
+            };
             ops.push(push_effect(k, kind, op.loc));
         }
     }

@@ -1,6 +1,7 @@
 use rstest::rstest;
 
 use super::*;
+use crate::cache::key::{CachedExtent, CachedTensorMap};
 
 fn key(kernel: &'static str) -> CacheKey {
     let mut k = super::super::key::test_key();
@@ -15,6 +16,15 @@ fn ptx() -> CompiledPtx {
         threads_per_cta: 128,
         shared_bytes: 16,
         shared_site: None,
+        // A tensor map goes through the entry's JSON and back like the rest.
+        tensor_maps: vec![CachedTensorMap {
+            elem: "f16".into(),
+            base: 0,
+            dims: vec![CachedExtent::Param(3), CachedExtent::Const(64)],
+            strides: vec![CachedExtent::Param(6), CachedExtent::Const(1)],
+            box_dims: vec![128, 64],
+            swizzle: 128,
+        }],
     }
 }
 

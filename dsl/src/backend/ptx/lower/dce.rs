@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use crate::backend::ptx::lir::{AtomOp, Guard, Inst, Operand, Reg};
+use crate::backend::ptx::lir::{AtomOp, Guard, Inst, Operand, Reg, TmaOp};
 
 /// Removes effect-free instructions whose results are never read.
 pub(super) fn eliminate_dead(body: &mut Vec<Inst>) {
@@ -41,6 +41,10 @@ fn collect_uses(insts: &[Inst], used: &mut HashSet<Reg>) {
             | Inst::FenceProxyAsync => {}
             Inst::AssertFail { guard: g, .. } => {
                 used.insert(g.pred);
+            }
+            Inst::Tma { guard: g, op } => {
+                guard(g, used);
+                used.extend(op.uses());
             }
             Inst::Printf { guard: g, args, .. } => {
                 guard(g, used);
@@ -165,6 +169,8 @@ fn pure_dst(i: &Inst) -> Option<Reg> {
         | Inst::Pack64 { dst, .. }
         | Inst::CvtTf32 { dst, .. }
         | Inst::SharedBase { dst } => Some(*dst),
+        Inst::Tma { op: TmaOp::MapAddr { dst, .. }, .. } => Some(*dst),
+        Inst::Tma { .. } => None,
         // A pure asm with one output goes when that output is unused.
         Inst::InlineAsm { outputs, pure: true, .. } if outputs.len() == 1 => Some(outputs[0].reg),
         // an impure asm, or one with several outputs: kept

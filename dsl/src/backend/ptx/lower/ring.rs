@@ -145,6 +145,7 @@ impl Lowerer<'_> {
         [ptr, slot]: [Value; 2],
         [mask, other]: [Option<Value>; 2],
         (ring, slots): (u32, u32),
+        (desc, when): (&[Value], Option<Value>),
     ) -> Result<(), PtxError> {
         let shape = self.k.shape(ptr).dims().to_vec();
         let Some(elem) = self.k.dtype(ptr).pointee() else {
@@ -163,6 +164,12 @@ impl Lowerer<'_> {
         self.rings_open = true;
         let slot_off = self.slot_offset(&r, slot)?;
         let width = self.access_width(op, AccessKind::Load, ptr, mask);
+        if self.tma.fills(ring) {
+            self.note_access("async_copy: tensor copies (TMA) by one thread, an mbarrier a slot".to_string());
+            self.tma_copy(op, (ring, slots, slot), (slot_off, r.slot_bytes), desc, when)?;
+            self.ring_synced = false;
+            return Ok(());
+        }
         let eb = ty.size_bytes() as usize;
         let layout = self.layout(ptr).cloned();
         let along_rows = layout.as_ref().is_some_and(|l| l.embed.get(1) == Some(&l.enc.order[0]));
@@ -241,6 +248,9 @@ impl Lowerer<'_> {
                 ),
                 "read a ring as the type it is copied as",
             ));
+        }
+        if self.tma.fills(ring) {
+            self.tma_wait(ring, r.slots, slot)?;
         }
         if !self.ring_synced {
             self.emit(Inst::CpAsyncWait { pending });

@@ -18,7 +18,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::backend::ptx::lir::{BinOp, Inst, Operand, Program, Reg, Ty};
+use crate::backend::ptx::lir::{BinOp, Inst, Operand, Program, Reg, TmaOp, Ty};
 use crate::ir::{MathFn, UnaryOp};
 
 /// How one instruction defines a register, for [`contraction_free`].
@@ -151,6 +151,11 @@ fn definitions(i: &Inst, def: &mut impl FnMut(Reg, Def)) {
         | Inst::BarSync { .. }
         | Inst::If { .. }
         | Inst::While { .. } => {}
+        Inst::Tma { op, .. } => {
+            if let TmaOp::MapAddr { dst, .. } = op {
+                def(*dst, Def::NoProduct);
+            }
+        }
     }
 }
 
@@ -175,6 +180,7 @@ mod tests {
             layouts: Vec::new(),
             header: Vec::new(),
             decisions: Default::default(),
+            tensor_maps: Vec::new(),
         }
     }
 

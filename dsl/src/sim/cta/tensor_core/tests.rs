@@ -97,6 +97,7 @@ impl Build {
             layouts: Vec::new(),
             header: Vec::new(),
             decisions: Default::default(),
+            tensor_maps: Vec::new(),
         }
     }
 }

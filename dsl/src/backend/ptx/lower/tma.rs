@@ -1,0 +1,360 @@
+//! Staging rings filled by tensor copies (sm_90's TMA) instead of `cp.async`: where a
+//! ring's copies are a tensor descriptor's blocks (`async_copy`'s `desc`) and the slots are
+//! `wgmma`'s swizzled panels, one thread copies each panel of the tile with
+//! `cp.async.bulk.tensor`, the hardware filling what lies outside the tensor with zeros
+//! (what the copy's mask gives), and every thread waits for the slot on an mbarrier
+//! instead of its own `cp.async` group.
+//!
+//! - The tensor map (base, sizes, strides, box, swizzle) is a kernel parameter the host
+//!   encodes at each launch (`tensor_map.rs`): so its parts must be kernel parameters or
+//!   constants, the base 16-byte aligned and the strides multiples of 16 bytes by the
+//!   specialization (Triton's own rule for host descriptors). Any other ring keeps
+//!   `cp.async`, with the same results.
+//! - A box is a panel's rows, or one 8-row group (one swizzle pattern) where the slot
+//!   permutes its groups for `wgmma`'s `A` (`SlotLayout::Panels`'s `rotate`): each box
+//!   lands where its group goes.
+//! - One mbarrier a slot (8 bytes after every other use of shared memory), initialized by
+//!   thread 0 in the prologue. A copy (only when its iteration exists, `async_copy`'s
+//!   `when`) is one `arrive.expect_tx` of the slot's bytes and the panels' copies; each
+//!   thread keeps, a bit a slot, the parity of the latest copy into it (every thread runs
+//!   every copy op, so all agree), and a `ring_read` waits for that phase. A slot is read
+//!   exactly once per copy, so the phases never run ahead of the waits.
+//! - The barrier after the wait stays: it is what keeps the next copy into a slot after
+//!   every warp's reads of it (`ring.rs`).
+
+use std::collections::HashMap;
+
+use super::Lowerer;
+use super::ring::{SlotLayout, rotate_groups};
+use super::wgmma::WgmmaPlan;
+use crate::backend::ptx::axis_info::AxisInfoMap;
+use crate::backend::ptx::lir::{BinOp, Guard, Inst, Operand, Reg, TmaOp, Ty};
+use crate::backend::ptx::tensor_map::{Extent, TensorMap};
+use crate::backend::ptx::{Arch, PtxError};
+use crate::ir::{Constant, DType, Kernel, Op, OpKind, ParamKind, ScalarType, Value, desc_parts};
+
+/// Bytes of one mbarrier.
+const MBARRIER_BYTES: u32 = 8;
+/// The largest box dim a tensor copy takes.
+const MAX_BOX: usize = 256;
+/// The address and stride alignment tensor copies need, in bytes.
+const TMA_ALIGN: u64 = 16;
+
+/// Which rings tensor copies fill, and the tensor map each reads.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TmaPlan {
+    pub rings: HashMap<u32, TmaRingPlan>,
+    pub maps: Vec<TensorMap>,
+}
+
+/// How tensor copies fill one ring's slot.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TmaRingPlan {
+    /// Index into [`TmaPlan::maps`].
+    pub map: usize,
+    /// The tile's rows (a panel's).
+    pub rows: u32,
+    /// The slot's 8-row groups permuted as [`SlotLayout::Panels`]'s `rotate` says: then
+    /// each box is one 8-row group (one swizzle pattern), placed where its group goes.
+    pub rotate: u32,
+}
+
+/// The rings tensor copies can fill: every copy into the ring carries the same
+/// descriptor parts, each a parameter or a constant that meets the hardware's alignment,
+/// and its slots are 16-bit panels of at most 256 rows, not permuted.
+pub(crate) fn plan(k: &Kernel, ai: &AxisInfoMap, wgmma: &WgmmaPlan, arch: Arch) -> TmaPlan {
+    let mut out = TmaPlan::default();
+    if !matches!(arch, Arch::Sm90 | Arch::Sm90a) {
+        return out;
+    }
+    let mut copies: HashMap<u32, Vec<(Value, Vec<Value>)>> = HashMap::new();
+    let mut order = Vec::new();
+    for id in k.walk() {
+        if let OpKind::AsyncCopy { ptr, ring, desc, .. } = &k.op(id).kind {
+            if !copies.contains_key(ring) {
+                order.push(*ring);
+            }
+            copies.entry(*ring).or_default().push((*ptr, desc.clone()));
+        }
+    }
+    for ring in order {
+        let list = &copies[&ring];
+        let (ptr, desc) = &list[0];
+        let Some((map, rotate)) = tensor_map(k, ai, wgmma, ring, *ptr, desc) else { continue };
+        // The loop's copies and the prologue's read the same tensor: one map.
+        let same = |d: &Vec<Value>| {
+            let (a, b) = (desc_parts(d), desc_parts(desc));
+            matches!((a, b), (Some(a), Some(b)) if a.base == b.base && a.dims == b.dims && a.strides == b.strides)
+        };
+        if list.iter().all(|(_, d)| same(d)) {
+            let rows = k.shape(*ptr).dims()[0] as u32;
+            out.rings.insert(ring, TmaRingPlan { map: out.maps.len(), rows, rotate });
+            out.maps.push(map);
+        }
+    }
+    out
+}
+
+/// The tensor map of ring `ring`'s copies from `ptr` with parts `desc`, and the slot's
+/// group permutation, where one serves: the slot is `wgmma`'s (panels, or one swizzled
+/// row of 32, 64 or 128 bytes, the patterns tensor copies write).
+fn tensor_map(
+    k: &Kernel,
+    ai: &AxisInfoMap,
+    wgmma: &WgmmaPlan,
+    ring: u32,
+    ptr: Value,
+    desc: &[Value],
+) -> Option<(TensorMap, u32)> {
+    let parts = desc_parts(desc).filter(|p| p.dims.len() == 2)?;
+    let elem = k.dtype(ptr).pointee()?;
+    let eb = elem.size_bytes() as usize;
+    let shape = k.shape(ptr).dims();
+    let (row_bytes, rotate) = match wgmma.rings.get(&ring).copied()? {
+        SlotLayout::Panels { rows, row_bytes, rotate } if rows == shape[0] => (row_bytes, rotate),
+        SlotLayout::Swizzled(sw) if sw.row_bytes == shape[1] * eb => (sw.row_bytes, 0),
+        _ => return None,
+    };
+    let box_rows = if rotate == 0 { shape[0] } else { 8 };
+    if eb != 2 || box_rows > MAX_BOX || !matches!(row_bytes, 32 | 64 | 128) || !shape[0].is_multiple_of(8) {
+        return None;
+    }
+    let base = param_of(k, parts.base)?;
+    if !matches!(k.params[base].kind, ParamKind::Ptr(_))
+        || !ai.get(parts.base).divisibility[0].is_multiple_of(TMA_ALIGN)
+    {
+        return None;
+    }
+    let dims = parts.dims.iter().map(|&d| extent(k, ai, d)).collect::<Option<Vec<_>>>()?;
+    let mut strides = Vec::new();
+    for (i, &s) in parts.strides.iter().enumerate() {
+        let e = extent(k, ai, s)?;
+        let last = i + 1 == parts.strides.len();
+        let aligned = match e {
+            Extent::Const(c) if last => c == 1,
+            Extent::Const(c) => c > 0 && (c as u64 * eb as u64).is_multiple_of(TMA_ALIGN),
+            Extent::Param(_) if last => false,
+            Extent::Param(_) => (ai.get(s).divisibility[0].saturating_mul(eb as u64)).is_multiple_of(TMA_ALIGN),
+        };
+        if !aligned {
+            return None;
+        }
+        strides.push(e);
+    }
+    let box_dims = vec![box_rows as u32, (row_bytes / eb) as u32];
+    Some((TensorMap { elem, base, dims, strides, box_dims, swizzle: row_bytes as u32 }, rotate))
+}
+
+/// The parameter `v` is (through integer widenings), if it is one.
+fn param_of(k: &Kernel, v: Value) -> Option<usize> {
+    match &k.def_op(v)?.kind {
+        OpKind::Param { index } => Some(*index),
+        OpKind::Cast { value } if is_int(k.dtype(*value)) && is_int(k.dtype(v)) => param_of(k, *value),
+        _ => None,
+    }
+}
+
+fn is_int(d: DType) -> bool {
+    matches!(d, DType::Scalar(s) if s.is_int() && s != ScalarType::Bool)
+}
+
+/// Where the integer scalar `v` comes from at a launch: a parameter (widened, its value
+/// unchanged) or a constant.
+fn extent(k: &Kernel, ai: &AxisInfoMap, v: Value) -> Option<Extent> {
+    if let Some(c) = ai.get(v).constant {
+        return Some(Extent::Const(c));
+    }
+    if let Some(OpKind::Constant { value: Constant::Int(c) }) = k.def_op(v).map(|o| &o.kind) {
+        return Some(Extent::Const(*c));
+    }
+    let p = param_of(k, v)?;
+    matches!(k.params[p].kind, ParamKind::Scalar(s) if s.is_int()).then_some(Extent::Param(p))
+}
+
+/// A ring filled by tensor copies, once made: its first mbarrier and the register of its
+/// slots' phase bits.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TmaRing {
+    first_bar: u32,
+    phases: Reg,
+}
+
+/// The lowering's tensor-copy state.
+#[derive(Debug, Default)]
+pub(super) struct TmaState {
+    pub plan: TmaPlan,
+    rings: HashMap<u32, TmaRing>,
+    /// mbarriers allotted so far.
+    bars: u32,
+    /// The mbarriers' base register and the prologue index of the `mov` of their offset
+    /// from `smem`, patched when the lowering ends ([`Lowerer::place_mbarriers`]).
+    bars_base: Option<(Reg, usize)>,
+    map_addrs: HashMap<usize, Reg>,
+}
+
+impl TmaState {
+    pub fn new(plan: TmaPlan) -> TmaState {
+        TmaState { plan, ..TmaState::default() }
+    }
+
+    /// Whether tensor copies fill ring `ring`.
+    pub fn fills(&self, ring: u32) -> bool {
+        self.plan.rings.contains_key(&ring)
+    }
+}
+
+impl Lowerer<'_> {
+    /// The copy of one tile into the slot at `slot_off` of ring `ring` (`slot` its index,
+    /// `slot_bytes` its size) through the ring's tensor map: thread 0 arms the slot's
+    /// mbarrier and copies each panel, where `when` holds.
+    pub(super) fn tma_copy(
+        &mut self,
+        op: &Op,
+        (ring, slots, slot): (u32, u32, Value),
+        (slot_off, slot_bytes): (Operand, u32),
+        desc: &[Value],
+        when: Option<Value>,
+    ) -> Result<(), PtxError> {
+        let TmaRingPlan { map: m, rows, rotate } = self.tma.plan.rings[&ring];
+        let map = self.tma.plan.maps[m].clone();
+        let parts = desc_parts(desc)
+            .ok_or_else(|| self.invariant(op, "copies through a tensor map without descriptor parts"))?;
+        let tr = self.tma_ring(ring, slots);
+        let owner = self.scalar_owner();
+        let issue = match when {
+            Some(w) => {
+                let w = self.first(w)?;
+                let w = self.reg(w, Ty::Pred);
+                let both = self.new_reg(Ty::Pred);
+                self.emit(Inst::Bin { op: BinOp::And, ty: Ty::Pred, dst: both, a: owner.into(), b: w.into() });
+                both
+            }
+            None => owner,
+        };
+        let guard = Some(Guard { pred: issue, negate: false });
+        let s = self.first(slot)?;
+        let bar = self.mbarrier(tr, s);
+        self.emit(Inst::Tma { guard, op: TmaOp::ArriveExpectTx { bar, bytes: slot_bytes } });
+        let map_addr = self.map_addr(m);
+        let smem = self.smem_base();
+        let dst0 = self.bin(BinOp::Add, Ty::I32, smem.into(), slot_off);
+        let (box_rows, cols) = (map.box_dims[0], map.box_dims[1]);
+        let panel_bytes = rows * map.swizzle;
+        let outer = self.first(parts.offsets[0])?;
+        let inner = self.first(parts.offsets[1])?;
+        for p in 0..slot_bytes / panel_bytes {
+            let col = self.bin(BinOp::Add, Ty::I32, inner, Operand::Int(i64::from(p * cols)));
+            for g in 0..rows / box_rows {
+                // Box `g`'s rows go where the slot's layout puts them (8-row groups rotated).
+                let slot_row = rotate_groups((g * box_rows) as usize, rotate) as u32;
+                let at = p * panel_bytes + slot_row * map.swizzle;
+                let dst = self.bin(BinOp::Add, Ty::I32, dst0, Operand::Int(i64::from(at)));
+                let dst = self.reg(dst, Ty::I32);
+                let row = self.bin(BinOp::Add, Ty::I32, outer, Operand::Int(i64::from(g * box_rows)));
+                let load = TmaOp::Load { dst, map: m as u32, map_addr, coords: vec![col, row], bar };
+                self.emit(Inst::Tma { guard, op: load });
+            }
+        }
+        // Every thread flips the slot's parity bit when the copy is issued.
+        let flip = self.new_reg(Ty::I32);
+        match when {
+            Some(w) => {
+                let w = self.first(w)?;
+                let w = self.reg(w, Ty::Pred);
+                self.emit(Inst::Selp { ty: Ty::I32, dst: flip, a: Operand::Int(1), b: Operand::Int(0), cond: w });
+            }
+            None => self.emit(Inst::Mov { ty: Ty::I32, dst: flip, src: Operand::Int(1) }),
+        }
+        let bit = self.bin(BinOp::Shl, Ty::I32, flip.into(), s);
+        self.emit(Inst::Bin { op: BinOp::Xor, ty: Ty::I32, dst: tr.phases, a: tr.phases.into(), b: bit });
+        // The `cp.async` groups stay counted as without tensor copies: an empty group.
+        self.emit(Inst::CpAsyncCommit);
+        Ok(())
+    }
+
+    /// Every thread waits until the latest copy into slot `slot` of ring `ring` landed.
+    pub(super) fn tma_wait(&mut self, ring: u32, slots: u32, slot: Value) -> Result<(), PtxError> {
+        let tr = self.tma_ring(ring, slots);
+        let s = self.first(slot)?;
+        let bit = self.bin(BinOp::ShrU, Ty::I32, tr.phases.into(), s);
+        let bit = self.bin(BinOp::And, Ty::I32, bit, Operand::Int(1));
+        // The latest copy's phase: the bit flipped when it was issued, so its parity is
+        // the bit's complement.
+        let parity = self.bin(BinOp::Xor, Ty::I32, bit, Operand::Int(1));
+        let parity = self.reg(parity, Ty::I32);
+        let bar = self.mbarrier(tr, s);
+        self.emit(Inst::Tma { guard: None, op: TmaOp::Wait { bar, parity } });
+        Ok(())
+    }
+
+    /// Ring `ring`'s mbarriers and phase bits, made (in the prologue) on first use.
+    fn tma_ring(&mut self, ring: u32, slots: u32) -> TmaRing {
+        if let Some(r) = self.tma.rings.get(&ring) {
+            return *r;
+        }
+        let base = self.mbarriers_base();
+        let phases = self.new_reg(Ty::I32);
+        self.emit_pro(Inst::Mov { ty: Ty::I32, dst: phases, src: Operand::Int(0) });
+        let first_bar = self.tma.bars;
+        self.tma.bars += slots;
+        let owner = self.scalar_owner();
+        let guard = Some(Guard { pred: owner, negate: false });
+        for s in 0..slots {
+            let bar = self.new_reg(Ty::I32);
+            let at = i64::from((first_bar + s) * MBARRIER_BYTES);
+            self.emit_pro(Inst::Bin { op: BinOp::Add, ty: Ty::I32, dst: bar, a: base.into(), b: Operand::Int(at) });
+            self.emit_pro(Inst::Tma { guard, op: TmaOp::Init { bar, count: 1 } });
+        }
+        self.emit_pro(Inst::Tma { guard, op: TmaOp::FenceInit });
+        self.emit_pro(Inst::BarSync { id: 0 });
+        let r = TmaRing { first_bar, phases };
+        self.tma.rings.insert(ring, r);
+        r
+    }
+
+    /// The address of the mbarrier of slot `s` of `tr`.
+    fn mbarrier(&mut self, tr: TmaRing, s: Operand) -> Reg {
+        let base = self.mbarriers_base();
+        let at = self.bin(BinOp::Mul, Ty::I32, s, Operand::Int(i64::from(MBARRIER_BYTES)));
+        let at = self.bin(BinOp::Add, Ty::I32, at, Operand::Int(i64::from(tr.first_bar * MBARRIER_BYTES)));
+        let bar = self.bin(BinOp::Add, Ty::I32, base.into(), at);
+        self.reg(bar, Ty::I32)
+    }
+
+    /// The mbarriers' address (prologue): `smem` plus an offset patched at the end.
+    fn mbarriers_base(&mut self) -> Reg {
+        if let Some((r, _)) = self.tma.bars_base {
+            return r;
+        }
+        let smem = self.smem_base();
+        let off = self.new_reg(Ty::I32);
+        let at = self.prologue.len();
+        self.emit_pro(Inst::Mov { ty: Ty::I32, dst: off, src: Operand::Int(0) });
+        let r = self.new_reg(Ty::I32);
+        self.emit_pro(Inst::Bin { op: BinOp::Add, ty: Ty::I32, dst: r, a: smem.into(), b: off.into() });
+        self.tma.bars_base = Some((r, at));
+        r
+    }
+
+    /// The generic address of tensor map `m`'s parameter (prologue).
+    fn map_addr(&mut self, m: usize) -> Reg {
+        if let Some(r) = self.tma.map_addrs.get(&m) {
+            return *r;
+        }
+        let r = self.new_reg(Ty::I64);
+        self.emit_pro(Inst::Tma { guard: None, op: TmaOp::MapAddr { dst: r, map: m as u32 } });
+        self.tma.map_addrs.insert(m, r);
+        r
+    }
+
+    /// At the end of the lowering: the mbarriers go after everything else in shared
+    /// memory, which they occupy for the whole program.
+    pub(super) fn place_mbarriers(&mut self) {
+        let Some((_, at)) = self.tma.bars_base else { return };
+        let off = self.shared_bytes.next_multiple_of(MBARRIER_BYTES);
+        if let Inst::Mov { src, .. } = &mut self.prologue[at] {
+            *src = Operand::Int(i64::from(off));
+        }
+        self.shared_bytes = (off + self.tma.bars * MBARRIER_BYTES).next_multiple_of(16);
+    }
+}

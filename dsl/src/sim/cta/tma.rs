@@ -1,0 +1,148 @@
+//! mbarriers and tensor copies (TMA), thread by thread (`sim/mbarrier.rs` has the model):
+//! a copy reads its box at the issue, bytes outside the tensor as zeros, and lands,
+//! swizzled as its map says, when a wait needs its phase.
+
+use super::{Cta, Launch};
+use crate::backend::ptx::lir::Guard;
+use crate::interp::Memory;
+use crate::sim::decode::{LaunchMap, Src};
+use crate::sim::error::{Address, Check, SimFault};
+use crate::sim::mbarrier::BulkCopy;
+
+/// Bytes of an mbarrier (its address is aligned to them).
+const MBARRIER_BYTES: u32 = 8;
+
+impl Cta {
+    /// The shared address of the mbarrier register `bar` holds in thread `t`.
+    fn mbarrier_addr(&self, bar: u32, t: usize) -> Result<u32, SimFault> {
+        self.shared_addr(bar, 0, MBARRIER_BYTES, t)
+    }
+
+    fn mbarrier_fault(&self, t: usize, at: u32, message: String) -> SimFault {
+        SimFault::new(
+            Check::MbarrierNeverCompletes,
+            Some(t as u32),
+            message,
+            "arm each phase with one arrive.expect_tx of exactly the bytes its tensor copies bring, and wait with the parity of the phase the copies complete",
+        )
+        .at(Address::Shared(at))
+    }
+
+    pub(super) fn mbarrier_init(&mut self, guard: Option<Guard>, bar: u32, count: u32) -> Result<(), SimFault> {
+        for t in 0..self.t {
+            if self.active(t) && self.guard_holds(guard, t) {
+                let a = self.mbarrier_addr(bar, t)?;
+                self.mbarriers.init(a, count);
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn mbarrier_arrive(&mut self, guard: Option<Guard>, bar: u32, bytes: u32) -> Result<(), SimFault> {
+        for t in 0..self.t {
+            if self.active(t) && self.guard_holds(guard, t) {
+                let a = self.mbarrier_addr(bar, t)?;
+                self.mbarriers.arrive_expect_tx(a, bytes).map_err(|e| self.mbarrier_fault(t, a, e))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Each thread whose guard holds issues the copy of `map`'s box at `coords` (innermost
+    /// first) to `dst`.
+    pub(super) fn tensor_copy(
+        &mut self,
+        l: &mut Launch<'_>,
+        mem: &Memory,
+        guard: Option<Guard>,
+        (dst, map, coords, bar): (u32, &LaunchMap, &[Src], u32),
+    ) -> Result<(), SimFault> {
+        for t in 0..self.t {
+            if !self.active(t) || !self.guard_holds(guard, t) {
+                continue;
+            }
+            let b = self.mbarrier_addr(bar, t)?;
+            let to = self.get(Src::Reg(dst), t) as u32;
+            let index: Vec<i64> = coords.iter().rev().map(|&c| i64::from(self.get(c, t) as u32 as i32)).collect();
+            let bytes = self.box_bytes(l, mem, map, &index, t)?;
+            let n = bytes.len() as u32;
+            let align = 8 * map.map.swizzle;
+            if u64::from(to) + u64::from(n) > self.shared.len() as u64 || !to.is_multiple_of(align) {
+                return Err(SimFault::new(
+                    Check::TensorCopyBox,
+                    Some(t as u32),
+                    format!(
+                        "a tensor copy's {n}-byte box lands at shared offset {to}, which is {} (the buffer has {} bytes; a {}-byte swizzle needs {align}-byte alignment)",
+                        if !to.is_multiple_of(align) { "misaligned" } else { "past the buffer's end" },
+                        self.shared.len(),
+                        map.map.swizzle
+                    ),
+                    "place each slot inside the shared buffer, aligned to its swizzle's 8-row pattern",
+                )
+                .at(Address::Shared(to)));
+            }
+            self.races.check_not_in_flight(t as u32, to, n)?;
+            self.copies.issue_bulk(t as u32, to, n)?;
+            self.races.write_async_proxy(t as u32, to, n)?;
+            self.mbarriers.add_copy(b, BulkCopy { shared: to, bytes }).map_err(|e| self.mbarrier_fault(t, b, e))?;
+        }
+        Ok(())
+    }
+
+    /// The box of `map` at `index` (outermost first) as it lands in shared memory:
+    /// row-major, each row's 16-byte chunks swizzled, zeros outside the tensor.
+    fn box_bytes(
+        &self,
+        l: &mut Launch<'_>,
+        mem: &Memory,
+        map: &LaunchMap,
+        index: &[i64],
+        t: usize,
+    ) -> Result<Vec<u8>, SimFault> {
+        let (rows, cols) = (map.map.box_dims[0] as usize, map.map.box_dims[1] as usize);
+        let eb = map.resolved.elem_bytes as usize;
+        let row_bytes = cols * eb;
+        let span = map.map.swizzle as usize;
+        let mut out = vec![0u8; rows * row_bytes];
+        for r in 0..rows {
+            for c in 0..cols {
+                let at = [index[0] + r as i64, index[1] + c as i64];
+                let Some(off) = map.resolved.offset_of(&at) else { continue };
+                let a = map.resolved.address + off;
+                let src = mem.read_bytes(a, eb).map_err(|e| {
+                    SimFault::new(
+                        Check::OutOfBounds,
+                        Some(t as u32),
+                        format!("a tensor copy reads outside every buffer: {e} (the tensor map's sizes and strides describe memory past the tensor)"),
+                        "pass the tensor's true sizes and strides to the descriptor",
+                    )
+                    .at(Address::Global(a))
+                })?;
+                l.report.global_load_bytes += eb as u64;
+                let linear = r * row_bytes + c * eb;
+                let swizzled = linear ^ (((linear >> 7) & (span / 16 - 1)) << 4);
+                out[swizzled..swizzled + eb].copy_from_slice(src);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every active thread waits for the phase of parity `parity` of its mbarrier; the
+    /// copies that complete it land.
+    pub(super) fn mbarrier_wait(&mut self, bar: u32, parity: u32) -> Result<(), SimFault> {
+        for t in 0..self.t {
+            if !self.active(t) {
+                continue;
+            }
+            let a = self.mbarrier_addr(bar, t)?;
+            let p = self.get(Src::Reg(parity), t);
+            let landed = self.mbarriers.wait(a, p).map_err(|e| self.mbarrier_fault(t, a, e))?;
+            for c in landed {
+                let n = c.bytes.len() as u32;
+                self.copies.land_bulk(c.shared, n);
+                self.shared[c.shared as usize..c.shared as usize + n as usize].copy_from_slice(&c.bytes);
+            }
+        }
+        Ok(())
+    }
+}

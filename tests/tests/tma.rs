@@ -1,0 +1,240 @@
+//! Tensor copies (sm_90's TMA) for staging rings filled through tensor descriptors
+//! (`lower/tma.rs`): the matmul port's descriptor form (tutorial 09's
+//! `matmul_kernel_descriptor_persistent`) on sm_90a.
+//!
+//! - Its K loop's rings are filled by `cp.async.bulk.tensor` into `wgmma`'s swizzled
+//!   panels, one thread arming each slot's mbarrier with the slot's bytes; every thread
+//!   waits on the slot's phase; the tensor maps are 128-byte parameters after the kernel's
+//!   own, and the program lists their recipes (parameters, box, swizzle).
+//! - The simulator lands each copy only when a wait needs its phase, swizzled as the map
+//!   says, and gives the interpreter's bits; the planted bugs it catches: a wait with the
+//!   wrong parity (the slot is read while its copy is in flight), no wait at all, an
+//!   `expect_tx` of more bytes than the copies bring (the wait never completes: the GPU
+//!   hangs), and a box past the shared buffer.
+//! - Where a descriptor's strides are not known to be multiples of 16 bytes, or on sm_86,
+//!   the same kernel keeps `cp.async`.
+//! - ptxas assembles the kernel for sm_90a without spills; on the GPU every descriptor
+//!   case of the table is within the port's tolerance.
+
+mod ptx_common;
+
+use rtriton::backend::ptx::lir::{Inst, Operand, Program, Reg, TmaOp, Ty};
+use rtriton::backend::ptx::tensor_map::Extent;
+use rtriton::backend::ptx::{self, Arch, PtxOptions};
+use rtriton::interp::Memory;
+use rtriton::ir::ScalarType;
+use rtriton::session::CompileSession;
+use rtriton::sim::{self, Check};
+use rtriton::spec::SpecPolicy;
+use rtriton_host::ports::matmul::{Kernel, Spec, case, specs};
+use rtriton_testing::run::{Outputs, Placed, lower_with, place, read_outputs, run_interpreter, run_simulator};
+use rtriton_testing::suite::arg_values;
+
+fn spec(name: &str) -> Spec {
+    specs().into_iter().find(|s| s.name == name).expect("the case exists")
+}
+
+fn program(kernel: Kernel, spec: &Spec, arch: Arch) -> Program {
+    let c = case(kernel, spec);
+    let args = arg_values(&c).expect("the case places");
+    let options = PtxOptions { num_warps: c.num_warps, ..PtxOptions::for_arch(arch) };
+    lower_with(&mut CompileSession::new(), &spec.def(kernel), &c.constexprs, &args, SpecPolicy::Triton, &options)
+        .unwrap_or_else(|e| panic!("{}: {e}", spec.name))
+}
+
+fn tma_ops(p: &Program) -> Vec<TmaOp> {
+    p.walk().into_iter().filter_map(|i| if let Inst::Tma { op, .. } = i { Some(op.clone()) } else { None }).collect()
+}
+
+fn bits(o: &Outputs) -> Vec<(&'static str, Vec<u8>)> {
+    o.buffers.iter().map(|(n, d)| (*n, d.to_le_bytes())).collect()
+}
+
+#[test]
+fn descriptor_rings_are_filled_by_tensor_copies_on_sm90a() {
+    for (name, kernel) in [
+        ("descriptors_tma_150x208x80", Kernel::F16),
+        ("descriptors_tma_panels_70x160x96", Kernel::Bf16),
+        ("descriptors_tma_two_groups_150x64x48", Kernel::F16),
+    ] {
+        let s = spec(name);
+        let p = program(kernel, &s, Arch::Sm90a);
+        // A and B, each with a map whose parameters are the kernel's own.
+        assert_eq!(p.tensor_maps.len(), 2, "{name}");
+        let elem = if kernel == Kernel::F16 { ScalarType::F16 } else { ScalarType::BF16 };
+        for (m, base) in p.tensor_maps.iter().zip([0, 1]) {
+            assert_eq!((m.elem, m.base), (elem, base), "{name}");
+            assert_eq!(m.strides[1], Extent::Const(1), "{name}: the last stride is specialized to 1");
+            assert!(matches!(m.dims[..], [Extent::Param(_), Extent::Param(_)]), "{name}");
+            assert_eq!(m.box_dims[1] * 2, m.swizzle, "{name}: the box's rows are one swizzle span");
+        }
+        let ops = tma_ops(&p);
+        let count = |f: fn(&TmaOp) -> bool| ops.iter().filter(|o| f(o)).count();
+        assert!(count(|o| matches!(o, TmaOp::Load { .. })) >= 2, "{name}");
+        assert!(count(|o| matches!(o, TmaOp::Wait { .. })) >= 2, "{name}");
+        assert!(count(|o| matches!(o, TmaOp::Init { count: 1, .. })) >= 4, "{name}: an mbarrier a slot");
+        let text = ptx::write(&p);
+        assert!(text.contains("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"));
+        assert!(text.contains("mbarrier.try_wait.parity.shared::cta.b64"));
+        assert!(text.contains(&format!(".param .align 64 .b8 {}_tensor_map_1[128]", p.entry)), "{text}");
+        assert!(!text.contains("cp.async.cg"), "{name}: no element copies left");
+    }
+}
+
+#[test]
+fn the_descriptor_form_keeps_cp_async_on_sm86_and_where_strides_are_unaligned() {
+    let p = program(Kernel::F16, &spec("descriptors_tma_150x208x80"), Arch::Sm86);
+    assert!(p.tensor_maps.is_empty() && tma_ops(&p).is_empty());
+    // Rows 70 and 200 elements apart: not provably multiples of 16 bytes (specialization
+    // marks multiples of 16 elements), so both rings keep `cp.async`.
+    let s = spec("descriptors_unaligned_150x200x70");
+    let c = case(Kernel::F16, &s);
+    let args = arg_values(&c).expect("places");
+    let key = CompileSession::specialize(&s.def(Kernel::F16), &args, SpecPolicy::Triton).expect("specializes");
+    assert!(key.to_string().contains("stride_am:i32:-, "), "{key}");
+    let p = program(Kernel::F16, &s, Arch::Sm90a);
+    assert!(p.tensor_maps.is_empty() && tma_ops(&p).is_empty());
+}
+
+/// A lowered descriptor matmul with its memory and arguments, for planting bugs.
+struct Setup {
+    program: Program,
+    mem: Memory,
+    placed: Placed,
+    case: rtriton_testing::Case,
+    want: Vec<(&'static str, Vec<u8>)>,
+}
+
+fn setup(name: &str) -> Setup {
+    let s = spec(name);
+    let c = case(Kernel::F16, &s);
+    let mut mem = Memory::new();
+    let placed = place(&mut mem, &c).expect("the case places");
+    let want = bits(&run_interpreter(&s.def(Kernel::F16), &c, SpecPolicy::Triton).expect("the interpreter runs it"));
+    Setup { program: program(Kernel::F16, &s, Arch::Sm90a), mem, placed, case: c, want }
+}
+
+impl Setup {
+    fn run(&self, p: &Program) -> Result<Vec<(&'static str, Vec<u8>)>, sim::SimError> {
+        let mut mem = self.mem.clone();
+        sim::run(p, self.case.grid, &self.placed.args, &mut mem)?;
+        Ok(bits(&read_outputs(&mem, &self.case, &self.placed).expect("reads the outputs")))
+    }
+}
+
+fn edit(body: &mut Vec<Inst>, f: &mut impl FnMut(&mut Vec<Inst>)) {
+    f(body);
+    for i in body.iter_mut() {
+        for b in i.bodies_mut() {
+            edit(b, f);
+        }
+    }
+}
+
+#[test]
+fn the_simulator_lands_the_copies_and_gives_the_interpreters_bits() {
+    for name in
+        ["descriptors_tma_150x208x80", "descriptors_tma_panels_70x160x96", "descriptors_tma_two_groups_150x64x48"]
+    {
+        let s = setup(name);
+        assert_eq!(s.run(&s.program).unwrap_or_else(|e| panic!("{name}: {e}")), s.want, "{name}");
+        let c = case(Kernel::F16, &spec(name));
+        let got = run_simulator(&spec(name).def(Kernel::F16), &c, SpecPolicy::Triton).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(bits(&got), s.want, "{name}: through the test harness");
+    }
+}
+
+#[test]
+fn a_wait_with_the_wrong_parity_reads_a_slot_still_being_copied() {
+    let s = setup("descriptors_tma_150x208x80");
+    let mut p = s.program.clone();
+    let mut regs = p.regs.clone();
+    edit(&mut p.body, &mut |body: &mut Vec<Inst>| {
+        let mut out = Vec::with_capacity(body.len());
+        for i in body.drain(..) {
+            if let Inst::Tma { guard, op: TmaOp::Wait { bar, parity } } = i {
+                regs.push(Ty::I32);
+                let flipped = Reg(regs.len() as u32 - 1);
+                out.push(Inst::Bin {
+                    op: rtriton::backend::ptx::lir::BinOp::Xor,
+                    ty: Ty::I32,
+                    dst: flipped,
+                    a: parity.into(),
+                    b: Operand::Int(1),
+                });
+                out.push(Inst::Tma { guard, op: TmaOp::Wait { bar, parity: flipped } });
+            } else {
+                out.push(i);
+            }
+        }
+        *body = out;
+    });
+    p.regs = regs;
+    let e = s.run(&p).expect_err("the wrong phase is caught");
+    assert_eq!(e.check, Check::AsyncCopyPending, "{e}");
+    assert!(e.message.contains("tensor copy (TMA)"), "{e}");
+}
+
+#[test]
+fn a_missing_wait_reads_a_slot_still_being_copied() {
+    let s = setup("descriptors_tma_150x208x80");
+    let mut p = s.program.clone();
+    edit(&mut p.body, &mut |body: &mut Vec<Inst>| {
+        body.retain(|i| !matches!(i, Inst::Tma { op: TmaOp::Wait { .. }, .. }));
+    });
+    let e = s.run(&p).expect_err("the missing wait is caught");
+    assert_eq!(e.check, Check::AsyncCopyPending, "{e}");
+}
+
+#[test]
+fn an_expect_tx_past_the_copies_bytes_never_completes() {
+    let s = setup("descriptors_tma_150x208x80");
+    let mut p = s.program.clone();
+    edit(&mut p.body, &mut |body: &mut Vec<Inst>| {
+        for i in body.iter_mut() {
+            if let Inst::Tma { op: TmaOp::ArriveExpectTx { bytes, .. }, .. } = i {
+                *bytes += 16;
+            }
+        }
+    });
+    let e = s.run(&p).expect_err("the short phase is caught");
+    assert_eq!(e.check, Check::MbarrierNeverCompletes, "{e}");
+    assert!(e.message.contains("never completes"), "{e}");
+}
+
+#[test]
+fn a_box_past_the_shared_buffer_is_reported() {
+    let s = setup("descriptors_tma_150x208x80");
+    let mut p = s.program.clone();
+    p.tensor_maps[0].box_dims[0] *= 64;
+    let e = s.run(&p).expect_err("the box past the buffer is caught");
+    assert_eq!(e.check, Check::TensorCopyBox, "{e}");
+    assert!(e.message.contains("past the buffer's end"), "{e}");
+}
+
+#[test]
+#[ignore = "needs ptxas"]
+fn the_descriptor_form_assembles_for_sm90a_without_spills() {
+    let ptxas = ptx_common::ptxas("the_descriptor_form_assembles_for_sm90a_without_spills");
+    for (name, kernel) in
+        [("descriptors_tma_150x208x80", Kernel::F16), ("descriptors_tma_2000x1504x1008", Kernel::Bf16)]
+    {
+        let text = ptx::write(&program(kernel, &spec(name), Arch::Sm90a));
+        ptx_common::assembles_without_spills(&ptxas, &text, Arch::Sm90a, name).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+/// On the GPU (sm_90a, compute capability 9.0): every descriptor case of the table, the
+/// large ones too, within the port's tolerance of the f64 reference, through the
+/// runtime's launches (the tensor maps encoded from each launch's arguments).
+#[test]
+#[ignore = "needs a GPU"]
+fn the_descriptor_form_runs_on_the_gpu() {
+    let cases: Vec<Spec> = specs().into_iter().filter(|s| s.descriptors).collect();
+    assert!(cases.iter().filter(|s| s.arch == Arch::Sm90a && s.gpu_only).count() >= 2);
+    for kernel in [Kernel::F16, Kernel::Bf16] {
+        for s in &cases {
+            rtriton_host::ports::matmul::suite(kernel, s).check_all(rtriton_testing::Backend::Gpu);
+        }
+    }
+}
