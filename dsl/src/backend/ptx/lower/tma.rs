@@ -10,9 +10,10 @@
 //!   constants, the base 16-byte aligned and the strides multiples of 16 bytes by the
 //!   specialization (Triton's own rule for host descriptors). Any other ring keeps
 //!   `cp.async`, with the same results.
-//! - A box is a panel's rows, or one 8-row group (one swizzle pattern) where the slot
-//!   permutes its groups for `wgmma`'s `A` (`SlotLayout::Panels`'s `rotate`): each box
-//!   lands where its group goes.
+//! - A box is one panel of the tile. A slot whose 8-row groups are permuted for `wgmma`'s
+//!   `A` (`SlotLayout::Panels`'s `rotate`) keeps `cp.async`: copied as one box a group (16
+//!   a 128-row tile), the matmul ran at half the speed of `cp.async` on an H100
+//!   (`docs/performance.md`).
 //! - One mbarrier a slot (8 bytes after every other use of shared memory), initialized by
 //!   thread 0 in the prologue. A copy (only when its iteration exists, `async_copy`'s
 //!   `when`) is one `arrive.expect_tx` of the slot's bytes and the panels' copies; each
@@ -25,7 +26,7 @@
 use std::collections::HashMap;
 
 use super::Lowerer;
-use super::ring::{SlotLayout, rotate_groups};
+use super::ring::SlotLayout;
 use super::wgmma::WgmmaPlan;
 use crate::backend::ptx::axis_info::AxisInfoMap;
 use crate::backend::ptx::lir::{BinOp, Guard, Inst, Operand, Reg, TmaOp, Ty};
@@ -52,11 +53,8 @@ pub(crate) struct TmaPlan {
 pub(crate) struct TmaRingPlan {
     /// Index into [`TmaPlan::maps`].
     pub map: usize,
-    /// The tile's rows (a panel's).
+    /// The tile's rows (a panel's, one box).
     pub rows: u32,
-    /// The slot's 8-row groups permuted as [`SlotLayout::Panels`]'s `rotate` says: then
-    /// each box is one 8-row group (one swizzle pattern), placed where its group goes.
-    pub rotate: u32,
 }
 
 /// The rings tensor copies can fill: every copy into the ring carries the same
@@ -80,7 +78,7 @@ pub(crate) fn plan(k: &Kernel, ai: &AxisInfoMap, wgmma: &WgmmaPlan, arch: Arch) 
     for ring in order {
         let list = &copies[&ring];
         let (ptr, desc) = &list[0];
-        let Some((map, rotate)) = tensor_map(k, ai, wgmma, ring, *ptr, desc) else { continue };
+        let Some(map) = tensor_map(k, ai, wgmma, ring, *ptr, desc) else { continue };
         // The loop's copies and the prologue's read the same tensor: one map.
         let same = |d: &Vec<Value>| {
             let (a, b) = (desc_parts(d), desc_parts(desc));
@@ -88,16 +86,16 @@ pub(crate) fn plan(k: &Kernel, ai: &AxisInfoMap, wgmma: &WgmmaPlan, arch: Arch) 
         };
         if list.iter().all(|(_, d)| same(d)) {
             let rows = k.shape(*ptr).dims()[0] as u32;
-            out.rings.insert(ring, TmaRingPlan { map: out.maps.len(), rows, rotate });
+            out.rings.insert(ring, TmaRingPlan { map: out.maps.len(), rows });
             out.maps.push(map);
         }
     }
     out
 }
 
-/// The tensor map of ring `ring`'s copies from `ptr` with parts `desc`, and the slot's
-/// group permutation, where one serves: the slot is `wgmma`'s (panels, or one swizzled
-/// row of 32, 64 or 128 bytes, the patterns tensor copies write).
+/// The tensor map of ring `ring`'s copies from `ptr` with parts `desc`, where one serves:
+/// the slot is `wgmma`'s (panels not permuted, or one swizzled row of 32, 64 or 128 bytes,
+/// the patterns tensor copies write).
 fn tensor_map(
     k: &Kernel,
     ai: &AxisInfoMap,
@@ -105,18 +103,17 @@ fn tensor_map(
     ring: u32,
     ptr: Value,
     desc: &[Value],
-) -> Option<(TensorMap, u32)> {
+) -> Option<TensorMap> {
     let parts = desc_parts(desc).filter(|p| p.dims.len() == 2)?;
     let elem = k.dtype(ptr).pointee()?;
     let eb = elem.size_bytes() as usize;
     let shape = k.shape(ptr).dims();
-    let (row_bytes, rotate) = match wgmma.rings.get(&ring).copied()? {
-        SlotLayout::Panels { rows, row_bytes, rotate } if rows == shape[0] => (row_bytes, rotate),
-        SlotLayout::Swizzled(sw) if sw.row_bytes == shape[1] * eb => (sw.row_bytes, 0),
+    let row_bytes = match wgmma.rings.get(&ring).copied()? {
+        SlotLayout::Panels { rows, row_bytes, rotate: 0 } if rows == shape[0] => row_bytes,
+        SlotLayout::Swizzled(sw) if sw.row_bytes == shape[1] * eb => sw.row_bytes,
         _ => return None,
     };
-    let box_rows = if rotate == 0 { shape[0] } else { 8 };
-    if eb != 2 || box_rows > MAX_BOX || !matches!(row_bytes, 32 | 64 | 128) || !shape[0].is_multiple_of(8) {
+    if eb != 2 || shape[0] > MAX_BOX || !matches!(row_bytes, 32 | 64 | 128) || !shape[0].is_multiple_of(8) {
         return None;
     }
     let base = param_of(k, parts.base)?;
@@ -141,8 +138,8 @@ fn tensor_map(
         }
         strides.push(e);
     }
-    let box_dims = vec![box_rows as u32, (row_bytes / eb) as u32];
-    Some((TensorMap { elem, base, dims, strides, box_dims, swizzle: row_bytes as u32 }, rotate))
+    let box_dims = vec![shape[0] as u32, (row_bytes / eb) as u32];
+    Some(TensorMap { elem, base, dims, strides, box_dims, swizzle: row_bytes as u32 })
 }
 
 /// The parameter `v` is (through integer widenings), if it is one.
@@ -215,7 +212,7 @@ impl Lowerer<'_> {
         desc: &[Value],
         when: Option<Value>,
     ) -> Result<(), PtxError> {
-        let TmaRingPlan { map: m, rows, rotate } = self.tma.plan.rings[&ring];
+        let TmaRingPlan { map: m, rows } = self.tma.plan.rings[&ring];
         let map = self.tma.plan.maps[m].clone();
         let parts = desc_parts(desc)
             .ok_or_else(|| self.invariant(op, "copies through a tensor map without descriptor parts"))?;
@@ -238,22 +235,16 @@ impl Lowerer<'_> {
         let map_addr = self.map_addr(m);
         let smem = self.smem_base();
         let dst0 = self.bin(BinOp::Add, Ty::I32, smem.into(), slot_off);
-        let (box_rows, cols) = (map.box_dims[0], map.box_dims[1]);
+        let cols = map.box_dims[1];
         let panel_bytes = rows * map.swizzle;
         let outer = self.first(parts.offsets[0])?;
         let inner = self.first(parts.offsets[1])?;
         for p in 0..slot_bytes / panel_bytes {
+            let dst = self.bin(BinOp::Add, Ty::I32, dst0, Operand::Int(i64::from(p * panel_bytes)));
+            let dst = self.reg(dst, Ty::I32);
             let col = self.bin(BinOp::Add, Ty::I32, inner, Operand::Int(i64::from(p * cols)));
-            for g in 0..rows / box_rows {
-                // Box `g`'s rows go where the slot's layout puts them (8-row groups rotated).
-                let slot_row = rotate_groups((g * box_rows) as usize, rotate) as u32;
-                let at = p * panel_bytes + slot_row * map.swizzle;
-                let dst = self.bin(BinOp::Add, Ty::I32, dst0, Operand::Int(i64::from(at)));
-                let dst = self.reg(dst, Ty::I32);
-                let row = self.bin(BinOp::Add, Ty::I32, outer, Operand::Int(i64::from(g * box_rows)));
-                let load = TmaOp::Load { dst, map: m as u32, map_addr, coords: vec![col, row], bar };
-                self.emit(Inst::Tma { guard, op: load });
-            }
+            let load = TmaOp::Load { dst, map: m as u32, map_addr, coords: vec![col, outer], bar };
+            self.emit(Inst::Tma { guard, op: load });
         }
         // Every thread flips the slot's parity bit when the copy is issued.
         let flip = self.new_reg(Ty::I32);
