@@ -54,7 +54,9 @@
 //!   zero, loops with a non-positive step.
 //!
 //! Not checked: a thread storing a global word that another thread of the *same* program
-//! loaded earlier in the same barrier epoch (write after read inside a CTA); whether
+//! loaded earlier in the same barrier epoch (write after read inside a CTA); global bytes a
+//! tensor copy read at its issue that the kernel writes before the copy lands (`cp.async`'s
+//! are: [`Check::GlobalRace`]); whether
 //! registers are used with the type an instruction expects (`lir` has no verifier yet);
 //! whether a tf32 `mma` operand was rounded to tf32 (its f32 bits are used as they are);
 //! anything about speed (the simulator counts instructions and accesses, not cycles).
