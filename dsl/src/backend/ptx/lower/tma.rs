@@ -142,17 +142,29 @@ fn tensor_map(
     Some(TensorMap { elem, base, dims, strides, box_dims, swizzle: row_bytes as u32 })
 }
 
-/// The parameter `v` is (through integer widenings), if it is one.
+/// The parameter `v` is (through integer widenings, which keep its value), if it is one.
 fn param_of(k: &Kernel, v: Value) -> Option<usize> {
     match &k.def_op(v)?.kind {
         OpKind::Param { index } => Some(*index),
-        OpKind::Cast { value } if is_int(k.dtype(*value)) && is_int(k.dtype(v)) => param_of(k, *value),
+        OpKind::Cast { value } if widens(k.dtype(*value), k.dtype(v)) => param_of(k, *value),
         _ => None,
     }
 }
 
-fn is_int(d: DType) -> bool {
-    matches!(d, DType::Scalar(s) if s.is_int() && s != ScalarType::Bool)
+/// Whether a cast from `from` to `to` keeps every integer's value: a signed integer to a
+/// signed one at least as wide, an unsigned one to any integer wider (or as wide and
+/// unsigned).
+fn widens(from: DType, to: DType) -> bool {
+    let (DType::Scalar(f), DType::Scalar(t)) = (from, to) else { return false };
+    if !f.is_int() || !t.is_int() || f == ScalarType::Bool || t == ScalarType::Bool {
+        return false;
+    }
+    let (fb, tb) = (f.size_bytes(), t.size_bytes());
+    match (f.is_signed_int(), t.is_signed_int()) {
+        (true, true) | (false, false) => fb <= tb,
+        (false, true) => fb < tb,
+        (true, false) => false,
+    }
 }
 
 /// Where the integer scalar `v` comes from at a launch: a parameter (widened, its value
@@ -347,5 +359,29 @@ impl Lowerer<'_> {
             *src = Operand::Int(i64::from(off));
         }
         self.shared_bytes = (off + self.tma.bars * MBARRIER_BYTES).next_multiple_of(16);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_casts_that_keep_every_value_lead_back_to_a_parameter() {
+        use ScalarType::*;
+        let table = [
+            (I32, I64, true),
+            (I32, I32, true),
+            (U32, I64, true),
+            (U32, U64, true),
+            (U32, I32, false),
+            (I64, I32, false),
+            (I32, U64, false),
+            (Bool, I32, false),
+            (I32, F32, false),
+        ];
+        for (from, to, want) in table {
+            assert_eq!(widens(DType::Scalar(from), DType::Scalar(to)), want, "{from} -> {to}");
+        }
     }
 }
