@@ -82,6 +82,24 @@ fn descriptor_rings_are_filled_by_tensor_copies_on_sm90a() {
     }
 }
 
+/// `rtriton explain --ir layouts` says which copies are tensor copies, with the box.
+#[test]
+fn the_layouts_text_names_the_tensor_copies() {
+    let s = spec("descriptors_tma_panels_70x160x96");
+    let c = case(Kernel::F16, &s);
+    let args = arg_values(&c).expect("places");
+    let def = s.def(Kernel::F16);
+    let key = CompileSession::specialize(&def, &args, SpecPolicy::Triton).expect("specializes");
+    let trace = rtriton::trace::TraceOptions { deeper_rings: true, ..Default::default() };
+    let verified = CompileSession::new().front_end(&def, &c.constexprs, &key, &trace).expect("traces");
+    let options = PtxOptions { num_warps: c.num_warps, ..PtxOptions::for_arch(Arch::Sm90a) };
+    let text = ptx::layouts_text(&verified, &options).unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains("by tensor copies (TMA)")).collect();
+    // B's copies (the prologue's and the loop's), 32 rows of 64 columns a panel.
+    assert!(!lines.is_empty(), "{text}");
+    assert!(lines.iter().all(|l| l.contains("a 32 x 64 box a panel, 128-byte swizzle")), "{lines:?}");
+}
+
 #[test]
 fn the_descriptor_form_keeps_cp_async_on_sm86_and_where_strides_are_unaligned() {
     let p = program(Kernel::F16, &spec("descriptors_tma_150x208x80"), Arch::Sm86);

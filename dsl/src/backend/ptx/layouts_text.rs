@@ -12,7 +12,7 @@ use std::fmt::Write;
 
 use super::encodings::{Encodings, mma_lines};
 use super::layout::Layout;
-use super::lower::{SlotLayout, WgmmaPlan, plan, read_in_place, slot_layout, transposed_operand};
+use super::lower::{SlotLayout, TmaPlan, WgmmaPlan, plan, read_in_place, slot_layout, tma_plan, transposed_operand};
 use super::{Arch, PtxError, PtxOptions};
 use crate::ir::printer::{Annotations, print_annotated};
 use crate::ir::{Kernel, OpId, OpKind, Value};
@@ -54,6 +54,8 @@ struct Notes<'a> {
     read_through: HashSet<Value>,
     /// The `dot`s that run as `wgmma` and their rings' layouts (`lower/wgmma.rs`).
     wgmma: WgmmaPlan,
+    /// The rings tensor copies fill (`lower/tma.rs`).
+    tma: TmaPlan,
 }
 
 impl<'a> Notes<'a> {
@@ -91,7 +93,8 @@ impl<'a> Notes<'a> {
                 copies.insert((id, v), Converted { name: format!("{v}{}", "'".repeat(n)), to: to.clone() });
             }
         }
-        Notes { k, layouts, copies, in_place, read_through, wgmma }
+        let tma = tma_plan(k, &e.ai, &wgmma, arch);
+        Notes { k, layouts, copies, in_place, read_through, wgmma, tma }
     }
 
     fn layout(&self, v: Value) -> Option<&Layout> {
@@ -120,6 +123,15 @@ impl Annotations for Notes<'_> {
             format!("{} = {}", results.join(", "), op.kind.name())
         };
         let mut lines = Vec::new();
+        if let OpKind::AsyncCopy { ring, .. } = op.kind
+            && let Some(r) = self.tma.rings.get(&ring)
+        {
+            let m = &self.tma.maps[r.map];
+            lines.push(format!(
+                "{reader} fills ring {ring} by tensor copies (TMA): a {} x {} box a panel, {}-byte swizzle, tensor map {} (the kernel's parameters), an mbarrier a slot",
+                m.box_dims[0], m.box_dims[1], m.swizzle, r.map
+            ));
+        }
         if let Some(d) = op.results.first().and_then(|r| self.wgmma.dots.get(r)) {
             let major = if d.n_major { "N-major" } else { "K-major" };
             let a = match d.a {

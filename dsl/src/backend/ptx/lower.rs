@@ -53,6 +53,7 @@ mod wide_mul;
 pub(super) use exchange::fits_one_exchange;
 pub(super) use mma::transposed_operand;
 pub(super) use ring::{SlotLayout, read_in_place, slot_layout};
+pub(super) use tma::{TmaPlan, plan as tma_plan};
 pub(super) use wgmma::{WgmmaPlan, plan};
 
 use insts::ty_of;
