@@ -223,6 +223,28 @@ pub(crate) fn test_key() -> CacheKey {
 }
 
 #[cfg(test)]
+mod tensor_map_tests {
+    use super::*;
+
+    /// A tensor map goes into the cache and comes back the same; an element type this build
+    /// does not know (a corrupt or foreign entry) gives no map, which the load refuses.
+    #[test]
+    fn a_cached_tensor_map_comes_back_or_is_refused() {
+        let map = TensorMap {
+            elem: ScalarType::BF16,
+            base: 1,
+            dims: vec![Extent::Param(5), Extent::Param(4)],
+            strides: vec![Extent::Param(8), Extent::Const(1)],
+            box_dims: vec![64, 64],
+            swizzle: 128,
+        };
+        let cached = CachedTensorMap::from(&map);
+        assert_eq!(cached.to_map(), Some(map));
+        assert_eq!(CachedTensorMap { elem: "i8".into(), ..cached }.to_map(), None);
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use rtriton::ir::{ParamDecl, ParamKind, ScalarType, SourceLoc};
     use rtriton::spec::{ArgValue, SpecKey, SpecPolicy};
