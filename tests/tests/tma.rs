@@ -11,7 +11,8 @@
 //!   says, and gives the interpreter's bits; the planted bugs it catches: a wait with the
 //!   wrong parity (the slot is read while its copy is in flight), no wait at all, an
 //!   `expect_tx` of more bytes than the copies bring (the wait never completes: the GPU
-//!   hangs), and a box past the shared buffer.
+//!   hangs), a box past the shared buffer, and a store into a tile a copy is still
+//!   reading (a global race).
 //! - Where a descriptor's strides are not known to be multiples of 16 bytes, or on sm_86,
 //!   the same kernel keeps `cp.async`.
 //! - ptxas assembles the kernel for sm_90a without spills; on the GPU every descriptor
@@ -229,6 +230,35 @@ fn a_box_past_the_shared_buffer_is_reported() {
     let e = s.run(&p).expect_err("the box past the buffer is caught");
     assert_eq!(e.check, Check::TensorCopyBox, "{e}");
     assert!(e.message.contains("past the buffer's end"), "{e}");
+}
+
+#[test]
+fn a_store_into_a_tile_a_copy_is_still_reading_is_a_global_race() {
+    let s = setup("descriptors_tma_150x208x80");
+    let rtriton::spec::ArgValue::Ptr(b) = s.placed.args[1] else { panic!("b_ptr is a pointer") };
+    let mut p = s.program.clone();
+    let (addr, value) = (Reg(p.regs.len() as u32), Reg(p.regs.len() as u32 + 1));
+    p.regs.extend([Ty::I64, Ty::F16]);
+    let mut planted = false;
+    edit(&mut p.body, &mut |body: &mut Vec<Inst>| {
+        if planted {
+            return;
+        }
+        // After the first tensor copy (the first tile's B, element [0, 0] among its
+        // bytes), its issuing thread overwrites that element before any wait.
+        let Some(at) = body.iter().position(|i| matches!(i, Inst::Tma { op: TmaOp::Load { .. }, .. })) else {
+            return;
+        };
+        let Inst::Tma { guard, .. } = body[at] else { unreachable!() };
+        body.insert(at + 1, Inst::Mov { ty: Ty::I64, dst: addr, src: Operand::Int(b as i64) });
+        body.insert(at + 2, Inst::Mov { ty: Ty::F16, dst: value, src: Operand::Int(0x3c00) });
+        body.insert(at + 3, Inst::StGlobal { guard, ty: Ty::F16, srcs: vec![value], addr, offset: 0 });
+        planted = true;
+    });
+    assert!(planted);
+    let e = s.run(&p).expect_err("the write under the copy is caught");
+    assert_eq!(e.check, Check::GlobalRace, "{e}");
+    assert!(e.message.contains("between the tensor copy that reads them and the wait"), "{e}");
 }
 
 #[test]

@@ -544,7 +544,7 @@ impl Cta {
                 MicroOp::MbarrierWait { bar, parity } => {
                     self.need_reg(*bar)?;
                     self.need_reg(*parity)?;
-                    self.mbarrier_wait(*bar, *parity)?;
+                    self.mbarrier_wait(mem, *bar, *parity)?;
                 }
                 MicroOp::AssertFail { guard, message } => {
                     self.need_guard(Some(*guard))?;

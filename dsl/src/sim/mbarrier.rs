@@ -10,11 +10,16 @@
 
 use std::collections::HashMap;
 
-/// One tensor copy waiting on its mbarrier: where it lands and its bytes.
+/// Where each element a tensor copy read from global memory lies in its bytes: (global
+/// address, offset, length).
+pub(crate) type Sources = Vec<(u64, u32, u32)>;
+
+/// One tensor copy waiting on its mbarrier: where it lands, its bytes, and their sources.
 #[derive(Clone, Debug)]
 pub(crate) struct BulkCopy {
     pub shared: u32,
     pub bytes: Vec<u8>,
+    pub sources: Sources,
 }
 
 #[derive(Clone, Debug)]
@@ -101,7 +106,7 @@ mod tests {
     use super::*;
 
     fn copy(n: usize) -> BulkCopy {
-        BulkCopy { shared: 64, bytes: vec![1; n] }
+        BulkCopy { shared: 64, bytes: vec![1; n], sources: Vec::new() }
     }
 
     #[test]

@@ -46,7 +46,9 @@
 //! - a tensor copy (TMA) read before an mbarrier wait observed the phase it completes
 //!   ([`Check::AsyncCopyPending`]: a wait with the wrong parity), a wait for a phase that
 //!   can never complete ([`Check::MbarrierNeverCompletes`]), and a copy's box landing
-//!   outside the shared buffer or misaligned for its swizzle ([`Check::TensorCopyBox`]);
+//!   outside the shared buffer or misaligned for its swizzle ([`Check::TensorCopyBox`]),
+//!   and global bytes it read that the kernel writes before it lands
+//!   ([`Check::GlobalRace`], as for `cp.async`);
 //! - an inline asm without a CPU model, which it cannot run ([`Check::InlineAsmNoModel`],
 //!   before any thread runs; with a model, the model runs in each thread);
 //! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a
@@ -54,9 +56,7 @@
 //!   zero, loops with a non-positive step.
 //!
 //! Not checked: a thread storing a global word that another thread of the *same* program
-//! loaded earlier in the same barrier epoch (write after read inside a CTA); global bytes a
-//! tensor copy read at its issue that the kernel writes before the copy lands (`cp.async`'s
-//! are: [`Check::GlobalRace`]); whether
+//! loaded earlier in the same barrier epoch (write after read inside a CTA); whether
 //! registers are used with the type an instruction expects (`lir` has no verifier yet);
 //! whether a tf32 `mma` operand was rounded to tf32 (its f32 bits are used as they are);
 //! anything about speed (the simulator counts instructions and accesses, not cycles).

@@ -7,7 +7,7 @@ use crate::backend::ptx::lir::Guard;
 use crate::interp::Memory;
 use crate::sim::decode::{LaunchMap, Src};
 use crate::sim::error::{Address, Check, SimFault};
-use crate::sim::mbarrier::BulkCopy;
+use crate::sim::mbarrier::{BulkCopy, Sources};
 
 /// Bytes of an mbarrier (its address is aligned to them).
 const MBARRIER_BYTES: u32 = 8;
@@ -64,7 +64,7 @@ impl Cta {
             let b = self.mbarrier_addr(bar, t)?;
             let to = self.get(Src::Reg(dst), t) as u32;
             let index: Vec<i64> = coords.iter().rev().map(|&c| i64::from(self.get(c, t) as u32 as i32)).collect();
-            let bytes = self.box_bytes(l, mem, map, &index, t)?;
+            let (bytes, sources) = self.box_bytes(l, mem, map, &index, t)?;
             let n = bytes.len() as u32;
             let align = 8 * map.map.swizzle;
             if u64::from(to) + u64::from(n) > self.shared.len() as u64 || !to.is_multiple_of(align) {
@@ -84,13 +84,17 @@ impl Cta {
             self.races.check_not_in_flight(t as u32, to, n)?;
             self.copies.issue_bulk(t as u32, to, n)?;
             self.races.write_async_proxy(t as u32, to, n)?;
-            self.mbarriers.add_copy(b, BulkCopy { shared: to, bytes }).map_err(|e| self.mbarrier_fault(t, b, e))?;
+            self.mbarriers
+                .add_copy(b, BulkCopy { shared: to, bytes, sources })
+                .map_err(|e| self.mbarrier_fault(t, b, e))?;
         }
         Ok(())
     }
 
     /// The box of `map` at `index` (outermost first) as it lands in shared memory:
-    /// row-major, each row's 16-byte chunks swizzled, zeros outside the tensor.
+    /// row-major, each row's 16-byte chunks swizzled, zeros outside the tensor; and where
+    /// each element read lies in it. Each read is a load of thread `t` for the global race
+    /// checks, as a `cp.async`'s is.
     fn box_bytes(
         &self,
         l: &mut Launch<'_>,
@@ -98,12 +102,13 @@ impl Cta {
         map: &LaunchMap,
         index: &[i64],
         t: usize,
-    ) -> Result<Vec<u8>, SimFault> {
+    ) -> Result<(Vec<u8>, Sources), SimFault> {
         let (rows, cols) = (map.map.box_dims[0] as usize, map.map.box_dims[1] as usize);
         let eb = map.resolved.elem_bytes as usize;
         let row_bytes = cols * eb;
         let span = map.map.swizzle as usize;
         let mut out = vec![0u8; rows * row_bytes];
+        let mut sources = Vec::new();
         for r in 0..rows {
             for c in 0..cols {
                 let at = [index[0] + r as i64, index[1] + c as i64];
@@ -119,17 +124,21 @@ impl Cta {
                     .at(Address::Global(a))
                 })?;
                 l.report.global_load_bytes += eb as u64;
+                let now = self.stamp(l, t);
+                l.stores.load(&self.sync, now, a, eb as u32)?;
+                l.stores.record_load(now, self.pc, a, eb as u32);
                 let linear = r * row_bytes + c * eb;
                 let swizzled = linear ^ (((linear >> 7) & (span / 16 - 1)) << 4);
                 out[swizzled..swizzled + eb].copy_from_slice(src);
+                sources.push((a, swizzled as u32, eb as u32));
             }
         }
-        Ok(out)
+        Ok((out, sources))
     }
 
     /// Every active thread waits for the phase of parity `parity` of its mbarrier; the
     /// copies that complete it land.
-    pub(super) fn mbarrier_wait(&mut self, bar: u32, parity: u32) -> Result<(), SimFault> {
+    pub(super) fn mbarrier_wait(&mut self, mem: &Memory, bar: u32, parity: u32) -> Result<(), SimFault> {
         for t in 0..self.t {
             if !self.active(t) {
                 continue;
@@ -138,6 +147,23 @@ impl Cta {
             let p = self.get(Src::Reg(parity), t);
             let landed = self.mbarriers.wait(a, p).map_err(|e| self.mbarrier_fault(t, a, e))?;
             for c in landed {
+                // The hardware may read the tensor at any time until the copy lands: a
+                // global byte written in between makes the copy's bytes either value.
+                for &(a, off, len) in &c.sources {
+                    let now = mem.read_bytes(a, len as usize).ok();
+                    if now != Some(&c.bytes[off as usize..(off + len) as usize]) {
+                        return Err(SimFault::new(
+                            Check::GlobalRace,
+                            Some(t as u32),
+                            format!(
+                                "global bytes 0x{a:x}..0x{:x} were written between the tensor copy that reads them and the wait that lands it: the copy may see either value",
+                                a + u64::from(len)
+                            ),
+                            "a tensor descriptor's loads in a pipelined loop must read memory the kernel does not write before the loop has read them",
+                        )
+                        .at(Address::Global(a)));
+                    }
+                }
                 let n = c.bytes.len() as u32;
                 self.copies.land_bulk(c.shared, n);
                 self.shared[c.shared as usize..c.shared as usize + n as usize].copy_from_slice(&c.bytes);
