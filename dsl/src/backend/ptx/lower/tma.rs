@@ -32,7 +32,7 @@ use crate::backend::ptx::axis_info::AxisInfoMap;
 use crate::backend::ptx::lir::{BinOp, Guard, Inst, Operand, Reg, TmaOp, Ty};
 use crate::backend::ptx::tensor_map::{Extent, TensorMap};
 use crate::backend::ptx::{Arch, PtxError};
-use crate::ir::{Constant, DType, Kernel, Op, OpKind, ParamKind, ScalarType, Value, desc_parts};
+use crate::ir::{DType, Kernel, Op, OpKind, ParamKind, ScalarType, Value, desc_parts};
 
 /// Bytes of one mbarrier.
 const MBARRIER_BYTES: u32 = 8;
@@ -173,9 +173,6 @@ fn extent(k: &Kernel, ai: &AxisInfoMap, v: Value) -> Option<Extent> {
     if let Some(c) = ai.get(v).constant {
         return Some(Extent::Const(c));
     }
-    if let Some(OpKind::Constant { value: Constant::Int(c) }) = k.def_op(v).map(|o| &o.kind) {
-        return Some(Extent::Const(*c));
-    }
     let p = param_of(k, v)?;
     matches!(k.params[p].kind, ParamKind::Scalar(s) if s.is_int()).then_some(Extent::Param(p))
 }
@@ -229,17 +226,13 @@ impl Lowerer<'_> {
         let parts = desc_parts(desc)
             .ok_or_else(|| self.invariant(op, "copies through a tensor map without descriptor parts"))?;
         let tr = self.tma_ring(ring, slots);
+        // Copies through a descriptor always say whether their iteration exists.
+        let when = when.ok_or_else(|| self.invariant(op, "copies through a tensor map without its `when`"))?;
+        let when = self.first(when)?;
+        let when = self.reg(when, Ty::Pred);
         let owner = self.scalar_owner();
-        let issue = match when {
-            Some(w) => {
-                let w = self.first(w)?;
-                let w = self.reg(w, Ty::Pred);
-                let both = self.new_reg(Ty::Pred);
-                self.emit(Inst::Bin { op: BinOp::And, ty: Ty::Pred, dst: both, a: owner.into(), b: w.into() });
-                both
-            }
-            None => owner,
-        };
+        let issue = self.new_reg(Ty::Pred);
+        self.emit(Inst::Bin { op: BinOp::And, ty: Ty::Pred, dst: issue, a: owner.into(), b: when.into() });
         let guard = Some(Guard { pred: issue, negate: false });
         let s = self.first(slot)?;
         let bar = self.mbarrier(tr, s);
@@ -260,14 +253,7 @@ impl Lowerer<'_> {
         }
         // Every thread flips the slot's parity bit when the copy is issued.
         let flip = self.new_reg(Ty::I32);
-        match when {
-            Some(w) => {
-                let w = self.first(w)?;
-                let w = self.reg(w, Ty::Pred);
-                self.emit(Inst::Selp { ty: Ty::I32, dst: flip, a: Operand::Int(1), b: Operand::Int(0), cond: w });
-            }
-            None => self.emit(Inst::Mov { ty: Ty::I32, dst: flip, src: Operand::Int(1) }),
-        }
+        self.emit(Inst::Selp { ty: Ty::I32, dst: flip, a: Operand::Int(1), b: Operand::Int(0), cond: when });
         let bit = self.bin(BinOp::Shl, Ty::I32, flip.into(), s);
         self.emit(Inst::Bin { op: BinOp::Xor, ty: Ty::I32, dst: tr.phases, a: tr.phases.into(), b: bit });
         // The `cp.async` groups stay counted as without tensor copies: an empty group.

@@ -49,7 +49,7 @@ impl Writer<'_> {
         self.branches += 1;
         self.line(d, "{");
         self.line(d + 1, ".reg .pred %tw;");
-        let _ = std::fmt::Write::write_fmt(&mut self.out, format_args!("{label}:\n"));
+        self.out.push_str(&format!("{label}:\n"));
         let line = self.tma_line(guard, op);
         self.line(d + 1, &line);
         self.line(d + 1, &format!("@!%tw bra {label};"));
