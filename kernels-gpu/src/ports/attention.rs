@@ -106,8 +106,13 @@ pub fn attention<T: ScalarMarker>(a: Args<T>, meta: Meta) {
         // A row whose keys so far are all masked (a window's first block) has `m_ij =
         // -inf`: subtract 0 instead, so its `p` and `alpha` are 0, not `-inf - -inf`.
         let m_sub = if masked { where_(m_ij.ne(f32::NEG_INFINITY), m_ij, 0.0f32) } else { m_ij };
-        let p = exp2(fma(qk, qk_scale, -m_sub.expand_dims(1)));
-        let alpha = exp2(m_i - m_sub);
+        // `exp2_ftz`, as the tutorial's compiled code (Triton's `exp2` on f32 is libdevice's
+        // under its flush-to-zero reflection, `ex2.approx.ftz.f32`): one SASS instruction
+        // where `exp2` is four. Both powers are at most 1, and one below 2^-126 is lost
+        // either way: `p` rounds to the input dtype or adds to a row sum of at least 1,
+        // `alpha` scales contributions 2^126 times smaller than the new maximum's.
+        let p = exp2_ftz(fma(qk, qk_scale, -m_sub.expand_dims(1)));
+        let alpha = exp2_ftz(m_i - m_sub);
         let l_ij = sum(p, 1);
         let acc = acc * alpha.expand_dims(1);
         let v = load_block(&v_blk, check, Padding::Zero);

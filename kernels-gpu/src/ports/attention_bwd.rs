@@ -121,7 +121,9 @@ pub fn dkdv<T: ScalarMarker>(a: Operands<T>, [dk, dv]: [Tensor<Ptr<T>>; 2], at: 
             let m = load(a.lse + row_base + offs_m, Some(row_ok), Some(f32::INFINITY));
             // `qk qk_scale - m` one `fma` per score, as the tutorial's compiled code.
             let qk_t = dot(k, trans(q), zeros::<f32>(&[bn, bm]));
-            let p_t = exp2(fma(qk_t, qk_scale, -m.expand_dims(0)));
+            // `exp2_ftz` as the forward (`attention.rs`): `P <= 1`, and a power below 2^-126
+            // moves no gradient by more than that times a bounded factor.
+            let p_t = exp2_ftz(fma(qk_t, qk_scale, -m.expand_dims(0)));
             let p_t = if causal {
                 let mut keep = offs_m.expand_dims(0).ge(offs_n.expand_dims(1));
                 if window > 0 {
@@ -168,7 +170,7 @@ pub fn dq<T: ScalarMarker>(a: Operands<T>, dq: Tensor<Ptr<T>>, at: Heads, zero: 
         let k = load(at.tile(a.k, base, offs_n, head_dim), Some(key_ok.expand_dims(1)), Some(zero));
         let v = load(at.tile(a.v, base, offs_n, head_dim), Some(key_ok.expand_dims(1)), Some(zero));
         let qk = dot(q, trans(k), zeros::<f32>(&[bm, bn]));
-        let p = exp2(fma(qk, qk_scale, -m.expand_dims(1)));
+        let p = exp2_ftz(fma(qk, qk_scale, -m.expand_dims(1)));
         let mut keep = key_ok.expand_dims(0).broadcast_to(&[bm, bn]);
         if causal {
             keep = keep & offs_m.expand_dims(1).ge(offs_n.expand_dims(0));
