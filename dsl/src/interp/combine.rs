@@ -94,6 +94,7 @@ fn run_region(k: &Kernel, region: &Block, lhs: &[Data], rhs: &[Data]) -> Result<
             | OpKind::ExpandDims { .. }
             | OpKind::Permute { .. }
             | OpKind::Reshape { .. }
+            | OpKind::ConvertLayout { .. }
             | OpKind::Join { .. }
             | OpKind::Split { .. }
             | OpKind::AddPtr { .. }

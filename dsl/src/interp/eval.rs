@@ -167,6 +167,7 @@ impl<'k> ProgramRun<'k> {
                 | OpKind::ExpandDims { .. }
                 | OpKind::Permute { .. }
                 | OpKind::Reshape { .. }
+                | OpKind::ConvertLayout { .. }
                 | OpKind::Join { .. }
                 | OpKind::Split { .. }
                 | OpKind::Unary { .. }
@@ -301,7 +302,9 @@ impl<'k> ProgramRun<'k> {
                 let idx = broadcast_indices(k.shape(*v).dims(), &to)?;
                 self.get(*v)?.gather(&idx)
             }
-            OpKind::ExpandDims { value, .. } | OpKind::Reshape { value } => self.get(*value)?.clone(),
+            OpKind::ExpandDims { value, .. } | OpKind::Reshape { value } | OpKind::ConvertLayout { value } => {
+                self.get(*value)?.clone()
+            }
             OpKind::Permute { value, dims } => shape::permute(self.get(*value)?, k.shape(*value).dims(), dims)?,
             OpKind::Join { lhs, rhs } => shape::join(self.get(*lhs)?, self.get(*rhs)?)?,
             OpKind::Split { value } => {

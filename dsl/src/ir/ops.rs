@@ -330,6 +330,14 @@ declare_ops! {
     Join { lhs: Value, rhs: Value }
         => name: "join", family: OpFamily::Shape, effect: Effect::Pure,
            typing: |cx, out| typing::join(cx, out, *lhs, *rhs);
+    /// The operand unchanged, held in another layout (Triton's `ttg.convert_layout`). The
+    /// front end never writes it: the PTX back end's layout stage
+    /// (`backend/ptx/layout/stage.rs`) inserts one where an op reads a value in another
+    /// layout than the value's own, and the lowering moves the elements (recomputing the
+    /// value where that is cheap, else through shared memory). One type on both sides.
+    ConvertLayout { value: Value }
+        => name: "convert_layout", family: OpFamily::Shape, effect: Effect::Pure,
+           typing: |cx, out| typing::same_type(cx, out, *value);
     /// The inverse of `join`: two results, `value[..., 0]` and `value[..., 1]`, of a
     /// value whose last dim has size 2 (Triton's `split`).
     Split { value: Value }

@@ -15,14 +15,9 @@ pub trait Annotations {
     fn after_type(&self, _v: Value) -> Option<String> {
         None
     }
-    /// Lines printed before op `id`, at its indentation (a conversion of an operand).
+    /// Lines printed before op `id`, at its indentation (what a back end does with it).
     fn before(&self, _id: OpId) -> Vec<String> {
         Vec::new()
-    }
-    /// The name op `id` reads its operand `v` by, where that is not `v`'s own (a copy
-    /// a line of [`Annotations::before`] made).
-    fn operand_name(&self, _id: OpId, _v: Value) -> Option<String> {
-        None
     }
 }
 
@@ -110,7 +105,9 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, a: &dyn Annotations, out
             OpKind::MultipleOf { value, divisor } => format!("{name} {value}, {divisor}"),
             OpKind::AxisHint { value, values, .. } => format!("{name} {value}, {values:?}"),
             OpKind::Permute { value, dims } => format!("{name} {value}, dims {dims:?}"),
-            OpKind::Reshape { value } | OpKind::Split { value } => format!("{name} {value}"),
+            OpKind::Reshape { value } | OpKind::Split { value } | OpKind::ConvertLayout { value } => {
+                format!("{name} {value}")
+            }
             OpKind::Join { lhs, rhs } => format!("{name} {lhs}, {rhs}"),
             OpKind::Unary { value, .. } => format!("{name} {value}"),
             OpKind::Binary { lhs, rhs, .. } => format!("{name} {lhs}, {rhs}"),
@@ -213,16 +210,6 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, a: &dyn Annotations, out
             }
             OpKind::Yield { values } => format!("{name} {}", list(values)),
         };
-        let mut body = body;
-        let mut operands = op.kind.operands();
-        // An operand read twice (`mul %6, %6`) is renamed once.
-        operands.sort();
-        operands.dedup();
-        for v in operands {
-            if let Some(name) = a.operand_name(id, v) {
-                body = rename(&body, v, &name);
-            }
-        }
         line.push_str(&body);
         let types: Vec<String> = op
             .results
@@ -256,23 +243,4 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, a: &dyn Annotations, out
             let _ = writeln!(out, "{pad}}}");
         }
     }
-}
-
-/// `text` with every `%N` that is `v` (not the start of a longer id) written as `name`.
-fn rename(text: &str, v: Value, name: &str) -> String {
-    let id = v.to_string();
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find(&id) {
-        let after = &rest[at + id.len()..];
-        out.push_str(&rest[..at]);
-        if after.starts_with(|c: char| c.is_ascii_digit()) {
-            out.push_str(&id);
-        } else {
-            out.push_str(name);
-        }
-        rest = after;
-    }
-    out.push_str(rest);
-    out
 }

@@ -465,6 +465,16 @@ pub fn permute(cx: &TypeCx<'_>, out: &mut Vec<String>, value: Value, dims: &[usi
     }
 }
 
+/// One result of the operand's type (`convert_layout`).
+pub fn same_type(cx: &TypeCx<'_>, out: &mut Vec<String>, value: Value) {
+    results(cx, out, 1);
+    if let Some(r) = cx.result(0)
+        && r != cx.ty(value)
+    {
+        out.push(format!("operand and result must have one type, got {} and {r}", cx.ty(value)));
+    }
+}
+
 pub fn reshape(cx: &TypeCx<'_>, out: &mut Vec<String>, value: Value) {
     results(cx, out, 1);
     if let Some(r) = cx.result(0) {

@@ -238,6 +238,7 @@ impl Builder {
                 | OpKind::Broadcast { .. }
                 | OpKind::ExpandDims { .. }
                 | OpKind::Permute { .. }
+                | OpKind::ConvertLayout { .. }
                 | OpKind::Reshape { .. }
                 | OpKind::Join { .. }
                 | OpKind::Split { .. }

@@ -209,6 +209,8 @@ fn pass(k: &Kernel, nonneg: &[bool], carried: &HashMap<Value, AxisInfo>) -> Vec<
                     }
                     out
                 }
+                // A value held in another layout keeps its facts.
+                OpKind::ConvertLayout { value } => get(*value, &infos),
                 // A permutation moves each dim's facts with the dim.
                 OpKind::Permute { value, dims } => {
                     let s = get(*value, &infos);
@@ -405,6 +407,7 @@ pub fn non_negative(k: &Kernel) -> Vec<bool> {
             | OpKind::ExpandDims { value, .. }
             | OpKind::Permute { value, .. }
             | OpKind::Reshape { value }
+            | OpKind::ConvertLayout { value }
             | OpKind::MultipleOf { value, .. }
             | OpKind::AxisHint { value, .. } => of(value),
             // Widening keeps the value; a narrowing cast may wrap.

@@ -1,22 +1,27 @@
-//! The kernel's encodings and every value's layout: the one computation the lowering
+//! The kernel's encodings and its layout stage: the one computation the lowering
 //! (`lower.rs`) and the layouts text (`layouts_text.rs`) share, so the text shows exactly
-//! the layouts the PTX is built from.
+//! the layouts and conversions the PTX is built from. The passes run in order: the axis
+//! facts, the blocked encoding (`coalesce.rs`), the tensor-core encodings
+//! (`layout/mma.rs`), every value's layout (`layout/assign.rs`), the conversions as ops
+//! (`layout/stage.rs`), and the axis facts again over the stage's kernel.
 
 use std::sync::Arc;
 
 use super::axis_info::AxisInfoMap;
-use super::layout::{self, Assignment, Blocked, Layout};
+use super::layout::stage::{self, LayoutStage};
+use super::layout::{self, Blocked, Layout};
 use super::{LayoutDecision, PtxError, PtxOptions, coalesce};
 use crate::diag::Code;
 use crate::ir::{Kernel, OpId};
 
-/// The kernel's blocked encoding, why it is what it is, and the layout assignment over it
+/// The kernel's blocked encoding, why it is what it is, and the layout stage over it
 /// (the `dot` accumulators' `mma` encodings included).
 pub(crate) struct Encodings {
+    /// The axis facts of the stage's kernel.
     pub ai: AxisInfoMap,
     pub enc: Arc<Blocked>,
     pub decision: LayoutDecision,
-    pub assignment: Assignment,
+    pub stage: LayoutStage,
 }
 
 impl Encodings {
@@ -46,8 +51,11 @@ impl Encodings {
         let enc = Arc::new(enc);
         let mmas = layout::mma_encodings(k, nw as usize, options.arch);
         let mma = |id: OpId| mmas.get(&id).map(|(_, m)| m.clone());
-        let assignment = layout::assign(k, &enc, &anchor, &mma);
-        Ok(Encodings { ai, enc, decision, assignment })
+        let stage = stage::materialize(k, layout::assign(k, &enc, &anchor, &mma))?;
+        // The conversions' results keep their operands' facts; the `dot`s and rings are
+        // keyed by ids the stage keeps.
+        let ai = AxisInfoMap::compute(stage.kernel.kernel());
+        Ok(Encodings { ai, enc, decision, stage })
     }
 }
 

@@ -45,6 +45,7 @@
 
 mod assign;
 mod mma;
+pub(crate) mod stage;
 
 use std::fmt;
 use std::sync::Arc;

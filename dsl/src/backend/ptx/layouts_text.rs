@@ -1,8 +1,9 @@
-//! The layout stage as text, as Triton prints TTGIR: the kernel's IR after the front end
-//! and the passes, with the encodings in a header (`#blocked = ...`, `#mma = ...`), each
-//! block value's type followed by the layout the lowering gives it, each conversion the
-//! assignment asks for as an explicit `convert_layout` line before the op that reads the
-//! copy, and the staging rings' reads that stay in shared memory marked `#shared`.
+//! The layout stage as text, as Triton prints TTGIR: the stage's kernel (the front end's
+//! IR with each conversion the assignment asks for as a `convert_layout` op before the op
+//! that reads the copy, `layout/stage.rs`), with the encodings in a header (`#blocked =
+//! ...`, `#mma = ...`), each block value's type followed by the layout the lowering gives
+//! it (a conversion's `from -> to`, and the operand of the op it was made for), and the
+//! staging rings' reads that stay in shared memory marked `#shared`.
 //!
 //! Everything comes from the lowering's own computation ([`Encodings`], and `ring.rs`'s
 //! choice of the reads that stay in place), so the text is what the PTX is built from.
@@ -18,14 +19,21 @@ use crate::ir::printer::{Annotations, print_annotated};
 use crate::ir::{Kernel, OpId, OpKind, Value};
 use crate::verify::VerifiedKernel;
 
+/// The layout stage's kernel of `kernel` under `options`: its IR with the conversions the
+/// lowering makes as `convert_layout` ops, verified (what the PTX is lowered from, without
+/// the layouts; [`layouts_text`] prints both).
+pub fn layout_stage_kernel(kernel: &VerifiedKernel, options: &PtxOptions) -> Result<VerifiedKernel, PtxError> {
+    Ok(Encodings::compute(kernel.kernel(), options)?.stage.kernel)
+}
+
 /// The layouts text of `kernel` under `options` (its warps and its target: on `sm_90a`
 /// a `dot`'s warps form warpgroups). Errors where the lowering would find no layout.
 pub fn layouts_text(kernel: &VerifiedKernel, options: &PtxOptions) -> Result<String, PtxError> {
-    let k = kernel.kernel();
-    let e = Encodings::compute(k, options)?;
+    let e = Encodings::compute(kernel.kernel(), options)?;
+    let k = e.stage.kernel.kernel();
     let mut out = String::new();
     let _ = writeln!(out, "#blocked = {}", e.enc);
-    for line in mma_lines(&e.assignment.layouts) {
+    for line in mma_lines(&e.stage.layouts) {
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "num_warps = {}", options.num_warps);
@@ -36,18 +44,13 @@ pub fn layouts_text(kernel: &VerifiedKernel, options: &PtxOptions) -> Result<Str
     Ok(out)
 }
 
-/// A converted copy of an operand: its name and the layout it is read in.
-struct Converted {
-    name: String,
-    to: Layout,
-}
-
 /// The annotations of one kernel.
 struct Notes<'a> {
     k: &'a Kernel,
     layouts: &'a [Option<Layout>],
-    /// `(op, operand)` -> the copy the op reads.
-    copies: HashMap<(OpId, Value), Converted>,
+    /// Each `convert_layout`'s result -> its operand, the op it was made for and which of
+    /// that op's operands it is.
+    copies: HashMap<Value, (Value, OpId, usize)>,
     /// `ring_read`s that stay in shared memory: their ring and its slots' layout.
     in_place: HashMap<Value, (u32, SlotLayout)>,
     /// Transposes that tensor-core `dot`s read through (`transposed_operand`): no copy.
@@ -60,12 +63,9 @@ struct Notes<'a> {
 
 impl<'a> Notes<'a> {
     fn new(k: &'a Kernel, e: &'a Encodings, arch: Arch) -> Notes<'a> {
-        let layouts = &e.assignment.layouts;
+        let layouts = &e.stage.layouts;
         let wgmma = plan(k, layouts, arch);
         let mut copies = HashMap::new();
-        // A value read in several other layouts gets one name per layout, in program order:
-        // `%6'`, `%6''`.
-        let mut targets: HashMap<Value, Vec<Layout>> = HashMap::new();
         let mut in_place = HashMap::new();
         let mut read_through = HashSet::new();
         for id in k.walk() {
@@ -80,17 +80,12 @@ impl<'a> Notes<'a> {
             {
                 in_place.insert(v, (ring, slot_layout(k, &wgmma, v)));
             }
-            for v in op.kind.operands() {
-                let Some(to) = e.assignment.conversions.get(&(id, v)) else { continue };
-                let seen = targets.entry(v).or_default();
-                let n = match seen.iter().position(|l| l == to) {
-                    Some(i) => i + 1,
-                    None => {
-                        seen.push(to.clone());
-                        seen.len()
-                    }
-                };
-                copies.insert((id, v), Converted { name: format!("{v}{}", "'".repeat(n)), to: to.clone() });
+            if let OpKind::ConvertLayout { value } = op.kind
+                && let Some(&copy) = op.results.first()
+                && let Some(&reader) = e.stage.reader.get(&copy)
+            {
+                let operand = k.op(reader).kind.operands().iter().position(|&o| o == copy).unwrap_or(0);
+                copies.insert(copy, (value, reader, operand));
             }
         }
         let tma = tma_plan(k, &e.ai, &wgmma, arch);
@@ -110,12 +105,23 @@ impl Annotations for Notes<'_> {
         if self.read_through.contains(&v) {
             return Some("(read by its dots from the tile it transposes, no copy)".to_string());
         }
+        if let Some(&(operand, reader, i)) = self.copies.get(&v) {
+            let from = self.layout(operand).map_or_else(|| "(scalar)".to_string(), Layout::describe);
+            let to = self.layout(v).map_or_else(|| "(scalar)".to_string(), Layout::describe);
+            let op = self.k.op(reader);
+            let results: Vec<String> = op.results.iter().map(|r| r.to_string()).collect();
+            let reader = if results.is_empty() {
+                op.kind.name().to_string()
+            } else {
+                format!("{} = {}", results.join(", "), op.kind.name())
+            };
+            return Some(format!("{from} -> {to}  (operand {i} of {reader})"));
+        }
         self.layout(v).map(Layout::describe)
     }
 
     fn before(&self, id: OpId) -> Vec<String> {
         let op = self.k.op(id);
-        let operands = op.kind.operands();
         let results: Vec<String> = op.results.iter().map(|r| r.to_string()).collect();
         let reader = if results.is_empty() {
             op.kind.name().to_string()
@@ -149,24 +155,6 @@ impl Annotations for Notes<'_> {
                 d.source
             ));
         }
-        for (i, v) in operands.iter().enumerate() {
-            // A value read twice by one op is converted once, before its first read.
-            if operands[..i].contains(v) {
-                continue;
-            }
-            let Some(copy) = self.copies.get(&(id, *v)) else { continue };
-            let from = self.layout(*v).map_or_else(|| "(scalar)".to_string(), Layout::describe);
-            lines.push(format!(
-                "{} = convert_layout {v} : {} {from} -> {}  (operand {i} of {reader})",
-                copy.name,
-                self.k.ty(*v),
-                copy.to.describe()
-            ));
-        }
         lines
-    }
-
-    fn operand_name(&self, id: OpId, v: Value) -> Option<String> {
-        self.copies.get(&(id, v)).map(|c| c.name.clone())
     }
 }

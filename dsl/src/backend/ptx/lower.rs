@@ -69,9 +69,11 @@ use crate::diag::Code;
 use crate::ir::{Block, Effect, Kernel, Op, OpId, OpKind, ParamKind, ScalarType, SourceLoc, Value};
 use crate::verify::KernelInfo;
 
-pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) -> Result<Program, PtxError> {
+pub(super) fn lower_kernel(k: &Kernel, options: &PtxOptions) -> Result<Program, PtxError> {
     let nw = options.num_warps;
-    let Encodings { ai, enc, decision: layout_decision, assignment } = Encodings::compute(k, options)?;
+    let Encodings { ai, enc, decision: layout_decision, stage } = Encodings::compute(k, options)?;
+    // From here on the kernel is the layout stage's: the input with its conversions.
+    let (k, info) = (stage.kernel.kernel(), stage.kernel.info());
     if options.ptx_version < options.arch.min_ptx_version() {
         let (a, b) = options.arch.min_ptx_version();
         return Err(PtxError::new(
@@ -83,7 +85,7 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         ));
     }
     let threads = nw as usize * 32;
-    let layouts = &assignment.layouts;
+    let layouts = &stage.layouts;
     let wgmma = wgmma::plan(k, layouts, options.arch);
 
     // Over the budget: the value that needs the most registers, and of those the largest
@@ -136,9 +138,8 @@ pub(super) fn lower_kernel(k: &Kernel, info: &KernelInfo, options: &PtxOptions) 
         ai: &ai,
         enc: &enc,
         layouts,
-        conversions: &assignment.conversions,
+        readers: &stage.reader,
         overrides: HashMap::new(),
-        converted: HashMap::new(),
         regs: Vec::new(),
         prologue: Vec::new(),
         out: Vec::new(),
@@ -230,14 +231,11 @@ pub(super) struct Lowerer<'a> {
     /// [`Layout`]s).
     pub enc: &'a std::sync::Arc<Blocked>,
     layouts: &'a [Option<Layout>],
-    /// Operands an op reads in another layout than their own (`layout::assign`).
-    conversions: &'a HashMap<(OpId, Value), Layout>,
-    /// While one op is lowered: its operands read converted, in the layout it needs.
+    /// Each `convert_layout`'s result -> the op it was written for (`layout/stage.rs`).
+    readers: &'a HashMap<Value, OpId>,
+    /// While a value is recomputed in another layout (`remat.rs`): the values of its
+    /// chain, in the layouts the chain needs.
     overrides: HashMap<Value, (Layout, Vec<Operand>)>,
-    /// Conversions already made in the current block (or an enclosing one): (value,
-    /// embedding) -> elements. Dropped at the end of a loop body, whose registers are not
-    /// written when the loop runs no iteration.
-    converted: HashMap<(Value, Layout), Vec<Operand>>,
     regs: Vec<Ty>,
     /// Thread-position math and other values every later instruction may use; runs first
     /// so nothing defined in a loop body is read after a loop that ran zero times.
@@ -425,7 +423,6 @@ impl Lowerer<'_> {
     // ---- ops ----
 
     fn block(&mut self, block: &Block) -> Result<(), PtxError> {
-        let outer_conversions = self.converted.clone();
         for &id in &block.ops {
             let op = self.k.op(id);
             // The op table's effect says what may be skipped when its results are unused.
@@ -449,12 +446,12 @@ impl Lowerer<'_> {
                 continue;
             }
             self.materialize_reads(op);
-            self.comment(op);
-            self.convert_operands(id, op)?;
+            // A conversion's own group says what it moves (`exchange.rs`, `remat.rs`).
+            if !matches!(op.kind, OpKind::ConvertLayout { .. }) {
+                self.comment(op);
+            }
             self.op(op)?;
-            self.overrides.clear();
         }
-        self.converted = outer_conversions;
         Ok(())
     }
 
@@ -495,6 +492,7 @@ impl Lowerer<'_> {
             OpKind::Broadcast { value } => self.broadcast(op, *value),
             OpKind::Permute { value, .. } => self.permute(*value).and_then(|e| self.define(op, e)),
             OpKind::Reshape { value } => self.reshape(op, *value).and_then(|e| self.define(op, e)),
+            OpKind::ConvertLayout { value } => self.convert_layout_op(op, *value),
             OpKind::Join { lhs, rhs } => self.join(op, *lhs, *rhs).and_then(|e| self.define(op, e)),
             OpKind::Split { value } => self.split(op, *value),
             OpKind::Unary { op: uop, value } => self.unary(op, *uop, *value),

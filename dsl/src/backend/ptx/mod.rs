@@ -63,7 +63,7 @@ use crate::diag::{Code, Diagnostic, Diagnostics, HasDiagnostics};
 use crate::ir::SourceLoc;
 use crate::verify::VerifiedKernel;
 
-pub use layouts_text::layouts_text;
+pub use layouts_text::{layout_stage_kernel, layouts_text};
 
 /// The GPU architecture PTX is generated for (`.target`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
@@ -366,7 +366,7 @@ impl HasDiagnostics for PtxError {
 
 /// Lowers a verified kernel to the thread-level form.
 pub fn lower(kernel: &VerifiedKernel, options: &PtxOptions) -> Result<lir::Program, PtxError> {
-    lower::lower_kernel(kernel.kernel(), kernel.info(), options)
+    lower::lower_kernel(kernel.kernel(), options)
 }
 
 /// Prints a lowered program as PTX text.

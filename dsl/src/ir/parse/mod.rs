@@ -475,6 +475,7 @@ impl<'a> Parser<'a> {
                 OpKind::Permute { value, dims }
             }
             "reshape" => OpKind::Reshape { value: c.value()? },
+            "convert_layout" => OpKind::ConvertLayout { value: c.value()? },
             "split" => OpKind::Split { value: c.value()? },
             "join" => OpKind::Join { lhs: c.value()?, rhs: c.next_value()? },
             "fma" => OpKind::Fma { a: c.value()?, b: c.next_value()?, c: c.next_value()? },

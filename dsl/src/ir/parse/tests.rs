@@ -100,6 +100,7 @@ kernel @zoo(p: *f32 [D16], n: i32 [-] do_not_specialize, m: i64 [=1] do_not_spec
   %66 = inline_asm \"st.global.b32 [$1], $2;\", \"=r,l,r\" (%27, %8) impure pack 1 : tensor<16xi32>  loc(a.rs:27)
   %67 = max_contiguous %8, [16] : tensor<16xi32>  loc(a.rs:28)
   %68 = max_constancy %13, [4, 1] : tensor<16x1xi32>  loc(a.rs:28)
+  %69 = convert_layout %8 : tensor<16xi32>  loc(a.rs:29)
 }
 ";
 
@@ -167,11 +168,12 @@ fn the_zoo_has_every_op_kind() {
             OpKind::DeviceAssert { .. } => 38,
             OpKind::InlineAsm { .. } => 39,
             OpKind::AxisHint { .. } => 40,
+            OpKind::ConvertLayout { .. } => 41,
         }
     }
     let k = parse(ZOO).unwrap_or_else(|e| panic!("{e}"));
     let seen: HashSet<usize> = k.ops.iter().map(|op| variant(&op.kind)).collect();
-    assert_eq!(seen.len(), 41, "{seen:?}");
+    assert_eq!(seen.len(), 42, "{seen:?}");
 }
 
 /// Every name of the attribute enums parses back to its value (a new variant fails to

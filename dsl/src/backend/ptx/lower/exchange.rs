@@ -25,7 +25,7 @@ use crate::backend::ptx::PtxError;
 use crate::backend::ptx::layout::{Layout, MAX_REGS_PER_VALUE};
 use crate::backend::ptx::lir::{BinOp, Group, Guard, Inst, Operand, Reg, Ty};
 use crate::diag::Code;
-use crate::ir::{DType, Op, OpId, Value};
+use crate::ir::{DType, Op, Value};
 
 /// The most shared memory one exchange may hold: what a CTA may have on sm_86, the PTX
 /// target (99 KiB; past 48 KiB the buffer is dynamic shared memory and the launch opts
@@ -158,41 +158,35 @@ pub(super) fn shared_ty(ty: Ty) -> Ty {
 }
 
 impl Lowerer<'_> {
-    /// Before `op` is lowered: its operands that it reads in another layout (see
-    /// `layout::assign`), converted once per block.
-    pub(super) fn convert_operands(&mut self, id: OpId, op: &Op) -> Result<(), PtxError> {
-        for v in op.kind.operands() {
-            let Some(to) = self.conversions.get(&(id, v)).cloned() else { continue };
-            let regs = to.geometry(self.k.shape(v).dims()).num_regs();
-            if regs > MAX_REGS_PER_VALUE {
-                return Err(PtxError::new(
-                    Code::PtxRegisterBudget,
-                    &self.k.name,
-                    op.loc,
-                    format!(
-                        "`{}` reads {} as {}, which needs {regs} registers per thread (the budget is {MAX_REGS_PER_VALUE} per value)",
-                        op.kind.name(),
-                        self.value_origin(v),
-                        to.describe()
-                    ),
-                    "use a smaller block or more warps",
-                ));
-            }
-            let key = (v, to.clone());
-            let elems = match self.converted.get(&key) {
-                Some(e) => e.clone(),
-                None => {
-                    let e = match self.rematerialize(op, v, &to)? {
-                        Some(e) => e,
-                        None => self.convert_layout(op, v, &to)?,
-                    };
-                    self.converted.insert(key, e.clone());
-                    e
-                }
-            };
-            self.overrides.insert(v, (to, elems));
+    /// A `convert_layout` (`layout/stage.rs`): `v` recomputed in the result's layout where
+    /// that is cheap (`remat.rs`), else moved through shared memory. Messages and
+    /// decisions name the op the copy is for, which is what the author wrote.
+    pub(super) fn convert_layout_op(&mut self, copy: &Op, v: Value) -> Result<(), PtxError> {
+        let Some(&result) = copy.results.first() else { return Err(self.invariant(copy, "has no result")) };
+        let Some(to) = self.layout(result).cloned() else {
+            return Err(self.invariant(copy, format_args!("gives {result} no layout")));
+        };
+        let reader = self.readers.get(&result).map_or(copy, |&id| self.k.op(id));
+        let regs = to.geometry(self.k.shape(v).dims()).num_regs();
+        if regs > MAX_REGS_PER_VALUE {
+            return Err(PtxError::new(
+                Code::PtxRegisterBudget,
+                &self.k.name,
+                reader.loc,
+                format!(
+                    "`{}` reads {} as {}, which needs {regs} registers per thread (the budget is {MAX_REGS_PER_VALUE} per value)",
+                    reader.kind.name(),
+                    self.value_origin(v),
+                    to.describe()
+                ),
+                "use a smaller block or more warps",
+            ));
         }
-        Ok(())
+        let elems = match self.rematerialize(reader, v, &to)? {
+            Some(e) => e,
+            None => self.convert_layout(reader, v, &to)?,
+        };
+        self.define(copy, elems)
     }
 
     /// `v`'s elements in layout `to` (same shape), through shared memory.

@@ -16,12 +16,23 @@ use crate::ir::{Op, OpFamily, OpKind, Value};
 /// The most ops one rematerialization re-emits; longer chains go through shared memory.
 const MAX_CHAIN: usize = 8;
 
+/// What one rematerialization re-emits.
+struct Chain {
+    /// The values recomputed, each with its layout; numbered in definition order, so the
+    /// map's order is a valid one.
+    values: BTreeMap<Value, Layout>,
+    /// The conversions on the way: `copy -> operand`, read as the operand recomputed.
+    copies: BTreeMap<Value, Value>,
+}
+
 impl Lowerer<'_> {
     /// The block values `v` is computed from (itself included), each with the layout it is
-    /// recomputed in (`to` for `v`), when all of them are cheap to recompute; `None`
+    /// recomputed in (`to` for `v`), when all of them are cheap to recompute, and the
+    /// conversions met on the way (a copy is its operand: `copy -> operand`); `None`
     /// otherwise.
-    fn remat_chain(&self, v: Value, to: &Layout) -> Option<BTreeMap<Value, Layout>> {
+    fn remat_chain(&self, v: Value, to: &Layout) -> Option<Chain> {
         let mut chain = BTreeMap::new();
+        let mut copies = BTreeMap::new();
         let mut todo = vec![(v, to.clone())];
         // Into the tensor-core accumulator layout (a `dot`'s tile indices and pointers,
         // `layout/assign.rs`), `expand_dims` and pointer arithmetic recompute too.
@@ -41,6 +52,14 @@ impl Lowerer<'_> {
                 return None;
             }
             let op = self.k.def_op(x)?;
+            if let OpKind::ConvertLayout { value } = op.kind {
+                // Recomputed in `lx`, the copy is its operand recomputed in `lx`. Not a
+                // chain member: the stage numbers it after its readers.
+                chain.remove(&x);
+                copies.insert(x, value);
+                todo.push((value, lx));
+                continue;
+            }
             match (op.kind.family(), &op.kind) {
                 // Constants and ranges recompute from nothing (the other sources are
                 // scalars, skipped above); a splat from its scalar.
@@ -65,13 +84,13 @@ impl Lowerer<'_> {
                 }
             }
         }
-        Some(chain)
+        Some(Chain { values: chain, copies })
     }
 
     /// `v`'s elements recomputed in layout `to`, or `None` when `v` is not cheap to
     /// recompute. Leaves the lowering's state as it was, except for the new registers.
     pub(super) fn rematerialize(&mut self, op: &Op, v: Value, to: &Layout) -> Result<Option<Vec<Operand>>, PtxError> {
-        let Some(chain) = self.remat_chain(v, to) else { return Ok(None) };
+        let Some(Chain { values: chain, copies }) = self.remat_chain(v, to) else { return Ok(None) };
         self.emit(Inst::Group(Group::at(
             format!("recompute {v} ({}) as {} (no data movement)", self.k.ty(v), to.describe()),
             op.loc,
@@ -90,9 +109,14 @@ impl Lowerer<'_> {
             let elems = std::mem::replace(&mut self.vals[x.index()], own);
             lowered?;
             let elems = elems.ok_or_else(|| self.invariant(def, format_args!("did not define {x} when recomputed")))?;
+            // A copy of `x` met on the way reads as `x` recomputed (its operand comes
+            // before every reader of the copy, so the copies are ready when read).
+            for (&copy, _) in copies.iter().filter(|(_, o)| **o == x) {
+                self.overrides.insert(copy, (lx.clone(), elems.clone()));
+            }
             self.overrides.insert(x, (lx.clone(), elems));
         }
-        // The chain holds `v` itself.
+        // The chain holds `v` itself, or `v` is a copy of a chain member.
         let elems = self
             .overrides
             .get(&v)
