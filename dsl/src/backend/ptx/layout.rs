@@ -45,6 +45,7 @@
 
 mod assign;
 mod mma;
+pub(crate) mod remat;
 pub(crate) mod stage;
 
 use std::fmt;

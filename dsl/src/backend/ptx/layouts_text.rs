@@ -51,6 +51,9 @@ struct Notes<'a> {
     /// Each `convert_layout`'s result -> its operand, the op it was made for and which of
     /// that op's operands it is.
     copies: HashMap<Value, (Value, OpId, usize)>,
+    /// Each op copied to recompute a value in another layout (`layout/remat.rs`): its
+    /// result -> the value it copies and the op the copy is for.
+    recomputes: HashMap<Value, (Value, OpId)>,
     /// `ring_read`s that stay in shared memory: their ring and its slots' layout.
     in_place: HashMap<Value, (u32, SlotLayout)>,
     /// Transposes that tensor-core `dot`s read through (`transposed_operand`): no copy.
@@ -88,12 +91,29 @@ impl<'a> Notes<'a> {
                 copies.insert(copy, (value, reader, operand));
             }
         }
+        let recomputes = e
+            .stage
+            .recomputed
+            .values()
+            .flat_map(|r| r.copies.iter().map(move |&(copy, original)| (copy, (original, r.reader))))
+            .collect();
         let tma = tma_plan(k, &e.ai, &wgmma, arch);
-        Notes { k, layouts, copies, in_place, read_through, wgmma, tma }
+        Notes { k, layouts, copies, recomputes, in_place, read_through, wgmma, tma }
     }
 
     fn layout(&self, v: Value) -> Option<&Layout> {
         self.layouts.get(v.index()).and_then(Option::as_ref)
+    }
+
+    /// `%r = name` of op `id` (its name alone without results).
+    fn reader(&self, id: OpId) -> String {
+        let op = self.k.op(id);
+        let results: Vec<String> = op.results.iter().map(|r| r.to_string()).collect();
+        if results.is_empty() {
+            op.kind.name().to_string()
+        } else {
+            format!("{} = {}", results.join(", "), op.kind.name())
+        }
     }
 }
 
@@ -105,17 +125,14 @@ impl Annotations for Notes<'_> {
         if self.read_through.contains(&v) {
             return Some("(read by its dots from the tile it transposes, no copy)".to_string());
         }
+        if let Some(&(original, reader)) = self.recomputes.get(&v) {
+            let to = self.layout(v).map_or_else(|| "(scalar)".to_string(), Layout::describe);
+            return Some(format!("{to}  (recomputes {original} for {})", self.reader(reader)));
+        }
         if let Some(&(operand, reader, i)) = self.copies.get(&v) {
             let from = self.layout(operand).map_or_else(|| "(scalar)".to_string(), Layout::describe);
             let to = self.layout(v).map_or_else(|| "(scalar)".to_string(), Layout::describe);
-            let op = self.k.op(reader);
-            let results: Vec<String> = op.results.iter().map(|r| r.to_string()).collect();
-            let reader = if results.is_empty() {
-                op.kind.name().to_string()
-            } else {
-                format!("{} = {}", results.join(", "), op.kind.name())
-            };
-            return Some(format!("{from} -> {to}  (operand {i} of {reader})"));
+            return Some(format!("{from} -> {to}  (operand {i} of {})", self.reader(reader)));
         }
         self.layout(v).map(Layout::describe)
     }

@@ -36,7 +36,6 @@ mod math;
 mod memory;
 mod mma;
 mod reduce;
-mod remat;
 mod ring;
 mod scan;
 mod shape;
@@ -62,6 +61,7 @@ use std::collections::HashMap;
 
 use super::axis_info::AxisInfoMap;
 use super::encodings::{self, Encodings};
+use super::layout::remat::Recomputed;
 use super::layout::{Blocked, Geometry, Layout, MAX_REGS_PER_VALUE};
 use super::lir::{Group, Inst, LayoutNote, Operand, Param, ParamTy, Program, Reg, Special, Ty};
 use super::{Decisions, PtxError, PtxOptions};
@@ -139,7 +139,7 @@ pub(super) fn lower_kernel(k: &Kernel, options: &PtxOptions) -> Result<Program, 
         enc: &enc,
         layouts,
         readers: &stage.reader,
-        overrides: HashMap::new(),
+        recomputed: &stage.recomputed,
         regs: Vec::new(),
         prologue: Vec::new(),
         out: Vec::new(),
@@ -233,9 +233,9 @@ pub(super) struct Lowerer<'a> {
     layouts: &'a [Option<Layout>],
     /// Each `convert_layout`'s result -> the op it was written for (`layout/stage.rs`).
     readers: &'a HashMap<Value, OpId>,
-    /// While a value is recomputed in another layout (`remat.rs`): the values of its
-    /// chain, in the layouts the chain needs.
-    overrides: HashMap<Value, (Layout, Vec<Operand>)>,
+    /// The conversions the stage replaced by recomputing, by their first copied op
+    /// (`layout/remat.rs`): where the lowering says so.
+    recomputed: &'a HashMap<OpId, Recomputed>,
     regs: Vec<Ty>,
     /// Thread-position math and other values every later instruction may use; runs first
     /// so nothing defined in a loop body is read after a loop that ran zero times.
@@ -354,12 +354,8 @@ impl Lowerer<'_> {
         }
     }
 
-    /// Value `v`'s elements: one operand per element the thread holds (the converted
-    /// ones while an op that reads `v` converted is lowered).
+    /// Value `v`'s elements: one operand per element the thread holds.
     pub fn val(&self, v: Value) -> Result<Vec<Operand>, PtxError> {
-        if let Some((_, elems)) = self.overrides.get(&v) {
-            return Ok(elems.clone());
-        }
         // Operands are lowered before their uses (SSA order, checked by the verifier).
         self.vals
             .get(v.index())
@@ -407,12 +403,9 @@ impl Lowerer<'_> {
         self.layout(v).map(|l| l.geometry(self.k.shape(v).dims()))
     }
 
-    /// `v`'s layout (the converted one while an op that reads it converted is lowered).
+    /// `v`'s layout.
     pub fn layout(&self, v: Value) -> Option<&Layout> {
-        match self.overrides.get(&v) {
-            Some((l, _)) => Some(l),
-            None => self.layouts[v.index()].as_ref(),
-        }
+        self.layouts[v.index()].as_ref()
     }
 
     /// Number of elements a thread holds of `v`.
@@ -446,7 +439,10 @@ impl Lowerer<'_> {
                 continue;
             }
             self.materialize_reads(op);
-            // A conversion's own group says what it moves (`exchange.rs`, `remat.rs`).
+            if let Some(r) = self.recomputed.get(&id) {
+                self.say_recomputed(r);
+            }
+            // A conversion's own group says what it moves (`exchange.rs`).
             if !matches!(op.kind, OpKind::ConvertLayout { .. }) {
                 self.comment(op);
             }

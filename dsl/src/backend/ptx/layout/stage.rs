@@ -1,8 +1,10 @@
 //! The layout stage, as Triton's TTGIR: the kernel with every value's layout, and each
 //! conversion the assignment (`assign.rs`) asks for written as an explicit
-//! `convert_layout` op before the op that reads the copy.
+//! `convert_layout` op before the op that reads the copy, or, where the copied value is
+//! cheap to recompute, as copies of the ops that compute it (`remat.rs`, run over the
+//! stage).
 //!
-//! [`materialize`] is the pass that writes it. A copy made in a block serves every later
+//! [`materialize`] is the pass that writes the conversions. A copy made in a block serves every later
 //! reader in that block and in the blocks nested in it (one conversion a value and layout
 //! per block, as a register copy would); a loop body's copies are its own, since a loop
 //! that runs no iteration writes none of them. The new ops and values go after the
@@ -12,6 +14,7 @@
 
 use std::collections::HashMap;
 
+use super::remat::{self, Recomputed};
 use super::{Assignment, Layout};
 use crate::backend::ptx::PtxError;
 use crate::backend::ptx::lower::transposed_operand;
@@ -30,6 +33,9 @@ pub(crate) struct LayoutStage {
     /// what the lowering's messages and decisions name, since authors never write a
     /// conversion themselves.
     pub reader: HashMap<Value, OpId>,
+    /// The conversions replaced by recomputing their operand (`remat.rs`), by the first
+    /// op of the copies.
+    pub recomputed: HashMap<OpId, Recomputed>,
 }
 
 /// Where a block's ops live: the kernel's body, or region `index` of op `owner`.
@@ -73,6 +79,7 @@ pub(crate) fn materialize(k: &Kernel, assignment: Assignment) -> Result<LayoutSt
             }
         }
     }
+    let recomputed = remat::run(&mut out, &mut layouts, &reader);
     let kernel = verify::verify(out).map_err(|e| {
         PtxError::new(
             Code::PtxUnsupported,
@@ -82,7 +89,7 @@ pub(crate) fn materialize(k: &Kernel, assignment: Assignment) -> Result<LayoutSt
             "please report it with the kernel's IR text",
         )
     })?;
-    Ok(LayoutStage { kernel, layouts, reader })
+    Ok(LayoutStage { kernel, layouts, reader, recomputed })
 }
 
 /// The conversions of `b`'s ops (and of the blocks nested in them), with the copies

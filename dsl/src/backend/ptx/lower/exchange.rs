@@ -22,6 +22,7 @@
 
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::PtxError;
+use crate::backend::ptx::layout::remat::Recomputed;
 use crate::backend::ptx::layout::{Layout, MAX_REGS_PER_VALUE};
 use crate::backend::ptx::lir::{BinOp, Group, Guard, Inst, Operand, Reg, Ty};
 use crate::diag::Code;
@@ -158,9 +159,9 @@ pub(super) fn shared_ty(ty: Ty) -> Ty {
 }
 
 impl Lowerer<'_> {
-    /// A `convert_layout` (`layout/stage.rs`): `v` recomputed in the result's layout where
-    /// that is cheap (`remat.rs`), else moved through shared memory. Messages and
-    /// decisions name the op the copy is for, which is what the author wrote.
+    /// A `convert_layout` (`layout/stage.rs`) the stage did not replace by recomputing
+    /// (`layout/remat.rs`): `v` moved through shared memory. Messages and decisions name
+    /// the op the copy is for, which is what the author wrote.
     pub(super) fn convert_layout_op(&mut self, copy: &Op, v: Value) -> Result<(), PtxError> {
         let Some(&result) = copy.results.first() else { return Err(self.invariant(copy, "has no result")) };
         let Some(to) = self.layout(result).cloned() else {
@@ -182,11 +183,29 @@ impl Lowerer<'_> {
                 "use a smaller block or more warps",
             ));
         }
-        let elems = match self.rematerialize(reader, v, &to)? {
-            Some(e) => e,
-            None => self.convert_layout(reader, v, &to)?,
-        };
+        let elems = self.convert_layout(reader, v, &to)?;
         self.define(copy, elems)
+    }
+
+    /// Where the stage recomputes a value in another layout (`layout/remat.rs`): a group
+    /// saying so before the copied ops, and the decision `explain` prints.
+    pub(super) fn say_recomputed(&mut self, r: &Recomputed) {
+        let reader = self.k.op(r.reader);
+        self.emit(Inst::Group(Group::at(
+            format!("recompute {} ({}) as {} (no data movement)", r.value, self.k.ty(r.value), r.to.describe()),
+            reader.loc,
+        )));
+        self.decisions.conversions.push(crate::backend::ptx::ConversionDecision {
+            loc: reader.loc,
+            through_shared_memory: false,
+            reason: format!(
+                "{} recomputed as {} for `{}` ({} ops)",
+                self.value_origin(r.value),
+                r.to.describe(),
+                reader.kind.name(),
+                r.ops
+            ),
+        });
     }
 
     /// `v`'s elements in layout `to` (same shape), through shared memory.
