@@ -58,8 +58,10 @@ fn explain(kernel: &[&str], extra: &[&str]) -> (u8, String) {
         " : tensor<32x32xf16> #shared<ring 0, swizzled, vec 16 bytes, perPhase 2, maxPhase 4> (read in place)  loc(",
         " : tensor<32x32xf16> #shared<ring 1, swizzled, vec 16 bytes, perPhase 2, maxPhase 4> (read in place)  loc(",
         " : tensor<32x32xf32> #mma  loc(",
-        "' = convert_layout %",
-        " = expand_dims)\n",
+        // An index read along the other dim is recomputed there (the layout stage's copied
+        // ops), not converted.
+        " = arange 0..32 : tensor<32xi32> #slice<dims=[1], #blocked>  (recomputes %",
+        " = expand_dims)  loc(",
     ]
 )]
 #[case::matmul_eight_warps(MATMUL, &["--ir", "layouts", "--num-warps", "8"], &["\nnum_warps = 8\n", "wpc=[2, 4]"])]
