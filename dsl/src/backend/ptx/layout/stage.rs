@@ -62,7 +62,8 @@ pub(crate) fn materialize(k: &Kernel, assignment: Assignment) -> Result<LayoutSt
     block(k, &layouts, &conversions, &k.body, None, &mut scope, &mut edits);
     let Edits { ops, values, operands, blocks, reader, layouts: added } = edits;
     let mut out = k.clone();
-    for (&(id, _), _) in operands.iter() {
+    let readers: std::collections::HashSet<OpId> = operands.keys().map(|&(id, _)| id).collect();
+    for id in readers {
         let op = &mut out.ops[id.index()];
         op.kind = op.kind.map_operands(|v| operands.get(&(id, v)).copied().unwrap_or(v));
     }
