@@ -7,7 +7,10 @@
 //! - `verify`: the verifier; the output is `ok` or its diagnostics, one after another;
 //! - `layouts`: the PTX back end's layout decisions (the kernel's blocked layout and why,
 //!   each block value's layout, vector widths, reductions, conversions, unrolled loops);
-//! - `lir`: the thread-level program the PTX back end lowers the kernel to, as text.
+//! - `lir`: the thread-level program the PTX back end lowers the kernel to, as text;
+//! - `stage`: the layout stage (`rtriton explain --ir layouts`): the kernel with each
+//!   value's layout and each conversion as an op (a `convert_layout`, or the ops copied to
+//!   recompute an index in another layout).
 //!
 //! `RTRITON_BLESS=1 cargo test -p rtriton-tests --test ir_filetests` rewrites every `out`
 //! file from what the stages print now; review the diff (`tests/ir/README.md`).
@@ -55,6 +58,10 @@ fn run(stage: &str, mut kernel: Kernel, options: &PtxOptions) -> Result<String, 
             Ok(_) => "ok\n".to_string(),
             Err(e) => format!("{e:#}\n"),
         }),
+        "stage" => {
+            let verified = verify(kernel).map_err(|e| format!("does not verify:\n{e:#}"))?;
+            Ok(ptx::layouts_text(&verified, options).unwrap_or_else(|e| format!("{e:#}\n")))
+        }
         "layouts" | "lir" => {
             let verified = verify(kernel).map_err(|e| format!("does not verify:\n{e:#}"))?;
             let program = match ptx::lower(&verified, options) {
@@ -98,8 +105,8 @@ fn run(stage: &str, mut kernel: Kernel, options: &PtxOptions) -> Result<String, 
             }
             Ok(out)
         }
-        // the four stages are named above (a header word, not an op kind)
-        _ => Err(format!("unknown stage `{stage}` (known: dce, verify, layouts, lir)")),
+        // the five stages are named above (a header word, not an op kind)
+        _ => Err(format!("unknown stage `{stage}` (known: dce, verify, layouts, lir, stage)")),
     }
 }
 
