@@ -55,6 +55,7 @@ pub use assign::{Assignment, assign};
 pub use mma::{
     MMA_TILE, MmaInput, WARPGROUP_ROWS, WARPGROUP_WARPS, chained_warps, mma_encodings, mma_warps, wgmma_warps,
 };
+pub(crate) use mma::{dot_input, tensor_core_input, transposed_operand};
 
 /// Registers per thread one block value may take (the register budget).
 pub const MAX_REGS_PER_VALUE: usize = 128;

@@ -13,7 +13,8 @@ use std::fmt::Write;
 
 use super::encodings::{Encodings, mma_lines};
 use super::layout::Layout;
-use super::lower::{SlotLayout, TmaPlan, WgmmaPlan, plan, read_in_place, slot_layout, tma_plan, transposed_operand};
+use super::layout::transposed_operand;
+use super::lower::{SlotLayout, TmaPlan, WgmmaPlan, plan, read_in_place, slot_layout, tma_plan};
 use super::{Arch, PtxError, PtxOptions};
 use crate::ir::printer::{Annotations, print_annotated};
 use crate::ir::{Kernel, OpId, OpKind, Value};

@@ -50,7 +50,6 @@ mod wide;
 mod wide_mul;
 
 pub(super) use exchange::fits_one_exchange;
-pub(super) use mma::transposed_operand;
 pub(super) use ring::{SlotLayout, read_in_place, slot_layout};
 pub(super) use tma::{TmaPlan, plan as tma_plan};
 pub(super) use wgmma::{WgmmaPlan, plan};
@@ -62,6 +61,7 @@ use std::collections::HashMap;
 use super::axis_info::AxisInfoMap;
 use super::encodings::{self, Encodings};
 use super::layout::remat::Recomputed;
+use super::layout::transposed_operand;
 use super::layout::{Blocked, Geometry, Layout, MAX_REGS_PER_VALUE};
 use super::lir::{Group, Inst, LayoutNote, Operand, Param, ParamTy, Program, Reg, Special, Ty};
 use super::{Decisions, PtxError, PtxOptions};

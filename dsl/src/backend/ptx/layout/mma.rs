@@ -16,10 +16,10 @@
 
 use std::collections::HashMap;
 
-use super::Blocked;
 use super::assign::Uf;
+use super::{Blocked, Layout};
 use crate::backend::ptx::Arch;
-use crate::ir::{Block, InputPrecision, Kernel, Op, OpId, OpKind, ScalarType, ValueDef};
+use crate::ir::{Block, InputPrecision, Kernel, Op, OpId, OpKind, ScalarType, Value, ValueDef};
 
 /// The rows and columns one `mma.sync` result tile has (`m16n8`).
 pub const MMA_TILE: [usize; 2] = [16, 8];
@@ -181,6 +181,54 @@ pub fn mma_warps(m: usize, n: usize, num_warps: usize) -> [usize; 2] {
         }
     }
     w
+}
+
+/// The tensor-core input of a `dot` (`lower/mma.rs`'s `mma_input`) whose result is in `result` and whose `a` is `a`, out
+/// of the lowering, for the decisions made before it (`ring.rs`'s reads in place).
+pub(crate) fn tensor_core_input(
+    k: &Kernel,
+    result: Option<&Layout>,
+    a: Value,
+    input: Option<MmaInput>,
+) -> Option<MmaInput> {
+    let input = input?;
+    let on_mma = result.is_some_and(|l| l.enc.is_mma() && l.embed == [0, 1]);
+    let k = k.shape(a).dims()[1];
+    (on_mma && k.is_multiple_of(input.k())).then_some(input)
+}
+
+/// [`tensor_core_input`] of the `dot` `op` (`None` for any other op), from the layouts.
+pub(crate) fn dot_input(k: &Kernel, layouts: &[Option<Layout>], op: &Op) -> Option<MmaInput> {
+    let OpKind::Dot { a, input_precision, .. } = &op.kind else { return None };
+    let elem = k.dtype(*a).scalar()?;
+    tensor_core_input(k, layouts[op.results[0].index()].as_ref(), *a, MmaInput::of(elem, *input_precision))
+}
+
+/// The block `v` transposes (`trans(x)`, a `permute` with dims `[1, 0]`) when every use of
+/// `v` is the `b` of a tensor-core `dot` of 16-bit inputs: such a `dot` stages `x` as it is
+/// (`[N, K]`, each row one column of `b`) and reads `b`'s fragments with `ldmatrix` without
+/// `.trans`, so the transpose moves no element (Triton's dot operand of a transposed
+/// shared layout). A function of the layouts alone, so the layouts text shows it.
+pub(crate) fn transposed_operand(k: &Kernel, layouts: &[Option<Layout>], v: Value) -> Option<Value> {
+    let Some(OpKind::Permute { value, dims }) = k.def_op(v).map(|op| &op.kind) else { return None };
+    if dims[..] != [1, 0] {
+        return None;
+    }
+    let mut uses = 0;
+    for id in k.walk() {
+        let op = k.op(id);
+        let n = op.kind.operands().iter().filter(|&&x| x == v).count();
+        if n == 0 {
+            continue;
+        }
+        let OpKind::Dot { a, b, acc, .. } = &op.kind else { return None };
+        if !matches!(dot_input(k, layouts, op), Some(MmaInput::F16 | MmaInput::BF16)) || *b != v || *a == v || *acc == v
+        {
+            return None;
+        }
+        uses += n;
+    }
+    (uses > 0).then_some(*value)
 }
 
 #[cfg(test)]

@@ -15,9 +15,8 @@
 use std::collections::HashMap;
 
 use super::remat::{self, Recomputed};
-use super::{Assignment, Layout};
+use super::{Assignment, Layout, transposed_operand};
 use crate::backend::ptx::PtxError;
-use crate::backend::ptx::lower::transposed_operand;
 use crate::diag::Code;
 use crate::ir::{Block, Kernel, Op, OpId, OpKind, Value, ValueData, ValueDef};
 use crate::verify::{self, VerifiedKernel};

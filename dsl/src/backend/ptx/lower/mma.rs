@@ -22,9 +22,9 @@ use super::super::PtxError;
 use super::Lowerer;
 use super::exchange::{Place, Side};
 use super::swizzle::Swizzle;
-use crate::backend::ptx::layout::{Blocked, Geometry, Layout, MmaInput};
+use crate::backend::ptx::layout::{Blocked, Geometry, Layout, MmaInput, tensor_core_input, transposed_operand};
 use crate::backend::ptx::lir::{BinOp, Inst, Operand, Reg, Ty};
-use crate::ir::{Block, Kernel, Op, OpId, OpKind, Value};
+use crate::ir::{Block, Op, OpId, OpKind, Value};
 use std::collections::{HashMap, HashSet};
 
 /// Bytes of padding after each row in shared memory.
@@ -48,54 +48,6 @@ struct LdmatrixLane {
 /// A fragment's offset from its operand's base, as (row bytes, column bytes): a swizzled
 /// slot moves the columns by `xor` ([`Lowerer::fragment_at`]).
 type FragmentOffset = (u32, u32);
-
-/// [`Lowerer::mma_input`] of a `dot` whose result is in `result` and whose `a` is `a`, out
-/// of the lowering, for the decisions made before it (`ring.rs`'s reads in place).
-pub(super) fn tensor_core_input(
-    k: &Kernel,
-    result: Option<&Layout>,
-    a: Value,
-    input: Option<MmaInput>,
-) -> Option<MmaInput> {
-    let input = input?;
-    let on_mma = result.is_some_and(|l| l.enc.is_mma() && l.embed == [0, 1]);
-    let k = k.shape(a).dims()[1];
-    (on_mma && k.is_multiple_of(input.k())).then_some(input)
-}
-
-/// [`tensor_core_input`] of the `dot` `op` (`None` for any other op), from the layouts.
-pub(super) fn dot_input(k: &Kernel, layouts: &[Option<Layout>], op: &Op) -> Option<MmaInput> {
-    let OpKind::Dot { a, input_precision, .. } = &op.kind else { return None };
-    let elem = k.dtype(*a).scalar()?;
-    tensor_core_input(k, layouts[op.results[0].index()].as_ref(), *a, MmaInput::of(elem, *input_precision))
-}
-
-/// The block `v` transposes (`trans(x)`, a `permute` with dims `[1, 0]`) when every use of
-/// `v` is the `b` of a tensor-core `dot` of 16-bit inputs: such a `dot` stages `x` as it is
-/// (`[N, K]`, each row one column of `b`) and reads `b`'s fragments with `ldmatrix` without
-/// `.trans`, so the transpose moves no element (Triton's dot operand of a transposed
-/// shared layout). A function of the layouts alone, so the layouts text shows it.
-pub(crate) fn transposed_operand(k: &Kernel, layouts: &[Option<Layout>], v: Value) -> Option<Value> {
-    let Some(OpKind::Permute { value, dims }) = k.def_op(v).map(|op| &op.kind) else { return None };
-    if dims[..] != [1, 0] {
-        return None;
-    }
-    let mut uses = 0;
-    for id in k.walk() {
-        let op = k.op(id);
-        let n = op.kind.operands().iter().filter(|&&x| x == v).count();
-        if n == 0 {
-            continue;
-        }
-        let OpKind::Dot { a, b, acc, .. } = &op.kind else { return None };
-        if !matches!(dot_input(k, layouts, op), Some(MmaInput::F16 | MmaInput::BF16)) || *b != v || *a == v || *acc == v
-        {
-            return None;
-        }
-        uses += n;
-    }
-    (uses > 0).then_some(*value)
-}
 
 /// Whether `a` is in the accumulator layout `enc` of the `dot` reading it with every warp
 /// along M (attention's `P`): a thread then holds, for each 16-row tile and k-step, the

@@ -31,11 +31,11 @@
 //!   other is loaded into registers in its layout.
 
 use super::exchange::{Place, Side, shared_ty};
-use super::mma::{dot_input, transposed_operand};
 use super::swizzle::{SWIZZLE_ALIGN, Swizzle};
 use super::wgmma::WgmmaPlan;
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::layout::{Layout, MmaInput};
+use crate::backend::ptx::layout::{dot_input, transposed_operand};
 use crate::backend::ptx::lir::{BinOp, Guard, Inst, Operand, Reg, Ty};
 use crate::backend::ptx::{AccessKind, PtxError};
 use crate::ir::{DType, Kernel, Op, OpKind, Value};

@@ -42,10 +42,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::Lowerer;
-use super::mma::{dot_input, transposed_operand};
 use super::ring::{SlotLayout, read_in_place};
 use super::swizzle::Swizzle;
 use crate::backend::ptx::layout::{Layout, MmaInput, WARPGROUP_WARPS};
+use crate::backend::ptx::layout::{dot_input, transposed_operand};
 use crate::backend::ptx::lir::{BinOp, Inst, Operand, Reg, Ty, WgmmaA};
 use crate::backend::ptx::{Arch, PtxError};
 use crate::ir::{Kernel, Op, OpId, OpKind, Value};
