@@ -1,9 +1,11 @@
 //! The layout stage as text, as Triton prints TTGIR: the stage's kernel (the front end's
 //! IR with each conversion the assignment asks for as a `convert_layout` op before the op
-//! that reads the copy, `layout/stage.rs`), with the encodings in a header (`#blocked =
-//! ...`, `#mma = ...`), each block value's type followed by the layout the lowering gives
-//! it (a conversion's `from -> to`, and the operand of the op it was made for), and the
-//! staging rings' reads that stay in shared memory marked `#shared`.
+//! that reads the copy, or as the ops copied to recompute a cheap index, `layout/stage.rs`
+//! and `layout/remat.rs`), with the encodings in a header (`#blocked = ...`, `#mma =
+//! ...`), each block value's type followed by the layout the lowering gives it (a
+//! conversion's `from -> to` and the operand of the op it was made for; a copied op's
+//! `recomputes %N for ...`), and the staging rings' reads that stay in shared memory
+//! marked `#shared`.
 //!
 //! Everything comes from the lowering's own computation ([`Encodings`], and `ring.rs`'s
 //! choice of the reads that stay in place), so the text is what the PTX is built from.
@@ -20,9 +22,9 @@ use crate::ir::printer::{Annotations, print_annotated};
 use crate::ir::{Kernel, OpId, OpKind, Value};
 use crate::verify::VerifiedKernel;
 
-/// The layout stage's kernel of `kernel` under `options`: its IR with the conversions the
-/// lowering makes as `convert_layout` ops, verified (what the PTX is lowered from, without
-/// the layouts; [`layouts_text`] prints both).
+/// The layout stage's kernel of `kernel` under `options`: its IR with the conversions as
+/// ops (`convert_layout`, or the ops copied to recompute a cheap index), verified: what
+/// the PTX is lowered from, without the layouts ([`layouts_text`] prints both).
 pub fn layout_stage_kernel(kernel: &VerifiedKernel, options: &PtxOptions) -> Result<VerifiedKernel, PtxError> {
     Ok(Encodings::compute(kernel.kernel(), options)?.stage.kernel)
 }

@@ -4,10 +4,10 @@
 //! cheap to recompute, as copies of the ops that compute it (`remat.rs`, run over the
 //! stage).
 //!
-//! [`materialize`] is the pass that writes the conversions. A copy made in a block serves every later
-//! reader in that block and in the blocks nested in it (one conversion a value and layout
-//! per block, as a register copy would); a loop body's copies are its own, since a loop
-//! that runs no iteration writes none of them. The new ops and values go after the
+//! [`materialize`] is the pass that writes the conversions. A copy made in a block serves
+//! every later reader in that block and in the blocks nested in it (one conversion a value
+//! and layout per block, as a register copy would); a loop body's copies are its own, since
+//! a loop that runs no iteration writes none of them. The new ops and values go after the
 //! existing ones in the kernel's arenas, so every `OpId` and `Value` the earlier passes
 //! keyed their facts by (the `dot`s' encodings, the rings) keeps its meaning. The result
 //! is verified again: the stage the lowering reads is verified IR, as its input was.
