@@ -473,6 +473,9 @@ fn vector_section(e: &Explanation, out: &mut String) {
                 let how = if c.through_shared_memory { "through shared memory" } else { "recomputed" };
                 let _ = writeln!(out, "  layout conversion at {}: {how}: {}", c.loc.short(), c.reason);
             }
+            for d in &s.decisions.dot_operands {
+                let _ = writeln!(out, "  dot operand at {}: `{}` {}", d.loc.short(), d.operand, d.source);
+            }
         }
         (Some(Err(err)), _) => {
             let _ = writeln!(out, "vector widths: the PTX back end could not compile the kernel");

@@ -14,7 +14,7 @@ mod ptx_common;
 
 use half::f16;
 use rstest::rstest;
-use rtriton::backend::ptx::Arch;
+use rtriton::backend::ptx::{Arch, DotOperandSource};
 use rtriton::kernel;
 use rtriton::prelude::*;
 use rtriton::session::CompileSession;
@@ -176,6 +176,29 @@ fn the_chained_products_convert_nothing_in_the_loop() {
     assert!(converted.is_empty(), "the loop converts {converted:#?}");
     assert!(body.iter().any(|l| l.contains("permute") && l.contains("no copy")), "{text}");
     assert!(body.iter().any(|l| l.contains("expand_dims") && l.contains("tensor<128x1xf32> #mma")), "{text}");
+}
+
+/// How each operand of the two products reaches the tensor cores (`Decisions::dot_operands`,
+/// what `explain` prints): `Q`'s fragments read once before the loop, `K` and `V` from their
+/// rings' slots (through descriptors for `wgmma`), and `P` from its registers: the
+/// accumulator-to-operand conversion moves nothing through shared memory.
+#[rstest]
+#[case::mma_sync(Arch::Sm90, [DotOperandSource::Hoisted, DotOperandSource::RingSlot, DotOperandSource::Registers, DotOperandSource::RingSlot])]
+#[case::wgmma(Arch::Sm90a, [DotOperandSource::Hoisted, DotOperandSource::Descriptor, DotOperandSource::Registers, DotOperandSource::Descriptor])]
+fn p_reaches_the_second_product_from_its_registers(#[case] arch: Arch, #[case] want: [DotOperandSource; 4]) {
+    let c = [("BLOCK_M", 128), ("BLOCK_N", 64), ("HEAD_DIM", 64), ("STAGES", 2), ("CAUSAL", 0)];
+    let p = |i: u64| ArgValue::Ptr(0x7f00_0000_0000 + (i << 24));
+    let args = [p(0), p(1), p(2), p(3), ArgValue::Int(4096), ArgValue::F32(0.125)];
+    let warps = if arch == Arch::Sm90a { 8 } else { 4 };
+    let ptx = ptx_common::compile_def(&attn_fwd(), &c, &args, SpecPolicy::Triton, &ptx_common::options(arch, warps))
+        .expect("compiles");
+    let got: Vec<(&str, DotOperandSource)> = ptx.decisions.dot_operands.iter().map(|d| (d.operand, d.source)).collect();
+    assert_eq!(
+        got,
+        [("a", want[0]), ("b", want[1]), ("a", want[2]), ("b", want[3])],
+        "{:#?}",
+        ptx.decisions.dot_operands
+    );
 }
 
 #[test]

@@ -103,6 +103,9 @@ fn run(stage: &str, mut kernel: Kernel, options: &PtxOptions) -> Result<String, 
             for l in &d.loops {
                 let _ = writeln!(out, "loop at {}: unrolled {}x: {}", l.loc.short(), l.unroll, l.reason);
             }
+            for o in &d.dot_operands {
+                let _ = writeln!(out, "dot operand at {}: `{}` {}", o.loc.short(), o.operand, o.source);
+            }
             Ok(out)
         }
         // the five stages are named above (a header word, not an op kind)

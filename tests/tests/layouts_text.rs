@@ -8,7 +8,7 @@
 
 use half::f16;
 use rstest::rstest;
-use rtriton::backend::ptx::{PtxOptions, layouts_text};
+use rtriton::backend::ptx::{DotOperandSource, PtxOptions, layouts_text};
 use rtriton::kernel;
 use rtriton::prelude::*;
 use rtriton::session::CompileSession;
@@ -365,4 +365,45 @@ fn the_stage_is_ir_that_computes_the_same(
         ptrs.iter().map(|&(p, n)| mem.read_bytes(p, n).unwrap().to_vec()).collect::<Vec<_>>()
     };
     assert_eq!(outputs(&stage), outputs(&front));
+}
+
+/// How a tensor-core `dot`'s operands reach it (`Decisions::dot_operands`): a tile loaded
+/// into registers is written to shared memory by the `dot` and read as fragments (a
+/// conversion through shared memory); a staging ring's slot is read in place.
+#[rstest]
+#[case::loaded_tiles(dot_tile(), &[("BM", 32), ("BN", 32), ("BK", 16)], DotOperandSource::Staged)]
+#[case::ring_slots(staged_f16(), STAGED, DotOperandSource::RingSlot)]
+fn each_dot_operand_says_where_it_comes_from(
+    #[case] def: KernelDef,
+    #[case] constexprs: &[(&str, i64)],
+    #[case] source: DotOperandSource,
+) {
+    let ptx = rtriton::backend::ptx::compile(&verified(&def, constexprs), &PtxOptions::default()).expect("compiles");
+    let got: Vec<(&str, DotOperandSource)> = ptx.decisions.dot_operands.iter().map(|d| (d.operand, d.source)).collect();
+    assert_eq!(got, [("a", source), ("b", source)]);
+}
+
+/// `rtriton explain` says where each operand of a tensor-core `dot` comes from.
+#[test]
+fn explain_names_each_dot_operands_source() {
+    use rtriton::explain::{ExplainInput, Section, explain, render};
+    let def = dot_tile();
+    let p = |i: u64| rtriton::spec::ArgValue::Ptr(0x7f00_0000_0000 + (i << 24));
+    let args = [p(0), p(1), p(2)];
+    let input = ExplainInput {
+        def: &def,
+        constexprs: &[("BM", 32), ("BN", 32), ("BK", 16)],
+        args: &args,
+        policy: rtriton::spec::SpecPolicy::Triton,
+        semantics: rtriton::trace::Semantics::Rtriton,
+        extents: &[],
+        ptx: Default::default(),
+        lint: &Default::default(),
+    };
+    let text = render(&explain(&input).expect("arguments fit"), &[Section::Vector]);
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains("dot operand at ")).collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    for (line, operand) in lines.iter().zip(["a", "b"]) {
+        assert!(line.contains(&format!("`{operand}` through shared memory: written by the dot")), "{text}");
+    }
 }

@@ -286,7 +286,7 @@ pub struct ReductionDecision {
 pub struct ConversionDecision {
     pub loc: SourceLoc,
     /// Moved between threads through shared memory; `false`: recomputed in the layout
-    /// (an index cheap to rematerialize, `lower/remat.rs`).
+    /// (an index cheap to rematerialize, `layout/remat.rs`).
     pub through_shared_memory: bool,
     pub reason: String,
 }
@@ -313,6 +313,46 @@ pub struct LoopDecision {
     pub reason: String,
 }
 
+/// Where a tensor-core `dot`'s operand comes from (`lower/mma.rs`, `lower/wgmma.rs`): its
+/// conversion to the dot-operand layout, Triton's `#dot_op`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DotOperandSource {
+    /// The operand's own registers, repacked as fragments: no data movement (attention's
+    /// `P`, whose accumulator pairs are the `a` fragment).
+    Registers,
+    /// `ldmatrix` fragments read once before the loop the `dot` is in (a loop-invariant
+    /// `a`, attention's `Q`).
+    Hoisted,
+    /// Read in place from its staging ring's slot by `ldmatrix`.
+    RingSlot,
+    /// Read by `wgmma` from its staging ring's slot through a shared-memory descriptor.
+    Descriptor,
+    /// Written to shared memory by the `dot`, a barrier, then read as fragments: a layout
+    /// conversion through shared memory.
+    Staged,
+}
+
+impl fmt::Display for DotOperandSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DotOperandSource::Registers => "from its registers, repacked as fragments (no data movement)",
+            DotOperandSource::Hoisted => "ldmatrix fragments read once before the loop",
+            DotOperandSource::RingSlot => "ldmatrix from its staging ring's slot, in place",
+            DotOperandSource::Descriptor => "wgmma reads its staging ring's slot through a descriptor",
+            DotOperandSource::Staged => "through shared memory: written by the dot, then read as fragments",
+        })
+    }
+}
+
+/// How one operand of a tensor-core `dot` reaches the tensor cores.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DotOperandDecision {
+    pub loc: SourceLoc,
+    /// `a` or `b`.
+    pub operand: &'static str,
+    pub source: DotOperandSource,
+}
+
 /// The decisions the lowering made, for tests, `rtriton ptx` and performance reviews.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decisions {
@@ -322,12 +362,19 @@ pub struct Decisions {
     pub reductions: Vec<ReductionDecision>,
     pub conversions: Vec<ConversionDecision>,
     pub loops: Vec<LoopDecision>,
+    pub dot_operands: Vec<DotOperandDecision>,
 }
 
 impl Decisions {
     /// The lengths of the lists, for [`Decisions::truncate`].
     pub(crate) fn lens(&self) -> Vec<usize> {
-        vec![self.accesses.len(), self.reductions.len(), self.conversions.len(), self.loops.len()]
+        vec![
+            self.accesses.len(),
+            self.reductions.len(),
+            self.conversions.len(),
+            self.loops.len(),
+            self.dot_operands.len(),
+        ]
     }
 
     /// Drops the entries past `lens` (from [`Decisions::lens`]): a body lowered several
@@ -337,6 +384,7 @@ impl Decisions {
         self.reductions.truncate(lens[1]);
         self.conversions.truncate(lens[2]);
         self.loops.truncate(lens[3]);
+        self.dot_operands.truncate(lens[4]);
     }
 }
 

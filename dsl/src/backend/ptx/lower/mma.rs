@@ -18,7 +18,7 @@
 //! the fragment addresses below use the same rows. A barrier after the last read lets the
 //! next exchange reuse the buffer.
 
-use super::super::PtxError;
+use super::super::{DotOperandDecision, DotOperandSource, PtxError};
 use super::Lowerer;
 use super::exchange::{Place, Side};
 use super::swizzle::Swizzle;
@@ -140,6 +140,27 @@ impl Lowerer<'_> {
             let place = Place { strides, offset: a_len };
             let side = Side { shape: self.k.shape(src).dims().to_vec(), layout: self.layout(src).cloned(), place };
             writes.push((side, self.val(src)?));
+        }
+        // How each operand reaches the tensor cores (its conversion to the dot-operand
+        // layout), for `explain`.
+        let a_source = if a_by_descriptor {
+            DotOperandSource::Descriptor
+        } else if a_view.is_some() {
+            DotOperandSource::RingSlot
+        } else if hoisted.is_some() {
+            DotOperandSource::Hoisted
+        } else if a_regs {
+            DotOperandSource::Registers
+        } else {
+            DotOperandSource::Staged
+        };
+        let b_source = match (wg, b_view) {
+            (Some(_), _) => DotOperandSource::Descriptor,
+            (None, Some(_)) => DotOperandSource::RingSlot,
+            (None, None) => DotOperandSource::Staged,
+        };
+        for (operand, source) in [("a", a_source), ("b", b_source)] {
+            self.decisions.dot_operands.push(DotOperandDecision { loc: op.loc, operand, source });
         }
         let staged = !writes.is_empty();
         if staged {
