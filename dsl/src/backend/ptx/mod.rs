@@ -32,8 +32,8 @@
 //!   are not coalesced (`coalesce.rs`). Here a value gets a second
 //!   layout only where one op needs it in another role (one `arange` as rows and as
 //!   columns, a row sum read along the other dim): an index made from an `arange` is
-//!   recomputed in that layout (`lower/remat.rs`), anything else goes through shared
-//!   memory (`lower/exchange.rs`, Triton's `convert_layout`). `permute`/`trans`,
+//!   recomputed in that layout (`layout/remat.rs`), anything else goes through shared
+//!   memory (a `convert_layout` op of the layout stage, lowered by `lower/exchange.rs`). `permute`/`trans`,
 //!   `reshape`, `join` and `split` always move their elements through shared memory
 //!   (Triton often makes them free by choosing the layouts around them).
 //! - Reductions start from the first element a thread holds instead of the identity and
