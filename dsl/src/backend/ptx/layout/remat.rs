@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::{Layout, MAX_REGS_PER_VALUE};
-use crate::ir::{Block, Kernel, Op, OpFamily, OpId, OpKind, Value, ValueData, ValueDef};
+use crate::ir::{Kernel, Op, OpFamily, OpId, OpKind, Value, ValueData, ValueDef};
 
 /// The most ops one rematerialization writes; longer chains go through shared memory.
 const MAX_CHAIN: usize = 8;
@@ -23,8 +23,6 @@ pub(crate) struct Recomputed {
     pub to: Layout,
     /// The op the conversion was made for.
     pub reader: OpId,
-    /// How many ops were copied.
-    pub ops: usize,
     /// Each copy's result and the value it copies, in order.
     pub copies: Vec<(Value, Value)>,
 }
@@ -82,7 +80,7 @@ pub(crate) fn run(
         replace.insert(copy, resolve(&map, value));
         if let Some(&first) = ids.first() {
             let reader = readers.get(&copy).copied().unwrap_or(convert);
-            recomputed.insert(first, Recomputed { value, to, reader, ops: ids.len(), copies });
+            recomputed.insert(first, Recomputed { value, to, reader, copies });
         }
         inserted.insert(convert, ids);
     }
@@ -92,20 +90,9 @@ pub(crate) fn run(
     for op in &mut k.ops {
         op.kind = op.kind.map_operands(|o| replace.get(&o).copied().unwrap_or(o));
     }
-    splice(&mut k.body, &inserted);
-    for op in &mut k.ops {
-        for b in op.kind.regions_mut() {
-            splice(b, &inserted);
-        }
-    }
+    // Each replaced conversion's place goes to its copies.
+    super::stage::splice(k, &inserted);
     recomputed
-}
-
-/// `b` with each replaced conversion's id swapped for its copies.
-fn splice(b: &mut Block, inserted: &HashMap<OpId, Vec<OpId>>) {
-    if b.ops.iter().any(|id| inserted.contains_key(id)) {
-        b.ops = b.ops.iter().flat_map(|id| inserted.get(id).cloned().unwrap_or_else(|| vec![*id])).collect();
-    }
 }
 
 /// The block values `v` is computed from (itself included), each with the layout it is

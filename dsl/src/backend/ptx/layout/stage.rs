@@ -37,9 +37,6 @@ pub(crate) struct LayoutStage {
     pub recomputed: HashMap<OpId, Recomputed>,
 }
 
-/// Where a block's ops live: the kernel's body, or region `index` of op `owner`.
-type BlockKey = Option<(OpId, usize)>;
-
 /// What the pass adds, computed over the unchanged kernel and applied at the end.
 #[derive(Default)]
 struct Edits {
@@ -47,8 +44,8 @@ struct Edits {
     values: Vec<ValueData>,
     /// `(op, operand)` -> the copy the op reads instead.
     operands: HashMap<(OpId, Value), Value>,
-    /// Each block's new op list, where it changed.
-    blocks: HashMap<BlockKey, Vec<OpId>>,
+    /// Each reader with the conversions made for it, in the order they go before it.
+    before: HashMap<OpId, Vec<OpId>>,
     reader: HashMap<Value, OpId>,
     layouts: Vec<Option<Layout>>,
 }
@@ -58,8 +55,8 @@ pub(crate) fn materialize(k: &Kernel, assignment: Assignment) -> Result<LayoutSt
     let Assignment { mut layouts, conversions } = assignment;
     let mut edits = Edits::default();
     let mut scope = HashMap::new();
-    block(k, &layouts, &conversions, &k.body, None, &mut scope, &mut edits);
-    let Edits { ops, values, operands, blocks, reader, layouts: added } = edits;
+    block(k, &layouts, &conversions, &k.body, &mut scope, &mut edits);
+    let Edits { ops, values, operands, before, reader, layouts: added } = edits;
     let mut out = k.clone();
     let readers: std::collections::HashSet<OpId> = operands.keys().map(|&(id, _)| id).collect();
     for id in readers {
@@ -69,16 +66,11 @@ pub(crate) fn materialize(k: &Kernel, assignment: Assignment) -> Result<LayoutSt
     out.ops.extend(ops);
     out.values.extend(values);
     layouts.extend(added);
-    for (key, list) in blocks {
-        match key {
-            None => out.body.ops = list,
-            Some((owner, index)) => {
-                if let Some(b) = out.ops[owner.index()].kind.regions_mut().into_iter().nth(index) {
-                    b.ops = list;
-                }
-            }
-        }
-    }
+    let spliced = before.into_iter().map(|(id, mut list)| {
+        list.push(id);
+        (id, list)
+    });
+    splice(&mut out, &spliced.collect());
     let recomputed = remat::run(&mut out, &mut layouts, &reader);
     let kernel = verify::verify(out).map_err(|e| {
         PtxError::new(
@@ -99,12 +91,10 @@ fn block(
     layouts: &[Option<Layout>],
     conversions: &HashMap<(OpId, Value), Layout>,
     b: &Block,
-    key: BlockKey,
     scope: &mut HashMap<(Value, Layout), Value>,
     edits: &mut Edits,
 ) {
     let outer = scope.clone();
-    let mut list = Vec::with_capacity(b.ops.len());
     for &id in &b.ops {
         let op = k.op(id);
         // A transpose that tensor-core `dot`s read through is not lowered, so neither is
@@ -126,20 +116,32 @@ fn block(
                         edits.layouts.push(Some(to.clone()));
                         edits.reader.insert(c, id);
                         scope.insert((v, to.clone()), c);
-                        list.push(cid);
+                        edits.before.entry(id).or_default().push(cid);
                         c
                     }
                 };
                 edits.operands.insert((id, v), copy);
             }
         }
-        list.push(id);
-        for (index, inner) in op.kind.regions().into_iter().enumerate() {
-            block(k, layouts, conversions, inner, Some((id, index)), scope, edits);
+        for inner in op.kind.regions() {
+            block(k, layouts, conversions, inner, scope, edits);
         }
     }
-    if list.len() != b.ops.len() {
-        edits.blocks.insert(key, list);
-    }
     *scope = outer;
+}
+
+/// Every block of `k` with each op listed in `lists` replaced by its list (the passes of
+/// the stage put new ops around existing ones this way).
+pub(super) fn splice(k: &mut Kernel, lists: &HashMap<OpId, Vec<OpId>>) {
+    fn one(b: &mut Block, lists: &HashMap<OpId, Vec<OpId>>) {
+        if b.ops.iter().any(|id| lists.contains_key(id)) {
+            b.ops = b.ops.iter().flat_map(|id| lists.get(id).cloned().unwrap_or_else(|| vec![*id])).collect();
+        }
+    }
+    one(&mut k.body, lists);
+    for op in &mut k.ops {
+        for b in op.kind.regions_mut() {
+            one(b, lists);
+        }
+    }
 }

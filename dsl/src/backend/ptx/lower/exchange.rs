@@ -203,7 +203,7 @@ impl Lowerer<'_> {
                 self.value_origin(r.value),
                 r.to.describe(),
                 reader.kind.name(),
-                r.ops
+                r.copies.len()
             ),
         });
     }
