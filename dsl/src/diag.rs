@@ -122,6 +122,7 @@ declare_codes! {
     SimAsyncMmaOperandOverwritten = "RT0529", Simulator, "shared bytes a wgmma in flight reads written before a wgmma.wait_group covered its group";
     SimMbarrierNeverCompletes = "RT0530", Simulator, "an mbarrier wait for a phase that can never complete (arrivals or tensor-copy bytes missing): the GPU hangs";
     SimTensorCopyBox = "RT0531", Simulator, "a tensor copy (TMA) whose box does not fit: its shared destination or its map breaks the hardware's rules";
+    SimTensorStorePending = "RT0532", Simulator, "shared bytes a tensor store (TMA) may still read written, or the program ended, before a cp.async.bulk.wait_group.read of its thread covered it";
     GuardIndexOverflow = "RT0601", Guard, "i32 index math on a tensor past 2^31 - 1 elements";
     LaunchArgCount = "RT0701", Launch, "the wrong number of runtime arguments";
     LaunchArgType = "RT0702", Launch, "an argument of another type than its parameter";

@@ -114,7 +114,11 @@ fn store_i32_through_f32_pointer() -> Kernel {
         ops: vec![
             Op { kind: OpKind::Param { index: 0 }, results: vec![Value(0)], loc },
             Op { kind: OpKind::ProgramId { axis: 0 }, results: vec![Value(1)], loc },
-            Op { kind: OpKind::Store { ptr: Value(0), value: Value(1), mask: None }, results: vec![], loc },
+            Op {
+                kind: OpKind::Store { ptr: Value(0), value: Value(1), mask: None, desc: Vec::new() },
+                results: vec![],
+                loc,
+            },
         ],
         body: Block { args: vec![], ops: vec![OpId(0), OpId(1), OpId(2)] },
     }
@@ -283,7 +287,11 @@ fn codes(ds: Vec<rtriton::diag::Diagnostic>) -> Vec<rtriton::diag::Code> {
 fn undefined_operands_in_hand_built_ir_are_verifier_errors() {
     let mut kernel = store_i32_through_f32_pointer();
     let loc = kernel.loc;
-    kernel.ops.push(Op { kind: OpKind::Store { ptr: Value(7), value: Value(8), mask: None }, results: vec![], loc });
+    kernel.ops.push(Op {
+        kind: OpKind::Store { ptr: Value(7), value: Value(8), mask: None, desc: Vec::new() },
+        results: vec![],
+        loc,
+    });
     kernel.body.ops.push(OpId(3));
     let err = verify(kernel).unwrap_err();
     let rendered: Vec<String> = err.0.0.iter().map(|d| format!("{d:#}")).collect();

@@ -61,9 +61,10 @@ fn descriptor_rings_are_filled_by_tensor_copies_on_sm90a() {
     ] {
         let s = spec(name);
         let p = program(kernel, &s, Arch::Sm90a);
-        // B's ring, with a map whose parameters are the kernel's own; A's slots permute
-        // their 8-row groups for `wgmma` and keep `cp.async`.
-        assert_eq!(p.tensor_maps.len(), 1, "{name}");
+        // B's ring, with a map whose parameters are the kernel's own (C's store's map
+        // follows, `descriptor_stores_are_written_by_tensor_copies_on_sm90a`); A's slots
+        // permute their 8-row groups for `wgmma` and keep `cp.async`.
+        assert_eq!(p.tensor_maps.len(), 2, "{name}");
         let elem = if kernel == Kernel::F16 { ScalarType::F16 } else { ScalarType::BF16 };
         let m = &p.tensor_maps[0];
         assert_eq!((m.elem, m.base), (elem, 1), "{name}");
@@ -83,6 +84,47 @@ fn descriptor_rings_are_filled_by_tensor_copies_on_sm90a() {
     }
 }
 
+/// C's tile (`c_desc.store`) is written by tensor copies: every thread writes its
+/// accumulator elements into the scratch as the map's swizzled boxes (no conversion to the
+/// blocked layout first), fences them, and thread 0 copies each box, commits and waits for
+/// the reads; no thread stores to global memory. For `f16`, `bf16` and `f32` (the tf32
+/// kernel's) tiles, in one box or in 128-byte panels.
+#[test]
+fn descriptor_stores_are_written_by_tensor_copies_on_sm90a() {
+    for (name, kernel, rows, cols) in [
+        ("descriptors_tma_150x208x80", Kernel::F16, 64, 64),
+        ("descriptors_tma_panels_70x160x96", Kernel::Bf16, 64, 128),
+        ("descriptors_tma_two_groups_150x64x48", Kernel::F16, 128, 64),
+        ("descriptors_tma_150x208x80", Kernel::Tf32, 64, 64),
+    ] {
+        let s = spec(name);
+        let p = program(kernel, &s, Arch::Sm90a);
+        let m = p.tensor_maps.last().expect("a map");
+        let elem = match kernel {
+            Kernel::F16 => ScalarType::F16,
+            Kernel::Bf16 => ScalarType::BF16,
+            Kernel::Tf32 => ScalarType::F32,
+        };
+        let eb = elem.size_bytes() as u32;
+        let row_bytes = cols * eb;
+        let panel = row_bytes.min(128);
+        assert_eq!((m.elem, m.base), (elem, 2), "{name}: c_ptr's map");
+        assert_eq!((m.box_dims.clone(), m.swizzle), (vec![rows, panel / eb], panel), "{name}");
+        let ops = tma_ops(&p);
+        let stores = ops.iter().filter(|o| matches!(o, TmaOp::Store { .. })).count() as u32;
+        assert_eq!(stores, row_bytes / panel, "{name}: a copy a panel");
+        assert!(ops.contains(&TmaOp::StoreCommit) && ops.contains(&TmaOp::StoreWaitRead { pending: 0 }), "{name}");
+        let text = ptx::write(&p);
+        assert!(text.contains("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group ["), "{name}");
+        assert!(text.contains("cp.async.bulk.wait_group.read 0;"), "{name}");
+        assert!(!text.contains("st.global"), "{name}: no thread stores C itself");
+        assert!(p.decisions.conversions.iter().all(|c| !c.reason.contains("`store`")), "{name}: no conversion");
+    }
+    // Without a descriptor the same product's store stays a masked vector store.
+    let p = program(Kernel::F16, &spec("persistent_wgmma_150x200x70"), Arch::Sm90a);
+    assert!(p.tensor_maps.is_empty() && tma_ops(&p).is_empty());
+}
+
 /// `rtriton explain --ir layouts` says which copies are tensor copies, with the box.
 #[test]
 fn the_layouts_text_names_the_tensor_copies() {
@@ -95,10 +137,18 @@ fn the_layouts_text_names_the_tensor_copies() {
     let verified = CompileSession::new().front_end(&def, &c.constexprs, &key, &trace).expect("traces");
     let options = PtxOptions { num_warps: c.num_warps, ..PtxOptions::for_arch(Arch::Sm90a) };
     let text = ptx::layouts_text(&verified, &options).unwrap_or_else(|e| panic!("{e}"));
-    let lines: Vec<&str> = text.lines().filter(|l| l.contains("by tensor copies (TMA)")).collect();
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains("fills ring 1 by tensor copies (TMA)")).collect();
     // B's copies (the prologue's and the loop's), 32 rows of 64 columns a panel.
     assert!(!lines.is_empty(), "{text}");
     assert!(lines.iter().all(|l| l.contains("a 32 x 64 box a panel, 128-byte swizzle")), "{lines:?}");
+    // C's store: two panels of the 64 x 128 tile, the value in the accumulator's layout.
+    let stores: Vec<&str> = text.lines().filter(|l| l.contains("is written by tensor copies (TMA)")).collect();
+    assert_eq!(stores.len(), 1, "{text}");
+    assert!(stores[0].contains("2 boxes of 64 x 64 (128-byte swizzle), tensor map 1"), "{stores:?}");
+    let store = text.lines().find(|l| l.trim_start().starts_with("store %")).expect("the store");
+    let value = store.split(", ").nth(1).expect("the stored value");
+    let def = text.lines().find(|l| l.trim_start().starts_with(&format!("{value} = "))).expect("its definition");
+    assert!(def.contains("#mma") && !text.contains("convert_layout"), "{def}");
 }
 
 #[test]
@@ -259,6 +309,62 @@ fn a_store_into_a_tile_a_copy_is_still_reading_is_a_global_race() {
     let e = s.run(&p).expect_err("the write under the copy is caught");
     assert_eq!(e.check, Check::GlobalRace, "{e}");
     assert!(e.message.contains("between the tensor copy that reads them and the wait"), "{e}");
+}
+
+/// Removes, in the body holding the first tensor store, the last instruction before it
+/// that `which` picks (the writers' fence, the barrier), or every `StoreWaitRead`.
+fn without_before_store(p: &mut Program, which: fn(&Inst) -> bool) -> bool {
+    let mut done = false;
+    edit(&mut p.body, &mut |body: &mut Vec<Inst>| {
+        if done {
+            return;
+        }
+        let Some(at) = body.iter().position(|i| matches!(i, Inst::Tma { op: TmaOp::Store { .. }, .. })) else { return };
+        if let Some(j) = body[..at].iter().rposition(which) {
+            body.remove(j);
+            done = true;
+        }
+    });
+    done
+}
+
+#[test]
+fn a_tensor_store_of_unfenced_bytes_is_reported() {
+    let s = setup("descriptors_tma_150x208x80");
+    let mut p = s.program.clone();
+    assert!(without_before_store(&mut p, |i| matches!(i, Inst::FenceProxyAsync)));
+    let e = s.run(&p).expect_err("the missing fence is caught");
+    assert_eq!(e.check, Check::AsyncProxyUnfenced, "{e}");
+    assert!(e.message.contains("tensor store reads shared byte"), "{e}");
+}
+
+#[test]
+fn a_tensor_store_issued_before_the_barrier_races_with_the_writers() {
+    let s = setup("descriptors_tma_150x208x80");
+    let mut p = s.program.clone();
+    assert!(without_before_store(&mut p, |i| matches!(i, Inst::BarSync { .. })));
+    let e = s.run(&p).expect_err("the missing barrier is caught");
+    assert_eq!(e.check, Check::SharedRace, "{e}");
+}
+
+/// Without the wait for the stores' reads, the next tile's writes into the scratch (or
+/// the program's end) come while a store may still read it.
+#[test]
+fn a_missing_wait_for_the_tensor_stores_reads_is_reported() {
+    let s = setup("descriptors_tma_150x208x80");
+    let mut p = s.program.clone();
+    edit(&mut p.body, &mut |body: &mut Vec<Inst>| {
+        body.retain(|i| !matches!(i, Inst::Tma { op: TmaOp::StoreWaitRead { .. }, .. }));
+    });
+    let e = s.run(&p).expect_err("the missing wait is caught");
+    assert_eq!(e.check, Check::TensorStorePending, "{e}");
+    // With the wait but the store never committed, the wait covers nothing.
+    let mut p = s.program.clone();
+    edit(&mut p.body, &mut |body: &mut Vec<Inst>| {
+        body.retain(|i| !matches!(i, Inst::Tma { op: TmaOp::StoreCommit, .. }));
+    });
+    let e = s.run(&p).expect_err("the missing commit is caught");
+    assert_eq!(e.check, Check::TensorStorePending, "{e}");
 }
 
 #[test]

@@ -384,7 +384,7 @@ impl<'k> ProgramRun<'k> {
                     None => return unsupported(format!("ring {ring} slot {slot} is read before any copy into it")),
                 }
             }
-            OpKind::Store { ptr, value, mask } => {
+            OpKind::Store { ptr, value, mask, .. } => {
                 let mask = mask.map(|m| self.get(m)).transpose()?;
                 return access::store(mem, self.get(*ptr)?, self.get(*value)?, mask);
             }

@@ -441,10 +441,12 @@ declare_ops! {
     RingRead { ring: u32, slot: Value, pending: u32 }
         => name: "ring_read", family: OpFamily::Memory, effect: Effect::ReadsMemory,
            typing: |cx, out| typing::ring_read(cx, out, *slot);
-    /// Writes `value` to every element of `ptr` whose `mask` is true. No results.
-    Store { ptr: Value, value: Value, mask: Option<Value> }
+    /// Writes `value` to every element of `ptr` whose `mask` is true. No results. `desc`
+    /// is as `Load`'s: the parts of the tensor descriptor or block pointer whose block this
+    /// is, so a back end may write the block with tensor copies (TMA) instead.
+    Store { ptr: Value, value: Value, mask: Option<Value>, desc: Vec<Value> }
         => name: "store", family: OpFamily::Memory, effect: Effect::WritesMemory,
-           typing: |cx, out| typing::store(cx, out, *ptr, *value, *mask);
+           typing: |cx, out| typing::store(cx, out, *ptr, *value, *mask, desc);
     /// For every element of `ptr` whose `mask` is true, atomically `old = *p; *p = old op
     /// value`; the result (of the pointee type and the pointers' shape) is `old`, 0 where the
     /// mask is false. `value` has the pointee type and the pointers' shape, and the pointee

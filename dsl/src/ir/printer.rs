@@ -145,10 +145,13 @@ fn print_block(k: &Kernel, block: &Block, depth: usize, a: &dyn Annotations, out
                 s
             }
             OpKind::RingRead { ring, slot, pending } => format!("{name} ring {ring}, slot {slot}, pending {pending}"),
-            OpKind::Store { ptr, value, mask } => {
+            OpKind::Store { ptr, value, mask, desc } => {
                 let mut s = format!("{name} {ptr}, {value}");
                 if let Some(m) = mask {
                     let _ = write!(s, ", mask {m}");
+                }
+                if !desc.is_empty() {
+                    let _ = write!(s, ", desc ({})", list(desc));
                 }
                 s
             }

@@ -262,7 +262,8 @@ fn ring_slot(cx: &TypeCx<'_>, out: &mut Vec<String>, slot: Value) {
     }
 }
 
-pub fn store(cx: &TypeCx<'_>, out: &mut Vec<String>, ptr: Value, value: Value, mask: Option<Value>) {
+pub fn store(cx: &TypeCx<'_>, out: &mut Vec<String>, ptr: Value, value: Value, mask: Option<Value>, desc: &[Value]) {
+    super::desc::check(cx, out, "store", ptr, desc);
     let p = cx.ty(ptr);
     if p.dtype.pointee().map(DType::Scalar) != Some(cx.ty(value).dtype) || p.shape != cx.ty(value).shape {
         out.push("store value must match the pointee type and the pointers' shape".into());

@@ -91,13 +91,7 @@ impl Builder {
         });
         // Checked along every dim, the block is a box of the tensor the parts describe:
         // the load carries them, so a back end may copy it with tensor copies (TMA).
-        let desc = if dims.len() == parts.block_shape.len() {
-            let mut d = vec![parts.base];
-            d.extend(parts.shape.iter().chain(&parts.strides).chain(&parts.offsets));
-            d
-        } else {
-            Vec::new()
-        };
+        let desc = Self::desc_of(parts, &dims);
         self.load_with_desc(ptrs, mask, other, (false, desc), loc)
     }
 
@@ -117,7 +111,20 @@ impl Builder {
         let dims = self.boundary_dims(op, boundary_check, parts.block_shape.len(), loc);
         let (ptrs, index) = self.block_pointers(parts, loc);
         let mask = self.boundary_mask(parts, &index, &dims, loc);
-        self.store(ptrs, value, mask, loc);
+        let desc = Self::desc_of(parts, &dims);
+        self.store_with_desc(ptrs, value, mask, desc, loc);
+    }
+
+    /// Checked along every dim (`dims`), the block is a box of the tensor the parts
+    /// describe: its access carries them (`ir::desc_parts`), so a back end may move it with
+    /// tensor copies (TMA). Empty otherwise.
+    fn desc_of(parts: &Parts, dims: &[usize]) -> Vec<Value> {
+        if dims.len() != parts.block_shape.len() {
+            return Vec::new();
+        }
+        let mut d = vec![parts.base];
+        d.extend(parts.shape.iter().chain(&parts.strides).chain(&parts.offsets));
+        d
     }
 
     /// `op` (relaxed, the launch's scope) of `value` into every element of `parts`'s block

@@ -363,6 +363,19 @@ impl Builder {
 
     /// `store(ptr, value, mask)`.
     pub fn store(&mut self, ptr: Value, value: Value, mask: Option<Value>, loc: SourceLoc) {
+        self.store_with_desc(ptr, value, mask, Vec::new(), loc);
+    }
+
+    /// [`Builder::store`] of a tensor descriptor's (or a fully bounds-checked block
+    /// pointer's) block, carrying its parts (`OpKind::Store`'s `desc`).
+    pub(super) fn store_with_desc(
+        &mut self,
+        ptr: Value,
+        value: Value,
+        mask: Option<Value>,
+        desc: Vec<Value>,
+        loc: SourceLoc,
+    ) {
         let ty = self.ty(ptr).clone();
         let Some(elem) = ty.dtype.pointee() else {
             self.error(loc, format!("store expects pointers, got {}", ty.dtype), "store through a pointer block");
@@ -380,7 +393,7 @@ impl Builder {
         let (ptr, value) = self.broadcast_pair(ptr, value, loc);
         let shape = self.ty(ptr).shape.clone();
         let mask = mask.map(|m| self.broadcast_to(m, &shape, loc));
-        self.push(OpKind::Store { ptr, value, mask }, vec![], loc);
+        self.push(OpKind::Store { ptr, value, mask, desc }, vec![], loc);
     }
 
     /// `tl.arange(start, end)`.

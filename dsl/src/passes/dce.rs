@@ -222,7 +222,7 @@ mod tests {
         let mut k = kernel(|k| {
             push(k, OpKind::Constant { value: Constant::Int(1) }, Some(DType::I32)); // dead
             let seven = push(k, OpKind::Constant { value: Constant::Int(7) }, Some(DType::I32));
-            push(k, OpKind::Store { ptr: Value(0), value: seven, mask: None }, None);
+            push(k, OpKind::Store { ptr: Value(0), value: seven, mask: None, desc: Vec::new() }, None);
         });
         assert_eq!(run(&mut k), 1);
         check(&k).unwrap();
@@ -270,7 +270,7 @@ mod tests {
         let mut k = kernel(|k| {
             let c = push(k, OpKind::Constant { value: Constant::Int(7) }, Some(DType::I32));
             push(k, OpKind::Constant { value: Constant::Int(1) }, Some(DType::I32));
-            push(k, OpKind::Store { ptr: Value(0), value: c, mask: None }, None);
+            push(k, OpKind::Store { ptr: Value(0), value: c, mask: None, desc: Vec::new() }, None);
         });
         assert_eq!(run(&mut k), 1);
         let once = k.clone();

@@ -51,6 +51,9 @@ pub(crate) struct SharedRaces {
     /// Per byte, how many `wgmma`s in flight (issued, no wait has covered their group)
     /// read it: until they finish, no thread may write it.
     in_flight: Vec<u16>,
+    /// Per byte, how many tensor stores (TMA) may still read it (no
+    /// `cp.async.bulk.wait_group.read` of their thread has covered them).
+    store_reading: Vec<u16>,
 }
 
 impl SharedRaces {
@@ -64,14 +67,26 @@ impl SharedRaces {
             unfenced: Vec::new(),
             since_fence: std::collections::HashMap::new(),
             in_flight: Vec::new(),
+            store_reading: Vec::new(),
         }
     }
 
-    /// Tracks which bytes the async proxy (`wgmma`'s operand reads) may not see yet.
+    /// Tracks which bytes the async proxy (`wgmma`'s operand reads, tensor stores) may not
+    /// see yet.
     pub fn track_async_proxy(&mut self) {
         self.track_proxy = true;
         self.unfenced = vec![NONE; self.defined.len()];
         self.in_flight = vec![0; self.defined.len()];
+        self.store_reading = vec![0; self.defined.len()];
+    }
+
+    /// A tensor store reads `addr..addr + n` until its thread's
+    /// `cp.async.bulk.wait_group.read` covers it (`done`: it did).
+    pub fn store_reading(&mut self, addr: u32, n: u32, done: bool) {
+        for b in addr as usize..(addr + n) as usize {
+            let c = &mut self.store_reading[b];
+            *c = if done { c.saturating_sub(1) } else { *c + 1 };
+        }
     }
 
     /// A `wgmma` in flight reads `addr..addr + n` until [`SharedRaces::async_done`].
@@ -93,6 +108,17 @@ impl SharedRaces {
     pub fn check_not_in_flight(&self, t: u32, addr: u32, n: u32) -> Result<(), SimFault> {
         if !self.track_proxy {
             return Ok(());
+        }
+        if let Some(b) = (addr as usize..(addr + n) as usize).find(|&b| self.store_reading[b] > 0) {
+            return Err(SimFault::new(
+                Check::TensorStorePending,
+                Some(t),
+                format!(
+                    "thread {t} writes shared byte {b}, which a tensor store (TMA) may still read (no cp.async.bulk.wait_group.read of its thread has covered it): the store may write the new bytes"
+                ),
+                "after the tensor stores' cp.async.bulk.commit_group, have their thread wait with cp.async.bulk.wait_group.read, then a barrier, before shared memory is written again",
+            )
+            .at(Address::Shared(b as u32)));
         }
         match (addr as usize..(addr + n) as usize).find(|&b| self.in_flight[b] > 0) {
             None => Ok(()),
@@ -120,9 +146,10 @@ impl SharedRaces {
         }
     }
 
-    /// The async proxy (a `wgmma` of thread `t`'s warpgroup) reads `addr..addr + n`: every
-    /// byte's writer must have fenced its write for the async proxy.
-    pub fn async_read(&self, t: u32, addr: u32, n: u32) -> Result<(), SimFault> {
+    /// The async proxy (`who`: a `wgmma` of thread `t`'s warpgroup, or a tensor store
+    /// thread `t` issued) reads `addr..addr + n`: every byte's writer must have fenced its
+    /// write for the async proxy.
+    pub fn async_read(&self, t: u32, addr: u32, n: u32, who: &str) -> Result<(), SimFault> {
         if !self.track_proxy {
             return Ok(());
         }
@@ -133,9 +160,9 @@ impl SharedRaces {
                     Check::AsyncProxyUnfenced,
                     Some(t),
                     format!(
-                        "wgmma reads shared byte {b}, which thread {w} wrote through the generic proxy (a store or a cp.async) with no fence.proxy.async of that thread since: the tensor cores may read the old bytes"
+                        "{who} reads shared byte {b}, which thread {w} wrote through the generic proxy (a store or a cp.async) with no fence.proxy.async of that thread since: the async proxy may read the old bytes"
                     ),
-                    "have every thread that writes a wgmma operand execute fence.proxy.async.shared::cta after its writes land (after its cp.async.wait_group) and before the barrier the wgmma waits on",
+                    format!("have every thread that writes what a {who} reads execute fence.proxy.async.shared::cta after its writes land (after its cp.async.wait_group) and before the barrier the {who} waits on"),
                 )
                 .at(Address::Shared(b as u32)));
             }
@@ -150,6 +177,7 @@ impl SharedRaces {
         self.unfenced.fill(NONE);
         self.since_fence.clear();
         self.in_flight.fill(0);
+        self.store_reading.fill(0);
     }
 
     /// A barrier: every access before it happens before every access after it.

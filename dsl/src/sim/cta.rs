@@ -14,6 +14,7 @@ mod inline_asm;
 mod print;
 mod tensor_core;
 mod tma;
+mod tma_store;
 mod wgmma;
 
 use super::SimReport;
@@ -74,6 +75,8 @@ pub(crate) struct Cta {
     wgmma_groups: wgmma::WgmmaGroups,
     /// mbarriers and the tensor copies in flight on them.
     mbarriers: Mbarriers,
+    /// Tensor stores still reading shared memory, by thread.
+    bulk_stores: tma_store::BulkStores,
 }
 
 impl Cta {
@@ -92,7 +95,7 @@ impl Cta {
             shared: vec![0; l.shared_bytes],
             races: {
                 let mut r = SharedRaces::new(l.shared_bytes);
-                if l.d.ops.iter().any(|o| matches!(o, MicroOp::Wgmma { .. })) {
+                if l.d.ops.iter().any(|o| matches!(o, MicroOp::Wgmma { .. } | MicroOp::TensorStore { .. })) {
                     r.track_async_proxy();
                 }
                 r
@@ -106,6 +109,7 @@ impl Cta {
             steps: 0,
             wgmma_groups: wgmma::WgmmaGroups::default(),
             mbarriers: Mbarriers::default(),
+            bulk_stores: tma_store::BulkStores::default(),
         }
     }
 
@@ -145,7 +149,9 @@ impl Cta {
         self.mbarriers.start_program();
         self.sync.start_program();
         self.wgmma_groups.start_program();
-        self.exec(l, mem, 0, l.d.ops.len())
+        self.bulk_stores.start_program();
+        self.exec(l, mem, 0, l.d.ops.len())?;
+        self.bulk_stores_done()
     }
 
     // ---- registers ----
@@ -545,6 +551,22 @@ impl Cta {
                     self.need_reg(*bar)?;
                     self.need_reg(*parity)?;
                     self.mbarrier_wait(mem, *bar, *parity)?;
+                }
+                MicroOp::TensorStore { guard, src, map, coords } => {
+                    self.need_guard(*guard)?;
+                    self.need_reg(*src)?;
+                    for c in coords {
+                        self.need(*c)?;
+                    }
+                    self.tensor_store(l, mem, *guard, (*src, map, coords))?;
+                }
+                MicroOp::BulkCommit { guard } => {
+                    self.need_guard(*guard)?;
+                    self.bulk_commit(*guard);
+                }
+                MicroOp::BulkWaitRead { guard, pending } => {
+                    self.need_guard(*guard)?;
+                    self.bulk_wait_read(*guard, *pending);
                 }
                 MicroOp::AssertFail { guard, message } => {
                     self.need_guard(Some(*guard))?;

@@ -76,6 +76,20 @@ pub(crate) enum MicroOp {
         bar: u32,
         parity: u32,
     },
+    /// [`TmaOp::Store`], [`TmaOp::StoreCommit`], [`TmaOp::StoreWaitRead`].
+    TensorStore {
+        guard: Option<Guard>,
+        src: u32,
+        map: std::sync::Arc<LaunchMap>,
+        coords: Vec<Src>,
+    },
+    BulkCommit {
+        guard: Option<Guard>,
+    },
+    BulkWaitRead {
+        guard: Option<Guard>,
+        pending: u32,
+    },
     Mov {
         dst: u32,
         src: Src,
@@ -554,24 +568,36 @@ fn tma(p: &Program, args: &[ArgValue], guard: Option<Guard>, op: &TmaOp) -> Resu
         TmaOp::FenceInit => MicroOp::Nop,
         TmaOp::ArriveExpectTx { bar, bytes } => MicroOp::MbarrierArrive { guard, bar: bar.0, bytes: *bytes },
         TmaOp::Load { dst, map, coords, bar, .. } => {
-            let m = p.tensor_maps.get(*map as usize).ok_or_else(|| unsupported(format!("tensor map {map}")))?;
-            let resolved = m.resolve(args).map_err(|e| {
-                SimFault::new(
-                    Check::TensorCopyBox,
-                    None,
-                    format!("tensor map {map} cannot be encoded for these arguments: {e}"),
-                    "pass a tensor the hardware's tensor copies can describe, or compile for a target without them",
-                )
-            })?;
+            let map = launch_map(p, args, *map)?;
             let coords = coords.iter().map(|c| src_of(*c, Ty::I32)).collect();
-            let map = std::sync::Arc::new(LaunchMap { map: m.clone(), resolved });
             MicroOp::TensorCopy { guard, dst: dst.0, map, coords, bar: bar.0 }
         }
+        TmaOp::Store { src, map, coords, .. } => {
+            let map = launch_map(p, args, *map)?;
+            let coords = coords.iter().map(|c| src_of(*c, Ty::I32)).collect();
+            MicroOp::TensorStore { guard, src: src.0, map, coords }
+        }
+        TmaOp::StoreCommit => MicroOp::BulkCommit { guard },
+        TmaOp::StoreWaitRead { pending } => MicroOp::BulkWaitRead { guard, pending: *pending },
         TmaOp::Wait { bar, parity } => MicroOp::MbarrierWait { bar: bar.0, parity: parity.0 },
         TmaOp::MapAddr { dst, map } => {
             MicroOp::Mov { dst: dst.0, src: Src::Imm(TENSOR_MAP_STAND_IN + u64::from(*map) * 128) }
         }
     })
+}
+
+/// Tensor map `map` of `p` resolved with the launch's arguments.
+fn launch_map(p: &Program, args: &[ArgValue], map: u32) -> Result<std::sync::Arc<LaunchMap>, SimFault> {
+    let m = p.tensor_maps.get(map as usize).ok_or_else(|| unsupported(format!("tensor map {map}")))?;
+    let resolved = m.resolve(args).map_err(|e| {
+        SimFault::new(
+            Check::TensorCopyBox,
+            None,
+            format!("tensor map {map} cannot be encoded for these arguments: {e}"),
+            "pass a tensor the hardware's tensor copies can describe, or compile for a target without them",
+        )
+    })?;
+    Ok(std::sync::Arc::new(LaunchMap { map: m.clone(), resolved }))
 }
 
 /// The address a tensor map's parameter stands at in the simulator (copies name the map).

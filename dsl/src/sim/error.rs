@@ -85,6 +85,10 @@ pub enum Check {
     /// A tensor copy (TMA) whose box does not fit: its shared destination past the buffer
     /// or not aligned for its swizzle, or its map breaking the hardware's rules.
     TensorCopyBox,
+    /// A shared byte a tensor store (TMA) may still read was written, or the program
+    /// ended while one still read shared memory: no `cp.async.bulk.wait_group.read` of the
+    /// issuing thread covered the store's bulk group.
+    TensorStorePending,
 }
 
 /// An address a check names.
@@ -192,6 +196,7 @@ impl Check {
             Check::AsyncMmaOperandOverwritten => Code::SimAsyncMmaOperandOverwritten,
             Check::MbarrierNeverCompletes => Code::SimMbarrierNeverCompletes,
             Check::TensorCopyBox => Code::SimTensorCopyBox,
+            Check::TensorStorePending => Code::SimTensorStorePending,
         }
     }
 }

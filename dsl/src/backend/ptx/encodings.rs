@@ -2,14 +2,17 @@
 //! (`lower.rs`) and the layouts text (`layouts_text.rs`) share, so the text shows exactly
 //! the layouts and conversions the PTX is built from. The passes run in order: the axis
 //! facts, the blocked encoding (`coalesce.rs`), the tensor-core encodings
-//! (`layout/mma.rs`), every value's layout (`layout/assign.rs`), the conversions as ops
+//! (`layout/mma.rs`), the stores tensor copies write (`tensor_copies.rs`, sm_90), every
+//! value's layout (`layout/assign.rs`), the conversions as ops
 //! (`layout/stage.rs`), and the axis facts again over the stage's kernel.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::axis_info::AxisInfoMap;
 use super::layout::stage::{self, LayoutStage};
 use super::layout::{self, Blocked, Layout};
+use super::tensor_copies::{self, TensorStore};
 use super::{LayoutDecision, PtxError, PtxOptions, coalesce};
 use crate::diag::Code;
 use crate::ir::{Kernel, OpId};
@@ -22,6 +25,8 @@ pub(crate) struct Encodings {
     pub enc: Arc<Blocked>,
     pub decision: LayoutDecision,
     pub stage: LayoutStage,
+    /// The stores tensor copies write (by op id, which the stage keeps).
+    pub tensor_stores: HashMap<OpId, TensorStore>,
 }
 
 impl Encodings {
@@ -51,11 +56,13 @@ impl Encodings {
         let enc = Arc::new(enc);
         let mmas = layout::mma_encodings(k, nw as usize, options.arch);
         let mma = |id: OpId| mmas.get(&id).map(|(_, m)| m.clone());
-        let stage = stage::materialize(k, layout::assign(k, &enc, &anchor, &mma))?;
+        let tensor_stores = tensor_copies::tensor_stores(k, &ai, options.arch);
+        let from_shared = |id: OpId| tensor_stores.contains_key(&id);
+        let stage = stage::materialize(k, layout::assign(k, &enc, &anchor, &mma, &from_shared))?;
         // The conversions' results keep their operands' facts; the `dot`s and rings are
         // keyed by ids the stage keeps.
         let ai = AxisInfoMap::compute(stage.kernel.kernel());
-        Ok(Encodings { ai, enc, decision, stage })
+        Ok(Encodings { ai, enc, decision, stage, tensor_stores })
     }
 }
 

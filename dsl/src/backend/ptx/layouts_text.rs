@@ -4,8 +4,8 @@
 //! and `layout/remat.rs`), with the encodings in a header (`#blocked = ...`, `#mma =
 //! ...`), each block value's type followed by the layout the lowering gives it (a
 //! conversion's `from -> to` and the operand of the op it was made for; a copied op's
-//! `recomputes %N for ...`), and the staging rings' reads that stay in shared memory
-//! marked `#shared`.
+//! `recomputes %N for ...`), the staging rings' reads that stay in shared memory marked
+//! `#shared`, and the copies and stores tensor copies (TMA) make named above their ops.
 //!
 //! Everything comes from the lowering's own computation ([`Encodings`], and `ring.rs`'s
 //! choice of the reads that stay in place), so the text is what the PTX is built from.
@@ -100,7 +100,7 @@ impl<'a> Notes<'a> {
             .values()
             .flat_map(|r| r.copies.iter().map(move |&(copy, original)| (copy, (original, r.reader))))
             .collect();
-        let tma = tma_plan(k, &e.ai, &wgmma, arch);
+        let tma = tma_plan(k, &e.ai, &wgmma, arch, &e.tensor_stores);
         Notes { k, layouts, copies, recomputes, in_place, read_through, wgmma, tma }
     }
 
@@ -156,6 +156,18 @@ impl Annotations for Notes<'_> {
             lines.push(format!(
                 "{reader} fills ring {ring} by tensor copies (TMA): a {} x {} box a panel, {}-byte swizzle, tensor map {} (the kernel's parameters), an mbarrier a slot",
                 m.box_dims[0], m.box_dims[1], m.swizzle, r.map
+            ));
+        }
+        if let Some(s) = self.tma.stores.get(&id) {
+            let m = &self.tma.maps[s.map];
+            lines.push(format!(
+                "{reader} is written by tensor copies (TMA) from shared memory: its value stored there in its own layout, {} box{} of {} x {} ({}-byte swizzle), tensor map {} (the kernel's parameters)",
+                s.panels,
+                if s.panels == 1 { "" } else { "es" },
+                m.box_dims[0],
+                m.box_dims[1],
+                m.swizzle,
+                s.map
             ));
         }
         if let Some(d) = op.results.first().and_then(|r| self.wgmma.dots.get(r)) {

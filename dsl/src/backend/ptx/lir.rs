@@ -294,6 +294,19 @@ pub enum TmaOp {
     Wait { bar: Reg, parity: Reg },
     /// `cvta.param.u64 dst, <parameter of tensor map map>`: the map's generic address.
     MapAddr { dst: Reg, map: u32 },
+    /// `cp.async.bulk.tensor.{n}d.global.shared::cta.bulk_group [map_addr, {coords}],
+    /// [src]`: copies the box of tensor map `map` at `coords` (`I32`, innermost dim first)
+    /// from shared `src` (swizzled as the map says) to global memory, writing nothing
+    /// outside the tensor. It reads `src` until a [`TmaOp::StoreWaitRead`] of the issuing
+    /// thread covers its bulk group, and the writers of `src` must have fenced their
+    /// writes for the async proxy (`fence.proxy.async`) and synchronized with the issuer.
+    Store { src: Reg, map: u32, map_addr: Reg, coords: Vec<Operand> },
+    /// `cp.async.bulk.commit_group`: the thread's bulk stores since the last commit form
+    /// a group.
+    StoreCommit,
+    /// `cp.async.bulk.wait_group.read pending`: waits until at most `pending` of the
+    /// thread's bulk groups still read their shared memory.
+    StoreWaitRead { pending: u32 },
 }
 
 impl TmaOp {
@@ -304,7 +317,12 @@ impl TmaOp {
         };
         match self {
             TmaOp::Init { bar, .. } | TmaOp::ArriveExpectTx { bar, .. } => vec![*bar],
-            TmaOp::FenceInit | TmaOp::MapAddr { .. } => Vec::new(),
+            TmaOp::FenceInit | TmaOp::MapAddr { .. } | TmaOp::StoreCommit | TmaOp::StoreWaitRead { .. } => Vec::new(),
+            TmaOp::Store { src, map_addr, coords, .. } => {
+                let mut v = vec![*src, *map_addr];
+                v.extend(ops(coords));
+                v
+            }
             TmaOp::Load { dst, map_addr, coords, bar, .. } => {
                 let mut v = vec![*dst, *map_addr, *bar];
                 v.extend(ops(coords));

@@ -43,13 +43,14 @@ mod staged;
 mod swizzle;
 mod threads;
 mod tma;
+mod tma_store;
 mod unroll;
 mod values;
 mod wgmma;
 mod wide;
 mod wide_mul;
 
-pub(super) use exchange::fits_one_exchange;
+pub(super) use exchange::{MAX_SHARED_BYTES, fits_one_exchange};
 pub(super) use ring::{SlotLayout, read_in_place, slot_layout};
 pub(super) use tma::{TmaPlan, plan as tma_plan};
 pub(super) use wgmma::{WgmmaPlan, plan};
@@ -71,7 +72,7 @@ use crate::verify::KernelInfo;
 
 pub(super) fn lower_kernel(k: &Kernel, options: &PtxOptions) -> Result<Program, PtxError> {
     let nw = options.num_warps;
-    let Encodings { ai, enc, decision: layout_decision, stage } = Encodings::compute(k, options)?;
+    let Encodings { ai, enc, decision: layout_decision, stage, tensor_stores } = Encodings::compute(k, options)?;
     // From here on the kernel is the layout stage's: the input with its conversions.
     let (k, info) = (stage.kernel.kernel(), stage.kernel.info());
     if options.ptx_version < options.arch.min_ptx_version() {
@@ -162,7 +163,7 @@ pub(super) fn lower_kernel(k: &Kernel, options: &PtxOptions) -> Result<Program, 
         rings_base: None,
         ring_views: HashMap::new(),
         hoisted_a: HashMap::new(),
-        tma: tma::TmaState::new(tma::plan(k, &ai, &wgmma, options.arch)),
+        tma: tma::TmaState::new(tma::plan(k, &ai, &wgmma, options.arch, &tensor_stores)),
         wgmma,
         ring_synced: false,
         ring_site: None,
@@ -446,7 +447,10 @@ impl Lowerer<'_> {
             if !matches!(op.kind, OpKind::ConvertLayout { .. }) {
                 self.comment(op);
             }
-            self.op(op)?;
+            match self.tma.plan.stores.get(&id).copied() {
+                Some(plan) => self.tma_store(op, plan)?,
+                None => self.op(op)?,
+            }
         }
         Ok(())
     }
@@ -508,7 +512,7 @@ impl Lowerer<'_> {
                 self.async_copy(op, [*ptr, *slot], [*mask, *other], (*ring, *slots), (desc, *when))
             }
             OpKind::RingRead { ring, slot, pending } => self.ring_read(op, *ring, *slot, *pending),
-            OpKind::Store { ptr, value, mask } => self.store(op, *ptr, *value, *mask),
+            OpKind::Store { ptr, value, mask, .. } => self.store(op, *ptr, *value, *mask),
             OpKind::DebugBarrier {} => self.debug_barrier(),
             // A promise: the analyses used it; nothing runs.
             OpKind::Assume { .. } => Ok(()),

@@ -52,6 +52,7 @@ pub mod layout;
 mod layouts_text;
 pub mod lir;
 pub(crate) mod lower;
+mod tensor_copies;
 pub mod tensor_map;
 pub(crate) mod vectorize;
 pub(crate) mod writer;

@@ -525,7 +525,7 @@ impl<'a> Parser<'a> {
             "store" => {
                 let (ptr, value) = (c.value()?, c.next_value()?);
                 let mask = if c.comma_keyword("mask") { Some(c.value()?) } else { None };
-                OpKind::Store { ptr, value, mask }
+                OpKind::Store { ptr, value, mask, desc: desc_list(c)? }
             }
             "debug_barrier" => OpKind::DebugBarrier {},
             "assume" => OpKind::Assume { cond: c.value()? },

@@ -208,7 +208,7 @@ impl Cta {
         }
         self.copies.check(t as u32, addr, 2, "reads (by wgmma)")?;
         self.races.read(t as u32, addr, 2)?;
-        self.races.async_read(t as u32, addr, 2)?;
+        self.races.async_read(t as u32, addr, 2, "wgmma")?;
         self.races.async_reading(addr, 2);
         self.wgmma_groups.open.reads.push(((t / WARPGROUP) as u32, addr));
         Ok(u16::from_le_bytes([self.shared[addr as usize], self.shared[addr as usize + 1]]))

@@ -210,7 +210,13 @@ fn unconstrained(enc: &Blocked, shape: &[usize]) -> Vec<usize> {
 /// for the block shape `anchor`), or into the accumulator layout of a `dot` that runs on
 /// tensor cores (`mma`, see [`super::mma_encoding`]), and lists the operands that must be
 /// converted (see the module doc).
-pub fn assign(k: &Kernel, enc: &Arc<Blocked>, anchor: &[usize], mma: &dyn Fn(OpId) -> Option<Blocked>) -> Assignment {
+pub fn assign(
+    k: &Kernel,
+    enc: &Arc<Blocked>,
+    anchor: &[usize],
+    mma: &dyn Fn(OpId) -> Option<Blocked>,
+    from_shared: &dyn Fn(OpId) -> bool,
+) -> Assignment {
     let rank = enc.rank();
     let n = k.values.len();
     let mut mma_seeds: Vec<(Value, Arc<Blocked>)> = Vec::new();
@@ -231,9 +237,13 @@ pub fn assign(k: &Kernel, enc: &Arc<Blocked>, anchor: &[usize], mma: &dyn Fn(OpI
         };
         match &op.kind {
             OpKind::Broadcast { value: v } if is_block(*v) => broadcasts.push((id, *v, op.results[0])),
-            OpKind::Store { ptr, value, mask } if is_block(*ptr) && is_block(*value) => {
+            OpKind::Store { ptr, value, mask, .. } if is_block(*ptr) && is_block(*value) => {
                 tie(&[Some(*ptr), *mask].into_iter().flatten().collect::<Vec<_>>());
-                stores.push((id, *value, *ptr));
+                // A store tensor copies write (`tensor_copies.rs`) takes its value from
+                // shared memory, written there from the value's own layout: no conversion.
+                if !from_shared(id) {
+                    stores.push((id, *value, *ptr));
+                }
             }
             OpKind::For { init, body, .. } => {
                 let yields = k.yielded(body);

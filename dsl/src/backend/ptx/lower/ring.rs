@@ -331,7 +331,7 @@ impl Lowerer<'_> {
     /// is exact for power-of-two chunks and thread counts: a thread's chunk never straddles
     /// a panel unless it starts one, and `r0` and `dr` have no bit in common, so `rot(r0 +
     /// dr) = rot(r0) + rot(dr)`.
-    fn panel_addresses(
+    pub(super) fn panel_addresses(
         &mut self,
         side: &Side,
         eb: usize,

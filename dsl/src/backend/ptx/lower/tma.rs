@@ -30,22 +30,30 @@ use super::ring::SlotLayout;
 use super::wgmma::WgmmaPlan;
 use crate::backend::ptx::axis_info::AxisInfoMap;
 use crate::backend::ptx::lir::{BinOp, Guard, Inst, Operand, Reg, TmaOp, Ty};
-use crate::backend::ptx::tensor_map::{Extent, TensorMap};
+use crate::backend::ptx::tensor_copies::{MAX_BOX, TensorStore, map_of};
+use crate::backend::ptx::tensor_map::TensorMap;
 use crate::backend::ptx::{Arch, PtxError};
-use crate::ir::{DType, Kernel, Op, OpKind, ParamKind, ScalarType, Value, desc_parts};
+use crate::ir::{Kernel, Op, OpId, OpKind, Value, desc_parts};
 
 /// Bytes of one mbarrier.
 const MBARRIER_BYTES: u32 = 8;
-/// The largest box dim a tensor copy takes.
-const MAX_BOX: usize = 256;
-/// The address and stride alignment tensor copies need, in bytes.
-const TMA_ALIGN: u64 = 16;
 
-/// Which rings tensor copies fill, and the tensor map each reads.
+/// Which rings tensor copies fill and which stores they write, and the tensor map each
+/// reads or writes.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TmaPlan {
     pub rings: HashMap<u32, TmaRingPlan>,
+    pub stores: HashMap<OpId, TmaStorePlan>,
     pub maps: Vec<TensorMap>,
+}
+
+/// How tensor copies write one store's tile (`tma_store.rs`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TmaStorePlan {
+    /// Index into [`TmaPlan::maps`].
+    pub map: usize,
+    /// Columns of boxes (panels) the tile is cut into.
+    pub panels: u32,
 }
 
 /// How tensor copies fill one ring's slot.
@@ -59,8 +67,15 @@ pub(crate) struct TmaRingPlan {
 
 /// The rings tensor copies can fill: every copy into the ring carries the same
 /// descriptor parts, each a parameter or a constant that meets the hardware's alignment,
-/// and its slots are 16-bit panels of at most 256 rows, not permuted.
-pub(crate) fn plan(k: &Kernel, ai: &AxisInfoMap, wgmma: &WgmmaPlan, arch: Arch) -> TmaPlan {
+/// and its slots are 16-bit panels of at most 256 rows, not permuted. Then the stores
+/// they write (`stores`, the layout stage's choice), their maps after the rings'.
+pub(crate) fn plan(
+    k: &Kernel,
+    ai: &AxisInfoMap,
+    wgmma: &WgmmaPlan,
+    arch: Arch,
+    stores: &HashMap<OpId, TensorStore>,
+) -> TmaPlan {
     let mut out = TmaPlan::default();
     if !matches!(arch, Arch::Sm90 | Arch::Sm90a) {
         return out;
@@ -90,6 +105,13 @@ pub(crate) fn plan(k: &Kernel, ai: &AxisInfoMap, wgmma: &WgmmaPlan, arch: Arch) 
             out.maps.push(map);
         }
     }
+    // In program order, so the maps' order is the same at every lowering.
+    for id in k.walk() {
+        if let Some(s) = stores.get(&id) {
+            out.stores.insert(id, TmaStorePlan { map: out.maps.len(), panels: s.panels });
+            out.maps.push(s.map.clone());
+        }
+    }
     out
 }
 
@@ -104,7 +126,6 @@ fn tensor_map(
     ptr: Value,
     desc: &[Value],
 ) -> Option<TensorMap> {
-    let parts = desc_parts(desc).filter(|p| p.dims.len() == 2)?;
     let elem = k.dtype(ptr).pointee()?;
     let eb = elem.size_bytes() as usize;
     let shape = k.shape(ptr).dims();
@@ -116,65 +137,8 @@ fn tensor_map(
     if eb != 2 || shape[0] > MAX_BOX || !matches!(row_bytes, 32 | 64 | 128) || !shape[0].is_multiple_of(8) {
         return None;
     }
-    let base = param_of(k, parts.base)?;
-    if !matches!(k.params[base].kind, ParamKind::Ptr(_))
-        || !ai.get(parts.base).divisibility[0].is_multiple_of(TMA_ALIGN)
-    {
-        return None;
-    }
-    let dims = parts.dims.iter().map(|&d| extent(k, ai, d)).collect::<Option<Vec<_>>>()?;
-    let mut strides = Vec::new();
-    for (i, &s) in parts.strides.iter().enumerate() {
-        let e = extent(k, ai, s)?;
-        let last = i + 1 == parts.strides.len();
-        let aligned = match e {
-            Extent::Const(c) if last => c == 1,
-            Extent::Const(c) => c > 0 && (c as u64 * eb as u64).is_multiple_of(TMA_ALIGN),
-            Extent::Param(_) if last => false,
-            Extent::Param(_) => (ai.get(s).divisibility[0].saturating_mul(eb as u64)).is_multiple_of(TMA_ALIGN),
-        };
-        if !aligned {
-            return None;
-        }
-        strides.push(e);
-    }
     let box_dims = vec![shape[0] as u32, (row_bytes / eb) as u32];
-    Some(TensorMap { elem, base, dims, strides, box_dims, swizzle: row_bytes as u32 })
-}
-
-/// The parameter `v` is (through integer widenings, which keep its value), if it is one.
-fn param_of(k: &Kernel, v: Value) -> Option<usize> {
-    match &k.def_op(v)?.kind {
-        OpKind::Param { index } => Some(*index),
-        OpKind::Cast { value } if widens(k.dtype(*value), k.dtype(v)) => param_of(k, *value),
-        _ => None,
-    }
-}
-
-/// Whether a cast from `from` to `to` keeps every integer's value: a signed integer to a
-/// signed one at least as wide, an unsigned one to any integer wider (or as wide and
-/// unsigned).
-fn widens(from: DType, to: DType) -> bool {
-    let (DType::Scalar(f), DType::Scalar(t)) = (from, to) else { return false };
-    if !f.is_int() || !t.is_int() || f == ScalarType::Bool || t == ScalarType::Bool {
-        return false;
-    }
-    let (fb, tb) = (f.size_bytes(), t.size_bytes());
-    match (f.is_signed_int(), t.is_signed_int()) {
-        (true, true) | (false, false) => fb <= tb,
-        (false, true) => fb < tb,
-        (true, false) => false,
-    }
-}
-
-/// Where the integer scalar `v` comes from at a launch: a parameter (widened, its value
-/// unchanged) or a constant.
-fn extent(k: &Kernel, ai: &AxisInfoMap, v: Value) -> Option<Extent> {
-    if let Some(c) = ai.get(v).constant {
-        return Some(Extent::Const(c));
-    }
-    let p = param_of(k, v)?;
-    matches!(k.params[p].kind, ParamKind::Scalar(s) if s.is_int()).then_some(Extent::Param(p))
+    map_of(k, ai, elem, desc, box_dims, row_bytes as u32)
 }
 
 /// A ring filled by tensor copies, once made: its first mbarrier and the register of its
@@ -326,7 +290,7 @@ impl Lowerer<'_> {
     }
 
     /// The generic address of tensor map `m`'s parameter (prologue).
-    fn map_addr(&mut self, m: usize) -> Reg {
+    pub(super) fn map_addr(&mut self, m: usize) -> Reg {
         if let Some(r) = self.tma.map_addrs.get(&m) {
             return *r;
         }
@@ -345,29 +309,5 @@ impl Lowerer<'_> {
             *src = Operand::Int(i64::from(off));
         }
         self.shared_bytes = (off + self.tma.bars * MBARRIER_BYTES).next_multiple_of(16);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_casts_that_keep_every_value_lead_back_to_a_parameter() {
-        use ScalarType::*;
-        let table = [
-            (I32, I64, true),
-            (I32, I32, true),
-            (U32, I64, true),
-            (U32, U64, true),
-            (U32, I32, false),
-            (I64, I32, false),
-            (I32, U64, false),
-            (Bool, I32, false),
-            (I32, F32, false),
-        ];
-        for (from, to, want) in table {
-            assert_eq!(widens(DType::Scalar(from), DType::Scalar(to)), want, "{from} -> {to}");
-        }
     }
 }

@@ -32,6 +32,18 @@ impl Writer<'_> {
                 self.reg(*bar),
                 self.opnd(Operand::Reg(*parity), Ty::I32)
             ),
+            TmaOp::Store { src, map_addr, coords, .. } => {
+                let coords: Vec<String> = coords.iter().map(|c| self.opnd(*c, Ty::I32)).collect();
+                format!(
+                    "{g}cp.async.bulk.tensor.{}d.global.shared::cta.bulk_group [{}, {{{}}}], [{}];",
+                    coords.len(),
+                    self.reg(*map_addr),
+                    coords.join(", "),
+                    self.reg(*src)
+                )
+            }
+            TmaOp::StoreCommit => format!("{g}cp.async.bulk.commit_group;"),
+            TmaOp::StoreWaitRead { pending } => format!("{g}cp.async.bulk.wait_group.read {pending};"),
             TmaOp::MapAddr { dst, map } => {
                 format!(
                     "{g}cvta.param.u64 {}, {};",
