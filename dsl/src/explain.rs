@@ -424,6 +424,11 @@ fn access_kind(k: AccessKind) -> &'static str {
     }
 }
 
+/// `v4`, or `tensor copy` where no thread accesses global memory (a tensor store, TMA).
+fn vector_width(w: u32) -> String {
+    if w == 0 { "tensor copy".to_string() } else { format!("v{w}") }
+}
+
 fn vector_section(e: &Explanation, out: &mut String) {
     match (&e.ptx_specialized, &e.ptx_unspecialized) {
         (Some(Ok(s)), plain) => {
@@ -444,13 +449,13 @@ fn vector_section(e: &Explanation, out: &mut String) {
             for (i, a) in s.decisions.accesses.iter().enumerate() {
                 // Both traces keep every load and store, in program order.
                 let before = plain.and_then(|p| p.get(i)).filter(|b| b.loc == a.loc && b.kind == a.kind);
-                let width = before.map_or("?".to_string(), |b| format!("v{}", b.vector_width));
+                let width = before.map_or("?".to_string(), |b| vector_width(b.vector_width));
                 let _ = writeln!(
                     out,
-                    "  {} at {}: v{} [{width}]: {}",
+                    "  {} at {}: {} [{width}]: {}",
                     access_kind(a.kind),
                     a.loc.short(),
-                    a.vector_width,
+                    vector_width(a.vector_width),
                     a.reason
                 );
                 if let Some(b) = before.filter(|b| b.vector_width != a.vector_width) {

@@ -114,11 +114,7 @@ fn store_i32_through_f32_pointer() -> Kernel {
         ops: vec![
             Op { kind: OpKind::Param { index: 0 }, results: vec![Value(0)], loc },
             Op { kind: OpKind::ProgramId { axis: 0 }, results: vec![Value(1)], loc },
-            Op {
-                kind: OpKind::Store { ptr: Value(0), value: Value(1), mask: None, desc: Vec::new() },
-                results: vec![],
-                loc,
-            },
+            store_op(Value(0), Value(1), loc),
         ],
         body: Block { args: vec![], ops: vec![OpId(0), OpId(1), OpId(2)] },
     }
@@ -287,11 +283,7 @@ fn codes(ds: Vec<rtriton::diag::Diagnostic>) -> Vec<rtriton::diag::Code> {
 fn undefined_operands_in_hand_built_ir_are_verifier_errors() {
     let mut kernel = store_i32_through_f32_pointer();
     let loc = kernel.loc;
-    kernel.ops.push(Op {
-        kind: OpKind::Store { ptr: Value(7), value: Value(8), mask: None, desc: Vec::new() },
-        results: vec![],
-        loc,
-    });
+    kernel.ops.push(store_op(Value(7), Value(8), loc));
     kernel.body.ops.push(OpId(3));
     let err = verify(kernel).unwrap_err();
     let rendered: Vec<String> = err.0.0.iter().map(|d| format!("{d:#}")).collect();
@@ -303,4 +295,9 @@ fn undefined_operands_in_hand_built_ir_are_verifier_errors() {
             "error[RT0201]: kernel `store_i32_through_f32` at tests/tests/diagnostics.rs:999: op3 uses undefined value %8\n  help: this is an rtriton compiler bug or a hand-built IR error; please report it with the kernel's IR text",
         ]
     );
+}
+
+/// A hand-built unmasked `store` of `value` through `ptr`.
+fn store_op(ptr: Value, value: Value, loc: SourceLoc) -> Op {
+    Op { kind: OpKind::Store { ptr, value, mask: None, desc: Vec::new() }, results: vec![], loc }
 }

@@ -119,6 +119,10 @@ fn descriptor_stores_are_written_by_tensor_copies_on_sm90a() {
         assert!(text.contains("cp.async.bulk.wait_group.read 0;"), "{name}");
         assert!(!text.contains("st.global"), "{name}: no thread stores C itself");
         assert!(p.decisions.conversions.iter().all(|c| !c.reason.contains("`store`")), "{name}: no conversion");
+        // `explain` prints the store as a tensor copy, not as a vector width.
+        let store = p.decisions.accesses.iter().find(|a| a.kind == ptx::AccessKind::Store).expect("C's store");
+        assert_eq!(store.vector_width, 0, "{name}");
+        assert!(store.reason.contains("written by tensor copies (TMA) from shared memory"), "{}", store.reason);
     }
     // Without a descriptor the same product's store stays a masked vector store.
     let p = program(Kernel::F16, &spec("persistent_wgmma_150x200x70"), Arch::Sm90a);

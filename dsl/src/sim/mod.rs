@@ -48,7 +48,10 @@
 //!   can never complete ([`Check::MbarrierNeverCompletes`]), and a copy's box landing
 //!   outside the shared buffer or misaligned for its swizzle ([`Check::TensorCopyBox`]),
 //!   and global bytes it read that the kernel writes before it lands
-//!   ([`Check::GlobalRace`], as for `cp.async`);
+//!   ([`Check::GlobalRace`], as for `cp.async`); a tensor store's shared bytes written
+//!   without `fence.proxy.async` ([`Check::AsyncProxyUnfenced`]) or a barrier before the
+//!   copy (a race), or rewritten, or left to a program's end, before a
+//!   `cp.async.bulk.wait_group.read` of its thread ([`Check::TensorStorePending`]);
 //! - an inline asm without a CPU model, which it cannot run ([`Check::InlineAsmNoModel`],
 //!   before any thread runs; with a model, the model runs in each thread);
 //! - reading a register the thread never wrote ([`Check::UninitializedRegister`]) or a

@@ -264,7 +264,8 @@ pub enum AccessKind {
 pub struct AccessDecision {
     pub loc: SourceLoc,
     pub kind: AccessKind,
-    /// Elements per memory instruction: 1 (scalar), 2 (`.v2`) or 4 (`.v4`).
+    /// Elements per memory instruction: 1 (scalar), 2 (`.v2`) or 4 (`.v4`); 0 where no
+    /// thread accesses global memory (a store tensor copies write, `lower/tma_store.rs`).
     pub vector_width: u32,
     /// The facts that bound the width (contiguity, divisibility, mask constancy...).
     pub reason: String,

@@ -87,7 +87,7 @@ impl Cta {
                     let linear = r * row_bytes + c * eb;
                     let swizzled = from as usize + (linear ^ (((linear >> 7) & (span / 16 - 1)) << 4));
                     let bytes = self.shared[swizzled..swizzled + eb].to_vec();
-                    l.stores.store(&self.sync, now.clone(), a, eb as u32)?;
+                    l.stores.store(&self.sync, now, a, eb as u32)?;
                     mem.write_bytes(a, &bytes).map_err(|e| {
                         SimFault::new(
                             Check::OutOfBounds,
