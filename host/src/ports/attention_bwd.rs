@@ -215,9 +215,11 @@ pub fn suites_of(kernel: Kernel, spec: &Spec, same_heads: bool) -> [Suite; 3] {
     let view = spec.layout.view([z, h, n, d]);
     let rows = View::contiguous(&[z * h * n]);
     let of = |hd: usize| if same_heads { 0 } else { hd };
-    // A `[Z, H, N, D]` tensor from each head's row-major values; a per-row f32 one.
+    // A `[Z, H, N, D]` tensor from each head's row-major values (each rounded to the dtype
+    // once, however many heads share it); a per-row f32 one.
     let tensor = |per_head: Vec<&Vec<f64>>| -> Data {
-        dt.through_view(&view, |i| dt.bits_of(per_head[of(i[0] * h + i[1])][i[2] * d + i[3]]))
+        let bits: Vec<Vec<u64>> = per_head.iter().map(|x| x.iter().map(|&v| dt.bits_of(v)).collect()).collect();
+        dt.through_view(&view, |i| bits[of(i[0] * h + i[1])][i[2] * d + i[3]])
     };
     let per_row = |per_head: Vec<&Vec<f64>>| -> Data {
         Dtype::F32.data((0..z * h * n).map(|e| Dtype::F32.bits_of(per_head[of(e / n)][e % n])))

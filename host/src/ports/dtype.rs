@@ -82,10 +82,32 @@ impl Dtype {
     /// `i` set to `value(i)`.
     pub fn through_view(self, view: &View, value: impl Fn(&[usize]) -> u64) -> Data {
         let mut bits = vec![self.poison(); view.min_buffer_len()];
-        for index in view.indices() {
-            bits[view.element(&index)] = value(&index);
+        if view.numel() == 0 {
+            return self.data(bits);
         }
-        self.data(bits)
+        // The view's indices in row-major order as an odometer, the element's place kept
+        // up to date: no allocation or multiplication per element (a bench point's
+        // 4 x 32 x 4096 x 128 operands took seconds each through `View::indices`).
+        let rank = view.shape.len();
+        let mut index = vec![0usize; rank];
+        let mut at = view.offset as isize;
+        loop {
+            bits[at as usize] = value(&index);
+            let mut d = rank;
+            loop {
+                if d == 0 {
+                    return self.data(bits);
+                }
+                d -= 1;
+                index[d] += 1;
+                at += view.strides[d];
+                if index[d] < view.shape[d] {
+                    break;
+                }
+                at -= view.strides[d] * view.shape[d] as isize;
+                index[d] = 0;
+            }
+        }
     }
 
     /// An all-poison buffer for the view (an output's initial content).
@@ -124,6 +146,25 @@ mod tests {
         }
         assert_eq!(Dtype::I32.bits_of(-1.0), 0xFFFF_FFFF);
         assert_eq!(Dtype::F16.bits_of(1.5), 0x3E00);
+    }
+
+    #[test]
+    fn through_view_visits_every_index_once_in_any_view() {
+        let views = [
+            View::contiguous(&[2, 3, 4, 5]),
+            View::strided(&[2, 3, 4], &[1, 8, 2]).with_offset(3),
+            View::strided(&[4, 2], &[-2, 1]).with_offset(6),
+            View::contiguous(&[]),
+            View::contiguous(&[3, 0, 2]),
+        ];
+        for view in views {
+            let d = Dtype::F32.through_view(&view, |i| Dtype::F32.bits_of(i.iter().fold(0, |a, &x| a * 10 + x) as f64));
+            let mut want = vec![Dtype::F32.poison(); view.min_buffer_len()];
+            for index in view.indices() {
+                want[view.element(&index)] = Dtype::F32.bits_of(index.iter().fold(0, |a, &x| a * 10 + x) as f64);
+            }
+            assert_eq!(d, Dtype::F32.data(want), "{view:?}");
+        }
     }
 
     #[test]
