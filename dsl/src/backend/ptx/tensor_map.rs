@@ -1,6 +1,7 @@
 //! The tensor maps of sm_90's tensor copies (TMA): what the host encodes before a launch
 //! (`cuTensorMapEncodeTiled`) and passes as a 128-byte kernel parameter, one per staging
-//! ring copied through a tensor descriptor (`lower/tma.rs`).
+//! ring copied through a tensor descriptor (`lower/tma.rs`) and one per store tensor
+//! copies write (`lower/tma_store.rs`).
 //!
 //! A [`TensorMap`] is the recipe: which kernel parameters hold the tensor's base, sizes
 //! and strides (or the constants specialization made of them), the element type, the box
@@ -24,7 +25,7 @@ pub enum Extent {
 /// outermost first as the language lists them (the driver's order is the reverse).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TensorMap {
-    /// The element type (2 bytes: `f16`, `bf16`).
+    /// The element type (`f16` and `bf16` for a ring's copies; `f32` too for a store's).
     pub elem: ScalarType,
     /// The pointer parameter holding the tensor's element `[0, ..]`.
     pub base: usize,

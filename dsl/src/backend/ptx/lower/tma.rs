@@ -3,7 +3,8 @@
 //! `wgmma`'s swizzled panels, one thread copies each panel of the tile with
 //! `cp.async.bulk.tensor`, the hardware filling what lies outside the tensor with zeros
 //! (what the copy's mask gives), and every thread waits for the slot on an mbarrier
-//! instead of its own `cp.async` group.
+//! instead of its own `cp.async` group. The plan here also lists the stores tensor copies
+//! write (`tma_store.rs`), whose maps follow the rings'.
 //!
 //! - The tensor map (base, sizes, strides, box, swizzle) is a kernel parameter the host
 //!   encodes at each launch (`tensor_map.rs`): so its parts must be kernel parameters or
