@@ -66,21 +66,7 @@ impl Cta {
             let index: Vec<i64> = coords.iter().rev().map(|&c| i64::from(self.get(c, t) as u32 as i32)).collect();
             let (bytes, sources) = self.box_bytes(l, mem, map, &index, t)?;
             let n = bytes.len() as u32;
-            let align = 8 * map.map.swizzle;
-            if u64::from(to) + u64::from(n) > self.shared.len() as u64 || !to.is_multiple_of(align) {
-                return Err(SimFault::new(
-                    Check::TensorCopyBox,
-                    Some(t as u32),
-                    format!(
-                        "a tensor copy's {n}-byte box lands at shared offset {to}, which is {} (the buffer has {} bytes; a {}-byte swizzle needs {align}-byte alignment)",
-                        if !to.is_multiple_of(align) { "misaligned" } else { "past the buffer's end" },
-                        self.shared.len(),
-                        map.map.swizzle
-                    ),
-                    "place each slot inside the shared buffer, aligned to its swizzle's 8-row pattern",
-                )
-                .at(Address::Shared(to)));
-            }
+            self.box_in_shared(t, (to, n), map.map.swizzle, ("a tensor copy's", "lands at", "each slot"))?;
             self.races.check_not_in_flight(t as u32, to, n)?;
             self.copies.issue_bulk(t as u32, to, n)?;
             self.races.write_async_proxy(t as u32, to, n)?;
@@ -89,6 +75,32 @@ impl Cta {
                 .map_err(|e| self.mbarrier_fault(t, b, e))?;
         }
         Ok(())
+    }
+
+    /// Thread `t`'s box of `n` bytes at shared offset `at` lies inside the buffer, aligned to
+    /// its `swizzle`'s 8-row pattern. `words`: whose box, what it does there, what to place.
+    pub(super) fn box_in_shared(
+        &self,
+        t: usize,
+        (at, n): (u32, u32),
+        swizzle: u32,
+        (whose, does, what): (&str, &str, &str),
+    ) -> Result<(), SimFault> {
+        let align = 8 * swizzle;
+        if u64::from(at) + u64::from(n) <= self.shared.len() as u64 && at.is_multiple_of(align) {
+            return Ok(());
+        }
+        Err(SimFault::new(
+            Check::TensorCopyBox,
+            Some(t as u32),
+            format!(
+                "{whose} {n}-byte box {does} shared offset {at}, which is {} (the buffer has {} bytes; a {swizzle}-byte swizzle needs {align}-byte alignment)",
+                if !at.is_multiple_of(align) { "misaligned" } else { "past the buffer's end" },
+                self.shared.len(),
+            ),
+            format!("place {what} inside the shared buffer, aligned to its swizzle's 8-row pattern"),
+        )
+        .at(Address::Shared(at)))
     }
 
     /// The box of `map` at `index` (outermost first) as it lands in shared memory:
@@ -127,8 +139,7 @@ impl Cta {
                 let now = self.stamp(l, t);
                 l.stores.load(&self.sync, now, a, eb as u32)?;
                 l.stores.record_load(now, self.pc, a, eb as u32);
-                let linear = r * row_bytes + c * eb;
-                let swizzled = linear ^ (((linear >> 7) & (span / 16 - 1)) << 4);
+                let swizzled = swizzled(r * row_bytes + c * eb, span);
                 out[swizzled..swizzled + eb].copy_from_slice(src);
                 sources.push((a, swizzled as u32, eb as u32));
             }
@@ -171,4 +182,10 @@ impl Cta {
         }
         Ok(())
     }
+}
+
+/// Where byte `linear` of a box (its rows one after the other) lies in shared memory under
+/// a `span`-byte swizzle: its 16-byte chunk `xor` the phase of its 128-byte line.
+pub(super) fn swizzled(linear: usize, span: usize) -> usize {
+    linear ^ (((linear >> 7) & (span / 16 - 1)) << 4)
 }

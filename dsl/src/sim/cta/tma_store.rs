@@ -10,6 +10,7 @@
 
 use std::collections::VecDeque;
 
+use super::tma::swizzled;
 use super::{Cta, Launch};
 use crate::backend::ptx::lir::Guard;
 use crate::interp::Memory;
@@ -58,21 +59,7 @@ impl Cta {
             let eb = map.resolved.elem_bytes as usize;
             let row_bytes = cols * eb;
             let n = (rows * row_bytes) as u32;
-            let align = 8 * map.map.swizzle;
-            if u64::from(from) + u64::from(n) > self.shared.len() as u64 || !from.is_multiple_of(align) {
-                return Err(SimFault::new(
-                    Check::TensorCopyBox,
-                    Some(t as u32),
-                    format!(
-                        "a tensor store's {n}-byte box is read from shared offset {from}, which is {} (the buffer has {} bytes; a {}-byte swizzle needs {align}-byte alignment)",
-                        if !from.is_multiple_of(align) { "misaligned" } else { "past the buffer's end" },
-                        self.shared.len(),
-                        map.map.swizzle
-                    ),
-                    "place the stored tile inside the shared buffer, aligned to its swizzle's 8-row pattern",
-                )
-                .at(Address::Shared(from)));
-            }
+            self.box_in_shared(t, (from, n), map.map.swizzle, ("a tensor store's", "is read from", "the stored tile"))?;
             self.copies.check(t as u32, from, n, "reads (by a tensor store)")?;
             self.races.read(t as u32, from, n)?;
             self.races.async_read(t as u32, from, n, "tensor store")?;
@@ -84,8 +71,7 @@ impl Cta {
                     let at = [index[0] + r as i64, index[1] + c as i64];
                     let Some(off) = map.resolved.offset_of(&at) else { continue };
                     let a = map.resolved.address + off;
-                    let linear = r * row_bytes + c * eb;
-                    let swizzled = from as usize + (linear ^ (((linear >> 7) & (span / 16 - 1)) << 4));
+                    let swizzled = from as usize + swizzled(r * row_bytes + c * eb, span);
                     let bytes = self.shared[swizzled..swizzled + eb].to_vec();
                     l.stores.store(&self.sync, now, a, eb as u32)?;
                     mem.write_bytes(a, &bytes).map_err(|e| {

@@ -406,31 +406,32 @@ impl Lowerer<'_> {
     ) {
         let elem = sty.size_bytes() as usize;
         for (r, bytes) in vector_runs(offsets, elem, align, true) {
-            if bytes == elem {
-                let src = self.reg(elems[r], sty);
-                self.emit(Inst::StShared { guard, ty: sty, src, addr: base, offset: offsets[r] });
-                continue;
-            }
-            let m = bytes / elem;
-            let srcs: Vec<Reg> = if elem == 4 {
-                (r..r + m).map(|i| self.reg(elems[i], sty)).collect()
-            } else {
-                (r..r + m)
-                    .step_by(2)
-                    .map(|i| {
-                        let (lo, hi) = (self.reg(elems[i], sty), self.reg(elems[i + 1], sty));
-                        let dst = self.new_reg(Ty::U32);
-                        self.emit(Inst::Pack { dst, lo, hi });
-                        dst
-                    })
-                    .collect()
-            };
-            let ty = if elem == 4 { sty } else { Ty::U32 };
-            if let [src] = srcs[..] {
-                self.emit(Inst::StShared { guard, ty, src, addr: base, offset: offsets[r] });
-            } else {
-                self.emit(Inst::StSharedVec { guard, ty, srcs, addr: base, offset: offsets[r] });
-            }
+            self.st_shared_run(guard, sty, &elems[r..r + bytes / elem], base, offsets[r]);
+        }
+    }
+
+    /// Writes `elems` (of the 16- or 32-bit type `sty`, consecutive in shared memory from
+    /// `addr + offset`, which is aligned to their bytes) as one access: 32-bit elements as
+    /// the vector's words, 16-bit ones packed in pairs (one element alone as it is).
+    pub(super) fn st_shared_run(&mut self, guard: Option<Guard>, sty: Ty, elems: &[Operand], addr: Reg, offset: u32) {
+        let (ty, srcs): (Ty, Vec<Reg>) = if sty.size_bytes() == 2 && elems.len() > 1 {
+            let words = elems
+                .chunks(2)
+                .map(|pair| {
+                    let (lo, hi) = (self.reg(pair[0], sty), self.reg(pair[1], sty));
+                    let dst = self.new_reg(Ty::U32);
+                    self.emit(Inst::Pack { dst, lo, hi });
+                    dst
+                })
+                .collect();
+            (Ty::U32, words)
+        } else {
+            (sty, elems.iter().map(|&x| self.reg(x, sty)).collect())
+        };
+        if let [src] = srcs[..] {
+            self.emit(Inst::StShared { guard, ty, src, addr, offset });
+        } else {
+            self.emit(Inst::StSharedVec { guard, ty, srcs, addr, offset });
         }
     }
 

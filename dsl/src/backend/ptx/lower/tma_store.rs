@@ -13,7 +13,7 @@ use super::exchange::{Place, Side};
 use super::swizzle::SWIZZLE_ALIGN;
 use super::tma::TmaStorePlan;
 use super::{Lowerer, ty_of};
-use crate::backend::ptx::lir::{BinOp, Group, Guard, Inst, Operand, Reg, TmaOp, Ty};
+use crate::backend::ptx::lir::{BinOp, Group, Guard, Inst, Operand, TmaOp, Ty};
 use crate::backend::ptx::{AccessDecision, AccessKind, PtxError};
 use crate::ir::{Op, OpKind, desc_parts};
 
@@ -98,25 +98,7 @@ impl Lowerer<'_> {
             let bytes = [16, 8, 4].into_iter().find(|&b| b > eb && fits(b)).unwrap_or(eb);
             let m = bytes / eb;
             let (addr, offset) = at[i];
-            let srcs: Vec<Reg> = if eb == 2 && m > 1 {
-                (i..i + m)
-                    .step_by(2)
-                    .map(|j| {
-                        let (lo, hi) = (self.reg(elems[j], ty), self.reg(elems[j + 1], ty));
-                        let dst = self.new_reg(Ty::U32);
-                        self.emit(Inst::Pack { dst, lo, hi });
-                        dst
-                    })
-                    .collect()
-            } else {
-                (i..i + m).map(|j| self.reg(elems[j], ty)).collect()
-            };
-            let wty = if eb == 2 && m > 1 { Ty::U32 } else { ty };
-            if let [src] = srcs[..] {
-                self.emit(Inst::StShared { guard, ty: wty, src, addr, offset });
-            } else {
-                self.emit(Inst::StSharedVec { guard, ty: wty, srcs, addr, offset });
-            }
+            self.st_shared_run(guard, ty, &elems[i..i + m], addr, offset);
             i += m;
         }
         self.emit(Inst::FenceProxyAsync);
