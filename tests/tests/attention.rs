@@ -172,8 +172,19 @@ fn the_chained_products_convert_nothing_in_the_loop() {
     let body: Vec<&str> =
         text.lines().skip_while(|l| !l.contains(" = for ")).take_while(|l| !l.starts_with("  }")).collect();
     assert!(body.len() > 20, "{text}");
+    // The loop's conversions are the products' operands, none through shared memory:
+    // `K^T` and `V` from their ring slots, `P` from the first product's registers. `Q`'s
+    // goes before the loop.
     let converted: Vec<&&str> = body.iter().filter(|l| l.contains("convert_layout")).collect();
-    assert!(converted.is_empty(), "the loop converts {converted:#?}");
+    let moves: Vec<&&&str> = converted.iter().filter(|l| !l.contains("-> #dot_op") || l.contains("staged")).collect();
+    assert!(moves.is_empty(), "the loop converts {moves:#?}");
+    assert_eq!(converted.len(), 3, "{converted:#?}");
+    assert!(
+        converted.iter().any(|l| l.contains("#mma -> #dot_op<opIdx=0") && l.contains("registers repacked")),
+        "{converted:#?}"
+    );
+    let before: Vec<&str> = text.lines().take_while(|l| !l.contains(" = for ")).collect();
+    assert!(before.iter().any(|l| l.contains("-> #dot_op<opIdx=0") && l.contains("once, before the loop")), "{text}");
     assert!(body.iter().any(|l| l.contains("permute") && l.contains("no copy")), "{text}");
     assert!(body.iter().any(|l| l.contains("expand_dims") && l.contains("tensor<128x1xf32> #mma")), "{text}");
 }

@@ -47,6 +47,25 @@ kernel! {
     }
 }
 
+kernel! {
+    /// Two loop-invariant `a`s (`[BM, BK]`, as attention's `Q`) multiplied by a tile loaded
+    /// in each iteration: their fragments are read before the loop while they fit in 32
+    /// registers a thread, in program order.
+    fn invariant_operands(q_ptr: Ptr<f16>, k_ptr: Ptr<f16>, out_ptr: Ptr<f32>, n: i32;
+                          const BM: usize, const BN: usize, const BK: usize) {
+        let (rm, rn) = (expand_dims(arange(0, BM), 1), expand_dims(arange(0, BN), 0));
+        let (rk_col, rk_row) = (expand_dims(arange(0, BK), 0), expand_dims(arange(0, BK), 1));
+        let q1 = load(q_ptr + rm * BK as i32 + rk_col, None, None);
+        let q2 = load(q_ptr + (rm + BM as i32) * BK as i32 + rk_col, None, None);
+        let acc = zeros::<f32>(&[BM, BN]);
+        let (a1, a2) = for_range(0, n, 1, (acc, acc), |j, (a1, a2)| {
+            let kt = load(k_ptr + j * (BK * BN) as i32 + rk_row * BN as i32 + rn, None, None);
+            (dot(q1, kt, a1), dot(q2, kt, a2))
+        });
+        store(out_ptr + rm * BN as i32 + rn, a1 + a2, None);
+    }
+}
+
 /// The pointers to `a`, `b` and `c` of [`staged`].
 type Operands<A, C> = (Tensor<Ptr<A>>, Tensor<Ptr<A>>, Tensor<Ptr<C>>);
 
@@ -135,15 +154,19 @@ const STAGED: &[(&str, i64)] = &[("BM", 32), ("BN", 32), ("BK", 32), ("STAGES", 
         " : tensor<32x16xf16> #blocked  loc(",
         // The accumulator converts to the coalesced layout for its store.
         " : tensor<32x32xf32> #mma -> #blocked  (operand 1 of store)",
+        // Each operand reads its fragments through its `#dot_op` layout, staged first.
+        " : tensor<32x16xf16> #blocked -> #dot_op<opIdx=0, parent=#mma, kWidth=2>  (operand 0 of %",
+        " : tensor<16x32xf16> #blocked -> #dot_op<opIdx=1, parent=#mma, kWidth=2>  (operand 1 of %",
+        " = dot: staged through shared memory, then read as fragments)  loc(",
     ],
     &["#shared", "ring_read"],
-    1
+    3
 )]
 #[case::dot_with_one_warp(
     dot_tile(), &[("BM", 32), ("BN", 32), ("BK", 16)], 1,
     &["\n#mma = blocked{spt=[1, 2], tpw=[8, 4], wpc=[1, 1], order=[1, 0]}\nnum_warps = 1\n"],
     &[],
-    1
+    3
 )]
 #[case::pipelined_f16(
     staged_f16(), STAGED, 4,
@@ -157,9 +180,13 @@ const STAGED: &[(&str, i64)] = &[("BM", 32), ("BN", 32), ("BK", 32), ("STAGES", 
         " : tensor<32x32xf32> #mma -> #blocked  (operand 1 of store)",
         // `b`'s row index, read along the other dim, is recomputed there: no conversion.
         " = arange 0..32 : tensor<32xi32> #slice<dims=[1], #blocked>  (recomputes %",
+        // The `dot` reads its fragments from the slots.
+        "#shared<ring 0, swizzled, vec 16 bytes, perPhase 2, maxPhase 4> -> #dot_op<opIdx=0, parent=#mma, kWidth=2>  (operand 0 of %",
+        "#shared<ring 1, swizzled, vec 16 bytes, perPhase 2, maxPhase 4> -> #dot_op<opIdx=1, parent=#mma, kWidth=2>  (operand 1 of %",
+        " = dot: fragments read from the ring slot at each k-step)  loc(",
     ],
-    &[],
-    1
+    &["staged through shared memory"],
+    3
 )]
 #[case::pipelined_i8(
     staged_i8(), STAGED, 4,
@@ -169,9 +196,12 @@ const STAGED: &[(&str, i64)] = &[("BM", 32), ("BN", 32), ("BK", 32), ("STAGES", 
         " : tensor<32x32xi32> #mma  loc(",
         " : tensor<32x32xi32> #mma -> #blocked  (operand 1 of store)",
         "(recomputes %",
+        // `a` from its slot; `b` staged transposed, which a slot's layout is not.
+        "#shared<ring 0, row 48> -> #dot_op<opIdx=0, parent=#mma, kWidth=4>  (operand 0 of %",
+        " : tensor<32x32xi8> #blocked -> #dot_op<opIdx=1, parent=#mma, kWidth=4>  (operand 1 of %",
     ],
     &["#shared<ring 1"],
-    1
+    3
 )]
 fn the_text_shows_encodings_layouts_conversions_and_rings(
     #[case] def: KernelDef,
@@ -325,8 +355,8 @@ fn text_of(k: &rtriton::verify::VerifiedKernel, num_warps: u32) -> String {
 /// bytes of each pointer parameter, filled with a pattern.
 #[rstest]
 #[case::row_sums_down_columns(row_sums_down_columns(), &[("B", 32)], &[32 * 32 * 4, 32 * 32 * 4], 1)]
-#[case::dot_epilogue(dot_tile(), &[("BM", 32), ("BN", 32), ("BK", 16)], &[32 * 16 * 2, 16 * 32 * 2, 32 * 32 * 4], 1)]
-#[case::pipelined(staged_f16(), STAGED, &[32 * 64 * 2, 64 * 32 * 2, 32 * 32 * 4], 1)]
+#[case::dot_epilogue(dot_tile(), &[("BM", 32), ("BN", 32), ("BK", 16)], &[32 * 16 * 2, 16 * 32 * 2, 32 * 32 * 4], 3)]
+#[case::pipelined(staged_f16(), STAGED, &[32 * 64 * 2, 64 * 32 * 2, 32 * 32 * 4], 3)]
 fn the_stage_is_ir_that_computes_the_same(
     #[case] def: KernelDef,
     #[case] constexprs: &[(&str, i64)],
@@ -381,6 +411,32 @@ fn each_dot_operand_says_where_it_comes_from(
     let ptx = rtriton::backend::ptx::compile(&verified(&def, constexprs), &PtxOptions::default()).expect("compiles");
     let got: Vec<(&str, DotOperandSource)> = ptx.decisions.dot_operands.iter().map(|d| (d.operand, d.source)).collect();
     assert_eq!(got, [("a", source), ("b", source)]);
+}
+
+/// A loop-invariant `a`'s `#dot_op` conversion goes before the loop, where its fragments
+/// are read once, while the loop's hoisted fragments fit in 32 registers a thread: with
+/// head dim 64 both `a`s fit (16 each), with 128 only the first (32 each); the other
+/// converts in the loop, staged at each iteration. The lowering does as the stage says.
+#[rstest]
+#[case::both_fit(64, [true, true])]
+#[case::one_fits(128, [true, false])]
+fn loop_invariant_operands_convert_before_the_loop_within_the_budget(#[case] bk: i64, #[case] hoisted: [bool; 2]) {
+    let c = [("BM", 64), ("BN", 32), ("BK", bk)];
+    let text = text(&invariant_operands(), &c, 4);
+    let before: Vec<&str> = text.lines().take_while(|l| !l.contains(" = for ")).collect();
+    let a_conversions = |lines: &[&str]| lines.iter().filter(|l| l.contains("-> #dot_op<opIdx=0")).count();
+    let want_before = hoisted.iter().filter(|h| **h).count();
+    assert_eq!(a_conversions(&before), want_before, "{text}");
+    let all: Vec<&str> = text.lines().collect();
+    assert_eq!(a_conversions(&all), 2, "{text}");
+    assert_eq!(text.matches("read as fragments once, before the loop").count(), want_before, "{text}");
+    let ptx =
+        rtriton::backend::ptx::compile(&verified(&invariant_operands(), &c), &PtxOptions::default()).expect("compiles");
+    let a_sources: Vec<DotOperandSource> =
+        ptx.decisions.dot_operands.iter().filter(|d| d.operand == "a").map(|d| d.source).collect();
+    let want: Vec<DotOperandSource> =
+        hoisted.iter().map(|&h| if h { DotOperandSource::Hoisted } else { DotOperandSource::Staged }).collect();
+    assert_eq!(a_sources, want);
 }
 
 /// `rtriton explain` says where each operand of a tensor-core `dot` comes from.

@@ -69,8 +69,12 @@ impl Encodings {
 /// `#mma = ...`, once per run of values in one tensor-core encoding (none without a
 /// tensor-core `dot`): the header lines of the PTX and of the layouts text.
 pub(crate) fn mma_lines(layouts: &[Option<Layout>]) -> Vec<String> {
-    let mut lines: Vec<String> =
-        layouts.iter().flatten().filter(|l| l.enc.is_mma()).map(|l| format!("#mma = {}", l.enc)).collect();
+    let mut lines: Vec<String> = layouts
+        .iter()
+        .flatten()
+        .filter(|l| l.enc.is_mma() && l.operand.is_none())
+        .map(|l| format!("#mma = {}", l.enc))
+        .collect();
     lines.dedup();
     lines
 }

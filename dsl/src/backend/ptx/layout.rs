@@ -44,6 +44,7 @@
 //! `lower/convert.rs`).
 
 mod assign;
+pub(crate) mod dot_operand;
 mod mma;
 pub(crate) mod remat;
 pub(crate) mod stage;
@@ -226,15 +227,51 @@ impl Geometry {
 }
 
 /// A value's layout: a blocked encoding (the kernel's, or the `dot` accumulator's,
-/// [`Blocked::mma`]) and where the value's dims sit in it.
+/// [`Blocked::mma`]) and where the value's dims sit in it; or, for the operand of a
+/// tensor-core `dot`, that operand's fragments of the accumulator layout `enc`
+/// ([`DotOperand`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
     pub enc: Arc<Blocked>,
     /// `embed[i]`: the parent dim of the value's dim `i` (strictly increasing).
     pub embed: Vec<usize>,
+    /// `Some` for a `dot` operand's layout (`layout/dot_operand.rs`): `enc` is then the
+    /// `dot`'s accumulator layout, the operand's parent, not where its elements are.
+    pub operand: Option<DotOperand>,
+}
+
+/// Triton's `#dot_op<{opIdx, parent, kWidth}>`: the registers of a tensor-core `dot`'s
+/// `a` (`index` 0) or `b` (1) as its instruction reads them, in the fragment tables of the
+/// PTX ISA for the parent accumulator layout; `k_width` elements along K share one 32-bit
+/// register (2 for 16-bit inputs, 1 for tf32, 4 for `i8`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DotOperand {
+    pub index: u8,
+    pub k_width: u8,
 }
 
 impl Layout {
+    /// A blocked (or `mma`) layout with `embed`.
+    pub fn new(enc: Arc<Blocked>, embed: Vec<usize>) -> Layout {
+        Layout { enc, embed, operand: None }
+    }
+
+    /// Elements a thread holds of a `shape` value in this layout. A `dot` operand's
+    /// fragments: each warp holds its rows of `a` (its columns of `b`) along all of K,
+    /// so `M K / (32 wm)` (`K N / (32 wn)`), though the lowering reads them a k-step at a
+    /// time.
+    pub fn elements_per_thread(&self, shape: &[usize]) -> usize {
+        match self.operand {
+            Some(o) => {
+                let along = self.enc.warps_per_cta[usize::from(o.index)];
+                shape.iter().product::<usize>() / (32 * along)
+            }
+            None => self.geometry(shape).num_regs(),
+        }
+    }
+
+    /// The geometry of a `shape` value in this blocked layout (a `dot` operand's layout
+    /// has none: its fragments are the instruction's, `lower/mma.rs`).
     pub fn geometry(&self, shape: &[usize]) -> Geometry {
         let mut parent = vec![1; self.enc.rank()];
         for (i, &d) in self.embed.iter().enumerate() {
@@ -248,6 +285,9 @@ impl Layout {
     pub fn describe(&self) -> String {
         let enc = &self.enc;
         let name = if enc.is_mma() { "#mma" } else { "#blocked" };
+        if let Some(o) = self.operand {
+            return format!("#dot_op<opIdx={}, parent={name}, kWidth={}>", o.index, o.k_width);
+        }
         let base = if self.embed.len() == enc.rank() {
             name.to_string()
         } else {

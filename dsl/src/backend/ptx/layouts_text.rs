@@ -5,7 +5,9 @@
 //! ...`), each block value's type followed by the layout the lowering gives it (a
 //! conversion's `from -> to` and the operand of the op it was made for; a copied op's
 //! `recomputes %N for ...`), the staging rings' reads that stay in shared memory marked
-//! `#shared`, and the copies and stores tensor copies (TMA) make named above their ops.
+//! `#shared`, each tensor-core `dot` operand's conversion to `#dot_op` with where its
+//! fragments come from, and the copies and stores tensor copies (TMA) make named above
+//! their ops.
 //!
 //! Everything comes from the lowering's own computation ([`Encodings`], and `ring.rs`'s
 //! choice of the reads that stay in place), so the text is what the PTX is built from.
@@ -65,6 +67,8 @@ struct Notes<'a> {
     wgmma: WgmmaPlan,
     /// The rings tensor copies fill (`lower/tma.rs`).
     tma: TmaPlan,
+    /// The `#dot_op` conversions that go before their loop (`layout/dot_operand.rs`).
+    hoisted: &'a HashSet<Value>,
 }
 
 impl<'a> Notes<'a> {
@@ -101,11 +105,46 @@ impl<'a> Notes<'a> {
             .flat_map(|r| r.copies.iter().map(move |&(copy, original)| (copy, (original, r.reader))))
             .collect();
         let tma = tma_plan(k, &e.ai, &wgmma, arch, &e.tensor_stores);
-        Notes { k, layouts, copies, recomputes, in_place, read_through, wgmma, tma }
+        Notes { k, layouts, copies, recomputes, in_place, read_through, wgmma, tma, hoisted: &e.stage.hoisted }
     }
 
     fn layout(&self, v: Value) -> Option<&Layout> {
         self.layouts.get(v.index()).and_then(Option::as_ref)
+    }
+
+    /// `v`'s layout as the text shows it: a ring read that stays in shared memory is
+    /// `#shared`, and so is (transposed) a transpose its `dot`s read through.
+    fn shown(&self, v: Value) -> String {
+        if let Some((ring, slot)) = self.in_place.get(&v) {
+            return format!("#shared<ring {ring}, {slot}>");
+        }
+        if self.read_through.contains(&v)
+            && let Some(OpKind::Permute { value, .. }) = self.k.def_op(v).map(|o| &o.kind)
+        {
+            return format!("{} transposed", self.shown(*value));
+        }
+        self.layout(v).map_or_else(|| "(scalar)".to_string(), Layout::describe)
+    }
+
+    /// Where the `dot` `reader`'s fragments of `operand` come from (`lower/mma.rs`,
+    /// `lower/wgmma.rs`): what its `#dot_op` conversion `copy` does.
+    fn fragments(&self, copy: Value, operand: Value, reader: OpId) -> &'static str {
+        let dot = self.k.op(reader).results.first().and_then(|r| self.wgmma.dots.get(r));
+        let base = match self.k.def_op(operand).map(|o| &o.kind) {
+            Some(OpKind::Permute { value, .. }) if self.read_through.contains(&operand) => *value,
+            _ => operand,
+        };
+        if dot.is_some_and(|d| d.source == base || d.a == Some(base)) {
+            "read by wgmma through a shared-memory descriptor, no registers"
+        } else if self.in_place.contains_key(&base) {
+            "fragments read from the ring slot at each k-step"
+        } else if self.layout(operand).is_some_and(|l| l.enc.is_mma() && l.operand.is_none()) {
+            "the accumulator's registers repacked, no shared memory"
+        } else if self.hoisted.contains(&copy) {
+            "staged through shared memory and read as fragments once, before the loop"
+        } else {
+            "staged through shared memory, then read as fragments"
+        }
     }
 
     /// `%r = name` of op `id` (its name alone without results).
@@ -133,9 +172,13 @@ impl Annotations for Notes<'_> {
             return Some(format!("{to}  (recomputes {original} for {})", self.reader(reader)));
         }
         if let Some(&(operand, reader, i)) = self.copies.get(&v) {
-            let from = self.layout(operand).map_or_else(|| "(scalar)".to_string(), Layout::describe);
+            let from = self.shown(operand);
             let to = self.layout(v).map_or_else(|| "(scalar)".to_string(), Layout::describe);
-            return Some(format!("{from} -> {to}  (operand {i} of {})", self.reader(reader)));
+            let how = match self.layout(v).and_then(|l| l.operand) {
+                Some(_) => format!(": {}", self.fragments(v, operand, reader)),
+                None => String::new(),
+            };
+            return Some(format!("{from} -> {to}  (operand {i} of {}{how})", self.reader(reader)));
         }
         self.layout(v).map(Layout::describe)
     }

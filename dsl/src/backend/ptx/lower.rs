@@ -62,8 +62,8 @@ use std::collections::HashMap;
 use super::axis_info::AxisInfoMap;
 use super::encodings::{self, Encodings};
 use super::layout::remat::Recomputed;
-use super::layout::transposed_operand;
 use super::layout::{Blocked, Geometry, Layout, MAX_REGS_PER_VALUE};
+use super::layout::{dot_operand, transposed_operand};
 use super::lir::{Group, Inst, LayoutNote, Operand, Param, ParamTy, Program, Reg, Special, Ty};
 use super::{Decisions, PtxError, PtxOptions};
 use crate::diag::Code;
@@ -93,8 +93,10 @@ pub(super) fn lower_kernel(k: &Kernel, options: &PtxOptions) -> Result<Program, 
     // block (the first on a tie), the one to shrink. A smaller value laid out as a slice
     // of it (a `[32, 32, 1]` operand of a `[32, 32, 32]` broadcast product, replicated
     // along the last dim) may need as many and is not the cause.
+    // (A `dot` operand's fragments are read a k-step at a time: the `dot` checks them.)
     let over = (0..k.values.len())
-        .filter_map(|i| layouts[i].as_ref().map(|l| (i, l.geometry(k.values[i].ty.shape.dims()).num_regs())))
+        .filter_map(|i| layouts[i].as_ref().filter(|l| l.operand.is_none()).map(|l| (i, l)))
+        .map(|(i, l)| (i, l.geometry(k.values[i].ty.shape.dims()).num_regs()))
         .filter(|&(_, n)| n > MAX_REGS_PER_VALUE)
         .max_by_key(|&(i, n)| (n, k.values[i].ty.shape.numel(), std::cmp::Reverse(i)));
     if let Some((worst, n)) = over {
@@ -113,7 +115,7 @@ pub(super) fn lower_kernel(k: &Kernel, options: &PtxOptions) -> Result<Program, 
     let mut notes = Vec::new();
     for (i, vd) in k.values.iter().enumerate() {
         let Some(l) = &layouts[i] else { continue };
-        let n = l.geometry(vd.ty.shape.dims()).num_regs();
+        let n = l.elements_per_thread(vd.ty.shape.dims());
         if info.uses(Value(i as u32)) > 0 {
             notes.push(LayoutNote {
                 value: Value(i as u32).to_string(),
@@ -141,6 +143,7 @@ pub(super) fn lower_kernel(k: &Kernel, options: &PtxOptions) -> Result<Program, 
         layouts,
         readers: &stage.reader,
         recomputed: &stage.recomputed,
+        hoisted: &stage.hoisted,
         regs: Vec::new(),
         prologue: Vec::new(),
         out: Vec::new(),
@@ -237,6 +240,8 @@ pub(super) struct Lowerer<'a> {
     /// The conversions the stage replaced by recomputing, by their first copied op
     /// (`layout/remat.rs`): where the lowering says so.
     recomputed: &'a HashMap<OpId, Recomputed>,
+    /// The `#dot_op` conversions hoisted before their `dot`'s loop (`layout/dot_operand.rs`).
+    hoisted: &'a std::collections::HashSet<Value>,
     regs: Vec<Ty>,
     /// Thread-position math and other values every later instruction may use; runs first
     /// so nothing defined in a loop body is read after a loop that ran zero times.
@@ -407,6 +412,11 @@ impl Lowerer<'_> {
     /// `v`'s layout.
     pub fn layout(&self, v: Value) -> Option<&Layout> {
         self.layouts[v.index()].as_ref()
+    }
+
+    /// What `v` converts when it is a `dot` operand's `#dot_op` conversion, else `v`.
+    pub(super) fn operand_source(&self, v: Value) -> Value {
+        dot_operand::source(self.k, self.layouts, v)
     }
 
     /// Number of elements a thread holds of `v`.

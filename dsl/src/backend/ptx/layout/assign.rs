@@ -180,7 +180,7 @@ fn fewest_registers(enc: &Blocked, shape: &[usize], preferred: Vec<usize>, margi
         return preferred;
     }
     let enc = Arc::new(enc.clone());
-    let regs = |e: &Vec<usize>| Layout { enc: enc.clone(), embed: e.clone() }.geometry(shape).num_regs();
+    let regs = |e: &Vec<usize>| Layout::new(enc.clone(), e.clone()).geometry(shape).num_regs();
     let best = embeddings(shape.len(), enc.rank()).into_iter().min_by_key(regs).unwrap_or_else(|| preferred.clone());
     if regs(&best) * margin < regs(&preferred) { best } else { preferred }
 }
@@ -423,8 +423,8 @@ pub fn assign(
     for (c, shape) in &largest {
         if class[*c].is_none() {
             let identity: Vec<usize> = (0..rank).collect();
-            let fits = Layout { enc: enc.clone(), embed: identity.clone() }.geometry(shape).num_regs()
-                <= super::MAX_REGS_PER_VALUE;
+            let fits =
+                Layout::new(enc.clone(), identity.clone()).geometry(shape).num_regs() <= super::MAX_REGS_PER_VALUE;
             let embed = if accessed.contains(c) && fits { identity } else { full_rank(enc, anchor, shape) };
             class[*c] = Some((enc.clone(), embed));
         }
@@ -466,7 +466,7 @@ pub fn assign(
             if k.values[i].ty.shape.is_scalar() {
                 None
             } else {
-                class[uf.find(i)].clone().map(|(enc, embed)| Layout { enc, embed })
+                class[uf.find(i)].clone().map(|(enc, embed)| Layout::new(enc, embed))
             }
         })
         .collect();
@@ -481,7 +481,7 @@ pub fn assign(
                 }
             };
         if !agrees && let Some(e) = rel.operand_for(&r.embed, r.enc.rank()) {
-            conversions.insert((rel.op, rel.operand), Layout { enc: r.enc.clone(), embed: e });
+            conversions.insert((rel.op, rel.operand), Layout::new(r.enc.clone(), e));
         }
     }
     Assignment { layouts, conversions }
@@ -505,7 +505,7 @@ mod tests {
     fn an_unconstrained_block_takes_the_dims_with_the_threads() {
         // The layout of a [2, 1, 256] anchor: all 32 lanes along the last dim.
         let enc = Blocked::row_major(&[2, 1, 256], 1, 1);
-        let regs = |e: Vec<usize>, s: &[usize]| Layout { enc: Arc::new(enc.clone()), embed: e }.geometry(s).num_regs();
+        let regs = |e: Vec<usize>, s: &[usize]| Layout::new(Arc::new(enc.clone()), e).geometry(s).num_regs();
         // [128, 4] along the trailing dims would put 128 elements on one thread.
         assert_eq!(regs(unconstrained(&enc, &[128, 4]), &[128, 4]), 16);
         assert_eq!(unconstrained(&enc, &[64]), vec![2]);
@@ -526,7 +526,7 @@ mod tests {
         // the lanes (the identity puts them along a dim with one thread).
         let a = [2, 4, 64];
         let enc = Blocked::row_major(&a, 1, 4);
-        let regs = |e: Vec<usize>, s: &[usize]| Layout { enc: Arc::new(enc.clone()), embed: e }.geometry(s).num_regs();
+        let regs = |e: Vec<usize>, s: &[usize]| Layout::new(Arc::new(enc.clone()), e).geometry(s).num_regs();
         assert_eq!(regs(full_rank(&enc, &a, &[4, 64, 2]), &[4, 64, 2]), 4);
         assert!(regs(vec![0, 1, 2], &[4, 64, 2]) > 4);
         // A transposed anchor with a dim of size 1 is no slice of it: searched too.

@@ -205,7 +205,8 @@ pub(crate) fn dot_input(k: &Kernel, layouts: &[Option<Layout>], op: &Op) -> Opti
 }
 
 /// The block `v` transposes (`trans(x)`, a `permute` with dims `[1, 0]`) when every use of
-/// `v` is the `b` of a tensor-core `dot` of 16-bit inputs: such a `dot` stages `x` as it is
+/// `v` is the `b` of a tensor-core `dot` of 16-bit inputs (directly, or through its
+/// `#dot_op` conversion): such a `dot` stages `x` as it is
 /// (`[N, K]`, each row one column of `b`) and reads `b`'s fragments with `ldmatrix` without
 /// `.trans`, so the transpose moves no element (Triton's dot operand of a transposed
 /// shared layout). A function of the layouts alone, so the layouts text shows it.
@@ -215,18 +216,14 @@ pub(crate) fn transposed_operand(k: &Kernel, layouts: &[Option<Layout>], v: Valu
         return None;
     }
     let mut uses = 0;
-    for id in k.walk() {
+    for (id, x) in super::dot_operand::readers(k, layouts, v) {
         let op = k.op(id);
-        let n = op.kind.operands().iter().filter(|&&x| x == v).count();
-        if n == 0 {
-            continue;
-        }
         let OpKind::Dot { a, b, acc, .. } = &op.kind else { return None };
-        if !matches!(dot_input(k, layouts, op), Some(MmaInput::F16 | MmaInput::BF16)) || *b != v || *a == v || *acc == v
+        if !matches!(dot_input(k, layouts, op), Some(MmaInput::F16 | MmaInput::BF16)) || *b != x || *a == x || *acc == x
         {
             return None;
         }
-        uses += n;
+        uses += 1;
     }
     (uses > 0).then_some(*value)
 }

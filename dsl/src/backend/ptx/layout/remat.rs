@@ -137,7 +137,7 @@ fn chain(k: &Kernel, v: Value, to: &Layout) -> Option<Chain> {
             (OpFamily::Shape, OpKind::ExpandDims { value, axis }) if into_mma => {
                 let mut embed = lx.embed.clone();
                 embed.remove(*axis);
-                todo.push((*value, Layout { enc: lx.enc.clone(), embed }));
+                todo.push((*value, Layout::new(lx.enc.clone(), embed)));
             }
             // Pointer arithmetic is left out, with the memory accesses it feeds; an impure
             // asm runs where it was written, once.

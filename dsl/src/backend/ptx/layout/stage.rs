@@ -2,7 +2,8 @@
 //! conversion the assignment (`assign.rs`) asks for written as an explicit
 //! `convert_layout` op before the op that reads the copy, or, where the copied value is
 //! cheap to recompute, as copies of the ops that compute it (`remat.rs`, run over the
-//! stage).
+//! stage), and each tensor-core `dot` operand read through a conversion to its `#dot_op`
+//! layout (`dot_operand.rs`, run last).
 //!
 //! [`materialize`] is the pass that writes the conversions. A copy made in a block serves
 //! every later reader in that block and in the blocks nested in it (one conversion a value
@@ -12,8 +13,9 @@
 //! keyed their facts by (the `dot`s' encodings, the rings) keeps its meaning. The result
 //! is verified again: the stage the lowering reads is verified IR, as its input was.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
+use super::dot_operand;
 use super::remat::{self, Recomputed};
 use super::{Assignment, Layout, transposed_operand};
 use crate::backend::ptx::PtxError;
@@ -35,6 +37,9 @@ pub(crate) struct LayoutStage {
     /// The conversions replaced by recomputing their operand (`remat.rs`), by the first
     /// op of the copies.
     pub recomputed: HashMap<OpId, Recomputed>,
+    /// The `#dot_op` conversions of a loop-invariant `a` that go before their loop
+    /// (`dot_operand.rs`), by result: they read the fragments there, once.
+    pub hoisted: HashSet<Value>,
 }
 
 /// What the pass adds, computed over the unchanged kernel and applied at the end.
@@ -56,9 +61,9 @@ pub(crate) fn materialize(k: &Kernel, assignment: Assignment) -> Result<LayoutSt
     let mut edits = Edits::default();
     let mut scope = HashMap::new();
     block(k, &layouts, &conversions, &k.body, &mut scope, &mut edits);
-    let Edits { ops, values, operands, before, reader, layouts: added } = edits;
+    let Edits { ops, values, operands, before, mut reader, layouts: added } = edits;
     let mut out = k.clone();
-    let readers: std::collections::HashSet<OpId> = operands.keys().map(|&(id, _)| id).collect();
+    let readers: HashSet<OpId> = operands.keys().map(|&(id, _)| id).collect();
     for id in readers {
         let op = &mut out.ops[id.index()];
         op.kind = op.kind.map_operands(|v| operands.get(&(id, v)).copied().unwrap_or(v));
@@ -72,6 +77,7 @@ pub(crate) fn materialize(k: &Kernel, assignment: Assignment) -> Result<LayoutSt
     });
     splice(&mut out, &spliced.collect());
     let recomputed = remat::run(&mut out, &mut layouts, &reader);
+    let hoisted = dot_operand::insert(&mut out, &mut layouts, &mut reader);
     let kernel = verify::verify(out).map_err(|e| {
         PtxError::new(
             Code::PtxUnsupported,
@@ -81,7 +87,7 @@ pub(crate) fn materialize(k: &Kernel, assignment: Assignment) -> Result<LayoutSt
             "please report it with the kernel's IR text",
         )
     })?;
-    Ok(LayoutStage { kernel, layouts, reader, recomputed })
+    Ok(LayoutStage { kernel, layouts, reader, recomputed, hoisted })
 }
 
 /// The conversions of `b`'s ops (and of the blocks nested in them), with the copies

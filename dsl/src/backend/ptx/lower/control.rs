@@ -205,7 +205,6 @@ impl Lowerer<'_> {
         for (arg, regs) in carried_args.iter().zip(&carried) {
             self.set(*arg, regs.iter().map(|r| (*r).into()).collect());
         }
-        self.hoist_invariant_a(body)?;
         let outer = std::mem::take(&mut self.out);
         self.block(body)?;
         // The yield: next carried values into the carried registers (a parallel move).

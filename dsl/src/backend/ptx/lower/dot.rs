@@ -28,6 +28,9 @@ impl Lowerer<'_> {
         precision: InputPrecision,
     ) -> Result<Vec<Operand>, PtxError> {
         let result = self.result(op)?;
+        // A tensor-core `dot` reads its operands through `#dot_op` conversions, lowered
+        // here: the fragments come from what they convert (`layout/dot_operand.rs`).
+        let (a, b) = (self.operand_source(a), self.operand_source(b));
         // The accumulator's registers, on tensor cores or not.
         let geo = self.block_geometry(op, result)?;
         if geo.num_regs() > MAX_REGS_PER_VALUE {

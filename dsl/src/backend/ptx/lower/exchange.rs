@@ -168,6 +168,16 @@ impl Lowerer<'_> {
             return Err(self.invariant(copy, format_args!("gives {result} no layout")));
         };
         let reader = self.readers.get(&result).map_or(copy, |&id| self.k.op(id));
+        // A `dot` operand's fragments are read by the `dot` itself, k-step by k-step
+        // (`layout/dot_operand.rs`): nothing moves here, unless the conversion was hoisted
+        // before the `dot`'s loop, where it reads them all, once.
+        if to.operand.is_some() {
+            if self.hoisted.contains(&result) {
+                let frags = self.staged_a_fragments(reader, v, &to.enc)?;
+                self.hoisted_a.insert(self.result(reader)?, frags);
+            }
+            return Ok(());
+        }
         let regs = to.geometry(self.k.shape(v).dims()).num_regs();
         if regs > MAX_REGS_PER_VALUE {
             return Err(PtxError::new(
@@ -567,8 +577,8 @@ mod tests {
         use crate::backend::ptx::layout::{Blocked, Layout};
         use std::sync::Arc;
         let shape = [128, 128];
-        let mma = Layout { enc: Arc::new(Blocked::mma([2, 2])), embed: vec![0, 1] };
-        let blocked = Layout { enc: Arc::new(Blocked::row_major(&shape, 8, 4)), embed: vec![0, 1] };
+        let mma = Layout::new(Arc::new(Blocked::mma([2, 2])), vec![0, 1]);
+        let blocked = Layout::new(Arc::new(Blocked::row_major(&shape, 8, 4)), vec![0, 1]);
         let cost = |pad: usize| {
             let (strides, _) = padded_by(&shape, pad);
             let place = Place { strides, offset: 0 };

@@ -22,19 +22,14 @@ use super::super::{DotOperandDecision, DotOperandSource, PtxError};
 use super::Lowerer;
 use super::exchange::{Place, Side};
 use super::swizzle::Swizzle;
-use crate::backend::ptx::layout::{Blocked, Geometry, Layout, MmaInput, tensor_core_input, transposed_operand};
+use crate::backend::ptx::layout::dot_operand::a_in_registers;
+use crate::backend::ptx::layout::{Blocked, Geometry, MmaInput, tensor_core_input, transposed_operand};
 use crate::backend::ptx::lir::{BinOp, Inst, Operand, Reg, Ty};
-use crate::ir::{Block, Op, OpId, OpKind, Value};
-use std::collections::{HashMap, HashSet};
+use crate::ir::{Op, Value};
+use std::collections::HashMap;
 
 /// Bytes of padding after each row in shared memory.
 const ROW_PAD_BYTES: usize = 16;
-
-/// The most registers a thread keeps of the `a` fragments read before a loop
-/// (`hoist_invariant_a`): attention's `Q` (32 at the tutorial's tiles) fits, where the
-/// backward's `k` and `v` of head dim 128 (64 together, beside two accumulators of 64)
-/// would push the loop into spills.
-const MAX_HOISTED_REGS: usize = 32;
 
 /// A lane's part in an `ldmatrix.x4` ([`Lowerer::ldmatrix_lane`]).
 struct LdmatrixLane {
@@ -48,14 +43,6 @@ struct LdmatrixLane {
 /// A fragment's offset from its operand's base, as (row bytes, column bytes): a swizzled
 /// slot moves the columns by `xor` ([`Lowerer::fragment_at`]).
 type FragmentOffset = (u32, u32);
-
-/// Whether `a` is in the accumulator layout `enc` of the `dot` reading it with every warp
-/// along M (attention's `P`): a thread then holds, for each 16-row tile and k-step, the
-/// elements of its `a` fragment (the `m16n8k16` accumulator's pairs of two 8-column tiles
-/// are the `a` fragment's four registers), so the fragments are its registers repacked.
-fn a_in_registers(layout: Option<&Layout>, enc: &Blocked) -> bool {
-    layout.is_some_and(|l| *l.enc == *enc && l.embed == [0, 1] && enc.warps_per_cta[1] == 1)
-}
 
 impl Lowerer<'_> {
     /// Whether `op`'s `dot` runs on tensor cores: its result is in the `mma` layout and `K`
@@ -385,54 +372,16 @@ impl Lowerer<'_> {
         Ok(accs.into_iter().map(Operand::Reg).collect())
     }
 
-    /// Before a loop: for each tensor-core `dot` of 16-bit inputs directly in its `body`
-    /// whose `a` comes from outside the loop (attention's `Q`), stages `a` and reads all its
-    /// fragments once, here; the `dot` then takes them from registers in every iteration
-    /// (Triton converts such an operand to its dot layout before the loop). The fragments
-    /// stay live through the loop, so at most [`MAX_HOISTED_REGS`] registers a thread are
-    /// hoisted per loop, in program order; a `dot` past that reads its `a` in the loop.
-    pub(super) fn hoist_invariant_a(&mut self, body: &Block) -> Result<(), PtxError> {
-        let mut hoisted_regs = 0;
-        let mut inside: HashSet<Value> = body.args.iter().copied().collect();
-        let mut ids: Vec<OpId> = body.ops.clone();
-        while let Some(x) = ids.pop() {
-            inside.extend(self.k.op(x).results.iter().copied());
-            for r in self.k.op(x).kind.regions() {
-                inside.extend(r.args.iter().copied());
-                ids.extend(r.ops.iter().copied());
-            }
-        }
-        for &id in &body.ops {
-            let op = self.k.op(id);
-            let OpKind::Dot { a, input_precision, .. } = &op.kind else { continue };
-            let (a, result) = (*a, op.results[0]);
-            let Some(elem) = self.k.dtype(a).scalar() else { continue };
-            let input = self.mma_input(result, a, MmaInput::of(elem, *input_precision));
-            let Some(enc) = self.layout(result).map(|l| (*l.enc).clone()) else { continue };
-            if inside.contains(&a)
-                || !matches!(input, Some(MmaInput::F16 | MmaInput::BF16))
-                || a_in_registers(self.layout(a), &enc)
-                || self.hoisted_a.contains_key(&result)
-            {
-                continue;
-            }
-            let [m, kk] = self.k.shape(a).dims()[..] else { continue };
-            let regs = (kk / 16) * (m / (16 * enc.warps_per_cta[0])) * 4;
-            if hoisted_regs + regs > MAX_HOISTED_REGS {
-                continue;
-            }
-            hoisted_regs += regs;
-            let frags = self.staged_a_fragments(op, a, &enc)?;
-            self.hoisted_a.insert(result, frags);
-        }
-        Ok(())
-    }
-
     /// `a` (`[M, K]`, 16-bit) staged in rows padded by 16 bytes and read as the `a`
     /// fragments of the accumulator layout `enc`, per k-step and 16-row tile, at the
     /// addresses `dot_mma` reads staged fragments from; a barrier after the last read frees
     /// the buffer.
-    fn staged_a_fragments(&mut self, op: &Op, a: Value, enc: &Blocked) -> Result<Vec<Vec<Vec<Reg>>>, PtxError> {
+    pub(super) fn staged_a_fragments(
+        &mut self,
+        op: &Op,
+        a: Value,
+        enc: &Blocked,
+    ) -> Result<Vec<Vec<Vec<Reg>>>, PtxError> {
         let shape = self.k.shape(a).dims().to_vec();
         let (m, kk) = (shape[0], shape[1]);
         let elem = super::ty_of(self.k.dtype(a)).size_bytes() as usize;

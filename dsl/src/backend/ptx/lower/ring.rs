@@ -35,7 +35,7 @@ use super::swizzle::{SWIZZLE_ALIGN, Swizzle};
 use super::wgmma::WgmmaPlan;
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::layout::{Layout, MmaInput};
-use crate::backend::ptx::layout::{dot_input, transposed_operand};
+use crate::backend::ptx::layout::{dot_input, dot_operand, transposed_operand};
 use crate::backend::ptx::lir::{BinOp, Guard, Inst, Operand, Reg, Ty};
 use crate::backend::ptx::{AccessKind, PtxError};
 use crate::ir::{DType, Kernel, Op, OpKind, Value};
@@ -510,26 +510,22 @@ impl Lowerer<'_> {
 /// A function of the layouts alone, so the layouts text shows the lowering's choice.
 pub(crate) fn read_in_place(k: &Kernel, layouts: &[Option<Layout>], v: Value) -> bool {
     let mut uses = 0;
-    for id in k.walk() {
+    for (id, x) in dot_operand::readers(k, layouts, v) {
         let op = k.op(id);
-        let n = op.kind.operands().iter().filter(|&&x| x == v).count();
-        if n == 0 {
-            continue;
-        }
         if matches!(op.kind, OpKind::Permute { .. }) && transposed_operand(k, layouts, op.results[0]).is_some() {
-            uses += n;
+            uses += 1;
             continue;
         }
         let OpKind::Dot { a, b, acc, .. } = &op.kind else { return false };
         let fits = match dot_input(k, layouts, op) {
-            Some(MmaInput::S8) => *a == v && *b != v,
+            Some(MmaInput::S8) => *a == x && *b != x,
             Some(_) => true,
             None => false,
         };
-        if !fits || *acc == v {
+        if !fits || *acc == x {
             return false;
         }
-        uses += n;
+        uses += 1;
     }
     uses > 0
 }

@@ -45,7 +45,7 @@ use super::Lowerer;
 use super::ring::{SlotLayout, read_in_place};
 use super::swizzle::Swizzle;
 use crate::backend::ptx::layout::{Layout, MmaInput, WARPGROUP_WARPS};
-use crate::backend::ptx::layout::{dot_input, transposed_operand};
+use crate::backend::ptx::layout::{dot_input, dot_operand, transposed_operand};
 use crate::backend::ptx::lir::{BinOp, Inst, Operand, Reg, Ty, WgmmaA};
 use crate::backend::ptx::{Arch, PtxError};
 use crate::ir::{Kernel, Op, OpId, OpKind, Value};
@@ -122,7 +122,8 @@ pub(crate) fn plan(k: &Kernel, layouts: &[Option<Layout>], arch: Arch) -> WgmmaP
         let op = k.op(id);
         let OpKind::RingRead { ring, .. } = op.kind else { continue };
         let Some(&v) = op.results.first() else { continue };
-        let a_rot = a_sources.get(&v).copied().filter(|&r| r != u32::MAX && only_wgmma_a_reads(k, &candidates, v));
+        let a_rot =
+            a_sources.get(&v).copied().filter(|&r| r != u32::MAX && only_wgmma_a_reads(k, layouts, &candidates, v));
         let e = rings.entry(ring).or_insert_with(|| (Vec::new(), true, a_rot));
         e.0.push(v);
         e.1 &= sources.contains(&v) && only_wgmma_reads(k, layouts, &candidates, v);
@@ -213,14 +214,10 @@ fn refilled_after_two_reads(k: &Kernel, v: Value) -> bool {
 
 /// Whether every use of the ring read `v` is the `A` of a candidate `dot` (and nothing
 /// else of it).
-fn only_wgmma_a_reads(k: &Kernel, candidates: &HashMap<OpId, WgmmaDot>, v: Value) -> bool {
-    k.walk().into_iter().all(|id| {
-        let op = k.op(id);
-        if !op.kind.operands().contains(&v) {
-            return true;
-        }
+fn only_wgmma_a_reads(k: &Kernel, layouts: &[Option<Layout>], candidates: &HashMap<OpId, WgmmaDot>, v: Value) -> bool {
+    dot_operand::readers(k, layouts, v).into_iter().all(|(id, x)| {
         candidates.get(&id).is_some_and(|d| d.a == Some(v))
-            && matches!(&op.kind, OpKind::Dot { a, b, acc, .. } if *a == v && *b != v && *acc != v)
+            && matches!(&k.op(id).kind, OpKind::Dot { a, b, acc, .. } if *a == x && *b != x && *acc != x)
     })
 }
 
@@ -231,16 +228,13 @@ fn only_wgmma_reads(k: &Kernel, layouts: &[Option<Layout>], candidates: &HashMap
         candidates.get(&id).is_some_and(|b| b.source == v)
             && matches!(&k.op(id).kind, OpKind::Dot { a, acc, .. } if *a != x && *acc != x)
     };
-    k.walk().into_iter().all(|id| {
+    dot_operand::readers(k, layouts, v).into_iter().all(|(id, x)| {
         let op = k.op(id);
-        if !op.kind.operands().contains(&v) {
-            return true;
-        }
         if matches!(op.kind, OpKind::Permute { .. }) && transposed_operand(k, layouts, op.results[0]).is_some() {
             let t = op.results[0];
-            return k.walk().into_iter().all(|u| !k.op(u).kind.operands().contains(&t) || reads_b(u, t));
+            return dot_operand::readers(k, layouts, t).into_iter().all(|(u, y)| reads_b(u, y));
         }
-        reads_b(id, v)
+        reads_b(id, x)
     })
 }
 
@@ -252,6 +246,8 @@ fn candidate(k: &Kernel, layouts: &[Option<Layout>], op: &Op) -> Option<WgmmaDot
     if !matches!(dot_input(k, layouts, op), Some(MmaInput::F16 | MmaInput::BF16)) {
         return None;
     }
+    // What the operands' `#dot_op` conversions read.
+    let (a, b) = (&dot_operand::source(k, layouts, *a), &dot_operand::source(k, layouts, *b));
     let enc = layouts[op.results[0].index()].as_ref()?.enc.clone();
     let [wm, wn] = enc.warps_per_cta[..] else { return None };
     let n = k.shape(*b).dims()[1];
