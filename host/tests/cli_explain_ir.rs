@@ -39,6 +39,41 @@ const MATMUL: &[&str] = &[
     "stride_cn=1",
 ];
 
+/// [`MATMUL`] with 64 x 64 x 64 tiles: a warpgroup's rows, so on sm_90a its `dot` runs as `wgmma`.
+const MATMUL_64: &[&str] = &[
+    "matmul_kernel_f16",
+    "--const",
+    "BLOCK_SIZE_M=64",
+    "--const",
+    "BLOCK_SIZE_N=64",
+    "--const",
+    "BLOCK_SIZE_K=64",
+    "--const",
+    "GROUP_SIZE_M=8",
+    "--const",
+    "ACTIVATION=0",
+    "--const",
+    "NUM_STAGES=3",
+    "--arg",
+    "M=128",
+    "--arg",
+    "N=128",
+    "--arg",
+    "K=128",
+    "--arg",
+    "stride_am=128",
+    "--arg",
+    "stride_ak=1",
+    "--arg",
+    "stride_bk=128",
+    "--arg",
+    "stride_bn=1",
+    "--arg",
+    "stride_cm=128",
+    "--arg",
+    "stride_cn=1",
+];
+
 /// Row max over a 4 x 64 matrix, every int given.
 const ROW_MAX: &[&str] =
     &["row_max", "--arg", "n_rows=4", "--arg", "n_cols=64", "--arg", "stride_row=64", "--arg", "stride_col=1"];
@@ -65,6 +100,23 @@ fn explain(kernel: &[&str], extra: &[&str]) -> (u8, String) {
     ]
 )]
 #[case::matmul_eight_warps(MATMUL, &["--ir", "layouts", "--num-warps", "8"], &["\nnum_warps = 8\n", "wpc=[2, 4]"])]
+#[case::matmul_sm90a(
+    MATMUL_64, &["--ir", "layouts", "--arch", "sm_90a"],
+    &[
+        "\nnum_warps = 4\ntarget = sm_90a\n",
+        " = dot runs as wgmma.m64n64k16: ",
+        "(operand 1 of %",
+        " = dot: read by wgmma through a shared-memory descriptor, no registers)  loc(",
+    ]
+)]
+#[case::matmul_dot_operands(
+    MATMUL, &["--ir", "layouts"],
+    &[
+        " -> #dot_op<opIdx=0, parent=#mma, kWidth=2>  (operand 0 of %",
+        " -> #dot_op<opIdx=1, parent=#mma, kWidth=2>  (operand 1 of %",
+        " = dot: fragments read from the ring slot at each k-step)  loc(",
+    ]
+)]
 #[case::row_max(
     ROW_MAX, &["--ir", "layouts"],
     &[
@@ -86,6 +138,7 @@ fn the_layouts_text_is_printed(#[case] kernel: &[&str], #[case] extra: &[&str], 
 #[case::no_layout_for_three_warps(MATMUL, &["--ir", "layouts", "--num-warps", "3"], 1, "num_warps = 3 has no valid layout")]
 #[case::unknown_stage(MATMUL, &["--ir", "ptx"], 2, "invalid value 'ptx' for '--ir <STAGE>'")]
 #[case::with_sections(ROW_MAX, &["--ir", "layouts", "--only", "spec"], 2, "cannot be used with")]
+#[case::unknown_arch(ROW_MAX, &["--ir", "layouts", "--arch", "sm_75"], 1, "unknown architecture `sm_75`")]
 fn a_bad_command_line_is_refused(
     #[case] kernel: &[&str],
     #[case] extra: &[&str],

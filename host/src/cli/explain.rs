@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use anyhow::{anyhow, bail};
 use clap::ValueEnum;
-use rtriton::backend::ptx::PtxOptions;
+use rtriton::backend::ptx::{Arch, PtxOptions};
 use rtriton::explain::{ExplainInput, Explanation, Section, explain, render};
 use rtriton::guard::TensorExtent;
 use rtriton::ir::ParamKind;
@@ -77,12 +77,18 @@ pub struct ExplainArgs {
     /// Print the kernel's IR at this stage of the PTX back end instead of the report:
     /// `layouts` is the IR after the layout assignment, as Triton prints TTGIR (the
     /// `#blocked`/`#mma` encodings, each value's layout, a `convert_layout` line where an
-    /// op reads a value in another layout, ring reads that stay in shared memory).
+    /// op reads a value in another layout or a `dot` its operand as `#dot_op`, ring reads
+    /// that stay in shared memory).
     #[arg(long, value_enum, value_name = "STAGE", conflicts_with = "only")]
     pub ir: Option<IrStage>,
     /// Warps per CTA, for the layouts and the PTX.
     #[arg(long, default_value_t = 4)]
     pub num_warps: u32,
+    /// Target architecture, for the layouts and the PTX: sm_80, sm_86, sm_89, sm_90, or
+    /// sm_90a (whose layouts text names the `dot`s that run as `wgmma` and the tensor
+    /// copies).
+    #[arg(long, default_value = "sm_86")]
+    pub arch: String,
 }
 
 /// The sections the host adds after the library's report.
@@ -180,7 +186,8 @@ pub fn run(a: &ExplainArgs, kernels: &super::kernels::KernelSet, out: &mut Strin
         SemanticsArg::Rtriton => Semantics::Rtriton,
         SemanticsArg::Triton => Semantics::Triton,
     };
-    let ptx = PtxOptions { num_warps: a.num_warps, ..PtxOptions::default() };
+    let arch: Arch = a.arch.parse().map_err(|e: String| anyhow!(e))?;
+    let ptx = PtxOptions { num_warps: a.num_warps, ..PtxOptions::for_arch(arch) };
     if let Some(stage) = a.ir {
         return explain_ir::render(stage, &def, (&consts, &args), (policy, semantics), &ptx, out);
     }

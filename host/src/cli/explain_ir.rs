@@ -13,8 +13,9 @@ use rtriton::trace::{KernelDef, Semantics, TraceOptions};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum IrStage {
     /// After the layout assignment: `#blocked`/`#mma` encodings, each value's layout,
-    /// `convert_layout` where an op reads a value in another layout, and the staging
-    /// rings' reads that stay in shared memory (`#shared`).
+    /// `convert_layout` where an op reads a value in another layout (a tensor-core `dot`'s
+    /// operands to `#dot_op`), and the staging rings' reads that stay in shared memory
+    /// (`#shared`); on sm_90a the `dot`s that run as `wgmma` and the tensor copies.
     Layouts,
 }
 
