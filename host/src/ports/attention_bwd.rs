@@ -333,8 +333,9 @@ pub fn specs() -> Vec<Spec> {
         s("bwd_one_key", [1, 1, 1, 64], false),
         s("bwd_n37_causal", [1, 2, 37, 64], true),
         Spec { layout: Layout::Rows, ..s("bwd_rows_n100", [2, 2, 100, 64], false) },
-        // Head dim 128: 32 keys a `dkdv` program, as `Config::plan` has it.
+        // Head dim 128: 32 keys a `dkdv` program on 4 warps, and `Config::plan`'s tiles.
         Spec::new("bwd_d128_n70_causal", [1, 1, 70, 128], true, Config { block_n1: 32, ..SMALL }),
+        Spec::new("bwd_d128_plan_n150_causal", [1, 1, 150, 128], true, Config::plan(128)),
         gpu("bwd_n1000_causal", [1, 3, 1000, 64], true),
         // A sliding window of 40 keys: some query blocks of a `dkdv` program and key blocks
         // of a `dq` program see none of the other's rows; 256 on the GPU.
