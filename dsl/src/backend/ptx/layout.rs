@@ -46,6 +46,7 @@
 mod assign;
 pub(crate) mod dot_operand;
 mod mma;
+pub(crate) mod operand_reads;
 pub(crate) mod remat;
 pub(crate) mod stage;
 

@@ -63,7 +63,7 @@ use super::axis_info::AxisInfoMap;
 use super::encodings::{self, Encodings};
 use super::layout::remat::Recomputed;
 use super::layout::{Blocked, Geometry, Layout, MAX_REGS_PER_VALUE};
-use super::layout::{dot_operand, transposed_operand};
+use super::layout::{operand_reads, transposed_operand};
 use super::lir::{Group, Inst, LayoutNote, Operand, Param, ParamTy, Program, Reg, Special, Ty};
 use super::{Decisions, PtxError, PtxOptions};
 use crate::diag::Code;
@@ -416,7 +416,7 @@ impl Lowerer<'_> {
 
     /// What `v` converts when it is a `dot` operand's `#dot_op` conversion, else `v`.
     pub(super) fn operand_source(&self, v: Value) -> Value {
-        dot_operand::source(self.k, self.layouts, v)
+        operand_reads::source(self.k, self.layouts, v)
     }
 
     /// Number of elements a thread holds of `v`.

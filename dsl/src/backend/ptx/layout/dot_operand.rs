@@ -14,8 +14,8 @@
 //! operand's. The conversion of a loop-invariant `a` goes before the loop instead, where
 //! the budget allows ([`hoisted`]): it stages `a` and reads all its fragments there.
 //!
-//! The analyses that ask how a value is read ([`readers`]) and the lowering ([`source`])
-//! see through these conversions to the value they convert.
+//! The analyses that ask how a value is read and the lowering see through these
+//! conversions to the value they convert (`operand_reads.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -136,40 +136,6 @@ fn hoisted(k: &Kernel, layouts: &[Option<Layout>]) -> HashMap<OpId, OpId> {
                 regs += n;
                 out.insert(id, l);
             }
-        }
-    }
-    out
-}
-
-/// The `#dot_op` layout of `v`, when it is a `dot` operand's conversion.
-pub(crate) fn operand(layouts: &[Option<Layout>], v: Value) -> Option<DotOperand> {
-    layouts.get(v.index())?.as_ref()?.operand
-}
-
-/// The value a `dot` operand's conversion converts (`v` itself for any other value):
-/// what the fragments are read from.
-pub(crate) fn source(k: &Kernel, layouts: &[Option<Layout>], v: Value) -> Value {
-    match k.def_op(v).map(|o| &o.kind) {
-        Some(OpKind::ConvertLayout { value }) if operand(layouts, v).is_some() => *value,
-        _ => v,
-    }
-}
-
-/// Each op that reads `v`, with the value it reads: an op reading `v` directly, and a
-/// `dot` reading it through its operand conversion (then the value is the conversion's
-/// result, which is what the `dot`'s fields hold).
-pub(crate) fn readers(k: &Kernel, layouts: &[Option<Layout>], v: Value) -> Vec<(OpId, Value)> {
-    let mut out = Vec::new();
-    for id in k.walk() {
-        let op = k.op(id);
-        if !op.kind.operands().contains(&v) {
-            continue;
-        }
-        match (&op.kind, op.results.first()) {
-            (OpKind::ConvertLayout { .. }, Some(&c)) if operand(layouts, c).is_some() => {
-                out.extend(k.walk().into_iter().filter(|&u| k.op(u).kind.operands().contains(&c)).map(|u| (u, c)));
-            }
-            _ => out.push((id, v)),
         }
     }
     out

@@ -216,7 +216,7 @@ pub(crate) fn transposed_operand(k: &Kernel, layouts: &[Option<Layout>], v: Valu
         return None;
     }
     let mut uses = 0;
-    for (id, x) in super::dot_operand::readers(k, layouts, v) {
+    for (id, x) in super::operand_reads::readers(k, layouts, v) {
         let op = k.op(id);
         let OpKind::Dot { a, b, acc, .. } = &op.kind else { return None };
         if !matches!(dot_input(k, layouts, op), Some(MmaInput::F16 | MmaInput::BF16)) || *b != x || *a == x || *acc == x

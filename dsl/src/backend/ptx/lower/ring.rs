@@ -35,7 +35,7 @@ use super::swizzle::{SWIZZLE_ALIGN, Swizzle};
 use super::wgmma::WgmmaPlan;
 use super::{Lowerer, ty_of};
 use crate::backend::ptx::layout::{Layout, MmaInput};
-use crate::backend::ptx::layout::{dot_input, dot_operand, transposed_operand};
+use crate::backend::ptx::layout::{dot_input, operand_reads, transposed_operand};
 use crate::backend::ptx::lir::{BinOp, Guard, Inst, Operand, Reg, Ty};
 use crate::backend::ptx::{AccessKind, PtxError};
 use crate::ir::{DType, Kernel, Op, OpKind, Value};
@@ -510,7 +510,7 @@ impl Lowerer<'_> {
 /// A function of the layouts alone, so the layouts text shows the lowering's choice.
 pub(crate) fn read_in_place(k: &Kernel, layouts: &[Option<Layout>], v: Value) -> bool {
     let mut uses = 0;
-    for (id, x) in dot_operand::readers(k, layouts, v) {
+    for (id, x) in operand_reads::readers(k, layouts, v) {
         let op = k.op(id);
         if matches!(op.kind, OpKind::Permute { .. }) && transposed_operand(k, layouts, op.results[0]).is_some() {
             uses += 1;

@@ -45,7 +45,7 @@ use super::Lowerer;
 use super::ring::{SlotLayout, read_in_place};
 use super::swizzle::Swizzle;
 use crate::backend::ptx::layout::{Layout, MmaInput, WARPGROUP_WARPS};
-use crate::backend::ptx::layout::{dot_input, dot_operand, transposed_operand};
+use crate::backend::ptx::layout::{dot_input, operand_reads, transposed_operand};
 use crate::backend::ptx::lir::{BinOp, Inst, Operand, Reg, Ty, WgmmaA};
 use crate::backend::ptx::{Arch, PtxError};
 use crate::ir::{Kernel, Op, OpId, OpKind, Value};
@@ -215,7 +215,7 @@ fn refilled_after_two_reads(k: &Kernel, v: Value) -> bool {
 /// Whether every use of the ring read `v` is the `A` of a candidate `dot` (and nothing
 /// else of it).
 fn only_wgmma_a_reads(k: &Kernel, layouts: &[Option<Layout>], candidates: &HashMap<OpId, WgmmaDot>, v: Value) -> bool {
-    dot_operand::readers(k, layouts, v).into_iter().all(|(id, x)| {
+    operand_reads::readers(k, layouts, v).into_iter().all(|(id, x)| {
         candidates.get(&id).is_some_and(|d| d.a == Some(v))
             && matches!(&k.op(id).kind, OpKind::Dot { a, b, acc, .. } if *a == x && *b != x && *acc != x)
     })
@@ -228,11 +228,11 @@ fn only_wgmma_reads(k: &Kernel, layouts: &[Option<Layout>], candidates: &HashMap
         candidates.get(&id).is_some_and(|b| b.source == v)
             && matches!(&k.op(id).kind, OpKind::Dot { a, acc, .. } if *a != x && *acc != x)
     };
-    dot_operand::readers(k, layouts, v).into_iter().all(|(id, x)| {
+    operand_reads::readers(k, layouts, v).into_iter().all(|(id, x)| {
         let op = k.op(id);
         if matches!(op.kind, OpKind::Permute { .. }) && transposed_operand(k, layouts, op.results[0]).is_some() {
             let t = op.results[0];
-            return dot_operand::readers(k, layouts, t).into_iter().all(|(u, y)| reads_b(u, y));
+            return operand_reads::readers(k, layouts, t).into_iter().all(|(u, y)| reads_b(u, y));
         }
         reads_b(id, x)
     })
@@ -247,7 +247,7 @@ fn candidate(k: &Kernel, layouts: &[Option<Layout>], op: &Op) -> Option<WgmmaDot
         return None;
     }
     // What the operands' `#dot_op` conversions read.
-    let (a, b) = (&dot_operand::source(k, layouts, *a), &dot_operand::source(k, layouts, *b));
+    let (a, b) = (&operand_reads::source(k, layouts, *a), &operand_reads::source(k, layouts, *b));
     let enc = layouts[op.results[0].index()].as_ref()?.enc.clone();
     let [wm, wn] = enc.warps_per_cta[..] else { return None };
     let n = k.shape(*b).dims()[1];
