@@ -251,19 +251,14 @@ pub struct Config {
 }
 
 impl Config {
-    /// Head dim 64: 64 queries a `dq` program and 32 keys a step; `dkdv` 64 keys a program,
-    /// 32 queries a step; 4 warps, 3 stages. The tutorial's 128 keys a program spill here:
-    /// `dkdv` holds two `BLOCK_N1 x HEAD_DIM` f32 accumulators through its loop. Head dim
-    /// 128 spreads them over 8 warps: `dkdv` 64 keys a program (on 4 warps they spill 56
-    /// bytes in bf16 on sm_86), `dq` 128 queries a program, each reading the other's
-    /// tiles half as often as 32 keys and 64 queries on 4 warps did (ptxas 12.9: 232 to 246
-    /// registers, no spills, sm_86 and sm_90a, f16 and bf16, causal or not).
+    /// 64 queries a `dq` program and 32 keys a step; `dkdv` 64 keys a program for head dim
+    /// 64 and 32 for 128, 32 queries a step; 4 warps, 3 stages. The tutorial's 128 keys a
+    /// program spill here: `dkdv` holds two `BLOCK_N1 x HEAD_DIM` f32 accumulators
+    /// through its loop (at head dim 128, 64 keys on 4 warps still spill 56 bytes in bf16 on
+    /// sm_86; on 8 warps they fit, not yet timed: `docs/benchmarks.md`).
     pub fn plan(head_dim: usize) -> Config {
-        if head_dim > 64 {
-            Config { block_n1: 64, block_m1: 32, block_m2: 128, block_n2: 32, num_stages: 3, num_warps: 8 }
-        } else {
-            Config { block_n1: 64, block_m1: 32, block_m2: 64, block_n2: 32, num_stages: 3, num_warps: 4 }
-        }
+        let block_n1 = if head_dim > 64 { 32 } else { 64 };
+        Config { block_n1, block_m1: 32, block_m2: 64, block_n2: 32, num_stages: 3, num_warps: 4 }
     }
 
     /// [`Config::plan`] for `arch`: on sm_90a (`wgmma`) at head dim 64, `dkdv` takes 64
