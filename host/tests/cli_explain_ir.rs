@@ -4,15 +4,8 @@
 use rstest::rstest;
 use rtriton_host::cli::run_captured;
 
-/// The matmul port with 32 x 32 x 32 tiles and three stages, every int given.
-const MATMUL: &[&str] = &[
-    "matmul_kernel_f16",
-    "--const",
-    "BLOCK_SIZE_M=32",
-    "--const",
-    "BLOCK_SIZE_N=32",
-    "--const",
-    "BLOCK_SIZE_K=32",
+/// The matmul port's launch, every int given (the tile is a [`TILE_32`] or [`TILE_64`]).
+const MATMUL_ARGS: &[&str] = &[
     "--const",
     "GROUP_SIZE_M=8",
     "--const",
@@ -38,49 +31,22 @@ const MATMUL: &[&str] = &[
     "--arg",
     "stride_cn=1",
 ];
+const TILE_32: &[&str] = &["--const", "BLOCK_SIZE_M=32", "--const", "BLOCK_SIZE_N=32", "--const", "BLOCK_SIZE_K=32"];
+/// A warpgroup's rows: on sm_90a the `dot` runs as `wgmma`.
+const TILE_64: &[&str] = &["--const", "BLOCK_SIZE_M=64", "--const", "BLOCK_SIZE_N=64", "--const", "BLOCK_SIZE_K=64"];
 
-/// [`MATMUL`] with 64 x 64 x 64 tiles: a warpgroup's rows, so on sm_90a its `dot` runs as `wgmma`.
-const MATMUL_64: &[&str] = &[
-    "matmul_kernel_f16",
-    "--const",
-    "BLOCK_SIZE_M=64",
-    "--const",
-    "BLOCK_SIZE_N=64",
-    "--const",
-    "BLOCK_SIZE_K=64",
-    "--const",
-    "GROUP_SIZE_M=8",
-    "--const",
-    "ACTIVATION=0",
-    "--const",
-    "NUM_STAGES=3",
-    "--arg",
-    "M=128",
-    "--arg",
-    "N=128",
-    "--arg",
-    "K=128",
-    "--arg",
-    "stride_am=128",
-    "--arg",
-    "stride_ak=1",
-    "--arg",
-    "stride_bk=128",
-    "--arg",
-    "stride_bn=1",
-    "--arg",
-    "stride_cm=128",
-    "--arg",
-    "stride_cn=1",
-];
+/// The matmul port with 32 x 32 x 32 tiles and three stages.
+const MATMUL: &[&[&str]] = &[&["matmul_kernel_f16"], TILE_32, MATMUL_ARGS];
+/// The same with 64 x 64 x 64 tiles.
+const MATMUL_64: &[&[&str]] = &[&["matmul_kernel_f16"], TILE_64, MATMUL_ARGS];
 
 /// Row max over a 4 x 64 matrix, every int given.
-const ROW_MAX: &[&str] =
-    &["row_max", "--arg", "n_rows=4", "--arg", "n_cols=64", "--arg", "stride_row=64", "--arg", "stride_col=1"];
+const ROW_MAX: &[&[&str]] =
+    &[&["row_max", "--arg", "n_rows=4", "--arg", "n_cols=64", "--arg", "stride_row=64", "--arg", "stride_col=1"]];
 
-fn explain(kernel: &[&str], extra: &[&str]) -> (u8, String) {
+fn explain(kernel: &[&[&str]], extra: &[&str]) -> (u8, String) {
     let mut argv = vec!["rtriton", "explain"];
-    argv.extend_from_slice(kernel);
+    argv.extend(kernel.iter().flat_map(|part| part.iter().copied()));
     argv.extend_from_slice(extra);
     run_captured(argv)
 }
@@ -125,7 +91,7 @@ fn explain(kernel: &[&str], extra: &[&str]) -> (u8, String) {
         ", axis 0 : f32  loc(",
     ]
 )]
-fn the_layouts_text_is_printed(#[case] kernel: &[&str], #[case] extra: &[&str], #[case] present: &[&str]) {
+fn the_layouts_text_is_printed(#[case] kernel: &[&[&str]], #[case] extra: &[&str], #[case] present: &[&str]) {
     let (status, out) = explain(kernel, extra);
     assert_eq!(status, 0, "{out}");
     for want in present {
@@ -140,7 +106,7 @@ fn the_layouts_text_is_printed(#[case] kernel: &[&str], #[case] extra: &[&str], 
 #[case::with_sections(ROW_MAX, &["--ir", "layouts", "--only", "spec"], 2, "cannot be used with")]
 #[case::unknown_arch(ROW_MAX, &["--ir", "layouts", "--arch", "sm_75"], 1, "unknown architecture `sm_75`")]
 fn a_bad_command_line_is_refused(
-    #[case] kernel: &[&str],
+    #[case] kernel: &[&[&str]],
     #[case] extra: &[&str],
     #[case] status: u8,
     #[case] error: &str,
