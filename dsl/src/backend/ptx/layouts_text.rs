@@ -17,6 +17,7 @@ use std::fmt::Write;
 
 use super::encodings::{Encodings, mma_lines};
 use super::layout::Layout;
+use super::layout::dot_operand::a_in_registers;
 use super::layout::transposed_operand;
 use super::lower::{SlotLayout, TmaPlan, WgmmaPlan, plan, read_in_place, slot_layout, tma_plan};
 use super::{Arch, PtxError, PtxOptions};
@@ -138,7 +139,10 @@ impl<'a> Notes<'a> {
             "read by wgmma through a shared-memory descriptor, no registers"
         } else if self.in_place.contains_key(&base) {
             "fragments read from the ring slot at each k-step"
-        } else if self.layout(operand).is_some_and(|l| l.enc.is_mma() && l.operand.is_none()) {
+        } else if self
+            .layout(self.k.op(reader).results[0])
+            .is_some_and(|acc| a_in_registers(self.layout(operand), &acc.enc))
+        {
             "the accumulator's registers repacked, no shared memory"
         } else if self.hoisted.contains(&copy) {
             "staged through shared memory and read as fragments once, before the loop"
